@@ -1,0 +1,76 @@
+import type { TSchema } from '@sinclair/typebox'
+import type { Raises } from './decorators.js'
+import { BadRequest, type APIErrorClass } from './errors.js'
+import type { Dependency } from './types.js'
+import { View } from './view.js'
+
+/** Dump options of a response (the seed's `serializer_options`). */
+export interface SerializerOptions {
+  /** Use the `alias` of properties as wire names (default true). */
+  byAlias?: boolean
+  /** Leave out properties whose value is `null` or `undefined`, at any depth. */
+  excludeNone?: boolean
+}
+
+/** Where an instance keeps its own serializer options once a handler touched them. */
+export const OWN_SERIALIZER_OPTIONS = Symbol('fastify-views.serializer-options')
+
+/**
+ * `View` plus the conventions of an API: a class-level response schema validated and
+ * serialized for every route, documented errors, exception mapping (`raises`,
+ * `Catch`), per-action dependencies, and per-request serializer options.
+ */
+export class APIView extends View {
+  /** Schema of the success body of standard actions, and the fallback of custom routes. */
+  static responseSchema: TSchema | undefined = undefined
+  /** Validate returned values before serializing: a mismatch is a 500 and nothing wrong is sent. */
+  static validateResponse = true
+  /**
+   * `true`: returned objects are read attribute by attribute (getters and inherited
+   * properties included) into plain data first, as for ORM entities. `false`: only
+   * plain objects are accepted. `null`: values are taken as they are.
+   */
+  static fromAttributes: boolean | null = null
+  /** Dump options, copied onto `this.serializerOptions` when a handler reads them. */
+  static defaultSerializerOptions: SerializerOptions = { byAlias: true }
+  /** Errors documented on every route. */
+  static defaultErrors: APIErrorClass[] = [BadRequest]
+  /** Errors documented on every route of this view, besides `defaultErrors`. */
+  static errors: APIErrorClass[] = []
+  /** Exception type -> error detail (status 400) or `{ status, detail }`, applied by `Catch`. */
+  static raises: Raises = []
+  /** Action name -> route-level dependencies of that action's route only. */
+  static actionDependencies: Record<string, Dependency[]> = {}
+
+  /** The dependencies of one action; override for dynamic behaviour. */
+  static getDependencies (action: string): Dependency[] {
+    return this.actionDependencies[action] ?? []
+  }
+
+  declare [OWN_SERIALIZER_OPTIONS]: SerializerOptions | undefined
+  declare private ownValidationContext: Record<string, unknown> | undefined
+
+  /**
+   * This request's dump options. Created from `defaultSerializerOptions` on first
+   * access, so a request whose handler never touches them allocates nothing.
+   */
+  get serializerOptions (): SerializerOptions {
+    return (this[OWN_SERIALIZER_OPTIONS] ??= { ...(this.constructor as typeof APIView).defaultSerializerOptions })
+  }
+
+  set serializerOptions (options: SerializerOptions) {
+    this[OWN_SERIALIZER_OPTIONS] = options
+  }
+
+  /**
+   * Per-request data for the view's own checks (the seed's `validation_context`).
+   * TypeBox validation has no context, so the built-in response check does not read it.
+   */
+  get validationContext (): Record<string, unknown> {
+    return (this.ownValidationContext ??= {})
+  }
+
+  set validationContext (context: Record<string, unknown>) {
+    this.ownValidationContext = context
+  }
+}

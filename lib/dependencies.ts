@@ -1,0 +1,35 @@
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
+import type { Dependency, DependencyFn } from './types.js'
+
+type HookPhase = 'onRequest' | 'preValidation' | 'preHandler'
+
+/** Route hooks by phase, in the order their dependencies were listed. */
+export type DependencyHooks = Record<HookPhase, onRequestHookHandler[]>
+
+/**
+ * Fastify runs a two-argument hook as async and waits on its promise; a dependency
+ * may be a plain function that returns nothing or throws, so each is wrapped once,
+ * at registration, into a hook that Fastify can always await.
+ */
+function toHook (dependency: DependencyFn): onRequestHookHandler {
+  return async function dependencyHook (this: unknown, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    await dependency.call(this, request, reply)
+  } as onRequestHookHandler
+}
+
+function phaseOf (dependency: Dependency): [HookPhase, DependencyFn] {
+  if (typeof dependency === 'function') return ['onRequest', dependency]
+  if ('preHandler' in dependency) return ['preHandler', dependency.preHandler]
+  if ('preValidation' in dependency) return ['preValidation', dependency.preValidation]
+  return ['onRequest', dependency.onRequest]
+}
+
+/** Turns a route's dependencies into route-level Fastify hooks. */
+export function dependencyHooks (dependencies: Dependency[] | undefined): DependencyHooks {
+  const hooks: DependencyHooks = { onRequest: [], preValidation: [], preHandler: [] }
+  for (const dependency of dependencies ?? []) {
+    const [phase, fn] = phaseOf(dependency)
+    hooks[phase].push(toHook(fn))
+  }
+  return hooks
+}

@@ -1,0 +1,18 @@
+export { views, views as default, configureApp, type FastifyViewsOptions, type ViewEntry } from './plugin.js'
+export { View, type ViewClass } from './view.js'
+export { APIView, type SerializerOptions } from './api-view.js'
+export { ViewRouter, type ViewRouterOptions } from './router.js'
+export { registerView, buildViewRoutes, type RegisterViewOptions } from './register.js'
+export {
+  Get, Post, Put, Patch, Delete, Route, Action, Override, Annotate, Throws, Catch, CatchDefined,
+  type RouteDecorator, type Raises, type RaisesEntry
+} from './decorators.js'
+export * from './errors.js'
+export { problemErrorHandler, problemNotFoundHandler, PROBLEM_CONTENT_TYPE } from './problem.js'
+export { ResponseHeaders, headerName, type ResponseHeadersClass, type HeaderFields } from './response-headers.js'
+export { ResponseValidationError } from './response-check.js'
+export { RequestValidationError } from './validation.js'
+export type {
+  ViewRequest, RouteSchemas, HandlerResult, Dependency, DependencyFn, ResponseDoc, ResponsesMap,
+  ViewRouteOptions, SharedRouteOptions, RouteDocOptions, MaybePromise
+} from './types.js'

@@ -1,0 +1,53 @@
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
+import fp from 'fastify-plugin'
+import { problemErrorHandler, problemNotFoundHandler } from './problem.js'
+import { registerView, type RegisterViewOptions } from './register.js'
+import { ViewRouter } from './router.js'
+import { View, type ViewClass } from './view.js'
+
+/** A view with its registration options: `{ view: Items, prefix: '/items', tags: ['items'] }`. */
+export interface ViewEntry extends RegisterViewOptions {
+  view: ViewClass
+}
+
+/** Options of the `fastify-views` plugin. */
+export interface FastifyViewsOptions {
+  /** Views (a class, or `{ view, prefix, ...routeOptions }`) and routers to register. */
+  views?: Array<ViewClass | ViewEntry | ViewRouter>
+  /**
+   * Install the problem+json error and not-found handlers app-wide (default true).
+   * View routes answer problem+json either way; this covers the rest of the app.
+   */
+  configureApp?: boolean
+}
+
+const configured = new WeakSet<FastifyInstance>()
+
+/**
+ * Installs what must be app-wide: the problem+json error handler and not-found
+ * handler (the seed's `configure_app`). Safe to call more than once.
+ */
+export function configureApp (app: FastifyInstance): FastifyInstance {
+  if (configured.has(app)) return app
+  configured.add(app)
+  app.setErrorHandler(problemErrorHandler)
+  app.setNotFoundHandler(problemNotFoundHandler)
+  return app
+}
+
+const fastifyViews: FastifyPluginAsync<FastifyViewsOptions> = async (app, options) => {
+  if (options.configureApp !== false) configureApp(app)
+  for (const entry of options.views ?? []) {
+    if (entry instanceof ViewRouter) entry.register(app)
+    else if (typeof entry === 'function' && (entry === View || entry.prototype instanceof View)) registerView(app, entry)
+    else if (typeof entry === 'object' && entry !== null && typeof entry.view === 'function') {
+      const { view, ...rest } = entry
+      registerView(app, view, rest)
+    } else {
+      throw new TypeError('fastify-views: each entry of `views` must be a View class, { view, ...options } or a ViewRouter')
+    }
+  }
+}
+
+/** The plugin: `app.register(views, { views: [...] })`. */
+export const views = fp(fastifyViews, { name: 'fastify-views', fastify: '5.x' })

@@ -1,0 +1,89 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { APIError, statusTitle, type Problem, type ProblemErrorEntry } from './errors.js'
+import { PART_DETAIL, PART_LOCATION, type HttpPart } from './validation.js'
+
+/** Media type of every error response (RFC 9457 section 3). */
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
+
+const GENERIC_DETAIL = 'An unexpected error occurred.'
+
+
+/** The request path without its query: the problem's `instance` (RFC 9457 section 3.1.5). */
+export function instanceOf (request: FastifyRequest): string {
+  const url = request.url
+  const q = url.indexOf('?')
+  return q === -1 ? url : url.slice(0, q)
+}
+
+interface AjvLikeError { instancePath?: string, message?: string, params?: Record<string, unknown> }
+
+/**
+ * Entries for a validation error that did not come from this library's validator
+ * (an Ajv-validated route of the same app): the pointer is built from Ajv's instancePath.
+ */
+function ajvEntries (validation: AjvLikeError[], context: string): ProblemErrorEntry[] {
+  const location = PART_LOCATION[context as HttpPart]
+  return validation.map((e) => {
+    let path = e.instancePath ?? ''
+    const missing = e.params?.missingProperty
+    if (typeof missing === 'string') path += '/' + missing
+    const entry: ProblemErrorEntry = { detail: e.message ?? 'is invalid', pointer: '#' + path }
+    if (location !== undefined) {
+      entry.in = location
+      entry.parameter = path.split('/')[1] ?? ''
+    }
+    return entry
+  })
+}
+
+type ErrorWithValidation = FastifyError & { errors?: ProblemErrorEntry[] }
+
+/** Turns any thrown value into a problem document; 5xx details never reveal internals. */
+export function toProblem (error: unknown, request: FastifyRequest): { problem: Problem, headers?: Record<string, string | number> } {
+  const instance = instanceOf(request)
+  // An APIError's detail was written for the client, whatever its status.
+  if (error instanceof APIError) {
+    return { problem: error.toProblem(instance), headers: error.headers }
+  }
+  const err = error as ErrorWithValidation
+  const status = typeof err?.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500
+  if (status >= 500) {
+    return { problem: { type: 'about:blank', title: statusTitle(status), status, detail: GENERIC_DETAIL, instance } }
+  }
+  const problem: Problem = { type: 'about:blank', title: statusTitle(status), status, detail: err.message, instance }
+  if (err.validationContext !== undefined) {
+    problem.detail = PART_DETAIL[err.validationContext as HttpPart] ?? problem.detail
+    problem.errors = err.errors ?? ajvEntries((err.validation ?? []) as AjvLikeError[], err.validationContext)
+  }
+  return { problem }
+}
+
+/**
+ * The error handler of every view route and, through `configureApp`, of the app:
+ * every error becomes `application/problem+json`. Server errors are logged with
+ * their stack; the body only ever carries a generic detail.
+ */
+export function problemErrorHandler (this: unknown, error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const { problem, headers } = toProblem(error, request)
+  if (problem.status >= 500) {
+    request.log.error({ err: error }, 'request failed')
+  } else {
+    request.log.info({ status: problem.status, detail: problem.detail }, 'request rejected')
+  }
+  if (headers !== undefined) reply.headers(headers)
+  // A string with a JSON media type is sent as is: the route's compiled serializers,
+  // which know only the success schema, never touch a problem document.
+  reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem))
+}
+
+/** The not-found handler installed by `configureApp`: an unknown route is a 404 problem. */
+export function problemNotFoundHandler (request: FastifyRequest, reply: FastifyReply): void {
+  const problem: Problem = {
+    type: 'about:blank',
+    title: statusTitle(404),
+    status: 404,
+    detail: `Route ${request.method} ${instanceOf(request)} not found.`,
+    instance: instanceOf(request)
+  }
+  reply.code(404).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem))
+}

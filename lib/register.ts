@@ -1,0 +1,302 @@
+import type { TSchema } from '@sinclair/typebox'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, RouteOptions } from 'fastify'
+import { OWN_SERIALIZER_OPTIONS, type APIView, type SerializerOptions } from './api-view.js'
+import { findRaises, getCatchSpecs } from './decorators.js'
+import { dependencyHooks } from './dependencies.js'
+import type { APIErrorClass } from './errors.js'
+import { buildRouteSchema } from './openapi.js'
+import { problemErrorHandler } from './problem.js'
+import { compileResponseCheck } from './response-check.js'
+import { getRouteMeta, mergeRouteOptions } from './route-meta.js'
+import { aliasedSchema, compileRenamer, excludeNone, optionalSchema } from './serialization.js'
+import type { MaybePromise, SharedRouteOptions, ViewRouteOptions } from './types.js'
+import { typeboxValidatorCompiler } from './validation.js'
+import type { View, ViewClass } from './view.js'
+
+/**
+ * A standard action a view class contributes (list, create, retrieve, ...): the
+ * route it gets when the class implements the method, whatever decorators it has.
+ */
+export interface StandardAction {
+  /** The action and method name: `list`, `create`, `retrieve`, ... */
+  name: string
+  method: HTTPMethods
+  /** Whether the route is the detail route (`/:id`) rather than the prefix itself. */
+  detail: boolean
+  status: number
+  /** The options the action generates (schemas, documented errors); the method's own decorators win. */
+  options: (view: ViewClass) => ViewRouteOptions
+  /** The success body schema, derived from the class (a list wraps `responseSchema` in an array). */
+  responseSchema?: (view: ViewClass) => TSchema | undefined
+  /** Errors documented on the action (404 on detail actions, 409 on create). */
+  throws?: APIErrorClass[]
+  /** Returning `null` or `undefined` answers this error (detail actions with `raiseOnNone`). */
+  onNone?: (view: ViewClass) => Error | undefined
+  /** The success response has no body (`returnOnCreate = false`). */
+  emptyBody?: (view: ViewClass) => boolean
+}
+
+/** The sentinel of a standard action method a class leaves to its subclasses. */
+export const ABSTRACT = Symbol('fastify-views.abstract')
+
+/** Marks a standard action's placeholder method as not implemented. */
+export function abstractAction (name: string): (...args: unknown[]) => never {
+  const fn = (): never => { throw new TypeError(`${name} is not implemented`) }
+  Object.defineProperty(fn, ABSTRACT, { value: true })
+  return fn
+}
+
+/** Options of one registration of a view: its prefix, and route options for every route. */
+export interface RegisterViewOptions extends SharedRouteOptions {
+  prefix?: string
+}
+
+/** What a router adds to every view it registers. */
+export interface RouterContext {
+  prefix: string
+  options: SharedRouteOptions
+}
+
+/** One route of a view, resolved from its standard action or decorators. */
+export interface RouteDefinition {
+  name: string
+  methods: HTTPMethods[]
+  path: string
+  status: number
+  options: ViewRouteOptions
+  throws: APIErrorClass[]
+  responseSchema: TSchema | undefined
+  onNone?: Error
+  emptyBody: boolean
+  standard: boolean
+}
+
+type ViewStatics = ViewClass & Partial<Pick<typeof APIView,
+  'responseSchema' | 'validateResponse' | 'fromAttributes' | 'defaultSerializerOptions' | 'defaultErrors' | 'errors' | 'raises' | 'getDependencies'>> & {
+  standardActions?: () => StandardAction[]
+}
+
+/** Joins a prefix and a route path: `('/items', '/')` -> `/items`, `('', '/')` -> `/`. */
+export function joinPath (prefix: string, path: string): string {
+  const head = prefix.endsWith('/') ? prefix.slice(0, -1) : prefix
+  if (path === '' || path === '/') return head === '' ? '/' : head
+  return head + (path.startsWith('/') ? path : '/' + path)
+}
+
+function methodsOf (klass: ViewClass): Map<string, unknown> {
+  const found = new Map<string, unknown>()
+  for (let proto = klass.prototype; proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const key of Object.getOwnPropertyNames(proto)) {
+      if (key === 'constructor' || found.has(key)) continue
+      const descriptor = Object.getOwnPropertyDescriptor(proto, key)
+      if (descriptor !== undefined && typeof descriptor.value === 'function') found.set(key, descriptor.value)
+    }
+  }
+  return found
+}
+
+/**
+ * Reads a view class into its route definitions: standard actions first, then every
+ * decorated method. Throws `TypeError` for an unimplemented action.
+ */
+export function collectRoutes (klass: ViewClass): RouteDefinition[] {
+  const statics = klass as ViewStatics
+  const methods = methodsOf(klass)
+  const routes: RouteDefinition[] = []
+  const standardNames = new Set<string>()
+  for (const action of statics.standardActions?.() ?? []) {
+    standardNames.add(action.name)
+    const fn = methods.get(action.name)
+    if (fn === undefined || (fn as { [ABSTRACT]?: boolean })[ABSTRACT] === true) {
+      throw new TypeError(`Cannot register ${klass.name}: it is abstract, action method "${action.name}" is not implemented`)
+    }
+    const meta = getRouteMeta(fn)
+    const options = meta === undefined ? action.options(klass) : mergeRouteOptions(action.options(klass), meta.options)
+    routes.push({
+      name: action.name,
+      methods: [action.method],
+      path: action.detail ? klass.getDetailRoute(action.name) : '/',
+      status: options.statusCode ?? action.status,
+      options,
+      throws: [...(action.throws ?? []), ...(meta?.throws ?? [])],
+      responseSchema: options.responseSchema ?? action.responseSchema?.(klass),
+      onNone: action.onNone?.(klass),
+      emptyBody: action.emptyBody?.(klass) ?? false,
+      standard: true
+    })
+  }
+  for (const [name, fn] of methods) {
+    const meta = getRouteMeta(fn)
+    if (meta === undefined || standardNames.has(name)) continue
+    if (meta.methods === undefined) {
+      throw new TypeError(`${klass.name}.${name} has @Override or @Throws but no route decorator, and is not a standard action`)
+    }
+    const path = meta.detail === true ? joinPath(klass.getDetailRoute(name), meta.path ?? '/') : (meta.path ?? '/')
+    const status = meta.options.statusCode ?? meta.defaultStatus ?? 200
+    routes.push({
+      name,
+      methods: meta.methods,
+      path,
+      status,
+      options: meta.options,
+      throws: meta.throws,
+      responseSchema: status === 204 ? undefined : meta.options.responseSchema ?? statics.responseSchema,
+      emptyBody: status === 204,
+      standard: false
+    })
+  }
+  for (const route of routes) checkCatches(statics, route.name, methods.get(route.name))
+  return routes
+}
+
+function checkCatches (klass: ViewStatics, name: string, fn: unknown): void {
+  const specs = getCatchSpecs(fn)
+  if (specs === undefined || specs === 'defined') return
+  for (const spec of specs) {
+    if (spec.status === undefined && spec.detail === undefined && findRaises(klass, spec.type) === undefined) {
+      throw new TypeError(`${klass.name}.${name}: @Catch(${spec.type.name}) needs an entry in ${klass.name}.raises or its own status and detail`)
+    }
+  }
+}
+
+const SEGMENT_RANK = (segment: string): number => segment.startsWith('*') ? 2 : segment.startsWith(':') ? 1 : 0
+
+/** Orders paths most-specific-first: at the first differing segment, static < parameter < wildcard. */
+export function compareSpecificity (a: string, b: string): number {
+  const sa = a.split('/')
+  const sb = b.split('/')
+  for (let i = 0; i < Math.min(sa.length, sb.length); i++) {
+    const diff = SEGMENT_RANK(sa[i]) - SEGMENT_RANK(sb[i])
+    if (diff !== 0) return diff
+  }
+  return sb.length - sa.length
+}
+
+type Finish = (value: unknown, view: View, reply: FastifyReply) => unknown
+
+interface SerializerVariants {
+  defaults: SerializerOptions
+  fieldSchema: TSchema
+  wireSchema: TSchema
+  toWire: ((value: unknown) => unknown) | undefined
+  cache: Map<string, TSchema>
+}
+
+function variantSchema (v: SerializerVariants, byAlias: boolean, dropNone: boolean): TSchema {
+  const key = `${byAlias ? 'a' : 'f'}${dropNone ? 'n' : ''}`
+  let schema = v.cache.get(key)
+  if (schema === undefined) {
+    const base = byAlias ? v.wireSchema : v.fieldSchema
+    schema = dropNone ? optionalSchema(base) : base
+    v.cache.set(key, schema)
+  }
+  return schema
+}
+
+/** Applies per-request serializer options; returns the body or its JSON when a variant schema is needed. */
+function applySerializerOptions (v: SerializerVariants, options: SerializerOptions, value: unknown, reply: FastifyReply, status: number): unknown {
+  const byAlias = options.byAlias !== false
+  const dropNone = options.excludeNone === true
+  let out = dropNone ? excludeNone(value) : value
+  if (byAlias && v.toWire !== undefined) out = v.toWire(out)
+  const schema = variantSchema(v, byAlias, dropNone)
+  if (schema === v.wireSchema) return out
+  reply.type('application/json; charset=utf-8')
+  return reply.compileSerializationSchema(schema as Record<string, unknown>, String(status))(out as Record<string, unknown>)
+}
+
+function buildFinish (klass: ViewStatics, route: RouteDefinition): Finish {
+  const { status, emptyBody, onNone } = route
+  const schema = route.responseSchema
+  const check = schema !== undefined && klass.validateResponse === true ? compileResponseCheck(schema, klass.fromAttributes ?? null) : undefined
+  const defaults = klass.defaultSerializerOptions ?? { byAlias: true }
+  const variants: SerializerVariants | undefined = schema === undefined
+    ? undefined
+    : { defaults, fieldSchema: schema, wireSchema: aliasedSchema(schema), toWire: compileRenamer(schema, true), cache: new Map() }
+  const defaultsNeedWork = variants !== undefined && (defaults.excludeNone === true || defaults.byAlias === false || variants.toWire !== undefined)
+
+  return (value, view, reply) => {
+    if (value === reply) return reply
+    if (status !== 200) reply.code(status)
+    if (value === null || value === undefined) {
+      if (onNone !== undefined) throw onNone
+      return reply.send()
+    }
+    if (emptyBody) return reply.send()
+    if (typeof value === 'string' || Buffer.isBuffer(value)) {
+      reply.type('text/plain; charset=utf-8')
+      return value
+    }
+    const body = check === undefined ? value : check(value)
+    if (variants === undefined) return body
+    const own = (view as Partial<APIView>)[OWN_SERIALIZER_OPTIONS]
+    if (own === undefined && !defaultsNeedWork) return body
+    return applySerializerOptions(variants, own ?? defaults, body, reply, status)
+  }
+}
+
+function buildHandler (klass: ViewClass, route: RouteDefinition, fn: (this: View, request: FastifyRequest) => MaybePromise<unknown>) {
+  const finish = buildFinish(klass as ViewStatics, route)
+  const bodyRename = route.options.schema?.body === undefined ? undefined : compileRenamer(route.options.schema.body, false)
+  const Klass = klass as unknown as new (request: FastifyRequest, reply: FastifyReply) => View
+  return function viewRouteHandler (request: FastifyRequest, reply: FastifyReply): unknown {
+    if (bodyRename !== undefined) request.body = bodyRename(request.body)
+    const view = new Klass(request, reply)
+    const result = fn.call(view, request)
+    if (result instanceof Promise) return result.then((value) => finish(value, view, reply))
+    return finish(result, view, reply)
+  }
+}
+
+const PASS_THROUGH = ['config', 'bodyLimit', 'logLevel', 'logSerializers', 'constraints', 'exposeHeadRoute', 'prefixTrailingSlash',
+  'preParsing', 'preSerialization', 'onSend', 'onResponse', 'onTimeout', 'onError', 'onRequestAbort', 'errorHandler'] as const
+
+const HOOK_PHASES = ['onRequest', 'preValidation', 'preHandler'] as const
+
+function toArray<T> (value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value]
+}
+
+/** Builds the Fastify route options of every route of a view, most specific first. */
+export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions = {}, router?: RouterContext): RouteOptions[] {
+  const statics = klass as ViewStatics
+  const { prefix = '', ...registration } = options
+  const base = router === undefined ? registration : mergeRouteOptions(router.options, registration)
+  const fullPrefix = joinPath(router?.prefix ?? '', prefix)
+  const methods = methodsOf(klass)
+  const built: RouteOptions[] = []
+  for (const route of collectRoutes(klass)) {
+    const merged = mergeRouteOptions(base, route.options)
+    // Dependencies run router first, then registration, then the route's own, then the action's.
+    merged.dependencies = [...(base.dependencies ?? []), ...(route.options.dependencies ?? []), ...(statics.getDependencies?.(route.name) ?? [])]
+    const url = joinPath(fullPrefix, route.path)
+    const hooks = dependencyHooks(merged.dependencies)
+    const routeOptions: RouteOptions = {
+      method: route.methods.length === 1 ? route.methods[0] : route.methods,
+      url,
+      schema: buildRouteSchema(klass, { ...route, options: merged }),
+      handler: buildHandler(klass, route, methods.get(route.name) as (this: View, request: FastifyRequest) => MaybePromise<unknown>),
+      validatorCompiler: typeboxValidatorCompiler,
+      errorHandler: problemErrorHandler
+    }
+    for (const key of PASS_THROUGH) {
+      if (merged[key] !== undefined) (routeOptions as unknown as Record<string, unknown>)[key] = merged[key]
+    }
+    routeOptions.config = { ...merged.config, view: klass.name, action: route.name }
+    for (const phase of HOOK_PHASES) {
+      const list = [...hooks[phase], ...toArray(merged[phase])]
+      if (list.length > 0) (routeOptions as unknown as Record<string, unknown>)[phase] = list
+    }
+    built.push(routeOptions)
+  }
+  return built.sort((a, b) => compareSpecificity(a.url, b.url))
+}
+
+/**
+ * Registers every route of a view on a Fastify instance (the seed's `register_view`).
+ * All reading of the class happens here, once; requests only run the handlers.
+ */
+export function registerView (app: FastifyInstance, klass: ViewClass, options: RegisterViewOptions = {}, router?: RouterContext): void {
+  for (const route of buildViewRoutes(klass, options, router)) app.route(route)
+}
+

@@ -1,0 +1,36 @@
+import type { TSchema } from '@sinclair/typebox'
+import { TypeCompiler } from '@sinclair/typebox/compiler'
+import { InternalServerError, type ProblemErrorEntry } from './errors.js'
+import { compileProjection, isPlainData } from './serialization.js'
+import { validationEntries } from './validation.js'
+
+/**
+ * A returned value did not match the route's response schema. The client gets a
+ * generic 500; the log gets the pointers, so the bug is found without leaking data.
+ */
+export class ResponseValidationError extends InternalServerError {
+  /** Where the returned value differs from the schema (logged, never sent). */
+  readonly mismatches: ProblemErrorEntry[]
+
+  constructor (mismatches: ProblemErrorEntry[]) {
+    super(undefined)
+    this.mismatches = mismatches
+  }
+}
+
+/**
+ * Compiles the response check of a route (`validateResponse = true`): the returned
+ * value, read per `fromAttributes`, must match the success schema before it is sent.
+ */
+export function compileResponseCheck (schema: TSchema, fromAttributes: boolean | null): (value: unknown) => unknown {
+  const check = TypeCompiler.Compile(schema)
+  const project = fromAttributes === true ? compileProjection(schema) : undefined
+  return (value) => {
+    const data = project === undefined ? value : project(value)
+    if (fromAttributes === false && !isPlainData(data)) {
+      throw new ResponseValidationError([{ detail: 'Expected plain data, got a class instance (set fromAttributes to read attributes)', pointer: '#' }])
+    }
+    if (!check.Check(data)) throw new ResponseValidationError(validationEntries(check, data, 'body'))
+    return data
+  }
+}

@@ -1,0 +1,58 @@
+import type { Static, TSchema } from '@sinclair/typebox'
+import type { FastifyReply } from 'fastify'
+
+/** Header fields: an attribute name (`x_total_count`) -> the header value's schema. */
+export type HeaderFields = Record<string, TSchema>
+
+/** A `ResponseHeaders` class: what `responseHeaders` options and `getResponseHeaders` take. */
+export interface ResponseHeadersClass<F extends HeaderFields = HeaderFields> {
+  readonly fields: F
+  /** Wire header names (`x-total-count`) -> schemas. */
+  headers (): Record<string, TSchema>
+  /** Sets the declared headers on a reply from typed values. */
+  apply (reply: FastifyReply, values: Partial<{ [K in keyof F]: Static<F[K]> }>): FastifyReply
+}
+
+/** The header an attribute stands for: `x_total_count` -> `x-total-count`. */
+export function headerName (field: string): string {
+  return field.replace(/_/g, '-').toLowerCase()
+}
+
+/**
+ * Base class of documented response headers (SEED 2.5). A subclass declares its
+ * fields as TypeBox schemas; attribute names become header names with `_` -> `-`.
+ *
+ * ```ts
+ * class PageHeaders extends ResponseHeaders.define({ x_total_count: Type.Integer() }) {}
+ * PageHeaders.apply(reply, { x_total_count: 42 })
+ * ```
+ *
+ * Declared headers are documented, not validated: the handler sets them (with `apply`
+ * for type checking), and nothing on the request path inspects them.
+ */
+export class ResponseHeaders {
+  /** The declared header fields. */
+  static fields: HeaderFields = {}
+
+  /** A subclass with the given fields, typed so that `apply` checks its values. */
+  static define<F extends HeaderFields> (fields: F): typeof ResponseHeaders & ResponseHeadersClass<F> {
+    return class extends ResponseHeaders {
+      static override fields = fields
+    } as unknown as typeof ResponseHeaders & ResponseHeadersClass<F>
+  }
+
+  /** Wire header names -> schemas. */
+  static headers (): Record<string, TSchema> {
+    const out: Record<string, TSchema> = {}
+    for (const [field, schema] of Object.entries(this.fields)) out[headerName(field)] = schema
+    return out
+  }
+
+  /** Sets the declared headers on a reply; unset values are skipped. */
+  static apply (reply: FastifyReply, values: Record<string, unknown>): FastifyReply {
+    for (const [field, value] of Object.entries(values)) {
+      if (value !== undefined && value !== null) reply.header(headerName(field), String(value))
+    }
+    return reply
+  }
+}

@@ -1,0 +1,233 @@
+import { FormatRegistry, Kind, type TSchema } from '@sinclair/typebox'
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
+import { fullFormats } from 'ajv-formats/dist/formats.js'
+import { BadRequest, type ProblemErrorEntry } from './errors.js'
+
+/** The request parts Fastify validates, as it names them. */
+export type HttpPart = 'body' | 'querystring' | 'params' | 'headers'
+
+const MAX_REPORTED_ERRORS = 20
+
+// TypeBox rejects every string format it does not know; ajv-formats is the format
+// set Fastify itself validates with, so both validators agree on what a date-time is.
+for (const [name, format] of Object.entries(fullFormats)) {
+  if (FormatRegistry.Has(name)) continue
+  if (format instanceof RegExp) FormatRegistry.Set(name, (v) => format.test(v))
+  else if (typeof format === 'function') FormatRegistry.Set(name, format)
+  else if (typeof format === 'object' && (format.type === undefined || format.type === 'string')) {
+    const validate = format.validate
+    if (validate instanceof RegExp) FormatRegistry.Set(name, (v) => validate.test(v))
+    else FormatRegistry.Set(name, validate as (v: string) => boolean)
+  }
+}
+
+export const PART_LOCATION: Record<HttpPart, ProblemErrorEntry['in']> = {
+  body: undefined,
+  querystring: 'query',
+  params: 'path',
+  headers: 'header'
+}
+
+export const PART_DETAIL: Record<HttpPart, string> = {
+  body: 'The request body is invalid.',
+  querystring: 'The query string is invalid.',
+  params: 'The path parameters are invalid.',
+  headers: 'The request headers are invalid.'
+}
+
+/** The 400 error a failed request validation throws; Fastify adds `validationContext`. */
+export class RequestValidationError extends BadRequest {}
+
+/** Problem entries for a value that failed `check`: one per pointer, the first message wins. */
+export function validationEntries (check: TypeCheck<TSchema>, value: unknown, part: HttpPart): ProblemErrorEntry[] {
+  const entries: ProblemErrorEntry[] = []
+  const seen = new Set<string>()
+  const location = PART_LOCATION[part]
+  for (const error of check.Errors(value)) {
+    if (seen.has(error.path)) continue
+    seen.add(error.path)
+    const entry: ProblemErrorEntry = { detail: error.message, pointer: '#' + error.path }
+    if (location !== undefined) {
+      entry.in = location
+      entry.parameter = unescapePointerToken(error.path.split('/')[1] ?? '')
+    }
+    entries.push(entry)
+    if (entries.length === MAX_REPORTED_ERRORS) break
+  }
+  return entries
+}
+
+function unescapePointerToken (token: string): string {
+  return token.replace(/~1/g, '/').replace(/~0/g, '~')
+}
+
+type AnySchema = TSchema & Record<string | symbol, unknown>
+
+/**
+ * The schema a JSON body is validated against: every object that does not say
+ * otherwise rejects unknown properties, so a typo or a field the client may not set
+ * (an `id`, a tenant) is a 400 naming it rather than silently dropped or stored.
+ * Intersections are closed as a whole (`unevaluatedProperties`), never member by member.
+ */
+export function strictBodySchema<T extends TSchema> (schema: T): T {
+  return closeObjects(schema as AnySchema, false) as T
+}
+
+function closeObjects (schema: AnySchema, insideIntersect: boolean): AnySchema {
+  if (typeof schema !== 'object' || schema === null) return schema
+  const kind = schema[Kind]
+  if (kind === 'Ref' || kind === 'This' || schema.$ref !== undefined) return schema
+  let out: AnySchema = schema
+  const edit = (key: string, value: unknown): void => {
+    if (out === schema) out = { ...schema }
+    out[key] = value
+  }
+  if (schema.properties !== undefined && typeof schema.properties === 'object') {
+    const props = schema.properties as Record<string, AnySchema>
+    const closed: Record<string, AnySchema> = {}
+    let changed = false
+    for (const key of Object.keys(props)) {
+      closed[key] = closeObjects(props[key], false)
+      if (closed[key] !== props[key]) changed = true
+    }
+    if (changed) edit('properties', closed)
+  }
+  if (schema.type === 'object' && !insideIntersect && schema.additionalProperties === undefined && schema.unevaluatedProperties === undefined && schema.patternProperties === undefined) {
+    edit('additionalProperties', false)
+  }
+  if (typeof schema.items === 'object' && schema.items !== null && !Array.isArray(schema.items)) {
+    const items = closeObjects(schema.items as AnySchema, false)
+    if (items !== schema.items) edit('items', items)
+  }
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const members = schema[key]
+    if (Array.isArray(members)) {
+      const closed = members.map((m: AnySchema) => closeObjects(m, insideIntersect))
+      if (closed.some((m, i) => m !== members[i])) edit(key, closed)
+    }
+  }
+  if (Array.isArray(schema.allOf)) {
+    const members = schema.allOf as AnySchema[]
+    const closed = members.map((m) => closeObjects(m, true))
+    if (closed.some((m, i) => m !== members[i])) edit('allOf', closed)
+    if (!insideIntersect && schema.unevaluatedProperties === undefined) edit('unevaluatedProperties', false)
+  }
+  return out
+}
+
+type Converter = (raw: string) => unknown
+
+const INTEGER = /^-?\d+$/
+const DECIMAL = /^-?\d+(?:\.\d+)?$/
+
+function toInteger (raw: string): unknown {
+  if (!INTEGER.test(raw)) return raw
+  const n = Number(raw)
+  return Number.isSafeInteger(n) ? n : raw
+}
+
+function toNumber (raw: string): unknown {
+  return DECIMAL.test(raw) ? Number(raw) : raw
+}
+
+function toBoolean (raw: string): unknown {
+  return raw === 'true' ? true : raw === 'false' ? false : raw
+}
+
+/** The JSON types a schema accepts (through `anyOf` too); empty when it says nothing. */
+function acceptedTypes (schema: AnySchema): Set<string> {
+  const types = new Set<string>()
+  const visit = (s: AnySchema): void => {
+    if (Array.isArray(s.type)) for (const t of s.type) types.add(t as string)
+    else if (typeof s.type === 'string') types.add(s.type)
+    if (s.const !== undefined) types.add(typeof s.const)
+    if (Array.isArray(s.anyOf)) for (const m of s.anyOf) visit(m as AnySchema)
+    if (Array.isArray(s.oneOf)) for (const m of s.oneOf) visit(m as AnySchema)
+  }
+  visit(schema)
+  return types
+}
+
+function converterFor (schema: AnySchema): Converter | undefined {
+  const types = acceptedTypes(schema)
+  // A value that may be a string stays one; anything else converts only from its
+  // plain decimal or literal form, so `1e3`, `10.5` or `0x10` never pass as integers.
+  if (types.has('string')) return undefined
+  if (types.has('integer')) return types.has('number') ? toNumber : toInteger
+  if (types.has('number')) return toNumber
+  if (types.has('boolean')) return toBoolean
+  return undefined
+}
+
+interface FieldConversion { key: string, convert?: Converter, array: boolean }
+
+/**
+ * Builds, once per route, the in-place conversion of a query, path or header object:
+ * strings become the numbers and booleans the schema asks for, and a parameter given
+ * once where an array is expected becomes a one-element array.
+ */
+export function buildCoercion (schema: TSchema): ((data: Record<string, unknown>) => void) | undefined {
+  const props = (schema as AnySchema).properties as Record<string, AnySchema> | undefined
+  if (props === undefined) return undefined
+  const fields: FieldConversion[] = []
+  for (const key of Object.keys(props)) {
+    const prop = props[key]
+    if (prop.type === 'array') {
+      const items = prop.items as AnySchema | undefined
+      fields.push({ key, convert: items === undefined ? undefined : converterFor(items), array: true })
+    } else {
+      const convert = converterFor(prop)
+      if (convert !== undefined) fields.push({ key, convert, array: false })
+    }
+  }
+  if (fields.length === 0) return undefined
+  return (data) => {
+    for (const { key, convert, array } of fields) {
+      const raw = data[key]
+      if (raw === undefined) continue
+      if (array) {
+        const list = Array.isArray(raw) ? raw : [raw]
+        data[key] = convert === undefined ? list : list.map((v) => typeof v === 'string' ? convert(v) : v)
+      } else if (typeof raw === 'string') {
+        data[key] = convert!(raw)
+      }
+    }
+  }
+}
+
+function lowerCaseKeys (schema: AnySchema): AnySchema {
+  const props = schema.properties as Record<string, AnySchema> | undefined
+  if (props === undefined) return schema
+  const lowered: Record<string, AnySchema> = {}
+  for (const key of Object.keys(props)) lowered[key.toLowerCase()] = props[key]
+  const required = Array.isArray(schema.required) ? (schema.required as string[]).map((k) => k.toLowerCase()) : schema.required
+  return { ...schema, properties: lowered, ...(required === undefined ? {} : { required }) }
+}
+
+/** A compiled validator as Fastify's route-level `validatorCompiler` returns it. */
+export type PartValidator = (data: unknown) => true | { error: Error }
+
+/**
+ * Compiles the validator of one request part. Called by Fastify at registration
+ * (route option `validatorCompiler`); the returned function is the whole per-request cost.
+ */
+export function compilePartValidator (schema: TSchema, part: HttpPart): PartValidator {
+  const target = part === 'headers' ? lowerCaseKeys(schema as AnySchema) : schema
+  const check = TypeCompiler.Compile(target)
+  const coerce = part === 'body' ? undefined : buildCoercion(target)
+  const fail = (data: unknown): { error: Error } => ({
+    error: new RequestValidationError(PART_DETAIL[part], { errors: validationEntries(check, data, part) })
+  })
+  if (coerce === undefined) {
+    return (data) => check.Check(data) ? true : fail(data)
+  }
+  return (data) => {
+    coerce(data as Record<string, unknown>)
+    return check.Check(data) ? true : fail(data)
+  }
+}
+
+/** Fastify's `validatorCompiler` route option, backed by the TypeBox compiler. */
+export function typeboxValidatorCompiler ({ schema, httpPart }: { schema: unknown, httpPart?: string }): PartValidator {
+  return compilePartValidator(schema as TSchema, (httpPart ?? 'body') as HttpPart)
+}

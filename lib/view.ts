@@ -1,0 +1,49 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { ResponseHeadersClass } from './response-headers.js'
+
+/**
+ * The low-level base class: routes come from the decorators (`Get`, `Post`, ...),
+ * a new instance serves each request, and returned values are serialized by the
+ * route's own response schema. No class-level response schema, no error conventions.
+ */
+export class View {
+  /** Path suffix of detail routes and of `Action(..., { detail: true })`. */
+  static detailRoute = '/:id'
+
+  /** The detail path of an action; override to vary it per action. */
+  static getDetailRoute (_action: string): string {
+    return this.detailRoute
+  }
+
+  /** The documented headers of an action's success response, or `undefined` (SEED 2.5). */
+  static getResponseHeaders (_action?: string): ResponseHeadersClass | undefined {
+    return undefined
+  }
+
+  /** The request being served (the seed's `self.request`). */
+  readonly request: FastifyRequest
+  /** The reply of that request (the seed's `self.response`). */
+  readonly reply: FastifyReply
+
+  /**
+   * Called once per request by the route handler. A subclass that needs more state
+   * overrides it, calls `super(request, reply)`, and reads what it needs from
+   * `request.server` (Fastify decorations) or the request itself.
+   */
+  constructor (request: FastifyRequest, reply: FastifyReply) {
+    this.request = request
+    this.reply = reply
+  }
+
+  /**
+   * The Fastify instance the route belongs to: the typed way to reach databases,
+   * services and configuration declared with `fastify.decorate` (and typed by
+   * declaration merging on `FastifyInstance`).
+   */
+  get server (): FastifyInstance {
+    return this.request.server
+  }
+}
+
+/** A view class: the constructor the route handler instantiates per request. */
+export type ViewClass<V extends View = View> = (abstract new (request: FastifyRequest, reply: FastifyReply) => V) & typeof View
