@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
-import { problemErrorHandler, problemNotFoundHandler } from './problem.js'
+import { problemClientErrorHandler, problemErrorHandler, problemNotFoundHandler } from './problem.js'
 import { registerView, type RegisterViewOptions } from './register.js'
 import { ViewRouter } from './router.js'
 import { View, type ViewClass } from './view.js'
@@ -24,14 +24,19 @@ export interface FastifyViewsOptions {
 const configured = new WeakSet<FastifyInstance>()
 
 /**
- * Installs what must be app-wide: the problem+json error handler and not-found
- * handler (the seed's `configure_app`). Safe to call more than once.
+ * Installs what must be app-wide (the seed's `configure_app`): the problem+json error
+ * handler, the not-found handler, and the server's `clientError` listener, which
+ * answers requests Node cannot parse. Safe to call more than once.
  */
 export function configureApp (app: FastifyInstance): FastifyInstance {
   if (configured.has(app)) return app
   configured.add(app)
   app.setErrorHandler(problemErrorHandler)
   app.setNotFoundHandler(problemNotFoundHandler)
+  // Fastify installs its JSON clientError listener when the server is created, so
+  // the only way to change that answer afterwards is to replace the listener.
+  app.server.removeAllListeners('clientError')
+  app.server.on('clientError', problemClientErrorHandler)
   return app
 }
 

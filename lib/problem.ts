@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { APIError, statusTitle, type Problem, type ProblemErrorEntry } from './errors.js'
 import { PART_DETAIL, PART_LOCATION, type HttpPart } from './validation.js'
@@ -86,4 +87,26 @@ export function problemNotFoundHandler (request: FastifyRequest, reply: FastifyR
     instance: instanceOf(request)
   }
   reply.code(404).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem))
+}
+
+const CLIENT_ERRORS: Record<string, [number, string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'The request was not received in time.'],
+  HPE_HEADER_OVERFLOW: [431, 'The request headers are too large.']
+}
+
+/**
+ * A `clientError` listener for the HTTP server: a request Node cannot even parse
+ * (a Content-Length that disagrees with the bytes sent, a malformed request line,
+ * oversized headers) still gets a problem document before the socket closes.
+ */
+export function problemClientErrorHandler (error: Error & { code?: string }, socket: Socket): void {
+  // A reset connection has nobody left to answer (Node's own clientError rule).
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const [status, detail] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'The request could not be parsed.']
+  const title = statusTitle(status)
+  const body = JSON.stringify({ type: 'about:blank', title, status, detail })
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${title}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nConnection: close\r\n\r\n${body}`)
+  }
+  socket.destroy(error)
 }

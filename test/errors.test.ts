@@ -1,0 +1,366 @@
+import { test } from 'tap'
+import net from 'node:net'
+import { Type } from '@sinclair/typebox'
+import Fastify from 'fastify'
+import {
+  APIError, APIView, BadRequest, Catch, CatchDefined, Conflict, Forbidden, Get, InternalServerError, NotFound, Post,
+  ServiceUnavailable, TooManyRequests, Unauthorized, View, configureApp, isAPIErrorClass, statusTitle, type ViewRequest
+} from '../lib/index.js'
+import { build, problem } from './helpers.js'
+
+const Body = Type.Object({ name: Type.String({ minLength: 1 }), price: Type.Number({ minimum: 0 }) })
+const Anything = Type.Array(Type.Unknown())
+
+class LookupFailed extends Error {}
+class OutOfStock extends Error {}
+class Unmapped extends Error {}
+class SpecificLookup extends LookupFailed {}
+
+class Shop extends APIView {
+  static override raises = new Map<abstract new (...args: never[]) => unknown, string | { status: number, detail: string }>([
+    [LookupFailed, { status: 404, detail: 'No such product.' }],
+    [OutOfStock, 'The product is out of stock.']
+  ])
+
+  @Post('/items', { schema: { body: Body } })
+  create (request: ViewRequest<{ body: typeof Body }>) { return { ok: request.body.name } }
+
+  @Post('/deep', { schema: { body: Anything } })
+  deep () { return { ok: true } }
+
+  @Get('/boom')
+  boom (): never { throw new Error('database password is hunter2') }
+
+  @Get('/boom-async')
+  async boomAsync (): Promise<never> { throw new TypeError('secret internal state') }
+
+  @Get('/teapot')
+  teapot (): never { throw Object.assign(new Error('I am a teapot'), { statusCode: 418 }) }
+
+  @Get('/api-error/:kind')
+  apiError (request: ViewRequest<{ params: ReturnType<typeof Type.Object<{ kind: ReturnType<typeof Type.String> }>> }>): never {
+    switch (request.params.kind) {
+      case 'unauthorized': throw new Unauthorized(undefined, { headers: { 'www-authenticate': 'Bearer' } })
+      case 'conflict': throw new Conflict('Name taken.', { extensions: { name: 'duplicate' } })
+      case 'limit': throw new TooManyRequests(undefined, { headers: { 'retry-after': 30 } })
+      case 'unavailable': throw new ServiceUnavailable('The database is unavailable.')
+      case 'internal': throw new InternalServerError()
+      case 'typed': throw new APIError('Payment required.', { status: 402, type: 'https://example.com/problems/payment' })
+      default: throw new BadRequest()
+    }
+  }
+
+  @Get('/catch-sync')
+  @Catch(LookupFailed)
+  catchSync (): never { throw new LookupFailed('internal lookup detail') }
+
+  @Get('/catch-async')
+  @Catch(OutOfStock)
+  async catchAsync (): Promise<never> { throw new OutOfStock('internal stock detail') }
+
+  @Catch(LookupFailed, { status: 409, detail: 'Given directly.' })
+  @Get('/catch-explicit')
+  async catchExplicit (): Promise<never> { throw new LookupFailed() }
+
+  @Get('/catch-other')
+  @Catch(LookupFailed)
+  catchOther (): never { throw new Unmapped('not caught') }
+
+  @Get('/catch-subclass')
+  @Catch(LookupFailed)
+  catchSubclass (): never { throw new SpecificLookup() }
+
+  @Get('/catch-ok')
+  @Catch(LookupFailed)
+  async catchOk () { return { fine: true } }
+
+  @Get('/defined-sync')
+  @CatchDefined
+  definedSync (): never { throw new OutOfStock() }
+
+  @Get('/defined-async')
+  @CatchDefined
+  async definedAsync (): Promise<never> { throw new LookupFailed() }
+
+  @Get('/defined-unmapped')
+  @CatchDefined
+  async definedUnmapped (): Promise<never> { throw new Unmapped('internal') }
+
+  @Get('/stacked')
+  @Catch(OutOfStock)
+  @Catch(LookupFailed, { status: 410, detail: 'Gone.' })
+  stacked (request: ViewRequest<{ querystring: ReturnType<typeof Type.Object<{ which: ReturnType<typeof Type.String> }>> }>): never {
+    if (request.query.which === 'stock') throw new OutOfStock()
+    throw new LookupFailed()
+  }
+}
+
+const appFor = async () => build({ views: [Shop] }, { bodyLimit: 4096 })
+
+test('validation errors: 400 with one entry per pointer', async (t) => {
+  const app = await appFor()
+  t.teardown(() => app.close())
+  const res = await app.inject({ method: 'POST', url: '/items', payload: { name: '', price: '5', extra: 1 } })
+  const body = problem(t, res, 400)
+  t.equal(body.title, 'Bad Request')
+  t.equal(body.detail, 'The request body is invalid.')
+  t.equal(body.instance, '/items')
+  t.same(body.errors.map((e: { pointer: string }) => e.pointer).sort(), ['#/extra', '#/name', '#/price'])
+  t.ok(body.errors.every((e: { detail: string }) => typeof e.detail === 'string' && e.detail.length > 0))
+})
+
+test('a JSON body keeps its types: "5", null and true are not numbers', async (t) => {
+  const app = await appFor()
+  t.teardown(() => app.close())
+  for (const price of ['5', null, true]) {
+    const body = problem(t, await app.inject({ method: 'POST', url: '/items', payload: { name: 'x', price } }), 400)
+    t.same(body.errors.map((e: { pointer: string }) => e.pointer), ['#/price'], `price ${JSON.stringify(price)}`)
+  }
+  const missing = problem(t, await app.inject({ method: 'POST', url: '/items' }), 400)
+  t.same(missing.errors, [{ detail: 'Expected object', pointer: '#' }], 'a missing body points at the root')
+})
+
+test('malformed JSON is a 400 problem', async (t) => {
+  const app = await appFor()
+  t.teardown(() => app.close())
+  const body = problem(t, await app.inject({ method: 'POST', url: '/items', headers: { 'content-type': 'application/json' }, payload: '{"name": "x",' }), 400)
+  t.equal(body.title, 'Bad Request')
+})
+
+test('an empty body declared as JSON is a 400 problem', async (t) => {
+  const app = await appFor()
+  t.teardown(() => app.close())
+  problem(t, await app.inject({ method: 'POST', url: '/items', headers: { 'content-type': 'application/json' }, payload: '' }), 400)
+})
+
+test('an unsupported content type is a 415 problem', async (t) => {
+  const app = await appFor()
+  t.teardown(() => app.close())
+  const body = problem(t, await app.inject({ method: 'POST', url: '/items', headers: { 'content-type': 'application/xml' }, payload: '<a/>' }), 415)
+  t.equal(body.title, 'Unsupported Media Type')
+})
+
+test('a body over the limit is a 413 problem', async (t) => {
+  const app = await appFor()
+  t.teardown(() => app.close())
+  const body = problem(t, await app.inject({ method: 'POST', url: '/items', payload: { name: 'x'.repeat(5000), price: 1 } }), 413)
+  t.equal(body.title, 'Payload Too Large')
+})
+
+test('prototype poisoning payloads are a 400 problem', async (t) => {
+  const app = await appFor()
+  t.teardown(() => app.close())
+  for (const payload of ['{"name":"x","price":1,"__proto__":{"admin":true}}', '{"name":"x","price":1,"constructor":{"prototype":{"admin":true}}}']) {
+    const body = problem(t, await app.inject({ method: 'POST', url: '/items', headers: { 'content-type': 'application/json' }, payload }), 400)
+    t.equal(body.title, 'Bad Request', 'secure-json-parse refuses it before any handler sees it')
+  }
+})
+
+async function rawRequest (port: number, request: string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => { socket.end(request) })
+    let data = ''
+    socket.on('data', (chunk) => { data += chunk.toString() })
+    socket.on('end', () => resolve(data))
+    socket.on('error', reject)
+  })
+}
+
+test('a Content-Length that does not match the body is a 400 problem', async (t) => {
+  const app = Fastify()
+  await app.register((await import('../lib/index.js')).views, { views: [Shop] })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(() => app.close())
+  const { port } = app.server.address() as net.AddressInfo
+  const head = 'POST /items HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nConnection: close\r\n'
+  const body = '{"name":"x","price":1}'
+
+  // Declares more than it sends, then closes its side: Fastify's body reader sees the gap.
+  const short = await rawRequest(port, `${head}Content-Length: 100\r\n\r\n${body}`)
+  t.match(short, /^HTTP\/1\.1 400/, 'fewer bytes than declared: 400')
+  t.match(short, /content-type: application\/problem\+json/i)
+  t.match(short, /"detail":"The request could not be parsed\."/)
+
+  // Declares less than it sends: the rest is parsed as a broken next request.
+  const long = await rawRequest(port, `${head}Content-Length: 5\r\n\r\n${body}`)
+  t.match(long, /HTTP\/1\.1 400 Bad Request\r\nContent-Length: \d+\r\nContent-Type: application\/problem\+json/, 'more bytes than declared: 400 problem')
+  t.match(long, /"detail":"The request could not be parsed\."/)
+})
+
+test('a Content-Length mismatch that the body reader detects is a 400 problem with the route instance', async (t) => {
+  const app = await appFor()
+  t.teardown(() => app.close())
+  const body = problem(t, await app.inject({ method: 'POST', url: '/items', headers: { 'content-type': 'application/json', 'content-length': '100' }, payload: '{"name":"x","price":1}' }), 400)
+  t.equal(body.instance, '/items')
+  t.match(body.detail, /Content-Length/)
+})
+
+test('the client error handler answers timeouts and oversized headers, and leaves reset sockets alone', async (t) => {
+  const { problemClientErrorHandler } = await import('../lib/index.js')
+  const written: string[] = []
+  let destroyed = 0
+  const socket = { destroyed: false, writable: true, write (s: string) { written.push(s) }, destroy () { destroyed++ } }
+  problemClientErrorHandler(Object.assign(new Error('t'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket as unknown as net.Socket)
+  problemClientErrorHandler(Object.assign(new Error('h'), { code: 'HPE_HEADER_OVERFLOW' }), socket as unknown as net.Socket)
+  problemClientErrorHandler(Object.assign(new Error('r'), { code: 'ECONNRESET' }), socket as unknown as net.Socket)
+  problemClientErrorHandler(new Error('gone'), { ...socket, writable: false } as unknown as net.Socket)
+  t.match(written[0], /^HTTP\/1\.1 408 Request Timeout/)
+  t.match(written[1], /^HTTP\/1\.1 431 Request Header Fields Too Large/)
+  t.equal(written.length, 2, 'nothing is written to a reset or unwritable socket')
+  t.equal(destroyed, 3)
+})
+
+test('a deeply nested body never becomes a stack overflow 500', async (t) => {
+  const app = await build({ views: [Shop] }, { bodyLimit: 10 * 1024 * 1024 })
+  t.teardown(() => app.close())
+  const depth = 1_000_000
+  const res = await app.inject({ method: 'POST', url: '/deep', headers: { 'content-type': 'application/json' }, payload: '['.repeat(depth) + ']'.repeat(depth) })
+  t.ok(res.statusCode === 201 || res.statusCode === 400, `answered ${res.statusCode}`)
+  t.not(res.body.includes('Maximum call stack'), true)
+})
+
+test('an unknown route is a 404 problem', async (t) => {
+  const app = await appFor()
+  t.teardown(() => app.close())
+  const body = problem(t, await app.inject('/nowhere?x=1'), 404)
+  t.equal(body.instance, '/nowhere', 'instance is the path without the query')
+  t.equal(body.detail, 'Route GET /nowhere not found.')
+})
+
+test('an unhandled exception is a generic 500 problem, logged, with nothing internal', async (t) => {
+  const lines: string[] = []
+  const app = await build({ views: [Shop] }, { logger: { level: 'error', stream: { write: (line: string) => { lines.push(line) } } } })
+  t.teardown(() => app.close())
+  for (const url of ['/boom', '/boom-async']) {
+    const res = await app.inject(url)
+    const body = problem(t, res, 500)
+    t.equal(body.detail, 'An unexpected error occurred.')
+    t.notMatch(res.body, /hunter2|secret|TypeError|Error:/)
+  }
+  t.equal(lines.length, 2, 'both failures were logged')
+  t.match(lines[0], /hunter2/, 'the log keeps the real message')
+})
+
+test('a non-API error with a 4xx statusCode keeps its status and message', async (t) => {
+  const app = await appFor()
+  t.teardown(() => app.close())
+  const body = problem(t, await app.inject('/teapot'), 418)
+  t.equal(body.detail, 'I am a teapot')
+})
+
+test('APIError family: status, title, headers, extensions, custom type', async (t) => {
+  const app = await appFor()
+  t.teardown(() => app.close())
+  const unauthorized = await app.inject('/api-error/unauthorized')
+  problem(t, unauthorized, 401)
+  t.equal(unauthorized.headers['www-authenticate'], 'Bearer')
+
+  const conflict = problem(t, await app.inject('/api-error/conflict'), 409)
+  t.equal(conflict.detail, 'Name taken.')
+  t.equal(conflict.name, 'duplicate', 'extension members are sent')
+
+  const limited = await app.inject('/api-error/limit')
+  problem(t, limited, 429)
+  t.equal(limited.headers['retry-after'], '30')
+
+  t.equal(problem(t, await app.inject('/api-error/unavailable'), 503).detail, 'The database is unavailable.', 'an APIError detail is for the client')
+  t.equal(problem(t, await app.inject('/api-error/internal'), 500).detail, 'An unexpected error occurred.')
+
+  const typed = problem(t, await app.inject('/api-error/typed'), 402)
+  t.equal(typed.type, 'https://example.com/problems/payment')
+  t.equal(typed.title, 'Payment Required')
+  t.equal(problem(t, await app.inject('/api-error/x'), 400).detail, 'The request is invalid.')
+})
+
+test('error classes', async (t) => {
+  t.equal(new NotFound().status, 404)
+  t.equal(new NotFound().statusCode, 404)
+  t.equal(new NotFound().title, 'Not Found')
+  t.equal(new NotFound('Item 3 does not exist').detail, 'Item 3 does not exist')
+  t.equal(new Forbidden().name, 'Forbidden')
+  t.ok(new Conflict() instanceof APIError)
+  t.ok(isAPIErrorClass(BadRequest))
+  t.ok(isAPIErrorClass(APIError))
+  t.notOk(isAPIErrorClass(Error))
+  t.notOk(isAPIErrorClass('BadRequest'))
+  t.equal(statusTitle(599), 'Error', 'an unknown status has a generic title')
+  const cause = new Error('root')
+  t.equal(new BadRequest('x', { cause }).cause, cause)
+  t.same(new BadRequest('x', { errors: [{ detail: 'd', pointer: '#/a' }] }).toProblem(), {
+    type: 'about:blank', title: 'Bad Request', status: 400, detail: 'x', errors: [{ detail: 'd', pointer: '#/a' }]
+  })
+})
+
+test('Catch and CatchDefined map exceptions through raises, on sync and async methods', async (t) => {
+  const app = await appFor()
+  t.teardown(() => app.close())
+  const cases: Array<[string, number, string]> = [
+    ['/catch-sync', 404, 'No such product.'],
+    ['/catch-async', 400, 'The product is out of stock.'],
+    ['/catch-explicit', 409, 'Given directly.'],
+    ['/catch-subclass', 404, 'No such product.'],
+    ['/defined-sync', 400, 'The product is out of stock.'],
+    ['/defined-async', 404, 'No such product.'],
+    ['/stacked?which=stock', 400, 'The product is out of stock.'],
+    ['/stacked?which=lookup', 410, 'Gone.']
+  ]
+  for (const [url, status, detail] of cases) {
+    const body = problem(t, await app.inject(url), status)
+    t.equal(body.detail, detail, url)
+  }
+  t.equal(problem(t, await app.inject('/catch-other'), 500).detail, 'An unexpected error occurred.', 'other exceptions are not caught')
+  t.equal(problem(t, await app.inject('/defined-unmapped'), 500).detail, 'An unexpected error occurred.')
+  t.same((await app.inject('/catch-ok')).json(), { fine: true }, 'a method that does not throw is untouched')
+})
+
+test('Catch on a type missing from raises, without its own detail, fails at registration', async (t) => {
+  class Bad extends APIView {
+    @Get('/')
+    @Catch(Unmapped)
+    get () { return {} }
+  }
+  await t.rejects(build({ views: [Bad] }), { name: 'TypeError', message: /Bad\.get: @Catch\(Unmapped\) needs an entry in Bad\.raises/ })
+})
+
+test('Catch applies to methods that are not routes, and to static misuse it refuses', async (t) => {
+  class Helper extends View {
+    @Catch(LookupFailed, { detail: 'mapped' })
+    lookup (): never { throw new LookupFailed() }
+
+    @Get('/')
+    get () { return this.lookup() }
+  }
+  const app = await build({ views: [Helper] })
+  t.teardown(() => app.close())
+  t.equal(problem(t, await app.inject('/'), 400).detail, 'mapped')
+  t.throws(() => {
+    class StaticRoute extends View {
+      // @ts-expect-error route decorators refuse static methods
+      @Get('/') static get () { return {} }
+    }
+    return StaticRoute
+  }, { name: 'TypeError', message: /public instance methods/ })
+})
+
+test('configureApp makes the rest of the app answer problem+json too, and is idempotent', async (t) => {
+  const app = Fastify()
+  configureApp(app)
+  configureApp(app)
+  app.post('/plain', { schema: { body: { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } }, querystring: { type: 'object', properties: { q: { type: 'integer' } } } } }, async () => ({ ok: true }))
+  t.teardown(() => app.close())
+  const body = problem(t, await app.inject({ method: 'POST', url: '/plain', payload: {} }), 400)
+  t.equal(body.detail, 'The request body is invalid.')
+  t.same(body.errors, [{ detail: "must have required property 'n'", pointer: '#/n' }], 'Ajv errors of plain routes get pointers')
+  const query = problem(t, await app.inject({ method: 'POST', url: '/plain?q=abc', payload: { n: 1 } }), 400)
+  t.same(query.errors, [{ detail: 'must be integer', pointer: '#/q', in: 'query', parameter: 'q' }])
+  problem(t, await app.inject('/missing'), 404)
+})
+
+test('the plugin can leave the app-wide handlers alone', async (t) => {
+  const app = await build({ views: [Shop], configureApp: false })
+  t.teardown(() => app.close())
+  const res = await app.inject('/nowhere')
+  t.equal(res.statusCode, 404)
+  t.match(res.headers['content-type'], /^application\/json/, "Fastify's own 404")
+  problem(t, await app.inject('/boom'), 500)
+})

@@ -1,0 +1,242 @@
+import { test } from 'tap'
+import { Type } from '@sinclair/typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { Action, APIView, Delete, Get, Patch, Post, Put, Route, View, type ViewRequest } from '../lib/index.js'
+import { build, problem } from './helpers.js'
+
+const Item = Type.Object({ id: Type.Integer(), name: Type.String() })
+const IdParams = Type.Object({ id: Type.Integer() })
+
+declare module 'fastify' {
+  interface FastifyInstance { greeting: string }
+}
+
+class Things extends View {
+  static seen: View[] = []
+
+  @Get('/')
+  list () {
+    Things.seen.push(this)
+    return [{ id: 1, name: 'a', secret: 'dropped by the schema' }]
+  }
+
+  @Get('/text')
+  text () { return 'plain words' }
+
+  @Get('/bytes')
+  bytes () { return Buffer.from('raw bytes') }
+
+  @Get('/raw')
+  raw () {
+    return this.reply.code(202).header('x-raw', '1').type('application/json').send('{"hand":"made"}')
+  }
+
+  @Get('/raw-async')
+  async rawAsync () {
+    this.reply.code(203).send({ later: true })
+    return this.reply
+  }
+
+  @Get('/greet')
+  greet () { return this.server.greeting }
+
+  @Get('/:id', { schema: { params: IdParams }, responseSchema: Item })
+  async one (request: ViewRequest<{ params: typeof IdParams }>) {
+    return { id: request.params.id, name: 'one', extra: true }
+  }
+
+  @Post('/')
+  create () { return { created: true } }
+
+  @Put('/:id')
+  replace () { return { replaced: true } }
+
+  @Patch('/:id')
+  change () { return { changed: true } }
+
+  @Delete('/:id')
+  remove () { return { ignored: 'a 204 has no body' } }
+
+  @Route('/multi', { methods: ['GET', 'POST'] })
+  multi (request: FastifyRequest) { return { method: request.method } }
+
+  @Route('/default-get')
+  defaultGet () { return { ok: true } }
+
+  @Action()
+  statsSummary () { return { action: 'list-level' } }
+
+  @Action('custom-path', { methods: ['POST'], statusCode: 202 })
+  doSomething () { return { custom: true } }
+
+  @Action(undefined, { detail: true })
+  history (request: FastifyRequest<{ Params: { id: string } }>) { return { history: request.params.id } }
+
+  @Get('/nothing')
+  nothing () { return undefined }
+}
+
+test('View routes come from the decorators with the seed default statuses', async (t) => {
+  const app = await build({ views: [{ view: Things, prefix: '/things' }] })
+  t.teardown(() => app.close())
+
+  const list = await app.inject('/things')
+  t.equal(list.statusCode, 200)
+  t.same(list.json(), [{ id: 1, name: 'a', secret: 'dropped by the schema' }], 'a View without schema serializes as JSON')
+
+  const one = await app.inject('/things/7')
+  t.equal(one.statusCode, 200)
+  t.same(one.json(), { id: 7, name: 'one' }, 'the route response schema serializes (unknown keys dropped)')
+
+  t.equal((await app.inject({ method: 'POST', url: '/things' })).statusCode, 201, 'Post defaults to 201')
+  t.equal((await app.inject({ method: 'PUT', url: '/things/1' })).statusCode, 200, 'Put defaults to 200')
+  t.equal((await app.inject({ method: 'PATCH', url: '/things/1' })).statusCode, 200, 'Patch defaults to 200')
+  const del = await app.inject({ method: 'DELETE', url: '/things/1' })
+  t.equal(del.statusCode, 204, 'Delete defaults to 204')
+  t.equal(del.body, '', '204 has no body')
+
+  t.same((await app.inject('/things/multi')).json(), { method: 'GET' })
+  t.same((await app.inject({ method: 'POST', url: '/things/multi' })).json(), { method: 'POST' }, 'Route takes several methods, 200 by default')
+  t.equal((await app.inject({ method: 'POST', url: '/things/multi' })).statusCode, 200)
+  t.same((await app.inject('/things/default-get')).json(), { ok: true }, 'Route defaults to GET')
+  t.equal((await app.inject({ method: 'POST', url: '/things/default-get' })).statusCode, 404)
+})
+
+test('Action: hyphenated default path, custom path and methods, detail nesting', async (t) => {
+  const app = await build({ views: [{ view: Things, prefix: '/things' }] })
+  t.teardown(() => app.close())
+  t.same((await app.inject('/things/stats-summary')).json(), { action: 'list-level' })
+  const custom = await app.inject({ method: 'POST', url: '/things/custom-path' })
+  t.equal(custom.statusCode, 202)
+  t.same(custom.json(), { custom: true })
+  t.same((await app.inject('/things/42/history')).json(), { history: '42' }, 'detail: true nests under /:id')
+})
+
+test('return values: text, bytes, a reply passed through, nothing', async (t) => {
+  const app = await build({ views: [{ view: Things, prefix: '/things' }] })
+  t.teardown(() => app.close())
+
+  const text = await app.inject('/things/text')
+  t.equal(text.headers['content-type'], 'text/plain; charset=utf-8')
+  t.equal(text.body, 'plain words')
+
+  const bytes = await app.inject('/things/bytes')
+  t.equal(bytes.headers['content-type'], 'text/plain; charset=utf-8', 'a Buffer is sent as text/plain')
+  t.equal(bytes.body, 'raw bytes')
+
+  const raw = await app.inject('/things/raw')
+  t.equal(raw.statusCode, 202, 'a returned reply passes through untouched')
+  t.equal(raw.headers['x-raw'], '1')
+  t.equal(raw.body, '{"hand":"made"}')
+
+  const rawAsync = await app.inject('/things/raw-async')
+  t.equal(rawAsync.statusCode, 203)
+  t.same(rawAsync.json(), { later: true })
+
+  const nothing = await app.inject('/things/nothing')
+  t.equal(nothing.statusCode, 200)
+  t.equal(nothing.body, '')
+  t.equal(nothing.headers['content-type'], undefined, 'an empty body has no content type')
+})
+
+test('each request gets its own view instance with request, reply and server', async (t) => {
+  Things.seen = []
+  const app = await build({ views: [{ view: Things, prefix: '/things' }] })
+  t.teardown(() => app.close())
+  app.decorate('greeting', 'hello')
+  await app.inject('/things')
+  await app.inject('/things')
+  t.equal(Things.seen.length, 2)
+  t.not(Things.seen[0], Things.seen[1], 'a fresh instance per request')
+  t.ok(Things.seen[0].request, 'this.request is set')
+  t.ok(Things.seen[0].reply, 'this.reply is set')
+  t.equal(Things.seen[0].server, Things.seen[0].request.server)
+  t.equal((await app.inject('/things/greet')).body, 'hello', 'server decorations reach the view through this.server')
+})
+
+class Repo {
+  readonly rows = new Map([[1, { id: 1, name: 'from the repo' }]])
+  find (id: number) { return this.rows.get(id) ?? null }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance { repo: Repo }
+}
+
+class WithConstructor extends APIView {
+  static override responseSchema = Item
+  readonly repo: Repo
+
+  constructor (request: FastifyRequest, reply: FastifyReply) {
+    super(request, reply)
+    this.repo = request.server.repo
+  }
+
+  @Get('/:id', { schema: { params: IdParams } })
+  one (request: ViewRequest<{ params: typeof IdParams }>) {
+    return this.repo.find(request.params.id) ?? this.reply.code(404).send()
+  }
+}
+
+test('a view that needs a service overrides the constructor and reads it off the server', async (t) => {
+  const app = await build({ views: [{ view: WithConstructor, prefix: '/repo' }] })
+  t.teardown(() => app.close())
+  app.decorate('repo', new Repo())
+  t.same((await app.inject('/repo/1')).json(), { id: 1, name: 'from the repo' })
+  t.equal((await app.inject('/repo/2')).statusCode, 404)
+})
+
+class Ordered extends View {
+  @Get('/:id')
+  byId (request: FastifyRequest<{ Params: { id: string } }>) { return { route: 'id', id: request.params.id } }
+
+  @Get('/*')
+  wildcard () { return { route: 'wildcard' } }
+
+  @Get('/stats')
+  stats () { return { route: 'stats' } }
+
+  @Get('/:id/parts/latest')
+  latest () { return { route: 'latest' } }
+
+  @Get('/:id/parts/:part')
+  part () { return { route: 'part' } }
+}
+
+test('routes register most-specific-first: a static path is never shadowed', async (t) => {
+  const app = await build({ views: [{ view: Ordered, prefix: '/o' }] })
+  t.teardown(() => app.close())
+  t.same((await app.inject('/o/stats')).json(), { route: 'stats' })
+  t.same((await app.inject('/o/5')).json(), { route: 'id', id: '5' })
+  t.same((await app.inject('/o/5/parts/latest')).json(), { route: 'latest' })
+  t.same((await app.inject('/o/5/parts/9')).json(), { route: 'part' })
+  t.same((await app.inject('/o/a/b/c/d/e')).json(), { route: 'wildcard' })
+  const order = app.printRoutes({ commonPrefix: false })
+  t.ok(order.length > 0)
+})
+
+test('a route returning a value its schema cannot serialize is a generic 500 problem', async (t) => {
+  class Broken extends View {
+    @Get('/', { responseSchema: Item })
+    broken () { return { name: 'no id' } }
+  }
+  const app = await build({ views: [{ view: Broken, prefix: '/broken' }] })
+  t.teardown(() => app.close())
+  const body = problem(t, await app.inject('/broken'), 500)
+  t.equal(body.detail, 'An unexpected error occurred.')
+})
+
+test('View does not validate responses; APIView falls back to the class responseSchema', async (t) => {
+  class Plain extends APIView {
+    static override responseSchema = Item
+    @Get('/')
+    get () { return { id: 1, name: 'fallback', hidden: 1 } }
+
+    @Get('/own', { responseSchema: Type.Object({ other: Type.String() }) })
+    own () { return { other: 'own schema' } }
+  }
+  const app = await build({ views: [{ view: Plain, prefix: '/p' }] })
+  t.teardown(() => app.close())
+  t.same((await app.inject('/p')).json(), { id: 1, name: 'fallback' })
+  t.same((await app.inject('/p/own')).json(), { other: 'own schema' })
+})
