@@ -139,8 +139,9 @@ function acceptedTypes (schema: AnySchema): Set<string> {
   const types = new Set<string>()
   const visit = (s: AnySchema): void => {
     if (Array.isArray(s.type)) for (const t of s.type) types.add(t as string)
-    else if (typeof s.type === 'string') types.add(s.type)
-    if (s.const !== undefined) types.add(typeof s.const)
+    else if (typeof s.type === 'string' && s.const === undefined) types.add(s.type)
+    // A literal only ever matches itself, so it never keeps other strings from converting.
+    if (s.const !== undefined && typeof s.const !== 'string') types.add(typeof s.const)
     if (Array.isArray(s.anyOf)) for (const m of s.anyOf) visit(m as AnySchema)
     if (Array.isArray(s.oneOf)) for (const m of s.oneOf) visit(m as AnySchema)
   }

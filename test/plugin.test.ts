@@ -1,0 +1,98 @@
+import { test } from 'tap'
+import Fastify from 'fastify'
+import { Type } from '@sinclair/typebox'
+import views, { APIView, Get, ResponseHeaders, View, ViewRouter, buildViewRoutes, registerView, configureApp, type FastifyViewsOptions } from '../lib/index.js'
+import { build } from './helpers.js'
+
+class Ping extends View {
+  @Get('/')
+  ping () { return { pong: true } }
+
+  @Get('/:id')
+  one () { return { one: true } }
+}
+
+test('plugin entries: a class, { view, prefix, ...options }, and routers', async (t) => {
+  const router = new ViewRouter({ prefix: '/v1' })
+  router.registerView(Ping, { prefix: '/ping' }).registerView(Ping, { prefix: '/again' })
+  const app = await build({ views: [Ping, { view: Ping, prefix: '/p', tags: ['ping'] }, router] })
+  t.teardown(() => app.close())
+  t.same((await app.inject('/')).json(), { pong: true }, 'a bare class registers at the root')
+  t.same((await app.inject('/p')).json(), { pong: true })
+  t.same((await app.inject('/p/3')).json(), { one: true })
+  t.same((await app.inject('/v1/ping')).json(), { pong: true })
+  t.same((await app.inject('/v1/again/1')).json(), { one: true })
+})
+
+test('a trailing slash on a prefix is normalised', async (t) => {
+  const app = await build({ views: [{ view: Ping, prefix: '/slash/' }] })
+  t.teardown(() => app.close())
+  t.same((await app.inject('/slash')).json(), { pong: true })
+  t.same((await app.inject('/slash/2')).json(), { one: true })
+})
+
+test('registration options reach every route; the route config names the view and action', async (t) => {
+  const app = Fastify()
+  const seen: unknown[] = []
+  app.addHook('onRoute', (route) => { if (route.method === 'GET') seen.push({ url: route.url, tags: (route.schema as { tags?: string[] })?.tags, config: route.config }) })
+  await app.register(views, { views: [{ view: Ping, prefix: '/t', tags: ['things'], summary: 'shared summary', bodyLimit: 10 }] })
+  await app.ready()
+  t.teardown(() => app.close())
+  t.match(seen, [
+    { url: '/t/:id', tags: ['things'], config: { view: 'Ping', action: 'one' } },
+    { url: '/t', tags: ['things'], config: { view: 'Ping', action: 'ping' } }
+  ], 'deeper paths register first')
+})
+
+test('registerView works on a plain Fastify instance and in encapsulated contexts', async (t) => {
+  const app = Fastify()
+  configureApp(app)
+  await app.register(async (child) => {
+    registerView(child, Ping, { prefix: '/inner' })
+  }, { prefix: '/outer' })
+  t.teardown(() => app.close())
+  t.same((await app.inject('/outer/inner')).json(), { pong: true })
+})
+
+test('a router can register itself without the plugin', async (t) => {
+  const app = Fastify()
+  new ViewRouter({ prefix: '/r' }).registerView(Ping).register(app)
+  t.teardown(() => app.close())
+  t.same((await app.inject('/r')).json(), { pong: true })
+})
+
+test('invalid plugin entries are refused with a TypeError', async (t) => {
+  for (const entry of [123, { prefix: '/x' }, class NotAView {}, null]) {
+    const app = Fastify()
+    await t.rejects(app.register(views, { views: [entry] } as unknown as FastifyViewsOptions).ready(), { name: 'TypeError', message: /each entry of `views`/ })
+  }
+})
+
+test('the plugin registers with no options', async (t) => {
+  const app = Fastify()
+  await app.register(views)
+  t.teardown(() => app.close())
+  t.equal((await app.inject('/missing')).statusCode, 404)
+})
+
+test('Override or Throws without a route decorator, on a method that is not a standard action, is refused', async (t) => {
+  const { Override } = await import('../lib/index.js')
+  class Stray extends APIView {
+    @Override({ summary: 'nothing to override' })
+    helper () { return 1 }
+  }
+  t.throws(() => buildViewRoutes(Stray), { name: 'TypeError', message: /Stray\.helper has @Override or @Throws but no route decorator/ })
+})
+
+test('routers keep their response headers to themselves', async (t) => {
+  const Paging = ResponseHeaders.define({ x_total_count: Type.Integer() })
+  const a = new ViewRouter({ prefix: '/a', responseHeaders: Paging })
+  const b = new ViewRouter({ prefix: '/b' })
+  a.registerView(Ping)
+  b.registerView(Ping)
+  t.equal(a.options.responseHeaders, Paging)
+  t.equal(b.options.responseHeaders, undefined)
+  const app = await build({ views: [a, b] })
+  t.teardown(() => app.close())
+  t.same((await app.inject('/b')).json(), { pong: true })
+})

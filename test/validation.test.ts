@@ -1,0 +1,131 @@
+import { test } from 'tap'
+import { Type } from '@sinclair/typebox'
+import { APIView, Get, Post, type ViewRequest } from '../lib/index.js'
+import { build, problem } from './helpers.js'
+
+const Query = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  ratio: Type.Optional(Type.Number()),
+  flag: Type.Optional(Type.Boolean()),
+  ids: Type.Optional(Type.Array(Type.Integer())),
+  tags: Type.Optional(Type.Array(Type.String())),
+  name: Type.Optional(Type.String()),
+  either: Type.Optional(Type.Union([Type.Integer(), Type.Literal('all')])),
+  numberish: Type.Optional(Type.Union([Type.Integer(), Type.Number()]))
+})
+const Params = Type.Object({ id: Type.Integer() })
+const Headers = Type.Object({ 'X-Page': Type.Optional(Type.Integer()), 'x-mode': Type.Optional(Type.String()) })
+const Nested = Type.Object({
+  item: Type.Object({ name: Type.String() }),
+  list: Type.Array(Type.Object({ n: Type.Integer() })),
+  open: Type.Object({ a: Type.String() }, { additionalProperties: true }),
+  choice: Type.Optional(Type.Union([Type.Object({ kind: Type.Literal('a'), a: Type.String() }), Type.Object({ kind: Type.Literal('b'), b: Type.Integer() })])),
+  both: Type.Optional(Type.Intersect([Type.Object({ x: Type.Integer() }), Type.Object({ y: Type.Integer() })])),
+  when: Type.Optional(Type.String({ format: 'date-time' })),
+  mail: Type.Optional(Type.String({ format: 'email' }))
+})
+
+class Echo extends APIView {
+  @Get('/q', { schema: { querystring: Query } })
+  query (request: ViewRequest<{ querystring: typeof Query }>) { return request.query }
+
+  @Get('/p/:id', { schema: { params: Params } })
+  params (request: ViewRequest<{ params: typeof Params }>) { return { id: request.params.id, type: typeof request.params.id } }
+
+  @Get('/h', { schema: { headers: Headers } })
+  headers (request: ViewRequest<{ headers: typeof Headers }>) { return { page: request.headers['x-page'] ?? null, mode: request.headers['x-mode'] ?? null } }
+
+  @Post('/b', { schema: { body: Nested }, statusCode: 200 })
+  body (request: ViewRequest<{ body: typeof Nested }>) { return request.body }
+}
+
+test('query values convert only from their plain decimal form', async (t) => {
+  const app = await build({ views: [Echo] })
+  t.teardown(() => app.close())
+  t.same((await app.inject('/q?limit=5&ratio=2.5&flag=true&name=007')).json(), { limit: 5, ratio: 2.5, flag: true, name: '007' })
+  t.same((await app.inject('/q?limit=007')).json(), { limit: 7 }, 'leading zeros are still decimal')
+  t.same((await app.inject('/q?flag=false&ratio=-3')).json(), { flag: false, ratio: -3 })
+  for (const bad of ['1e3', '10.5', '0x10', '', ' 5', '5 ', '+5', 'Infinity', '99999999999999999999']) {
+    const body = problem(t, await app.inject(`/q?limit=${encodeURIComponent(bad)}`), 400)
+    t.same(body.errors.map((e: { parameter: string, in: string }) => [e.in, e.parameter]), [['query', 'limit']], `limit=${JSON.stringify(bad)}`)
+  }
+  for (const bad of ['1e3', '0x10', '.5', '5.']) {
+    problem(t, await app.inject(`/q?ratio=${bad}`), 400)
+  }
+  for (const bad of ['1', 'yes', 'TRUE']) {
+    problem(t, await app.inject(`/q?flag=${bad}`), 400)
+  }
+  const range = problem(t, await app.inject('/q?limit=101'), 400)
+  t.equal(range.errors[0].pointer, '#/limit')
+  t.equal(range.detail, 'The query string is invalid.')
+})
+
+test('repeated and single query values fill arrays; unions keep strings they accept', async (t) => {
+  const app = await build({ views: [Echo] })
+  t.teardown(() => app.close())
+  t.same((await app.inject('/q?ids=1&ids=2&tags=a')).json(), { ids: [1, 2], tags: ['a'] })
+  t.same((await app.inject('/q?ids=3')).json(), { ids: [3] })
+  t.same(problem(t, await app.inject('/q?ids=1&ids=x'), 400).errors[0].pointer, '#/ids/1')
+  t.same((await app.inject('/q?either=all')).json(), { either: 'all' })
+  t.same((await app.inject('/q?either=4')).json(), { either: 4 })
+  t.same((await app.inject('/q?numberish=4.5')).json(), { numberish: 4.5 })
+  t.same((await app.inject('/q?unknown=1')).json(), { unknown: '1' }, 'unknown query parameters are not refused (cache busters, tracking)')
+})
+
+test('path parameters convert like query values; a non-integer id is a 400 naming it', async (t) => {
+  const app = await build({ views: [Echo] })
+  t.teardown(() => app.close())
+  t.same((await app.inject('/p/12')).json(), { id: 12, type: 'number' })
+  for (const bad of ['abc', '1.5', '1e2']) {
+    const body = problem(t, await app.inject(`/p/${bad}`), 400)
+    t.same(body.errors, [{ detail: 'Expected integer', pointer: '#/id', in: 'path', parameter: 'id' }])
+    t.equal(body.detail, 'The path parameters are invalid.')
+  }
+})
+
+test('headers are matched case-insensitively and converted', async (t) => {
+  const app = await build({ views: [Echo] })
+  t.teardown(() => app.close())
+  t.same((await app.inject({ url: '/h', headers: { 'X-Page': '3', 'x-mode': 'fast' } })).json(), { page: 3, mode: 'fast' })
+  const body = problem(t, await app.inject({ url: '/h', headers: { 'x-page': 'three' } }), 400)
+  t.same(body.errors, [{ detail: 'Expected integer', pointer: '#/x-page', in: 'header', parameter: 'x-page' }])
+})
+
+test('bodies reject unknown properties at any depth, unless the schema opens them', async (t) => {
+  const app = await build({ views: [Echo] })
+  t.teardown(() => app.close())
+  const ok = { item: { name: 'n' }, list: [{ n: 1 }], open: { a: 'x', more: true } }
+  t.same((await app.inject({ method: 'POST', url: '/b', payload: ok })).json(), ok, 'additionalProperties: true is kept open')
+  const cases: Array<[unknown, string[]]> = [
+    [{ ...ok, top: 1 }, ['#/top']],
+    [{ ...ok, item: { name: 'n', deep: 1 } }, ['#/item/deep']],
+    [{ ...ok, list: [{ n: 1 }, { n: 2, m: 3 }] }, ['#/list/1/m']],
+    [{ ...ok, choice: { kind: 'a', a: 'x', b: 1 } }, ['#/choice']],
+    [{ ...ok, both: { x: 1, y: 2, z: 3 } }, ['#/both/z']],
+    [{ ...ok, when: 'yesterday' }, ['#/when']],
+    [{ ...ok, mail: 'not-an-email' }, ['#/mail']]
+  ]
+  for (const [payload, pointers] of cases) {
+    const body = problem(t, await app.inject({ method: 'POST', url: '/b', payload: payload as object }), 400)
+    t.same(body.errors.map((e: { pointer: string }) => e.pointer), pointers, pointers.join())
+  }
+  const good = { ...ok, choice: { kind: 'b', b: 2 }, both: { x: 1, y: 2 }, when: '2026-11-21T10:00:00Z', mail: 'a@b.example' }
+  t.same((await app.inject({ method: 'POST', url: '/b', payload: good })).json(), good, 'unions, intersections and formats accept valid data')
+})
+
+test('many errors are capped; a pointer escapes / and ~ in keys', async (t) => {
+  class Wide extends APIView {
+    @Post('/', { schema: { body: Type.Array(Type.Integer()) } })
+    wide () { return {} }
+
+    @Get('/odd', { schema: { querystring: Type.Object({ 'a/b~c': Type.Optional(Type.Integer()) }) } })
+    odd () { return {} }
+  }
+  const app = await build({ views: [Wide] })
+  t.teardown(() => app.close())
+  const body = problem(t, await app.inject({ method: 'POST', url: '/', payload: Array.from({ length: 100 }, () => 'x') }), 400)
+  t.equal(body.errors.length, 20)
+  t.equal(body.errors[19].pointer, '#/19')
+  const odd = problem(t, await app.inject('/odd?a%2Fb~c=x'), 400)
+  t.same(odd.errors, [{ detail: 'Expected integer', pointer: '#/a~1b~0c', in: 'query', parameter: 'a/b~c' }])
+})
