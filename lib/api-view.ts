@@ -21,6 +21,8 @@ export const OWN_SERIALIZER_OPTIONS = Symbol('fastify-views.serializer-options')
  * `Catch`), per-action dependencies, and per-request serializer options.
  */
 export class APIView extends View {
+  /** Human-readable name of the resource in messages and the API description (default: from `responseSchema`, else the class name). */
+  static apiComponentName: string | undefined = undefined
   /** Schema of the success body of standard actions, and the fallback of custom routes. */
   static responseSchema: TSchema | undefined = undefined
   /** Validate returned values before serializing: a mismatch is a 500 and nothing wrong is sent. */

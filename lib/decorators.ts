@@ -4,12 +4,15 @@ import { APIError, type APIErrorClass } from './errors.js'
 import { annotate, copyRouteMeta, type CatchSpec } from './route-meta.js'
 import type { RouteMethod, RouteSchemas, ViewRouteOptions } from './types.js'
 
+/** What TypeScript knows of a public instance method's decorator context: static and `#private` methods are refused by the types too. */
+export interface PublicInstance { readonly static: false, readonly private: false }
+
 /** A TC39 method decorator that records a route; the method's type is checked against the route's schemas. */
 export type RouteDecorator<S extends RouteSchemas, R> =
-  <This, F extends RouteMethod<This, S, R>>(method: F, context: ClassMethodDecoratorContext<This, F>) => void
+  <This, F extends RouteMethod<This, S, R>>(method: F, context: ClassMethodDecoratorContext<This, F> & PublicInstance) => void
 
 /** A TC39 method decorator that only records metadata (`Override`, `Throws`). */
-export type MetaDecorator = (method: (...args: never[]) => unknown, context: ClassMethodDecoratorContext) => void
+export type MetaDecorator = (method: (...args: never[]) => unknown, context: ClassMethodDecoratorContext & PublicInstance) => void
 
 function checkContext (context: { static: boolean, private: boolean, name: string | symbol }, decorator: string): void {
   if (context.static || context.private) {
@@ -177,14 +180,14 @@ function wrapCatching<F extends (...args: never[]) => unknown> (method: F, specs
  * the one `raises` maps it to, or the status and detail given here.
  */
 export function Catch (type: abstract new (...args: never[]) => unknown, options?: { status?: number, detail?: string }) {
-  return <F extends (...args: never[]) => unknown>(method: F, context: ClassMethodDecoratorContext): F => {
+  return <F extends (...args: never[]) => unknown>(method: F, context: ClassMethodDecoratorContext & PublicInstance): F => {
     checkContext(context, 'Catch')
     return wrapCatching(method, [{ type, ...options }])
   }
 }
 
 /** Turns every exception type listed in the view's `raises` into its API error. */
-export function CatchDefined<F extends (...args: never[]) => unknown> (method: F, context: ClassMethodDecoratorContext): F {
+export function CatchDefined<F extends (...args: never[]) => unknown> (method: F, context: ClassMethodDecoratorContext & PublicInstance): F {
   checkContext(context, 'CatchDefined')
   return wrapCatching(method, undefined)
 }

@@ -16,3 +16,11 @@ export type {
   ViewRequest, RouteSchemas, HandlerResult, Dependency, DependencyFn, ResponseDoc, ResponsesMap,
   ViewRouteOptions, SharedRouteOptions, RouteDocOptions, MaybePromise
 } from './types.js'
+export { mix, defineMixin, type MixinClass, type MixedClass, type ActionModels, type ActionRegistry } from './mixins.js'
+export {
+  DetailViewMixin, AsyncListAPIView, ListAPIView, AsyncCreateAPIView, CreateAPIView, AsyncRetrieveAPIView, RetrieveAPIView,
+  AsyncUpdateAPIView, UpdateAPIView, AsyncPartialUpdateAPIView, PartialUpdateAPIView, AsyncDestroyAPIView, DestroyAPIView,
+  type ListActions, type CreateActions, type RetrieveActions, type UpdateActions, type PartialUpdateActions, type DestroyActions,
+  type DetailStatics, type ListStatics, type CreateStatics, type UpdateStatics, type ActionViewClass
+} from './actions.js'
+export { componentName } from './naming.js'

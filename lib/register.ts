@@ -30,11 +30,16 @@ export interface StandardAction {
   responseSchema?: (view: ViewClass) => TSchema | undefined
   /** Errors documented on the action (404 on detail actions, 409 on create). */
   throws?: APIErrorClass[]
-  /** Returning `null` or `undefined` answers this error (detail actions with `raiseOnNone`). */
-  onNone?: (view: ViewClass) => Error | undefined
+  /** Returning `null` or `undefined` throws the error this makes (detail actions with `raiseOnNone`). */
+  onNone?: (view: ViewClass) => (() => Error) | undefined
   /** The success response has no body (`returnOnCreate = false`). */
   emptyBody?: (view: ViewClass) => boolean
+  /** Work on the reply once the action returned a value (the `Location` of a create), if the class needs any. */
+  after?: (view: ViewClass) => AfterAction | undefined
 }
+
+/** Runs after an action returned a non-empty value, before the response is built. */
+export type AfterAction = (view: View, value: unknown, reply: FastifyReply) => void
 
 /** The sentinel of a standard action method a class leaves to its subclasses. */
 export const ABSTRACT = Symbol('fastify-views.abstract')
@@ -66,15 +71,14 @@ export interface RouteDefinition {
   options: ViewRouteOptions
   throws: APIErrorClass[]
   responseSchema: TSchema | undefined
-  onNone?: Error
+  onNone?: () => Error
+  after?: AfterAction
   emptyBody: boolean
   standard: boolean
 }
 
 type ViewStatics = ViewClass & Partial<Pick<typeof APIView,
-  'responseSchema' | 'validateResponse' | 'fromAttributes' | 'defaultSerializerOptions' | 'defaultErrors' | 'errors' | 'raises' | 'getDependencies'>> & {
-  standardActions?: () => StandardAction[]
-}
+  'responseSchema' | 'validateResponse' | 'fromAttributes' | 'defaultSerializerOptions' | 'defaultErrors' | 'errors' | 'raises' | 'getDependencies'>>
 
 /** Joins a prefix and a route path: `('/items', '/')` -> `/items`, `('', '/')` -> `/`. */
 export function joinPath (prefix: string, path: string): string {
@@ -104,7 +108,9 @@ export function collectRoutes (klass: ViewClass): RouteDefinition[] {
   const methods = methodsOf(klass)
   const routes: RouteDefinition[] = []
   const standardNames = new Set<string>()
-  for (const action of statics.standardActions?.() ?? []) {
+  for (const action of statics.standardActions()) {
+    // The same action mixed in twice (sync and async) is one route.
+    if (standardNames.has(action.name)) continue
     standardNames.add(action.name)
     const fn = methods.get(action.name)
     if (fn === undefined || (fn as { [ABSTRACT]?: boolean })[ABSTRACT] === true) {
@@ -121,6 +127,7 @@ export function collectRoutes (klass: ViewClass): RouteDefinition[] {
       throws: [...(action.throws ?? []), ...(meta?.throws ?? [])],
       responseSchema: options.responseSchema ?? action.responseSchema?.(klass),
       onNone: action.onNone?.(klass),
+      after: action.after?.(klass),
       emptyBody: action.emptyBody?.(klass) ?? false,
       standard: true
     })
@@ -206,7 +213,7 @@ function applySerializerOptions (v: SerializerVariants, options: SerializerOptio
 }
 
 function buildFinish (klass: ViewStatics, route: RouteDefinition): Finish {
-  const { status, emptyBody, onNone } = route
+  const { status, emptyBody, onNone, after } = route
   const schema = route.responseSchema
   const check = schema !== undefined && klass.validateResponse === true ? compileResponseCheck(schema, klass.fromAttributes ?? null) : undefined
   const defaults = klass.defaultSerializerOptions ?? { byAlias: true }
@@ -219,9 +226,10 @@ function buildFinish (klass: ViewStatics, route: RouteDefinition): Finish {
     if (value === reply) return reply
     if (status !== 200) reply.code(status)
     if (value === null || value === undefined) {
-      if (onNone !== undefined) throw onNone
+      if (onNone !== undefined) throw onNone()
       return reply.send()
     }
+    if (after !== undefined) after(view, value, reply)
     if (emptyBody) return reply.send()
     if (typeof value === 'string' || Buffer.isBuffer(value)) {
       reply.type('text/plain; charset=utf-8')

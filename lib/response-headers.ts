@@ -18,6 +18,10 @@ export function headerName (field: string): string {
   return field.replace(/_/g, '-').toLowerCase()
 }
 
+/** What `ResponseHeaders.define(fields)` returns: the typed `apply` only, not the base class's untyped one. */
+export type DefinedResponseHeaders<F extends HeaderFields> =
+  ResponseHeadersClass<F> & Omit<typeof ResponseHeaders, 'apply' | 'fields'> & (new () => ResponseHeaders)
+
 /**
  * Base class of documented response headers (SEED 2.5). A subclass declares its
  * fields as TypeBox schemas; attribute names become header names with `_` -> `-`.
@@ -35,10 +39,10 @@ export class ResponseHeaders {
   static fields: HeaderFields = {}
 
   /** A subclass with the given fields, typed so that `apply` checks its values. */
-  static define<F extends HeaderFields> (fields: F): typeof ResponseHeaders & ResponseHeadersClass<F> {
+  static define<F extends HeaderFields> (fields: F): DefinedResponseHeaders<F> {
     return class extends ResponseHeaders {
       static override fields = fields
-    } as unknown as typeof ResponseHeaders & ResponseHeadersClass<F>
+    } as unknown as DefinedResponseHeaders<F>
   }
 
   /** Wire header names -> schemas. */

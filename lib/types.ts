@@ -87,7 +87,7 @@ export interface SharedRouteOptions extends FastifyPassThroughOptions, RouteDocO
 /** Options of one route: Fastify's, the request schemas, the success status and body schema. */
 export interface ViewRouteOptions<S extends RouteSchemas = RouteSchemas, R extends TSchema | undefined = TSchema | undefined> extends SharedRouteOptions {
   /** The validated request parts. */
-  schema?: S
+  schema?: S & { [K in Exclude<keyof S, keyof RouteSchemas>]: never }
   /** The success status code (defaults: POST 201, DELETE 204, others 200). */
   statusCode?: number
   /** The success body schema; defaults to the view's `responseSchema`. */

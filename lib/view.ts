@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { StandardAction } from './register.js'
 import type { ResponseHeadersClass } from './response-headers.js'
 
 /**
@@ -13,6 +14,14 @@ export class View {
   /** The detail path of an action; override to vary it per action. */
   static getDetailRoute (_action: string): string {
     return this.detailRoute
+  }
+
+  /**
+   * The standard actions (list, create, ...) this class contributes. Action mixins
+   * extend the list; a plain view has none.
+   */
+  static standardActions (): StandardAction[] {
+    return []
   }
 
   /** The documented headers of an action's success response, or `undefined` (SEED 2.5). */

@@ -10,6 +10,8 @@ import { build, problem } from './helpers.js'
 
 const Body = Type.Object({ name: Type.String({ minLength: 1 }), price: Type.Number({ minimum: 0 }) })
 const Anything = Type.Array(Type.Unknown())
+const KindParams = Type.Object({ kind: Type.String() })
+const WhichQuery = Type.Object({ which: Type.String() })
 
 class LookupFailed extends Error {}
 class OutOfStock extends Error {}
@@ -37,8 +39,8 @@ class Shop extends APIView {
   @Get('/teapot')
   teapot (): never { throw Object.assign(new Error('I am a teapot'), { statusCode: 418 }) }
 
-  @Get('/api-error/:kind')
-  apiError (request: ViewRequest<{ params: ReturnType<typeof Type.Object<{ kind: ReturnType<typeof Type.String> }>> }>): never {
+  @Get('/api-error/:kind', { schema: { params: KindParams } })
+  apiError (request: ViewRequest<{ params: typeof KindParams }>): never {
     switch (request.params.kind) {
       case 'unauthorized': throw new Unauthorized(undefined, { headers: { 'www-authenticate': 'Bearer' } })
       case 'conflict': throw new Conflict('Name taken.', { extensions: { name: 'duplicate' } })
@@ -86,10 +88,10 @@ class Shop extends APIView {
   @CatchDefined
   async definedUnmapped (): Promise<never> { throw new Unmapped('internal') }
 
-  @Get('/stacked')
+  @Get('/stacked', { schema: { querystring: WhichQuery } })
   @Catch(OutOfStock)
   @Catch(LookupFailed, { status: 410, detail: 'Gone.' })
-  stacked (request: ViewRequest<{ querystring: ReturnType<typeof Type.Object<{ which: ReturnType<typeof Type.String> }>> }>): never {
+  stacked (request: ViewRequest<{ querystring: typeof WhichQuery }>): never {
     if (request.query.which === 'stock') throw new OutOfStock()
     throw new LookupFailed()
   }

@@ -9,10 +9,9 @@ export async function build (options: FastifyViewsOptions, serverOptions: Fastif
   return app
 }
 
-interface Assert {
-  equal: (a: unknown, b: unknown, msg?: string) => void
-  match: (a: unknown, b: unknown, msg?: string) => void
-}
+import type { Test } from 'tap'
+
+type Assert = Pick<Test, 'equal' | 'match'>
 
 /** Asserts an RFC 9457 problem response and returns its body. */
 export function problem (t: Assert, res: LightMyRequestResponse, status: number): Record<string, any> {

@@ -64,7 +64,7 @@ test('a router can register itself without the plugin', async (t) => {
 test('invalid plugin entries are refused with a TypeError', async (t) => {
   for (const entry of [123, { prefix: '/x' }, class NotAView {}, null]) {
     const app = Fastify()
-    await t.rejects(app.register(views, { views: [entry] } as unknown as FastifyViewsOptions).ready(), { name: 'TypeError', message: /each entry of `views`/ })
+    await t.rejects(async () => { await app.register(views, { views: [entry] } as unknown as FastifyViewsOptions).ready() }, { name: 'TypeError', message: /each entry of `views`/ })
   }
 })
 

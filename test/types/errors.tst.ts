@@ -1,4 +1,4 @@
-import { Type, type TInteger } from '@sinclair/typebox'
+import { Type, type TInteger, type TSchema } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
 import { describe, expect, test } from 'tstyche'
 import {
@@ -93,7 +93,7 @@ describe('ResponseHeaders', () => {
   test('define keeps the field schemas', () => {
     expect(PageHeaders.fields.x_total_count).type.toBe<TInteger>()
     expect(LinkHeaders.fields.x_total_count).type.toBe<TInteger>()
-    expect(PageHeaders.headers()).type.toBe<Record<string, ReturnType<typeof Type.Any> | import('@sinclair/typebox').TSchema>>()
+    expect(PageHeaders.headers()).type.toBe<Record<string, TSchema>>()
     expect(PageHeaders).type.toBeAssignableTo<ResponseHeadersClass>()
     expect(LinkHeaders).type.toBeAssignableTo<ResponseHeadersClass>()
   })
@@ -116,9 +116,9 @@ describe('ResponseHeaders', () => {
     // `define` returns `typeof ResponseHeaders & ResponseHeadersClass<F>`: the base class's
     // `apply(reply, values: Record<string, unknown>)` is an overload that accepts anything.
     // `.fail`: flip when lib is fixed.
-    expect.fail(PageHeaders.apply).type.not.toBeCallableWith(reply, { x_total_count: 'nope' })
-    expect.fail(LinkHeaders.apply).type.not.toBeCallableWith(reply, { x_total_count: 'nope' })
-    expect.fail(PageHeaders.apply).type.not.toBeCallableWith(reply, { x_unknown: 1 })
+    expect(PageHeaders.apply).type.not.toBeCallableWith(reply, { x_total_count: 'nope' })
+    expect(LinkHeaders.apply).type.not.toBeCallableWith(reply, { x_total_count: 'nope' })
+    expect(PageHeaders.apply).type.not.toBeCallableWith(reply, { x_unknown: 1 })
   })
 
   test('responseHeaders options take a ResponseHeaders class', () => {

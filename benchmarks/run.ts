@@ -1,0 +1,443 @@
+/**
+ * The benchmark runner (`npm run bench`): starts `server.js` in a child process,
+ * drives every variant of every scenario with autocannon, interleaved over several
+ * rounds, and reports per variant the median req/s and the median server CPU time
+ * per request, compared with the scenario's hand-written Fastify route.
+ *
+ * Settings (environment): BENCH_ROUNDS (5), BENCH_DURATION (3 s per run),
+ * BENCH_WARMUP (2 s per variant), BENCH_CONNECTIONS (50), BENCH_PIPELINING (1),
+ * BENCH_RETRIES (2: a run during which other processes used more than 10% of a
+ * core is repeated up to this many times), BENCH_SCENARIOS (comma-separated names,
+ * default all), BENCH_PROFILE (1 or a directory: the server runs with --cpu-prof),
+ * BENCH_JSON (a file for raw results).
+ */
+import { execFileSync, fork, type ChildProcess } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+import autocannon from 'autocannon'
+import type { ParentMessage, ScenarioManifest, ServerMessage, VariantManifest } from './protocol.js'
+import { fixed, integer, max, median, min, percent, ratio, table } from './stats.js'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const root = resolve(here, '..', '..')
+
+/** The target of the issue: a view costs at most 3% more than the hand-written route. */
+const TARGET = 0.03
+/** Pause between runs, so one run's connection teardown is not billed to the next. */
+const PAUSE_MS = 250
+/** Other processes using more than this share of a core during a run are worth a warning. */
+const OTHER_LOAD_WARNING = 0.1
+
+// ---------------------------------------------------------------------------
+// Settings
+
+function numberSetting (name: string, fallback: number, integerOnly: boolean): number {
+  const raw = process.env[name]
+  if (raw === undefined || raw === '') return fallback
+  const value = Number(raw)
+  if (!Number.isFinite(value) || value <= 0 || (integerOnly && !Number.isInteger(value))) {
+    throw new Error(`${name} must be a positive ${integerOnly ? 'integer' : 'number'}, got ${JSON.stringify(raw)}`)
+  }
+  return value
+}
+
+const settings = {
+  rounds: numberSetting('BENCH_ROUNDS', 5, true),
+  duration: numberSetting('BENCH_DURATION', 3, false),
+  warmup: numberSetting('BENCH_WARMUP', 2, false),
+  connections: numberSetting('BENCH_CONNECTIONS', 50, true),
+  pipelining: numberSetting('BENCH_PIPELINING', 1, true),
+  /** Times a run is repeated when other processes used more than 10% of a core during it. */
+  retries: process.env.BENCH_RETRIES === '0' ? 0 : numberSetting('BENCH_RETRIES', 2, true),
+  scenarios: (process.env.BENCH_SCENARIOS ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''),
+  profile: process.env.BENCH_PROFILE ?? '',
+  json: process.env.BENCH_JSON ?? ''
+}
+
+function packageVersion (name: string): string {
+  try {
+    const pkg = JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }
+    return pkg.version
+  } catch {
+    return '?'
+  }
+}
+
+/** The commit the library was built from, and whether lib/ had uncommitted changes. */
+function libraryRevision (): string {
+  try {
+    const git = (...args: string[]): string => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+    const dirty = git('status', '--porcelain', '--', 'lib') !== ''
+    return `${git('rev-parse', '--short', 'HEAD')}${dirty ? ' + uncommitted changes in lib/' : ''}`
+  } catch {
+    return 'unknown (not a git checkout)'
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The server process
+
+class ServerProcess {
+  readonly child: ChildProcess
+  readonly port: number
+  readonly scenarios: ScenarioManifest[]
+  private nextId = 0
+  private readonly pending = new Map<number, (usage: NodeJS.CpuUsage) => void>()
+
+  private constructor (child: ChildProcess, port: number, scenarios: ScenarioManifest[]) {
+    this.child = child
+    this.port = port
+    this.scenarios = scenarios
+    child.on('message', (message: ServerMessage) => {
+      if (message.type !== 'cpu') return
+      this.pending.get(message.id)?.(message.usage)
+      this.pending.delete(message.id)
+    })
+  }
+
+  static start (execArgv: string[]): Promise<ServerProcess> {
+    const child = fork(join(here, 'server.js'), [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error('the server did not start within 30 s')) }, 30_000)
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer)
+        reject(new Error(`the server exited before it was ready (code ${code}, signal ${signal})`))
+      })
+      child.on('message', function onReady (message: ServerMessage) {
+        if (message.type !== 'ready') return
+        clearTimeout(timer)
+        child.off('message', onReady)
+        child.removeAllListeners('exit')
+        child.once('exit', (code, signal) => {
+          if (!stopping) {
+            console.error(`\nthe server exited unexpectedly (code ${code}, signal ${signal})`)
+            process.exit(1)
+          }
+        })
+        resolve(new ServerProcess(child, message.port, message.scenarios))
+      })
+    })
+  }
+
+  /** The server's CPU time so far; with `gc`, after a full garbage collection. */
+  cpu (gc: boolean): Promise<NodeJS.CpuUsage> {
+    const id = this.nextId++
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve)
+      this.send({ type: 'cpu', id, gc })
+    })
+  }
+
+  private send (message: ParentMessage): void {
+    this.child.send(message)
+  }
+
+  /** Asks the server to exit (writing its CPU profile if any); kills it after 10 s. */
+  async stop (): Promise<void> {
+    stopping = true
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()))
+    this.send({ type: 'exit' })
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000)
+    await exited
+    clearTimeout(timer)
+  }
+}
+
+let stopping = false
+let server: ServerProcess | undefined
+
+function killServer (): void {
+  stopping = true
+  if (server !== undefined && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL')
+}
+
+process.on('exit', killServer)
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => { killServer(); process.exit(130) })
+}
+
+// ---------------------------------------------------------------------------
+// Measuring
+
+interface Measurement {
+  variant: string
+  round: number
+  /** Requests completed (responses received). */
+  requests: number
+  /** Seconds, as autocannon measured the run. */
+  seconds: number
+  reqPerSec: number
+  /** Server user + system CPU time of the run, µs. */
+  serverCpuUs: number
+  serverCpuUsPerReq: number
+  /** Server CPU time / wall time of the run (1 = one core busy). */
+  serverCpuShare: number
+  /** The same for this process, i.e. autocannon. */
+  clientCpuShare: number
+  /** CPU time of every other process of the machine / wall time (Linux only; NaN elsewhere). */
+  otherCpuShare: number
+  errors: number
+  unexpected: number
+  /** How many times the run was repeated because of other load on the machine. */
+  retries: number
+  latencyP50: number
+  latencyP99: number
+}
+
+function cannon (options: autocannon.Options): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    autocannon(options, (error, result) => error === null || error === undefined ? resolve(result) : reject(error))
+  })
+}
+
+function cpuMicros (before: NodeJS.CpuUsage, after: NodeJS.CpuUsage): number {
+  return (after.user - before.user) + (after.system - before.system)
+}
+
+/** Linux clock ticks per second of /proc/stat (USER_HZ, 100 on every mainstream kernel). */
+const USER_HZ = 100
+
+/**
+ * CPU time every process of the machine used so far (busy = all but idle and iowait),
+ * µs, from /proc/stat; `undefined` where there is no /proc/stat. What is neither the
+ * server's nor autocannon's is other load on the machine, which skews a run.
+ */
+function machineBusyMicros (): number | undefined {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]
+    const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number)
+    return (user + nice + system + irq + softirq + steal) * (1e6 / USER_HZ)
+  } catch {
+    return undefined
+  }
+}
+
+async function measure (srv: ServerProcess, variant: VariantManifest, seconds: number, round: number): Promise<Measurement> {
+  const { request } = variant
+  await sleep(PAUSE_MS)
+  const clientBefore = process.cpuUsage()
+  const machineBefore = machineBusyMicros()
+  const started = process.hrtime.bigint()
+  const before = await srv.cpu(true)
+  const result = await cannon({
+    url: `http://127.0.0.1:${srv.port}${request.path}`,
+    method: request.method,
+    ...(request.headers === undefined ? {} : { headers: request.headers }),
+    ...(request.body === undefined ? {} : { body: request.body }),
+    connections: settings.connections,
+    pipelining: settings.pipelining,
+    duration: seconds,
+    timeout: 10
+  })
+  const after = await srv.cpu(false)
+  const wall = Number(process.hrtime.bigint() - started) / 1e9
+  const machineAfter = machineBusyMicros()
+  const clientCpu = cpuMicros(clientBefore, process.cpuUsage())
+  const requests = result.requests.total
+  const serverCpuUs = cpuMicros(before, after)
+  const expected = request.expectStatus
+  const unexpected = expected === undefined ? result.non2xx : requests - (result.statusCodeStats[String(expected)]?.count ?? 0)
+  return {
+    variant: variant.id,
+    round,
+    requests,
+    seconds: result.duration,
+    reqPerSec: requests / result.duration,
+    serverCpuUs,
+    serverCpuUsPerReq: serverCpuUs / requests,
+    serverCpuShare: serverCpuUs / 1e6 / wall,
+    clientCpuShare: clientCpu / 1e6 / wall,
+    otherCpuShare: machineBefore === undefined || machineAfter === undefined
+      ? Number.NaN
+      : Math.max(0, machineAfter - machineBefore - serverCpuUs - clientCpu) / 1e6 / wall,
+    errors: result.errors + result.timeouts,
+    unexpected,
+    retries: 0,
+    latencyP50: result.latency.p50,
+    latencyP99: result.latency.p99
+  }
+}
+
+/** Requests every variant once: the status must be right and the body the baseline's. */
+async function sanityCheck (srv: ServerProcess, scenarios: ScenarioManifest[]): Promise<void> {
+  for (const scenario of scenarios) {
+    let baselineBody: string | undefined
+    for (const variant of scenario.variants) {
+      const { request } = variant
+      const response = await fetch(`http://127.0.0.1:${srv.port}${request.path}`, {
+        method: request.method,
+        ...(request.headers === undefined ? {} : { headers: request.headers }),
+        ...(request.body === undefined ? {} : { body: request.body })
+      })
+      const body = await response.text()
+      const statusOk = request.expectStatus === undefined ? response.status >= 200 && response.status < 300 : response.status === request.expectStatus
+      if (!statusOk) throw new Error(`${variant.id}: ${request.method} ${request.path} answered ${response.status}: ${body.slice(0, 500)}`)
+      if (variant.baseline) baselineBody = body
+      else if (variant.sameBodyAsBaseline && body !== baselineBody) {
+        throw new Error(`${variant.id}: the body differs from the baseline's\n  baseline: ${baselineBody?.slice(0, 300)}\n  variant:  ${body.slice(0, 300)}`)
+      }
+      console.log(`  ${variant.id.padEnd(width)}  ${request.method} ${request.path}  -> ${response.status}, ${body.length} bytes, ${response.headers.get('content-type')}`)
+    }
+  }
+}
+
+function formatRun (m: Measurement): string {
+  const flags = m.errors + m.unexpected > 0 ? `  !! ${m.errors} errors/timeouts, ${m.unexpected} unexpected statuses` : ''
+  return `${m.variant.padEnd(width)}  ${integer(m.reqPerSec).padStart(7)} req/s  ${fixed(m.serverCpuUsPerReq, 2).padStart(6)} µs/req` +
+    `  server CPU ${fixed(m.serverCpuShare * 100, 0).padStart(3)}%  client CPU ${fixed(m.clientCpuShare * 100, 0).padStart(3)}%` +
+    `  other CPU ${fixed(m.otherCpuShare * 100, 0).padStart(3)}%` +
+    `  p50 ${m.latencyP50} ms  p99 ${m.latencyP99} ms${flags}`
+}
+
+let width = 0
+
+// ---------------------------------------------------------------------------
+// Main
+
+async function main (): Promise<void> {
+  const execArgv = ['--expose-gc']
+  let profileDir: string | undefined
+  if (settings.profile !== '' && settings.profile !== '0') {
+    profileDir = settings.profile === '1' ? join(root, 'build', 'benchmarks', 'profiles') : resolve(settings.profile)
+    execArgv.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`)
+  }
+
+  const envLine = [
+    `BENCH_ROUNDS=${settings.rounds}`, `BENCH_DURATION=${settings.duration}`, `BENCH_WARMUP=${settings.warmup}`,
+    `BENCH_CONNECTIONS=${settings.connections}`, `BENCH_PIPELINING=${settings.pipelining}`, `BENCH_RETRIES=${settings.retries}`,
+    ...(settings.scenarios.length > 0 ? [`BENCH_SCENARIOS=${settings.scenarios.join(',')}`] : []),
+    ...(profileDir !== undefined ? [`BENCH_PROFILE=${settings.profile}`] : [])
+  ].join(' ')
+  const cpus = os.cpus()
+  console.log('# fastify-views benchmark\n')
+  console.log(`command:   ${envLine} npm run bench`)
+  console.log('           (= tsc -p tsconfig.json && node build/benchmarks/run.js; the server is node ' +
+    `${execArgv.join(' ')} build/benchmarks/server.js, forked)`)
+  console.log(`load:      autocannon, ${settings.connections} connections, pipelining ${settings.pipelining}, ` +
+    `${settings.duration} s per run, ${settings.rounds} rounds, ${settings.warmup} s warm-up per variant, variants rotated each round`)
+  console.log(`machine:   ${cpus[0]?.model ?? '?'}, ${cpus.length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ` +
+    `${os.platform()} ${os.release()} ${os.arch()}`)
+  console.log(`software:  node ${process.version}, fastify ${packageVersion('fastify')}, ` +
+    `@sinclair/typebox ${packageVersion('@sinclair/typebox')}, autocannon ${packageVersion('autocannon')}`)
+  console.log(`library:   fastify-views ${libraryRevision()}`)
+  console.log('metric:    server CPU µs/request = (user + system CPU delta of the server process) / requests completed\n')
+
+  server = await ServerProcess.start(execArgv)
+  const srv = server
+  const scenarios = settings.scenarios.length === 0
+    ? srv.scenarios
+    : settings.scenarios.map((name) => {
+      const found = srv.scenarios.find((s) => s.name === name)
+      if (found === undefined) throw new Error(`unknown scenario ${name} (known: ${srv.scenarios.map((s) => s.name).join(', ')})`)
+      return found
+    })
+  const variants = scenarios.flatMap((s) => s.variants)
+  width = Math.max(...variants.map((v) => v.id.length))
+  console.log(`server:    pid ${srv.child.pid}, http://127.0.0.1:${srv.port}\n`)
+
+  console.log('## Sanity check\n')
+  for (const scenario of scenarios) {
+    console.log(`${scenario.name}: ${scenario.description}`)
+    for (const v of scenario.variants) console.log(`  ${v.id.padEnd(width)}  ${v.label}`)
+  }
+  console.log()
+  await sanityCheck(srv, scenarios)
+
+  console.log('\n## Warm-up\n')
+  for (const variant of variants) console.log(formatRun(await measure(srv, variant, settings.warmup, 0)))
+
+  const runs: Measurement[] = []
+  for (let round = 1; round <= settings.rounds; round++) {
+    console.log(`\n## Round ${round}/${settings.rounds}\n`)
+    const shift = (round - 1) % variants.length
+    const order = [...variants.slice(shift), ...variants.slice(0, shift)]
+    for (const variant of order) {
+      let m = await measure(srv, variant, settings.duration, round)
+      // Another process took CPU during the run: its figures are skewed, run it again.
+      for (let retry = 1; retry <= settings.retries && m.otherCpuShare > OTHER_LOAD_WARNING; retry++) {
+        console.log(`${formatRun(m)}  (other load, run again)`)
+        m = await measure(srv, variant, settings.duration, round)
+        m.retries = retry
+      }
+      runs.push(m)
+      console.log(formatRun(m))
+    }
+  }
+
+  await srv.stop()
+  if (profileDir !== undefined) console.log(`\nserver CPU profile written to ${profileDir}`)
+
+  report(scenarios, runs)
+
+  if (settings.json !== '') {
+    writeFileSync(settings.json, JSON.stringify({ settings, scenarios, runs }, null, 2))
+    console.log(`\nraw results written to ${settings.json}`)
+  }
+  const failed = runs.filter((m) => m.errors + m.unexpected > 0)
+  if (failed.length > 0) {
+    console.error(`\n${failed.length} run(s) had errors or unexpected statuses: the figures above are not valid`)
+    process.exitCode = 1
+  }
+}
+
+function report (scenarios: ScenarioManifest[], runs: Measurement[]): void {
+  console.log('\n## Results (medians over rounds)\n')
+  const rows: string[][] = []
+  const verdicts: string[] = []
+  for (const scenario of scenarios) {
+    const baseline = scenario.variants.find((v) => v.baseline)!
+    const ofVariant = (id: string): Measurement[] => runs.filter((m) => m.variant === id)
+    const base = ofVariant(baseline.id)
+    const baseRps = median(base.map((m) => m.reqPerSec))
+    const baseCpu = median(base.map((m) => m.serverCpuUsPerReq))
+    for (const variant of scenario.variants) {
+      const own = ofVariant(variant.id)
+      const rps = median(own.map((m) => m.reqPerSec))
+      const cpu = median(own.map((m) => m.serverCpuUsPerReq))
+      // The same round's baseline run: a ratio that does not move with drift between rounds.
+      const paired = own.map((m) => m.serverCpuUsPerReq / base.find((b) => b.round === m.round)!.serverCpuUsPerReq)
+      rows.push([
+        variant.id,
+        integer(rps),
+        variant.baseline ? '1' : ratio(rps / baseRps),
+        fixed(cpu, 2),
+        variant.baseline ? '1' : ratio(cpu / baseCpu),
+        variant.baseline ? '' : `${fixed(min(paired), 3)}–${fixed(max(paired), 3)}`,
+        `${fixed(min(own.map((m) => m.serverCpuUsPerReq)), 2)}–${fixed(max(own.map((m) => m.serverCpuUsPerReq)), 2)}`,
+        `${fixed(median(own.map((m) => m.serverCpuShare)) * 100, 0)}%`
+      ])
+      if (!variant.baseline) {
+        const cpuRatio = cpu / baseCpu
+        verdicts.push(`${variant.id}: server CPU per request ${percent(cpuRatio)}, req/s ${percent(rps / baseRps)} vs ${baseline.id} — ` +
+          (cpuRatio <= 1 + TARGET ? 'within' : 'OVER') + ` the ${TARGET * 100}% target`)
+      }
+    }
+  }
+  console.log(table(
+    ['variant', 'req/s', 'req/s ×base', 'server CPU µs/req', 'CPU ×base', 'CPU ×base per round', 'CPU µs/req range', 'server CPU'],
+    rows,
+    [false, true, true, true, true, true, true, true]
+  ))
+  console.log('\n' + verdicts.join('\n'))
+  const other = runs.map((m) => m.otherCpuShare).filter((x) => !Number.isNaN(x))
+  if (other.length > 0) {
+    console.log(`\nother processes of the machine used ${fixed(median(other) * 100, 0)}% of a core during the median run ` +
+      `(max ${fixed(max(other) * 100, 0)}%)` + (max(other) > OTHER_LOAD_WARNING ? ': the machine was not idle, expect noise' : ''))
+    const repeated = runs.filter((m) => m.retries > 0).length
+    if (repeated > 0) console.log(`${repeated} run(s) were repeated because of other load on the machine`)
+  }
+}
+
+try {
+  await main()
+} catch (error) {
+  console.error(error)
+  process.exitCode = 1
+}
+killServer()
+// autocannon or a stray socket must not keep the process alive.
+process.exit()

@@ -1,0 +1,58 @@
+/**
+ * The benchmark server: every scenario's routes on one Fastify instance, bound to
+ * 127.0.0.1 on an ephemeral port. Started by `run.js` with `child_process.fork`, so
+ * its CPU time is its own; it answers the runner's `cpu` messages with
+ * `process.cpuUsage()` and exits on `exit` (or when the runner goes away).
+ */
+import type { AddressInfo } from 'node:net'
+import Fastify from 'fastify'
+import type { ParentMessage, ScenarioManifest, ServerMessage, VariantManifest } from './protocol.js'
+import { scenarios } from './scenarios/index.js'
+import type { Scenario, VariantDefinition } from './scenarios/types.js'
+
+if (process.send === undefined) {
+  console.error('benchmarks/server.js is started by benchmarks/run.js (npm run bench), not on its own')
+  process.exit(1)
+}
+
+function send (message: ServerMessage): void {
+  process.send!(message)
+}
+
+function manifest (scenario: Scenario): ScenarioManifest {
+  const variant = (definition: VariantDefinition, baseline: boolean): VariantManifest => ({
+    id: `${scenario.name}/${definition.name}`,
+    scenario: scenario.name,
+    name: definition.name,
+    label: definition.label,
+    baseline,
+    request: definition.request,
+    sameBodyAsBaseline: definition.sameBodyAsBaseline ?? true
+  })
+  return {
+    name: scenario.name,
+    description: scenario.description,
+    variants: [variant(scenario.baseline, true), ...scenario.variants.map((v) => variant(v, false))]
+  }
+}
+
+const app = Fastify({ logger: false })
+for (const scenario of scenarios) {
+  await app.register(async (scope) => { await scenario.register(scope) })
+}
+await app.listen({ host: '127.0.0.1', port: 0 })
+
+const gc = (globalThis as { gc?: () => void }).gc
+
+process.on('message', (message: ParentMessage) => {
+  if (message.type === 'cpu') {
+    if (message.gc && gc !== undefined) gc()
+    send({ type: 'cpu', id: message.id, usage: process.cpuUsage() })
+  } else if (message.type === 'exit') {
+    app.close().finally(() => process.exit(0))
+  }
+})
+// The runner died without saying goodbye: do not outlive it.
+process.on('disconnect', () => process.exit(0))
+
+send({ type: 'ready', port: (app.server.address() as AddressInfo).port, scenarios: scenarios.map(manifest) })

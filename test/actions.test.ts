@@ -1,0 +1,240 @@
+import { test } from 'tap'
+import { Type, type Static } from '@sinclair/typebox'
+import type { FastifyRequest } from 'fastify'
+import {
+  APIView, AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView, AsyncPartialUpdateAPIView, AsyncRetrieveAPIView, AsyncUpdateAPIView,
+  CreateAPIView, DestroyAPIView, DetailViewMixin, Get, ListAPIView, Override, PartialUpdateAPIView, RetrieveAPIView, UpdateAPIView, mix
+} from '../lib/index.js'
+import { build, problem } from './helpers.js'
+
+const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() }, { $id: 'Item' })
+const ItemIn = Type.Object({ name: Type.String(), price: Type.Number({ minimum: 0 }) })
+const IdParams = Type.Object({ id: Type.Integer() })
+type ItemT = Static<typeof Item>
+
+/** The two families share one runtime; the table runs every case on both. */
+const families = [
+  {
+    name: 'async',
+    wrap: <T>(value: T) => Promise.resolve(value),
+    List: AsyncListAPIView, Create: AsyncCreateAPIView, Retrieve: AsyncRetrieveAPIView,
+    Update: AsyncUpdateAPIView, PartialUpdate: AsyncPartialUpdateAPIView, Destroy: AsyncDestroyAPIView
+  },
+  {
+    name: 'sync',
+    wrap: <T>(value: T) => value,
+    List: ListAPIView, Create: CreateAPIView, Retrieve: RetrieveAPIView,
+    Update: UpdateAPIView, PartialUpdate: PartialUpdateAPIView, Destroy: DestroyAPIView
+  }
+] as const
+
+type Family = (typeof families)[number]
+
+function crud (family: Family) {
+  const rows = new Map<number, ItemT>([[1, { id: 1, name: 'one', price: 1 }]])
+  const { wrap } = family
+  const Base = mix(family.List, family.Create, family.Retrieve, family.Update, family.PartialUpdate, family.Destroy) as unknown as typeof APIView
+  class Items extends Base {
+    static override responseSchema = Item
+    static createSchema = ItemIn
+    static detailParams = IdParams
+    list () { return wrap([...rows.values()]) }
+    create (request: FastifyRequest<{ Body: Static<typeof ItemIn> }>) {
+      if (request.body.name === 'taken') return wrap(null)
+      const id = rows.size + 1
+      rows.set(id, { id, ...request.body })
+      return wrap(rows.get(id))
+    }
+
+    getLocation (obj: ItemT) { return `/items/${obj.id}` }
+    retrieve (request: FastifyRequest<{ Params: { id: number } }>) { return wrap(rows.get(request.params.id) ?? null) }
+    update (request: FastifyRequest<{ Params: { id: number }, Body: Static<typeof ItemIn> }>) {
+      const row = rows.get(request.params.id)
+      if (row === undefined) return wrap(null)
+      Object.assign(row, request.body)
+      return wrap(row)
+    }
+
+    partialUpdate (request: FastifyRequest<{ Params: { id: number }, Body: Partial<Static<typeof ItemIn>> }>) {
+      const row = rows.get(request.params.id)
+      if (row === undefined) return wrap(undefined)
+      Object.assign(row, request.body)
+      return wrap(row)
+    }
+
+    destroy (request: FastifyRequest<{ Params: { id: number } }>) { return wrap(rows.delete(request.params.id) ? true : null) }
+  }
+  return { Items, rows }
+}
+
+for (const family of families) {
+  test(`${family.name}: every CRUD action with its seed status`, async (t) => {
+    const { Items, rows } = crud(family)
+    const app = await build({ views: [{ view: Items, prefix: '/items' }] })
+    t.teardown(() => app.close())
+
+    t.same((await app.inject('/items')).json(), [{ id: 1, name: 'one', price: 1 }], 'list: 200 array')
+
+    const created = await app.inject({ method: 'POST', url: '/items', payload: { name: 'two', price: 2 } })
+    t.equal(created.statusCode, 201, 'create: 201')
+    t.equal(created.headers.location, '/items/2', 'getLocation sets Location')
+    t.same(created.json(), { id: 2, name: 'two', price: 2 })
+    t.equal(problem(t, await app.inject({ method: 'POST', url: '/items', payload: { name: 'taken', price: 2 } }), 409).title, 'Conflict', 'create returning null: 409')
+
+    t.same((await app.inject('/items/2')).json(), { id: 2, name: 'two', price: 2 }, 'retrieve: 200')
+    const missing = problem(t, await app.inject('/items/99'), 404)
+    t.equal(missing.detail, 'Item does not exist', 'errorMessage formatted with the component name')
+
+    const put = await app.inject({ method: 'PUT', url: '/items/2', payload: { name: 'deux', price: 3 } })
+    t.equal(put.statusCode, 200)
+    t.same(put.json(), { id: 2, name: 'deux', price: 3 })
+    problem(t, await app.inject({ method: 'PUT', url: '/items/99', payload: { name: 'x', price: 1 } }), 404)
+    problem(t, await app.inject({ method: 'PUT', url: '/items/2', payload: { name: 'x' } }), 400)
+
+    const patch = await app.inject({ method: 'PATCH', url: '/items/2', payload: { price: 4 } })
+    t.same(patch.json(), { id: 2, name: 'deux', price: 4 }, 'partialUpdate: only the fields sent')
+    problem(t, await app.inject({ method: 'PATCH', url: '/items/99', payload: {} }), 404)
+    problem(t, await app.inject({ method: 'PATCH', url: '/items/2', payload: { price: -1 } }), 400)
+
+    const del = await app.inject({ method: 'DELETE', url: '/items/2' })
+    t.equal(del.statusCode, 204)
+    t.equal(del.body, '')
+    problem(t, await app.inject({ method: 'DELETE', url: '/items/2' }), 404)
+    t.equal(rows.size, 1)
+
+    const bad = problem(t, await app.inject('/items/abc'), 400)
+    t.same(bad.errors, [{ detail: 'Expected integer', pointer: '#/id', in: 'path', parameter: 'id' }], 'the id is typed by detailParams')
+  })
+
+  test(`${family.name}: subsets register only their verbs`, async (t) => {
+    class ReadOnly extends (mix(family.List, family.Retrieve) as unknown as typeof APIView) {
+      static override responseSchema = Item
+      list () { return family.wrap([]) }
+      retrieve () { return family.wrap({ id: 1, name: 'r', price: 0 }) }
+    }
+    const app = await build({ views: [{ view: ReadOnly, prefix: '/ro' }] })
+    t.teardown(() => app.close())
+    t.equal((await app.inject('/ro')).statusCode, 200)
+    t.equal((await app.inject('/ro/1')).statusCode, 200)
+    t.equal((await app.inject({ method: 'POST', url: '/ro', payload: {} })).statusCode, 404)
+    t.equal((await app.inject({ method: 'DELETE', url: '/ro/1' })).statusCode, 404)
+  })
+
+  test(`${family.name}: returnOnCreate and returnOnUpdate false keep the status with an empty body`, async (t) => {
+    const { Items } = crud(family)
+    class Quiet extends Items {
+      static returnOnCreate = false
+      static returnOnUpdate = false
+    }
+    const app = await build({ views: [{ view: Quiet, prefix: '/q' }] })
+    t.teardown(() => app.close())
+    for (const [method, url, status] of [['POST', '/q', 201], ['PUT', '/q/1', 200], ['PATCH', '/q/1', 200]] as const) {
+      const res = await app.inject({ method, url, payload: { name: 'n', price: 1 } })
+      t.equal(res.statusCode, status, `${method} keeps ${status}`)
+      t.equal(res.body, '', `${method} has an empty body`)
+      t.equal(res.headers['content-type'], undefined, `${method} has no content type`)
+    }
+    t.equal((await app.inject({ method: 'POST', url: '/q', payload: { name: 'n', price: 1 } })).headers.location, '/items/3', 'Location is still sent')
+  })
+
+  test(`${family.name}: raiseOnNone false and a custom errorMessage`, async (t) => {
+    class Lenient extends (family.Retrieve as unknown as typeof APIView) {
+      static override responseSchema = Item
+      static raiseOnNone = false
+      retrieve () { return family.wrap(null) }
+    }
+    class Worded extends (family.Retrieve as unknown as typeof APIView) {
+      static override apiComponentName = 'Widget'
+      static errorMessage = 'No {} here'
+      retrieve () { return family.wrap(null) }
+    }
+    const app = await build({ views: [{ view: Lenient, prefix: '/l' }, { view: Worded, prefix: '/w' }] })
+    t.teardown(() => app.close())
+    const lenient = await app.inject('/l/1')
+    t.equal(lenient.statusCode, 200)
+    t.equal(lenient.body, '')
+    t.equal(problem(t, await app.inject('/w/1'), 404).detail, 'No Widget here')
+  })
+}
+
+test('responseSchemaAsList false lets list return an envelope', async (t) => {
+  const Page = Type.Object({ items: Type.Array(Item), total: Type.Integer() })
+  class Enveloped extends AsyncListAPIView<{ list: Static<typeof Page> }> {
+    static override responseSchema = Page
+    static override responseSchemaAsList = false
+    override async list () { return { items: [], total: 0 } }
+  }
+  const app = await build({ views: [Enveloped] })
+  t.teardown(() => app.close())
+  t.same((await app.inject('/')).json(), { items: [], total: 0 })
+})
+
+test('an abstract view (an action left unimplemented) is a TypeError naming view and method', async (t) => {
+  class HalfDone extends mix(AsyncListAPIView, AsyncRetrieveAPIView) {
+    override async list () { return [] }
+  }
+  await t.rejects(build({ views: [HalfDone] }), { name: 'TypeError', message: 'Cannot register HalfDone: it is abstract, action method "retrieve" is not implemented' })
+  await t.rejects(build({ views: [AsyncListAPIView] }), { name: 'TypeError', message: /Cannot register AsyncListAPIView: .*"list"/ })
+})
+
+test('Override changes a standard action; the outer decorator wins on scalars', async (t) => {
+  class Items extends AsyncCreateAPIView {
+    static override responseSchema = Item
+    static override createSchema = ItemIn
+
+    @Override({ statusCode: 200, summary: 'inner' })
+    @Override({ summary: 'outer', tags: ['items'] })
+    override async create () { return { id: 1, name: 'n', price: 1 } }
+  }
+  const app = await build({ views: [Items] })
+  t.teardown(() => app.close())
+  const res = await app.inject({ method: 'POST', url: '/', payload: { name: 'n', price: 1 } })
+  t.equal(res.statusCode, 200, 'statusCode from Override')
+  const route = app.hasRoute({ method: 'POST', url: '/' })
+  t.ok(route)
+})
+
+test('getDetailRoute varies the detail path per action; custom routes coexist', async (t) => {
+  class Slugged extends mix(AsyncRetrieveAPIView, AsyncDestroyAPIView)<{ params: { slug: string } }> {
+    static override detailParams = Type.Object({ slug: Type.String({ pattern: '^[a-z-]+$' }) })
+    static override getDetailRoute (action: string): string {
+      return action === 'destroy' ? '/:slug/remove' : '/:slug'
+    }
+
+    override async retrieve (request: FastifyRequest<{ Params: { slug: string } }>) { return { slug: request.params.slug } }
+    override async destroy () { return true }
+
+    @Get('/stats')
+    stats () { return { stats: true } }
+  }
+  const app = await build({ views: [{ view: Slugged, prefix: '/s' }] })
+  t.teardown(() => app.close())
+  t.same((await app.inject('/s/hello-world')).json(), { slug: 'hello-world' })
+  t.same((await app.inject('/s/stats')).json(), { stats: true }, 'a static route is not shadowed by /:slug')
+  t.equal((await app.inject({ method: 'DELETE', url: '/s/abc/remove' })).statusCode, 204)
+  problem(t, await app.inject('/s/NOT_OK'), 400)
+})
+
+test('mix: first argument wins, shared mixins apply once, and mixed classes mix again', async (t) => {
+  const ReadWrite = mix(AsyncListAPIView, AsyncRetrieveAPIView, AsyncUpdateAPIView)
+  const chain: string[] = []
+  for (let proto = Object.getPrototypeOf(ReadWrite.prototype); proto !== null; proto = Object.getPrototypeOf(proto)) chain.push(proto.constructor.name)
+  t.equal(chain.filter((n) => n === 'DetailViewMixin').length, 1, 'DetailViewMixin once')
+  t.ok(chain.indexOf('DetailViewMixin') > chain.findIndex((n) => n.length === 0 || n !== 'DetailViewMixin'), 'below the actions')
+  t.same(ReadWrite.standardActions().map((a) => a.name), ['update', 'retrieve', 'list'])
+  const Again = mix(AsyncCreateAPIView, ReadWrite)
+  t.same(Again.standardActions().map((a) => a.name), ['update', 'retrieve', 'list', 'create'])
+  t.equal(DetailViewMixin.raiseOnNone, true)
+  t.throws(() => mix(APIView as never), { name: 'TypeError', message: /mix\(\) combines mixin classes/ })
+  t.throws(() => mix(null as never), { name: 'TypeError' })
+})
+
+test('the same action mixed in twice is one route', async (t) => {
+  // Both families at once cannot type one method; the runtime still makes one route.
+  class Twice extends (mix(AsyncListAPIView, ListAPIView) as unknown as typeof APIView) {
+    list () { return [] }
+  }
+  const app = await build({ views: [Twice] })
+  t.teardown(() => app.close())
+  t.equal((await app.inject('/')).statusCode, 200)
+})

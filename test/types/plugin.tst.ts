@@ -1,0 +1,91 @@
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
+import { describe, expect, test } from 'tstyche'
+import {
+  APIView, Get, registerView, View, views, ViewRouter, type FastifyViewsOptions, type ViewClass, type ViewEntry, type ViewRequest
+} from '../../lib/index.js'
+import { IdParams, Item } from './schemas.js'
+
+class Items extends APIView {
+  static override responseSchema = Item
+
+  @Get('/:id', { schema: { params: IdParams }, responseSchema: Item })
+  retrieve (request: ViewRequest<{ params: typeof IdParams }>) { return { id: request.params.id, name: 'a' } }
+}
+
+class Health extends View {
+  constructor (request: FastifyRequest, reply: FastifyReply) {
+    super(request, reply)
+  }
+
+  @Get('/health')
+  check () { return { ok: true } }
+}
+
+abstract class Base extends APIView {}
+
+class NotAView {
+  static detailRoute = '/:id'
+}
+
+const app = Fastify()
+const router = new ViewRouter({ prefix: '/api', tags: ['api'] }).registerView(Items, { prefix: '/items' })
+
+describe('plugin options', () => {
+  test('views take View classes, { view, prefix, ...route options } entries and routers', () => {
+    expect(app.register).type.toBeCallableWith(views, { views: [Items, { view: Items, prefix: '/x', tags: ['a'] }] })
+    expect(app.register).type.toBeCallableWith(views, { views: [Health, router], configureApp: false })
+    expect(app.register).type.toBeCallableWith(views, {
+      views: [{ view: Items, prefix: '/items', summary: 'Items', deprecated: true, dependencies: [async () => {}], responses: { 404: { description: 'Gone' } } }]
+    })
+    expect(app.register).type.toBeCallableWith(views, {})
+    expect(app.register).type.toBeCallableWith(views)
+    expect<[typeof Items, typeof Health]>().type.toBeAssignableTo<ViewClass[]>()
+    // `ViewClass` is `(abstract new (...) => V) & typeof View`: the concrete constructor of
+    // `typeof View` wins, so an abstract base view cannot be registered by mistake.
+    expect<typeof Base>().type.not.toBeAssignableTo<ViewClass>()
+    expect(app.register).type.not.toBeCallableWith(views, { views: [Base] })
+  })
+
+  test('anything else in views is a compile error', () => {
+    expect(app.register).type.not.toBeCallableWith(views, { views: [123] })
+    expect(app.register).type.not.toBeCallableWith(views, { views: ['Items'] })
+    expect(app.register).type.not.toBeCallableWith(views, { views: [NotAView] })
+    expect(app.register).type.not.toBeCallableWith(views, { views: [class {}] })
+    expect(app.register).type.not.toBeCallableWith(views, { views: [new Items({} as FastifyRequest, {} as FastifyReply)] })
+    expect(app.register).type.not.toBeCallableWith(views, { views: Items })
+    expect(app.register).type.not.toBeCallableWith(views, { views: [{ prefix: '/x' }] })
+    expect(app.register).type.not.toBeCallableWith(views, { views: [{ view: NotAView }] })
+  })
+
+  test('entry options are checked like route options', () => {
+    expect(app.register).type.not.toBeCallableWith(views, { views: [{ view: Items, prefx: '/x' }] })
+    expect(app.register).type.not.toBeCallableWith(views, { views: [{ view: Items, tags: 'a' }] })
+    // Per-route schemas belong on the decorators, not on a registration.
+    expect(app.register).type.not.toBeCallableWith(views, { views: [{ view: Items, schema: { params: IdParams } }] })
+    expect(app.register).type.not.toBeCallableWith(views, { configureApp: 'yes' })
+    expect(app.register).type.not.toBeCallableWith(views, { view: [Items] })
+  })
+
+  test('the options types', () => {
+    expect<{ views: [typeof Items, ViewRouter] }>().type.toBeAssignableTo<FastifyViewsOptions>()
+    expect<{ view: typeof Items, prefix: string, tags: string[] }>().type.toBeAssignableTo<ViewEntry>()
+    expect<{ view: number }>().type.not.toBeAssignableTo<ViewEntry>()
+  })
+})
+
+describe('registerView and ViewRouter', () => {
+  test('registerView takes an app, a view class and registration options', () => {
+    expect(registerView).type.toBeCallableWith(app, Items)
+    expect(registerView).type.toBeCallableWith(app, Items, { prefix: '/items', tags: ['items'] })
+    expect(registerView).type.not.toBeCallableWith(app, NotAView)
+    expect(registerView).type.not.toBeCallableWith(app, Items, { prefix: 1 })
+  })
+
+  test('ViewRouter takes a prefix and shared route options', () => {
+    expect(ViewRouter).type.toBeConstructableWith({ prefix: '/api', tags: ['api'], security: [{ bearer: [] }] })
+    expect(ViewRouter).type.not.toBeConstructableWith({ prefix: '/api', tag: 'api' })
+    expect(router.registerView).type.toBeCallableWith(Health, { prefix: '/health', hide: true })
+    expect(router.registerView).type.not.toBeCallableWith(NotAView)
+    expect(router.registerView(Health)).type.toBe<ViewRouter>()
+  })
+})
