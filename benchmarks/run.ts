@@ -4,12 +4,21 @@
  * rounds, and reports per variant the median req/s and the median server CPU time
  * per request, compared with the scenario's hand-written Fastify route.
  *
- * Settings (environment): BENCH_ROUNDS (5), BENCH_DURATION (3 s per run),
- * BENCH_WARMUP (2 s per variant), BENCH_CONNECTIONS (50), BENCH_PIPELINING (1),
- * BENCH_RETRIES (2: a run during which other processes used more than 10% of a
- * core is repeated up to this many times), BENCH_SCENARIOS (comma-separated names,
- * default all), BENCH_PROFILE (1 or a directory: the server runs with --cpu-prof),
- * BENCH_JSON (a file for raw results).
+ * Settings (environment):
+ *   BENCH_ROUNDS       rounds (5); every variant runs once per round, order rotated
+ *   BENCH_DURATION     seconds per run (3)
+ *   BENCH_WARMUP       seconds of warm-up per variant, not measured (2)
+ *   BENCH_CONNECTIONS  autocannon connections (50)
+ *   BENCH_PIPELINING   autocannon pipelining (1)
+ *   BENCH_RETRIES      a run during which other processes used more than 10% of a
+ *                      core is repeated up to this many times (2; 0 = never)
+ *   BENCH_CONTROL      1: the baseline runs a second time each round, an A/A control
+ *                      whose difference from the baseline is noise (1; 0 = off)
+ *   BENCH_SCENARIOS    comma-separated scenario names (default: all)
+ *   BENCH_PROFILE      1 or a directory: the server runs with --cpu-prof and writes
+ *                      its profile there (1 = build/benchmarks/profiles)
+ *   BENCH_PROFILE_INTERVAL  sampling interval of that profile, µs (node's default 1000)
+ *   BENCH_JSON         a file to write the raw measurements to
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -52,8 +61,11 @@ const settings = {
   pipelining: numberSetting('BENCH_PIPELINING', 1, true),
   /** Times a run is repeated when other processes used more than 10% of a core during it. */
   retries: process.env.BENCH_RETRIES === '0' ? 0 : numberSetting('BENCH_RETRIES', 2, true),
+  /** Measure each scenario's baseline twice per round, the second time as an A/A control. */
+  control: process.env.BENCH_CONTROL !== '0',
   scenarios: (process.env.BENCH_SCENARIOS ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''),
   profile: process.env.BENCH_PROFILE ?? '',
+  profileInterval: process.env.BENCH_PROFILE_INTERVAL === undefined ? undefined : numberSetting('BENCH_PROFILE_INTERVAL', 1000, true),
   json: process.env.BENCH_JSON ?? ''
 }
 
@@ -298,34 +310,53 @@ let width = 0
 // ---------------------------------------------------------------------------
 // Main
 
+/** A variant as the runner schedules it: the control is the baseline measured a second time. */
+interface Entry extends VariantManifest {
+  /** The A/A control: same route as the baseline, so its difference from it is noise. */
+  control: boolean
+}
+
+function entriesOf (scenario: ScenarioManifest): Entry[] {
+  const entries: Entry[] = scenario.variants.map((v) => ({ ...v, control: false }))
+  const baseline = scenario.variants.find((v) => v.baseline)
+  if (settings.control && baseline !== undefined) {
+    entries.push({ ...baseline, id: `${baseline.id} (A/A)`, label: 'the baseline measured again: A/A control, its difference is noise', baseline: false, control: true })
+  }
+  return entries
+}
+
 async function main (): Promise<void> {
   const execArgv = ['--expose-gc']
   let profileDir: string | undefined
   if (settings.profile !== '' && settings.profile !== '0') {
     profileDir = settings.profile === '1' ? join(root, 'build', 'benchmarks', 'profiles') : resolve(settings.profile)
     execArgv.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`)
+    if (settings.profileInterval !== undefined) execArgv.push(`--cpu-prof-interval=${settings.profileInterval}`)
   }
 
   const envLine = [
     `BENCH_ROUNDS=${settings.rounds}`, `BENCH_DURATION=${settings.duration}`, `BENCH_WARMUP=${settings.warmup}`,
-    `BENCH_CONNECTIONS=${settings.connections}`, `BENCH_PIPELINING=${settings.pipelining}`, `BENCH_RETRIES=${settings.retries}`,
+    `BENCH_CONNECTIONS=${settings.connections}`, `BENCH_PIPELINING=${settings.pipelining}`,
+    `BENCH_RETRIES=${settings.retries}`, `BENCH_CONTROL=${settings.control ? 1 : 0}`,
     ...(settings.scenarios.length > 0 ? [`BENCH_SCENARIOS=${settings.scenarios.join(',')}`] : []),
-    ...(profileDir !== undefined ? [`BENCH_PROFILE=${settings.profile}`] : [])
+    ...(profileDir !== undefined ? [`BENCH_PROFILE=${settings.profile}`] : []),
+    ...(profileDir !== undefined && settings.profileInterval !== undefined ? [`BENCH_PROFILE_INTERVAL=${settings.profileInterval}`] : [])
   ].join(' ')
   const cpus = os.cpus()
   console.log('# fastify-views benchmark\n')
   console.log(`command:   ${envLine} npm run bench`)
   console.log('           (= tsc -p tsconfig.json && node build/benchmarks/run.js; the server is node ' +
     `${execArgv.join(' ')} build/benchmarks/server.js, forked)`)
-  console.log(`load:      autocannon, ${settings.connections} connections, pipelining ${settings.pipelining}, ` +
-    `${settings.duration} s per run, ${settings.rounds} rounds, ${settings.warmup} s warm-up per variant, variants rotated each round`)
+  console.log(`load:      autocannon in this process, ${settings.connections} connections, pipelining ${settings.pipelining}, ` +
+    `${settings.duration} s per run, ${settings.rounds} rounds, ${settings.warmup} s warm-up per variant, order rotated each round`)
   console.log(`machine:   ${cpus[0]?.model ?? '?'}, ${cpus.length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ` +
-    `${os.platform()} ${os.release()} ${os.arch()}`)
+    `${os.platform()} ${os.release()} ${os.arch()}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`)
   console.log(`software:  node ${process.version}, fastify ${packageVersion('fastify')}, ` +
     `@sinclair/typebox ${packageVersion('@sinclair/typebox')}, autocannon ${packageVersion('autocannon')}`)
   console.log(`library:   fastify-views ${libraryRevision()}`)
   console.log('metric:    server CPU µs/request = (user + system CPU delta of the server process) / requests completed\n')
 
+  const startedAt = Date.now()
   server = await ServerProcess.start(execArgv)
   const srv = server
   const scenarios = settings.scenarios.length === 0
@@ -335,26 +366,26 @@ async function main (): Promise<void> {
       if (found === undefined) throw new Error(`unknown scenario ${name} (known: ${srv.scenarios.map((s) => s.name).join(', ')})`)
       return found
     })
-  const variants = scenarios.flatMap((s) => s.variants)
-  width = Math.max(...variants.map((v) => v.id.length))
+  const entries = scenarios.flatMap(entriesOf)
+  width = Math.max(...entries.map((v) => v.id.length))
   console.log(`server:    pid ${srv.child.pid}, http://127.0.0.1:${srv.port}\n`)
 
-  console.log('## Sanity check\n')
+  console.log('## Scenarios\n')
   for (const scenario of scenarios) {
     console.log(`${scenario.name}: ${scenario.description}`)
-    for (const v of scenario.variants) console.log(`  ${v.id.padEnd(width)}  ${v.label}`)
+    for (const v of entriesOf(scenario)) console.log(`  ${v.id.padEnd(width)}  ${v.label}`)
   }
-  console.log()
+  console.log('\n## Sanity check\n')
   await sanityCheck(srv, scenarios)
 
   console.log('\n## Warm-up\n')
-  for (const variant of variants) console.log(formatRun(await measure(srv, variant, settings.warmup, 0)))
+  for (const variant of entries.filter((e) => !e.control)) console.log(formatRun(await measure(srv, variant, settings.warmup, 0)))
 
   const runs: Measurement[] = []
   for (let round = 1; round <= settings.rounds; round++) {
     console.log(`\n## Round ${round}/${settings.rounds}\n`)
-    const shift = (round - 1) % variants.length
-    const order = [...variants.slice(shift), ...variants.slice(0, shift)]
+    const shift = (round - 1) % entries.length
+    const order = [...entries.slice(shift), ...entries.slice(0, shift)]
     for (const variant of order) {
       let m = await measure(srv, variant, settings.duration, round)
       // Another process took CPU during the run: its figures are skewed, run it again.
@@ -372,10 +403,11 @@ async function main (): Promise<void> {
   if (profileDir !== undefined) console.log(`\nserver CPU profile written to ${profileDir}`)
 
   report(scenarios, runs)
+  console.log(`\ntotal time ${fixed((Date.now() - startedAt) / 1000, 0)} s`)
 
   if (settings.json !== '') {
     writeFileSync(settings.json, JSON.stringify({ settings, scenarios, runs }, null, 2))
-    console.log(`\nraw results written to ${settings.json}`)
+    console.log(`raw results written to ${settings.json}`)
   }
   const failed = runs.filter((m) => m.errors + m.unexpected > 0)
   if (failed.length > 0) {
@@ -384,8 +416,12 @@ async function main (): Promise<void> {
   }
 }
 
+function range (values: number[], digits: number): string {
+  return `${fixed(min(values), digits)}–${fixed(max(values), digits)}`
+}
+
 function report (scenarios: ScenarioManifest[], runs: Measurement[]): void {
-  console.log('\n## Results (medians over rounds)\n')
+  console.log('\n## Results (medians over rounds; ×base = ratio to the hand-written route)\n')
   const rows: string[][] = []
   const verdicts: string[] = []
   for (const scenario of scenarios) {
@@ -394,31 +430,38 @@ function report (scenarios: ScenarioManifest[], runs: Measurement[]): void {
     const base = ofVariant(baseline.id)
     const baseRps = median(base.map((m) => m.reqPerSec))
     const baseCpu = median(base.map((m) => m.serverCpuUsPerReq))
-    for (const variant of scenario.variants) {
-      const own = ofVariant(variant.id)
+    let noise: number[] | undefined
+    for (const entry of entriesOf(scenario)) {
+      const own = ofVariant(entry.id)
       const rps = median(own.map((m) => m.reqPerSec))
       const cpu = median(own.map((m) => m.serverCpuUsPerReq))
-      // The same round's baseline run: a ratio that does not move with drift between rounds.
+      // Against the same round's baseline run: cancels drift slower than a round.
       const paired = own.map((m) => m.serverCpuUsPerReq / base.find((b) => b.round === m.round)!.serverCpuUsPerReq)
+      if (entry.control) noise = paired
       rows.push([
-        variant.id,
+        entry.id,
         integer(rps),
-        variant.baseline ? '1' : ratio(rps / baseRps),
+        entry.baseline ? '1' : ratio(rps / baseRps),
         fixed(cpu, 2),
-        variant.baseline ? '1' : ratio(cpu / baseCpu),
-        variant.baseline ? '' : `${fixed(min(paired), 3)}–${fixed(max(paired), 3)}`,
-        `${fixed(min(own.map((m) => m.serverCpuUsPerReq)), 2)}–${fixed(max(own.map((m) => m.serverCpuUsPerReq)), 2)}`,
+        entry.baseline ? '1' : ratio(cpu / baseCpu),
+        entry.baseline ? '' : `${fixed(median(paired), 3)} (${range(paired, 3)})`,
+        range(own.map((m) => m.serverCpuUsPerReq), 1),
         `${fixed(median(own.map((m) => m.serverCpuShare)) * 100, 0)}%`
       ])
-      if (!variant.baseline) {
+      if (!entry.baseline && !entry.control) {
         const cpuRatio = cpu / baseCpu
-        verdicts.push(`${variant.id}: server CPU per request ${percent(cpuRatio)}, req/s ${percent(rps / baseRps)} vs ${baseline.id} — ` +
+        verdicts.push(`${entry.id}: server CPU per request ${percent(cpuRatio)}, req/s ${percent(rps / baseRps)} vs ${baseline.id} — ` +
           (cpuRatio <= 1 + TARGET ? 'within' : 'OVER') + ` the ${TARGET * 100}% target`)
       }
     }
+    if (noise !== undefined) {
+      const spread = Math.max(...noise.map((r) => Math.abs(r - 1)))
+      verdicts.push(`${baseline.id} (A/A): the same route measured twice per round differs by up to ${fixed(spread * 100, 1)}% ` +
+        'in server CPU per request between the two runs of a round; differences of that size are noise')
+    }
   }
   console.log(table(
-    ['variant', 'req/s', 'req/s ×base', 'server CPU µs/req', 'CPU ×base', 'CPU ×base per round', 'CPU µs/req range', 'server CPU'],
+    ['variant', 'req/s', 'req/s ×base', 'CPU µs/req', 'CPU ×base', 'CPU ×base per round: median (range)', 'CPU µs/req range', 'server CPU'],
     rows,
     [false, true, true, true, true, true, true, true]
   ))

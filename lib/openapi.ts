@@ -1,29 +1,165 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { FastifySchema } from 'fastify'
+import { findRaises, getCatchSpecs, type Raises } from './decorators.js'
+import { BadRequest, statusTitle, type APIErrorClass } from './errors.js'
+import { operationIdOf, summaryOf, tagOf } from './naming.js'
+import { PROBLEM_CONTENT_TYPE } from './problem.js'
+import { componentRef, problemBody, ProblemSchema, ValidationProblemSchema } from './problem-schema.js'
 import type { RouteDefinition } from './register.js'
+import type { ResponseHeadersClass } from './response-headers.js'
+import { mergeResponses } from './route-meta.js'
 import { aliasedSchema } from './serialization.js'
-import { strictBodySchema } from './validation.js'
+import type { ResponseDoc, ResponsesMap } from './types.js'
 import type { ViewClass } from './view.js'
 
-const DOC_FIELDS = ['tags', 'summary', 'description', 'operationId', 'deprecated', 'security', 'hide'] as const
+const ANY_JSON = {} as TSchema
+
+/** The key @fastify/swagger reads a plain-form response's description from. */
+const RESPONSE_DESCRIPTION = 'x-response-description'
+
+type DocumentedView = ViewClass & { defaultErrors?: APIErrorClass[], errors?: APIErrorClass[], raises?: Raises }
+
+/** What the registration knows about one operation beyond its route definition. */
+export interface OperationContext {
+  /** The one method of this operation (a multi-method route is one operation per method). */
+  method: string
+  /** Whether the route has more than one method, so its operationId names the method. */
+  multiMethod: boolean
+  /** Response header classes from the router, the registration, the route and the view. */
+  headerClasses: ResponseHeadersClass[]
+  /** The route's method implementation, whose `Catch` specs are documented. */
+  implementation: unknown
+}
 
 /**
- * The Fastify `schema` of one view route: what is validated and serialized, and what
+ * Documents `errors(...)` for a `responses` option: `responses: errors(NotFound, Conflict)`
+ * gives `{ 404: { errors: [NotFound] }, 409: { errors: [Conflict] } }`.
+ */
+export function errors (...classes: APIErrorClass[]): ResponsesMap {
+  const map: ResponsesMap = {}
+  for (const cls of classes) {
+    const entry = map[cls.status] ?? (map[cls.status] = { errors: [] })
+    entry.errors!.push(cls)
+  }
+  return map
+}
+
+/**
+ * A top-level schema with an `$id` is wrapped so that the OpenAPI generator emits a
+ * `$ref` to its named component instead of inlining it (it only hoists nested ones).
+ */
+function referable (schema: TSchema): TSchema {
+  return typeof schema.$id === 'string' ? { allOf: [schema] } as unknown as TSchema : schema
+}
+
+function headerDocs (classes: ResponseHeadersClass[]): Record<string, unknown> | undefined {
+  if (classes.length === 0) return undefined
+  const headers: Record<string, unknown> = {}
+  for (const cls of classes) Object.assign(headers, cls.headers())
+  return headers
+}
+
+function caughtStatuses (klass: DocumentedView, implementation: unknown): number[] {
+  const specs = getCatchSpecs(implementation)
+  if (specs === undefined) return []
+  if (specs === 'defined') return [...(klass.raises ?? [])].map(([, entry]) => typeof entry === 'string' ? 400 : entry.status)
+  return specs.map((spec) => {
+    if (spec.status !== undefined || spec.detail !== undefined) return spec.status ?? 400
+    const entry = findRaises(klass, spec.type)
+    return typeof entry === 'object' ? entry.status : 400
+  })
+}
+
+function hasRequestSchema (route: RouteDefinition): boolean {
+  const parts = route.options.schema
+  return parts !== undefined && (parts.body !== undefined || parts.params !== undefined || parts.querystring !== undefined || parts.headers !== undefined)
+}
+
+/**
+ * Everything an operation can answer (SEED 7.2): the success response with its
+ * headers, the documented errors by status, and the explicit `responses` merged in
+ * (explicit wins key by key, an explicit body replaces the generated one, headers add up).
+ */
+export function documentedResponses (klass: ViewClass, route: RouteDefinition, context: OperationContext): ResponsesMap {
+  const view = klass as DocumentedView
+  const generated: ResponsesMap = {}
+  const success: ResponseDoc = { description: statusTitle(route.status) }
+  // An undeclared body is any JSON (`{}`, serialized with JSON.stringify); only an empty response is `null`.
+  if (!route.emptyBody) success.schema = route.responseSchema === undefined ? ANY_JSON : aliasedSchema(route.responseSchema)
+  const headers = headerDocs(context.headerClasses)
+  if (headers !== undefined) success.headers = headers
+  generated[route.status] = success
+
+  // A plain View documents the 400 its validation can answer; an APIView always documents its defaultErrors.
+  const defaults = view.defaultErrors ?? (hasRequestSchema(route) ? [BadRequest] : [])
+  for (const cls of new Set([...defaults, ...(view.errors ?? []), ...route.throws])) {
+    const entry = generated[cls.status] ?? (generated[cls.status] = { description: statusTitle(cls.status), errors: [] })
+    entry.errors = [...(entry.errors ?? []), cls]
+  }
+  const merged = mergeResponses(generated, route.options.responses) ?? generated
+  // A caught exception's status is documented with the generic problem unless a class already documents it.
+  for (const status of caughtStatuses(view, context.implementation)) {
+    merged[status] ??= { description: statusTitle(status), schema: ProblemSchema }
+  }
+  return merged
+}
+
+/**
+ * One documented response in the forms Fastify (serializers) and @fastify/swagger
+ * (documents) both read. Success bodies use the plain form, which the generator
+ * resolves (nested `$id` schemas become named components); error bodies use
+ * `content` with `application/problem+json` and reference named problem components.
+ */
+function toFastifyResponse (status: string, doc: ResponseDoc): Record<string, unknown> {
+  const description = doc.description ?? statusTitle(Number(status))
+  const head: Record<string, unknown> = doc.headers === undefined ? { description } : { description, headers: doc.headers }
+  if (doc.content !== undefined) return { ...head, content: doc.content }
+  if (Number(status) >= 400) {
+    if (doc.schema !== undefined) return { ...head, content: { [PROBLEM_CONTENT_TYPE]: { schema: problemSchemaRef(doc.schema) } } }
+    if (doc.errors !== undefined && doc.errors.length > 0) return { ...head, content: { [PROBLEM_CONTENT_TYPE]: { schema: problemBody(doc.errors) } } }
+  } else if (doc.schema !== undefined) {
+    // In the plain form the description would become part of the body schema;
+    // @fastify/swagger reads this key instead and removes it. A top-level `$id` is
+    // only hoisted when nested, so it is wrapped.
+    const plain = doc.headers === undefined ? { [RESPONSE_DESCRIPTION]: description } : { [RESPONSE_DESCRIPTION]: description, headers: doc.headers }
+    return typeof doc.schema.$id === 'string' ? { ...plain, allOf: [doc.schema] } : { ...doc.schema, ...plain }
+  }
+  // No body: @fastify/swagger leaves `content` out for a `null` type.
+  return { ...head, type: 'null' }
+}
+
+/** An error body schema in a document: a reference when it is named, else inline. */
+function problemSchemaRef (schema: TSchema): unknown {
+  return typeof schema.$id === 'string' ? componentRef(schema) : schema
+}
+
+const DOC_FIELDS = ['summary', 'description', 'deprecated', 'security', 'hide'] as const
+
+/**
+ * The Fastify `schema` of one operation: what is validated and serialized, and what
  * `@fastify/swagger` documents. Built once, at registration.
  */
-export function buildRouteSchema (_klass: ViewClass, route: RouteDefinition): FastifySchema {
+export function buildRouteSchema (klass: ViewClass, route: RouteDefinition, context: OperationContext): FastifySchema {
   const { options } = route
   const schema: Record<string, unknown> = {}
   const parts = options.schema ?? {}
   if (parts.params !== undefined) schema.params = parts.params
   if (parts.querystring !== undefined) schema.querystring = parts.querystring
   if (parts.headers !== undefined) schema.headers = parts.headers
-  if (parts.body !== undefined) schema.body = strictBodySchema(aliasedSchema(parts.body))
+  if (parts.body !== undefined) schema.body = referable(aliasedSchema(parts.body))
+  schema.operationId = options.operationId ?? operationIdOf(klass, route.name, {
+    detail: route.path.includes(':'), standard: route.standard, method: context.multiMethod ? context.method : undefined
+  })
+  schema.summary = summaryOf(klass, route.name, route.standard)
+  schema.tags = options.tags ?? [tagOf(klass)]
   for (const key of DOC_FIELDS) {
     if (options[key] !== undefined) schema[key] = options[key]
   }
-  const response: Record<string, TSchema> = {}
-  if (route.responseSchema !== undefined && !route.emptyBody) response[route.status] = aliasedSchema(route.responseSchema)
-  if (Object.keys(response).length > 0) schema.response = response
+  const response: Record<string, unknown> = {}
+  for (const [status, doc] of Object.entries(documentedResponses(klass, route, context))) response[status] = toFastifyResponse(status, doc)
+  schema.response = response
   return schema as FastifySchema
 }
+
+/** The shared problem schemas, for apps that reference them in their own routes. */
+export { ProblemSchema, ValidationProblemSchema }

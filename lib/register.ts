@@ -7,10 +7,12 @@ import type { APIErrorClass } from './errors.js'
 import { buildRouteSchema } from './openapi.js'
 import { problemErrorHandler } from './problem.js'
 import { compileResponseCheck } from './response-check.js'
+import { serializerCompilerFor } from './serializer.js'
 import { getRouteMeta, mergeRouteOptions } from './route-meta.js'
 import { aliasedSchema, compileRenamer, excludeNone, optionalSchema } from './serialization.js'
-import type { MaybePromise, SharedRouteOptions, ViewRouteOptions } from './types.js'
-import { typeboxValidatorCompiler } from './validation.js'
+import type { ResponseHeadersClass } from './response-headers.js'
+import type { MaybePromise, RouteSchemas, SharedRouteOptions, ViewRouteOptions } from './types.js'
+import { compilePartValidator, strictBodySchema, type HttpPart, type PartValidator } from './validation.js'
 import type { View, ViewClass } from './view.js'
 
 /**
@@ -265,7 +267,21 @@ function toArray<T> (value: T | T[] | undefined): T[] {
   return value === undefined ? [] : Array.isArray(value) ? value : [value]
 }
 
-/** Builds the Fastify route options of every route of a view, most specific first. */
+/**
+ * The route's validator compiler: it compiles the schemas the view declared (a body
+ * closed against unknown properties, by its wire names), whatever wrapper the
+ * route's documented schema puts around them.
+ */
+function validatorCompilerFor (parts: RouteSchemas): (input: { schema: unknown, httpPart?: string }) => PartValidator {
+  return ({ schema, httpPart }) => {
+    const part = (httpPart ?? 'body') as HttpPart
+    const declared = parts[part]
+    if (declared === undefined) return compilePartValidator(schema as TSchema, part)
+    return compilePartValidator(part === 'body' ? strictBodySchema(aliasedSchema(declared)) : declared, part)
+  }
+}
+
+/** Builds the Fastify route options of every operation of a view, most specific first. */
 export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions = {}, router?: RouterContext): RouteOptions[] {
   const statics = klass as ViewStatics
   const { prefix = '', ...registration } = options
@@ -277,27 +293,48 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
     const merged = mergeRouteOptions(base, route.options)
     // Dependencies run router first, then registration, then the route's own, then the action's.
     merged.dependencies = [...(base.dependencies ?? []), ...(route.options.dependencies ?? []), ...(statics.getDependencies?.(route.name) ?? [])]
-    const url = joinPath(fullPrefix, route.path)
+    const definition = { ...route, options: merged }
+    const implementation = methods.get(route.name)
+    const handler = buildHandler(klass, route, implementation as (this: View, request: FastifyRequest) => MaybePromise<unknown>)
     const hooks = dependencyHooks(merged.dependencies)
-    const routeOptions: RouteOptions = {
-      method: route.methods.length === 1 ? route.methods[0] : route.methods,
-      url,
-      schema: buildRouteSchema(klass, { ...route, options: merged }),
-      handler: buildHandler(klass, route, methods.get(route.name) as (this: View, request: FastifyRequest) => MaybePromise<unknown>),
-      validatorCompiler: typeboxValidatorCompiler,
-      errorHandler: problemErrorHandler
+    // Response headers add up across levels instead of the innermost replacing the rest.
+    const headerClasses = [router?.options.responseHeaders, registration.responseHeaders, route.options.responseHeaders, klass.getResponseHeaders(route.name)]
+      .filter((h): h is ResponseHeadersClass => h !== undefined)
+    const validatorCompiler = validatorCompilerFor(route.options.schema ?? {})
+    for (const method of route.methods) {
+      const routeOptions: RouteOptions = {
+        method,
+        url: joinPath(fullPrefix, route.path),
+        schema: buildRouteSchema(klass, definition, { method, multiMethod: route.methods.length > 1, headerClasses, implementation }),
+        handler,
+        validatorCompiler,
+        errorHandler: problemErrorHandler
+      }
+      for (const key of PASS_THROUGH) {
+        if (merged[key] !== undefined) (routeOptions as unknown as Record<string, unknown>)[key] = merged[key]
+      }
+      routeOptions.config = { ...merged.config, view: klass.name, action: route.name }
+      for (const phase of HOOK_PHASES) {
+        const list = [...hooks[phase], ...toArray(merged[phase])]
+        if (list.length > 0) (routeOptions as unknown as Record<string, unknown>)[phase] = list
+      }
+      built.push(routeOptions)
     }
-    for (const key of PASS_THROUGH) {
-      if (merged[key] !== undefined) (routeOptions as unknown as Record<string, unknown>)[key] = merged[key]
-    }
-    routeOptions.config = { ...merged.config, view: klass.name, action: route.name }
-    for (const phase of HOOK_PHASES) {
-      const list = [...hooks[phase], ...toArray(merged[phase])]
-      if (list.length > 0) (routeOptions as unknown as Record<string, unknown>)[phase] = list
-    }
-    built.push(routeOptions)
   }
   return built.sort((a, b) => compareSpecificity(a.url, b.url))
+}
+
+const operationIds = new WeakMap<object, Set<string>>()
+
+/** OpenAPI operationIds are unique per document: a view registered twice gets `listItems2`. */
+function uniqueOperationId (app: FastifyInstance, schema: { operationId?: string }): void {
+  let taken = operationIds.get(app.server)
+  if (taken === undefined) operationIds.set(app.server, taken = new Set())
+  const base = schema.operationId!
+  let id = base
+  for (let n = 2; taken.has(id); n++) id = `${base}${n}`
+  taken.add(id)
+  schema.operationId = id
 }
 
 /**
@@ -305,6 +342,9 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
  * All reading of the class happens here, once; requests only run the handlers.
  */
 export function registerView (app: FastifyInstance, klass: ViewClass, options: RegisterViewOptions = {}, router?: RouterContext): void {
-  for (const route of buildViewRoutes(klass, options, router)) app.route(route)
+  const serializerCompiler = serializerCompilerFor(app)
+  for (const route of buildViewRoutes(klass, options, router)) {
+    uniqueOperationId(app, route.schema as { operationId?: string })
+    app.route({ ...route, serializerCompiler } as RouteOptions)
+  }
 }
-
