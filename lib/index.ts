@@ -26,6 +26,5 @@ export {
 export { componentName } from './naming.js'
 export { errors, documentedResponses, ProblemSchema, ValidationProblemSchema } from './openapi.js'
 export { errorClassSchema, ProblemErrorEntrySchema } from './problem-schema.js'
-export { swaggerOptions, refResolver, type RefResolver } from './swagger.js'
 export { typeboxValidatorCompiler } from './validation.js'
 export { operationIdOf, summaryOf, tagOf, plural } from './naming.js'

@@ -15,6 +15,15 @@ import type { MaybePromise, RouteSchemas, SharedRouteOptions, ViewRouteOptions }
 import { compilePartValidator, strictBodySchema, type HttpPart, type PartValidator } from './validation.js'
 import type { View, ViewClass } from './view.js'
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** On view routes: the name of the view class that serves the route. */
+    view?: string
+    /** On view routes: the action (method name) that serves the route. */
+    action?: string
+  }
+}
+
 /**
  * A standard action a view class contributes (list, create, retrieve, ...): the
  * route it gets when the class implements the method, whatever decorators it has.

@@ -1,3 +1,4 @@
+import type { FastifyDynamicSwaggerOptions, SwaggerTransformObject } from '@fastify/swagger'
 import { problemComponents } from './problem-schema.js'
 
 /** How `@fastify/swagger` names the schema components it hoists. */
@@ -10,8 +11,7 @@ export const refResolver: RefResolver = {
   buildLocalReference: (json, _baseUri, _fragment, i) => typeof json.$id === 'string' ? json.$id : `def-${i}`
 }
 
-type OpenAPIObject = { components?: { schemas?: Record<string, unknown> }, [key: string]: unknown }
-type TransformObject = (input: { openapiObject: OpenAPIObject }) => OpenAPIObject
+type OpenAPIObject = { components?: { schemas?: Record<string, unknown> } }
 
 const REF = /"#\/components\/schemas\/([^"]+)"/g
 
@@ -38,6 +38,13 @@ export function addProblemComponents (document: OpenAPIObject): OpenAPIObject {
   }
 }
 
+/** What `swaggerOptions` returns: options for `app.register(swagger, ...)`. */
+export type ViewsSwaggerOptions = FastifyDynamicSwaggerOptions & {
+  openapi: NonNullable<FastifyDynamicSwaggerOptions['openapi']>
+  refResolver: RefResolver
+  transformObject: SwaggerTransformObject
+}
+
 /**
  * Options for `@fastify/swagger` that document view routes as intended: OpenAPI 3.1
  * (JSON Schema 2020-12: `const`, `anyOf` with `null`), components named after their
@@ -45,14 +52,16 @@ export function addProblemComponents (document: OpenAPIObject): OpenAPIObject {
  * through; a `transformObject` of yours runs after ours.
  *
  * ```ts
+ * import { swaggerOptions } from 'fastify-views/swagger'
  * await app.register(swagger, swaggerOptions({ info: { title: 'Shop', version: '1.0.0' } }))
  * ```
  */
-export function swaggerOptions<D extends { info: { title: string, version: string } }, O extends { transformObject?: TransformObject } = {}> (document: D, options?: O): { openapi: D & { openapi: '3.1.0' }, refResolver: RefResolver, transformObject: TransformObject } & Omit<O, 'transformObject'> {
-  const theirs = options?.transformObject
-  const transformObject: TransformObject = ({ openapiObject }) => {
-    const withProblems = addProblemComponents(openapiObject)
-    return theirs === undefined ? withProblems : theirs({ openapiObject: withProblems })
+export function swaggerOptions (document: NonNullable<FastifyDynamicSwaggerOptions['openapi']>, options: Omit<FastifyDynamicSwaggerOptions, 'openapi'> = {}): ViewsSwaggerOptions {
+  const theirs = options.transformObject
+  const transformObject: SwaggerTransformObject = (input) => {
+    if (!('openapiObject' in input)) return theirs === undefined ? input.swaggerObject : theirs(input)
+    const openapiObject = addProblemComponents(input.openapiObject as OpenAPIObject) as typeof input.openapiObject
+    return theirs === undefined ? openapiObject : theirs({ openapiObject })
   }
-  return { ...options, openapi: { openapi: '3.1.0', ...document }, refResolver, transformObject } as never
+  return { ...options, openapi: { openapi: '3.1.0', ...document }, refResolver, transformObject }
 }

@@ -6,8 +6,9 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import views, {
   Action, APIError, APIView, AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView, AsyncPartialUpdateAPIView, AsyncRetrieveAPIView,
   AsyncUpdateAPIView, Catch, CatchDefined, Conflict, Delete, Forbidden, Get, mix, NotFound, Post, ResponseHeaders, Route, Throws, View,
-  ViewRouter, errors, swaggerOptions, type FastifyViewsOptions
+  ViewRouter, errors, type FastifyViewsOptions
 } from '../lib/index.js'
+import { swaggerOptions } from '../lib/swagger.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number({ minimum: 0 }) }, { $id: 'Item' })
 const ItemIn = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), price: Type.Number({ minimum: 0 }) }, { $id: 'ItemIn' })
@@ -67,7 +68,7 @@ class Items extends mix(AsyncListAPIView, AsyncCreateAPIView, AsyncRetrieveAPIVi
   secret () { return {} }
 }
 
-class Paged extends AsyncListAPIView {
+class Paged extends AsyncListAPIView<{ list: { items: never[], total: number } }> {
   static override responseSchema = Page
   static override responseSchemaAsList = false
   @Throws(NotFound)
@@ -261,7 +262,11 @@ test('swaggerOptions passes extra options through and runs your transformObject 
   let seen: any
   await app.register(swagger, swaggerOptions({ info: { title: 'x', version: '1' } }, {
     hideUntagged: false,
-    transformObject: ({ openapiObject }) => { seen = openapiObject.components?.schemas; return { ...openapiObject, 'x-seen': true } }
+    transformObject: (input) => {
+      if (!('openapiObject' in input)) return input.swaggerObject
+      seen = input.openapiObject.components?.schemas
+      return Object.assign(input.openapiObject, { 'x-seen': true })
+    }
   }))
   await app.register(views, { views: [{ view: Items, prefix: '/items' }] })
   await app.ready()
