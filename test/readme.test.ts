@@ -10,3 +10,10 @@ test('README quick start names the scripts the package has', async (t) => {
   for (const script of ['start', 'test', 'bench']) t.ok(pkg.scripts[script], `script ${script}`)
   t.ok(pkg.exports['./swagger'], 'fastify-views/swagger is exported')
 })
+
+test('the README code is examples/quickstart.ts, which the type-check compiles', async (t) => {
+  const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8')
+  const source = await readFile(new URL('../examples/quickstart.ts', import.meta.url), 'utf8')
+  const code = source.split('\n').slice(2).join('\n')
+  t.ok(readme.includes('```ts\n' + code + '```'), 'README shows the quick start verbatim')
+})
