@@ -7,9 +7,9 @@ import { componentName } from './naming.js'
 import { abstractAction, type StandardAction } from './register.js'
 import type { ViewClass } from './view.js'
 
-type Ret<Async, T> = Async extends true ? Promise<T> : T
-type Get<M, K extends string, D> = M extends { [P in K]: infer T } ? T : D
-type ItemOf<M> = Get<M, 'item', unknown>
+export type Ret<Async, T> = Async extends true ? Promise<T> : T
+export type Get<M, K extends string, D> = M extends { [P in K]: infer T } ? T : D
+export type ItemOf<M> = Get<M, 'item', unknown>
 type ParamsOf<M> = Get<M, 'params', { id: string }>
 type Req<P, Q, B> = FastifyRequest<{ Params: P, Querystring: Q, Body: B }>
 type DetailResult<M> = ItemOf<M> | null | undefined | FastifyReply
@@ -176,10 +176,11 @@ export const STANDARD_ACTIONS = {
 } satisfies Record<string, StandardAction>
 
 /**
- * Builds one action mixin: `members` adds the action's statics and hooks, then the
- * action joins `standardActions()` and its method starts out abstract.
+ * Builds one action mixin: `members` adds the action's statics and hooks (and may
+ * implement the action), then the action joins `standardActions()`; a method nothing
+ * implements yet starts out abstract.
  */
-function actionMixin<C> (name: string, action: StandardAction, requires: MixinClass[], members?: (base: typeof APIView) => typeof APIView): C {
+export function actionMixin<C> (name: string, action: StandardAction, requires: MixinClass[], members?: (base: typeof APIView) => typeof APIView): C {
   return defineMixin<C>(name, (Base) => {
     const Parent = members === undefined ? Base : members(Base)
     const cls = class extends Parent {
@@ -187,15 +188,17 @@ function actionMixin<C> (name: string, action: StandardAction, requires: MixinCl
         return [...super.standardActions(), action]
       }
     }
-    Object.defineProperty(cls.prototype, action.name, { value: abstractAction(action.name), writable: true, configurable: true })
+    if (!(action.name in cls.prototype)) {
+      Object.defineProperty(cls.prototype, action.name, { value: abstractAction(action.name), writable: true, configurable: true })
+    }
     return cls
   }, requires)
 }
 
-const listMembers = (Base: typeof APIView): typeof APIView => class extends Base {
+export const listMembers = (Base: typeof APIView): typeof APIView => class extends Base {
   static responseSchemaAsList = true
 }
-const createMembers = (Base: typeof APIView): typeof APIView => {
+export const createMembers = (Base: typeof APIView): typeof APIView => {
   const cls = class extends Base {
     static createSchema: TSchema | undefined = undefined
     static returnOnCreate = true
@@ -203,13 +206,13 @@ const createMembers = (Base: typeof APIView): typeof APIView => {
   Object.defineProperty(cls.prototype, 'getLocation', { value: defaultGetLocation, writable: true, configurable: true })
   return cls
 }
-const updateMembers = (Base: typeof APIView): typeof APIView => class extends Base {
+export const updateMembers = (Base: typeof APIView): typeof APIView => class extends Base {
   static updateSchema: TSchema | undefined = undefined
   static partialUpdateSchema: TSchema | undefined = undefined
   static returnOnUpdate = true
 }
 
-const DETAIL = [DetailViewMixin as unknown as MixinClass]
+export const DETAIL = [DetailViewMixin as unknown as MixinClass]
 
 /** GET on the prefix: implement `async list(request)`. */
 export const AsyncListAPIView = actionMixin<ActionViewClass<'asyncList', ListStatics>>('AsyncListAPIView', STANDARD_ACTIONS.list, [], listMembers)

@@ -28,3 +28,19 @@ export { errors, documentedResponses, ProblemSchema, ValidationProblemSchema } f
 export { errorClassSchema, ProblemErrorEntrySchema } from './problem-schema.js'
 export { typeboxValidatorCompiler } from './validation.js'
 export { operationIdOf, summaryOf, tagOf, plural } from './naming.js'
+export {
+  GenericViewMixin, AsyncGenericListAPIView, GenericListAPIView, AsyncGenericCreateAPIView, GenericCreateAPIView, AsyncGenericRetrieveAPIView,
+  GenericRetrieveAPIView, AsyncGenericUpdateAPIView, GenericUpdateAPIView, AsyncGenericPartialUpdateAPIView, GenericPartialUpdateAPIView,
+  AsyncGenericDestroyAPIView, GenericDestroyAPIView, type GenericMembers, type GenericStatics, type FilterArgs
+} from './generics.js'
+export * from './viewsets.js'
+export {
+  BaseFilter, OrderingFilter, SearchFilter, PaginationFilter, OffsetLimitFilter, CursorPaginationFilter, composeFilters, orderToken,
+  type FilterClass, type FilterFields, type FilterOperators, type PaginationKind, type PageWindow
+} from './filters.js'
+export {
+  NumberedPage, OffsetPage, CursorPage, encodeCursor, decodeCursor,
+  type NumberedPageSchema, type OffsetPageSchema, type CursorPageSchema, type NumberedPageOf, type OffsetPageOf, type CursorPageOf, type Cursor
+} from './pagination.js'
+export { OPERATORS, asyncRepository, type Repository, type AsyncRepository, type Criteria, type RepositoryOptions, type ListQuery, type OrderKey, type Operator } from './repository.js'
+export { MemoryRepository, UniqueViolation, splitCriterion, type MemoryRepositoryOptions } from './memory.js'

@@ -99,6 +99,14 @@ export interface ActionModels {
   query?: unknown
 }
 
+/** Gives a composed class its public name (in messages and as a mixin). */
+export function named<C> (name: string, cls: C): C {
+  Object.defineProperty(cls, 'name', { value: name })
+  const info = (cls as unknown as MixinClass)[MIXIN]
+  Object.defineProperty(cls, MIXIN, { value: { ...info, name }, configurable: true })
+  return cls
+}
+
 /**
  * Combines mixins into one class (DESIGN.md principle 3): `mix(ConditionalMixin,
  * AsyncListAPIView, AsyncCreateAPIView)`. The first argument takes precedence,
@@ -115,6 +123,6 @@ export function mix<T extends MixinClass[]> (...classes: T): MixedClass<KeysOf<T
   const mixed = build(infos, name)
   // A mixed class mixes again: it stands for what it was made of.
   const info: MixinInfo = { name, requires: infos, apply: (b) => b }
-  Object.defineProperty(mixed, MIXIN, { value: info })
+  Object.defineProperty(mixed, MIXIN, { value: info, configurable: true })
   return mixed as never
 }

@@ -116,6 +116,7 @@ function methodsOf (klass: ViewClass): Map<string, unknown> {
  */
 export function collectRoutes (klass: ViewClass): RouteDefinition[] {
   const statics = klass as ViewStatics
+  statics.assertRegistrable()
   const methods = methodsOf(klass)
   const routes: RouteDefinition[] = []
   const standardNames = new Set<string>()

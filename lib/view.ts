@@ -24,6 +24,9 @@ export class View {
     return []
   }
 
+  /** Throws a `TypeError` when the class cannot serve requests as configured; called at registration. */
+  static assertRegistrable (): void {}
+
   /** The documented headers of an action's success response, or `undefined` (SEED 2.5). */
   static getResponseHeaders (_action?: string): ResponseHeadersClass | undefined {
     return undefined

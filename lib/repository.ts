@@ -1,0 +1,72 @@
+/**
+ * Criteria selecting rows: a field name means equality, `field__op` an operator
+ * (`price__gt`, `name__in`, `deleted_at__is_null`). See `OPERATORS`.
+ */
+export type Criteria = Record<string, unknown>
+
+/** Extra options a view forwards to every repository call (`repositoryOptions`). */
+export type RepositoryOptions = Record<string, unknown>
+
+/** The field operators a `field__op` criterion may use. */
+export const OPERATORS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'in', 'not_in', 'is_null', 'like', 'ilike'] as const
+
+/** One field operator. */
+export type Operator = (typeof OPERATORS)[number]
+
+/** One sort key: the field and its direction. */
+export interface OrderKey { field: string, descending: boolean }
+
+/** How `list` reads: order, full-text search, and the window of rows. */
+export interface ListQuery {
+  /** Sort keys applied in the order given; ties keep the next key's order. */
+  orderBy: OrderKey[]
+  /** Rows where any of `fields` contains `term`, case-insensitively. */
+  search?: { term: string, fields: string[] }
+  /** Skip this many rows. */
+  offset?: number
+  /** Return at most this many rows. */
+  limit?: number
+  /** Keyset seek: only rows strictly after these values of the `orderBy` keys. */
+  after?: unknown[]
+  /** Positional criteria from an overridden `resolveFilter` (SQL expressions), for repositories that take them. */
+  args?: unknown[]
+}
+
+/**
+ * The CRUD repository the generic views call, synchronous (`better-sqlite3`, an
+ * in-memory store): every method returns its value. `create` returns `null` on a
+ * conflict; `get`, `update` return `null` when no row matches; `delete` reports
+ * whether a row was deleted.
+ */
+export interface Repository<T = unknown> {
+  create (values: Record<string, unknown>, options: RepositoryOptions): T | null
+  get (criteria: Criteria, options: RepositoryOptions): T | null
+  list (criteria: Criteria, query: ListQuery, options: RepositoryOptions): T[]
+  count (criteria: Criteria, query: Pick<ListQuery, 'search'>, options: RepositoryOptions): number
+  update (criteria: Criteria, values: Record<string, unknown>, options: RepositoryOptions): T | null
+  delete (criteria: Criteria, options: RepositoryOptions): boolean
+}
+
+type Promised<R> = { [K in keyof R]: R[K] extends (...args: infer A) => infer V ? (...args: A) => Promise<V> : R[K] }
+
+/** The asynchronous CRUD repository (PostgreSQL, HTTP services): the same methods, returning promises. */
+export type AsyncRepository<T = unknown> = Promised<Repository<T>>
+
+/** A synchronous repository seen through the asynchronous protocol, for async views. */
+export function asyncRepository<T, R extends object> (repository: R): Promised<R> & AsyncRepository<T> {
+  const wrapped: Record<string, unknown> = {}
+  for (let proto: object | null = repository; proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const key of Object.getOwnPropertyNames(proto)) {
+      const value = (repository as Record<string, unknown>)[key]
+      if (key === 'constructor' || key in wrapped || typeof value !== 'function') continue
+      wrapped[key] = (...args: unknown[]) => {
+        try {
+          return Promise.resolve((value as (...a: unknown[]) => unknown).apply(repository, args))
+        } catch (error) {
+          return Promise.reject(error)
+        }
+      }
+    }
+  }
+  return wrapped as Promised<R> & AsyncRepository<T>
+}
