@@ -5,7 +5,8 @@
  * per request, compared with the scenario's hand-written Fastify route.
  *
  * Settings (environment):
- *   BENCH_ROUNDS       rounds (5); every variant runs once per round, order rotated
+ *   BENCH_ROUNDS       rounds (5); every variant runs once per round, in an order
+ *                      rotated each round and reversed every other round
  *   BENCH_DURATION     seconds per run (3)
  *   BENCH_WARMUP       seconds of warm-up per variant, not measured (2)
  *   BENCH_CONNECTIONS  autocannon connections (50)
@@ -348,7 +349,7 @@ async function main (): Promise<void> {
   console.log('           (= tsc -p tsconfig.json && node build/benchmarks/run.js; the server is node ' +
     `${execArgv.join(' ')} build/benchmarks/server.js, forked)`)
   console.log(`load:      autocannon in this process, ${settings.connections} connections, pipelining ${settings.pipelining}, ` +
-    `${settings.duration} s per run, ${settings.rounds} rounds, ${settings.warmup} s warm-up per variant, order rotated each round`)
+    `${settings.duration} s per run, ${settings.rounds} rounds, ${settings.warmup} s warm-up per variant, order rotated and reversed every other round`)
   console.log(`machine:   ${cpus[0]?.model ?? '?'}, ${cpus.length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ` +
     `${os.platform()} ${os.release()} ${os.arch()}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`)
   console.log(`software:  node ${process.version}, fastify ${packageVersion('fastify')}, ` +
@@ -384,8 +385,11 @@ async function main (): Promise<void> {
   const runs: Measurement[] = []
   for (let round = 1; round <= settings.rounds; round++) {
     console.log(`\n## Round ${round}/${settings.rounds}\n`)
+    // Rotated, and reversed every other round, so that no variant always runs in the
+    // same place or right after the same other variant.
     const shift = (round - 1) % entries.length
     const order = [...entries.slice(shift), ...entries.slice(0, shift)]
+    if (round % 2 === 0) order.reverse()
     for (const variant of order) {
       let m = await measure(srv, variant, settings.duration, round)
       // Another process took CPU during the run: its figures are skewed, run it again.

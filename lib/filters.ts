@@ -87,7 +87,7 @@ export class BaseFilter {
       props.sort = Type.Optional(Type.Array(Type.Union(keys), { description: `Sort keys, applied in order; prefix - for descending. One of: ${this.orderingFields.join(', ')}.` }))
     }
     if (this.searchFields.length > 0) props.q = Type.Optional(Type.String({ description: `Searches ${this.searchFields.join(', ')}.` }))
-    const size = Type.Optional(Type.Integer({ minimum: 1, maximum: this.maxPageSize, default: this.defaultPageSize }))
+    const size = Type.Optional(Type.Integer({ minimum: 1, maximum: this.maxPageSize, default: this.pageSize() }))
     if (this.pagination === 'page') {
       props.page = Type.Optional(Type.Integer({ minimum: 1, default: 1 }))
       props.page_size = size
@@ -101,6 +101,11 @@ export class BaseFilter {
     schema = Type.Object(props)
     querySchemas.set(this, schema)
     return schema
+  }
+
+  /** The page size used when the client sends none: `defaultPageSize`, capped at `maxPageSize`. */
+  static pageSize (): number {
+    return Math.min(this.defaultPageSize, this.maxPageSize)
   }
 
   /** The validated query parameters of this request. */
@@ -146,7 +151,8 @@ export class BaseFilter {
 
   /** The window of rows to read. An invalid or foreign cursor is a 400 naming the `cursor` parameter. */
   get window (): PageWindow {
-    const { pagination, defaultPageSize } = this.statics
+    const { pagination } = this.statics
+    const defaultPageSize = this.statics.pageSize()
     if (pagination === 'page') return { kind: 'page', page: (this.values.page as number | undefined) ?? 1, pageSize: (this.values.page_size as number | undefined) ?? defaultPageSize }
     if (pagination === 'offset') return { kind: 'offset', offset: (this.values.offset as number | undefined) ?? 0, limit: (this.values.limit as number | undefined) ?? defaultPageSize }
     if (pagination === 'cursor') {

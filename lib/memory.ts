@@ -13,7 +13,9 @@ export interface MemoryRepositoryOptions<T> {
 }
 
 /** Thrown by `MemoryRepository.update` when the new values clash with a unique field. */
-export class UniqueViolation extends Error {}
+export class UniqueViolation extends Error {
+  override name = 'UniqueViolation'
+}
 
 const OPERATOR_SET = new Set<string>(OPERATORS)
 

@@ -1,0 +1,180 @@
+import { test } from 'tap'
+import { Type, type Static } from '@sinclair/typebox'
+import {
+  BaseFilter, CursorPaginationFilter, GenericListAPIView, MemoryRepository, OffsetLimitFilter, OrderingFilter, PaginationFilter, SearchFilter,
+  composeFilters, splitCriterion, UniqueViolation
+} from '../lib/index.js'
+import { build, problem } from './helpers.js'
+
+const Product = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  price: Type.Number(),
+  category: Type.Union([Type.String(), Type.Null()]),
+  description: Type.String()
+}, { $id: 'Product' })
+type ProductT = Static<typeof Product>
+
+const rows: ProductT[] = [
+  { id: 1, name: 'Lamp', price: 30, category: 'light', description: 'A desk lamp' },
+  { id: 2, name: 'Lantern', price: 12, category: 'light', description: 'For camping' },
+  { id: 3, name: 'Desk', price: 120, category: 'furniture', description: 'Oak' },
+  { id: 4, name: 'Chair', price: 45, category: 'furniture', description: 'With a lamp holder' },
+  { id: 5, name: 'Gift card', price: 25, category: null, description: '100% fun_stuff' }
+]
+
+class ProductFilter extends BaseFilter {
+  static override fields = { name: Type.String(), category: Type.String() }
+  static override operatorFields = { price: Type.Number(), description: Type.String() }
+  static override operators = {
+    price: ['eq', 'ne', 'lt', 'le', 'gt', 'ge'] as const,
+    name: ['in', 'not_in', 'like', 'ilike'] as const,
+    category: ['is_null'] as const,
+    description: ['like'] as const
+  }
+
+  static override orderingFields = ['name', 'price', 'category']
+  static override searchFields = ['name', 'description']
+}
+
+class Products extends GenericListAPIView {
+  static override responseSchema = Product
+  static override filter = ProductFilter
+  static override repository = new MemoryRepository<ProductT>({ rows })
+}
+
+const ids = async (app: Awaited<ReturnType<typeof build>>, query: string): Promise<number[]> => {
+  const res = await app.inject(`/products?${query}`)
+  if (res.statusCode !== 200) throw new Error(`${query}: ${res.statusCode} ${res.body}`)
+  return res.json().map((p: ProductT) => p.id)
+}
+
+test('field operators: one row per case', async (t) => {
+  const app = await build({ views: [{ view: Products, prefix: '/products' }] })
+  t.teardown(() => app.close())
+  const cases: Array<[string, number[]]> = [
+    ['name=Lamp', [1]],
+    ['category=light', [1, 2]],
+    ['price__eq=45', [4]],
+    ['price__ne=45', [1, 2, 3, 5]],
+    ['price__lt=25', [2]],
+    ['price__le=25', [2, 5]],
+    ['price__gt=45', [3]],
+    ['price__ge=45', [3, 4]],
+    ['price__gt=20&price__lt=50', [1, 4, 5]],
+    ['name__in=Desk&name__in=Chair', [3, 4]],
+    ['name__in=Desk', [3]],
+    ['name__not_in=Desk&name__not_in=Chair', [1, 2, 5]],
+    ['category__is_null=true', [5]],
+    ['category__is_null=false', [1, 2, 3, 4]],
+    ['name__like=La%25', [1, 2]],
+    ['name__like=la%25', []],
+    ['name__ilike=la%25', [1, 2]],
+    ['name__like=L_mp', [1]],
+    ['description__like=100%25%20fun_stuff', [5]],
+    ['description__like=%25(fun)%25', []],
+    ['q=lamp', [1, 4]],
+    ['q=LAMP&price__gt=40', [4]],
+    ['q=', [1, 2, 3, 4, 5]]
+  ]
+  for (const [query, expected] of cases) t.same(await ids(app, query), expected, query)
+})
+
+test('ordering: whitelisted keys, several applied in the order given, nulls last ascending', async (t) => {
+  const app = await build({ views: [{ view: Products, prefix: '/products' }] })
+  t.teardown(() => app.close())
+  t.same(await ids(app, 'sort=price'), [2, 5, 1, 4, 3])
+  t.same(await ids(app, 'sort=-price'), [3, 4, 1, 5, 2])
+  t.same(await ids(app, 'sort=category&sort=-price'), [3, 4, 1, 2, 5], 'category first, then price descending within it')
+  t.same(await ids(app, 'sort=-category&sort=name'), [5, 1, 2, 4, 3], 'nulls first descending')
+  for (const bad of ['sort=description', 'sort=id', 'sort=--price', 'sort=price%20']) {
+    const body = problem(t, await app.inject(`/products?${bad}`), 400)
+    t.equal(body.errors[0].parameter, 'sort', bad)
+  }
+})
+
+test('bad operator values are 400 problems', async (t) => {
+  const app = await build({ views: [{ view: Products, prefix: '/products' }] })
+  t.teardown(() => app.close())
+  for (const [query, parameter] of [['price__gt=cheap', 'price__gt'], ['category__is_null=maybe', 'category__is_null'], ['price__lt=1e3', 'price__lt']]) {
+    t.equal(problem(t, await app.inject(`/products?${query}`), 400).errors[0].parameter, parameter, query)
+  }
+})
+
+test('the filter API: asKwargs, withKwargs, ordering, search, window', async (t) => {
+  const f = new ProductFilter({ name: 'Lamp', price__gt: 3, sort: ['-price'], q: 'x', unknown: 1 })
+  t.same(f.asKwargs(), { name: 'Lamp', price__gt: 3 }, 'only declared criteria, never sort/q/unknown')
+  const scoped = f.withKwargs({ tenant: 't', name: 'forced' })
+  t.same(scoped.asKwargs(), { name: 'forced', price__gt: 3, tenant: 't' }, 'merged kwargs win over what the client sent')
+  t.same(f.asKwargs(), { name: 'Lamp', price__gt: 3 }, 'withKwargs returns a copy')
+  t.ok(scoped instanceof ProductFilter)
+  t.same(f.ordering, [{ field: 'price', descending: true }])
+  t.same(f.search, { term: 'x', fields: ['name', 'description'] })
+  t.same(f.window, { kind: 'none' })
+  t.same(new PaginationFilter({}).window, { kind: 'page', page: 1, pageSize: 100 })
+  t.same(new OffsetLimitFilter({ offset: 5 }).window, { kind: 'offset', offset: 5, limit: 100 })
+  t.same(new CursorPaginationFilter({ page_size: 3 }).window, { kind: 'cursor', pageSize: 3 })
+  class Defaulted extends OrderingFilter {
+    static override orderingFields = ['name']
+    static override defaultOrdering = ['-name']
+  }
+  t.same(new Defaulted({}).ordering, [{ field: 'name', descending: true }])
+  t.same(new Defaulted({}).cursorOrdering(), [{ field: 'name', descending: true }, { field: 'id', descending: false }])
+  t.same(new Defaulted({ sort: ['id'] }).cursorOrdering(), [{ field: 'id', descending: false }], 'the tie-breaker is not repeated')
+  t.same(Object.keys(new SearchFilter({}).constructor === SearchFilter ? SearchFilter.querySchema().properties : {}), [], 'no search fields, no q')
+  t.same(splitCriterion('a__b__in'), ['a__b', 'in'])
+  t.same(splitCriterion('snake_case'), ['snake_case', 'eq'])
+  t.same(splitCriterion('x__unknown'), ['x__unknown', 'eq'])
+})
+
+test('filters compose: fields, operators, ordering and search add up, one pagination at most', async (t) => {
+  class ByName extends BaseFilter { static override fields = { name: Type.String() } }
+  class ByPrice extends OrderingFilter {
+    static override operatorFields = { price: Type.Number() }
+    static override operators = { price: ['gt'] as const }
+    static override orderingFields = ['price']
+    static override defaultOrdering = ['price']
+  }
+  class Text extends SearchFilter { static override searchFields = ['description'] }
+  class Paged extends PaginationFilter { static override maxPageSize = 2 }
+  const Composed = composeFilters(ByName, ByPrice, Text, Paged)
+  t.same(Object.keys(Composed.querySchema().properties).sort(), ['name', 'page', 'page_size', 'price__gt', 'q', 'sort'])
+  class ComposedProducts extends GenericListAPIView {
+    static override responseSchema = Product
+    static override filter = Composed
+    static override repository = new MemoryRepository<ProductT>({ rows })
+  }
+  const app = await build({ views: [{ view: ComposedProducts, prefix: '/c' }] })
+  t.teardown(() => app.close())
+  const page = (await app.inject('/c?price__gt=20&q=a&sort=-price')).json()
+  t.same(page.items.map((p: ProductT) => p.id), [3, 4], 'filter, search, ordering and pagination at once')
+  t.same({ total: page.total_items, pages: page.total_pages, more: page.has_more }, { total: 3, pages: 2, more: true })
+  problem(t, await app.inject('/c?page_size=3'), 400)
+  t.same(composeFilters(ByName).pagination, 'none')
+  t.throws(() => composeFilters(Paged, OffsetLimitFilter), { name: 'TypeError', message: /paginate in 2 different ways/ })
+  class Broken extends BaseFilter { static override operators = { ghost: ['gt'] as const } }
+  t.throws(() => Broken.querySchema(), { name: 'TypeError', message: 'Broken.operators.ghost: declare the field in fields or operatorFields' })
+})
+
+test('the memory repository: copies in and out, unique fields, keyset seeks', async (t) => {
+  const repo = new MemoryRepository<ProductT>({ rows, unique: ['name'] })
+  const got = repo.get({ id: 1 }, {})!
+  got.name = 'changed outside'
+  t.equal(repo.get({ id: 1 }, {})!.name, 'Lamp', 'returned rows are copies')
+  t.equal(repo.create({ name: 'Lamp', price: 1 }, {}), null, 'a unique clash makes create return null')
+  t.equal(repo.create({ id: 2, name: 'Other', price: 1 }, {}), null, 'so does a primary key clash')
+  t.throws(() => repo.update({ id: 2 }, { name: 'Lamp' }, {}), { name: 'UniqueViolation' })
+  t.ok(new UniqueViolation() instanceof Error)
+  t.equal(repo.update({ id: 99 }, { name: 'x' }, {}), null)
+  t.same(repo.create({ name: 'New', price: 1, category: null, description: '' }, {})!.id, 6, 'keys continue after the highest')
+  t.same(repo.list({}, { orderBy: [{ field: 'price', descending: false }], after: [25] }, {}).map((r) => r.id), [1, 4, 3], 'strictly after the seek values')
+  t.same(repo.list({ category: null }, { orderBy: [] }, {}).map((r) => r.id), [5, 6], 'equality with null matches nulls')
+  t.equal(repo.count({ category: 'light' }), 2)
+  t.equal(repo.delete({ id: 6 }, {}), true)
+  t.equal(repo.delete({ id: 6 }), false)
+  const dates = new MemoryRepository({ rows: [{ id: 1, at: new Date('2026-01-02') }, { id: 2, at: new Date('2026-01-01') }] })
+  t.same(dates.list({ at__gt: '2026-01-01T12:00:00Z' }).map((r) => r.id), [1], 'dates compare with ISO strings')
+  t.same(dates.list({}, { orderBy: [{ field: 'at', descending: false }] }).map((r) => r.id), [2, 1])
+  const custom = new MemoryRepository({ idField: 'code', rows: [{ code: 'b' }, { code: 'a' }] })
+  t.same(custom.list({}).map((r) => r.code), ['a', 'b'])
+})

@@ -1,0 +1,266 @@
+import { test } from 'tap'
+import { Type, type Static } from '@sinclair/typebox'
+import type { FastifyRequest } from 'fastify'
+import {
+  APIView, AsyncGenericCreateAPIView, AsyncGenericListAPIView, AsyncGenericReadOnlyViewSet, AsyncGenericViewSet, Conflict, CursorPaginationFilter,
+  GenericListAPIView, GenericReadOnlyViewSet, GenericViewSet, MemoryRepository, OffsetLimitFilter, PaginationFilter, asyncRepository,
+  AsyncAPIViewSet, APIViewSet, AsyncReadOnlyAPIViewSet, ReadOnlyAPIViewSet, AsyncListCreateAPIView, ListCreateAPIView,
+  AsyncRetrieveUpdateDestroyAPIView, RetrieveUpdateDestroyAPIView, AsyncGenericListCreateAPIView, GenericListCreateAPIView,
+  AsyncGenericRetrieveUpdateDestroyAPIView, GenericRetrieveUpdateDestroyAPIView, type Criteria
+} from '../lib/index.js'
+import { build, problem } from './helpers.js'
+
+const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number(), tenant: Type.String() }, { $id: 'Item' })
+const ItemIn = Type.Object({ name: Type.String({ minLength: 1 }), price: Type.Number({ minimum: 0 }) })
+const IdParams = Type.Object({ id: Type.Integer() })
+type ItemT = Static<typeof Item>
+
+function seed (): MemoryRepository<ItemT> {
+  return new MemoryRepository<ItemT>({
+    unique: ['name'],
+    rows: [
+      { id: 1, name: 'apple', price: 3, tenant: 'a' },
+      { id: 2, name: 'banana', price: 1, tenant: 'a' },
+      { id: 3, name: 'cherry', price: 5, tenant: 'b' }
+    ]
+  })
+}
+
+/** The same table runs on the async family (promises from the repository) and the sync one (values). */
+const families = [
+  { name: 'async', ViewSet: AsyncGenericViewSet, List: AsyncGenericListAPIView, wrap: (repo: MemoryRepository<ItemT>) => asyncRepository<ItemT, MemoryRepository<ItemT>>(repo) },
+  { name: 'sync', ViewSet: GenericViewSet, List: GenericListAPIView, wrap: (repo: MemoryRepository<ItemT>) => repo }
+] as const
+
+function tenantView (family: (typeof families)[number], repo: MemoryRepository<ItemT>) {
+  class Items extends (family.ViewSet as unknown as typeof APIView) {
+    static override responseSchema = Item
+    static createSchema = ItemIn
+    static detailParams = IdParams
+    static repository = family.wrap(repo)
+    // Tenant scoping: every read, write and create is limited to the caller's tenant.
+    getKwargs (): Criteria { return { tenant: this.request.headers['x-tenant'] } }
+    getLocation (item: ItemT) { return `/items/${item.id}` }
+  }
+  return Items
+}
+
+for (const family of families) {
+  test(`${family.name}: a generic viewset does CRUD over the repository`, async (t) => {
+    const repo = seed()
+    const app = await build({ views: [{ view: tenantView(family, repo), prefix: '/items' }] })
+    t.teardown(() => app.close())
+    const a = { 'x-tenant': 'a' }
+
+    t.same((await app.inject({ url: '/items', headers: a })).json().map((i: ItemT) => i.name), ['apple', 'banana'])
+    t.same((await app.inject({ url: '/items/1', headers: a })).json(), { id: 1, name: 'apple', price: 3, tenant: 'a' })
+
+    const created = await app.inject({ method: 'POST', url: '/items', headers: a, payload: { name: 'date', price: 2 } })
+    t.equal(created.statusCode, 201)
+    t.same(created.json(), { id: 4, name: 'date', price: 2, tenant: 'a' }, 'getKwargs is merged into created values')
+    t.equal(created.headers.location, '/items/4')
+    t.equal(problem(t, await app.inject({ method: 'POST', url: '/items', headers: a, payload: { name: 'apple', price: 1 } }), 409).title, 'Conflict', 'create returning null is a 409')
+
+    const put = await app.inject({ method: 'PUT', url: '/items/2', headers: a, payload: { name: 'blueberry', price: 7 } })
+    t.same(put.json(), { id: 2, name: 'blueberry', price: 7, tenant: 'a' })
+    const patch = await app.inject({ method: 'PATCH', url: '/items/2', headers: a, payload: { price: 8 } })
+    t.same(patch.json(), { id: 2, name: 'blueberry', price: 8, tenant: 'a' }, 'partial update changes only the fields sent')
+    t.same((await app.inject({ method: 'PATCH', url: '/items/2', headers: a, payload: {} })).json().price, 8, 'an empty PATCH changes nothing')
+    problem(t, await app.inject({ method: 'PATCH', url: '/items/2', headers: a, payload: { tenant: 'b' } }), 400)
+
+    t.equal((await app.inject({ method: 'DELETE', url: '/items/4', headers: a })).statusCode, 204)
+    problem(t, await app.inject({ method: 'DELETE', url: '/items/4', headers: a }), 404)
+    problem(t, await app.inject({ method: 'PUT', url: '/items/99', headers: a, payload: { name: 'x', price: 1 } }), 404)
+    problem(t, await app.inject({ method: 'PATCH', url: '/items/99', headers: a, payload: {} }), 404)
+    problem(t, await app.inject({ url: '/items/99', headers: a }), 404)
+  })
+
+  test(`${family.name}: one tenant never reads or changes another's rows`, async (t) => {
+    const repo = seed()
+    const app = await build({ views: [{ view: tenantView(family, repo), prefix: '/items' }] })
+    t.teardown(() => app.close())
+    const b = { 'x-tenant': 'b' }
+    t.same((await app.inject({ url: '/items', headers: b })).json().map((i: ItemT) => i.id), [3])
+    problem(t, await app.inject({ url: '/items/1', headers: b }), 404)
+    problem(t, await app.inject({ method: 'PUT', url: '/items/1', headers: b, payload: { name: 'stolen', price: 0 } }), 404)
+    problem(t, await app.inject({ method: 'PATCH', url: '/items/1', headers: b, payload: { price: 0 } }), 404)
+    problem(t, await app.inject({ method: 'DELETE', url: '/items/1', headers: b }), 404)
+    t.same(repo.get({ id: 1 }, {}), { id: 1, name: 'apple', price: 3, tenant: 'a' }, "tenant a's row is untouched")
+    const created = await app.inject({ method: 'POST', url: '/items', headers: b, payload: { name: 'elder', price: 4 } })
+    t.equal(created.json().tenant, 'b', 'a created row belongs to its creator')
+  })
+
+  test(`${family.name}: list pages follow the filter`, async (t) => {
+    const repo = new MemoryRepository<ItemT>({ rows: Array.from({ length: 25 }, (_, i) => ({ id: i + 1, name: `item-${String(i + 1).padStart(2, '0')}`, price: (i * 7) % 10, tenant: 'a' })) })
+    class Pages extends PaginationFilter {
+      static override maxPageSize = 10
+      static override defaultPageSize = 10
+      static override fields = { name: Type.String() }
+      static override orderingFields = ['name', 'price']
+    }
+    class Offsets extends OffsetLimitFilter { static override maxPageSize = 10 }
+    class Cursors extends CursorPaginationFilter {
+      static override maxPageSize = 10
+      static override orderingFields = ['price', 'name']
+    }
+    const view = (filter: unknown) => class extends (family.List as unknown as typeof APIView) {
+      static override responseSchema = Item
+      static filter = filter
+      static repository = family.wrap(repo)
+    }
+    const app = await build({
+      views: [
+        { view: view(Pages), prefix: '/paged' },
+        { view: view(Offsets), prefix: '/offset' },
+        { view: view(Cursors), prefix: '/cursor' },
+        { view: view(null), prefix: '/all' }
+      ]
+    })
+    t.teardown(() => app.close())
+
+    t.equal((await app.inject('/all')).json().length, 25, 'no filter: a plain array')
+
+    const page = (await app.inject('/paged?page=3')).json()
+    t.same({ ...page, items: page.items.map((i: ItemT) => i.id) }, { items: [21, 22, 23, 24, 25], current_page: 3, page_size: 10, total_pages: 3, total_items: 25, has_more: false })
+    const first = (await app.inject('/paged?page_size=4&sort=-price&sort=name')).json()
+    t.same(first.items.map((i: ItemT) => [i.price, i.name]), [[9, 'item-08'], [9, 'item-18'], [8, 'item-05'], [8, 'item-15']], 'several sort keys, applied in the order given')
+    t.equal(first.has_more, true)
+    t.equal((await app.inject('/paged?name=item-07')).json().total_items, 1)
+
+    const offset = (await app.inject('/offset?offset=20&limit=10')).json()
+    t.same({ ...offset, items: offset.items.length }, { items: 5, offset: 20, limit: 10, total_items: 25, has_more: false })
+    t.same((await app.inject('/offset')).json().limit, 10, 'the default limit')
+
+    // Walk all pages forward by cursor, then back again: every row once, in order.
+    const seen: number[] = []
+    let url: string | null = '/cursor?page_size=7&sort=-price'
+    let lastPage: any
+    while (url !== null) {
+      const res = await app.inject(url)
+      t.equal(res.statusCode, 200)
+      lastPage = res.json()
+      seen.push(...lastPage.items.map((i: ItemT) => i.id))
+      url = lastPage.next_page === null ? null : `/cursor?page_size=7&sort=-price&cursor=${lastPage.next_page}`
+    }
+    const expected = repo.list({}, { orderBy: [{ field: 'price', descending: true }, { field: 'id', descending: false }] }, {}).map((i) => i.id)
+    t.same(seen, expected, 'forward pages cover every row once, in order')
+    const back: number[] = []
+    let previous: string | null = lastPage.previous_page
+    back.unshift(...lastPage.items.map((i: ItemT) => i.id))
+    while (previous !== null) {
+      const res = (await app.inject(`/cursor?page_size=7&sort=-price&cursor=${previous}`)).json()
+      back.unshift(...res.items.map((i: ItemT) => i.id))
+      previous = res.previous_page
+    }
+    t.same(back, expected, 'backward pages cover every row once, in order')
+    const start = (await app.inject('/cursor?page_size=7&sort=-price')).json()
+    t.equal(start.previous_page, null, 'no previous page on the first page')
+  })
+}
+
+test('bad list input: each a 400 problem naming the parameter', async (t) => {
+  class Pages extends PaginationFilter {
+    static override maxPageSize = 50
+    static override orderingFields = ['name']
+  }
+  class Offsets extends OffsetLimitFilter {}
+  class Cursors extends CursorPaginationFilter { static override orderingFields = ['name'] }
+  const view = (filter: unknown) => class extends AsyncGenericListAPIView {
+    static override responseSchema = Item
+    static override filter = filter as typeof Pages
+    static override repository = asyncRepository<ItemT, MemoryRepository<ItemT>>(seed())
+  }
+  const app = await build({ views: [{ view: view(Pages), prefix: '/p' }, { view: view(Offsets), prefix: '/o' }, { view: view(Cursors), prefix: '/c' }] })
+  t.teardown(() => app.close())
+  const cases: Array<[string, string]> = [
+    ['/p?page=0', 'page'],
+    ['/p?page_size=51', 'page_size'],
+    ['/p?page_size=0', 'page_size'],
+    ['/o?limit=0', 'limit'],
+    ['/o?offset=-1', 'offset'],
+    ['/o?limit=1e3', 'limit'],
+    ['/o?limit=10.5', 'limit'],
+    ['/o?limit=101', 'limit'],
+    ['/p?sort=price', 'sort'],
+    ['/c?cursor=not*base64', 'cursor'],
+    ['/c?cursor=bm90LWpzb24', 'cursor'],
+    ['/c?cursor=' + Buffer.from(JSON.stringify({ d: 'n', o: ['-name', 'id'], v: ['x', 1] })).toString('base64url'), 'cursor'],
+    ['/c?cursor=' + Buffer.from(JSON.stringify({ d: 'n', o: ['name', 'id'], v: ['x'] })).toString('base64url'), 'cursor'],
+    ['/c?cursor=' + Buffer.from(JSON.stringify({ d: 'x', o: ['name', 'id'], v: ['x', 1] })).toString('base64url'), 'cursor'],
+    ['/c?cursor=' + Buffer.from(JSON.stringify({ d: 'n', o: ['name', 'id'], v: [{}, 1] })).toString('base64url'), 'cursor'],
+    ['/c?cursor=' + Buffer.from('null').toString('base64url'), 'cursor']
+  ]
+  for (const [url, parameter] of cases) {
+    const body = problem(t, await app.inject(url), 400)
+    t.equal(body.errors[0].parameter, parameter, url)
+    t.equal(body.errors[0].in, 'query')
+  }
+})
+
+test('a generic view without a repository is refused at registration; a getter may supply it', async (t) => {
+  class Missing extends AsyncGenericListAPIView { static override responseSchema = Item }
+  await t.rejects(build({ views: [Missing] }), { name: 'TypeError', message: 'Cannot register Missing: set its static repository or override its repository getter' })
+
+  const repo = asyncRepository<ItemT, MemoryRepository<ItemT>>(seed())
+  class FromServer extends AsyncGenericListAPIView<{ item: ItemT }> {
+    static override responseSchema = Item
+    override get repository () { return repo }
+  }
+  const app = await build({ views: [FromServer] })
+  t.teardown(() => app.close())
+  t.equal((await app.inject('/')).json().length, 3)
+})
+
+test('repository options and resolveFilter reach the repository', async (t) => {
+  const calls: unknown[] = []
+  const repo = seed()
+  const spy = {
+    list: (criteria: Criteria, query: unknown, options: unknown) => { calls.push({ criteria, query, options }); return repo.list(criteria, query as never, {}) },
+    count: () => 0,
+    create: (values: Record<string, unknown>, options: unknown) => { calls.push({ values, options }); return null }
+  }
+  class Names extends PaginationFilter { static override fields = { name: Type.String() } }
+  class Spied extends AsyncGenericListCreateAPIView {
+    static override responseSchema = Item
+    static override createSchema = ItemIn
+    static override filter = Names
+    static override repository = spy as never
+    static override repositoryOptions = { batch: 10 }
+    override getRepositoryOptions (action: string) { return { ...Spied.repositoryOptions, action } }
+    override resolveFilter (filter: InstanceType<typeof Names>) { return { args: ['raw-sql'], kwargs: filter.asKwargs() } }
+  }
+  const app = await build({ views: [Spied] })
+  t.teardown(() => app.close())
+  await app.inject('/?name=apple&page_size=5')
+  t.match(calls[0], { criteria: { name: 'apple' }, query: { args: ['raw-sql'], offset: 0, limit: 5 }, options: { batch: 10, action: 'list' } })
+  const res = await app.inject({ method: 'POST', url: '/', payload: { name: 'x', price: 1 } })
+  t.equal(res.statusCode, 409)
+  t.match(calls[1], { values: { name: 'x', price: 1 }, options: { batch: 10, action: 'create' } })
+  t.ok(Conflict)
+})
+
+test('viewsets are compositions with the expected actions', async (t) => {
+  const names = (cls: { standardActions: () => Array<{ name: string }> }) => cls.standardActions().map((a) => a.name).sort()
+  const all = ['create', 'destroy', 'list', 'partialUpdate', 'retrieve', 'update']
+  for (const cls of [AsyncAPIViewSet, APIViewSet, AsyncGenericViewSet, GenericViewSet]) t.same(names(cls), all, cls.name)
+  for (const cls of [AsyncReadOnlyAPIViewSet, ReadOnlyAPIViewSet, AsyncGenericReadOnlyViewSet, GenericReadOnlyViewSet]) t.same(names(cls), ['list', 'retrieve'], cls.name)
+  for (const cls of [AsyncListCreateAPIView, ListCreateAPIView, AsyncGenericListCreateAPIView, GenericListCreateAPIView]) t.same(names(cls), ['create', 'list'], cls.name)
+  for (const cls of [AsyncRetrieveUpdateDestroyAPIView, RetrieveUpdateDestroyAPIView, AsyncGenericRetrieveUpdateDestroyAPIView, GenericRetrieveUpdateDestroyAPIView]) {
+    t.same(names(cls), ['destroy', 'partialUpdate', 'retrieve', 'update'], cls.name)
+  }
+  t.equal(AsyncGenericViewSet.name, 'AsyncGenericViewSet')
+})
+
+test('typed generic views: the repository is typed by the item', async (t) => {
+  const repo = asyncRepository<ItemT, MemoryRepository<ItemT>>(seed())
+  class Typed extends AsyncGenericCreateAPIView<{ item: ItemT }> {
+    static override responseSchema = Item
+    static override createSchema = ItemIn
+    static override repository = repo
+    async total (_request: FastifyRequest) {
+      const first: ItemT | null = await this.repository.get({ id: 1 }, {})
+      return first?.name
+    }
+  }
+  t.equal(Typed.name, 'Typed')
+})
