@@ -285,3 +285,51 @@ test('documented responses do not change what is served', async (t) => {
   t.equal(missing.statusCode, 404)
   t.match(missing.headers['content-type'], /^application\/problem\+json/)
 })
+
+test('generic views: page schemas are named components, filter parameters show their bounds, the document stays valid', async (t) => {
+  const { AsyncGenericViewSet, GenericListAPIView, MemoryRepository, PaginationFilter, OffsetLimitFilter, CursorPaginationFilter, asyncRepository } = await import('../lib/index.js')
+  class Pages extends PaginationFilter {
+    static override maxPageSize = 50
+    static override fields = { name: Type.String() }
+    static override operatorFields = { price: Type.Number() }
+    static override operators = { price: ['gt', 'in'] as const }
+    static override orderingFields = ['name', 'price']
+    static override searchFields = ['name']
+  }
+  class GenericItems extends AsyncGenericViewSet {
+    static override responseSchema = Item
+    static override createSchema = ItemIn
+    static override detailParams = Type.Object({ id: Type.Integer() })
+    static override filter = Pages
+    static override repository = asyncRepository(new MemoryRepository())
+  }
+  const list = (filter: typeof Pages) => class extends GenericListAPIView {
+    static override responseSchema = Item
+    static override filter = filter
+    static override repository = new MemoryRepository()
+  }
+  const Offsets = list(OffsetLimitFilter)
+  const Cursors = list(CursorPaginationFilter)
+  const { app, doc } = await documented({
+    views: [{ view: GenericItems, prefix: '/generic' }, { view: Offsets, prefix: '/offsets' }, { view: Cursors, prefix: '/cursors' }]
+  })
+  t.teardown(() => app.close())
+  const schema = (path: string) => doc.paths[path].get.responses['200'].content['application/json'].schema
+  t.same(schema('/generic'), { allOf: [{ $ref: '#/components/schemas/ItemNumberedPage' }] })
+  t.same(schema('/offsets'), { allOf: [{ $ref: '#/components/schemas/ItemOffsetPage' }] })
+  t.same(schema('/cursors'), { allOf: [{ $ref: '#/components/schemas/ItemCursorPage' }] })
+  t.same(Object.keys(doc.components.schemas.ItemNumberedPage.properties), ['items', 'current_page', 'page_size', 'total_pages', 'total_items', 'has_more'])
+  t.same(Object.keys(doc.components.schemas.ItemOffsetPage.properties), ['items', 'offset', 'limit', 'total_items', 'has_more'])
+  t.same(Object.keys(doc.components.schemas.ItemCursorPage.properties), ['items', 'next_page', 'previous_page'])
+  const params = Object.fromEntries(doc.paths['/generic'].get.parameters.map((p: any) => [p.name, p.schema]))
+  t.same(Object.keys(params), ['name', 'price__gt', 'price__in', 'sort', 'q', 'page', 'page_size'])
+  t.same(params.page, { type: 'integer', minimum: 1, default: 1 })
+  t.same(params.page_size, { type: 'integer', minimum: 1, maximum: 50, default: 50 })
+  t.same(params.sort.items.anyOf.map((member: { enum: string[] }) => member.enum[0]), ['name', '-name', 'price', '-price'], 'sort lists exactly the whitelisted keys')
+  t.same(Object.fromEntries(doc.paths['/offsets'].get.parameters.map((p: any) => [p.name, p.schema])), {
+    offset: { type: 'integer', minimum: 0, default: 0 },
+    limit: { type: 'integer', minimum: 1, maximum: 100, default: 100 }
+  })
+  t.match(Object.fromEntries(doc.paths['/cursors'].get.parameters.map((p: any) => [p.name, p.schema])).cursor, { type: 'string', pattern: '^[A-Za-z0-9_-]+$' })
+  t.same(await new Validator().validate(doc), { valid: true })
+})
