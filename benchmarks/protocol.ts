@@ -45,4 +45,5 @@ export type ParentMessage =
 /** Child -> parent. */
 export type ServerMessage =
   | { type: 'ready', port: number, scenarios: ScenarioManifest[] }
-  | { type: 'cpu', id: number, usage: NodeJS.CpuUsage }
+  /** `usage` is read first, so the rest of the answer is not billed to a run. */
+  | { type: 'cpu', id: number, usage: NodeJS.CpuUsage, heapUsed: number }

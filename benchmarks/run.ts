@@ -93,12 +93,14 @@ function libraryRevision (): string {
 // ---------------------------------------------------------------------------
 // The server process
 
+type CpuAnswer = Extract<ServerMessage, { type: 'cpu' }>
+
 class ServerProcess {
   readonly child: ChildProcess
   readonly port: number
   readonly scenarios: ScenarioManifest[]
   private nextId = 0
-  private readonly pending = new Map<number, (usage: NodeJS.CpuUsage) => void>()
+  private readonly pending = new Map<number, (answer: CpuAnswer) => void>()
 
   private constructor (child: ChildProcess, port: number, scenarios: ScenarioManifest[]) {
     this.child = child
@@ -106,7 +108,7 @@ class ServerProcess {
     this.scenarios = scenarios
     child.on('message', (message: ServerMessage) => {
       if (message.type !== 'cpu') return
-      this.pending.get(message.id)?.(message.usage)
+      this.pending.get(message.id)?.(message)
       this.pending.delete(message.id)
     })
   }
@@ -135,8 +137,8 @@ class ServerProcess {
     })
   }
 
-  /** The server's CPU time so far; with `gc`, after a full garbage collection. */
-  cpu (gc: boolean): Promise<NodeJS.CpuUsage> {
+  /** The server's CPU time so far and its heap; with `gc`, after a full garbage collection. */
+  cpu (gc: boolean): Promise<CpuAnswer> {
     const id = this.nextId++
     return new Promise((resolve) => {
       this.pending.set(id, resolve)
@@ -191,6 +193,16 @@ interface Measurement {
   serverCpuShare: number
   /** The same for this process, i.e. autocannon. */
   clientCpuShare: number
+  /** autocannon's CPU time per request, µs: the same work whatever the variant (same response). */
+  clientCpuUsPerReq: number
+  /**
+   * Server CPU per request / client CPU per request. Both processes slow down together
+   * when the machine does (other tenants of the host), so this ratio is far steadier
+   * than either figure; it assumes the client's work per response is the same.
+   */
+  normalized: number
+  /** Server heap used after a full GC, before the run, MB. */
+  serverHeapMB: number
   /** CPU time of every other process of the machine / wall time (Linux only; NaN elsewhere). */
   otherCpuShare: number
   errors: number
@@ -251,7 +263,7 @@ async function measure (srv: ServerProcess, variant: VariantManifest, seconds: n
   const machineAfter = machineBusyMicros()
   const clientCpu = cpuMicros(clientBefore, process.cpuUsage())
   const requests = result.requests.total
-  const serverCpuUs = cpuMicros(before, after)
+  const serverCpuUs = cpuMicros(before.usage, after.usage)
   const expected = request.expectStatus
   const unexpected = expected === undefined ? result.non2xx : requests - (result.statusCodeStats[String(expected)]?.count ?? 0)
   return {
@@ -264,6 +276,9 @@ async function measure (srv: ServerProcess, variant: VariantManifest, seconds: n
     serverCpuUsPerReq: serverCpuUs / requests,
     serverCpuShare: serverCpuUs / 1e6 / wall,
     clientCpuShare: clientCpu / 1e6 / wall,
+    clientCpuUsPerReq: clientCpu / requests,
+    normalized: (serverCpuUs / requests) / (clientCpu / requests),
+    serverHeapMB: before.heapUsed / 2 ** 20,
     otherCpuShare: machineBefore === undefined || machineAfter === undefined
       ? Number.NaN
       : Math.max(0, machineAfter - machineBefore - serverCpuUs - clientCpu) / 1e6 / wall,
@@ -300,10 +315,11 @@ async function sanityCheck (srv: ServerProcess, scenarios: ScenarioManifest[]): 
 
 function formatRun (m: Measurement): string {
   const flags = m.errors + m.unexpected > 0 ? `  !! ${m.errors} errors/timeouts, ${m.unexpected} unexpected statuses` : ''
-  return `${m.variant.padEnd(width)}  ${integer(m.reqPerSec).padStart(7)} req/s  ${fixed(m.serverCpuUsPerReq, 2).padStart(6)} µs/req` +
-    `  server CPU ${fixed(m.serverCpuShare * 100, 0).padStart(3)}%  client CPU ${fixed(m.clientCpuShare * 100, 0).padStart(3)}%` +
-    `  other CPU ${fixed(m.otherCpuShare * 100, 0).padStart(3)}%` +
-    `  p50 ${m.latencyP50} ms  p99 ${m.latencyP99} ms${flags}`
+  const pct = (share: number): string => `${fixed(share * 100, 0)}%`.padStart(4)
+  return `${m.variant.padEnd(width)}  ${integer(m.reqPerSec).padStart(6)} req/s` +
+    `  server ${fixed(m.serverCpuUsPerReq, 2).padStart(6)} µs/req (CPU ${pct(m.serverCpuShare)})` +
+    `  client ${fixed(m.clientCpuUsPerReq, 2).padStart(6)} µs/req (CPU ${pct(m.clientCpuShare)})` +
+    `  server/client ${fixed(m.normalized, 3)}  other CPU ${pct(m.otherCpuShare)}  p99 ${m.latencyP99} ms${flags}`
 }
 
 let width = 0
@@ -425,8 +441,8 @@ function range (values: number[], digits: number): string {
 }
 
 function report (scenarios: ScenarioManifest[], runs: Measurement[]): void {
-  console.log('\n## Results (medians over rounds; ×base = ratio to the hand-written route)\n')
-  const rows: string[][] = []
+  const results: string[][] = []
+  const variation: string[][] = []
   const verdicts: string[] = []
   for (const scenario of scenarios) {
     const baseline = scenario.variants.find((v) => v.baseline)!
@@ -434,48 +450,62 @@ function report (scenarios: ScenarioManifest[], runs: Measurement[]): void {
     const base = ofVariant(baseline.id)
     const baseRps = median(base.map((m) => m.reqPerSec))
     const baseCpu = median(base.map((m) => m.serverCpuUsPerReq))
-    let noise: number[] | undefined
+    const baseNorm = median(base.map((m) => m.normalized))
     for (const entry of entriesOf(scenario)) {
       const own = ofVariant(entry.id)
       const rps = median(own.map((m) => m.reqPerSec))
       const cpu = median(own.map((m) => m.serverCpuUsPerReq))
+      const norm = median(own.map((m) => m.normalized))
       // Against the same round's baseline run: cancels drift slower than a round.
       const paired = own.map((m) => m.serverCpuUsPerReq / base.find((b) => b.round === m.round)!.serverCpuUsPerReq)
-      if (entry.control) noise = paired
-      rows.push([
+      const isBase = entry.baseline
+      results.push([
         entry.id,
         integer(rps),
-        entry.baseline ? '1' : ratio(rps / baseRps),
+        isBase ? '1' : ratio(rps / baseRps),
         fixed(cpu, 2),
-        entry.baseline ? '1' : ratio(cpu / baseCpu),
-        entry.baseline ? '' : `${fixed(median(paired), 3)} (${range(paired, 3)})`,
-        range(own.map((m) => m.serverCpuUsPerReq), 1),
-        `${fixed(median(own.map((m) => m.serverCpuShare)) * 100, 0)}%`
+        isBase ? '1' : ratio(cpu / baseCpu)
       ])
-      if (!entry.baseline && !entry.control) {
-        const cpuRatio = cpu / baseCpu
-        verdicts.push(`${entry.id}: server CPU per request ${percent(cpuRatio)}, req/s ${percent(rps / baseRps)} vs ${baseline.id} — ` +
-          (cpuRatio <= 1 + TARGET ? 'within' : 'OVER') + ` the ${TARGET * 100}% target`)
+      variation.push([
+        entry.id,
+        range(own.map((m) => m.reqPerSec / 1000), 1),
+        range(own.map((m) => m.serverCpuUsPerReq), 1),
+        isBase ? '' : `${fixed(median(paired), 3)} (${range(paired, 3)})`,
+        fixed(norm, 3),
+        isBase ? '1' : ratio(norm / baseNorm),
+        `${fixed(median(own.map((m) => m.serverCpuShare)) * 100, 0)}% / ${fixed(median(own.map((m) => m.clientCpuShare)) * 100, 0)}%`
+      ])
+      if (entry.baseline) continue
+      const line = `server CPU per request ${percent(cpu / baseCpu)} (client-normalized ${percent(norm / baseNorm)}), ` +
+        `req/s ${percent(rps / baseRps)} vs ${baseline.id}`
+      if (entry.control) {
+        verdicts.push(`${entry.id}: ${line} — the same route measured twice: differences of this size are noise`)
+      } else {
+        verdicts.push(`${entry.id}: ${line} — ${cpu / baseCpu <= 1 + TARGET ? 'within' : 'OVER'} the ${TARGET * 100}% target`)
       }
     }
-    if (noise !== undefined) {
-      const spread = Math.max(...noise.map((r) => Math.abs(r - 1)))
-      verdicts.push(`${baseline.id} (A/A): the same route measured twice per round differs by up to ${fixed(spread * 100, 1)}% ` +
-        'in server CPU per request between the two runs of a round; differences of that size are noise')
-    }
   }
-  console.log(table(
-    ['variant', 'req/s', 'req/s ×base', 'CPU µs/req', 'CPU ×base', 'CPU ×base per round: median (range)', 'CPU µs/req range', 'server CPU'],
-    rows,
-    [false, true, true, true, true, true, true, true]
-  ))
+  console.log(`\n## Results: medians over ${settings.rounds} rounds, ×base = ratio to the hand-written route\n`)
+  console.log(table(['variant', 'req/s', 'req/s ×base', 'server CPU µs/req', 'CPU µs/req ×base'], results, [false, true, true, true, true]))
   console.log('\n' + verdicts.join('\n'))
+  console.log('\n## Variation\n')
+  console.log(table(
+    ['variant', 'k req/s range', 'CPU µs/req range', 'CPU ×base per round: median (range)', 'server/client CPU', 'server/client ×base', 'server / client CPU'],
+    variation,
+    [false, true, true, true, true, true, true]
+  ))
+  console.log('\nserver/client CPU: server CPU per request over autocannon\'s CPU per request, median; it cancels the')
+  console.log('machine-wide speed changes that move both together (other tenants of a shared host)')
   const other = runs.map((m) => m.otherCpuShare).filter((x) => !Number.isNaN(x))
   if (other.length > 0) {
     console.log(`\nother processes of the machine used ${fixed(median(other) * 100, 0)}% of a core during the median run ` +
       `(max ${fixed(max(other) * 100, 0)}%)` + (max(other) > OTHER_LOAD_WARNING ? ': the machine was not idle, expect noise' : ''))
-    const repeated = runs.filter((m) => m.retries > 0).length
-    if (repeated > 0) console.log(`${repeated} run(s) were repeated because of other load on the machine`)
+  }
+  const repeated = runs.filter((m) => m.retries > 0).length
+  if (repeated > 0) console.log(`${repeated} run(s) were repeated because of other load on the machine`)
+  if (runs.length > 0) {
+    console.log(`server heap after GC: ${fixed(runs[0].serverHeapMB, 1)} MB before the first measured run, ` +
+      `${fixed(runs[runs.length - 1].serverHeapMB, 1)} MB before the last`)
   }
 }
 

@@ -47,7 +47,8 @@ const gc = (globalThis as { gc?: () => void }).gc
 process.on('message', (message: ParentMessage) => {
   if (message.type === 'cpu') {
     if (message.gc && gc !== undefined) gc()
-    send({ type: 'cpu', id: message.id, usage: process.cpuUsage() })
+    const usage = process.cpuUsage()
+    send({ type: 'cpu', id: message.id, usage, heapUsed: process.memoryUsage().heapUsed })
   } else if (message.type === 'exit') {
     app.close().finally(() => process.exit(0))
   }

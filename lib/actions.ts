@@ -11,7 +11,11 @@ export type Ret<Async, T> = Async extends true ? Promise<T> : T
 export type Get<M, K extends string, D> = M extends { [P in K]: infer T } ? T : D
 export type ItemOf<M> = Get<M, 'item', unknown>
 type ParamsOf<M> = Get<M, 'params', { id: string }>
-type Req<P, Q, B> = FastifyRequest<{ Params: P, Querystring: Q, Body: B }>
+/**
+ * The request an action receives, structurally: any `FastifyRequest` or `ViewRequest`
+ * whose params, query and body have these types fits, however its generics are spelled.
+ */
+export type Req<P, Q, B> = FastifyRequest & { params: P, query: Q, body: B }
 type DetailResult<M> = ItemOf<M> | null | undefined | FastifyReply
 
 /** `list`: GET on the prefix, 200, an array of `responseSchema` (or an envelope). */

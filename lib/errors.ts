@@ -56,12 +56,19 @@ export type APIErrorClass = (new (detail?: string, options?: APIErrorOptions) =>
 export class APIError extends Error {
   /** HTTP status code of this error class. */
   static status = 500
-  /** Problem `title`: a short summary that does not change between occurrences (RFC 9457 section 3.1.4). */
-  static title = 'Internal Server Error'
+  /**
+   * Problem `title`: a short summary that does not change between occurrences (RFC
+   * 9457 section 3.1.4); by default the reason phrase of the class's status.
+   */
+  static get title (): string {
+    return statusTitle(this.status)
+  }
   /** Problem `type` URI; `about:blank` means the title is the status phrase (RFC 9457 section 4.2.1). */
   static type = 'about:blank'
-  /** Detail used when none is given. */
-  static defaultDetail = 'An unexpected error occurred.'
+  /** Detail used when none is given; by default the title, or a generic sentence for server errors. */
+  static get defaultDetail (): string {
+    return this.status >= 500 ? 'An unexpected error occurred.' : `${this.title}.`
+  }
 
   readonly status: number
   /** Same as `status`: the name Fastify reads (and writes, on validation errors). */
@@ -75,7 +82,8 @@ export class APIError extends Error {
 
   constructor (detail?: string, options: APIErrorOptions = {}) {
     const ctor = new.target as unknown as APIErrorClass
-    const message = detail ?? ctor.defaultDetail
+    // An error raised with only a status describes that status, not the class's own.
+    const message = detail ?? (options.status === undefined || options.status === ctor.status ? ctor.defaultDetail : `${statusTitle(options.status)}.`)
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.name = new.target.name
     this.status = options.status ?? ctor.status

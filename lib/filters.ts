@@ -108,6 +108,17 @@ export class BaseFilter {
     return Math.min(this.defaultPageSize, this.maxPageSize)
   }
 
+  /**
+   * The query schema of the criteria alone (fields and operators): what bulk actions
+   * select rows with, where ordering, search and pages mean nothing.
+   */
+  static criteriaSchema (): TObject {
+    const all = this.querySchema().properties
+    const props: Record<string, TSchema> = {}
+    for (const key of Object.keys(all)) if (isCriterion(key)) props[key] = all[key]
+    return Type.Object(props)
+  }
+
   /** The validated query parameters of this request. */
   readonly values: Readonly<Record<string, unknown>>
   private readonly extra: Criteria

@@ -46,10 +46,10 @@ declare module './mixins.js' {
   }
 }
 
-/** Statics of generic views. */
-export interface GenericStatics {
+/** Statics of generic views; `R` is the repository protocol of the family (and of bulk actions, when mixed in). */
+export interface GenericStatics<R = object> {
   /** The repository instance (or leave it unset and override the `repository` getter). */
-  repository: object | undefined
+  repository: R | undefined
   /** The filter class whose fields are the list's query parameters and whose pagination shapes its page; `null` for none. */
   filter: FilterClass | null
   /** Extra options forwarded to every repository call. */
@@ -214,8 +214,9 @@ const destroyImpl = implementing('destroy', (view, request) =>
   then(view.repository.delete(detailCriteria(view, request, 'destroy'), view.getRepositoryOptions('destroy')), (deleted) => deleted ? true : null))
 
 type Family<K> = K extends `async${string}` ? 'asyncGeneric' : 'generic'
-type G<K extends keyof ActionRegistry<unknown>, S> = ActionViewClass<K | Family<K>, GenericStatics & S>
-type Detail<K extends keyof ActionRegistry<unknown>, S = unknown> = ActionViewClass<K | Family<K> | 'detail', GenericStatics & DetailStatics & S>
+type RepositoryOf<K> = K extends `async${string}` ? AsyncRepository<unknown> : Repository<unknown>
+type G<K extends keyof ActionRegistry<unknown>, S> = ActionViewClass<K | Family<K>, GenericStatics<RepositoryOf<K>> & S>
+type Detail<K extends keyof ActionRegistry<unknown>, S = unknown> = ActionViewClass<K | Family<K> | 'detail', GenericStatics<RepositoryOf<K>> & DetailStatics & S>
 
 /** GET on the prefix over `repository.list` (and `count` for numbered and offset pages), filtered by `filter`. */
 export const AsyncGenericListAPIView = actionMixin<G<'asyncList', ListStatics>>('AsyncGenericListAPIView', GENERIC_ACTIONS.list, GENERIC, listImpl)

@@ -42,5 +42,12 @@ export {
   NumberedPage, OffsetPage, CursorPage, encodeCursor, decodeCursor,
   type NumberedPageSchema, type OffsetPageSchema, type CursorPageSchema, type NumberedPageOf, type OffsetPageOf, type CursorPageOf, type Cursor
 } from './pagination.js'
-export { OPERATORS, asyncRepository, type Repository, type AsyncRepository, type Criteria, type RepositoryOptions, type ListQuery, type OrderKey, type Operator } from './repository.js'
+export { OPERATORS, asyncRepository, type Repository, type AsyncRepository, type BulkRepository, type AsyncBulkRepository, type Criteria, type RepositoryOptions, type ListQuery, type OrderKey, type Operator } from './repository.js'
 export { MemoryRepository, UniqueViolation, splitCriterion, type MemoryRepositoryOptions } from './memory.js'
+export {
+  AsyncBulkCreateAPIView, BulkCreateAPIView, AsyncBulkUpdateAPIView, BulkUpdateAPIView, AsyncUpdateManyAPIView, UpdateManyAPIView,
+  AsyncBulkDestroyAPIView, BulkDestroyAPIView, AsyncGenericBulkCreateAPIView, GenericBulkCreateAPIView, AsyncGenericBulkUpdateAPIView,
+  GenericBulkUpdateAPIView, AsyncGenericUpdateManyAPIView, GenericUpdateManyAPIView, AsyncGenericBulkDestroyAPIView, GenericBulkDestroyAPIView,
+  BULK_ACTIONS, type BulkStatics, type BulkHooks, type BulkModels, type GenericBulkMembers, type WithAsyncBulkRepositoryMixin, type WithBulkRepositoryMixin,
+  type BulkCreateActions, type BulkUpdateActions, type UpdateManyActions, type BulkDestroyActions
+} from './bulk.js'

@@ -1,4 +1,5 @@
-import { OPERATORS, type Criteria, type ListQuery, type Operator, type OrderKey, type Repository, type RepositoryOptions } from './repository.js'
+import { Conflict, NotFound } from './errors.js'
+import { OPERATORS, type BulkRepository, type Criteria, type ListQuery, type Operator, type OrderKey, type Repository, type RepositoryOptions } from './repository.js'
 
 type Row = Record<string, unknown>
 
@@ -10,6 +11,11 @@ export interface MemoryRepositoryOptions<T> {
   unique?: string[]
   /** Rows to start with. */
   rows?: T[]
+  /**
+   * Keys of the merged keyword object of `updateMany` / `deleteMany` that are options
+   * (the view's `repositoryOptions`, such as `batch_size`), not criteria.
+   */
+  optionKeys?: string[]
 }
 
 /** Thrown by `MemoryRepository.update` when the new values clash with a unique field. */
@@ -72,15 +78,17 @@ function matches (row: Row, field: string, op: Operator, value: unknown): boolea
  * several sort keys applied in the order given, offsets, and keyset seeks. Rows are
  * copied in and out, so callers never share state with the store.
  */
-export class MemoryRepository<T extends object = Row> implements Repository<T> {
+export class MemoryRepository<T extends object = Row> implements Repository<T>, BulkRepository<T> {
   readonly idField: string
   readonly unique: string[]
+  readonly optionKeys: Set<string>
   private readonly rows = new Map<unknown, Row>()
   private nextId = 1
 
   constructor (options: MemoryRepositoryOptions<T> = {}) {
     this.idField = options.idField ?? 'id'
     this.unique = options.unique ?? []
+    this.optionKeys = new Set(options.optionKeys ?? [])
     for (const row of options.rows ?? []) this.insert({ ...row } as Row)
   }
 
@@ -101,11 +109,13 @@ export class MemoryRepository<T extends object = Row> implements Repository<T> {
     return false
   }
 
-  private where (criteria: Criteria, search?: ListQuery['search']): Row[] {
+  private where (criteria: Criteria, search?: ListQuery['search'], predicates: unknown[] = []): Row[] {
     const tests = Object.entries(criteria).map(([key, value]) => [...splitCriterion(key), value] as const)
     const term = search?.term.toLowerCase()
+    const extra = predicates.filter((p): p is (row: Row) => boolean => typeof p === 'function')
     return [...this.rows.values()].filter((row) =>
       tests.every(([field, op, value]) => matches(row, field, op, value)) &&
+      extra.every((test) => test(row)) &&
       (term === undefined || search!.fields.some((f) => typeof row[f] === 'string' && (row[f] as string).toLowerCase().includes(term))))
   }
 
@@ -148,5 +158,46 @@ export class MemoryRepository<T extends object = Row> implements Repository<T> {
   delete (criteria: Criteria, _options: RepositoryOptions = {}): boolean {
     const row = this.where(criteria)[0]
     return row === undefined ? false : this.rows.delete(row[this.idField])
+  }
+
+  private criteriaOf (kwargs: Record<string, unknown>): Criteria {
+    const criteria: Criteria = {}
+    for (const [key, value] of Object.entries(kwargs)) if (!this.optionKeys.has(key)) criteria[key] = value
+    return criteria
+  }
+
+  /** Inserts every item, or none when one clashes with a row or with another item. */
+  createMany (items: Array<Record<string, unknown>>, _options: RepositoryOptions = {}): T[] {
+    const keys = [this.idField, ...this.unique]
+    items.forEach((item, index) => {
+      const twin = items.findIndex((other, i) => i < index && keys.some((k) => item[k] !== undefined && other[k] === item[k]))
+      if (this.clashes(item) || twin !== -1) throw new Conflict(`Item ${index} clashes with ${twin === -1 ? 'an existing row' : `item ${twin}`}.`)
+    })
+    return items.map((item) => ({ ...this.insert({ ...item }) }) as T)
+  }
+
+  /** Applies `values` to every selected row, or to none when the result would clash. */
+  updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): T[] {
+    const rows = this.where(this.criteriaOf(kwargs), undefined, args)
+    const changesUnique = [this.idField, ...this.unique].some((k) => values[k] !== undefined)
+    if (changesUnique && (rows.length > 1 || rows.some((row) => this.clashes(values, row)))) throw new Conflict('The values would make a unique field repeat.')
+    for (const row of rows) Object.assign(row, values)
+    return rows.map((row) => ({ ...row }) as T)
+  }
+
+  /** Replaces each item's row by primary key, or nothing when one is missing or clashes. */
+  bulkUpdate (items: Array<Record<string, unknown>>, _options: RepositoryOptions = {}): void {
+    const rows = items.map((item, index) => {
+      const row = this.rows.get(item[this.idField])
+      if (row === undefined) throw new NotFound(`Item ${index}: no row has ${this.idField} ${JSON.stringify(item[this.idField])}.`)
+      if (this.clashes(item, row)) throw new Conflict(`Item ${index} clashes with an existing row.`)
+      return row
+    })
+    rows.forEach((row, index) => Object.assign(row, items[index]))
+  }
+
+  /** Deletes every selected row. */
+  deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): void {
+    for (const row of this.where(this.criteriaOf(kwargs), undefined, args)) this.rows.delete(row[this.idField])
   }
 }

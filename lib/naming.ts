@@ -38,7 +38,11 @@ const STANDARD_SUMMARIES: Record<string, string> = {
   retrieve: 'Retrieve {}',
   update: 'Replace {}',
   partialUpdate: 'Update {} partially',
-  destroy: 'Delete {}'
+  destroy: 'Delete {}',
+  bulkCreate: 'Create {+} in bulk',
+  bulkUpdate: 'Replace {+} in bulk',
+  updateMany: 'Update the {+} a filter selects',
+  bulkDelete: 'Delete the {+} a filter selects'
 }
 
 /** Collection-level actions name the resource in the plural. */

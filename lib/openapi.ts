@@ -70,8 +70,12 @@ function caughtStatuses (klass: DocumentedView, implementation: unknown): number
   })
 }
 
-function hasRequestSchema (route: RouteDefinition): boolean {
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+
+/** A route can answer 400 when it validates something, or reads a body (malformed JSON). */
+function canAnswerBadRequest (route: RouteDefinition, method: string): boolean {
   const parts = route.options.schema
+  if (BODY_METHODS.has(method)) return true
   return parts !== undefined && (parts.body !== undefined || parts.params !== undefined || parts.querystring !== undefined || parts.headers !== undefined)
 }
 
@@ -90,8 +94,8 @@ export function documentedResponses (klass: ViewClass, route: RouteDefinition, c
   if (headers !== undefined) success.headers = headers
   generated[route.status] = success
 
-  // A plain View documents the 400 its validation can answer; an APIView always documents its defaultErrors.
-  const defaults = view.defaultErrors ?? (hasRequestSchema(route) ? [BadRequest] : [])
+  // A plain View documents the 400 its validation or body parsing can answer; an APIView always documents its defaultErrors.
+  const defaults = view.defaultErrors ?? (canAnswerBadRequest(route, context.method) ? [BadRequest] : [])
   for (const cls of new Set([...defaults, ...(view.errors ?? []), ...route.throws])) {
     const entry = generated[cls.status] ?? (generated[cls.status] = { description: statusTitle(cls.status), errors: [] })
     entry.errors = [...(entry.errors ?? []), cls]

@@ -74,10 +74,22 @@ function toComponentJson (schema: unknown, root: boolean): unknown {
   return out
 }
 
-/** Registers a schema with an `$id` as a named component and returns a `$ref` to it. */
+const componentSources = new Map<string, object>()
+
+/**
+ * Registers a schema with an `$id` as a named component and returns a `$ref` to it.
+ * Two different schemas under one name would make one document describe the other:
+ * that is a `TypeError` at registration.
+ */
 export function componentRef (schema: { $id?: unknown }): Json {
   const name = schema.$id as string
-  if (!problemComponents.has(name)) problemComponents.set(name, toComponentJson(schema, true) as Json)
+  const source = componentSources.get(name)
+  if (source === undefined) {
+    componentSources.set(name, schema)
+    problemComponents.set(name, toComponentJson(schema, true) as Json)
+  } else if (source !== schema) {
+    throw new TypeError(`Two different schemas are documented as the component "${name}"; give one of them (or its error class) another name`)
+  }
   return { $ref: `#/components/schemas/${name}` }
 }
 

@@ -34,6 +34,8 @@ export interface StandardAction {
   method: HTTPMethods
   /** Whether the route is the detail route (`/:id`) rather than the prefix itself. */
   detail: boolean
+  /** A path of its own relative to the prefix (bulk actions: `bulkRoute`), instead of the prefix or the detail route. */
+  path?: (view: ViewClass) => string
   status: number
   /** The options the action generates (schemas, documented errors); the method's own decorators win. */
   options: (view: ViewClass) => ViewRouteOptions
@@ -133,7 +135,7 @@ export function collectRoutes (klass: ViewClass): RouteDefinition[] {
     routes.push({
       name: action.name,
       methods: [action.method],
-      path: action.detail ? klass.getDetailRoute(action.name) : '/',
+      path: action.path?.(klass) ?? (action.detail ? klass.getDetailRoute(action.name) : '/'),
       status: options.statusCode ?? action.status,
       options,
       throws: [...(action.throws ?? []), ...(meta?.throws ?? [])],
@@ -291,8 +293,12 @@ function validatorCompilerFor (parts: RouteSchemas): (input: { schema: unknown, 
   }
 }
 
-/** Builds the Fastify route options of every operation of a view, most specific first. */
-export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions = {}, router?: RouterContext): RouteOptions[] {
+/**
+ * Builds the Fastify route options of every operation of a view, most specific first.
+ * With `app`, serializers may use the app's shared schemas.
+ */
+export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions = {}, router?: RouterContext, app?: FastifyInstance): RouteOptions[] {
+  const serializerCompiler = serializerCompilerFor(app)
   const statics = klass as ViewStatics
   const { prefix = '', ...registration } = options
   const base = router === undefined ? registration : mergeRouteOptions(router.options, registration)
@@ -318,8 +324,9 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
         schema: buildRouteSchema(klass, definition, { method, multiMethod: route.methods.length > 1, headerClasses, implementation }),
         handler,
         validatorCompiler,
+        serializerCompiler,
         errorHandler: problemErrorHandler
-      }
+      } as RouteOptions
       for (const key of PASS_THROUGH) {
         if (merged[key] !== undefined) (routeOptions as unknown as Record<string, unknown>)[key] = merged[key]
       }
@@ -352,9 +359,8 @@ function uniqueOperationId (app: FastifyInstance, schema: { operationId?: string
  * All reading of the class happens here, once; requests only run the handlers.
  */
 export function registerView (app: FastifyInstance, klass: ViewClass, options: RegisterViewOptions = {}, router?: RouterContext): void {
-  const serializerCompiler = serializerCompilerFor(app)
-  for (const route of buildViewRoutes(klass, options, router)) {
+  for (const route of buildViewRoutes(klass, options, router, app)) {
     uniqueOperationId(app, route.schema as { operationId?: string })
-    app.route({ ...route, serializerCompiler } as RouteOptions)
+    app.route(route)
   }
 }

@@ -70,3 +70,22 @@ export function asyncRepository<T, R extends object> (repository: R): Promised<R
   }
   return wrapped as Promised<R> & AsyncRepository<T>
 }
+
+/**
+ * The bulk repository (SEED 2.7), synchronous. Each call is one transaction: when any
+ * item fails, nothing is written. `kwargs` holds the filter criteria merged with the
+ * view's `repositoryOptions`; `args` are positional criteria from `resolveFilter`.
+ */
+export interface BulkRepository<T = unknown> {
+  /** Inserts every item or none; returns the created rows. */
+  createMany (items: Array<Record<string, unknown>>, options: RepositoryOptions): T[]
+  /** Applies `values` to every row the criteria select; returns the updated rows. */
+  updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): T[]
+  /** Replaces each item's row, found by its primary key, executemany-style; returns nothing. */
+  bulkUpdate (items: Array<Record<string, unknown>>, options: RepositoryOptions): void
+  /** Deletes every row the criteria select. */
+  deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): void
+}
+
+/** The asynchronous bulk repository: the same methods, returning promises. */
+export type AsyncBulkRepository<T = unknown> = Promised<BulkRepository<T>>

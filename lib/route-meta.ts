@@ -59,13 +59,26 @@ function unionErrors (a: APIErrorClass[] | undefined, b: APIErrorClass[] | undef
   return [...new Set([...a, ...b])]
 }
 
-/** Merges route options: `over` wins on scalars; responses, dependencies, tags and hooks combine. */
+/** Fastify hooks a route option may carry: outer levels' run first, then the route's own. */
+const HOOKS = ['onRequest', 'preParsing', 'preValidation', 'preHandler', 'preSerialization', 'onSend', 'onResponse', 'onTimeout', 'onError', 'onRequestAbort'] as const
+
+const asList = (value: unknown): unknown[] => Array.isArray(value) ? value : [value]
+
+/**
+ * Merges route options: `over` wins on scalars (tags included: the innermost list
+ * replaces the outer ones); responses, dependencies, hooks and `config` combine.
+ */
 export function mergeRouteOptions (base: ViewRouteOptions, over: ViewRouteOptions): ViewRouteOptions {
   const merged: ViewRouteOptions = { ...base, ...over }
   const responses = mergeResponses(base.responses, over.responses)
   if (responses !== undefined) merged.responses = responses
   if (base.schema !== undefined && over.schema !== undefined) merged.schema = { ...base.schema, ...over.schema }
   if (base.dependencies !== undefined && over.dependencies !== undefined) merged.dependencies = [...base.dependencies, ...over.dependencies]
+  if (base.config !== undefined && over.config !== undefined) merged.config = { ...base.config, ...over.config }
+  const hooks = merged as Record<string, unknown>
+  for (const hook of HOOKS) {
+    if (base[hook] !== undefined && over[hook] !== undefined) hooks[hook] = [...asList(base[hook]), ...asList(over[hook])]
+  }
   return merged
 }
 

@@ -13,8 +13,8 @@ const stringify: Serialize = (payload) => JSON.stringify(payload)
  * components) are never compiled; every other schema is compiled once by Fastify's own
  * compiler, with the app's shared schemas, and reused wherever the same object recurs.
  */
-export function serializerCompilerFor (app: FastifyInstance): SerializerCompiler {
-  const compile = SerializerSelector()(app.getSchemas(), {}) as unknown as (input: { schema: object }) => Serialize
+export function serializerCompilerFor (app?: FastifyInstance): SerializerCompiler {
+  const compile = SerializerSelector()(app?.getSchemas() ?? {}, {}) as unknown as (input: { schema: object }) => Serialize
   const cache = new WeakMap<object, Serialize>()
   return ({ schema, contentType, httpStatus }) => {
     if (contentType === PROBLEM_CONTENT_TYPE) return stringify

@@ -8,6 +8,10 @@ import {
   GenericUpdateAPIView
 } from './generics.js'
 // The symbol imports let declaration emit name the types of the composed classes.
+import {
+  AsyncGenericBulkCreateAPIView, AsyncGenericBulkDestroyAPIView, AsyncGenericBulkUpdateAPIView, AsyncGenericUpdateManyAPIView,
+  GenericBulkCreateAPIView, GenericBulkDestroyAPIView, GenericBulkUpdateAPIView, GenericUpdateManyAPIView
+} from './bulk.js'
 import { mix, named, type ACTION_KEYS, type MIXIN } from './mixins.js'
 export type { ACTION_KEYS, MIXIN }
 
@@ -46,3 +50,8 @@ export const GenericListCreateAPIView = named('GenericListCreateAPIView', mix(Ge
 export const AsyncGenericRetrieveUpdateDestroyAPIView = named('AsyncGenericRetrieveUpdateDestroyAPIView', mix(AsyncGenericRetrieveAPIView, AsyncGenericUpdateAPIView, AsyncGenericPartialUpdateAPIView, AsyncGenericDestroyAPIView))
 /** Sync counterpart of `AsyncGenericRetrieveUpdateDestroyAPIView`. */
 export const GenericRetrieveUpdateDestroyAPIView = named('GenericRetrieveUpdateDestroyAPIView', mix(GenericRetrieveAPIView, GenericUpdateAPIView, GenericPartialUpdateAPIView, GenericDestroyAPIView))
+
+/** The four bulk actions over `repository` on one route (SEED 4.3): POST, PUT, PATCH, DELETE on `bulkRoute`. */
+export const AsyncBulkAPIViewSet = named('AsyncBulkAPIViewSet', mix(AsyncGenericBulkCreateAPIView, AsyncGenericBulkUpdateAPIView, AsyncGenericUpdateManyAPIView, AsyncGenericBulkDestroyAPIView))
+/** Sync counterpart of `AsyncBulkAPIViewSet`. */
+export const BulkAPIViewSet = named('BulkAPIViewSet', mix(GenericBulkCreateAPIView, GenericBulkUpdateAPIView, GenericUpdateManyAPIView, GenericBulkDestroyAPIView))

@@ -177,7 +177,7 @@ test('a Content-Length that does not match the body is a 400 problem', async (t)
   const head = 'POST /items HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nConnection: close\r\n'
   const body = '{"name":"x","price":1}'
 
-  // Declares more than it sends, then closes its side: Fastify's body reader sees the gap.
+  // Declares more than it sends, then closes its side: Node's parser reports the early end.
   const short = await rawRequest(port, `${head}Content-Length: 100\r\n\r\n${body}`)
   t.match(short, /^HTTP\/1\.1 400/, 'fewer bytes than declared: 400')
   t.match(short, /content-type: application\/problem\+json/i)
@@ -365,4 +365,21 @@ test('the plugin can leave the app-wide handlers alone', async (t) => {
   t.equal(res.statusCode, 404)
   t.match(res.headers['content-type'], /^application\/json/, "Fastify's own 404")
   problem(t, await app.inject('/boom'), 500)
+})
+
+test('titles and default details follow the status of a class or of a Catch', async (t) => {
+  class Gone extends APIError { static override status = 410 }
+  t.equal(new Gone().title, 'Gone')
+  t.equal(new Gone().detail, 'Gone.')
+  t.equal(new APIError(undefined, { status: 409 }).detail, 'Conflict.')
+  t.equal(new APIError().detail, 'An unexpected error occurred.')
+  class Thrower extends View {
+    @Get('/')
+    @Catch(RangeError, { status: 409 })
+    get (): never { throw new RangeError('internal') }
+  }
+  const app = await build({ views: [Thrower] })
+  t.teardown(() => app.close())
+  const body = problem(t, await app.inject('/'), 409)
+  t.same([body.title, body.detail], ['Conflict', 'Conflict.'])
 })

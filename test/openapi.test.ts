@@ -303,7 +303,7 @@ test('generic views: page schemas are named components, filter parameters show t
     static override filter = Pages
     static override repository = asyncRepository(new MemoryRepository())
   }
-  const list = (filter: typeof Pages) => class extends GenericListAPIView {
+  const list = (filter: typeof OffsetLimitFilter) => class extends GenericListAPIView {
     static override responseSchema = Item
     static override filter = filter
     static override repository = new MemoryRepository()
@@ -332,4 +332,35 @@ test('generic views: page schemas are named components, filter parameters show t
   })
   t.match(Object.fromEntries(doc.paths['/cursors'].get.parameters.map((p: any) => [p.name, p.schema])).cursor, { type: 'string', pattern: '^[A-Za-z0-9_-]+$' })
   t.same(await new Validator().validate(doc), { valid: true })
+})
+
+test('two error classes with one name cannot share a component', async (t) => {
+  const make = () => class Duplicate extends APIError { static override status = 418 }
+  const First = make()
+  const Second = make()
+  class Clash extends APIView {
+    @Get('/a')
+    @Throws(First)
+    a () { return {} }
+
+    @Get('/b')
+    @Throws(Second)
+    b () { return {} }
+  }
+  await t.rejects(documented({ views: [Clash] }), { name: 'TypeError', message: /"DuplicateProblem"/ })
+})
+
+test('a View route that reads a body documents the 400 of a malformed one', async (t) => {
+  const { app, doc } = await documented(everything())
+  t.teardown(() => app.close())
+  class Bodyless extends View {
+    @Post('/')
+    post () { return {} }
+  }
+  const { app: app2, doc: doc2 } = await documented({ views: [Bodyless] })
+  t.teardown(() => app2.close())
+  t.same(Object.keys(doc2.paths['/'].post.responses), ['201', '400'])
+  const res = await app2.inject({ method: 'POST', url: '/', headers: { 'content-type': 'application/json' }, payload: '{' })
+  t.equal(res.statusCode, 400)
+  t.ok(doc)
 })

@@ -96,3 +96,30 @@ test('routers keep their response headers to themselves', async (t) => {
   t.teardown(() => app.close())
   t.same((await app.inject('/b')).json(), { pong: true })
 })
+
+declare module 'fastify' {
+  interface FastifyContextConfig { route?: boolean, router?: boolean, registration?: boolean }
+}
+
+test('hooks and config from the router, the registration and the route add up', async (t) => {
+  const ran: string[] = []
+  const hook = (name: string) => async () => { ran.push(name) }
+  class Hooked extends View {
+    @Get('/', { onRequest: hook('route'), config: { route: true } })
+    get (request: import('fastify').FastifyRequest) { return request.routeOptions.config }
+  }
+  const router = new ViewRouter({ prefix: '/r', onRequest: hook('router'), config: { router: true } })
+  router.registerView(Hooked, { onRequest: [hook('registration')], config: { registration: true } })
+  const app = await build({ views: [router] })
+  t.teardown(() => app.close())
+  const config = (await app.inject('/r')).json()
+  t.same(ran, ['router', 'registration', 'route'])
+  t.match(config, { router: true, registration: true, route: true, view: 'Hooked', action: 'get' })
+})
+
+test('buildViewRoutes output registers as it is', async (t) => {
+  const app = Fastify()
+  for (const route of buildViewRoutes(Ping, { prefix: '/built' })) app.route(route)
+  t.teardown(() => app.close())
+  t.same((await app.inject('/built/3')).json(), { one: true })
+})

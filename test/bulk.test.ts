@@ -1,0 +1,261 @@
+import { test } from 'tap'
+import { Type, type Static } from '@sinclair/typebox'
+import type { FastifyRequest } from 'fastify'
+import {
+  APIView, AsyncBulkAPIViewSet, AsyncBulkCreateAPIView, AsyncBulkDestroyAPIView, AsyncBulkUpdateAPIView, AsyncGenericViewSet, AsyncUpdateManyAPIView,
+  BaseFilter, BulkAPIViewSet, BulkCreateAPIView, GenericViewSet, MemoryRepository, mix, type Criteria
+} from '../lib/index.js'
+import { build, problem } from './helpers.js'
+
+const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number(), tenant: Type.String() }, { $id: 'Item' })
+const ItemIn = Type.Object({ name: Type.String({ minLength: 1 }), price: Type.Number({ minimum: 0 }) })
+const ItemUpdate = Type.Object({ id: Type.Integer(), name: Type.String({ minLength: 1 }), price: Type.Number({ minimum: 0 }) })
+const ItemValues = Type.Partial(ItemIn)
+type ItemT = Static<typeof Item>
+
+class NameFilter extends BaseFilter {
+  static override fields = { name: Type.String() }
+  static override operatorFields = { price: Type.Number() }
+  static override operators = { price: ['gt'] as const }
+}
+
+/** A repository that records every call, synchronous or asynchronous. */
+function recorded (async: boolean) {
+  const store = new MemoryRepository<ItemT>({
+    unique: ['name'],
+    optionKeys: ['batch_size'],
+    rows: [
+      { id: 1, name: 'apple', price: 3, tenant: 'a' },
+      { id: 2, name: 'banana', price: 1, tenant: 'a' },
+      { id: 3, name: 'cherry', price: 5, tenant: 'b' }
+    ]
+  })
+  const calls: Array<{ method: string, args: unknown[] }> = []
+  const repo: Record<string, unknown> = {}
+  for (const method of ['create', 'get', 'list', 'count', 'update', 'delete', 'createMany', 'updateMany', 'bulkUpdate', 'deleteMany']) {
+    repo[method] = (...args: unknown[]) => {
+      calls.push({ method, args: structuredClone(args.filter((a) => typeof a !== 'function')) })
+      if (!async) return (store as unknown as Record<string, (...a: unknown[]) => unknown>)[method](...args)
+      try {
+        return Promise.resolve((store as unknown as Record<string, (...a: unknown[]) => unknown>)[method](...args))
+      } catch (error) {
+        return Promise.reject(error)
+      }
+    }
+  }
+  return { store, calls, repo }
+}
+
+const families = [
+  { name: 'async', async: true, Bulk: AsyncBulkAPIViewSet, Crud: AsyncGenericViewSet },
+  { name: 'sync', async: false, Bulk: BulkAPIViewSet, Crud: GenericViewSet }
+] as const
+
+function itemsView (family: (typeof families)[number], repo: unknown, overrides: Record<string, unknown> = {}) {
+  const hooks: string[] = []
+  const pause = family.async ? () => new Promise((resolve) => setTimeout(resolve, 1)) : () => undefined
+  class Items extends (mix(family.Bulk, family.Crud) as unknown as typeof APIView) {
+    static override responseSchema = Item
+    static createSchema = ItemIn
+    static bulkUpdateSchema = ItemUpdate
+    static updateSchema = ItemValues
+    static detailParams = Type.Object({ id: Type.Integer() })
+    static filter: unknown = NameFilter
+    static repository = repo
+    static repositoryOptions = { batch_size: 100 }
+    getKwargs (): Criteria { return { tenant: this.request.headers['x-tenant'] ?? 'a' } }
+    beforeBulkCreate (data: unknown[]) { hooks.push(`beforeBulkCreate:${data.length}`); return pause() }
+    afterBulkCreate (objs: unknown[]) { hooks.push(`afterBulkCreate:${objs.length}`); return pause() }
+    beforeBulkUpdate (data: unknown[]) { hooks.push(`beforeBulkUpdate:${data.length}`); return pause() }
+    afterBulkUpdate (...args: unknown[]) { hooks.push(`afterBulkUpdate:${args.length}`); return pause() }
+    beforeUpdateMany (values: object) { hooks.push(`beforeUpdateMany:${Object.keys(values).join()}`); return pause() }
+    afterUpdateMany (objs: unknown[]) { hooks.push(`afterUpdateMany:${objs.length}`); return pause() }
+    beforeBulkDelete (...args: unknown[]) { hooks.push(`beforeBulkDelete:${args.length}`); return pause() }
+    afterBulkDelete (...args: unknown[]) { hooks.push(`afterBulkDelete:${args.length}`); return pause() }
+  }
+  Object.assign(Items, overrides)
+  return { Items, hooks }
+}
+
+for (const family of families) {
+  test(`${family.name}: the four verbs on one route, each one repository call built as SEED 4.1 says`, async (t) => {
+    const { calls, repo, store } = recorded(family.async)
+    const { Items, hooks } = itemsView(family, repo)
+    const app = await build({ views: [{ view: Items, prefix: '/items' }] })
+    t.teardown(() => app.close())
+
+    const created = await app.inject({ method: 'POST', url: '/items/bulk', payload: [{ name: 'date', price: 2 }, { name: 'elder', price: 4 }] })
+    t.equal(created.statusCode, 201)
+    t.same(created.json().map((i: ItemT) => [i.id, i.name, i.tenant]), [[4, 'date', 'a'], [5, 'elder', 'a']])
+    t.same(calls, [{ method: 'createMany', args: [[{ name: 'date', price: 2, tenant: 'a' }, { name: 'elder', price: 4, tenant: 'a' }], { batch_size: 100 }] }],
+      'createMany: plain items merged with getKwargs, then only the repository options')
+    t.same(hooks.splice(0), ['beforeBulkCreate:2', 'afterBulkCreate:2'])
+
+    calls.length = 0
+    const put = await app.inject({ method: 'PUT', url: '/items/bulk', payload: [{ id: 1, name: 'apricot', price: 9 }] })
+    t.equal(put.statusCode, 204)
+    t.equal(put.body, '')
+    t.same(calls, [{ method: 'bulkUpdate', args: [[{ id: 1, name: 'apricot', price: 9, tenant: 'a' }], { batch_size: 100 }] }])
+    t.same(hooks.splice(0), ['beforeBulkUpdate:1', 'afterBulkUpdate:0'])
+
+    calls.length = 0
+    const patch = await app.inject({ method: 'PATCH', url: '/items/bulk?name=banana', payload: { price: 7 } })
+    t.equal(patch.statusCode, 200)
+    t.same(patch.json(), [{ id: 2, name: 'banana', price: 7, tenant: 'a' }])
+    t.same(calls, [{ method: 'updateMany', args: [{ price: 7 }, { name: 'banana', tenant: 'a', batch_size: 100 }] }],
+      'updateMany: only the values sent, then the criteria merged with the options')
+    t.same(hooks.splice(0), ['beforeUpdateMany:price', 'afterUpdateMany:1'])
+
+    calls.length = 0
+    const del = await app.inject({ method: 'DELETE', url: '/items/bulk?price__gt=4' })
+    t.equal(del.statusCode, 204)
+    t.same(calls, [{ method: 'deleteMany', args: [{ price__gt: 4, tenant: 'a', batch_size: 100 }] }])
+    t.same(hooks.splice(0), ['beforeBulkDelete:0', 'afterBulkDelete:0'])
+    t.same(store.list({}).map((r) => r.id), [3, 4, 5], "tenant a's rows over 4 went (apricot 9, banana 7); tenant b's cherry stayed")
+  })
+
+  test(`${family.name}: CRUD and bulk routes coexist for every verb`, async (t) => {
+    const { repo } = recorded(family.async)
+    const { Items } = itemsView(family, repo)
+    const app = await build({ views: [{ view: Items, prefix: '/items' }] })
+    t.teardown(() => app.close())
+    t.equal((await app.inject('/items')).statusCode, 200)
+    t.equal((await app.inject('/items/1')).statusCode, 200)
+    t.equal((await app.inject({ method: 'PUT', url: '/items/1', payload: { name: 'x', price: 1 } })).statusCode, 200, 'PUT /items/:id')
+    t.equal((await app.inject({ method: 'PUT', url: '/items/bulk', payload: [{ id: 2, name: 'y', price: 1 }] })).statusCode, 204, 'PUT /items/bulk is the bulk route')
+    t.equal((await app.inject({ method: 'PATCH', url: '/items/2', payload: { price: 2 } })).statusCode, 200)
+    t.equal((await app.inject({ method: 'PATCH', url: '/items/bulk?name=y', payload: { price: 3 } })).statusCode, 200)
+    t.equal((await app.inject({ method: 'POST', url: '/items', payload: { name: 'z', price: 1 } })).statusCode, 201)
+    t.equal((await app.inject({ method: 'POST', url: '/items/bulk', payload: [{ name: 'w', price: 1 }] })).statusCode, 201)
+    t.equal((await app.inject({ method: 'DELETE', url: '/items/1' })).statusCode, 204)
+    t.equal((await app.inject({ method: 'DELETE', url: '/items/bulk?name=w' })).statusCode, 204)
+  })
+
+  test(`${family.name}: bad input is a 4xx problem and the repository is never called`, async (t) => {
+    const { calls, repo, store } = recorded(family.async)
+    const { Items } = itemsView(family, repo, { maxBatchSize: 3 })
+    const app = await build({ views: [{ view: Items, prefix: '/items' }] }, { bodyLimit: 2048 })
+    t.teardown(() => app.close())
+    const before = store.list({})
+    const cases: Array<[string, string, unknown, number, string[]?]> = [
+      ['POST', '/items/bulk', { name: 'not an array', price: 1 }, 400, ['#']],
+      ['POST', '/items/bulk', [null], 400, ['#/0']],
+      ['POST', '/items/bulk', [{ name: 'ok', price: 1 }, { name: 'x', price: '2' }], 400, ['#/1/price']],
+      ['POST', '/items/bulk', [{ name: 'ok', price: 1 }, { name: 'ok2', price: 1 }, { name: '', price: 1 }], 400, ['#/2/name']],
+      ['POST', '/items/bulk', [{ name: 'ok', price: 1, tenant: 'b' }], 400, ['#/0/tenant']],
+      ['POST', '/items/bulk', Array.from({ length: 4 }, (_, i) => ({ name: `n${i}`, price: 1 })), 413],
+      ['POST', '/items/bulk', Array.from({ length: 3 }, (_, i) => ({ name: 'x'.repeat(1000) + i, price: 1 })), 413],
+      ['PUT', '/items/bulk', [{ id: 1, name: 'a', price: 1 }, { id: 2, name: 'b', price: 1 }, { id: 1, name: 'c', price: 1 }], 400, ['#/0/id', '#/2/id']],
+      ['PUT', '/items/bulk', [{ name: 'no id', price: 1 }], 400, ['#/0/id']],
+      ['PATCH', '/items/bulk?name=apple', {}, 400, ['#']],
+      ['PATCH', '/items/bulk?name=apple', { price: -1 }, 400, ['#/price']],
+      ['PATCH', '/items/bulk', { price: 1 }, 400],
+      ['PATCH', '/items/bulk?price__gt=abc', { price: 1 }, 400],
+      ['DELETE', '/items/bulk', undefined, 400],
+      ['DELETE', '/items/bulk?unknown=1', undefined, 400]
+    ]
+    for (const [method, url, payload, status, pointers] of cases) {
+      const res = await app.inject({ method: method as 'POST', url, ...(payload === undefined ? {} : { payload: payload as object }) })
+      const body = problem(t, res, status)
+      if (pointers !== undefined) t.same(body.errors?.map((e: { pointer: string }) => e.pointer) ?? ['#'], pointers, `${method} ${JSON.stringify(payload)?.slice(0, 60)}`)
+    }
+    t.same(calls, [], 'not one repository call')
+    t.same(store.list({}), before, 'and nothing changed')
+  })
+
+  test(`${family.name}: all or nothing inside the repository; an empty batch is a no-op`, async (t) => {
+    const { calls, repo, store } = recorded(family.async)
+    const { Items, hooks } = itemsView(family, repo)
+    const app = await build({ views: [{ view: Items, prefix: '/items' }] })
+    t.teardown(() => app.close())
+    const before = store.list({})
+    t.equal(problem(t, await app.inject({ method: 'POST', url: '/items/bulk', payload: [{ name: 'new', price: 1 }, { name: 'apple', price: 1 }] }), 409).detail, 'Item 1 clashes with an existing row.')
+    t.equal(problem(t, await app.inject({ method: 'POST', url: '/items/bulk', payload: [{ name: 'twin', price: 1 }, { name: 'twin', price: 2 }] }), 409).detail, 'Item 1 clashes with item 0.')
+    t.equal(problem(t, await app.inject({ method: 'PUT', url: '/items/bulk', payload: [{ id: 1, name: 'x', price: 1 }, { id: 99, name: 'y', price: 1 }] }), 404).status, 404)
+    t.equal(problem(t, await app.inject({ method: 'PUT', url: '/items/bulk', payload: [{ id: 1, name: 'banana', price: 1 }] }), 409).status, 409)
+    t.equal(problem(t, await app.inject({ method: 'PATCH', url: '/items/bulk?price__gt=0', payload: { name: 'same' } }), 409).status, 409)
+    t.same(store.list({}), before, 'no failed batch left a trace')
+    t.same(calls.map((c) => c.method), ['createMany', 'createMany', 'bulkUpdate', 'bulkUpdate', 'updateMany'], 'one call per request')
+
+    calls.length = 0
+    hooks.length = 0
+    const empty = await app.inject({ method: 'POST', url: '/items/bulk', payload: [] })
+    t.equal(empty.statusCode, 201)
+    t.same(empty.json(), [])
+    t.equal((await app.inject({ method: 'PUT', url: '/items/bulk', payload: [] })).statusCode, 204)
+    t.same(calls, [], 'an empty batch calls nothing')
+    t.same(hooks, [], 'and runs no hooks')
+  })
+
+  test(`${family.name}: options, filter opt-out, the unfiltered guard, returnOnCreate/Update, bulkRoute`, async (t) => {
+    const { calls, repo, store } = recorded(family.async)
+    const { Items: Scoped } = itemsView(family, repo, { filter: null, bulkRoute: '/batch', returnOnCreate: false, returnOnUpdate: false })
+    const { Items: Everything } = itemsView(family, repo, { allowUnfiltered: true })
+    const app = await build({ views: [{ view: Scoped, prefix: '/scoped' }, { view: Everything, prefix: '/all' }] })
+    t.teardown(() => app.close())
+
+    t.equal((await app.inject({ method: 'POST', url: '/scoped/bulk', payload: [] })).statusCode, 404, 'bulkRoute moved all four verbs')
+    const created = await app.inject({ method: 'POST', url: '/scoped/batch', payload: [{ name: 'fig', price: 1 }] })
+    t.equal(created.statusCode, 201)
+    t.equal(created.body, '', 'returnOnCreate false: status kept, empty body')
+    const patched = await app.inject({ method: 'PATCH', url: '/scoped/batch', headers: { 'x-tenant': 'b' }, payload: { price: 6 } })
+    t.equal(patched.statusCode, 200)
+    t.equal(patched.body, '', 'returnOnUpdate false')
+    t.same(calls.at(-1), { method: 'updateMany', args: [{ price: 6 }, { tenant: 'b', batch_size: 100 }] }, 'filter null: acts on what getKwargs selects')
+    t.equal(store.get({ id: 3 })!.price, 6)
+    t.equal(store.get({ id: 1 })!.price, 3, "another tenant's rows are untouched")
+    t.equal((await app.inject({ method: 'DELETE', url: '/scoped/batch', headers: { 'x-tenant': 'b' } })).statusCode, 204)
+    t.same(calls.at(-1), { method: 'deleteMany', args: [{ tenant: 'b', batch_size: 100 }] })
+
+    const everything = await app.inject({ method: 'PATCH', url: '/all/bulk', payload: { price: 0 } })
+    t.equal(everything.statusCode, 200, 'allowUnfiltered: no filter parameter means every selected row')
+    t.same(calls.at(-1), { method: 'updateMany', args: [{ price: 0 }, { tenant: 'a', batch_size: 100 }] })
+  })
+
+  test(`${family.name}: a repository option that shadows a filter field is a TypeError only once a request sends it`, async (t) => {
+    const { calls, repo } = recorded(family.async)
+    const { Items } = itemsView(family, repo, { repositoryOptions: { name: 'shadow' } })
+    const lines: string[] = []
+    const app = await build({ views: [{ view: Items, prefix: '/items' }] }, { logger: { level: 'error', stream: { write: (l: string) => { lines.push(l) } } } })
+    t.teardown(() => app.close())
+    t.equal((await app.inject({ method: 'DELETE', url: '/items/bulk?price__gt=100' })).statusCode, 204, 'inert while the client does not send name')
+    const clash = await app.inject({ method: 'DELETE', url: '/items/bulk?name=apple' })
+    t.equal(problem(t, clash, 500).detail, 'An unexpected error occurred.')
+    t.match(lines.join(''), /TypeError.*repository option \\"name\\" is also a filter criterion/)
+    t.equal(calls.length, 1, 'the clashing request never reached the repository')
+  })
+}
+
+test('abstract bulk views: the method body defines the action; subsets register only their verbs', async (t) => {
+  const received: unknown[] = []
+  class Manual extends mix(AsyncBulkCreateAPIView, AsyncBulkUpdateAPIView, AsyncUpdateManyAPIView, AsyncBulkDestroyAPIView) {
+    static override responseSchema = Item
+    static override createSchema = ItemIn
+    static override updateSchema = ItemValues
+    static override filter = NameFilter
+    override async bulkCreate (request: FastifyRequest<{ Body: Array<Static<typeof ItemIn>> }>) {
+      received.push(request.body)
+      return request.body.map((item, i) => ({ ...item, id: i + 1, tenant: 'm' }))
+    }
+
+    override async bulkUpdate () { return undefined }
+    override async updateMany (request: FastifyRequest<{ Querystring: { name?: string } }>) { received.push(request.query); return [] }
+    override async bulkDelete () { return undefined }
+  }
+  class CreateOnly extends BulkCreateAPIView {
+    override bulkCreate () { return [] }
+  }
+  const app = await build({ views: [{ view: Manual, prefix: '/manual' }, { view: CreateOnly, prefix: '/create-only' }] })
+  t.teardown(() => app.close())
+  const created = await app.inject({ method: 'POST', url: '/manual/bulk', payload: [{ name: 'a', price: 1 }] })
+  t.equal(created.statusCode, 201)
+  t.same(created.json(), [{ id: 1, name: 'a', price: 1, tenant: 'm' }])
+  const put = await app.inject({ method: 'PUT', url: '/manual/bulk', payload: [] })
+  t.equal(put.statusCode, 204)
+  t.same((await app.inject({ method: 'PATCH', url: '/manual/bulk?name=a', payload: { price: 1 } })).json(), [])
+  t.same(received, [[{ name: 'a', price: 1 }], { name: 'a' }])
+  t.equal((await app.inject({ method: 'DELETE', url: '/manual/bulk?name=a' })).statusCode, 204)
+  t.equal((await app.inject({ method: 'POST', url: '/create-only/bulk', payload: [] })).statusCode, 201)
+  t.equal((await app.inject({ method: 'PUT', url: '/create-only/bulk', payload: [] })).statusCode, 404, 'subsets register only their verbs')
+  t.ok(AsyncBulkDestroyAPIView)
+})
