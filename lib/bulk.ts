@@ -96,7 +96,7 @@ export interface BulkStatics {
 type Loose = ViewClass & Partial<BulkStatics> & { responseSchema?: TSchema }
 type BulkView = APIView & GenericBulkMembers<unknown, false> & { request: FastifyRequest }
 
-function batchLimit (klass: Loose): Pick<ViewRouteOptions, 'preValidation'> {
+function batchLimit (klass: Loose): Pick<ViewRouteOptions, 'preValidation' | 'responses'> {
   const max = klass.maxBatchSize
   if (max === undefined) return {}
   // Runs before validation, so an oversized batch costs no per-item checks.
@@ -104,7 +104,7 @@ function batchLimit (klass: Loose): Pick<ViewRouteOptions, 'preValidation'> {
     const body = request.body
     done(Array.isArray(body) && body.length > max ? new ContentTooLarge(`A batch holds at most ${max} items; this one has ${body.length}.`) : undefined)
   }
-  return { preValidation: [hook] }
+  return { preValidation: [hook], responses: { 413: { errors: [ContentTooLarge] } } }
 }
 
 const arrayOf = (schema: TSchema | undefined, klass: Loose): TSchema | undefined =>

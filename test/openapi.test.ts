@@ -364,3 +364,37 @@ test('a View route that reads a body documents the 400 of a malformed one', asyn
   t.equal(res.statusCode, 400)
   t.ok(doc)
 })
+
+test('bulk views: 400 everywhere, 409 on POST/PUT/PATCH, 404 on PUT, filter parameters on PATCH and DELETE; valid', async (t) => {
+  const { AsyncBulkAPIViewSet, AsyncGenericViewSet, MemoryRepository, BaseFilter, asyncRepository } = await import('../lib/index.js')
+  class ByName extends BaseFilter {
+    static override fields = { name: Type.String() }
+    static override orderingFields = ['name']
+  }
+  class Bulk extends mix(AsyncBulkAPIViewSet, AsyncGenericViewSet) {
+    static override responseSchema = Item
+    static override createSchema = ItemIn
+    static override bulkUpdateSchema = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() })
+    static override updateSchema = Type.Partial(ItemIn)
+    static override filter = ByName
+    static override maxBatchSize = 500
+    static override repository = asyncRepository(new MemoryRepository()) as never
+  }
+  const { app, doc } = await documented({ views: [{ view: Bulk, prefix: '/items' }] })
+  t.teardown(() => app.close())
+  const bulk = doc.paths['/items/bulk']
+  t.same(Object.keys(bulk).sort(), ['delete', 'patch', 'post', 'put'])
+  t.same(Object.keys(bulk.post.responses), ['201', '400', '409', '413'], 'POST: 201, 400, 409, and 413 past maxBatchSize')
+  t.same(Object.keys(bulk.put.responses), ['204', '400', '404', '409', '413'])
+  t.same(Object.keys(bulk.patch.responses), ['200', '400', '409'])
+  t.same(Object.keys(bulk.delete.responses), ['204', '400'])
+  t.same(bulk.post.operationId, 'bulkCreateItems')
+  t.same([bulk.put.operationId, bulk.patch.operationId, bulk.delete.operationId], ['bulkUpdateItems', 'updateManyItems', 'bulkDeleteItems'])
+  t.same(bulk.patch.parameters.map((p: any) => p.name), ['name'], 'PATCH selects by the filter fields only (no sort)')
+  t.same(bulk.delete.parameters.map((p: any) => p.name), ['name'])
+  t.equal(bulk.post.requestBody.content['application/json'].schema.maxItems, 500)
+  t.same(bulk.post.responses['201'].content['application/json'].schema, { type: 'array', items: { $ref: '#/components/schemas/Item' } })
+  t.equal(bulk.patch.requestBody.content['application/json'].schema.minProperties, 1)
+  t.ok(doc.paths['/items/{id}'].put, 'the CRUD routes stay beside the bulk ones')
+  t.same(await new Validator().validate(doc), { valid: true })
+})
