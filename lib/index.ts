@@ -51,3 +51,8 @@ export {
   BULK_ACTIONS, type BulkStatics, type BulkHooks, type BulkModels, type GenericBulkMembers, type WithAsyncBulkRepositoryMixin, type WithBulkRepositoryMixin,
   type BulkCreateActions, type BulkUpdateActions, type UpdateManyActions, type BulkDestroyActions
 } from './bulk.js'
+export { ConditionalMixin, etagOnSend, type ConditionalMembers, type ConditionalStatics } from './conditional.js'
+export {
+  parseEntityTags, weakMatch, strongMatch, parseHttpDate, httpDate, etagOf, isNotModified, failsPrecondition,
+  type EntityTag, type Validators
+} from './preconditions.js'

@@ -100,7 +100,8 @@ export function documentedResponses (klass: ViewClass, route: RouteDefinition, c
     const entry = generated[cls.status] ?? (generated[cls.status] = { description: statusTitle(cls.status), errors: [] })
     entry.errors = [...(entry.errors ?? []), cls]
   }
-  const merged = mergeResponses(generated, route.options.responses) ?? generated
+  const withMixins = mergeResponses(generated, klass.extraResponses(route, context.method)) ?? generated
+  const merged = mergeResponses(withMixins, route.options.responses) ?? withMixins
   // A caught exception's status is documented with the generic problem unless a class already documents it.
   for (const status of caughtStatuses(view, context.implementation)) {
     merged[status] ??= { description: statusTitle(status), schema: ProblemSchema }

@@ -331,10 +331,14 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
         if (merged[key] !== undefined) (routeOptions as unknown as Record<string, unknown>)[key] = merged[key]
       }
       routeOptions.config = { ...merged.config, view: klass.name, action: route.name }
+      const own = klass.routeHooks(definition, method)
       for (const phase of HOOK_PHASES) {
-        const list = [...hooks[phase], ...toArray(merged[phase])]
+        const list = [...hooks[phase], ...toArray(merged[phase]), ...(phase === 'preHandler' ? toArray(own.preHandler) : [])]
         if (list.length > 0) (routeOptions as unknown as Record<string, unknown>)[phase] = list
       }
+      // The view's own onSend runs first, so a 304 is decided before any user hook sees the payload.
+      const onSend = [...toArray(own.onSend), ...toArray(merged.onSend)]
+      if (onSend.length > 0) routeOptions.onSend = onSend as RouteOptions['onSend']
       built.push(routeOptions)
     }
   }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { StandardAction } from './register.js'
+import type { RouteDefinition, StandardAction } from './register.js'
 import type { ResponseHeadersClass } from './response-headers.js'
+import type { ResponsesMap, ViewRouteOptions } from './types.js'
 
 /**
  * The low-level base class: routes come from the decorators (`Get`, `Post`, ...),
@@ -22,6 +23,19 @@ export class View {
    */
   static standardActions (): StandardAction[] {
     return []
+  }
+
+  /**
+   * Route-level Fastify hooks a mixin adds to one operation (ConditionalMixin's `onSend`
+   * and precondition check). Called once per operation at registration; a plain view adds none.
+   */
+  static routeHooks (_route: RouteDefinition, _method: string): Pick<ViewRouteOptions, 'onSend' | 'preHandler'> {
+    return {}
+  }
+
+  /** Responses a mixin documents on one operation (a 304, a 412), merged before the route's explicit `responses`. */
+  static extraResponses (_route: RouteDefinition, _method: string): ResponsesMap | undefined {
+    return undefined
   }
 
   /** Throws a `TypeError` when the class cannot serve requests as configured; called at registration. */

@@ -1,0 +1,228 @@
+import { Readable } from 'node:stream'
+import { Type, type TSchema } from '@sinclair/typebox'
+import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerAsyncHookHandler } from 'fastify'
+import type { APIView } from './api-view.js'
+import { PreconditionFailed } from './errors.js'
+import { defineMixin, type MixedClass } from './mixins.js'
+import {
+  etagOf, failsPrecondition, httpDate, isNotModified, parseEntityTags, parseHttpDate, toSeconds, weakMatch, type Validators
+} from './preconditions.js'
+import type { RouteDefinition } from './register.js'
+import { aliasedSchema, compileRenamer } from './serialization.js'
+import { serializerCompilerFor } from './serializer.js'
+import type { ResponsesMap } from './types.js'
+import type { View } from './view.js'
+
+/** The instance members `ConditionalMixin` adds (SEED 2.6). */
+export interface ConditionalMembers {
+  /** Answers 304 when the client's copy (`If-None-Match`) is current; otherwise stamps `ETag` and returns `undefined`. */
+  checkEtag (etag: string): FastifyReply | undefined
+  /**
+   * Answers 304 when `If-Modified-Since` shows the client's copy is current; otherwise
+   * stamps `Last-Modified` and returns `undefined`: `return this.checkLastModified(item.updatedAt) ?? item`.
+   */
+  checkLastModified (value: Date | string | number): FastifyReply | undefined
+  /** Sends a 304: the headers set so far (ETag, Cache-Control, Vary, Expires), no body. */
+  notModified (): FastifyReply
+  /** Whether `If-None-Match` matches the tag (weak comparison, lists and `*`). */
+  etagMatches (etag: string): boolean
+  /** Whether `If-Modified-Since` is at or after the value (second precision); false when absent or invalid. */
+  notModifiedSince (value: Date | string | number): boolean
+  /**
+   * The current validators of the target resource, for the 412 preconditions of PUT,
+   * PATCH and DELETE; `null` when it does not exist (preconditions are then ignored and
+   * the action answers its 404). Generic views read the object through their repository.
+   */
+  getValidators (request: FastifyRequest): Validators | null | undefined | Promise<Validators | null | undefined>
+}
+
+/** Statics of `ConditionalMixin`. */
+export interface ConditionalStatics {
+  /** Hash every 2xx GET/HEAD body into a strong ETag and answer 304 when the client's copy is current. */
+  etag: boolean
+  /** Document validators, 304 and 412 for hand-rolled validators (`checkEtag`, `checkLastModified`). */
+  conditionalRequests: boolean
+  /** The field holding an object's modification time, for `Last-Modified` of generic views' preconditions. */
+  lastModifiedField: string | undefined
+}
+
+declare module './mixins.js' {
+  interface ActionRegistry<M> { conditional: ConditionalMembers }
+}
+
+type Loose = typeof View & Partial<ConditionalStatics> & { responseSchema?: TSchema }
+type ConditionalView = APIView & ConditionalMembers & {
+  repository?: { get?: (criteria: Record<string, unknown>, options: Record<string, unknown>) => unknown }
+  getKwargs?: (action?: string) => Record<string, unknown>
+  getRepositoryOptions?: (action: string) => Record<string, unknown>
+}
+
+const SAFE = new Set(['GET', 'HEAD'])
+
+/**
+ * The body of a 304. Fastify's HEAD route ends with a hook that sets `content-length: 0`
+ * for an empty payload (and fails on `null`), and a 304 must not claim a length the 200
+ * would not have (RFC 9110 section 8.6); an ended stream is the one payload it passes on
+ * untouched. GET needs none of this.
+ */
+function notModifiedBody (request: FastifyRequest): Readable | null {
+  return request.method === 'HEAD' ? Readable.from([]) : null
+}
+const UNSAFE = new Set(['PUT', 'PATCH', 'DELETE'])
+
+/**
+ * The `onSend` hook of GET/HEAD routes of views with `etag = true`: hashes a 2xx body
+ * into a strong ETag (unless the handler set one) and turns a fresh request into a 304
+ * with no body, no Content-Type and no Content-Length (RFC 9110 sections 13.2.2, 15.4.5).
+ */
+export const etagOnSend: onSendHookHandler = (request, reply, payload, done) => {
+  const status = reply.statusCode
+  if (status < 200 || status >= 300 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) {
+    done(null, payload)
+    return
+  }
+  let etag = reply.getHeader('etag') as string | undefined
+  if (etag === undefined) {
+    etag = etagOf(payload)
+    reply.header('etag', etag)
+  }
+  const lastModified = reply.getHeader('last-modified') as string | undefined
+  if (isNotModified(request.headers, { etag, lastModified })) {
+    reply.code(304)
+    reply.removeHeader('content-type')
+    reply.removeHeader('content-length')
+    done(null, notModifiedBody(request))
+    return
+  }
+  done(null, payload)
+}
+
+const PRECONDITION_HEADERS = ['if-match', 'if-none-match', 'if-unmodified-since']
+
+/**
+ * The precondition check of unsafe detail routes, before the action runs: a request
+ * without conditional headers costs one property lookup each; one with them reads the
+ * current validators and answers 412 when they fail (RFC 9110 section 13.2.2).
+ */
+function preconditionCheck (klass: Loose): preHandlerAsyncHookHandler {
+  const Klass = klass as unknown as new (request: FastifyRequest, reply: FastifyReply) => ConditionalView
+  return async function checkPreconditions (request, reply) {
+    if (!PRECONDITION_HEADERS.some((h) => request.headers[h] !== undefined)) return
+    const current = await new Klass(request, reply).getValidators(request)
+    // No current representation: the action's own answer (404) wins over preconditions (RFC 9110 section 13.2.1).
+    if (current == null) return
+    if (failsPrecondition(request.headers, current)) throw new PreconditionFailed('The resource has changed since the validators the request was made with.')
+  }
+}
+
+const representations = new WeakMap<Loose, (value: unknown) => string>()
+
+/** Serializes an object as GET sends it, so the ETag of a precondition equals the one GET gave. */
+function representationOf (klass: Loose): ((value: unknown) => string) | undefined {
+  const schema = klass.responseSchema
+  if (schema === undefined) return undefined
+  let serialize = representations.get(klass)
+  if (serialize === undefined) {
+    const compiled = serializerCompilerFor()({ schema: aliasedSchema(schema) as object })
+    const toWire = compileRenamer(schema, true)
+    serialize = toWire === undefined ? compiled : (value) => compiled(toWire(value))
+    representations.set(klass, serialize)
+  }
+  return serialize
+}
+
+const validatorHeaders = (klass: Loose): Record<string, unknown> => {
+  const headers: Record<string, unknown> = { etag: Type.String({ description: 'Strong validator of the representation (RFC 9110 section 8.8.3).' }) }
+  if (klass.conditionalRequests === true || klass.lastModifiedField !== undefined) {
+    headers['last-modified'] = Type.String({ description: 'When the representation last changed, as an HTTP-date (RFC 9110 section 8.8.2).' })
+  }
+  return headers
+}
+
+/**
+ * Conditional requests with no cache backend (SEED 2.6). Mix it in first:
+ * `mix(ConditionalMixin, AsyncGenericViewSet)`. `etag = true` adds strong ETags and
+ * 304s to GET/HEAD; PUT, PATCH and DELETE of detail routes check If-Match,
+ * If-Unmodified-Since and If-None-Match before the action and answer 412.
+ */
+export const ConditionalMixin = defineMixin<MixedClass<'conditional', ConditionalStatics>>('ConditionalMixin', (Base) => {
+  const cls = class ConditionalMixin extends Base {
+    static etag = false
+    static conditionalRequests = false
+    static lastModifiedField: string | undefined = undefined
+
+    static override routeHooks (route: RouteDefinition, method: string): ReturnType<typeof Base.routeHooks> {
+      const inherited = super.routeHooks(route, method)
+      const self = this as Loose
+      if (self.etag === true && SAFE.has(method)) return { ...inherited, onSend: [etagOnSend, ...toList(inherited.onSend)] }
+      if ((self.etag === true || self.conditionalRequests === true) && UNSAFE.has(method) && route.path.includes(':')) {
+        return { ...inherited, preHandler: [preconditionCheck(self), ...toList(inherited.preHandler)] }
+      }
+      return inherited
+    }
+
+    static override extraResponses (route: RouteDefinition, method: string): ResponsesMap | undefined {
+      const self = this as Loose
+      if (self.etag !== true && self.conditionalRequests !== true) return super.extraResponses(route, method)
+      if (SAFE.has(method)) {
+        const headers = validatorHeaders(self)
+        return { [route.status]: { headers }, 304: { description: 'Not Modified: the client\'s copy is current.', headers } }
+      }
+      if (UNSAFE.has(method) && route.path.includes(':')) return { 412: { errors: [PreconditionFailed] } }
+      return super.extraResponses(route, method)
+    }
+
+    checkEtag (this: ConditionalView, etag: string): FastifyReply | undefined {
+      this.reply.header('etag', etag)
+      return isNotModified(this.request.headers, { etag }) ? this.notModified() : undefined
+    }
+
+    checkLastModified (this: ConditionalView, value: Date | string | number): FastifyReply | undefined {
+      this.reply.header('last-modified', httpDate(value))
+      return isNotModified(this.request.headers, { lastModified: value }) ? this.notModified() : undefined
+    }
+
+    notModified (this: ConditionalView): FastifyReply {
+      this.reply.code(304)
+      this.reply.removeHeader('content-type')
+      return this.reply.send(notModifiedBody(this.request) ?? undefined)
+    }
+
+    etagMatches (this: ConditionalView, etag: string): boolean {
+      const header = this.request.headers['if-none-match']
+      return typeof header === 'string' && weakMatch(parseEntityTags(header), etag)
+    }
+
+    notModifiedSince (this: ConditionalView, value: Date | string | number): boolean {
+      const header = this.request.headers['if-modified-since']
+      const since = typeof header === 'string' ? parseHttpDate(header) : undefined
+      const modified = toSeconds(value)
+      return since !== undefined && modified !== undefined && modified <= Math.floor(since / 1000)
+    }
+
+    getValidators (this: ConditionalView, request: FastifyRequest): Validators | null | undefined | Promise<Validators | null | undefined> {
+      const repository = this.repository
+      if (typeof repository?.get !== 'function') return undefined
+      const klass = this.constructor as Loose
+      const action = request.routeOptions.config.action
+      const criteria = { ...(request.params as Record<string, unknown>), ...this.getKwargs?.(action) }
+      const found = repository.get(criteria, this.getRepositoryOptions?.(action ?? '') ?? {})
+      const toValidators = (item: unknown): Validators | null => {
+        if (item === null || item === undefined) return null
+        const serialize = representationOf(klass)
+        const validators: Validators = {}
+        if (serialize !== undefined) validators.etag = etagOf(serialize(item))
+        const field = klass.lastModifiedField
+        if (field !== undefined) validators.lastModified = (item as Record<string, Date | string | number>)[field]
+        return validators
+      }
+      return found instanceof Promise ? found.then(toValidators) : toValidators(found)
+    }
+  }
+  return cls
+})
+
+function toList<T> (value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value]
+}
+
