@@ -227,7 +227,12 @@ describe('mix(...)<M>: update and partialUpdate', () => {
 describe('the generic argument of a mixed class', () => {
   test('keys outside ActionModels are refused', () => {
     expect(mix(AsyncListAPIView)<{ itme: ItemData }>).type.toRaiseError("has no properties in common with type 'ActionModels'")
-    expect(AsyncAPIViewSet<{ item: ItemData, body: NewItem }>).type.not.toRaiseError()
+  })
+
+  test('a misspelt key next to a valid one is refused', () => {
+    // Type arguments get no excess property check: `crate` is silently ignored and the
+    // create body stays `unknown`. `.fail`: flip when lib is fixed.
+    expect.fail(AsyncAPIViewSet<{ item: ItemData, crate: NewItem }>).type.toRaiseError()
   })
 
   test('without it, item types are unknown', () => {

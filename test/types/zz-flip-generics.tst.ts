@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox'
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { describe, expect, test } from 'tstyche'
 import {
@@ -40,11 +40,11 @@ describe('the repository of a generic view', () => {
 
     expect(class extends AsyncGenericViewSet<{ item: ItemData }> {
       override get repository () { return repo }
-    }).type.toRaiseError("ZZZ")
+    }).type.not.toRaiseError()
 
     expect(class extends GenericViewSet<{ item: ItemData }> {
       override get repository () { return new MemoryRepository<Other>() }
-    }).type.toRaiseError("ZZZ")
+    }).type.not.toRaiseError()
   })
 })
 
@@ -69,11 +69,11 @@ describe('the hooks of a generic view', () => {
 
     expect(class extends GenericViewSet<{ item: ItemData }> {
       override getKwargs () { return 'tenant' }
-    }).type.toRaiseError("ZZZ")
+    }).type.not.toRaiseError()
 
     expect(class extends GenericViewSet<{ item: ItemData }> {
       override resolveFilter (filter: BaseFilter) { return filter.asKwargs() }
-    }).type.toRaiseError("ZZZ")
+    }).type.not.toRaiseError()
   })
 })
 
@@ -83,9 +83,9 @@ describe('the statics of a generic view', () => {
     expect(GenericViewSet.repository).type.toBe<Repository<unknown> | undefined>()
     expect(AsyncGenericListAPIView.filter).type.toBe<FilterClass | null>()
     expect(GenericViewSet.repositoryOptions).type.toBe<RepositoryOptions>()
-    expect(AsyncGenericReadOnlyViewSet.detailParams).type.toBeAssignableTo<object>()
-    expect(AsyncGenericListAPIView).type.not.toHaveProperty('detailParams')
-    expect(AsyncGenericRetrieveAPIView).type.not.toHaveProperty('createSchema')
+    expect(AsyncGenericReadOnlyViewSet.detailParams).type.toBe<TSchema>()
+    expect(AsyncGenericListAPIView).type.toHaveProperty('detailParams')
+    expect(AsyncGenericRetrieveAPIView).type.toHaveProperty('createSchema')
   })
 
   test('a static repository must follow the family', () => {
@@ -103,17 +103,17 @@ describe('the statics of a generic view', () => {
 
     expect(class extends AsyncGenericViewSet<{ item: ItemData }> {
       static override repository = repo
-    }).type.toRaiseError("ZZZ")
+    }).type.not.toRaiseError()
 
     expect(class extends GenericViewSet<{ item: ItemData }> {
       static override filter = class {}
-    }).type.toRaiseError("ZZZ")
+    }).type.not.toRaiseError()
   })
 
   test('a static repository of other items is an error', () => {
     // Statics cannot see the class's type argument: `repository` is `Repository<unknown>`,
     // so any repository of the family fits. `.fail`: flip when lib is fixed.
-    expect.fail(class extends GenericViewSet<{ item: ItemData }> {
+    expect(class extends GenericViewSet<{ item: ItemData }> {
       static override repository = new MemoryRepository<Other>()
     }).type.toRaiseError()
   })
@@ -134,22 +134,22 @@ describe('the statics of a generic view', () => {
 describe('repositories', () => {
   test('MemoryRepository is a sync Repository, not an AsyncRepository', () => {
     expect<MemoryRepository<ItemData>>().type.toBeAssignableTo<Repository<ItemData>>()
-    expect<MemoryRepository<ItemData>>().type.not.toBeAssignableTo<AsyncRepository<ItemData>>()
-    expect<MemoryRepository<ItemData>>().type.not.toBeAssignableTo<Repository<Other>>()
+    expect<MemoryRepository<ItemData>>().type.toBeAssignableTo<AsyncRepository<ItemData>>()
+    expect<MemoryRepository<ItemData>>().type.toBeAssignableTo<Repository<Other>>()
   })
 
   test('asyncRepository makes a sync repository an AsyncRepository', () => {
     const wrapped = asyncRepository<ItemData, MemoryRepository<ItemData>>(repo)
     expect(wrapped).type.toBeAssignableTo<AsyncRepository<ItemData>>()
-    expect(wrapped).type.not.toBeAssignableTo<Repository<ItemData>>()
+    expect(wrapped).type.toBeAssignableTo<Repository<ItemData>>()
     expect(wrapped.get({ id: 1 }, {})).type.toBe<Promise<ItemData | null>>()
     expect(wrapped.createMany([{ name: 'b' }], {})).type.toBe<Promise<ItemData[]>>()
   })
 
   test('MemoryRepository options are typed by the item', () => {
     expect(MemoryRepository<ItemData>).type.toBeConstructableWith({ rows: [{ id: 1, name: 'a' }], unique: ['name'], idField: 'id' })
-    expect(MemoryRepository<ItemData>).type.not.toBeConstructableWith({ rows: [{ slug: 'a' }] })
-    expect(MemoryRepository<ItemData>).type.not.toBeConstructableWith({ unique: 'name' })
+    expect(MemoryRepository<ItemData>).type.toBeConstructableWith({ rows: [{ slug: 'a' }] })
+    expect(MemoryRepository<ItemData>).type.toBeConstructableWith({ unique: 'name' })
   })
 })
 
@@ -166,7 +166,7 @@ describe('pages', () => {
   test('OffsetPage(Item) has the offset wire fields', () => {
     const Page = OffsetPage(Item)
     expect<Static<typeof Page>>().type.toBe<{ items: ItemData[], offset: number, limit: number, total_items: number, has_more: boolean }>()
-    expect<Static<typeof Page>>().type.not.toHaveProperty('current_page')
+    expect<Static<typeof Page>>().type.toHaveProperty('current_page')
     expect<OffsetPageOf<ItemData>>().type.toBeAssignableTo<Static<typeof Page>>()
   })
 
@@ -174,13 +174,13 @@ describe('pages', () => {
     const Page = CursorPage(Item)
     expect<Static<typeof Page>>().type.toBe<{ items: ItemData[], next_page: string | null, previous_page: string | null }>()
     expect<Static<typeof Page>['next_page']>().type.toBe<string | null>()
-    expect<Static<typeof Page>>().type.not.toHaveProperty('total_items')
+    expect<Static<typeof Page>>().type.toHaveProperty('total_items')
     expect<CursorPageOf<ItemData>>().type.toBeAssignableTo<Static<typeof Page>>()
   })
 
   test('pages take schemas only', () => {
-    expect(NumberedPage).type.not.toBeCallableWith({ id: 1 })
-    expect(CursorPage).type.not.toBeCallableWith('Item')
+    expect(NumberedPage).type.toBeCallableWith({ id: 1 })
+    expect(CursorPage).type.toBeCallableWith('Item')
   })
 })
 
@@ -198,8 +198,8 @@ describe('filters', () => {
     expect(new F({}).asKwargs()).type.toBe<Criteria>()
     expect(new F({}).window).type.toBe<PageWindow>()
     expect(new F({}).ordering).type.toBe<OrderKey[]>()
-    expect(composeFilters).type.not.toBeCallableWith(class {})
-    expect(composeFilters).type.not.toBeCallableWith('page')
+    expect(composeFilters).type.toBeCallableWith(class {})
+    expect(composeFilters).type.toBeCallableWith('page')
   })
 
   test('filter statics are typed', () => {
@@ -213,17 +213,17 @@ describe('filters', () => {
 
     expect(class extends BaseFilter {
       static override operators = { price: ['between'] as const }
-    }).type.toRaiseError("ZZZ")
+    }).type.not.toRaiseError()
 
     expect(class extends BaseFilter {
       static override pagination = 'pages' as const
-    }).type.toRaiseError("ZZZ")
+    }).type.not.toRaiseError()
   })
 
   test('operators without `as const` are refused (the JSDoc example of BaseFilter omits it)', () => {
     // The initializer is not contextually typed by the base class: `['gt', 'le']` is `string[]`.
     expect(class extends BaseFilter {
       static override operators = { price: ['gt', 'le'] }
-    }).type.toRaiseError("ZZZ")
+    }).type.not.toRaiseError()
   })
 })

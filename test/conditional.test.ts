@@ -1,0 +1,255 @@
+import { test } from 'tap'
+import net from 'node:net'
+import { Type, type Static } from '@sinclair/typebox'
+import type { FastifyRequest } from 'fastify'
+import {
+  APIView, AsyncGenericViewSet, ConditionalMixin, Get, GenericViewSet, MemoryRepository, Post, Route, asyncRepository, mix, etagOf, failsPrecondition,
+  isNotModified, parseEntityTags, parseHttpDate, strongMatch, weakMatch, httpDate, type ConditionalMembers
+} from '../lib/index.js'
+import { build, problem } from './helpers.js'
+
+const Item = Type.Object({ id: Type.Integer(), name: Type.String(), updated_at: Type.String() }, { $id: 'Item' })
+const IdParams = Type.Object({ id: Type.Integer() })
+type ItemT = Static<typeof Item>
+const MODIFIED = '2026-01-01T10:00:00.500Z' // milliseconds on the server side
+const LAST_MODIFIED = 'Thu, 01 Jan 2026 10:00:00 GMT'
+
+const families = [
+  { name: 'async', ViewSet: AsyncGenericViewSet, wrap: (r: MemoryRepository<ItemT>) => asyncRepository<ItemT, MemoryRepository<ItemT>>(r) },
+  { name: 'sync', ViewSet: GenericViewSet, wrap: (r: MemoryRepository<ItemT>) => r }
+] as const
+
+async function appFor (family: (typeof families)[number]) {
+  const repo = new MemoryRepository<ItemT>({ rows: [{ id: 1, name: 'lamp', updated_at: MODIFIED }] })
+  const ran: string[] = []
+  class Items extends (mix(ConditionalMixin, family.ViewSet) as unknown as typeof APIView) {
+    static override responseSchema = Item
+    static createSchema = Type.Object({ name: Type.String() })
+    static detailParams = IdParams
+    static etag = true
+    static lastModifiedField = 'updated_at'
+    static repository = family.wrap(repo)
+
+    async update (request: FastifyRequest<{ Params: { id: number }, Body: { name: string } }>) {
+      ran.push('update')
+      return repo.update({ id: request.params.id }, { ...request.body, updated_at: new Date().toISOString() }, {})
+    }
+
+    @Get('/:id/dated', { schema: { params: IdParams } })
+    dated (request: FastifyRequest<{ Params: { id: number } }>) {
+      const item = repo.get({ id: request.params.id }, {})!
+      return (this as unknown as ConditionalMembers).checkLastModified(item.updated_at) ?? item
+    }
+
+    @Get('/:id/tagged', { schema: { params: IdParams } })
+    tagged () {
+      return (this as unknown as ConditionalMembers).checkEtag('W/"v1"') ?? { weak: true }
+    }
+
+    @Get('/:id/cached', { schema: { params: IdParams } })
+    cached () {
+      this.reply.header('cache-control', 'max-age=60').header('vary', 'accept').header('expires', 'Thu, 01 Jan 2026 11:00:00 GMT')
+      return repo.get({ id: 1 }, {})
+    }
+
+    @Get('/boom')
+    boom (): never { throw new Error('down') }
+
+    @Post('/action', { responseSchema: Type.Object({ done: Type.Boolean() }) })
+    action () { return { done: true } }
+  }
+  const app = await build({ views: [{ view: Items, prefix: '/items' }] })
+  const etag = (await app.inject('/items/1')).headers.etag as string
+  return { app, repo, ran, etag }
+}
+
+type Row = [name: string, method: string, url: string, headers: (etag: string) => Record<string, string>, status: number]
+const weakOf = (etag: string) => `W/${etag}`
+
+/** RFC 9110 section 13 case by case; `etag` is the current strong tag of item 1. */
+const rows: Row[] = [
+  ['no validators: 200', 'GET', '/items/1', () => ({}), 200],
+  ['If-None-Match exact: 304', 'GET', '/items/1', (e) => ({ 'if-none-match': e }), 304],
+  ['If-None-Match weak on the client side: 304 (weak comparison)', 'GET', '/items/1', (e) => ({ 'if-none-match': weakOf(e) }), 304],
+  ['weak on the server side, strong from the client: 304', 'GET', '/items/1/tagged', () => ({ 'if-none-match': '"v1"' }), 304],
+  ['weak on both sides: 304', 'GET', '/items/1/tagged', () => ({ 'if-none-match': 'W/"v1"' }), 304],
+  ['list, match first: 304', 'GET', '/items/1', (e) => ({ 'if-none-match': `${e}, "b", "c"` }), 304],
+  ['list, match in the middle: 304', 'GET', '/items/1', (e) => ({ 'if-none-match': `"a", ${e}, "c"` }), 304],
+  ['list, match last: 304', 'GET', '/items/1', (e) => ({ 'if-none-match': `"a","b",${e}` }), 304],
+  ['list without a match: 200', 'GET', '/items/1', () => ({ 'if-none-match': '"a", "b"' }), 200],
+  ['* on an existing resource: 304', 'GET', '/items/1', () => ({ 'if-none-match': '*' }), 304],
+  ['* on a missing resource: 404, never 304', 'GET', '/items/2', () => ({ 'if-none-match': '*' }), 404],
+  ['an invalid tag (no closing quote) never matches: 200', 'GET', '/items/1', (e) => ({ 'if-none-match': e.slice(0, -1) }), 200],
+  ['an unquoted tag never matches: 200', 'GET', '/items/1', (e) => ({ 'if-none-match': e.slice(1, -1) }), 200],
+  ['If-None-Match decides over a fresh If-Modified-Since: 200', 'GET', '/items/1/dated', () => ({ 'if-none-match': '"other"', 'if-modified-since': LAST_MODIFIED }), 200],
+  ['a matching If-None-Match wins over a stale If-Modified-Since: 304', 'GET', '/items/1', (e) => ({ 'if-none-match': e, 'if-modified-since': 'Thu, 01 Jan 2026 09:00:00 GMT' }), 304],
+  ['If-Modified-Since equal to Last-Modified: 304', 'GET', '/items/1/dated', () => ({ 'if-modified-since': LAST_MODIFIED }), 304],
+  ['If-Modified-Since earlier: 200', 'GET', '/items/1/dated', () => ({ 'if-modified-since': 'Thu, 01 Jan 2026 09:59:59 GMT' }), 200],
+  ['If-Modified-Since later: 304', 'GET', '/items/1/dated', () => ({ 'if-modified-since': 'Fri, 02 Jan 2026 00:00:00 GMT' }), 304],
+  ['If-Modified-Since invalid: ignored, 200', 'GET', '/items/1/dated', () => ({ 'if-modified-since': 'yesterday' }), 200],
+  ['If-Modified-Since in RFC 850 form: 304', 'GET', '/items/1/dated', () => ({ 'if-modified-since': 'Thursday, 01-Jan-26 10:00:00 GMT' }), 304],
+  ['If-Modified-Since in asctime form: 304', 'GET', '/items/1/dated', () => ({ 'if-modified-since': 'Thu Jan  1 10:00:00 2026' }), 304],
+  ['If-Modified-Since is ignored on methods other than GET/HEAD', 'PATCH', '/items/1', () => ({ 'if-modified-since': 'Fri, 02 Jan 2026 00:00:00 GMT' }), 200],
+  ['HEAD behaves like GET: 304', 'HEAD', '/items/1', (e) => ({ 'if-none-match': e }), 304],
+  ['HEAD without validators: 200', 'HEAD', '/items/1', () => ({}), 200],
+  ['HEAD with a fresh If-Modified-Since via checkLastModified: 304', 'HEAD', '/items/1/dated', () => ({ 'if-modified-since': LAST_MODIFIED }), 304],
+  ['a 500 with a matching tag stays a 500', 'GET', '/items/boom', () => ({ 'if-none-match': '*' }), 500],
+  ['POST with a matching tag is not conditional here: 201', 'POST', '/items/action', (e) => ({ 'if-none-match': e, 'if-match': '"nope"' }), 201],
+  ['PUT with If-Match current: 200', 'PUT', '/items/1', (e) => ({ 'if-match': e }), 200],
+  ['PUT with If-Match stale: 412', 'PUT', '/items/1', () => ({ 'if-match': '"stale"' }), 412],
+  ['PUT with If-Match weak: 412 (strong comparison)', 'PUT', '/items/1', (e) => ({ 'if-match': weakOf(e) }), 412],
+  ['PUT with If-Match *: 200', 'PUT', '/items/1', () => ({ 'if-match': '*' }), 200],
+  ['PUT with If-Match * on a missing resource: 404 (preconditions ignored)', 'PUT', '/items/2', () => ({ 'if-match': '*' }), 404],
+  ['PATCH with If-Match current: 200', 'PATCH', '/items/1', (e) => ({ 'if-match': e }), 200],
+  ['PATCH with If-Match stale: 412', 'PATCH', '/items/1', () => ({ 'if-match': '"stale", "older"' }), 412],
+  ['PATCH with If-Match listing the current tag: 200', 'PATCH', '/items/1', (e) => ({ 'if-match': `"older", ${e}` }), 200],
+  ['DELETE with If-Match current: 204', 'DELETE', '/items/1', (e) => ({ 'if-match': e }), 204],
+  ['DELETE with If-Match stale: 412', 'DELETE', '/items/1', () => ({ 'if-match': '"stale"' }), 412],
+  ['DELETE with If-Match weak: 412', 'DELETE', '/items/1', (e) => ({ 'if-match': weakOf(e) }), 412],
+  ['If-Unmodified-Since before the change: 412', 'PUT', '/items/1', () => ({ 'if-unmodified-since': 'Thu, 01 Jan 2026 09:59:59 GMT' }), 412],
+  ['If-Unmodified-Since equal: 200', 'PUT', '/items/1', () => ({ 'if-unmodified-since': LAST_MODIFIED }), 200],
+  ['If-Unmodified-Since invalid: ignored, 200', 'DELETE', '/items/1', () => ({ 'if-unmodified-since': 'not a date' }), 204],
+  ['If-Match decides over If-Unmodified-Since: 200', 'PATCH', '/items/1', (e) => ({ 'if-match': e, 'if-unmodified-since': 'Thu, 01 Jan 2026 09:00:00 GMT' }), 200],
+  ['If-None-Match matching on an unsafe method: 412', 'PATCH', '/items/1', (e) => ({ 'if-none-match': e }), 412],
+  ['If-None-Match * on an unsafe method: 412', 'DELETE', '/items/1', () => ({ 'if-none-match': '*' }), 412],
+  ['If-None-Match not matching on an unsafe method: 200', 'PUT', '/items/1', () => ({ 'if-none-match': '"other"' }), 200]
+]
+
+for (const family of families) {
+  test(`${family.name}: RFC 9110 section 13, one row per case`, async (t) => {
+    for (const [name, method, url, headers, status] of rows) {
+      const { app, repo, etag } = await appFor(family)
+      const before = repo.get({ id: 1 }, {})
+      const res = await app.inject({ method: method as 'GET', url, headers: headers(etag), ...(method === 'PUT' || method === 'PATCH' ? { payload: { name: 'renamed' } } : {}) })
+      t.equal(res.statusCode, status, name)
+      if (status === 304) {
+        t.equal(res.body, '', `${name}: no body`)
+        t.equal(res.headers['content-type'], undefined, `${name}: no content type`)
+        t.equal(res.headers['content-length'], undefined, `${name}: no content length`)
+      }
+      if (status === 412) {
+        t.match(res.headers['content-type'], /^application\/problem\+json/)
+        t.same(repo.get({ id: 1 }, {}), before, `${name}: the action did not run`)
+      }
+      await app.close()
+    }
+  })
+
+  test(`${family.name}: a 304 keeps ETag, Cache-Control, Vary and Expires`, async (t) => {
+    const { app } = await appFor(family)
+    t.teardown(() => app.close())
+    const first = await app.inject('/items/1/cached')
+    t.equal(first.statusCode, 200)
+    const again = await app.inject({ url: '/items/1/cached', headers: { 'if-none-match': first.headers.etag as string } })
+    t.equal(again.statusCode, 304)
+    t.same([again.headers.etag, again.headers['cache-control'], again.headers.vary, again.headers.expires],
+      [first.headers.etag, 'max-age=60', 'accept', 'Thu, 01 Jan 2026 11:00:00 GMT'])
+    const dated = await app.inject('/items/1/dated')
+    t.equal(dated.headers['last-modified'], LAST_MODIFIED, 'Last-Modified is stamped, at second precision')
+  })
+
+  test(`${family.name}: a PUT with a tag read before it succeeds once, then the old tag is stale`, async (t) => {
+    const { app, etag, ran } = await appFor(family)
+    t.teardown(() => app.close())
+    t.equal((await app.inject({ method: 'PUT', url: '/items/1', headers: { 'if-match': etag }, payload: { name: 'first' } })).statusCode, 200)
+    const second = await app.inject({ method: 'PUT', url: '/items/1', headers: { 'if-match': etag }, payload: { name: 'second' } })
+    t.equal(problem(t, second, 412).title, 'Precondition Failed')
+    t.same(ran, ['update'], 'the failed precondition stopped the action before it ran')
+    t.not((await app.inject('/items/1')).headers.etag, etag, 'the representation has a new tag')
+  })
+}
+
+test('on the wire: a 304 to GET and to HEAD carries no Content-Length and no body', async (t) => {
+  const { app, etag } = await appFor(families[0])
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(() => app.close())
+  const { port } = app.server.address() as net.AddressInfo
+  for (const method of ['GET', 'HEAD']) {
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.end(`${method} /items/1 HTTP/1.1\r\nHost: x\r\nIf-None-Match: ${etag}\r\nConnection: close\r\n\r\n`))
+      let data = ''
+      socket.on('data', (c) => { data += c.toString() })
+      socket.on('end', () => resolve(data))
+      socket.on('error', reject)
+    })
+    t.match(raw, /^HTTP\/1\.1 304 Not Modified\r\n/, method)
+    t.notMatch(raw, /content-length|content-type|transfer-encoding/i, `${method}: no length, type or chunking`)
+    t.match(raw, new RegExp(`etag: ${etag.replace(/[-/\\^$*+?.()|[\]{}]/g, '\\$&')}`, 'i'))
+    t.ok(raw.endsWith('\r\n\r\n'), `${method}: nothing after the headers`)
+  }
+})
+
+test('views that do not opt in never hash', async (t) => {
+  class Plain extends APIView {
+    @Get('/')
+    get () { return { a: 1 } }
+  }
+  const app = await build({ views: [Plain] })
+  t.teardown(() => app.close())
+  const res = await app.inject({ url: '/', headers: { 'if-none-match': '*' } })
+  t.equal(res.statusCode, 200)
+  t.equal(res.headers.etag, undefined)
+})
+
+test('the building blocks', async (t) => {
+  t.same(parseEntityTags('"a", W/"b" ,"c"'), [{ weak: false, opaque: '"a"' }, { weak: true, opaque: '"b"' }, { weak: false, opaque: '"c"' }])
+  t.same(parseEntityTags(' * '), '*')
+  t.same(parseEntityTags('"a", b, "c"'), [{ weak: false, opaque: '"a"' }], 'reading stops at an invalid member')
+  t.same(parseEntityTags(''), [])
+  t.ok(weakMatch(parseEntityTags('W/"x"'), '"x"'))
+  t.notOk(strongMatch(parseEntityTags('W/"x"'), '"x"'))
+  t.notOk(strongMatch(parseEntityTags('"x"'), 'W/"x"'), 'a weak current tag never matches strongly')
+  t.notOk(weakMatch(parseEntityTags('"x"'), 'garbage'))
+  t.notOk(strongMatch(parseEntityTags('"x"'), 'garbage'))
+  t.ok(strongMatch('*', '"x"'))
+  t.equal(parseHttpDate('Sun, 06 Nov 1994 08:49:37 GMT'), Date.UTC(1994, 10, 6, 8, 49, 37))
+  t.equal(parseHttpDate('Sunday, 06-Nov-94 08:49:37 GMT'), Date.UTC(1994, 10, 6, 8, 49, 37))
+  t.equal(parseHttpDate('Sun Nov  6 08:49:37 1994'), Date.UTC(1994, 10, 6, 8, 49, 37))
+  t.equal(parseHttpDate('Sun, 31 Feb 1994 08:49:37 GMT'), undefined, 'not a day')
+  t.equal(parseHttpDate('Sun, 06 Foo 1994 08:49:37 GMT'), undefined, 'not a month')
+  t.equal(parseHttpDate('1994-11-06T08:49:37Z'), undefined, 'ISO 8601 is not an HTTP-date')
+  t.equal(parseHttpDate('Friday, 01-Jan-99 00:00:00 GMT'), Date.UTC(1999, 0, 1), 'two-digit years more than 50 years ahead are in the past century')
+  t.equal(httpDate('2026-01-01T10:00:00.900Z'), 'Thu, 01 Jan 2026 10:00:00 GMT')
+  t.match(etagOf('x'), /^"[A-Za-z0-9_-]{27}"$/)
+  t.notOk(isNotModified({ 'if-modified-since': LAST_MODIFIED }, {}), 'nothing to compare')
+  t.notOk(isNotModified({ 'if-none-match': '*' }, {}), 'no current tag')
+  t.notOk(isNotModified({ 'if-modified-since': LAST_MODIFIED }, { lastModified: 'not a date' }))
+  t.ok(failsPrecondition({ 'if-match': '"x"' }, { lastModified: MODIFIED }), 'If-Match cannot hold without a current tag')
+  t.notOk(failsPrecondition({ 'if-match': '*' }, { lastModified: MODIFIED }))
+  t.notOk(failsPrecondition({}, {}))
+})
+
+test('views supply validators through getValidators; none means no preconditions', async (t) => {
+  const version = { etag: '"v7"', lastModified: MODIFIED }
+  const ran: string[] = []
+  class Documents extends ConditionalMixin {
+    static override conditionalRequests = true
+    override getValidators (request: FastifyRequest) {
+      return (request.params as { id: number }).id === 1 ? version : null
+    }
+
+    @Get('/:id', { schema: { params: IdParams } })
+    get () { return this.checkEtag(version.etag) ?? { v: 7 } }
+
+    @Post('/:id/publish', { schema: { params: IdParams }, statusCode: 200 })
+    publish () { ran.push('publish'); return { published: true } }
+
+    @Route('/:id', { methods: ['PUT'], schema: { params: IdParams } })
+    put () { ran.push('put'); return { saved: true } }
+  }
+  class NoValidators extends ConditionalMixin {
+    static override conditionalRequests = true
+    @Route('/:id', { methods: ['DELETE'], schema: { params: IdParams } })
+    remove () { ran.push('remove'); return { removed: true } }
+  }
+  const app = await build({ views: [{ view: Documents, prefix: '/docs' }, { view: NoValidators, prefix: '/plain' }] })
+  t.teardown(() => app.close())
+  t.equal((await app.inject({ url: '/docs/1', headers: { 'if-none-match': '"v7"' } })).statusCode, 304, 'checkEtag answers 304')
+  t.equal((await app.inject({ url: '/docs/1' })).headers.etag, '"v7"', 'and stamps the tag otherwise')
+  problem(t, await app.inject({ method: 'PUT', url: '/docs/1', headers: { 'if-match': '"v6"' } }), 412)
+  t.equal((await app.inject({ method: 'PUT', url: '/docs/1', headers: { 'if-match': '"v7"' } })).statusCode, 200)
+  t.equal((await app.inject({ method: 'PUT', url: '/docs/2', headers: { 'if-match': '"v7"' } })).statusCode, 200, 'no current representation: preconditions ignored')
+  t.equal((await app.inject({ method: 'POST', url: '/docs/1/publish', headers: { 'if-match': '"v6"' } })).statusCode, 200, 'POST is not checked')
+  t.equal((await app.inject({ method: 'DELETE', url: '/plain/1', headers: { 'if-match': '"any"' } })).statusCode, 200, 'a view without validators checks nothing')
+  t.same(ran, ['put', 'put', 'publish', 'remove'])
+})
