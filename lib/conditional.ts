@@ -3,7 +3,8 @@ import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerAsyncHookHandler } from 'fastify'
 import type { APIView } from './api-view.js'
 import { PreconditionFailed } from './errors.js'
-import { defineMixin, type MixedClass } from './mixins.js'
+import type { ActionViewClass } from './actions.js'
+import { defineMixin } from './mixins.js'
 import {
   etagOf, failsPrecondition, httpDate, isNotModified, parseEntityTags, parseHttpDate, toSeconds, weakMatch, type Validators
 } from './preconditions.js'
@@ -145,7 +146,7 @@ const validatorHeaders = (klass: Loose): Record<string, unknown> => {
  * 304s to GET/HEAD; PUT, PATCH and DELETE of detail routes check If-Match,
  * If-Unmodified-Since and If-None-Match before the action and answer 412.
  */
-export const ConditionalMixin = defineMixin<MixedClass<'conditional', ConditionalStatics>>('ConditionalMixin', (Base) => {
+export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', ConditionalStatics>>('ConditionalMixin', (Base) => {
   const cls = class ConditionalMixin extends Base {
     static etag = false
     static conditionalRequests = false
