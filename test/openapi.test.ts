@@ -398,3 +398,41 @@ test('bulk views: 400 everywhere, 409 on POST/PUT/PATCH, 404 on PUT, filter para
   t.ok(doc.paths['/items/{id}'].put, 'the CRUD routes stay beside the bulk ones')
   t.same(await new Validator().validate(doc), { valid: true })
 })
+
+test('conditional views document validators, 304 on safe methods and 412 on unsafe detail routes; explicit responses keep them', async (t) => {
+  const { ConditionalMixin, AsyncGenericViewSet, MemoryRepository, asyncRepository } = await import('../lib/index.js')
+  class Conditional extends mix(ConditionalMixin, AsyncGenericViewSet) {
+    static override responseSchema = Item
+    static override createSchema = ItemIn
+    static override detailParams = Type.Object({ id: Type.Integer() })
+    static override etag = true
+    static override lastModifiedField = 'updated_at'
+    static override repository = asyncRepository(new MemoryRepository()) as never
+
+    @Get('/:id/summary', { schema: { params: Type.Object({ id: Type.Integer() }) }, responseSchema: Stats, responses: { 200: { description: 'Short', headers: { 'x-extra': Type.String() } } } })
+    summary () { return { count: 1 } }
+  }
+  class HandRolled extends ConditionalMixin {
+    static override conditionalRequests = true
+    @Get('/', { responseSchema: Stats })
+    get () { return { count: 1 } }
+  }
+  const { app, doc } = await documented({ views: [{ view: Conditional, prefix: '/c' }, { view: HandRolled, prefix: '/h' }] })
+  t.teardown(() => app.close())
+  const responses = (path: string, method: string) => doc.paths[path][method].responses
+  t.same(Object.keys(responses('/c/{id}', 'get')), ['200', '304', '400', '404'])
+  t.same(Object.keys(responses('/c/{id}', 'get')['200'].headers), ['etag', 'last-modified'])
+  t.same(responses('/c/{id}', 'get')['304'].headers, responses('/c/{id}', 'get')['200'].headers, 'a 304 documents the same validators')
+  t.notOk(responses('/c/{id}', 'get')['304'].content, 'a 304 has no content')
+  t.same(Object.keys(responses('/c', 'get')), ['200', '304', '400'], 'lists are conditional too')
+  for (const method of ['put', 'patch', 'delete']) {
+    t.same(responses('/c/{id}', method)['412'].content['application/problem+json'].schema, { $ref: '#/components/schemas/PreconditionFailedProblem' }, `${method}: 412`)
+  }
+  t.notOk(responses('/c', 'post')['412'], 'no 412 on POST')
+  t.notOk(responses('/c', 'post')['304'], 'no 304 on POST')
+  const summary = responses('/c/{id}/summary', 'get')
+  t.same(Object.keys(summary['200'].headers).sort(), ['etag', 'last-modified', 'x-extra'], 'an explicit entry never drops the validators')
+  t.equal(summary['200'].description, 'Short')
+  t.same(Object.keys(responses('/h', 'get')), ['200', '304', '400'], 'conditionalRequests documents hand-rolled validators')
+  t.same(await new Validator().validate(doc), { valid: true })
+})
