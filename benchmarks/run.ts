@@ -12,7 +12,7 @@
  *   BENCH_CONNECTIONS  autocannon connections (50)
  *   BENCH_PIPELINING   autocannon pipelining (1)
  *   BENCH_RETRIES      a run during which other processes used more than 10% of a
- *                      core is repeated up to this many times (2; 0 = never)
+ *                      core is repeated up to this many times (1; 0 = never)
  *   BENCH_CONTROL      1: the baseline runs a second time each round, an A/A control
  *                      whose difference from the baseline is noise (1; 0 = off)
  *   BENCH_SCENARIOS    comma-separated scenario names (default: all)
@@ -61,7 +61,7 @@ const settings = {
   connections: numberSetting('BENCH_CONNECTIONS', 50, true),
   pipelining: numberSetting('BENCH_PIPELINING', 1, true),
   /** Times a run is repeated when other processes used more than 10% of a core during it. */
-  retries: process.env.BENCH_RETRIES === '0' ? 0 : numberSetting('BENCH_RETRIES', 2, true),
+  retries: process.env.BENCH_RETRIES === '0' ? 0 : numberSetting('BENCH_RETRIES', 1, true),
   /** Measure each scenario's baseline twice per round, the second time as an A/A control. */
   control: process.env.BENCH_CONTROL !== '0',
   scenarios: (process.env.BENCH_SCENARIOS ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''),

@@ -40,9 +40,12 @@ export interface UpdateActions<M, Async> {
 export interface PartialUpdateActions<M, Async> {
   partialUpdate (request: Req<ParamsOf<M>, unknown, Get<M, 'partialUpdate', unknown>>): Ret<Async, DetailResult<M>>
 }
+/** Any value but a promise: what a sync action may return when its result is not typed. */
+type SyncValue = null | undefined | string | number | boolean | bigint | symbol | FastifyReply | (object & { then?: never })
+
 /** `destroy`: DELETE on the detail route, 204; `null` or `undefined` answers 404. */
 export interface DestroyActions<M, Async> {
-  destroy (request: Req<ParamsOf<M>, unknown, unknown>): Ret<Async, unknown>
+  destroy (request: Req<ParamsOf<M>, unknown, unknown>): Async extends true ? Promise<unknown> : SyncValue
 }
 
 declare module './mixins.js' {

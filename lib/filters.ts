@@ -43,7 +43,8 @@ function operatorSchema (op: Operator, field: TSchema): TSchema {
  * ```ts
  * class ItemFilter extends PaginationFilter {
  *   static override fields = { name: Type.String() }
- *   static override operators = { price: ['gt', 'le'] } // with fields.price, or operatorFields
+ *   static override operatorFields = { price: Type.Number() }
+ *   static override operators = { price: ['gt', 'le'] as const }
  *   static override orderingFields = ['name', 'price']
  *   static override searchFields = ['name']
  * }

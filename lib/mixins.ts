@@ -73,7 +73,8 @@ export interface ActionRegistry<M> { base: { readonly models?: M } }
 
 /** A class built from mixins: generic in its item types, with the union of their statics. */
 export type MixedClass<K extends keyof ActionRegistry<unknown>, S> = {
-  new <M extends ActionModels = {}>(request: FastifyRequest, reply: FastifyReply): APIView & UnionToIntersection<ActionRegistry<M>[K]>
+  // Keys outside ActionModels are `never`, so a misspelt one (`crate`) is an error, not silently ignored.
+  new <M extends ActionModels & { [P in Exclude<keyof M, keyof ActionModels>]: never } = {}>(request: FastifyRequest, reply: FastifyReply): APIView & UnionToIntersection<ActionRegistry<M>[K]>
   readonly [ACTION_KEYS]?: K
   readonly [MIXIN]: MixinInfo
 } & S
