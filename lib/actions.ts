@@ -113,7 +113,7 @@ export const DetailViewMixin = defineMixin<ActionViewClass<'detail', DetailStati
 
 function notFound (klass: Loose): (() => Error) | undefined {
   if (klass.raiseOnNone === false) return undefined
-  const message = (klass.errorMessage ?? '{} does not exist').replace('{}', componentName(klass))
+  const message = klass.errorMessage!.replace('{}', componentName(klass))
   return () => new NotFound(message)
 }
 

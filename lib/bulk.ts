@@ -46,7 +46,7 @@ export interface BulkHooks<M, Async> {
 export interface GenericBulkMembers<M, Async> extends Omit<GenericMembers<M, Async>, 'repository'>, BulkHooks<M, Async> {
   readonly repository: Async extends true ? AsyncBulkRepository<ItemOf<M>> : BulkRepository<ItemOf<M>>
   /** `getRepositoryOptions(action)` added to the criteria; a key in both is a `TypeError` (SEED 4.2). */
-  mergeRepositoryOptions (kwargs: Criteria, action?: string): Record<string, unknown>
+  mergeRepositoryOptions (kwargs: Criteria, action: string): Record<string, unknown>
 }
 
 /** Types `repository` as an async bulk repository (SEED 2.7 rule 3). */
@@ -121,20 +121,20 @@ const responseList = (klass: ViewClass): TSchema | undefined => {
 export const BULK_ACTIONS = {
   bulkCreate: {
     name: 'bulkCreate', method: 'POST', detail: false, status: 201, throws: [Conflict],
-    path: (k) => (k as Loose).bulkRoute ?? '/bulk',
+    path: (k) => (k as Loose).bulkRoute!,
     options: (k) => ({ ...batchLimit(k as Loose), schema: { body: arrayOf((k as Loose).createSchema, k as Loose) } }),
     responseSchema: responseList,
     emptyBody: (k) => (k as Loose).returnOnCreate === false
   },
   bulkUpdate: {
     name: 'bulkUpdate', method: 'PUT', detail: false, status: 204, throws: [NotFound, Conflict],
-    path: (k) => (k as Loose).bulkRoute ?? '/bulk',
+    path: (k) => (k as Loose).bulkRoute!,
     options: (k) => ({ ...batchLimit(k as Loose), schema: { body: arrayOf((k as Loose).bulkUpdateSchema, k as Loose) } }),
     emptyBody: () => true
   },
   updateMany: {
     name: 'updateMany', method: 'PATCH', detail: false, status: 200, throws: [Conflict],
-    path: (k) => (k as Loose).bulkRoute ?? '/bulk',
+    path: (k) => (k as Loose).bulkRoute!,
     options: (k) => {
       const values = (k as Loose).updateSchema
       // An empty object would select rows and change nothing: refused rather than a silent no-op.
@@ -146,7 +146,7 @@ export const BULK_ACTIONS = {
   },
   bulkDelete: {
     name: 'bulkDelete', method: 'DELETE', detail: false, status: 204,
-    path: (k) => (k as Loose).bulkRoute ?? '/bulk',
+    path: (k) => (k as Loose).bulkRoute!,
     options: (k) => ({ schema: criteriaQuery(k as Loose) }),
     emptyBody: () => true
   }
@@ -210,7 +210,7 @@ const bulkImpls: Record<string, (view: BulkView, request: FastifyRequest) => unk
   },
   bulkUpdate: (view, request) => {
     const data = withKwargs(view, request.body, 'bulkUpdate')
-    const duplicates = duplicateKeys(data, (view.constructor as Loose).primaryKey ?? 'id')
+    const duplicates = duplicateKeys(data, (view.constructor as Loose).primaryKey!)
     if (duplicates.length > 0) throw new BadRequest('The request body is invalid.', { errors: duplicates })
     if (data.length === 0) return true
     return then(view.beforeBulkUpdate(data), () => then(view.repository.bulkUpdate(data, view.getRepositoryOptions('bulkUpdate')),
@@ -231,8 +231,8 @@ const bulkImpls: Record<string, (view: BulkView, request: FastifyRequest) => unk
 function genericBulkMembers (name: string) {
   return (Base: typeof APIView): typeof APIView => {
     const cls = class extends bulkMembers(Base) {
-      mergeRepositoryOptions (this: BulkView, kwargs: Criteria, action?: string): Record<string, unknown> {
-        const options = this.getRepositoryOptions(action ?? '')
+      mergeRepositoryOptions (this: BulkView, kwargs: Criteria, action: string): Record<string, unknown> {
+        const options = this.getRepositoryOptions(action)
         for (const key of Object.keys(options)) {
           if (key in kwargs) throw new TypeError(`${this.constructor.name}: repository option "${key}" is also a filter criterion; override mergeRepositoryOptions to choose a precedence`)
         }

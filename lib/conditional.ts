@@ -54,8 +54,9 @@ declare module './mixins.js' {
 type Loose = typeof View & Partial<ConditionalStatics> & { responseSchema?: TSchema }
 type ConditionalView = APIView & ConditionalMembers & {
   repository?: { get?: (criteria: Record<string, unknown>, options: Record<string, unknown>) => unknown }
-  getKwargs?: (action?: string) => Record<string, unknown>
-  getRepositoryOptions?: (action: string) => Record<string, unknown>
+  // Present whenever `repository` is: both come from GenericViewMixin.
+  getKwargs: (action?: string) => Record<string, unknown>
+  getRepositoryOptions: (action: string) => Record<string, unknown>
 }
 
 const SAFE = new Set(['GET', 'HEAD'])
@@ -179,7 +180,9 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
     }
 
     checkLastModified (this: ConditionalView, value: Date | string | number): FastifyReply | undefined {
-      this.reply.header('last-modified', httpDate(value))
+      // An unreadable date stamps nothing and never answers 304: the body is served.
+      const stamp = httpDate(value)
+      if (stamp !== undefined) this.reply.header('last-modified', stamp)
       return isNotModified(this.request.headers, { lastModified: value }) ? this.notModified() : undefined
     }
 
@@ -205,9 +208,9 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
       const repository = this.repository
       if (typeof repository?.get !== 'function') return undefined
       const klass = this.constructor as Loose
-      const action = request.routeOptions.config.action
-      const criteria = { ...(request.params as Record<string, unknown>), ...this.getKwargs?.(action) }
-      const found = repository.get(criteria, this.getRepositoryOptions?.(action ?? '') ?? {})
+      const action = request.routeOptions.config.action!
+      const criteria = { ...(request.params as Record<string, unknown>), ...this.getKwargs(action) }
+      const found = repository.get(criteria, this.getRepositoryOptions(action))
       const toValidators = (item: unknown): Validators | null => {
         if (item === null || item === undefined) return null
         const serialize = representationOf(klass)

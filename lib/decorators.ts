@@ -136,10 +136,9 @@ function mapCaught (view: object, specs: CatchSpec[] | undefined, error: unknown
     if (spec.status !== undefined || spec.detail !== undefined) {
       return new APIError(spec.detail, { status: spec.status ?? 400, cause: error })
     }
-    const entry = lookupRaises(owner, error)
-    // Registration refuses a Catch(Type) without a `raises` entry; a subclass of the
-    // caught type that maps nowhere still becomes a 400 rather than a 500.
-    return toAPIError(entry ?? 'The request could not be processed.', error)
+    // Registration refused a Catch(Type) that `raises` does not map, so an error of
+    // that type (or a subclass) always finds its entry.
+    return toAPIError(lookupRaises(owner, error)!, error)
   }
   return error
 }
@@ -150,8 +149,8 @@ export const CATCH_SPECS = Symbol('fastify-views.catch-specs')
 type Catching = { [CATCH_SPECS]?: CatchSpec[] | 'defined' }
 
 /** The catch specs of a method: the listed types, `'defined'` for `CatchDefined`, or none. */
-export function getCatchSpecs (fn: unknown): CatchSpec[] | 'defined' | undefined {
-  return typeof fn === 'function' ? (fn as Catching)[CATCH_SPECS] : undefined
+export function getCatchSpecs (fn: object): CatchSpec[] | 'defined' | undefined {
+  return (fn as Catching)[CATCH_SPECS]
 }
 
 function wrapCatching<F extends (...args: never[]) => unknown> (method: F, specs: CatchSpec[] | undefined): F {

@@ -25,9 +25,9 @@ function phaseOf (dependency: Dependency): [HookPhase, DependencyFn] {
 }
 
 /** Turns a route's dependencies into route-level Fastify hooks. */
-export function dependencyHooks (dependencies: Dependency[] | undefined): DependencyHooks {
+export function dependencyHooks (dependencies: Dependency[]): DependencyHooks {
   const hooks: DependencyHooks = { onRequest: [], preValidation: [], preHandler: [] }
-  for (const dependency of dependencies ?? []) {
+  for (const dependency of dependencies) {
     const [phase, fn] = phaseOf(dependency)
     hooks[phase].push(toHook(fn))
   }

@@ -87,7 +87,7 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
     }
 
     getRepositoryOptions (_action: string): RepositoryOptions {
-      return (this.constructor as Loose).repositoryOptions ?? {}
+      return (this.constructor as Loose).repositoryOptions!
     }
 
     getFilter (request: FastifyRequest): BaseFilter | undefined {

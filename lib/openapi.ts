@@ -28,7 +28,7 @@ export interface OperationContext {
   /** Response header classes from the router, the registration, the route and the view. */
   headerClasses: ResponseHeadersClass[]
   /** The route's method implementation, whose `Catch` specs are documented. */
-  implementation: unknown
+  implementation: object
 }
 
 /**
@@ -59,7 +59,7 @@ function headerDocs (classes: ResponseHeadersClass[]): Record<string, unknown> |
   return headers
 }
 
-function caughtStatuses (klass: DocumentedView, implementation: unknown): number[] {
+function caughtStatuses (klass: DocumentedView, implementation: object): number[] {
   const specs = getCatchSpecs(implementation)
   if (specs === undefined) return []
   if (specs === 'defined') return [...(klass.raises ?? [])].map(([, entry]) => typeof entry === 'string' ? 400 : entry.status)
@@ -74,9 +74,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 
 /** A route can answer 400 when it validates something, or reads a body (malformed JSON). */
 function canAnswerBadRequest (route: RouteDefinition, method: string): boolean {
-  const parts = route.options.schema
-  if (BODY_METHODS.has(method)) return true
-  return parts !== undefined && (parts.body !== undefined || parts.params !== undefined || parts.querystring !== undefined || parts.headers !== undefined)
+  return BODY_METHODS.has(method) || Object.values(route.options.schema ?? {}).some((part) => part !== undefined)
 }
 
 /**
@@ -98,10 +96,10 @@ export function documentedResponses (klass: ViewClass, route: RouteDefinition, c
   const defaults = view.defaultErrors ?? (canAnswerBadRequest(route, context.method) ? [BadRequest] : [])
   for (const cls of new Set([...defaults, ...(view.errors ?? []), ...route.throws])) {
     const entry = generated[cls.status] ?? (generated[cls.status] = { description: statusTitle(cls.status), errors: [] })
-    entry.errors = [...(entry.errors ?? []), cls]
+    entry.errors = [...entry.errors!, cls]
   }
-  const withMixins = mergeResponses(generated, klass.extraResponses(route, context.method)) ?? generated
-  const merged = mergeResponses(withMixins, route.options.responses) ?? withMixins
+  const withMixins = mergeResponses(generated, klass.extraResponses(route, context.method))!
+  const merged = mergeResponses(withMixins, route.options.responses)!
   // A caught exception's status is documented with the generic problem unless a class already documents it.
   for (const status of caughtStatuses(view, context.implementation)) {
     merged[status] ??= { description: statusTitle(status), schema: ProblemSchema }

@@ -80,9 +80,10 @@ export function toSeconds (value: Date | string | number): number | undefined {
   return Number.isNaN(time) ? undefined : Math.floor(time / 1000)
 }
 
-/** `Last-Modified` value: IMF-fixdate, the format a sender must generate. */
-export function httpDate (value: Date | string | number): string {
-  return new Date((toSeconds(value) ?? 0) * 1000).toUTCString()
+/** `Last-Modified` value: IMF-fixdate, the format a sender must generate; `undefined` for an unreadable date. */
+export function httpDate (value: Date | string | number): string | undefined {
+  const seconds = toSeconds(value)
+  return seconds === undefined ? undefined : new Date(seconds * 1000).toUTCString()
 }
 
 const hash: (data: string | Buffer) => string = typeof (crypto as { hash?: unknown }).hash === 'function'

@@ -100,8 +100,8 @@ export function joinPath (prefix: string, path: string): string {
   return head + (path.startsWith('/') ? path : '/' + path)
 }
 
-function methodsOf (klass: ViewClass): Map<string, unknown> {
-  const found = new Map<string, unknown>()
+function methodsOf (klass: ViewClass): Map<string, object> {
+  const found = new Map<string, object>()
   for (let proto = klass.prototype; proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
     for (const key of Object.getOwnPropertyNames(proto)) {
       if (key === 'constructor' || found.has(key)) continue
@@ -126,8 +126,9 @@ export function collectRoutes (klass: ViewClass): RouteDefinition[] {
     // The same action mixed in twice (sync and async) is one route.
     if (standardNames.has(action.name)) continue
     standardNames.add(action.name)
-    const fn = methods.get(action.name)
-    if (fn === undefined || (fn as { [ABSTRACT]?: boolean })[ABSTRACT] === true) {
+    // Every action mixin installs an implementation or the abstract placeholder.
+    const fn = methods.get(action.name)!
+    if ((fn as { [ABSTRACT]?: boolean })[ABSTRACT] === true) {
       throw new TypeError(`Cannot register ${klass.name}: it is abstract, action method "${action.name}" is not implemented`)
     }
     const meta = getRouteMeta(fn)
@@ -152,8 +153,9 @@ export function collectRoutes (klass: ViewClass): RouteDefinition[] {
     if (meta.methods === undefined) {
       throw new TypeError(`${klass.name}.${name} has @Override or @Throws but no route decorator, and is not a standard action`)
     }
-    const path = meta.detail === true ? joinPath(klass.getDetailRoute(name), meta.path ?? '/') : (meta.path ?? '/')
-    const status = meta.options.statusCode ?? meta.defaultStatus ?? 200
+    // A route decorator always records a path and its default status.
+    const path = meta.detail === true ? joinPath(klass.getDetailRoute(name), meta.path!) : meta.path!
+    const status = meta.options.statusCode ?? meta.defaultStatus!
     routes.push({
       name,
       methods: meta.methods,
@@ -166,11 +168,11 @@ export function collectRoutes (klass: ViewClass): RouteDefinition[] {
       standard: false
     })
   }
-  for (const route of routes) checkCatches(statics, route.name, methods.get(route.name))
+  for (const route of routes) checkCatches(statics, route.name, methods.get(route.name)!)
   return routes
 }
 
-function checkCatches (klass: ViewStatics, name: string, fn: unknown): void {
+function checkCatches (klass: ViewStatics, name: string, fn: object): void {
   const specs = getCatchSpecs(fn)
   if (specs === undefined || specs === 'defined') return
   for (const spec of specs) {
@@ -284,11 +286,11 @@ function toArray<T> (value: T | T[] | undefined): T[] {
  * closed against unknown properties, by its wire names), whatever wrapper the
  * route's documented schema puts around them.
  */
-function validatorCompilerFor (parts: RouteSchemas): (input: { schema: unknown, httpPart?: string }) => PartValidator {
-  return ({ schema, httpPart }) => {
-    const part = (httpPart ?? 'body') as HttpPart
-    const declared = parts[part]
-    if (declared === undefined) return compilePartValidator(schema as TSchema, part)
+function validatorCompilerFor (parts: RouteSchemas): (input: { httpPart?: string }) => PartValidator {
+  // Fastify compiles exactly the parts the route's schema has, which are the declared ones.
+  return ({ httpPart }) => {
+    const part = httpPart as HttpPart
+    const declared = parts[part]!
     return compilePartValidator(part === 'body' ? strictBodySchema(aliasedSchema(declared)) : declared, part)
   }
 }
@@ -310,7 +312,7 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
     // Dependencies run router first, then registration, then the route's own, then the action's.
     merged.dependencies = [...(base.dependencies ?? []), ...(route.options.dependencies ?? []), ...(statics.getDependencies?.(route.name) ?? [])]
     const definition = { ...route, options: merged }
-    const implementation = methods.get(route.name)
+    const implementation = methods.get(route.name)!
     const handler = buildHandler(klass, route, implementation as (this: View, request: FastifyRequest) => MaybePromise<unknown>)
     const hooks = dependencyHooks(merged.dependencies)
     // Response headers add up across levels instead of the innermost replacing the rest.

@@ -30,12 +30,12 @@ const META = Symbol('fastify-views.route')
 type Annotated = { [META]?: RouteMeta }
 
 /** The route metadata recorded on a method, if any. */
-export function getRouteMeta (fn: unknown): RouteMeta | undefined {
-  return typeof fn === 'function' ? (fn as Annotated)[META] : undefined
+export function getRouteMeta (fn: object): RouteMeta | undefined {
+  return (fn as Annotated)[META]
 }
 
 /** Copies the metadata of one function onto another (a wrapper replacing it). */
-export function copyRouteMeta (from: unknown, to: object): void {
+export function copyRouteMeta (from: object, to: object): void {
   const meta = getRouteMeta(from)
   if (meta !== undefined) (to as Annotated)[META] = meta
 }

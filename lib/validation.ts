@@ -188,7 +188,8 @@ export function buildCoercion (schema: TSchema): ((data: Record<string, unknown>
       if (raw === undefined) continue
       if (array) {
         const list = Array.isArray(raw) ? raw : [raw]
-        data[key] = convert === undefined ? list : list.map((v) => typeof v === 'string' ? convert(v) : v)
+        // Query and header values are strings, one or many.
+        data[key] = convert === undefined ? list : list.map((v) => convert(v as string))
       } else if (typeof raw === 'string') {
         data[key] = convert!(raw)
       }

@@ -3,7 +3,8 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import {
   APIView, AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView, AsyncPartialUpdateAPIView, AsyncRetrieveAPIView, AsyncUpdateAPIView,
-  CreateAPIView, DestroyAPIView, DetailViewMixin, Get, ListAPIView, Override, PartialUpdateAPIView, RetrieveAPIView, UpdateAPIView, mix, buildViewRoutes
+  CreateAPIView, DestroyAPIView, DetailViewMixin, Get, ListAPIView, Override, PartialUpdateAPIView, RetrieveAPIView, UpdateAPIView, mix, buildViewRoutes,
+  Throws, Conflict
 } from '../lib/index.js'
 import { build, problem } from './helpers.js'
 
@@ -238,4 +239,51 @@ test('the same action mixed in twice is one route', async (t) => {
   const app = await build({ views: [Twice] })
   t.teardown(() => app.close())
   t.equal((await app.inject('/')).statusCode, 200)
+})
+
+test('body schemas: partialUpdateSchema wins; without create or update schemas bodies are not validated', async (t) => {
+  class Explicit extends mix(AsyncCreateAPIView, AsyncPartialUpdateAPIView) {
+    static override partialUpdateSchema = Type.Object({ price: Type.Number() })
+    override async create (request: FastifyRequest) { return request.body as object }
+    override async partialUpdate (request: FastifyRequest) { return request.body as object }
+  }
+  const app = await build({ views: [Explicit] })
+  t.teardown(() => app.close())
+  t.same((await app.inject({ method: 'POST', url: '/', payload: { anything: 1 } })).json(), { anything: 1 }, 'no createSchema: any JSON body')
+  problem(t, await app.inject({ method: 'PATCH', url: '/1', payload: { name: 'x' } }), 400)
+  t.same((await app.inject({ method: 'PATCH', url: '/1', payload: { price: 2 } })).json(), { price: 2 })
+  class NoSchemas extends AsyncPartialUpdateAPIView {
+    override async partialUpdate (request: FastifyRequest) { return request.body as object }
+  }
+  const app2 = await build({ views: [NoSchemas] })
+  t.teardown(() => app2.close())
+  t.same((await app2.inject({ method: 'PATCH', url: '/1', payload: { free: true } })).json(), { free: true })
+})
+
+test('an abstract action placeholder refuses to run if called directly', async (t) => {
+  const view = new (AsyncListAPIView as unknown as new (...a: unknown[]) => { list: () => unknown })({}, {})
+  t.throws(() => view.list(), { name: 'TypeError', message: 'list is not implemented' })
+})
+
+test('Override can add request schemas to a standard action; Throws and Override stack in either order', async (t) => {
+  const Query = Type.Object({ expand: Type.Optional(Type.Boolean()) })
+  class Stacked extends mix(AsyncRetrieveAPIView, AsyncListAPIView)<{ params: { id: number }, query: { expand?: boolean } }> {
+    static override detailParams = IdParams
+    @Override({ schema: { querystring: Query } })
+    @Throws(Conflict)
+    override async retrieve (request: FastifyRequest<{ Params: { id: number }, Querystring: { expand?: boolean } }>) { return { id: request.params.id, expand: request.query.expand ?? false } }
+
+    @Throws(Conflict)
+    @Override({ summary: 'Everything' })
+    override async list () { return [] }
+  }
+  const app = await build({ views: [Stacked] })
+  t.teardown(() => app.close())
+  t.same((await app.inject('/3?expand=true')).json(), { id: 3, expand: true }, 'params from detailParams and query from Override, both validated')
+  problem(t, await app.inject('/3?expand=maybe'), 400)
+  const routes = buildViewRoutes(Stacked)
+  const retrieve = routes.find((r) => r.config?.action === 'retrieve')!
+  const list = routes.find((r) => r.config?.action === 'list')!
+  t.ok((retrieve.schema as { response: Record<string, unknown> }).response['409'])
+  t.match(list.schema, { summary: 'Everything', response: { 409: {} } })
 })

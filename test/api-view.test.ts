@@ -198,3 +198,21 @@ test('validationContext: a per-request record the view may use in its own checks
   t.same(contexts, [{ tenant: 't1' }, { replaced: true }, { tenant: 't1' }, { replaced: true }])
   t.not(contexts[0], contexts[2], 'never shared between requests')
 })
+
+test('aliases inside a union are renamed too', async (t) => {
+  const Shape = Type.Union([
+    Type.Object({ kind: Type.Literal('circle'), circle_radius: Type.Number({ alias: 'radius' }) }),
+    Type.Object({ kind: Type.Literal('square'), side_length: Type.Number({ alias: 'side' }) })
+  ])
+  class Shapes extends APIView {
+    @Get('/circle', { responseSchema: Shape })
+    circle () { return { kind: 'circle' as const, circle_radius: 2 } }
+
+    @Get('/plain', { responseSchema: Type.Union([Type.String(), Type.Number()]) })
+    plain () { return 3 }
+  }
+  const app = await build({ views: [Shapes] })
+  t.teardown(() => app.close())
+  t.same((await app.inject('/circle')).json(), { kind: 'circle', radius: 2 })
+  t.same((await app.inject('/plain')).json(), 3)
+})

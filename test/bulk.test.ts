@@ -259,3 +259,36 @@ test('abstract bulk views: the method body defines the action; subsets register 
   t.equal((await app.inject({ method: 'PUT', url: '/create-only/bulk', payload: [] })).statusCode, 404, 'subsets register only their verbs')
   t.ok(AsyncBulkDestroyAPIView)
 })
+
+test('updateMany without an updateSchema takes any object; mergeRepositoryOptions is callable directly', async (t) => {
+  class Loose extends AsyncUpdateManyAPIView {
+    override async updateMany (request: FastifyRequest) { return [request.body] as never }
+  }
+  const app = await build({ views: [Loose] })
+  t.teardown(() => app.close())
+  t.same((await app.inject({ method: 'PATCH', url: '/bulk', payload: { any: 1 } })).json(), [{ any: 1 }])
+  const { repo } = recorded(false)
+  const { Items } = itemsView(families[1], repo)
+  const view = new (Items as unknown as new (...a: unknown[]) => { mergeRepositoryOptions: (k: object, a: string) => object })({ headers: {} }, {})
+  t.same(view.mergeRepositoryOptions({ name: 'x' }, 'bulkDelete'), { name: 'x', batch_size: 100 })
+})
+
+test('the default hooks are no-ops', async (t) => {
+  const { repo, calls } = recorded(false)
+  class Plain extends BulkAPIViewSet {
+    static override responseSchema = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() })
+    static override createSchema = ItemIn
+    static override bulkUpdateSchema = ItemUpdate
+    static override updateSchema = ItemValues
+    static override filter = NameFilter
+    static override repository = repo as never
+  }
+  const app = await build({ views: [Plain] })
+  t.teardown(() => app.close())
+  const created = await app.inject({ method: 'POST', url: '/bulk', payload: [{ name: 'x', price: 1 }] })
+  t.equal(created.statusCode, 201, created.body)
+  t.equal((await app.inject({ method: 'PUT', url: '/bulk', payload: [{ id: 1, name: 'y', price: 1 }] })).statusCode, 204)
+  t.equal((await app.inject({ method: 'PATCH', url: '/bulk?name=y', payload: { price: 2 } })).statusCode, 200)
+  t.equal((await app.inject({ method: 'DELETE', url: '/bulk?name=y' })).statusCode, 204)
+  t.same(calls.map((c) => c.method), ['createMany', 'bulkUpdate', 'updateMany', 'deleteMany'])
+})

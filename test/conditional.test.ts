@@ -253,3 +253,99 @@ test('views supply validators through getValidators; none means no preconditions
   t.equal((await app.inject({ method: 'DELETE', url: '/plain/1', headers: { 'if-match': '"any"' } })).statusCode, 200, 'a view without validators checks nothing')
   t.same(ran, ['put', 'put', 'publish', 'remove'])
 })
+
+test('etagMatches and notModifiedSince for hand-rolled logic', async (t) => {
+  const seen: unknown[] = []
+  class Manual extends ConditionalMixin {
+    @Get('/')
+    get () {
+      seen.push([this.etagMatches('"a"'), this.notModifiedSince(MODIFIED), this.notModifiedSince(new Date(0)), this.notModifiedSince(Date.parse(MODIFIED))])
+      return {}
+    }
+  }
+  const app = await build({ views: [Manual] })
+  t.teardown(() => app.close())
+  await app.inject({ url: '/', headers: { 'if-none-match': 'W/"a"', 'if-modified-since': LAST_MODIFIED } })
+  await app.inject('/')
+  await app.inject({ url: '/', headers: { 'if-modified-since': 'garbage' } })
+  t.same(seen, [[true, true, true, true], [false, false, false, false], [false, false, false, false]])
+  t.equal(httpDate(Date.parse(MODIFIED)), LAST_MODIFIED)
+  t.equal(httpDate(new Date(MODIFIED)), LAST_MODIFIED)
+  t.equal(httpDate('not a date'), undefined, 'an unreadable date has no HTTP-date')
+})
+
+test('checkLastModified with an unreadable date serves the body and stamps nothing', async (t) => {
+  class Broken extends ConditionalMixin {
+    @Get('/')
+    get () { return this.checkLastModified('garbage') ?? { served: true } }
+  }
+  const app = await build({ views: [Broken] })
+  t.teardown(() => app.close())
+  const res = await app.inject({ url: '/', headers: { 'if-modified-since': LAST_MODIFIED } })
+  t.equal(res.statusCode, 200)
+  t.equal(res.headers['last-modified'], undefined)
+})
+
+test('ETags of byte bodies and of aliased generic objects; streams and views without a schema are left alone', async (t) => {
+  const { Readable } = await import('node:stream')
+  const Aliased = Type.Object({ id: Type.Integer(), full_name: Type.String({ alias: 'fullName' }) })
+  const repo = new MemoryRepository({ rows: [{ id: 1, full_name: 'Ada' }] })
+  class People extends mix(ConditionalMixin, GenericViewSet) {
+    static override responseSchema = Aliased
+    static override detailParams = IdParams
+    static override etag = true
+    static override repository = repo as never
+
+    @Get('/bytes/raw')
+    bytes () { return Buffer.from('raw bytes') }
+
+    @Get('/stream/raw')
+    stream () { return this.reply.type('text/plain').send(Readable.from(['streamed'])) }
+  }
+  class Schemaless extends mix(ConditionalMixin, GenericViewSet) {
+    static override detailParams = IdParams
+    static override conditionalRequests = true
+    static override repository = repo as never
+  }
+  const app = await build({ views: [{ view: People, prefix: '/people' }, { view: Schemaless, prefix: '/loose' }] })
+  t.teardown(() => app.close())
+  const bytes = await app.inject('/people/bytes/raw')
+  t.equal(bytes.headers.etag, etagOf(Buffer.from('raw bytes')), 'a Buffer body is hashed as it is sent')
+  t.equal((await app.inject('/people/stream/raw')).headers.etag, undefined, 'a stream is not buffered to be hashed')
+  const person = await app.inject('/people/1')
+  t.same(person.json(), { id: 1, fullName: 'Ada' })
+  t.equal(person.headers.etag, etagOf(person.body))
+  t.equal((await app.inject({ method: 'PATCH', url: '/people/1', headers: { 'if-match': person.headers.etag as string }, payload: {} })).statusCode, 200,
+    'the precondition computes the same tag from the aliased representation')
+  t.equal((await app.inject({ method: 'DELETE', url: '/loose/1', headers: { 'if-match': '"anything"' } })).statusCode, 412,
+    'without a response schema there is no tag to match')
+})
+
+test('mixins compose their route hooks with ConditionalMixin', async (t) => {
+  const order: string[] = []
+  const Tracing = (await import('../lib/index.js')).defineMixin<typeof ConditionalMixin>('Tracing', (Base) => class extends Base {
+    static override routeHooks (route: never, method: string) {
+      const inherited = super.routeHooks(route, method)
+      return { ...inherited, onSend: [async (_q: unknown, _r: unknown, payload: unknown) => { order.push('trace'); return payload }], preHandler: async () => { order.push('pre') } }
+    }
+  })
+  class Traced extends mix(ConditionalMixin, Tracing) {
+    static override etag = true
+    static override conditionalRequests = true
+    override getValidators () { return { etag: '"t"' } }
+
+    @Get('/:id', { schema: { params: IdParams } })
+    get () { return { a: 1 } }
+
+    @Route('/:id', { methods: ['PUT'], schema: { params: IdParams } })
+    put () { return { b: 1 } }
+  }
+  const app = await build({ views: [Traced] })
+  t.teardown(() => app.close())
+  t.equal((await app.inject('/1')).statusCode, 200)
+  t.equal((await app.inject({ method: 'PUT', url: '/1', headers: { 'if-match': '"x"' } })).statusCode, 412)
+  t.same(order, ['pre', 'trace', 'trace'], "GET runs both; on the PUT the precondition check runs first and stops it before the other mixin's preHandler, whose onSend still runs")
+  order.length = 0
+  t.equal((await app.inject({ method: 'PUT', url: '/1', headers: { 'if-match': '"t"' } })).statusCode, 200)
+  t.same(order, ['pre', 'trace'], 'a passing precondition lets the rest run')
+})

@@ -383,3 +383,37 @@ test('titles and default details follow the status of a class or of a Catch', as
   const body = problem(t, await app.inject('/'), 409)
   t.same([body.title, body.detail], ['Conflict', 'Conflict.'])
 })
+
+test('a View without raises: CatchDefined catches nothing, Catch(Type) alone is refused at registration', async (t) => {
+  class Bare extends View {
+    @Get('/')
+    @CatchDefined
+    get (): never { throw new LookupFailed('internal') }
+  }
+  const app = await build({ views: [Bare] })
+  t.teardown(() => app.close())
+  t.equal(problem(t, await app.inject('/'), 500).detail, 'An unexpected error occurred.')
+  class BareCatch extends View {
+    @Get('/')
+    @Catch(LookupFailed)
+    get () { return {} }
+  }
+  await t.rejects(build({ views: [BareCatch] }), { name: 'TypeError' })
+})
+
+test('toProblem reads errors from other validators and unusual shapes', async (t) => {
+  const { toProblem } = await import('../lib/problem.js')
+  const request = { url: '/x?y=1' } as unknown as import('fastify').FastifyRequest
+  const validation = Object.assign(new Error('bad'), {
+    statusCode: 400,
+    validationContext: 'headers',
+    validation: [{ params: {} }, { instancePath: '/a', message: 'm', params: { missingProperty: 'b' } }]
+  })
+  t.same(toProblem(validation, request).problem.errors, [
+    { detail: 'is invalid', pointer: '#', in: 'header', parameter: '' },
+    { detail: 'm', pointer: '#/a/b', in: 'header', parameter: 'a' }
+  ])
+  const unknownPart = Object.assign(new Error('odd'), { statusCode: 400, validationContext: 'cookies' })
+  t.match(toProblem(unknownPart, request).problem, { detail: 'odd', errors: [] })
+  t.equal(toProblem('not an error', request).problem.status, 500)
+})

@@ -178,3 +178,10 @@ test('the memory repository: copies in and out, unique fields, keyset seeks', as
   const custom = new MemoryRepository({ idField: 'code', rows: [{ code: 'b' }, { code: 'a' }] })
   t.same(custom.list({}).map((r) => r.code), ['a', 'b'])
 })
+
+test('updateMany refuses a value that would repeat a unique field, on one row too', async (t) => {
+  const repo = new MemoryRepository<ProductT>({ rows, unique: ['name'] })
+  t.throws(() => repo.updateMany({ name: 'Desk' }, { id: 1 }), { name: 'Conflict' })
+  t.same(repo.updateMany({ price: 1 }, { id: 1 }).map((r) => r.price), [1], 'other fields update freely')
+  t.same(repo.updateMany({ name: 'Lamp' }, { id: 1 }).map((r) => r.name), ['Lamp'], 'a row may keep its own value')
+})

@@ -188,7 +188,9 @@ test('bad list input: each a 400 problem naming the parameter', async (t) => {
     ['/c?cursor=' + Buffer.from(JSON.stringify({ d: 'n', o: ['name', 'id'], v: ['x'] })).toString('base64url'), 'cursor'],
     ['/c?cursor=' + Buffer.from(JSON.stringify({ d: 'x', o: ['name', 'id'], v: ['x', 1] })).toString('base64url'), 'cursor'],
     ['/c?cursor=' + Buffer.from(JSON.stringify({ d: 'n', o: ['name', 'id'], v: [{}, 1] })).toString('base64url'), 'cursor'],
-    ['/c?cursor=' + Buffer.from('null').toString('base64url'), 'cursor']
+    ['/c?cursor=' + Buffer.from('null').toString('base64url'), 'cursor'],
+    ['/c?cursor=' + Buffer.from(JSON.stringify({ d: 'n', o: 'name,id', v: ['x', 1] })).toString('base64url'), 'cursor'],
+    ['/c?cursor=' + Buffer.from(JSON.stringify({ d: 'p', o: ['name', 'id'], v: 'x' })).toString('base64url'), 'cursor']
   ]
   for (const [url, parameter] of cases) {
     const body = problem(t, await app.inject(url), 400)
@@ -263,4 +265,44 @@ test('typed generic views: the repository is typed by the item', async (t) => {
     }
   }
   t.equal(Typed.name, 'Typed')
+})
+
+test('cursors carry dates as ISO strings; a list without responseSchema serializes as JSON', async (t) => {
+  const rows = [1, 2, 3].map((id) => ({ id, at: new Date(Date.UTC(2026, 0, id)) }))
+  class Dated extends CursorPaginationFilter { static override orderingFields = ['at'] }
+  class Events extends GenericListAPIView {
+    static override filter = Dated
+    static override repository = new MemoryRepository({ rows }) as never
+  }
+  const app = await build({ views: [Events] })
+  t.teardown(() => app.close())
+  const first = (await app.inject('/?page_size=2&sort=at')).json()
+  t.same(first.items.map((i: { id: number }) => i.id), [1, 2])
+  const decoded = JSON.parse(Buffer.from(first.next_page, 'base64url').toString())
+  t.same(decoded.v, ['2026-01-02T00:00:00.000Z', 2])
+  t.same((await app.inject(`/?page_size=2&sort=at&cursor=${first.next_page}`)).json().items.map((i: { id: number }) => i.id), [3])
+})
+
+test('asyncRepository turns a synchronous throw into a rejected promise', async (t) => {
+  const repo = asyncRepository<unknown, { get: () => never }>({ get () { throw new Error('sync failure') } })
+  await t.rejects(repo.get({}, {}), { message: 'sync failure' })
+})
+
+test('cursor pages walk a nullable sort column, nulls included', async (t) => {
+  const rows = [{ id: 1, rank: 2 }, { id: 2, rank: null }, { id: 3, rank: 1 }, { id: 4, rank: null }]
+  class ByRank extends CursorPaginationFilter { static override orderingFields = ['rank'] }
+  class Ranked extends GenericListAPIView {
+    static override filter = ByRank
+    static override repository = new MemoryRepository({ rows }) as never
+  }
+  const app = await build({ views: [Ranked] })
+  t.teardown(() => app.close())
+  const seen: number[] = []
+  let url: string | null = '/?page_size=1&sort=rank'
+  while (url !== null) {
+    const page: { items: Array<{ id: number }>, next_page: string | null } = (await app.inject(url)).json()
+    seen.push(...page.items.map((i: { id: number }) => i.id))
+    url = page.next_page === null ? null : `/?page_size=1&sort=rank&cursor=${page.next_page}`
+  }
+  t.same(seen, [3, 1, 2, 4], 'values ascending, then the nulls, each once')
 })

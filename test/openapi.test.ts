@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger'
 import { Type } from '@sinclair/typebox'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import views, {
-  Action, APIError, APIView, AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView, AsyncPartialUpdateAPIView, AsyncRetrieveAPIView,
+  Action, APIError, APIView, BadRequest as BadRequestError, AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView, AsyncPartialUpdateAPIView, AsyncRetrieveAPIView,
   AsyncUpdateAPIView, Catch, CatchDefined, Conflict, Delete, Forbidden, Get, mix, NotFound, Post, ResponseHeaders, Route, Throws, View,
   ViewRouter, errors, type FastifyViewsOptions
 } from '../lib/index.js'
@@ -435,4 +435,46 @@ test('conditional views document validators, 304 on safe methods and 412 on unsa
   t.equal(summary['200'].description, 'Short')
   t.same(Object.keys(responses('/h', 'get')), ['200', '304', '400'], 'conditionalRequests documents hand-rolled validators')
   t.same(await new Validator().validate(doc), { valid: true })
+})
+
+test('documentation corners: CatchDefined string entries, Catch with a detail only, explicit content, helpers', async (t) => {
+  const { refResolver, addProblemComponents, swaggerOptions: options } = await import('../lib/swagger.js')
+  const { mergeResponses } = await import('../lib/route-meta.js')
+  const { componentName, NumberedPage, serializerCompilerForTest } = { ...(await import('../lib/index.js')), serializerCompilerForTest: (await import('../lib/serializer.js')).serializerCompilerFor }
+  class Oops extends Error {}
+  class Corners extends APIView {
+    static override raises = new Map([[Oops, 'Oops.']])
+    @Get('/defined')
+    @CatchDefined
+    defined () { return {} }
+
+    @Get('/detail-only')
+    @Catch(Oops, { detail: 'Only a detail.' })
+    detailOnly () { return {} }
+
+    @Get('/csv', { responses: { 200: { content: { 'text/csv': { schema: Type.String() } } } } })
+    csv () { return 'a,b' }
+  }
+  const { app, doc } = await documented({ views: [Corners] })
+  t.teardown(() => app.close())
+  t.same(Object.keys(doc.paths['/defined'].get.responses), ['200', '400'])
+  t.same(Object.keys(doc.paths['/detail-only'].get.responses), ['200', '400'])
+  t.same(doc.paths['/csv'].get.responses['200'].content, { 'text/csv': { schema: { type: 'string' } } })
+
+  t.equal(refResolver.buildLocalReference({}, '', '', 3), 'def-3')
+  t.same(addProblemComponents({}), { components: { schemas: {} } })
+  const passThrough = options({ info: { title: 'x', version: '1' } })
+  t.same(passThrough.transformObject({ swaggerObject: { swagger: '2.0' } } as never), { swagger: '2.0' }, 'swagger 2 documents pass through')
+  const theirs = options({ info: { title: 'x', version: '1' } }, { transformObject: () => ({ mine: true }) as never })
+  t.same(theirs.transformObject({ swaggerObject: {} } as never), { mine: true })
+
+  t.same(mergeResponses({ 400: { errors: [BadRequestError] } }, { 400: { description: 'x' } }), { 400: { errors: [BadRequestError], description: 'x', headers: undefined } })
+  t.same(mergeResponses({ 400: { description: 'x' } }, { 400: { errors: [BadRequestError] } })![400].errors, [BadRequestError])
+  t.same(mergeResponses({ 400: { errors: [BadRequestError] } }, { 400: { errors: [BadRequestError, NotFound] } })![400].errors, [BadRequestError, NotFound])
+
+  t.equal(componentName(class extends APIView { static override responseSchema = Type.Object({}, { title: 'Titled' }) }), 'Titled')
+  t.equal(componentName(class APIView2 extends APIView {}), 'APIView2')
+  t.equal(componentName(class ViewSet extends APIView {}), 'ViewSet', 'a name that is only a suffix stays')
+  t.notOk(NumberedPage(Type.Object({ a: Type.String() })).$id, 'a page of an anonymous item is anonymous')
+  t.equal(serializerCompilerForTest()({ schema: {}, contentType: 'application/problem+json' })({ a: 1 }), '{"a":1}')
 })

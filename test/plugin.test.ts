@@ -123,3 +123,29 @@ test('buildViewRoutes output registers as it is', async (t) => {
   t.teardown(() => app.close())
   t.same((await app.inject('/built/3')).json(), { one: true })
 })
+
+test('a single route hook function, ResponseHeaders.apply, and the TypeBox validator compiler on a plain route', async (t) => {
+  const { typeboxValidatorCompiler } = await import('../lib/index.js')
+  const Paging = ResponseHeaders.define({ x_total_count: Type.Integer(), x_next: Type.Optional(Type.String()) })
+  class Counted extends View {
+    @Get('/', { preHandler: async (request) => { (request as unknown as { seen: boolean }).seen = true } })
+    get (request: import('fastify').FastifyRequest) {
+      Paging.apply(this.reply, { x_total_count: 7, x_next: undefined })
+      return { seen: (request as unknown as { seen: boolean }).seen }
+    }
+  }
+  const app = await build({ views: [Counted] })
+  t.teardown(() => app.close())
+  const res = await app.inject('/')
+  t.same(res.json(), { seen: true })
+  t.equal(res.headers['x-total-count'], '7')
+  t.notOk('x-next' in res.headers, 'unset values are skipped')
+
+  const plain = Fastify()
+  plain.get('/n', { schema: { querystring: Type.Object({ n: Type.Integer() }) }, validatorCompiler: typeboxValidatorCompiler }, async (request) => request.query)
+  plain.post('/b', { schema: { body: Type.Object({ n: Type.Integer() }) }, validatorCompiler: (input) => typeboxValidatorCompiler({ schema: input.schema }) }, async (request) => request.body)
+  t.teardown(() => plain.close())
+  t.same((await plain.inject('/n?n=5')).json(), { n: 5 })
+  t.equal((await plain.inject('/n?n=1e3')).statusCode, 400)
+  t.equal((await plain.inject({ method: 'POST', url: '/b', payload: { n: '5' } })).statusCode, 400, 'without a part, the body rules apply')
+})
