@@ -244,10 +244,10 @@ function machineBusyMicros (): number | undefined {
 async function measure (srv: ServerProcess, variant: VariantManifest, seconds: number, round: number): Promise<Measurement> {
   const { request } = variant
   await sleep(PAUSE_MS)
+  const before = await srv.cpu(true)
   const clientBefore = process.cpuUsage()
   const machineBefore = machineBusyMicros()
   const started = process.hrtime.bigint()
-  const before = await srv.cpu(true)
   const result = await cannon({
     url: `http://127.0.0.1:${srv.port}${request.path}`,
     method: request.method,
@@ -277,7 +277,7 @@ async function measure (srv: ServerProcess, variant: VariantManifest, seconds: n
     serverCpuShare: serverCpuUs / 1e6 / wall,
     clientCpuShare: clientCpu / 1e6 / wall,
     clientCpuUsPerReq: clientCpu / requests,
-    normalized: (serverCpuUs / requests) / (clientCpu / requests),
+    normalized: serverCpuUs / clientCpu,
     serverHeapMB: before.heapUsed / 2 ** 20,
     otherCpuShare: machineBefore === undefined || machineAfter === undefined
       ? Number.NaN

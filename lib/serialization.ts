@@ -8,7 +8,6 @@ type Transform = (value: unknown) => unknown
  * properties, items and members were rebuilt. Untouched parts are shared, not copied.
  */
 function rebuild (schema: AnySchema, visit: (s: AnySchema) => AnySchema): AnySchema {
-  if (typeof schema !== 'object' || schema === null) return schema
   let out = schema
   const edit = (key: string, value: unknown): void => {
     if (out === schema) out = { ...schema }
@@ -68,7 +67,7 @@ export function aliasedSchema<T extends TSchema> (schema: T): T {
       names[key] = wire
       renamed[wire] = (typeof alias === 'string' ? rest : props[key]) as AnySchema
     }
-    const required = Array.isArray(s.required) ? (s.required as string[]).map((k) => names[k] ?? k) : undefined
+    const required = Array.isArray(s.required) ? (s.required as string[]).map((k) => names[k]) : undefined
     return { ...s, properties: renamed, ...(required === undefined ? {} : { required }) }
   }) as T
 }
@@ -87,8 +86,9 @@ export function optionalSchema<T extends TSchema> (schema: T): T {
  * (`toWire`), or aliases -> field names. `undefined` when the schema has no alias.
  */
 export function compileRenamer (schema: TSchema, toWire: boolean): Transform | undefined {
+  // renamerFor walks what hasAliases walks, so an alias always yields a renamer.
   if (!hasAliases(schema)) return undefined
-  return renamerFor(schema as AnySchema, toWire) ?? undefined
+  return renamerFor(schema as AnySchema, toWire)!
 }
 
 function renamerFor (schema: AnySchema, toWire: boolean): Transform | null {

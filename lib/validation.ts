@@ -8,18 +8,25 @@ export type HttpPart = 'body' | 'querystring' | 'params' | 'headers'
 
 const MAX_REPORTED_ERRORS = 20
 
-// TypeBox rejects every string format it does not know; ajv-formats is the format
-// set Fastify itself validates with, so both validators agree on what a date-time is.
-for (const [name, format] of Object.entries(fullFormats)) {
-  if (FormatRegistry.Has(name)) continue
-  if (format instanceof RegExp) FormatRegistry.Set(name, (v) => format.test(v))
-  else if (typeof format === 'function') FormatRegistry.Set(name, format)
-  else if (typeof format === 'object' && (format.type === undefined || format.type === 'string')) {
-    const validate = format.validate
-    if (validate instanceof RegExp) FormatRegistry.Set(name, (v) => validate.test(v))
-    else FormatRegistry.Set(name, validate as (v: string) => boolean)
+type FormatDefinition = RegExp | ((value: string) => boolean) | { type?: string, validate: RegExp | ((value: string) => boolean) }
+
+/**
+ * Registers string formats with TypeBox, leaving alone those already registered (by
+ * the application, say). Formats of other types (`int32` on numbers) are skipped:
+ * TypeBox applies `format` to strings only.
+ */
+export function registerFormats (formats: Record<string, unknown>): void {
+  for (const [name, definition] of Object.entries(formats as Record<string, FormatDefinition>)) {
+    if (FormatRegistry.Has(name)) continue
+    const check = typeof definition === 'function' || definition instanceof RegExp ? definition : (definition.type ?? 'string') === 'string' ? definition.validate : undefined
+    if (check instanceof RegExp) FormatRegistry.Set(name, (v) => check.test(v))
+    else if (check !== undefined) FormatRegistry.Set(name, check)
   }
 }
+
+// TypeBox rejects every string format it does not know; ajv-formats is the format
+// set Fastify itself validates with, so both validators agree on what a date-time is.
+registerFormats(fullFormats)
 
 export const PART_LOCATION: Record<HttpPart, ProblemErrorEntry['in']> = {
   body: undefined,
@@ -49,7 +56,9 @@ export function validationEntries (check: TypeCheck<TSchema>, value: unknown, pa
     const entry: ProblemErrorEntry = { detail: error.message, pointer: '#' + error.path }
     if (location !== undefined) {
       entry.in = location
-      entry.parameter = unescapePointerToken(error.path.split('/')[1] ?? '')
+      // An error about the whole query (`minProperties`) names no parameter.
+      const token = error.path.split('/')[1]
+      if (token !== undefined) entry.parameter = unescapePointerToken(token)
     }
     entries.push(entry)
     if (entries.length === MAX_REPORTED_ERRORS) break
@@ -74,7 +83,6 @@ export function strictBodySchema<T extends TSchema> (schema: T): T {
 }
 
 function closeObjects (schema: AnySchema, insideIntersect: boolean): AnySchema {
-  if (typeof schema !== 'object' || schema === null) return schema
   const kind = schema[Kind]
   if (kind === 'Ref' || kind === 'This' || schema.$ref !== undefined) return schema
   let out: AnySchema = schema
@@ -134,16 +142,20 @@ function toBoolean (raw: string): unknown {
   return raw === 'true' ? true : raw === 'false' ? false : raw
 }
 
-/** The JSON types a schema accepts (through `anyOf` too); empty when it says nothing. */
+/**
+ * The JSON types a schema accepts, through unions too; empty when it says nothing.
+ * TypeBox writes a union as `anyOf` and a literal as `const` beside its `type`.
+ */
 function acceptedTypes (schema: AnySchema): Set<string> {
   const types = new Set<string>()
   const visit = (s: AnySchema): void => {
-    if (Array.isArray(s.type)) for (const t of s.type) types.add(t as string)
-    else if (typeof s.type === 'string' && s.const === undefined) types.add(s.type)
-    // A literal only ever matches itself, so it never keeps other strings from converting.
-    if (s.const !== undefined && typeof s.const !== 'string') types.add(typeof s.const)
+    // A string literal only ever matches itself, so it never keeps other strings from converting.
+    if (s.const !== undefined) {
+      if (typeof s.const !== 'string') types.add(typeof s.const)
+    } else if (typeof s.type === 'string') {
+      types.add(s.type)
+    }
     if (Array.isArray(s.anyOf)) for (const m of s.anyOf) visit(m as AnySchema)
-    if (Array.isArray(s.oneOf)) for (const m of s.oneOf) visit(m as AnySchema)
   }
   visit(schema)
   return types
@@ -174,8 +186,7 @@ export function buildCoercion (schema: TSchema): ((data: Record<string, unknown>
   for (const key of Object.keys(props)) {
     const prop = props[key]
     if (prop.type === 'array') {
-      const items = prop.items as AnySchema | undefined
-      fields.push({ key, convert: items === undefined ? undefined : converterFor(items), array: true })
+      fields.push({ key, convert: converterFor(prop.items as AnySchema), array: true })
     } else {
       const convert = converterFor(prop)
       if (convert !== undefined) fields.push({ key, convert, array: false })

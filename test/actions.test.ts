@@ -287,3 +287,8 @@ test('Override can add request schemas to a standard action; Throws and Override
   t.ok((retrieve.schema as { response: Record<string, unknown> }).response['409'])
   t.match(list.schema, { summary: 'Everything', response: { 409: {} } })
 })
+
+test('the default getLocation sends no Location', async (t) => {
+  const view = new (AsyncCreateAPIView as unknown as new (...a: unknown[]) => { getLocation: (o: object) => unknown })({}, {})
+  t.equal(view.getLocation({ id: 1 }), undefined)
+})

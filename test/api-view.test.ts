@@ -216,3 +216,66 @@ test('aliases inside a union are renamed too', async (t) => {
   t.same((await app.inject('/circle')).json(), { kind: 'circle', radius: 2 })
   t.same((await app.inject('/plain')).json(), 3)
 })
+
+test('serialization corners: nulls where aliased objects or arrays may be, lists under excludeNone, nested attributes', async (t) => {
+  const Child = Type.Object({ child_name: Type.String({ alias: 'childName' }) })
+  const Parent = Type.Object({
+    kid: Type.Union([Child, Type.Null()]),
+    kids: Type.Union([Type.Array(Child), Type.Null()]),
+    tags: Type.Union([Type.Array(Type.String()), Type.Null()]),
+    plain_list: Type.Array(Type.Object({ n: Type.Union([Type.Integer(), Type.Null()]) })),
+    labels: Type.Optional(Type.Array(Type.String())),
+    one_or_many: Type.Optional(Type.Union([Child, Type.Array(Child)]))
+  })
+  class Owner {
+    get kid () { return { child_name: 'from a getter' } }
+    kids = null
+    tags = null
+    plain_list = [{ n: 1 }]
+    labels = ['x']
+    one_or_many = [{ child_name: 'd' }]
+  }
+  class Corners extends APIView {
+    static override responseSchema = Parent
+    @Get('/nulls')
+    nulls () {
+      this.serializerOptions.excludeNone = true
+      return { kid: null, kids: null, tags: null, plain_list: [{ n: null }, { n: 2 }] }
+    }
+
+    @Get('/aliased')
+    aliased () { return { kid: { child_name: 'a' }, kids: [{ child_name: 'b' }], tags: ['t'], plain_list: [], one_or_many: [{ child_name: 'c' }] } }
+  }
+  class Attributes extends Corners {
+    static override fromAttributes = true
+    @Get('/owner')
+    owner () { return new Owner() }
+  }
+  class Strict extends APIView {
+    static override responseSchema = Type.Object({ inner: Type.Object({ v: Type.Integer() }) })
+    static override fromAttributes = false
+    @Get('/nested-instance')
+    nested () { return { inner: new (class { v = 1 })() } }
+  }
+  const app = await build({ views: [{ view: Corners, prefix: '/c' }, { view: Attributes, prefix: '/a' }, { view: Strict, prefix: '/s' }] })
+  t.teardown(() => app.close())
+  t.same((await app.inject('/c/nulls')).json(), { plain_list: [{}, { n: 2 }] }, 'excludeNone walks into lists')
+  t.same((await app.inject('/c/aliased')).json(), { kid: { childName: 'a' }, kids: [{ childName: 'b' }], tags: ['t'], plain_list: [], one_or_many: [{ childName: 'c' }] }, 'a union of object or array renames either')
+  t.same((await app.inject('/a/owner')).json(), { kid: { childName: 'from a getter' }, kids: null, tags: null, plain_list: [{ n: 1 }], labels: ['x'], one_or_many: [{ childName: 'd' }] }, 'fromAttributes reads nested getters')
+  problem(t, await app.inject('/s/nested-instance'), 500)
+})
+
+test('fromAttributes with a wrong shape still fails the response check', async (t) => {
+  class Wrong extends APIView {
+    static override fromAttributes = true
+    @Get('/null-object', { responseSchema: Type.Object({ inner: Type.Object({ v: Type.Integer() }) }) })
+    nullObject () { return { inner: null } as never }
+
+    @Get('/scalar-list', { responseSchema: Type.Object({ list: Type.Array(Type.Object({ v: Type.Integer() })) }) })
+    scalarList () { return { list: 'not a list' } as never }
+  }
+  const app = await build({ views: [Wrong] })
+  t.teardown(() => app.close())
+  problem(t, await app.inject('/null-object'), 500)
+  problem(t, await app.inject('/scalar-list'), 500)
+})

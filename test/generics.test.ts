@@ -306,3 +306,15 @@ test('cursor pages walk a nullable sort column, nulls included', async (t) => {
   }
   t.same(seen, [3, 1, 2, 4], 'values ascending, then the nulls, each once')
 })
+
+test('decodeCursor refuses anything that is not a cursor of this ordering', async (t) => {
+  const { decodeCursor, encodeCursor } = await import('../lib/index.js')
+  const enc = (wire: unknown) => Buffer.from(JSON.stringify(wire)).toString('base64url')
+  const ordering = ['name', 'id']
+  t.same(decodeCursor(encodeCursor({ direction: 'previous', values: [null, 2] }, ordering), ordering), { direction: 'previous', values: [null, 2] })
+  for (const wire of [null, 5, { d: 'x' }, { d: 'n', o: 'name,id', v: [1, 2] }, { d: 'n', o: ['id'], v: [1, 2] }, { d: 'n', o: ordering, v: 'x' },
+    { d: 'n', o: ordering, v: [1] }, { d: 'n', o: ordering, v: [[1], 2] }]) {
+    t.equal(decodeCursor(enc(wire), ordering), undefined, JSON.stringify(wire))
+  }
+  t.equal(decodeCursor('%%%', ordering), undefined)
+})

@@ -129,3 +129,73 @@ test('many errors are capped; a pointer escapes / and ~ in keys', async (t) => {
   const odd = problem(t, await app.inject('/odd?a%2Fb~c=x'), 400)
   t.same(odd.errors, [{ detail: 'Expected integer', pointer: '#/a~1b~0c', in: 'query', parameter: 'a/b~c' }])
 })
+
+test('conversion corners: numeric and boolean literals, nullable numbers, schemas without properties', async (t) => {
+  const Corner = Type.Object({
+    nullable: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+    five: Type.Optional(Type.Literal(5)),
+    either: Type.Optional(Type.Union([Type.Literal(1), Type.Literal(2)])),
+    yes: Type.Optional(Type.Literal(true))
+  })
+  class Corners extends APIView {
+    @Get('/q', { schema: { querystring: Corner } })
+    q (request: ViewRequest<{ querystring: typeof Corner }>) { return request.query }
+
+    @Get('/any', { schema: { querystring: Type.Any(), headers: Type.Any() } })
+    any (request: ViewRequest) { return request.query }
+  }
+  const app = await build({ views: [Corners] })
+  t.teardown(() => app.close())
+  t.same((await app.inject('/q?nullable=3&five=5&either=2&yes=true')).json(), { nullable: 3, five: 5, either: 2, yes: true })
+  problem(t, await app.inject('/q?five=6'), 400)
+  t.same((await app.inject('/any?x=1')).json(), { x: '1' }, 'a schema without properties converts nothing')
+})
+
+test('bodies: recursive schemas, intersections that say otherwise; required headers; whole-query errors', async (t) => {
+  const Node = Type.Recursive((This) => Type.Object({ name: Type.String(), children: Type.Array(This) }))
+  const Open = Type.Object({
+    tree: Node,
+    both: Type.Intersect([Type.Object({ a: Type.Integer() }), Type.Object({ b: Type.Integer() })], { unevaluatedProperties: true }),
+    nested: Type.Intersect([Type.Object({ inner: Type.Intersect([Type.Object({ x: Type.Integer() })]) })])
+  })
+  const Needed = Type.Object({ 'X-Key': Type.String() })
+  const NonEmpty = Type.Object({ a: Type.Optional(Type.String()) }, { minProperties: 1 })
+  class Shapes extends APIView {
+    @Post('/', { schema: { body: Open }, statusCode: 200 })
+    post (request: ViewRequest<{ body: typeof Open }>) { return request.body }
+
+    @Get('/key', { schema: { headers: Needed } })
+    key (request: ViewRequest<{ headers: typeof Needed }>) { return { key: request.headers['x-key'] } }
+
+    @Get('/some', { schema: { querystring: NonEmpty } })
+    some () { return {} }
+  }
+  const app = await build({ views: [Shapes] })
+  t.teardown(() => app.close())
+  const body = { tree: { name: 'root', children: [{ name: 'leaf', children: [] }] }, both: { a: 1, b: 2, extra: true }, nested: { inner: { x: 1 } } }
+  t.same((await app.inject({ method: 'POST', url: '/', payload: body })).json(), body, 'a recursive body validates; an open intersection stays open')
+  t.same((await app.inject({ url: '/key', headers: { 'x-key': 'k' } })).json(), { key: 'k' })
+  t.same(problem(t, await app.inject('/key'), 400).errors[0].parameter, 'x-key', 'a required header, matched in lower case')
+  const whole = problem(t, await app.inject('/some'), 400)
+  t.same(whole.errors, [{ detail: 'Expected object to have at least 1 properties', pointer: '#', in: 'query' }])
+})
+
+test('registerFormats keeps registered formats and skips formats of other types', async (t) => {
+  const { registerFormats } = await import('../lib/validation.js')
+  const { FormatRegistry } = await import('@sinclair/typebox')
+  FormatRegistry.Set('x-taken', () => true)
+  registerFormats({
+    'x-taken': /^never$/,
+    'x-regex': /^a+$/,
+    'x-fn': (v: string) => v === 'ok',
+    'x-object-regex': { validate: /^b+$/ },
+    'x-object-fn': { type: 'string', validate: (v: string) => v === 'yes' },
+    'x-number': { type: 'number', validate: () => true }
+  })
+  t.ok(FormatRegistry.Get('x-taken')!('anything'), 'an application format is not replaced')
+  t.ok(FormatRegistry.Get('x-regex')!('aaa'))
+  t.notOk(FormatRegistry.Get('x-fn')!('no'))
+  t.ok(FormatRegistry.Get('x-object-regex')!('bb'))
+  t.ok(FormatRegistry.Get('x-object-fn')!('yes'))
+  t.notOk(FormatRegistry.Has('x-number'))
+})
