@@ -161,14 +161,14 @@ export const STANDARD_ACTIONS = {
     onNone: (k) => notFound(k as Loose)
   },
   update: {
-    name: 'update', method: 'PUT', detail: true, status: 200, throws: [NotFound],
+    name: 'update', method: 'PUT', detail: true, status: 200, throws: [NotFound, Conflict],
     options: (k) => detailSchema(k as Loose, updateBody(k as Loose)),
     responseSchema: (k) => (k as Loose).responseSchema,
     onNone: (k) => notFound(k as Loose),
     emptyBody: (k) => (k as Loose).returnOnUpdate === false
   },
   partialUpdate: {
-    name: 'partialUpdate', method: 'PATCH', detail: true, status: 200, throws: [NotFound],
+    name: 'partialUpdate', method: 'PATCH', detail: true, status: 200, throws: [NotFound, Conflict],
     options: (k) => detailSchema(k as Loose, partialBody(k as Loose)),
     responseSchema: (k) => (k as Loose).responseSchema,
     onNone: (k) => notFound(k as Loose),

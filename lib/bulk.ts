@@ -4,7 +4,7 @@ import { actionMixin, type ActionViewClass, type Get, type ItemOf, type Req, typ
 import type { APIView } from './api-view.js'
 import { BadRequest, Conflict, ContentTooLarge, NotFound, type ProblemErrorEntry } from './errors.js'
 import type { FilterClass } from './filters.js'
-import { GenericViewMixin, type GenericMembers, type GenericStatics } from './generics.js'
+import { GenericViewMixin, type GenericHooks, type GenericStatics } from './generics.js'
 import type { ActionRegistry, MixinClass } from './mixins.js'
 import type { StandardAction } from './register.js'
 import type { AsyncBulkRepository, BulkRepository, Criteria } from './repository.js'
@@ -43,7 +43,7 @@ export interface BulkHooks<M, Async> {
 }
 
 /** Generic bulk views: a repository with the bulk protocol, and the merge of filter criteria and options. */
-export interface GenericBulkMembers<M, Async> extends Omit<GenericMembers<M, Async>, 'repository'>, BulkHooks<M, Async> {
+export interface GenericBulkMembers<M, Async> extends GenericHooks, BulkHooks<M, Async> {
   readonly repository: Async extends true ? AsyncBulkRepository<ItemOf<M>> : BulkRepository<ItemOf<M>>
   /** `getRepositoryOptions(action)` added to the criteria; a key in both is a `TypeError` (SEED 4.2). */
   mergeRepositoryOptions (kwargs: Criteria, action: string): Record<string, unknown>
@@ -79,8 +79,8 @@ export interface BulkStatics {
   bulkUpdateSchema: TSchema | undefined
   /** Schema of the values PATCH applies to every selected row. */
   updateSchema: TSchema | undefined
-  /** The filter selecting rows for PATCH and DELETE; `null` acts on what `getKwargs` selects. */
-  filter: FilterClass | null
+  /** The filter selecting rows for PATCH and DELETE; required: `null` acts on what `getKwargs` selects. */
+  filter: FilterClass | null | undefined
   /** The primary key field of PUT items (default `id`). */
   primaryKey: string
   /** Largest accepted array; a longer one is a 413 before any item is validated (default: no limit). */
@@ -137,8 +137,10 @@ export const BULK_ACTIONS = {
     path: (k) => (k as Loose).bulkRoute!,
     options: (k) => {
       const values = (k as Loose).updateSchema
-      // An empty object would select rows and change nothing: refused rather than a silent no-op.
-      const body = values === undefined ? undefined : { ...values, minProperties: 1 } as TSchema
+      // Only the fields sent are applied, so each is optional; an empty object would select
+      // rows and change nothing: refused rather than a silent no-op. `updateSchema` itself
+      // can stay the full PUT body of a CRUD view mixed in.
+      const body = values === undefined ? undefined : Type.Partial(values, { minProperties: 1 }) as TSchema
       return { schema: { ...criteriaQuery(k as Loose), ...(body === undefined ? {} : { body }) } }
     },
     responseSchema: responseList,
@@ -158,7 +160,7 @@ const bulkMembers = (Base: typeof APIView): typeof APIView => {
     static createSchema: TSchema | undefined = undefined
     static bulkUpdateSchema: TSchema | undefined = undefined
     static updateSchema: TSchema | undefined = undefined
-    static filter: FilterClass | null = null
+    static filter: FilterClass | null | undefined = undefined
     static primaryKey = 'id'
     static maxBatchSize: number | undefined = undefined
     static allowUnfiltered = false
@@ -171,17 +173,24 @@ const bulkMembers = (Base: typeof APIView): typeof APIView => {
   return cls
 }
 
-/** Two PUT items with one primary key would make the result depend on their order: a 400 naming both. */
+/** Two PUT items with one primary key would make the result depend on their order: a 400 naming each of them. */
 function duplicateKeys (items: Array<Record<string, unknown>>, key: string): ProblemErrorEntry[] {
-  const first = new Map<unknown, number>()
-  const entries: ProblemErrorEntry[] = []
+  const positions = new Map<unknown, number[]>()
   items.forEach((item, index) => {
-    const value = item[key]
-    const seen = first.get(value)
-    if (seen === undefined) first.set(value, index)
-    else entries.push({ detail: `Duplicate primary key ${JSON.stringify(value)}, also at #/${seen}/${key}`, pointer: `#/${seen}/${key}` }, { detail: `Duplicate primary key ${JSON.stringify(value)}, also at #/${index}/${key}`, pointer: `#/${index}/${key}` })
+    const list = positions.get(item[key])
+    if (list === undefined) positions.set(item[key], [index])
+    else list.push(index)
   })
-  return entries
+  const pointer = (index: number): string => `#/${index}/${key}`
+  const entries: Array<ProblemErrorEntry & { index: number }> = []
+  for (const [value, indexes] of positions) {
+    if (indexes.length < 2) continue
+    for (const index of indexes) {
+      const others = indexes.filter((i) => i !== index).map(pointer).join(', ')
+      entries.push({ index, detail: `Duplicate primary key ${JSON.stringify(value)}, also at ${others}`, pointer: pointer(index) })
+    }
+  }
+  return entries.sort((a, b) => a.index - b.index).map(({ index: _index, ...entry }) => entry)
 }
 
 /** The criteria and positional arguments of PATCH and DELETE, options merged, the unfiltered guard applied. */
@@ -228,9 +237,26 @@ const bulkImpls: Record<string, (view: BulkView, request: FastifyRequest) => unk
   }
 }
 
+/** What each generic bulk action needs (SEED 4.3); `filter` must be set, `null` to opt out. */
+const REQUIRED: Record<string, Array<keyof BulkStatics | 'responseSchema'>> = {
+  bulkCreate: ['createSchema', 'responseSchema'],
+  bulkUpdate: ['bulkUpdateSchema'],
+  updateMany: ['updateSchema', 'filter', 'responseSchema'],
+  bulkDelete: ['filter']
+}
+
 function genericBulkMembers (name: string) {
   return (Base: typeof APIView): typeof APIView => {
     const cls = class extends bulkMembers(Base) {
+      static override assertRegistrable (): void {
+        super.assertRegistrable()
+        for (const attribute of REQUIRED[name]) {
+          if ((this as Loose)[attribute] !== undefined) continue
+          const hint = attribute === 'filter' ? ' (a filter class, or null to act on what getKwargs selects)' : ''
+          throw new TypeError(`Cannot register ${this.name}: ${name} needs ${attribute}${hint}`)
+        }
+      }
+
       mergeRepositoryOptions (this: BulkView, kwargs: Criteria, action: string): Record<string, unknown> {
         const options = this.getRepositoryOptions(action)
         for (const key of Object.keys(options)) {

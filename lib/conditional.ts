@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import { Type, type TSchema } from '@sinclair/typebox'
-import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerAsyncHookHandler } from 'fastify'
-import type { APIView } from './api-view.js'
+import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerAsyncHookHandler, preSerializationHookHandler } from 'fastify'
+import type { APIView, SerializerOptions } from './api-view.js'
 import { PreconditionFailed } from './errors.js'
 import type { ActionViewClass } from './actions.js'
 import { defineMixin } from './mixins.js'
@@ -9,7 +9,7 @@ import {
   etagOf, failsPrecondition, httpDate, isNotModified, parseEntityTags, parseHttpDate, toSeconds, weakMatch, type Validators
 } from './preconditions.js'
 import type { RouteDefinition } from './register.js'
-import { aliasedSchema, compileRenamer } from './serialization.js'
+import { aliasedSchema, compileRenamer, excludeNone, optionalSchema } from './serialization.js'
 import { serializerCompilerFor } from './serializer.js'
 import type { ResponsesMap } from './types.js'
 import type { View } from './view.js'
@@ -51,7 +51,7 @@ declare module './mixins.js' {
   interface ActionRegistry<M> { conditional: ConditionalMembers }
 }
 
-type Loose = typeof View & Partial<ConditionalStatics> & { responseSchema?: TSchema }
+type Loose = typeof View & Partial<ConditionalStatics> & { responseSchema?: TSchema, defaultSerializerOptions?: SerializerOptions }
 type ConditionalView = APIView & ConditionalMembers & {
   repository?: { get?: (criteria: Record<string, unknown>, options: Record<string, unknown>) => unknown }
   // Present whenever `repository` is: both come from GenericViewMixin.
@@ -119,18 +119,36 @@ function preconditionCheck (klass: Loose): preHandlerAsyncHookHandler {
 
 const representations = new WeakMap<Loose, (value: unknown) => string>()
 
-/** Serializes an object as GET sends it, so the ETag of a precondition equals the one GET gave. */
+/**
+ * Serializes an object as GET sends it, with the class's default serializer options,
+ * so the ETag of a precondition equals the one GET gave.
+ */
 function representationOf (klass: Loose): ((value: unknown) => string) | undefined {
   const schema = klass.responseSchema
   if (schema === undefined) return undefined
   let serialize = representations.get(klass)
   if (serialize === undefined) {
-    const compiled = serializerCompilerFor()({ schema: aliasedSchema(schema) as object })
-    const toWire = compileRenamer(schema, true)
-    serialize = toWire === undefined ? compiled : (value) => compiled(toWire(value))
+    const { byAlias = true, excludeNone: dropNone = false } = klass.defaultSerializerOptions ?? {}
+    const wire = byAlias ? aliasedSchema(schema) : schema
+    const compiled = serializerCompilerFor()({ schema: (dropNone ? optionalSchema(wire) : wire) as object })
+    const toWire = byAlias ? compileRenamer(schema, true) : undefined
+    serialize = (value) => {
+      const data = dropNone ? excludeNone(value) : value
+      return compiled(toWire === undefined ? data : toWire(data))
+    }
     representations.set(klass, serialize)
   }
   return serialize
+}
+
+/** Stamps `Last-Modified` from a field of the object a GET returns, so If-Modified-Since can answer 304. */
+function lastModifiedStamp (field: string): preSerializationHookHandler<unknown> {
+  return (_request, reply, payload, done) => {
+    const value = typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>)[field] : undefined
+    const stamp = value instanceof Date || typeof value === 'string' || typeof value === 'number' ? httpDate(value) : undefined
+    if (stamp !== undefined && reply.statusCode < 300) reply.header('last-modified', stamp)
+    done(null, payload)
+  }
 }
 
 const validatorHeaders = (klass: Loose): Record<string, unknown> => {
@@ -156,7 +174,10 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
     static override routeHooks (route: RouteDefinition, method: string): ReturnType<typeof Base.routeHooks> {
       const inherited = super.routeHooks(route, method)
       const self = this as Loose
-      if (self.etag === true && SAFE.has(method)) return { ...inherited, onSend: [etagOnSend, ...toList(inherited.onSend)] }
+      if (self.etag === true && SAFE.has(method)) {
+        const stamp = self.lastModifiedField === undefined ? [] : [lastModifiedStamp(self.lastModifiedField)]
+        return { ...inherited, onSend: [etagOnSend, ...toList(inherited.onSend)], preSerialization: [...stamp, ...toList(inherited.preSerialization)] }
+      }
       if ((self.etag === true || self.conditionalRequests === true) && UNSAFE.has(method) && route.path.includes(':')) {
         return { ...inherited, preHandler: [preconditionCheck(self), ...toList(inherited.preHandler)] }
       }
@@ -176,14 +197,15 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
 
     checkEtag (this: ConditionalView, etag: string): FastifyReply | undefined {
       this.reply.header('etag', etag)
-      return isNotModified(this.request.headers, { etag }) ? this.notModified() : undefined
+      // Only GET and HEAD may answer 304 (RFC 9110 section 15.4.5).
+      return SAFE.has(this.request.method) && isNotModified(this.request.headers, { etag }) ? this.notModified() : undefined
     }
 
     checkLastModified (this: ConditionalView, value: Date | string | number): FastifyReply | undefined {
       // An unreadable date stamps nothing and never answers 304: the body is served.
       const stamp = httpDate(value)
       if (stamp !== undefined) this.reply.header('last-modified', stamp)
-      return isNotModified(this.request.headers, { lastModified: value }) ? this.notModified() : undefined
+      return SAFE.has(this.request.method) && isNotModified(this.request.headers, { lastModified: value }) ? this.notModified() : undefined
     }
 
     notModified (this: ConditionalView): FastifyReply {

@@ -23,10 +23,8 @@ function then<T, R> (value: Result<T>, fn: (value: T) => R): Result<R> {
 /** What `resolveFilter` hands the repository: positional criteria (SQL expressions) and keyword criteria. */
 export interface FilterArgs { args: unknown[], kwargs: Criteria }
 
-/** The members every generic view has (SEED 4.2), typed by the view's item type. */
-export interface GenericMembers<M, Async> {
-  /** The repository the actions call; override the getter to take it from `this.server`. */
-  readonly repository: Async extends true ? AsyncRepository<ItemOf<M>> : Repository<ItemOf<M>>
+/** The `get*` hooks of generic views (SEED 4.2), shared by CRUD and bulk ones. */
+export interface GenericHooks {
   /** Criteria merged into every repository call of an action (tenant scoping). */
   getKwargs (action?: string): Criteria
   /** Options forwarded to every repository call of an action; default: `repositoryOptions`. */
@@ -37,6 +35,12 @@ export interface GenericMembers<M, Async> {
   resolveFilter (filter: BaseFilter): FilterArgs
   /** `getKwargs(action)` merged into the filter (they win over what the client sent), then `resolveFilter`. */
   getFilterArgs (filter: BaseFilter | undefined, action?: string): FilterArgs
+}
+
+/** The members every generic CRUD view has, typed by the view's item type. */
+export interface GenericMembers<M, Async> extends GenericHooks {
+  /** The repository the actions call; override the getter to take it from `this.server`. */
+  readonly repository: Async extends true ? AsyncRepository<ItemOf<M>> : Repository<ItemOf<M>>
 }
 
 declare module './mixins.js' {

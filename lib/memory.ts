@@ -16,12 +16,16 @@ export interface MemoryRepositoryOptions<T> {
    * (the view's `repositoryOptions`, such as `batch_size`), not criteria.
    */
   optionKeys?: string[]
+  /**
+   * Fields that scope rows to an owner (a tenant). `bulkUpdate` items carry them
+   * (merged from `getKwargs`), and an item only finds a row whose scope fields equal
+   * its own, as `WHERE id = ? AND tenant = ?` would.
+   */
+  scopeFields?: string[]
 }
 
-/** Thrown by `MemoryRepository.update` when the new values clash with a unique field. */
-export class UniqueViolation extends Error {
-  override name = 'UniqueViolation'
-}
+/** Thrown by `MemoryRepository.update` when the new values clash with a unique field: a 409 problem. */
+export class UniqueViolation extends Conflict {}
 
 const OPERATOR_SET = new Set<string>(OPERATORS)
 
@@ -38,18 +42,39 @@ function likePattern (pattern: string, flags: string): RegExp {
   return new RegExp(`^${source}$`, flags + 's')
 }
 
-/** Orders like SQL: nulls after every value ascending, before them descending. */
+const isNull = (v: unknown): boolean => v === null || v === undefined
+
+/** A date, or an ISO string compared with one, as milliseconds; anything else as it is. */
+function comparable (value: unknown, other: unknown): unknown {
+  if (value instanceof Date) return value.getTime()
+  if (other instanceof Date && typeof value === 'string') return Date.parse(value)
+  return value
+}
+
+/**
+ * Compares two non-null values of one kind: numbers with numbers, strings with
+ * strings, dates with dates or ISO strings. Values of different kinds are not
+ * comparable (`NaN`): they are never equal, less or greater, as in a typed database
+ * where `id = 'abc'` matches no integer key.
+ */
 function compareValues (a: unknown, b: unknown): number {
-  const aNull = a === null || a === undefined
-  const bNull = b === null || b === undefined
-  if (aNull || bNull) return aNull === bNull ? 0 : aNull ? 1 : -1
-  if (a instanceof Date || b instanceof Date) return new Date(a as string).getTime() - new Date(b as string).getTime()
-  return a! < b! ? -1 : a! > b! ? 1 : 0
+  const x = comparable(a, b)
+  const y = comparable(b, a)
+  if (typeof x !== typeof y) return Number.NaN
+  return (x as number) < (y as number) ? -1 : (x as number) > (y as number) ? 1 : x === y ? 0 : Number.NaN
+}
+
+/** Sort order like SQL: nulls after every value ascending, before them descending; other kinds by type name. */
+function sortValues (a: unknown, b: unknown): number {
+  if (isNull(a) || isNull(b)) return isNull(a) === isNull(b) ? 0 : isNull(a) ? 1 : -1
+  const c = compareValues(a, b)
+  if (!Number.isNaN(c)) return c
+  return typeof a < typeof b ? -1 : 1
 }
 
 function compareBy (orderBy: OrderKey[], a: unknown[], b: unknown[]): number {
   for (let i = 0; i < orderBy.length; i++) {
-    const c = compareValues(a[i], b[i])
+    const c = sortValues(a[i], b[i])
     if (c !== 0) return orderBy[i].descending ? -c : c
   }
   return 0
@@ -57,16 +82,18 @@ function compareBy (orderBy: OrderKey[], a: unknown[], b: unknown[]): number {
 
 function matches (row: Row, field: string, op: Operator, value: unknown): boolean {
   const actual = row[field]
+  // As in SQL, a null only matches `is_null` (and equality with a null criterion).
+  if (isNull(actual)) return op === 'is_null' ? value === true : op === 'eq' && isNull(value)
   switch (op) {
-    case 'eq': return compareValues(actual, value) === 0 && (actual === null) === (value === null)
-    case 'ne': return !matches(row, field, 'eq', value)
-    case 'lt': return actual != null && compareValues(actual, value) < 0
-    case 'le': return actual != null && compareValues(actual, value) <= 0
-    case 'gt': return actual != null && compareValues(actual, value) > 0
-    case 'ge': return actual != null && compareValues(actual, value) >= 0
-    case 'in': return (value as unknown[]).some((v) => compareValues(actual, v) === 0 && actual != null)
-    case 'not_in': return actual != null && !(value as unknown[]).some((v) => compareValues(actual, v) === 0)
-    case 'is_null': return (actual === null || actual === undefined) === value
+    case 'eq': return compareValues(actual, value) === 0
+    case 'ne': return !isNull(value) && compareValues(actual, value) !== 0
+    case 'lt': return compareValues(actual, value) < 0
+    case 'le': return compareValues(actual, value) <= 0
+    case 'gt': return compareValues(actual, value) > 0
+    case 'ge': return compareValues(actual, value) >= 0
+    case 'in': return (value as unknown[]).some((v) => compareValues(actual, v) === 0)
+    case 'not_in': return !(value as unknown[]).some((v) => compareValues(actual, v) === 0)
+    case 'is_null': return value === false
     case 'like': return typeof actual === 'string' && likePattern(String(value), '').test(actual)
     case 'ilike': return typeof actual === 'string' && likePattern(String(value), 'i').test(actual)
   }
@@ -82,50 +109,52 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
   readonly idField: string
   readonly unique: string[]
   readonly optionKeys: Set<string>
-  private readonly rows = new Map<unknown, Row>()
-  private nextId = 1
+  readonly scopeFields: string[]
+  readonly #rows = new Map<unknown, Row>()
+  #nextId = 1
 
   constructor (options: MemoryRepositoryOptions<T> = {}) {
     this.idField = options.idField ?? 'id'
     this.unique = options.unique ?? []
     this.optionKeys = new Set(options.optionKeys ?? [])
-    for (const row of options.rows ?? []) this.insert({ ...row } as Row)
+    this.scopeFields = options.scopeFields ?? []
+    for (const row of options.rows ?? []) this.#insert({ ...row } as Row)
   }
 
-  private insert (row: Row): Row {
-    if (row[this.idField] === undefined) row[this.idField] = this.nextId
+  #insert (row: Row): Row {
+    if (row[this.idField] === undefined) row[this.idField] = this.#nextId
     const id = row[this.idField]
-    if (typeof id === 'number' && id >= this.nextId) this.nextId = id + 1
-    this.rows.set(id, row)
+    if (typeof id === 'number' && id >= this.#nextId) this.#nextId = id + 1
+    this.#rows.set(id, row)
     return row
   }
 
-  private clashes (values: Row, except?: Row): boolean {
+  #clashes (values: Row, except?: Row): boolean {
     const keys = [this.idField, ...this.unique]
-    for (const row of this.rows.values()) {
+    for (const row of this.#rows.values()) {
       if (row === except) continue
       if (keys.some((k) => values[k] !== undefined && row[k] === values[k])) return true
     }
     return false
   }
 
-  private where (criteria: Criteria, search?: ListQuery['search'], predicates: unknown[] = []): Row[] {
+  #where (criteria: Criteria, search?: ListQuery['search'], predicates: unknown[] = []): Row[] {
     const tests = Object.entries(criteria).map(([key, value]) => [...splitCriterion(key), value] as const)
     const term = search?.term.toLowerCase()
     const extra = predicates.filter((p): p is (row: Row) => boolean => typeof p === 'function')
-    return [...this.rows.values()].filter((row) =>
+    return [...this.#rows.values()].filter((row) =>
       tests.every(([field, op, value]) => matches(row, field, op, value)) &&
       extra.every((test) => test(row)) &&
       (term === undefined || search!.fields.some((f) => typeof row[f] === 'string' && (row[f] as string).toLowerCase().includes(term))))
   }
 
   create (values: Record<string, unknown>, _options: RepositoryOptions = {}): T | null {
-    if (this.clashes(values)) return null
-    return { ...this.insert({ ...values }) } as T
+    if (this.#clashes(values)) return null
+    return { ...this.#insert({ ...values }) } as T
   }
 
   get (criteria: Criteria, _options: RepositoryOptions = {}): T | null {
-    const row = this.where(criteria)[0]
+    const row = this.#where(criteria)[0]
     return row === undefined ? null : { ...row } as T
   }
 
@@ -133,7 +162,7 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
     // The primary key ends every ordering, so equal keys never come back in a random order.
     const orderBy = query.orderBy.some((k) => k.field === this.idField) ? query.orderBy : [...query.orderBy, { field: this.idField, descending: false }]
     const keyOf = (row: Row): unknown[] => orderBy.map((k) => row[k.field])
-    let rows = this.where(criteria, query.search).sort((a, b) => compareBy(orderBy, keyOf(a), keyOf(b)))
+    let rows = this.#where(criteria, query.search, query.args).sort((a, b) => compareBy(orderBy, keyOf(a), keyOf(b)))
     if (query.after !== undefined) {
       const after = query.after
       rows = rows.filter((row) => compareBy(query.orderBy, query.orderBy.map((k) => row[k.field]), after) > 0)
@@ -143,24 +172,24 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
     return rows.slice(start, end).map((row) => ({ ...row }) as T)
   }
 
-  count (criteria: Criteria, query: Pick<ListQuery, 'search'> = {}, _options: RepositoryOptions = {}): number {
-    return this.where(criteria, query.search).length
+  count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, _options: RepositoryOptions = {}): number {
+    return this.#where(criteria, query.search, query.args).length
   }
 
   update (criteria: Criteria, values: Record<string, unknown>, _options: RepositoryOptions = {}): T | null {
-    const row = this.where(criteria)[0]
+    const row = this.#where(criteria)[0]
     if (row === undefined) return null
-    if (this.clashes(values, row)) throw new UniqueViolation('A unique field already has this value.')
+    if (this.#clashes(values, row)) throw new UniqueViolation('A unique field already has this value.')
     Object.assign(row, values)
     return { ...row } as T
   }
 
   delete (criteria: Criteria, _options: RepositoryOptions = {}): boolean {
-    const row = this.where(criteria)[0]
-    return row === undefined ? false : this.rows.delete(row[this.idField])
+    const row = this.#where(criteria)[0]
+    return row === undefined ? false : this.#rows.delete(row[this.idField])
   }
 
-  private criteriaOf (kwargs: Record<string, unknown>): Criteria {
+  #criteriaOf (kwargs: Record<string, unknown>): Criteria {
     const criteria: Criteria = {}
     for (const [key, value] of Object.entries(kwargs)) if (!this.optionKeys.has(key)) criteria[key] = value
     return criteria
@@ -171,16 +200,16 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
     const keys = [this.idField, ...this.unique]
     items.forEach((item, index) => {
       const twin = items.findIndex((other, i) => i < index && keys.some((k) => item[k] !== undefined && other[k] === item[k]))
-      if (this.clashes(item) || twin !== -1) throw new Conflict(`Item ${index} clashes with ${twin === -1 ? 'an existing row' : `item ${twin}`}.`)
+      if (this.#clashes(item) || twin !== -1) throw new Conflict(`Item ${index} clashes with ${twin === -1 ? 'an existing row' : `item ${twin}`}.`)
     })
-    return items.map((item) => ({ ...this.insert({ ...item }) }) as T)
+    return items.map((item) => ({ ...this.#insert({ ...item }) }) as T)
   }
 
   /** Applies `values` to every selected row, or to none when the result would clash. */
   updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): T[] {
-    const rows = this.where(this.criteriaOf(kwargs), undefined, args)
+    const rows = this.#where(this.#criteriaOf(kwargs), undefined, args)
     const changesUnique = [this.idField, ...this.unique].some((k) => values[k] !== undefined)
-    if (changesUnique && (rows.length > 1 || rows.some((row) => this.clashes(values, row)))) throw new Conflict('The values would make a unique field repeat.')
+    if (changesUnique && (rows.length > 1 || rows.some((row) => this.#clashes(values, row)))) throw new Conflict('The values would make a unique field repeat.')
     for (const row of rows) Object.assign(row, values)
     return rows.map((row) => ({ ...row }) as T)
   }
@@ -188,9 +217,11 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
   /** Replaces each item's row by primary key, or nothing when one is missing or clashes. */
   bulkUpdate (items: Array<Record<string, unknown>>, _options: RepositoryOptions = {}): void {
     const rows = items.map((item, index) => {
-      const row = this.rows.get(item[this.idField])
-      if (row === undefined) throw new NotFound(`Item ${index}: no row has ${this.idField} ${JSON.stringify(item[this.idField])}.`)
-      if (this.clashes(item, row)) throw new Conflict(`Item ${index} clashes with an existing row.`)
+      const row = this.#rows.get(item[this.idField])
+      if (row === undefined || this.scopeFields.some((f) => row[f] !== item[f])) {
+        throw new NotFound(`Item ${index}: no row has ${this.idField} ${JSON.stringify(item[this.idField])}.`)
+      }
+      if (this.#clashes(item, row)) throw new Conflict(`Item ${index} clashes with an existing row.`)
       return row
     })
     rows.forEach((row, index) => Object.assign(row, items[index]))
@@ -198,6 +229,6 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
 
   /** Deletes every selected row. */
   deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): void {
-    for (const row of this.where(this.criteriaOf(kwargs), undefined, args)) this.rows.delete(row[this.idField])
+    for (const row of this.#where(this.#criteriaOf(kwargs), undefined, args)) this.#rows.delete(row[this.idField])
   }
 }

@@ -94,6 +94,8 @@ export interface ActionModels {
   update?: unknown
   /** The validated body of `partialUpdate`. */
   partialUpdate?: unknown
+  /** One validated item of a bulk PUT body. */
+  bulkUpdate?: unknown
   /** The path parameters of detail routes (default `{ id: string }`). */
   params?: unknown
   /** The query string of `list`. */

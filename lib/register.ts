@@ -216,7 +216,11 @@ function variantSchema (v: SerializerVariants, byAlias: boolean, dropNone: boole
   return schema
 }
 
-/** Applies per-request serializer options; returns the body or its JSON when a variant schema is needed. */
+/**
+ * Applies per-request serializer options. A variant schema (field names, optional
+ * properties) gets its own serializer on this reply, and the body stays an object, so
+ * preSerialization hooks still see it.
+ */
 function applySerializerOptions (v: SerializerVariants, options: SerializerOptions, value: unknown, reply: FastifyReply, status: number): unknown {
   const byAlias = options.byAlias !== false
   const dropNone = options.excludeNone === true
@@ -224,8 +228,8 @@ function applySerializerOptions (v: SerializerVariants, options: SerializerOptio
   if (byAlias && v.toWire !== undefined) out = v.toWire(out)
   const schema = variantSchema(v, byAlias, dropNone)
   if (schema === v.wireSchema) return out
-  reply.type('application/json; charset=utf-8')
-  return reply.compileSerializationSchema(schema as Record<string, unknown>, String(status))(out as Record<string, unknown>)
+  reply.type('application/json; charset=utf-8').serializer(reply.compileSerializationSchema(schema as Record<string, unknown>, String(status)))
+  return out
 }
 
 function buildFinish (klass: ViewStatics, route: RouteDefinition): Finish {
@@ -338,9 +342,11 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
         const list = [...hooks[phase], ...toArray(merged[phase]), ...(phase === 'preHandler' ? toArray(own.preHandler) : [])]
         if (list.length > 0) (routeOptions as unknown as Record<string, unknown>)[phase] = list
       }
-      // The view's own onSend runs first, so a 304 is decided before any user hook sees the payload.
+      // The view's own hooks run first, so a 304 is decided before any user hook sees the payload.
       const onSend = [...toArray(own.onSend), ...toArray(merged.onSend)]
       if (onSend.length > 0) routeOptions.onSend = onSend as RouteOptions['onSend']
+      const preSerialization = [...toArray(own.preSerialization), ...toArray(merged.preSerialization)]
+      if (preSerialization.length > 0) routeOptions.preSerialization = preSerialization as RouteOptions['preSerialization']
       built.push(routeOptions)
     }
   }

@@ -42,7 +42,7 @@ export interface Repository<T = unknown> {
   create (values: Record<string, unknown>, options: RepositoryOptions): T | null
   get (criteria: Criteria, options: RepositoryOptions): T | null
   list (criteria: Criteria, query: ListQuery, options: RepositoryOptions): T[]
-  count (criteria: Criteria, query: Pick<ListQuery, 'search'>, options: RepositoryOptions): number
+  count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'>, options: RepositoryOptions): number
   update (criteria: Criteria, values: Record<string, unknown>, options: RepositoryOptions): T | null
   delete (criteria: Criteria, options: RepositoryOptions): boolean
 }

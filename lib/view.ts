@@ -29,7 +29,7 @@ export class View {
    * Route-level Fastify hooks a mixin adds to one operation (ConditionalMixin's `onSend`
    * and precondition check). Called once per operation at registration; a plain view adds none.
    */
-  static routeHooks (_route: RouteDefinition, _method: string): Pick<ViewRouteOptions, 'onSend' | 'preHandler'> {
+  static routeHooks (_route: RouteDefinition, _method: string): Pick<ViewRouteOptions, 'onSend' | 'preHandler' | 'preSerialization'> {
     return {}
   }
 

@@ -292,3 +292,54 @@ test('the default hooks are no-ops', async (t) => {
   t.equal((await app.inject({ method: 'DELETE', url: '/bulk?name=y' })).statusCode, 204)
   t.same(calls.map((c) => c.method), ['createMany', 'bulkUpdate', 'updateMany', 'deleteMany'])
 })
+
+test('bulk PUT never reaches another tenant\'s row when the repository knows its scope', async (t) => {
+  const store = new MemoryRepository<ItemT>({ scopeFields: ['tenant'], rows: [{ id: 1, name: 'a-row', price: 1, tenant: 'a' }, { id: 2, name: 'b-row', price: 1, tenant: 'b' }] })
+  const { GenericBulkUpdateAPIView } = await import('../lib/index.js')
+  class Scoped extends GenericBulkUpdateAPIView {
+    static override bulkUpdateSchema = ItemUpdate
+    static override repository = store as never
+    override getKwargs () { return { tenant: String(this.request.headers['x-tenant']) } }
+  }
+  const app = await build({ views: [Scoped] })
+  t.teardown(() => app.close())
+  const res = await app.inject({ method: 'PUT', url: '/bulk', headers: { 'x-tenant': 'a' }, payload: [{ id: 2, name: 'stolen', price: 0 }] })
+  problem(t, res, 404)
+  t.same(store.get({ id: 2 }), { id: 2, name: 'b-row', price: 1, tenant: 'b' })
+  t.equal((await app.inject({ method: 'PUT', url: '/bulk', headers: { 'x-tenant': 'b' }, payload: [{ id: 2, name: 'mine', price: 0 }] })).statusCode, 204)
+})
+
+test('duplicate primary keys: each occurrence names the others', async (t) => {
+  const { repo } = recorded(false)
+  const { Items } = itemsView(families[1], repo)
+  const app = await build({ views: [{ view: Items, prefix: '/items' }] })
+  t.teardown(() => app.close())
+  const item = (id: number) => ({ id, name: `n${id}`, price: 1 })
+  const body = problem(t, await app.inject({ method: 'PUT', url: '/items/bulk', payload: [item(1), item(2), item(1), item(1)] }), 400)
+  t.same(body.errors, [
+    { detail: 'Duplicate primary key 1, also at #/2/id, #/3/id', pointer: '#/0/id' },
+    { detail: 'Duplicate primary key 1, also at #/0/id, #/3/id', pointer: '#/2/id' },
+    { detail: 'Duplicate primary key 1, also at #/0/id, #/2/id', pointer: '#/3/id' }
+  ])
+})
+
+test('generic bulk views name their missing attributes at registration; filter must be set, null to opt out', async (t) => {
+  const { AsyncGenericBulkCreateAPIView, AsyncGenericBulkDestroyAPIView, AsyncGenericUpdateManyAPIView } = await import('../lib/index.js')
+  const { repo } = recorded(true)
+  class NoSchema extends AsyncGenericBulkCreateAPIView { static override responseSchema = Item; static override repository = repo as never }
+  class NoFilter extends AsyncGenericBulkDestroyAPIView { static override repository = repo as never }
+  class NoValues extends AsyncGenericUpdateManyAPIView { static override responseSchema = Item; static override filter = null; static override repository = repo as never }
+  await t.rejects(build({ views: [NoSchema] }), { name: 'TypeError', message: 'Cannot register NoSchema: bulkCreate needs createSchema' })
+  await t.rejects(build({ views: [NoFilter] }), { name: 'TypeError', message: /bulkDelete needs filter \(a filter class, or null/ })
+  await t.rejects(build({ views: [NoValues] }), { name: 'TypeError', message: /updateMany needs updateSchema/ })
+})
+
+test('bulk PATCH accepts any subset of updateSchema, which can stay the full PUT body', async (t) => {
+  const { repo } = recorded(false)
+  const { Items } = itemsView(families[1], repo, { updateSchema: ItemIn })
+  const app = await build({ views: [{ view: Items, prefix: '/items' }] })
+  t.teardown(() => app.close())
+  t.equal((await app.inject({ method: 'PATCH', url: '/items/bulk?name=apple', payload: { price: 4 } })).statusCode, 200, 'a subset for PATCH')
+  problem(t, await app.inject({ method: 'PUT', url: '/items/1', payload: { price: 4 } }), 400)
+  t.equal((await app.inject({ method: 'PUT', url: '/items/1', payload: { name: 'apple', price: 4 } })).statusCode, 200, 'the whole object for PUT')
+})

@@ -349,3 +349,31 @@ test('mixins compose their route hooks with ConditionalMixin', async (t) => {
   t.equal((await app.inject({ method: 'PUT', url: '/1', headers: { 'if-match': '"t"' } })).statusCode, 200)
   t.same(order, ['pre', 'trace'], 'a passing precondition lets the rest run')
 })
+
+test('preconditions follow excludeNone defaults; checkEtag never answers 304 to PATCH; lastModifiedField answers If-Modified-Since', async (t) => {
+  const Nullable = Type.Object({ id: Type.Integer(), note: Type.Union([Type.String(), Type.Null()]), updated_at: Type.String() })
+  const repo = new MemoryRepository({ rows: [{ id: 1, note: null, updated_at: MODIFIED }] })
+  class Sparse extends mix(ConditionalMixin, GenericViewSet) {
+    static override responseSchema = Nullable
+    static override detailParams = IdParams
+    static override etag = true
+    static override lastModifiedField = 'updated_at'
+    static override defaultSerializerOptions = { byAlias: true, excludeNone: true }
+    static override repository = repo as never
+
+    @Route('/:id/touch', { methods: ['PATCH'], schema: { params: IdParams }, responseSchema: Type.Object({ touched: Type.Boolean() }) })
+    touch () { return this.checkEtag('"same"') ?? { touched: true } }
+  }
+  const app = await build({ views: [Sparse] })
+  t.teardown(() => app.close())
+  const got = await app.inject('/1')
+  t.same(got.json(), { id: 1, updated_at: MODIFIED }, 'the null was left out')
+  t.equal(got.headers['last-modified'], LAST_MODIFIED, 'Last-Modified from lastModifiedField')
+  t.equal((await app.inject({ url: '/1', headers: { 'if-modified-since': LAST_MODIFIED } })).statusCode, 304)
+  t.equal((await app.inject({ method: 'PATCH', url: '/1', headers: { 'if-match': got.headers.etag as string }, payload: {} })).statusCode, 200,
+    'the precondition tag is computed with the same options as the GET body')
+  const touched = await app.inject({ method: 'PATCH', url: '/1/touch', headers: { 'if-none-match': '"same"' } })
+  t.equal(touched.statusCode, 200, 'a PATCH is never answered 304')
+  t.equal(touched.headers.etag, '"same"')
+  t.equal((await app.inject('/')).headers['last-modified'], undefined, 'a list has no single Last-Modified')
+})

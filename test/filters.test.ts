@@ -185,3 +185,18 @@ test('updateMany refuses a value that would repeat a unique field, on one row to
   t.same(repo.updateMany({ price: 1 }, { id: 1 }).map((r) => r.price), [1], 'other fields update freely')
   t.same(repo.updateMany({ name: 'Lamp' }, { id: 1 }).map((r) => r.name), ['Lamp'], 'a row may keep its own value')
 })
+
+test('the memory repository compares like a typed database: no cross-kind matches, nulls only match is_null', async (t) => {
+  const repo = new MemoryRepository<ProductT>({ rows })
+  t.equal(repo.get({ id: 'abc' }), null, "an id of another kind matches no row ('abc' is not 1)")
+  t.equal(repo.delete({ id: 'zzz' }), false)
+  t.same(repo.list({ category__ne: 'light' }).map((r) => r.id), [3, 4], 'ne leaves nulls out, as SQL <> does')
+  t.same(repo.list({ price__gt: '20' }).map((r) => r.id), [], 'a string never compares with a number')
+  t.same(repo.list({}, { orderBy: [{ field: 'category', descending: false }] }).map((r) => r.id), [3, 4, 1, 2, 5])
+  const mixed = new MemoryRepository({ rows: [{ id: 1, v: 'b' }, { id: 2, v: 3 }, { id: 3, v: 'a' }] })
+  t.same(mixed.list({}, { orderBy: [{ field: 'v', descending: false }] }).map((r) => r.id), [2, 3, 1], 'mixed kinds sort by kind, then value')
+  t.same(repo.list({}, { orderBy: [], args: [(row: ProductT) => row.price > 40] }).map((r) => r.id), [3, 4], 'function arguments filter list')
+  t.equal(repo.count({}, { args: [(row: ProductT) => row.price > 40] }), 2, 'and count')
+  const { asyncRepository } = await import('../lib/index.js')
+  t.same(Object.keys(asyncRepository(repo)).sort(), ['bulkUpdate', 'count', 'create', 'createMany', 'delete', 'deleteMany', 'get', 'list', 'update', 'updateMany'], 'only the public protocol is wrapped')
+})

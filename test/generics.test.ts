@@ -318,3 +318,33 @@ test('decodeCursor refuses anything that is not a cursor of this ordering', asyn
   }
   t.equal(decodeCursor('%%%', ordering), undefined)
 })
+
+test('a detail id of the wrong kind is a 404, not the first row', async (t) => {
+  class Loose extends GenericViewSet {
+    static override responseSchema = Item
+    static override createSchema = ItemIn
+    static override repository = seed() as never
+  }
+  const app = await build({ views: [Loose] })
+  t.teardown(() => app.close())
+  problem(t, await app.inject('/abc'), 404)
+  problem(t, await app.inject({ method: 'DELETE', url: '/zzz' }), 404)
+  t.equal((await app.inject('/')).json().length, 3, 'nothing was deleted')
+})
+
+test('a unique clash on update is a 409 problem, and documented', async (t) => {
+  class Unique extends GenericViewSet {
+    static override responseSchema = Item
+    static override createSchema = ItemIn
+    static override detailParams = IdParams
+    static override repository = seed() as never
+  }
+  const app = await build({ views: [Unique] })
+  t.teardown(() => app.close())
+  t.equal(problem(t, await app.inject({ method: 'PATCH', url: '/1', payload: { name: 'banana' } }), 409).title, 'Conflict')
+  t.equal(problem(t, await app.inject({ method: 'PUT', url: '/1', payload: { name: 'banana', price: 1 } }), 409).title, 'Conflict')
+  const routes = (await import('../lib/index.js')).buildViewRoutes(Unique)
+  for (const action of ['update', 'partialUpdate']) {
+    t.ok((routes.find((r) => r.config?.action === action)!.schema as { response: Record<string, unknown> }).response['409'], `${action} documents 409`)
+  }
+})
