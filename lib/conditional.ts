@@ -128,7 +128,9 @@ function representationOf (klass: Loose): ((value: unknown) => string) | undefin
   if (schema === undefined) return undefined
   let serialize = representations.get(klass)
   if (serialize === undefined) {
-    const { byAlias = true, excludeNone: dropNone = false } = klass.defaultSerializerOptions ?? {}
+    const options = klass.defaultSerializerOptions!
+    const byAlias = options.byAlias !== false
+    const dropNone = options.excludeNone === true
     const wire = byAlias ? aliasedSchema(schema) : schema
     const compiled = serializerCompilerFor()({ schema: (dropNone ? optionalSchema(wire) : wire) as object })
     const toWire = byAlias ? compileRenamer(schema, true) : undefined

@@ -118,6 +118,7 @@ function closeObjects (schema: AnySchema, insideIntersect: boolean): AnySchema {
     const members = schema.allOf as AnySchema[]
     const closed = members.map((m) => closeObjects(m, true))
     if (closed.some((m, i) => m !== members[i])) edit('allOf', closed)
+    // An intersection inside another is closed by the outer one; one that says otherwise stays open.
     if (!insideIntersect && schema.unevaluatedProperties === undefined) edit('unevaluatedProperties', false)
   }
   return out

@@ -377,3 +377,19 @@ test('preconditions follow excludeNone defaults; checkEtag never answers 304 to 
   t.equal(touched.headers.etag, '"same"')
   t.equal((await app.inject('/')).headers['last-modified'], undefined, 'a list has no single Last-Modified')
 })
+
+test('preconditions follow byAlias = false defaults too', async (t) => {
+  const Aliased = Type.Object({ id: Type.Integer(), full_name: Type.String({ alias: 'fullName' }) })
+  class FieldNames extends mix(ConditionalMixin, GenericViewSet) {
+    static override responseSchema = Aliased
+    static override detailParams = IdParams
+    static override etag = true
+    static override defaultSerializerOptions = { byAlias: false }
+    static override repository = new MemoryRepository({ rows: [{ id: 1, full_name: 'Ada' }] }) as never
+  }
+  const app = await build({ views: [FieldNames] })
+  t.teardown(() => app.close())
+  const got = await app.inject('/1')
+  t.same(got.json(), { id: 1, full_name: 'Ada' })
+  t.equal((await app.inject({ method: 'PATCH', url: '/1', headers: { 'if-match': got.headers.etag as string }, payload: {} })).statusCode, 200)
+})

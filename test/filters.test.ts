@@ -192,6 +192,7 @@ test('the memory repository compares like a typed database: no cross-kind matche
   t.equal(repo.delete({ id: 'zzz' }), false)
   t.same(repo.list({ category__ne: 'light' }).map((r) => r.id), [3, 4], 'ne leaves nulls out, as SQL <> does')
   t.same(repo.list({ price__gt: '20' }).map((r) => r.id), [], 'a string never compares with a number')
+  t.equal(new MemoryRepository({ rows: [{ id: 1, meta: { a: 1 } }] }).get({ meta: { a: 1 } }), null, 'objects are not compared by value')
   t.same(repo.list({}, { orderBy: [{ field: 'category', descending: false }] }).map((r) => r.id), [3, 4, 1, 2, 5])
   const mixed = new MemoryRepository({ rows: [{ id: 1, v: 'b' }, { id: 2, v: 3 }, { id: 3, v: 'a' }] })
   t.same(mixed.list({}, { orderBy: [{ field: 'v', descending: false }] }).map((r) => r.id), [2, 3, 1], 'mixed kinds sort by kind, then value')

@@ -156,7 +156,9 @@ test('bodies: recursive schemas, intersections that say otherwise; required head
   const Open = Type.Object({
     tree: Node,
     both: Type.Intersect([Type.Object({ a: Type.Integer() }), Type.Object({ b: Type.Integer() })], { unevaluatedProperties: true }),
-    nested: Type.Intersect([Type.Object({ inner: Type.Intersect([Type.Object({ x: Type.Integer() })]) })])
+    nested: Type.Intersect([Type.Object({ inner: Type.Intersect([Type.Object({ x: Type.Integer() })]) })]),
+    deep: Type.Optional(Type.Intersect([Type.Intersect([Type.Object({ a: Type.Integer() }), Type.Object({ b: Type.Integer() })]), Type.Object({ c: Type.Integer() })])),
+    meta: Type.Optional(Type.Intersect([Type.Object({ tags: Type.Object({ k: Type.String() }) }), Type.Object({ c: Type.Integer() })]))
   })
   const Needed = Type.Object({ 'X-Key': Type.String() })
   const NonEmpty = Type.Object({ a: Type.Optional(Type.String()) }, { minProperties: 1 })
@@ -172,8 +174,11 @@ test('bodies: recursive schemas, intersections that say otherwise; required head
   }
   const app = await build({ views: [Shapes] })
   t.teardown(() => app.close())
-  const body = { tree: { name: 'root', children: [{ name: 'leaf', children: [] }] }, both: { a: 1, b: 2, extra: true }, nested: { inner: { x: 1 } } }
+  const body = { tree: { name: 'root', children: [{ name: 'leaf', children: [] }] }, both: { a: 1, b: 2, extra: true }, nested: { inner: { x: 1 } }, deep: { a: 1, b: 2, c: 3 } }
   t.same((await app.inject({ method: 'POST', url: '/', payload: body })).json(), body, 'a recursive body validates; an open intersection stays open')
+  problem(t, await app.inject({ method: 'POST', url: '/', payload: { ...body, deep: { a: 1, b: 2, c: 3, d: 4 } } }), 400)
+  const nested = problem(t, await app.inject({ method: 'POST', url: '/', payload: { ...body, meta: { tags: { k: 'v', extra: 1 }, c: 1 } } }), 400)
+  t.ok(nested.errors.some((e: { pointer: string }) => e.pointer === '#/meta/tags/extra'), 'objects nested in an intersection member are closed too')
   t.same((await app.inject({ url: '/key', headers: { 'x-key': 'k' } })).json(), { key: 'k' })
   t.same(problem(t, await app.inject('/key'), 400).errors[0].parameter, 'x-key', 'a required header, matched in lower case')
   const whole = problem(t, await app.inject('/some'), 400)
