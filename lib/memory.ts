@@ -218,7 +218,7 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
   bulkUpdate (items: Array<Record<string, unknown>>, _options: RepositoryOptions = {}): void {
     const rows = items.map((item, index) => {
       const row = this.#rows.get(item[this.idField])
-      if (row === undefined || this.scopeFields.some((f) => row[f] !== item[f])) {
+      if (row === undefined || this.scopeFields.some((f) => item[f] !== undefined && row[f] !== item[f])) {
         throw new NotFound(`Item ${index}: no row has ${this.idField} ${JSON.stringify(item[this.idField])}.`)
       }
       if (this.#clashes(item, row)) throw new Conflict(`Item ${index} clashes with an existing row.`)

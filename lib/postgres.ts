@@ -1,0 +1,57 @@
+import type { Pool, PoolClient } from 'pg'
+import type { AsyncBulkRepository, AsyncRepository, Criteria, ListQuery, RepositoryOptions } from './repository.js'
+import { operations, runAsync, SqlBuilder, translateError, type Operation, type SqlTableOptions, type Statement, type StatementResult } from './sql.js'
+
+/**
+ * A CRUD and bulk repository over one PostgreSQL table through a `pg` pool:
+ * asynchronous, for the async view family. Each operation holds one pooled client,
+ * so a bulk call's transaction runs on one connection.
+ */
+export class PostgresRepository<T = Record<string, unknown>> implements AsyncRepository<T>, AsyncBulkRepository<T> {
+  readonly builder: SqlBuilder
+  readonly #pool: Pool
+
+  constructor (pool: Pool, options: SqlTableOptions) {
+    this.#pool = pool
+    this.builder = new SqlBuilder('postgres', options)
+  }
+
+  async #execute (client: PoolClient, step: Statement | 'begin' | 'commit' | 'rollback'): Promise<StatementResult> {
+    if (typeof step === 'string') {
+      await client.query(step.toUpperCase())
+      return { rows: [], changes: 0 }
+    }
+    const result = await client.query(step.sql, step.params)
+    return { rows: result.rows, changes: result.rowCount ?? 0 }
+  }
+
+  async #run<R> (operation: Operation<R>): Promise<R> {
+    let client: PoolClient
+    try {
+      client = await this.#pool.connect()
+    } catch (error) {
+      throw translateError(error)
+    }
+    let broken = false
+    try {
+      return await runAsync(operation, (step) => this.#execute(client, step))
+    } catch (error) {
+      // A client whose connection failed must not go back to the pool.
+      broken = (error as { statusCode?: number }).statusCode === 503
+      throw error
+    } finally {
+      client.release(broken)
+    }
+  }
+
+  create (values: Record<string, unknown>, _options?: RepositoryOptions): Promise<T | null> { return this.#run(operations.create(this.builder, values)) as Promise<T | null> }
+  get (criteria: Criteria, _options?: RepositoryOptions): Promise<T | null> { return this.#run(operations.get(this.builder, criteria)) as Promise<T | null> }
+  list (criteria: Criteria, query: ListQuery = { orderBy: [] }, _options?: RepositoryOptions): Promise<T[]> { return this.#run(operations.list(this.builder, criteria, query)) as Promise<T[]> }
+  count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, _options?: RepositoryOptions): Promise<number> { return this.#run(operations.count(this.builder, criteria, query)) }
+  update (criteria: Criteria, values: Record<string, unknown>, _options?: RepositoryOptions): Promise<T | null> { return this.#run(operations.update(this.builder, criteria, values)) as Promise<T | null> }
+  delete (criteria: Criteria, _options?: RepositoryOptions): Promise<boolean> { return this.#run(operations.delete(this.builder, criteria)) }
+  createMany (items: Array<Record<string, unknown>>, _options?: RepositoryOptions): Promise<T[]> { return this.#run(operations.createMany(this.builder, items)) as Promise<T[]> }
+  updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): Promise<T[]> { return this.#run(operations.updateMany(this.builder, values, kwargs, args)) as Promise<T[]> }
+  bulkUpdate (items: Array<Record<string, unknown>>, _options?: RepositoryOptions): Promise<void> { return this.#run(operations.bulkUpdate(this.builder, items)) }
+  deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): Promise<void> { return this.#run(operations.deleteMany(this.builder, kwargs, args)) }
+}

@@ -1,0 +1,335 @@
+import { Conflict, NotFound, ServiceUnavailable } from './errors.js'
+import { splitCriterion } from './memory.js'
+import type { Criteria, ListQuery, OrderKey } from './repository.js'
+
+/** Which SQL the builder writes: placeholders, LIKE semantics and error codes differ. */
+export type Dialect = 'sqlite' | 'postgres'
+
+/** One statement: parameterised SQL, never values spliced into the text. */
+export interface Statement { sql: string, params: unknown[], returns: 'rows' | 'count' }
+
+/** What a statement gives back: the rows it returned, and how many rows it changed. */
+export interface StatementResult { rows: Array<Record<string, unknown>>, changes: number }
+
+/** Options of a SQL table repository. */
+export interface SqlTableOptions {
+  /** The table name (letters, digits, underscores). */
+  table: string
+  /** Every column the repository may read, write, filter or sort by. */
+  columns: string[]
+  /** The primary key column (default `id`). */
+  idColumn?: string
+  /** A column set to the current time (ISO 8601) by every create and update, such as `updated_at`. */
+  touchColumn?: string
+  /** Keys of `updateMany` / `deleteMany` keyword objects that are options, not criteria. */
+  optionKeys?: string[]
+  /** Columns that scope rows to an owner: a `bulkUpdate` item only updates a row whose scope columns equal its own. */
+  scopeFields?: string[]
+}
+
+/** A positional criterion from `resolveFilter`: a SQL fragment with its own parameters (`?` placeholders). */
+export interface SqlFragment { sql: string, params: unknown[] }
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+function quote (name: string): string {
+  return `"${name}"`
+}
+
+/** A generator of statements: one implementation of an operation, run sync or async. */
+export type Operation<T> = Generator<Statement | 'begin' | 'commit' | 'rollback', T, StatementResult>
+
+/**
+ * Writes the SQL of one table. Column names come only from the declared list, so a
+ * criterion or sort key naming anything else is a `TypeError`, and every value is a
+ * bound parameter: what a client sends is matched or stored literally.
+ */
+export class SqlBuilder {
+  readonly dialect: Dialect
+  readonly table: string
+  readonly columns: Set<string>
+  readonly idColumn: string
+  readonly touchColumn: string | undefined
+  readonly optionKeys: Set<string>
+  readonly scopeFields: string[]
+
+  constructor (dialect: Dialect, options: SqlTableOptions) {
+    this.dialect = dialect
+    for (const name of [options.table, ...options.columns]) {
+      if (!IDENTIFIER.test(name)) throw new TypeError(`Not a plain SQL identifier: ${JSON.stringify(name)}`)
+    }
+    this.table = quote(options.table)
+    this.columns = new Set(options.columns)
+    this.idColumn = options.idColumn ?? 'id'
+    this.touchColumn = options.touchColumn
+    this.optionKeys = new Set(options.optionKeys ?? [])
+    this.scopeFields = options.scopeFields ?? []
+  }
+
+  private column (name: string): string {
+    if (!this.columns.has(name)) throw new TypeError(`${this.table}: no column ${JSON.stringify(name)}`)
+    return quote(name)
+  }
+
+  /** Renumbers `?` placeholders for PostgreSQL (`$1`, `$2`, ...). */
+  private finish (sql: string, params: unknown[], returns: Statement['returns']): Statement {
+    if (this.dialect === 'sqlite') return { sql, params: params.map(toSqlite), returns }
+    let n = 0
+    return { sql: sql.replace(/\?/g, () => `$${++n}`), params, returns }
+  }
+
+  private condition (field: string, op: string, value: unknown, params: unknown[]): string {
+    const col = this.column(field)
+    const bind = (v: unknown): string => { params.push(v); return '?' }
+    switch (op) {
+      case 'eq': return value === null ? `${col} IS NULL` : `${col} = ${bind(value)}`
+      case 'ne': return value === null ? `${col} IS NOT NULL` : `${col} <> ${bind(value)}`
+      case 'lt': return `${col} < ${bind(value)}`
+      case 'le': return `${col} <= ${bind(value)}`
+      case 'gt': return `${col} > ${bind(value)}`
+      case 'ge': return `${col} >= ${bind(value)}`
+      case 'in':
+      case 'not_in': {
+        const list = (value as unknown[]).map(bind).join(', ')
+        return `${col} ${op === 'in' ? 'IN' : 'NOT IN'} (${list})`
+      }
+      case 'is_null': return value === true ? `${col} IS NULL` : `${col} IS NOT NULL`
+      // SQLite's LIKE ignores ASCII case, so a case-sensitive match adds GLOB on the same pattern.
+      case 'like': return this.dialect === 'postgres' ? `${col} LIKE ${bind(value)}` : `(${col} LIKE ${bind(value)} AND ${col} GLOB ${bind(likeToGlob(String(value)))})`
+      default: return this.dialect === 'postgres' ? `${col} ILIKE ${bind(value)}` : `${col} LIKE ${bind(value)}`
+    }
+  }
+
+  /** `WHERE` of criteria, search and positional fragments. */
+  where (criteria: Criteria, params: unknown[], search?: ListQuery['search'], args: unknown[] = []): string {
+    const parts: string[] = []
+    for (const [key, value] of Object.entries(criteria)) {
+      if (this.optionKeys.has(key)) continue
+      const [field, op] = splitCriterion(key)
+      parts.push(this.condition(field, op, value, params))
+    }
+    if (search !== undefined) {
+      const pattern = `%${search.term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+      parts.push(`(${search.fields.map((f) => { params.push(pattern); return `lower(${this.column(f)}) LIKE ? ESCAPE '\\'` }).join(' OR ')})`)
+    }
+    for (const arg of args) {
+      const fragment = arg as SqlFragment
+      if (typeof fragment?.sql !== 'string' || !Array.isArray(fragment.params)) throw new TypeError('SQL repositories take positional criteria as { sql, params } fragments')
+      parts.push(`(${fragment.sql})`)
+      params.push(...fragment.params)
+    }
+    return parts.length === 0 ? '' : ` WHERE ${parts.join(' AND ')}`
+  }
+
+  /** Ascending puts nulls last, descending first, as the in-memory repository does. */
+  private orderBy (keys: OrderKey[]): string {
+    return ' ORDER BY ' + keys.map((k) => `${this.column(k.field)} ${k.descending ? 'DESC NULLS FIRST' : 'ASC NULLS LAST'}`).join(', ')
+  }
+
+  /** The keyset condition "after these values" in the sort order, nulls placed as `orderBy` places them. */
+  private after (keys: OrderKey[], values: unknown[], params: unknown[]): string {
+    const alternatives = keys.map((key, i) => {
+      const parts: string[] = []
+      for (let j = 0; j < i; j++) {
+        const col = this.column(keys[j].field)
+        parts.push(values[j] === null ? `${col} IS NULL` : `${col} = ?`)
+        if (values[j] !== null) params.push(values[j])
+      }
+      const col = this.column(key.field)
+      const v = values[i]
+      if (v === null) parts.push(key.descending ? `${col} IS NOT NULL` : 'FALSE')
+      else {
+        params.push(v)
+        parts.push(key.descending ? `${col} < ?` : `(${col} > ? OR ${col} IS NULL)`)
+      }
+      return `(${parts.join(' AND ')})`
+    })
+    return `(${alternatives.join(' OR ')})`
+  }
+
+  select (criteria: Criteria, query: ListQuery): Statement {
+    const params: unknown[] = []
+    let where = this.where(criteria, params, query.search, query.args)
+    const keys = query.orderBy.some((k) => k.field === this.idColumn) ? query.orderBy : [...query.orderBy, { field: this.idColumn, descending: false }]
+    if (query.after !== undefined) where += (where === '' ? ' WHERE ' : ' AND ') + this.after(query.orderBy, query.after, params)
+    let sql = `SELECT * FROM ${this.table}${where}${this.orderBy(keys)}`
+    if (query.limit !== undefined) { sql += ' LIMIT ?'; params.push(query.limit) }
+    if (query.offset !== undefined && query.offset > 0) {
+      // SQLite takes OFFSET only after a LIMIT; -1 means none.
+      sql += query.limit === undefined && this.dialect === 'sqlite' ? ' LIMIT -1 OFFSET ?' : ' OFFSET ?'
+      params.push(query.offset)
+    }
+    return this.finish(sql, params, 'rows')
+  }
+
+  count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'>): Statement {
+    const params: unknown[] = []
+    return this.finish(`SELECT COUNT(*) AS n FROM ${this.table}${this.where(criteria, params, query.search, query.args)}`, params, 'rows')
+  }
+
+  private touched (values: Record<string, unknown>): Record<string, unknown> {
+    return this.touchColumn === undefined ? values : { ...values, [this.touchColumn]: new Date().toISOString() }
+  }
+
+  insert (values: Record<string, unknown>): Statement {
+    const data = this.touched(values)
+    const cols = Object.keys(data).map((c) => this.column(c))
+    return this.finish(`INSERT INTO ${this.table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) RETURNING *`, Object.values(data), 'rows')
+  }
+
+  /** Updates the rows the criteria select; `first` limits it to one, by primary key. */
+  update (criteria: Criteria, values: Record<string, unknown>, first: boolean, args: unknown[] = []): Statement {
+    const data = this.touched(values)
+    const params: unknown[] = []
+    const sets = Object.keys(data).map((c) => { params.push(data[c]); return `${this.column(c)} = ?` })
+    const where = this.where(criteria, params, undefined, args)
+    const id = quote(this.idColumn)
+    const target = first ? ` WHERE ${id} IN (SELECT ${id} FROM ${this.table}${where} ORDER BY ${id} LIMIT 1)` : where
+    return this.finish(`UPDATE ${this.table} SET ${sets.join(', ')}${target} RETURNING *`, params, 'rows')
+  }
+
+  delete (criteria: Criteria, first: boolean, args: unknown[] = []): Statement {
+    const params: unknown[] = []
+    const where = this.where(criteria, params, undefined, args)
+    const id = quote(this.idColumn)
+    const target = first ? ` WHERE ${id} IN (SELECT ${id} FROM ${this.table}${where} ORDER BY ${id} LIMIT 1)` : where
+    return this.finish(`DELETE FROM ${this.table}${target}`, params, 'count')
+  }
+
+  /** The row a bulk PUT item replaces: its primary key, and its scope columns when declared. */
+  itemCriteria (item: Record<string, unknown>): Criteria {
+    const criteria: Criteria = { [this.idColumn]: item[this.idColumn] }
+    for (const field of this.scopeFields) if (item[field] !== undefined) criteria[field] = item[field]
+    return criteria
+  }
+
+  optionsFree (kwargs: Record<string, unknown>): Criteria {
+    const criteria: Criteria = {}
+    for (const [key, value] of Object.entries(kwargs)) if (!this.optionKeys.has(key)) criteria[key] = value
+    return criteria
+  }
+}
+
+/** `La%` -> `La*`: SQL LIKE wildcards as GLOB wildcards, GLOB's own characters escaped. */
+function likeToGlob (pattern: string): string {
+  return pattern.replace(/[*?[\]%_]/g, (c) => c === '%' ? '*' : c === '_' ? '?' : `[${c}]`)
+}
+
+/** SQLite binds no booleans or dates: `true` is 1, a date its ISO string. */
+function toSqlite (value: unknown): unknown {
+  if (typeof value === 'boolean') return value ? 1 : 0
+  if (value instanceof Date) return value.toISOString()
+  return value
+}
+
+const UNIQUE = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY', '23505'])
+/** Other integrity constraints: CHECK, NOT NULL, foreign keys (SQLite's codes, PostgreSQL's class 23). */
+const CONSTRAINT = /^(SQLITE_CONSTRAINT|23\d{3}$)/
+const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006', 'SQLITE_BUSY'])
+
+/** Database errors the client can act on become problems: a unique clash 409, an unreachable database 503. */
+export function translateError (error: unknown): unknown {
+  const code = (error as { code?: unknown })?.code
+  if (typeof code === 'string' && UNIQUE.has(code)) return new Conflict('A row with the same unique value already exists.', { cause: error })
+  if (typeof code === 'string' && CONSTRAINT.test(code)) return new Conflict('The database refused the change: a constraint failed.', { cause: error })
+  if ((typeof code === 'string' && UNAVAILABLE.has(code)) || /Connection terminated|not queryable|Client has encountered a connection error/.test(String((error as Error)?.message))) {
+    return new ServiceUnavailable('The database is unavailable; try again shortly.', { cause: error, headers: { 'retry-after': 1 } })
+  }
+  return error
+}
+
+const isUnique = (error: unknown): boolean => error instanceof Conflict && error.detail.startsWith('A row with the same unique value')
+
+/** The CRUD and bulk operations, written once as statement generators. */
+export const operations = {
+  * create (b: SqlBuilder, values: Record<string, unknown>): Operation<Record<string, unknown> | null> {
+    try {
+      return (yield b.insert(values)).rows[0]
+    } catch (error) {
+      if (isUnique(error)) return null
+      throw error
+    }
+  },
+  * get (b: SqlBuilder, criteria: Criteria): Operation<Record<string, unknown> | null> {
+    return (yield b.select(criteria, { orderBy: [], limit: 1 })).rows[0] ?? null
+  },
+  * list (b: SqlBuilder, criteria: Criteria, query: ListQuery): Operation<Array<Record<string, unknown>>> {
+    return (yield b.select(criteria, query)).rows
+  },
+  * count (b: SqlBuilder, criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'>): Operation<number> {
+    return Number((yield b.count(criteria, query)).rows[0].n)
+  },
+  * update (b: SqlBuilder, criteria: Criteria, values: Record<string, unknown>): Operation<Record<string, unknown> | null> {
+    if (Object.keys(values).length === 0 && b.touchColumn === undefined) return yield * operations.get(b, criteria)
+    return (yield b.update(criteria, values, true)).rows[0] ?? null
+  },
+  * delete (b: SqlBuilder, criteria: Criteria): Operation<boolean> {
+    return (yield b.delete(criteria, true)).changes > 0
+  },
+  * createMany (b: SqlBuilder, items: Array<Record<string, unknown>>): Operation<Array<Record<string, unknown>>> {
+    yield 'begin'
+    try {
+      const rows: Array<Record<string, unknown>> = []
+      for (const item of items) rows.push((yield b.insert(item)).rows[0])
+      yield 'commit'
+      return rows
+    } catch (error) {
+      yield 'rollback'
+      throw error
+    }
+  },
+  * updateMany (b: SqlBuilder, values: Record<string, unknown>, kwargs: Record<string, unknown>, args: unknown[]): Operation<Array<Record<string, unknown>>> {
+    // One statement: the database applies it to every selected row or to none.
+    return (yield b.update(b.optionsFree(kwargs), values, false, args)).rows
+  },
+  * bulkUpdate (b: SqlBuilder, items: Array<Record<string, unknown>>): Operation<void> {
+    yield 'begin'
+    try {
+      for (const [index, item] of items.entries()) {
+        const { [b.idColumn]: _id, ...values } = item
+        const result = yield b.update(b.itemCriteria(item), values, true)
+        if (result.rows.length === 0) throw new NotFound(`Item ${index}: no row has ${b.idColumn} ${JSON.stringify(item[b.idColumn])}.`)
+      }
+      yield 'commit'
+    } catch (error) {
+      yield 'rollback'
+      throw error
+    }
+  },
+  * deleteMany (b: SqlBuilder, kwargs: Record<string, unknown>, args: unknown[]): Operation<void> {
+    yield b.delete(b.optionsFree(kwargs), false, args)
+  }
+}
+
+/** Runs an operation on a synchronous executor; database errors are translated where they occur. */
+export function runSync<T> (operation: Operation<T>, execute: (step: Statement | 'begin' | 'commit' | 'rollback') => StatementResult): T {
+  let next = operation.next()
+  while (next.done !== true) {
+    let result: StatementResult
+    try {
+      result = execute(next.value)
+    } catch (error) {
+      next = operation.throw(translateError(error))
+      continue
+    }
+    next = operation.next(result)
+  }
+  return next.value
+}
+
+/** Runs an operation on an asynchronous executor. */
+export async function runAsync<T> (operation: Operation<T>, execute: (step: Statement | 'begin' | 'commit' | 'rollback') => Promise<StatementResult>): Promise<T> {
+  let next = operation.next()
+  while (next.done !== true) {
+    let result: StatementResult
+    try {
+      result = await execute(next.value)
+    } catch (error) {
+      next = operation.throw(translateError(error))
+      continue
+    }
+    next = operation.next(result)
+  }
+  return next.value
+}
+

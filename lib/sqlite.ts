@@ -1,0 +1,48 @@
+import type { Database } from 'better-sqlite3'
+
+/** A prepared statement, as this repository uses it: positional parameters only. */
+type Statement3 = { run: (...params: unknown[]) => { changes: number }, all: (...params: unknown[]) => unknown[] }
+import type { BulkRepository, Criteria, ListQuery, Repository, RepositoryOptions } from './repository.js'
+import { operations, runSync, SqlBuilder, type Operation, type SqlTableOptions, type Statement, type StatementResult } from './sql.js'
+
+/**
+ * A CRUD and bulk repository over one SQLite table through `better-sqlite3`:
+ * synchronous, for the sync view family. Every bulk call runs in one transaction.
+ */
+export class SqliteRepository<T = Record<string, unknown>> implements Repository<T>, BulkRepository<T> {
+  readonly builder: SqlBuilder
+  readonly #db: Database
+  readonly #cache = new Map<string, Statement3>()
+
+  constructor (db: Database, options: SqlTableOptions) {
+    this.#db = db
+    this.builder = new SqlBuilder('sqlite', options)
+  }
+
+  #execute (step: Statement | 'begin' | 'commit' | 'rollback'): StatementResult {
+    if (typeof step === 'string') {
+      this.#db.exec(step === 'begin' ? 'BEGIN IMMEDIATE' : step.toUpperCase())
+      return { rows: [], changes: 0 }
+    }
+    let statement = this.#cache.get(step.sql)
+    if (statement === undefined) this.#cache.set(step.sql, statement = this.#db.prepare(step.sql) as unknown as Statement3)
+    if (step.returns === 'count') return { rows: [], changes: statement.run(...step.params).changes }
+    const rows = statement.all(...step.params) as Array<Record<string, unknown>>
+    return { rows, changes: rows.length }
+  }
+
+  #run<R> (operation: Operation<R>): R {
+    return runSync(operation, (step) => this.#execute(step))
+  }
+
+  create (values: Record<string, unknown>, _options?: RepositoryOptions): T | null { return this.#run(operations.create(this.builder, values)) as T | null }
+  get (criteria: Criteria, _options?: RepositoryOptions): T | null { return this.#run(operations.get(this.builder, criteria)) as T | null }
+  list (criteria: Criteria, query: ListQuery = { orderBy: [] }, _options?: RepositoryOptions): T[] { return this.#run(operations.list(this.builder, criteria, query)) as T[] }
+  count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, _options?: RepositoryOptions): number { return this.#run(operations.count(this.builder, criteria, query)) }
+  update (criteria: Criteria, values: Record<string, unknown>, _options?: RepositoryOptions): T | null { return this.#run(operations.update(this.builder, criteria, values)) as T | null }
+  delete (criteria: Criteria, _options?: RepositoryOptions): boolean { return this.#run(operations.delete(this.builder, criteria)) }
+  createMany (items: Array<Record<string, unknown>>, _options?: RepositoryOptions): T[] { return this.#run(operations.createMany(this.builder, items)) as T[] }
+  updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): T[] { return this.#run(operations.updateMany(this.builder, values, kwargs, args)) as T[] }
+  bulkUpdate (items: Array<Record<string, unknown>>, _options?: RepositoryOptions): void { this.#run(operations.bulkUpdate(this.builder, items)) }
+  deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): void { this.#run(operations.deleteMany(this.builder, kwargs, args)) }
+}
