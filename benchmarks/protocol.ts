@@ -14,6 +14,18 @@ export interface RequestSpec {
   expectStatus?: number
 }
 
+/**
+ * A scenario's own defaults. `BENCH_ROUNDS`, `BENCH_DURATION` and `BENCH_WARMUP`,
+ * when set, override them for every scenario.
+ */
+export interface ScenarioSettings {
+  rounds?: number
+  /** Seconds per measured run. */
+  duration?: number
+  /** Seconds of unmeasured warm-up per variant. */
+  warmup?: number
+}
+
 /** One measured endpoint of a scenario, as plain data. */
 export interface VariantManifest {
   /** `scenario/variant`: unique, used by filters and in the output. */
@@ -29,11 +41,52 @@ export interface VariantManifest {
   sameBodyAsBaseline: boolean
 }
 
+/** A µs-per-request target between two variants (ids), as plain data. */
+export interface ComparisonManifest {
+  subject: string
+  reference: string
+  label: string
+  maxExtraUs: number
+  plusBodyHash: boolean
+  informational: boolean
+}
+
 export interface ScenarioManifest {
+  kind: 'load'
   name: string
   description: string
   variants: VariantManifest[]
+  settings: ScenarioSettings
+  ratioTarget: number | null
+  comparisons: ComparisonManifest[]
 }
+
+/** One way of a batch scenario, as plain data. */
+export interface WayManifest {
+  /** `scenario/way`. */
+  id: string
+  name: string
+  label: string
+  request: RequestSpec
+  amount: number
+  connections: number
+  idReplacement: boolean
+}
+
+export interface BatchScenarioManifest {
+  kind: 'batch'
+  name: string
+  description: string
+  reset: RequestSpec
+  check: { request: RequestSpec, body: string } | undefined
+  /** Way id. */
+  reference: string
+  ways: WayManifest[]
+  repetitions: number | undefined
+  warmupRepetitions: number
+}
+
+export type AnyScenarioManifest = ScenarioManifest | BatchScenarioManifest
 
 /** Parent -> child. */
 export type ParentMessage =
@@ -44,6 +97,6 @@ export type ParentMessage =
 
 /** Child -> parent. */
 export type ServerMessage =
-  | { type: 'ready', port: number, scenarios: ScenarioManifest[] }
+  | { type: 'ready', port: number, scenarios: AnyScenarioManifest[] }
   /** `usage` is read first, so the rest of the answer is not billed to a run. */
   | { type: 'cpu', id: number, usage: NodeJS.CpuUsage, heapUsed: number }

@@ -33,13 +33,18 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
       throw translateError(error)
     }
     let broken = false
+    // A checked-out client whose connection dies also emits `error`; unheard, Node would crash.
+    // The failing query reports the same failure, which becomes the 503.
+    const onError = (): void => { broken = true }
+    client.on('error', onError)
     try {
       return await runAsync(operation, (step) => this.#execute(client, step))
     } catch (error) {
       // A client whose connection failed must not go back to the pool.
-      broken = (error as { statusCode?: number }).statusCode === 503
+      broken ||= (error as { statusCode?: number }).statusCode === 503
       throw error
     } finally {
+      client.off('error', onError)
       client.release(broken)
     }
   }

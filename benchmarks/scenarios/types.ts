@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { RequestSpec } from '../protocol.js'
+import type { RequestSpec, ScenarioSettings } from '../protocol.js'
 
 /** One endpoint of a scenario: the request autocannon sends to it. */
 export interface VariantDefinition {
@@ -13,18 +13,84 @@ export interface VariantDefinition {
 }
 
 /**
- * A benchmark scenario: one endpoint written as a hand-written Fastify route (the
- * baseline) and as one or more view routes of this library, all registered on the
- * same server by `register`, each on its own path.
+ * A target stated in µs per request between two variants of one scenario: the
+ * subject may cost at most `maxExtraUs` more server CPU per request than the
+ * reference (0: it must not cost more), plus, with `plusBodyHash`, the measured cost
+ * of one SHA-1 of the reference's response body.
  */
-export interface Scenario {
+export interface ComparisonDefinition {
+  /** Variant name. */
+  subject: string
+  /** Variant name (the baseline's name for the baseline). */
+  reference: string
+  /** The target in words, as the report prints it. */
+  label: string
+  maxExtraUs: number
+  plusBodyHash?: boolean
+  /** Only reported, not judged (no target). */
+  informational?: boolean
+}
+
+/**
+ * A load scenario: one endpoint written as a hand-written Fastify route (the
+ * baseline) and as one or more view routes of this library, all registered on the
+ * same server by `register`, each on its own path, each driven by autocannon for a
+ * fixed time per round.
+ */
+export interface Scenario extends ScenarioSettings {
+  kind?: 'load'
   /** Short name, unique among scenarios (`items`, ...). Selected with `BENCH_SCENARIOS`. */
   name: string
   description: string
   /** Registers every route of the scenario. Runs in its own encapsulated Fastify context. */
   register: (app: FastifyInstance) => void | Promise<void>
-  /** The hand-written Fastify route. */
+  /** The hand-written Fastify route (or, when the scenario says so in its label, the reference every target is stated against). */
   baseline: VariantDefinition
   /** The same endpoint written with this library. */
   variants: VariantDefinition[]
+  /**
+   * The largest acceptable server CPU ratio of a variant to the baseline, minus 1
+   * (default 0.03, the 3 % target); `null`: the scenario has no ratio target, only
+   * its `comparisons`.
+   */
+  ratioTarget?: number | null
+  /** Targets in µs per request between two variants, judged on per-round paired differences. */
+  comparisons?: ComparisonDefinition[]
 }
+
+/** One way of doing a batch scenario's work: `amount` requests over `connections` keep-alive connections. */
+export interface WayDefinition {
+  name: string
+  label: string
+  request: RequestSpec
+  /** How many requests make up the work (1 for a single bulk request). */
+  amount: number
+  connections: number
+  /** Replace every `[<id>]` of the body with a unique id per request (autocannon's `idReplacement`). */
+  idReplacement?: boolean
+}
+
+/**
+ * A batch scenario: the same work (creating 1,000 items, say) done several ways.
+ * Each way runs to completion; the runner measures its wall time and the server's
+ * CPU time, `repetitions` times, and compares every way with `reference`. Before each
+ * run it sends `reset` (not measured), and after it `check.request`, whose body must
+ * equal `check.body` (the work was really done).
+ */
+export interface BatchScenario {
+  kind: 'batch'
+  name: string
+  description: string
+  register: (app: FastifyInstance) => void | Promise<void>
+  reset: RequestSpec
+  check?: { request: RequestSpec, body: string }
+  /** The way the others are compared with. */
+  reference: string
+  ways: WayDefinition[]
+  /** Measured repetitions of every way (default 10; `BENCH_BATCH_REPS` overrides). */
+  repetitions?: number
+  /** Unmeasured repetitions first (default 2). */
+  warmupRepetitions?: number
+}
+
+export type AnyScenario = Scenario | BatchScenario

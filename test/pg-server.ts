@@ -1,0 +1,54 @@
+import { execFileSync, spawnSync } from 'node:child_process'
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import net from 'node:net'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+
+/** A throwaway PostgreSQL server for the suite: its own data directory, a free loopback port. */
+export interface PgServer { url: string, stop: () => void, restart: () => void, kill: () => void, start: () => void }
+
+function binDir (): string {
+  const found = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' }).stdout.trim()
+  if (found !== '') return path.dirname(found)
+  const base = '/usr/lib/postgresql'
+  const versions = existsSync(base) ? readdirSync(base).sort((a, b) => Number(b) - Number(a)) : []
+  if (versions.length === 0) throw new Error('PostgreSQL server binaries (initdb) not found: install Debian\'s postgresql package')
+  return path.join(base, versions[0], 'bin')
+}
+
+async function freePort (): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+    server.on('error', reject)
+  })
+}
+
+/** Starts a server; as root it runs as the `postgres` user, since initdb refuses root. */
+export async function startPostgres (): Promise<PgServer> {
+  const bin = binDir()
+  const dir = mkdtempSync(path.join(tmpdir(), 'fastify-views-pg-'))
+  const asRoot = process.getuid?.() === 0
+  const ids = asRoot ? { uid: Number(execFileSync('id', ['-u', 'postgres']).toString()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString()) } : {}
+  if (asRoot) chownSync(dir, ids.uid!, ids.gid!)
+  const run = (cmd: string, args: string[]): void => {
+    const result = spawnSync(path.join(bin, cmd), args, { ...ids, encoding: 'utf8', cwd: dir })
+    if (result.status !== 0) throw new Error(`${cmd} failed: ${result.stderr || result.stdout}`)
+  }
+  const data = path.join(dir, 'data')
+  run('initdb', ['-D', data, '-U', 'test', '--auth=trust', '-E', 'UTF8', '--no-sync'])
+  const port = await freePort()
+  const start = (): void => run('pg_ctl', ['-D', data, '-o', `-p ${port} -k ${dir} -h 127.0.0.1 -c fsync=off`, '-l', path.join(dir, 'log'), '-w', 'start'])
+  const stop = (mode = 'fast'): void => run('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop'])
+  start()
+  return {
+    url: `postgres://test@127.0.0.1:${port}/postgres`,
+    start,
+    stop: () => { try { stop() } finally { rmSync(dir, { recursive: true, force: true }) } },
+    restart: () => { stop(); start() },
+    kill: () => stop('immediate')
+  }
+}
