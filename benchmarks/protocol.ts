@@ -77,6 +77,7 @@ export interface BatchScenarioManifest {
   kind: 'batch'
   name: string
   description: string
+  items: number
   reset: RequestSpec
   check: { request: RequestSpec, body: string } | undefined
   /** Way id. */

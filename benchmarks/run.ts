@@ -4,11 +4,16 @@
  * rounds, and reports per variant the median req/s and the median server CPU time
  * per request, compared with the scenario's hand-written Fastify route.
  *
+ * Batch scenarios (bulk-create) run after the load rounds: every way of doing the
+ * same work runs to completion, timed, with the server's CPU time read the same way.
+ *
  * Settings (environment):
  *   BENCH_ROUNDS       rounds (5); every variant runs once per round, in an order
  *                      rotated each round and reversed every other round
- *   BENCH_DURATION     seconds per run (3)
- *   BENCH_WARMUP       seconds of warm-up per variant, not measured (2)
+ *   BENCH_DURATION     seconds per run (3, or the scenario's own default)
+ *   BENCH_WARMUP       seconds of warm-up per variant, not measured (2, or the scenario's)
+ *                      (set, each of these three applies to every scenario)
+ *   BENCH_BATCH_REPS   measured repetitions of every way of a batch scenario (10)
  *   BENCH_CONNECTIONS  autocannon connections (50)
  *   BENCH_PIPELINING   autocannon pipelining (1)
  *   BENCH_RETRIES      a run during which other processes used more than 10% of a
@@ -27,15 +32,19 @@ import os from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import autocannon from 'autocannon'
-import type { ParentMessage, ScenarioManifest, ServerMessage, VariantManifest } from './protocol.js'
+import { batchFailed, reportBatch, runBatch, type BatchRun } from './batch.js'
+import { measureHashes, reportHashes, type HashMicro } from './micro.js'
+import type {
+  AnyScenarioManifest, BatchScenarioManifest, ParentMessage, ScenarioManifest, ServerMessage, VariantManifest
+} from './protocol.js'
+import { cannon, cpuMicros, machineBusyMicros, type CpuAnswer } from './sampling.js'
 import { fixed, integer, max, median, min, percent, ratio, table } from './stats.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const root = resolve(here, '..', '..')
 
-/** The target of the issue: a view costs at most 3% more than the hand-written route. */
-const TARGET = 0.03
+/** Defaults of the load settings, for scenarios that set none of their own. */
+const DEFAULTS = { rounds: 5, duration: 3, warmup: 2 }
 /** Pause between runs, so one run's connection teardown is not billed to the next. */
 const PAUSE_MS = 250
 /** Other processes using more than this share of a core during a run are worth a warning. */
@@ -54,10 +63,18 @@ function numberSetting (name: string, fallback: number, integerOnly: boolean): n
   return value
 }
 
+/** A setting given in the environment, or `undefined`: the scenario's own default (or the global one) applies. */
+function explicitSetting (name: string, integerOnly: boolean): number | undefined {
+  const raw = process.env[name]
+  return raw === undefined || raw === '' ? undefined : numberSetting(name, 0, integerOnly)
+}
+
 const settings = {
-  rounds: numberSetting('BENCH_ROUNDS', 5, true),
-  duration: numberSetting('BENCH_DURATION', 3, false),
-  warmup: numberSetting('BENCH_WARMUP', 2, false),
+  /** Explicit values override every scenario's own defaults. */
+  rounds: explicitSetting('BENCH_ROUNDS', true),
+  duration: explicitSetting('BENCH_DURATION', false),
+  warmup: explicitSetting('BENCH_WARMUP', false),
+  batchRepetitions: explicitSetting('BENCH_BATCH_REPS', true),
   connections: numberSetting('BENCH_CONNECTIONS', 50, true),
   pipelining: numberSetting('BENCH_PIPELINING', 1, true),
   /** Times a run is repeated when other processes used more than 10% of a core during it. */
@@ -93,16 +110,14 @@ function libraryRevision (): string {
 // ---------------------------------------------------------------------------
 // The server process
 
-type CpuAnswer = Extract<ServerMessage, { type: 'cpu' }>
-
 class ServerProcess {
   readonly child: ChildProcess
   readonly port: number
-  readonly scenarios: ScenarioManifest[]
+  readonly scenarios: AnyScenarioManifest[]
   private nextId = 0
   private readonly pending = new Map<number, (answer: CpuAnswer) => void>()
 
-  private constructor (child: ChildProcess, port: number, scenarios: ScenarioManifest[]) {
+  private constructor (child: ChildProcess, port: number, scenarios: AnyScenarioManifest[]) {
     this.child = child
     this.port = port
     this.scenarios = scenarios
@@ -213,34 +228,6 @@ interface Measurement {
   latencyP99: number
 }
 
-function cannon (options: autocannon.Options): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
-    autocannon(options, (error, result) => error === null || error === undefined ? resolve(result) : reject(error))
-  })
-}
-
-function cpuMicros (before: NodeJS.CpuUsage, after: NodeJS.CpuUsage): number {
-  return (after.user - before.user) + (after.system - before.system)
-}
-
-/** Linux clock ticks per second of /proc/stat (USER_HZ, 100 on every mainstream kernel). */
-const USER_HZ = 100
-
-/**
- * CPU time every process of the machine used so far (busy = all but idle and iowait),
- * µs, from /proc/stat; `undefined` where there is no /proc/stat. What is neither the
- * server's nor autocannon's is other load on the machine, which skews a run.
- */
-function machineBusyMicros (): number | undefined {
-  try {
-    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]
-    const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number)
-    return (user + nice + system + irq + softirq + steal) * (1e6 / USER_HZ)
-  } catch {
-    return undefined
-  }
-}
-
 async function measure (srv: ServerProcess, variant: VariantManifest, seconds: number, round: number): Promise<Measurement> {
   const { request } = variant
   await sleep(PAUSE_MS)
@@ -290,8 +277,12 @@ async function measure (srv: ServerProcess, variant: VariantManifest, seconds: n
   }
 }
 
-/** Requests every variant once: the status must be right and the body the baseline's. */
-async function sanityCheck (srv: ServerProcess, scenarios: ScenarioManifest[]): Promise<void> {
+/**
+ * Requests every variant once: the status must be right and the body the baseline's.
+ * Returns every variant's body, by id (the hash cost is measured on them).
+ */
+async function sanityCheck (srv: ServerProcess, scenarios: ScenarioManifest[]): Promise<Map<string, string>> {
+  const bodies = new Map<string, string>()
   for (const scenario of scenarios) {
     let baselineBody: string | undefined
     for (const variant of scenario.variants) {
@@ -308,9 +299,12 @@ async function sanityCheck (srv: ServerProcess, scenarios: ScenarioManifest[]): 
       else if (variant.sameBodyAsBaseline && body !== baselineBody) {
         throw new Error(`${variant.id}: the body differs from the baseline's\n  baseline: ${baselineBody?.slice(0, 300)}\n  variant:  ${body.slice(0, 300)}`)
       }
-      console.log(`  ${variant.id.padEnd(width)}  ${request.method} ${request.path}  -> ${response.status}, ${body.length} bytes, ${response.headers.get('content-type')}`)
+      bodies.set(variant.id, body)
+      const extra = ['etag', 'last-modified'].filter((h) => response.headers.has(h)).map((h) => `, ${h}: ${response.headers.get(h)}`).join('')
+      console.log(`  ${variant.id.padEnd(width)}  ${request.method} ${request.path}  -> ${response.status}, ${body.length} bytes, ${response.headers.get('content-type')}${extra}`)
     }
   }
+  return bodies
 }
 
 function formatRun (m: Measurement): string {
@@ -327,19 +321,36 @@ let width = 0
 // ---------------------------------------------------------------------------
 // Main
 
+/** A scenario's effective load settings: the environment's, else its own, else the defaults. */
+function effective (scenario: ScenarioManifest): Required<ScenarioManifest['settings']> {
+  return {
+    rounds: settings.rounds ?? scenario.settings.rounds ?? DEFAULTS.rounds,
+    duration: settings.duration ?? scenario.settings.duration ?? DEFAULTS.duration,
+    warmup: settings.warmup ?? scenario.settings.warmup ?? DEFAULTS.warmup
+  }
+}
+
 /** A variant as the runner schedules it: the control is the baseline measured a second time. */
 interface Entry extends VariantManifest {
   /** The A/A control: same route as the baseline, so its difference from it is noise. */
   control: boolean
+  rounds: number
+  duration: number
+  warmup: number
 }
 
 function entriesOf (scenario: ScenarioManifest): Entry[] {
-  const entries: Entry[] = scenario.variants.map((v) => ({ ...v, control: false }))
+  const own = effective(scenario)
+  const entries: Entry[] = scenario.variants.map((v) => ({ ...v, ...own, control: false }))
   const baseline = scenario.variants.find((v) => v.baseline)
   if (settings.control && baseline !== undefined) {
-    entries.push({ ...baseline, id: `${baseline.id} (A/A)`, label: 'the baseline measured again: A/A control, its difference is noise', baseline: false, control: true })
+    entries.push({ ...baseline, ...own, id: `${baseline.id} (A/A)`, label: 'the baseline measured again: A/A control, its difference is noise', baseline: false, control: true })
   }
   return entries
+}
+
+function batchRepetitions (scenario: BatchScenarioManifest): number {
+  return settings.batchRepetitions ?? scenario.repetitions ?? 10
 }
 
 async function main (): Promise<void> {
@@ -351,8 +362,12 @@ async function main (): Promise<void> {
     if (settings.profileInterval !== undefined) execArgv.push(`--cpu-prof-interval=${settings.profileInterval}`)
   }
 
+  // Only what was set: a scenario's own defaults apply to whatever is left out.
   const envLine = [
-    `BENCH_ROUNDS=${settings.rounds}`, `BENCH_DURATION=${settings.duration}`, `BENCH_WARMUP=${settings.warmup}`,
+    ...(settings.rounds === undefined ? [] : [`BENCH_ROUNDS=${settings.rounds}`]),
+    ...(settings.duration === undefined ? [] : [`BENCH_DURATION=${settings.duration}`]),
+    ...(settings.warmup === undefined ? [] : [`BENCH_WARMUP=${settings.warmup}`]),
+    ...(settings.batchRepetitions === undefined ? [] : [`BENCH_BATCH_REPS=${settings.batchRepetitions}`]),
     `BENCH_CONNECTIONS=${settings.connections}`, `BENCH_PIPELINING=${settings.pipelining}`,
     `BENCH_RETRIES=${settings.retries}`, `BENCH_CONTROL=${settings.control ? 1 : 0}`,
     ...(settings.scenarios.length > 0 ? [`BENCH_SCENARIOS=${settings.scenarios.join(',')}`] : []),
@@ -365,73 +380,109 @@ async function main (): Promise<void> {
   console.log('           (= tsc -p tsconfig.json && node build/benchmarks/run.js; the server is node ' +
     `${execArgv.join(' ')} build/benchmarks/server.js, forked)`)
   console.log(`load:      autocannon in this process, ${settings.connections} connections, pipelining ${settings.pipelining}, ` +
-    `${settings.duration} s per run, ${settings.rounds} rounds, ${settings.warmup} s warm-up per variant, order rotated and reversed every other round`)
+    'rounds × seconds per run and warm-up per scenario below, order rotated and reversed every other round')
   console.log(`machine:   ${cpus[0]?.model ?? '?'}, ${cpus.length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ` +
     `${os.platform()} ${os.release()} ${os.arch()}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`)
   console.log(`software:  node ${process.version}, fastify ${packageVersion('fastify')}, ` +
-    `@sinclair/typebox ${packageVersion('@sinclair/typebox')}, autocannon ${packageVersion('autocannon')}`)
+    `@sinclair/typebox ${packageVersion('@sinclair/typebox')}, autocannon ${packageVersion('autocannon')}, @fastify/etag ${packageVersion('@fastify/etag')}`)
   console.log(`library:   fastify-views ${libraryRevision()}`)
   console.log('metric:    server CPU µs/request = (user + system CPU delta of the server process) / requests completed\n')
 
   const startedAt = Date.now()
   server = await ServerProcess.start(execArgv)
   const srv = server
-  const scenarios = settings.scenarios.length === 0
+  const selected: AnyScenarioManifest[] = settings.scenarios.length === 0
     ? srv.scenarios
     : settings.scenarios.map((name) => {
       const found = srv.scenarios.find((s) => s.name === name)
       if (found === undefined) throw new Error(`unknown scenario ${name} (known: ${srv.scenarios.map((s) => s.name).join(', ')})`)
       return found
     })
+  const scenarios = selected.filter((s): s is ScenarioManifest => s.kind === 'load')
+  const batches = selected.filter((s): s is BatchScenarioManifest => s.kind === 'batch')
   const entries = scenarios.flatMap(entriesOf)
-  width = Math.max(...entries.map((v) => v.id.length))
+  width = Math.max(0, ...entries.map((v) => v.id.length))
   console.log(`server:    pid ${srv.child.pid}, http://127.0.0.1:${srv.port}\n`)
 
   console.log('## Scenarios\n')
   for (const scenario of scenarios) {
+    const own = effective(scenario)
     console.log(`${scenario.name}: ${scenario.description}`)
+    console.log(`  (${own.rounds} rounds × ${own.duration} s, ${own.warmup} s warm-up per variant` +
+      `${scenario.ratioTarget === null ? '; no ratio target, µs targets below' : `; target: at most +${fixed(scenario.ratioTarget * 100, 0)}% server CPU per request`})`)
     for (const v of entriesOf(scenario)) console.log(`  ${v.id.padEnd(width)}  ${v.label}`)
+    for (const c of scenario.comparisons) console.log(`  target: ${c.subject} vs ${c.reference}: ${c.label}${c.informational ? ' (informational)' : ''}`)
   }
-  console.log('\n## Sanity check\n')
-  await sanityCheck(srv, scenarios)
+  for (const batch of batches) {
+    console.log(`${batch.name} (batch): ${batch.description}`)
+    console.log(`  (${batchRepetitions(batch)} repetitions of every way after ${batch.warmupRepetitions} unmeasured ones; ×ref = ratio to ${batch.reference})`)
+    for (const way of batch.ways) console.log(`  ${way.id}  ${way.label}`)
+  }
+  const estimate = entries.reduce((sum, e) => sum + e.rounds * (e.duration + PAUSE_MS / 1000 + 0.1) + (e.control ? 0 : e.warmup + PAUSE_MS / 1000 + 0.1), 0)
+  console.log(`\nload runs: about ${fixed(estimate, 0)} s on an idle machine (more when runs are repeated because of other load)`)
 
-  console.log('\n## Warm-up\n')
-  for (const variant of entries.filter((e) => !e.control)) console.log(formatRun(await measure(srv, variant, settings.warmup, 0)))
+  console.log('\n## Sanity check\n')
+  const bodies = await sanityCheck(srv, scenarios)
 
   const runs: Measurement[] = []
-  for (let round = 1; round <= settings.rounds; round++) {
-    console.log(`\n## Round ${round}/${settings.rounds}\n`)
-    // Rotated, and reversed every other round, so that no variant always runs in the
-    // same place or right after the same other variant.
-    const shift = (round - 1) % entries.length
-    const order = [...entries.slice(shift), ...entries.slice(0, shift)]
-    if (round % 2 === 0) order.reverse()
-    for (const variant of order) {
-      let m = await measure(srv, variant, settings.duration, round)
-      // Another process took CPU during the run: its figures are skewed, run it again.
-      for (let retry = 1; retry <= settings.retries && m.otherCpuShare > OTHER_LOAD_WARNING; retry++) {
-        console.log(`${formatRun(m)}  (other load, run again)`)
-        m = await measure(srv, variant, settings.duration, round)
-        m.retries = retry
+  if (entries.length > 0) {
+    console.log('\n## Warm-up\n')
+    for (const variant of entries.filter((e) => !e.control)) console.log(formatRun(await measure(srv, variant, variant.warmup, 0)))
+
+    const rounds = Math.max(...entries.map((e) => e.rounds))
+    for (let round = 1; round <= rounds; round++) {
+      console.log(`\n## Round ${round}/${rounds}\n`)
+      // Rotated, and reversed every other round, so that no variant always runs in the
+      // same place or right after the same other variant.
+      const due = entries.filter((e) => e.rounds >= round)
+      const shift = (round - 1) % due.length
+      const order = [...due.slice(shift), ...due.slice(0, shift)]
+      if (round % 2 === 0) order.reverse()
+      for (const variant of order) {
+        let m = await measure(srv, variant, variant.duration, round)
+        // Another process took CPU during the run: its figures are skewed, run it again.
+        for (let retry = 1; retry <= settings.retries && m.otherCpuShare > OTHER_LOAD_WARNING; retry++) {
+          console.log(`${formatRun(m)}  (other load, run again)`)
+          m = await measure(srv, variant, variant.duration, round)
+          m.retries = retry
+        }
+        runs.push(m)
+        console.log(formatRun(m))
       }
-      runs.push(m)
-      console.log(formatRun(m))
     }
+  }
+
+  const batchRuns = new Map<string, BatchRun[]>()
+  for (const batch of batches) {
+    console.log(`\n## Batch: ${batch.name}`)
+    batchRuns.set(batch.name, await runBatch(srv, batch, batchRepetitions(batch)))
   }
 
   await srv.stop()
   if (profileDir !== undefined) console.log(`\nserver CPU profile written to ${profileDir}`)
 
-  report(scenarios, runs)
+  // The hash cost of each body a µs target allows for, measured once the server is gone.
+  const hashes = new Map<string, HashMicro>()
+  for (const scenario of scenarios) {
+    for (const c of scenario.comparisons) {
+      if (!c.plusBodyHash || hashes.has(c.reference)) continue
+      hashes.set(c.reference, await measureHashes(bodies.get(c.reference)!))
+    }
+  }
+
+  report(scenarios, runs, hashes)
+  for (const batch of batches) reportBatch(batch, batchRuns.get(batch.name)!, batchRepetitions(batch))
   console.log(`\ntotal time ${fixed((Date.now() - startedAt) / 1000, 0)} s`)
 
   if (settings.json !== '') {
-    writeFileSync(settings.json, JSON.stringify({ settings, scenarios, runs }, null, 2))
+    writeFileSync(settings.json, JSON.stringify({
+      settings, scenarios: selected, runs, batchRuns: Object.fromEntries(batchRuns), hashes: Object.fromEntries(hashes)
+    }, null, 2))
     console.log(`raw results written to ${settings.json}`)
   }
-  const failed = runs.filter((m) => m.errors + m.unexpected > 0)
-  if (failed.length > 0) {
-    console.error(`\n${failed.length} run(s) had errors or unexpected statuses: the figures above are not valid`)
+  const failed = runs.filter((m) => m.errors + m.unexpected > 0).length + [...batchRuns.values()].flat().filter(batchFailed).length
+  if (failed > 0) {
+    console.error(`\n${failed} run(s) had errors or unexpected statuses: the figures above are not valid`)
     process.exitCode = 1
   }
 }
@@ -440,13 +491,21 @@ function range (values: number[], digits: number): string {
   return `${fixed(min(values), digits)}–${fixed(max(values), digits)}`
 }
 
-function report (scenarios: ScenarioManifest[], runs: Measurement[]): void {
+/** `+1.23` / `−0.45`. */
+function signed (value: number, digits: number): string {
+  return `${value >= 0 ? '+' : '−'}${fixed(Math.abs(value), digits)}`
+}
+
+function report (scenarios: ScenarioManifest[], runs: Measurement[], hashes: Map<string, HashMicro>): void {
+  if (scenarios.length === 0) return
   const results: string[][] = []
   const variation: string[][] = []
   const verdicts: string[] = []
+  const targets: string[][] = []
+  const targetNotes: string[] = []
+  const ofVariant = (id: string): Measurement[] => runs.filter((m) => m.variant === id)
   for (const scenario of scenarios) {
     const baseline = scenario.variants.find((v) => v.baseline)!
-    const ofVariant = (id: string): Measurement[] => runs.filter((m) => m.variant === id)
     const base = ofVariant(baseline.id)
     const baseRps = median(base.map((m) => m.reqPerSec))
     const baseCpu = median(base.map((m) => m.serverCpuUsPerReq))
@@ -480,12 +539,48 @@ function report (scenarios: ScenarioManifest[], runs: Measurement[]): void {
         `req/s ${percent(rps / baseRps)} vs ${baseline.id}`
       if (entry.control) {
         verdicts.push(`${entry.id}: ${line} — the same route measured twice: differences of this size are noise`)
+      } else if (scenario.ratioTarget === null) {
+        verdicts.push(`${entry.id}: ${line}`)
       } else {
-        verdicts.push(`${entry.id}: ${line} — ${cpu / baseCpu <= 1 + TARGET ? 'within' : 'OVER'} the ${TARGET * 100}% target`)
+        verdicts.push(`${entry.id}: ${line} — ${cpu / baseCpu <= 1 + scenario.ratioTarget ? 'within' : 'OVER'} the ${fixed(scenario.ratioTarget * 100, 0)}% target`)
       }
     }
+
+    if (scenario.comparisons.length === 0) continue
+    // Per-round paired differences in µs; the A/A control's difference is the noise yardstick.
+    const deltas = (subject: string, reference: string): { raw: number[], normalized: number[] } => {
+      const ref = ofVariant(reference)
+      const pairs = ofVariant(subject).map((m) => [m, ref.find((r) => r.round === m.round)] as const).filter(([, r]) => r !== undefined)
+      return {
+        raw: pairs.map(([m, r]) => m.serverCpuUsPerReq - r!.serverCpuUsPerReq),
+        normalized: pairs.map(([m, r]) => (m.normalized / r!.normalized - 1) * r!.serverCpuUsPerReq)
+      }
+    }
+    const control = entriesOf(scenario).find((e) => e.control)
+    const noise = control === undefined ? undefined : deltas(control.id, baseline.id)
+    if (noise !== undefined) {
+      targetNotes.push(`${scenario.name}: the A/A control (${baseline.id} measured twice) differs from itself by ${signed(median(noise.raw), 2)} µs/req ` +
+        `(rounds ${range(noise.raw, 2)}; client-normalized ${signed(median(noise.normalized), 2)}): a µs target tighter than that cannot be confirmed by this run`)
+    }
+    for (const c of scenario.comparisons) {
+      const d = deltas(c.subject, c.reference)
+      const hash = c.plusBodyHash ? hashes.get(c.reference)?.hashUs ?? Number.NaN : 0
+      const allowance = c.maxExtraUs + hash
+      const med = median(d.raw)
+      const medNorm = median(d.normalized)
+      const verdict = c.informational
+        ? '(informational)'
+        : `${med <= allowance ? 'met' : 'NOT met'} (normalized: ${medNorm <= allowance ? 'met' : 'not met'})`
+      targets.push([
+        `${c.subject} − ${c.reference}`,
+        `${signed(med, 2)} (${range(d.raw, 2)})`,
+        signed(medNorm, 2),
+        c.informational ? '' : c.plusBodyHash ? `≤ ${fixed(allowance, 2)} (${fixed(c.maxExtraUs, 2)} + hash ${fixed(hash, 2)})` : c.maxExtraUs === 0 ? '< 0' : `≤ ${fixed(allowance, 2)}`,
+        verdict
+      ])
+    }
   }
-  console.log(`\n## Results: medians over ${settings.rounds} rounds, ×base = ratio to the hand-written route\n`)
+  console.log('\n## Results: medians over each scenario\'s rounds, ×base = ratio to the scenario\'s baseline (the hand-written route)\n')
   console.log(table(['variant', 'req/s', 'req/s ×base', 'server CPU µs/req', 'CPU µs/req ×base'], results, [false, true, true, true, true]))
   console.log('\n' + verdicts.join('\n'))
   console.log('\n## Variation\n')
@@ -496,6 +591,12 @@ function report (scenarios: ScenarioManifest[], runs: Measurement[]): void {
   ))
   console.log('\nserver/client CPU: server CPU per request over autocannon\'s CPU per request, median; it cancels the')
   console.log('machine-wide speed changes that move both together (other tenants of a shared host)')
+  if (targets.length > 0) {
+    for (const micro of new Set(hashes.values())) reportHashes(micro)
+    console.log('\n## Targets in µs per request: subject − reference, paired by round (median, range over rounds)\n')
+    console.log(table(['comparison', 'Δ server CPU µs/req', 'Δ client-normalized µs/req', 'target µs/req', 'verdict'], targets, [false, true, true, false, false]))
+    console.log('\n' + targetNotes.join('\n'))
+  }
   const other = runs.map((m) => m.otherCpuShare).filter((x) => !Number.isNaN(x))
   if (other.length > 0) {
     console.log(`\nother processes of the machine used ${fixed(median(other) * 100, 0)}% of a core during the median run ` +

@@ -6,9 +6,9 @@
  */
 import type { AddressInfo } from 'node:net'
 import Fastify from 'fastify'
-import type { ParentMessage, ScenarioManifest, ServerMessage, VariantManifest } from './protocol.js'
+import type { AnyScenarioManifest, ParentMessage, ServerMessage, VariantManifest } from './protocol.js'
 import { scenarios } from './scenarios/index.js'
-import type { Scenario, VariantDefinition } from './scenarios/types.js'
+import type { AnyScenario, VariantDefinition } from './scenarios/types.js'
 
 if (process.send === undefined) {
   console.error('benchmarks/server.js is started by benchmarks/run.js (npm run bench), not on its own')
@@ -19,9 +19,32 @@ function send (message: ServerMessage): void {
   process.send!(message)
 }
 
-function manifest (scenario: Scenario): ScenarioManifest {
+function manifest (scenario: AnyScenario): AnyScenarioManifest {
+  if (scenario.kind === 'batch') {
+    return {
+      kind: 'batch',
+      name: scenario.name,
+      description: scenario.description,
+      items: scenario.items,
+      reset: scenario.reset,
+      check: scenario.check,
+      reference: `${scenario.name}/${scenario.reference}`,
+      ways: scenario.ways.map((w) => ({
+        id: `${scenario.name}/${w.name}`,
+        name: w.name,
+        label: w.label,
+        request: w.request,
+        amount: w.amount,
+        connections: w.connections,
+        idReplacement: w.idReplacement ?? false
+      })),
+      repetitions: scenario.repetitions,
+      warmupRepetitions: scenario.warmupRepetitions ?? 2
+    }
+  }
+  const id = (name: string): string => `${scenario.name}/${name}`
   const variant = (definition: VariantDefinition, baseline: boolean): VariantManifest => ({
-    id: `${scenario.name}/${definition.name}`,
+    id: id(definition.name),
     scenario: scenario.name,
     name: definition.name,
     label: definition.label,
@@ -29,10 +52,28 @@ function manifest (scenario: Scenario): ScenarioManifest {
     request: definition.request,
     sameBodyAsBaseline: definition.sameBodyAsBaseline ?? true
   })
+  const variants = [variant(scenario.baseline, true), ...scenario.variants.map((v) => variant(v, false))]
+  const comparisons = (scenario.comparisons ?? []).map((c) => {
+    for (const name of [c.subject, c.reference]) {
+      if (!variants.some((v) => v.name === name)) throw new Error(`scenario ${scenario.name}: comparison names an unknown variant ${name}`)
+    }
+    return {
+      subject: id(c.subject),
+      reference: id(c.reference),
+      label: c.label,
+      maxExtraUs: c.maxExtraUs,
+      plusBodyHash: c.plusBodyHash ?? false,
+      informational: c.informational ?? false
+    }
+  })
   return {
+    kind: 'load',
     name: scenario.name,
     description: scenario.description,
-    variants: [variant(scenario.baseline, true), ...scenario.variants.map((v) => variant(v, false))]
+    variants,
+    settings: { rounds: scenario.rounds, duration: scenario.duration, warmup: scenario.warmup },
+    ratioTarget: scenario.ratioTarget === undefined ? 0.03 : scenario.ratioTarget,
+    comparisons
   }
 }
 

@@ -3,11 +3,13 @@ import { buildApp } from './app.js'
 const host = process.env.HOST ?? '127.0.0.1'
 const port = Number(process.env.PORT ?? 3000)
 
-const app = await buildApp({ logger: { level: process.env.LOG_LEVEL ?? 'info' } })
+const databaseUrl = process.env.DATABASE_URL
+const app = await buildApp({ logger: { level: process.env.LOG_LEVEL ?? 'info' }, ...(databaseUrl === undefined ? {} : { databaseUrl }) })
 await app.listen({ host, port })
 const base = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
 console.log(`fastify-views example listening on ${base}`)
 console.log(`Swagger UI: ${base}/docs  OpenAPI JSON: ${base}/docs/json`)
+console.log(`Store: ${databaseUrl?.startsWith('postgres') === true ? 'PostgreSQL' : `SQLite ${databaseUrl?.replace(/^sqlite:/, '') ?? './data/shop.db'}`}`)
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => { void app.close().then(() => process.exit(0)) })

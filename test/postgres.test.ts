@@ -5,6 +5,8 @@ import { AsyncBulkAPIViewSet, AsyncGenericListAPIView, AsyncGenericViewSet, Cond
 import { PostgresRepository } from '../lib/sql-index.js'
 import { build, problem } from './helpers.js'
 import { startPostgres } from './pg-server.js'
+import { buildApp } from '../examples/app.js'
+import { checkDocs, exerciseItems } from './example-checks.js'
 import { OPERATOR_CASES, Product, ProductFilter, ProductIn, SEED_ROWS, TableOptions, createTable, randomRollbacks, type ProductT } from './sql-cases.js'
 
 const server = await startPostgres()
@@ -103,4 +105,12 @@ t0.test('PostgreSQL: a dropped connection is a 503 problem, and the next request
   let back = await app.inject('/products/1')
   for (let i = 0; i < 5 && back.statusCode !== 200; i++) back = await app.inject('/products/1')
   t.equal(back.statusCode, 200, 'served again once the database is back')
+})
+
+t0.test('PostgreSQL: the example API, every item operation', async (t) => {
+  await pool.query('DROP TABLE IF EXISTS items')
+  const app = await buildApp({ databaseUrl: server.url })
+  t.teardown(() => app.close())
+  await exerciseItems(t, app)
+  await checkDocs(t, app)
 })

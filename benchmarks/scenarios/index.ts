@@ -1,10 +1,18 @@
+import { bulkCreate } from './bulk-create.js'
+import { etagScenario } from './etag.js'
+import { genericList } from './generic-list.js'
+import { genericRetrieve } from './generic-retrieve.js'
 import { items } from './items.js'
-import type { Scenario } from './types.js'
+import type { AnyScenario } from './types.js'
 
 /**
  * Every benchmark scenario, in the order they are listed in the output. A new one
- * is a module in this folder exporting a `Scenario`, added here.
+ * is a module in this folder exporting a `Scenario` (or a `BatchScenario`), added here.
  */
-export const scenarios: Scenario[] = [
-  items
+export const scenarios: AnyScenario[] = [
+  items,
+  genericList,
+  genericRetrieve,
+  etagScenario,
+  bulkCreate
 ]

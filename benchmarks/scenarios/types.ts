@@ -82,6 +82,8 @@ export interface BatchScenario {
   name: string
   description: string
   register: (app: FastifyInstance) => void | Promise<void>
+  /** Units of work each run does, whichever way (items created), for the per-item figures. */
+  items: number
   reset: RequestSpec
   check?: { request: RequestSpec, body: string }
   /** The way the others are compared with. */

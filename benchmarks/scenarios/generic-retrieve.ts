@@ -1,0 +1,47 @@
+import type { FastifyInstance } from 'fastify'
+import { AsyncGenericRetrieveAPIView, views } from '../../lib/index.js'
+import { DETAIL_ID, IdParams, Product, productRepository } from './catalog.js'
+import type { Scenario } from './types.js'
+
+const PREFIX = '/generic-retrieve'
+
+/** GET one row by its integer id from a 20-row in-memory repository. */
+export const genericRetrieve: Scenario = {
+  name: 'generic-retrieve',
+  description: `GET /:id (integer id params schema) of one row of a 20-row in-memory repository (id ${DETAIL_ID}), response schema Product`,
+  duration: 2,
+  warmup: 1,
+  async register (app: FastifyInstance) {
+    const repository = productRepository()
+
+    // Hand-written: the same params and response schemas, the same `get` call, a 404
+    // when nothing matches (never taken here).
+    app.get<{ Params: { id: number } }>(`${PREFIX}/fastify/:id`, { schema: { params: IdParams, response: { 200: Product } } },
+      async function getProduct (request, reply) {
+        const item = await repository.get({ id: request.params.id }, {})
+        if (item === null) return reply.callNotFound()
+        return item
+      })
+
+    class Products extends AsyncGenericRetrieveAPIView<{ item: Product, params: { id: number } }> {
+      static override responseSchema = Product
+      static override detailParams = IdParams
+      static override repository = repository
+    }
+    // configureApp: false: the items scenario already configured the app; a second
+    // unprefixed sibling context configuring it again would fail to start.
+    await app.register(views, { configureApp: false, views: [{ view: Products, prefix: `${PREFIX}/view` }] })
+  },
+  baseline: {
+    name: 'fastify',
+    label: 'hand-written Fastify route awaiting repository.get, params and response schemas',
+    request: { method: 'GET', path: `${PREFIX}/fastify/${DETAIL_ID}` }
+  },
+  variants: [
+    {
+      name: 'view',
+      label: 'AsyncGenericRetrieveAPIView, detailParams { id: integer } (validateResponse = true)',
+      request: { method: 'GET', path: `${PREFIX}/view/${DETAIL_ID}` }
+    }
+  ]
+}

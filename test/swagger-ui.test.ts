@@ -1,0 +1,42 @@
+import { test } from 'tap'
+import { chromium } from 'playwright-core'
+import { buildApp } from '../examples/app.js'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+
+test('Swagger UI in headless Chromium lists every item operation and runs one through "Try it out"', async (t) => {
+  const app = await buildApp({ databaseUrl: 'sqlite::memory:' })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const { port } = app.server.address() as { port: number }
+  await app.inject({ method: 'POST', url: '/items', payload: { name: 'Lamp', price: 30 } })
+  // No outside network here: Chromium must not try to reach Google's services. Playwright gives it a fresh temporary profile.
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+  })
+  t.teardown(async () => {
+    await browser.close()
+    await app.close()
+  })
+  const page = await browser.newPage()
+  await page.goto(`http://127.0.0.1:${port}/docs`)
+  await page.waitForSelector('.opblock', { timeout: 30_000 })
+  const operations = await page.$$eval('.opblock', (blocks) => blocks.map((b) => {
+    const method = b.querySelector('.opblock-summary-method')?.textContent?.trim()
+    const route = b.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? b.querySelector('.opblock-summary-path')?.textContent?.trim()
+    return `${method} ${route}`
+  }))
+  const expected = ['GET /items', 'POST /items', 'GET /items/{id}', 'PUT /items/{id}', 'PATCH /items/{id}', 'DELETE /items/{id}',
+    'POST /items/bulk', 'PUT /items/bulk', 'PATCH /items/bulk', 'DELETE /items/bulk']
+  for (const operation of expected) t.ok(operations.includes(operation), `${operation} is listed`)
+
+  const list = page.locator('.opblock-get').filter({ has: page.locator('[data-path="/items"]') }).first()
+  await list.locator('.opblock-summary').click()
+  await list.locator('button.try-out__btn').click()
+  await list.locator('button.execute').click()
+  const status = list.locator('.live-responses-table .response .response-col_status').first()
+  await status.waitFor({ timeout: 30_000 })
+  t.equal((await status.textContent())?.trim(), '200', '"Try it out" got a 200')
+  t.match(await list.locator('.live-responses-table .microlight').first().textContent(), /"name": "Lamp"/)
+  if (process.env.SWAGGER_SCREENSHOT !== undefined) await page.screenshot({ path: process.env.SWAGGER_SCREENSHOT, fullPage: false })
+})
