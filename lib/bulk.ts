@@ -25,8 +25,9 @@ export interface BulkModels { item?: unknown, create?: unknown, bulkUpdate?: unk
 export interface BulkCreateActions<M, Async> { bulkCreate (request: BulkReq<unknown, Array<Get<M, 'create', unknown>>>): Ret<Async, Array<ItemOf<M>> | FastifyReply> }
 /** `bulkUpdate`: PUT on `bulkRoute`, 204. */
 export interface BulkUpdateActions<M, Async> { bulkUpdate (request: BulkReq<unknown, Array<Get<M, 'bulkUpdate', unknown>>>): Ret<Async, unknown> }
-/** `updateMany`: PATCH on `bulkRoute` with filter parameters, 200, the updated objects. */
-export interface UpdateManyActions<M, Async> { updateMany (request: BulkReq<Get<M, 'query', unknown>, Get<M, 'update', unknown>>): Ret<Async, Array<ItemOf<M>> | FastifyReply> }
+type PartialOf<T> = unknown extends T ? unknown : Partial<T>
+/** `updateMany`: PATCH on `bulkRoute` with filter parameters, 200, the updated objects; the body is any subset of `update`. */
+export interface UpdateManyActions<M, Async> { updateMany (request: BulkReq<Get<M, 'query', unknown>, PartialOf<Get<M, 'update', unknown>>>): Ret<Async, Array<ItemOf<M>> | FastifyReply> }
 /** `bulkDelete`: DELETE on `bulkRoute` with filter parameters, 204. */
 export interface BulkDestroyActions<M, Async> { bulkDelete (request: BulkReq<Get<M, 'query', unknown>, unknown>): Ret<Async, unknown> }
 

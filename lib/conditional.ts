@@ -148,14 +148,16 @@ function lastModifiedStamp (field: string): preSerializationHookHandler<unknown>
   return (_request, reply, payload, done) => {
     const value = typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>)[field] : undefined
     const stamp = value instanceof Date || typeof value === 'string' || typeof value === 'number' ? httpDate(value) : undefined
-    if (stamp !== undefined && reply.statusCode < 300) reply.header('last-modified', stamp)
+    if (stamp !== undefined && reply.statusCode < 300 && !reply.hasHeader('last-modified')) reply.header('last-modified', stamp)
     done(null, payload)
   }
 }
 
-const validatorHeaders = (klass: Loose): Record<string, unknown> => {
+const validatorHeaders = (klass: Loose, route: RouteDefinition): Record<string, unknown> => {
   const headers: Record<string, unknown> = { etag: Type.String({ description: 'Strong validator of the representation (RFC 9110 section 8.8.3).' }) }
-  if (klass.conditionalRequests === true || klass.lastModifiedField !== undefined) {
+  // A list has no single modification time; lastModifiedField stamps single objects only.
+  const single = route.responseSchema?.type !== 'array' && route.name !== 'list'
+  if (klass.conditionalRequests === true || (klass.lastModifiedField !== undefined && single)) {
     headers['last-modified'] = Type.String({ description: 'When the representation last changed, as an HTTP-date (RFC 9110 section 8.8.2).' })
   }
   return headers
@@ -190,7 +192,7 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
       const self = this as Loose
       if (self.etag !== true && self.conditionalRequests !== true) return super.extraResponses(route, method)
       if (SAFE.has(method)) {
-        const headers = validatorHeaders(self)
+        const headers = validatorHeaders(self, route)
         return { [route.status]: { headers }, 304: { description: 'Not Modified: the client\'s copy is current.', headers } }
       }
       if (UNSAFE.has(method) && route.path.includes(':')) return { 412: { errors: [PreconditionFailed] } }

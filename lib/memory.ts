@@ -18,8 +18,8 @@ export interface MemoryRepositoryOptions<T> {
   optionKeys?: string[]
   /**
    * Fields that scope rows to an owner (a tenant). `bulkUpdate` items carry them
-   * (merged from `getKwargs`), and an item only finds a row whose scope fields equal
-   * its own, as `WHERE id = ? AND tenant = ?` would.
+   * (merged from `getKwargs`), and an item that carries one only finds a row with the
+   * same value, as `WHERE id = ? AND tenant = ?` would.
    */
   scopeFields?: string[]
 }
@@ -46,7 +46,7 @@ const isNull = (v: unknown): boolean => v === null || v === undefined
 
 /** A date, or an ISO string compared with one, as milliseconds; anything else as it is. */
 function comparable (value: unknown, other: unknown): unknown {
-  if (value instanceof Date) return value.getTime()
+  if (value instanceof Date) return other instanceof Date || typeof other === 'string' ? value.getTime() : value
   if (other instanceof Date && typeof value === 'string') return Date.parse(value)
   return value
 }
@@ -60,7 +60,8 @@ function comparable (value: unknown, other: unknown): unknown {
 function compareValues (a: unknown, b: unknown): number {
   const x = comparable(a, b)
   const y = comparable(b, a)
-  if (typeof x !== typeof y) return Number.NaN
+  // Objects (arrays included) are never ordered or equal by value, and kinds never mix.
+  if (typeof x !== typeof y || typeof x === 'object') return Number.NaN
   return (x as number) < (y as number) ? -1 : (x as number) > (y as number) ? 1 : x === y ? 0 : Number.NaN
 }
 
@@ -92,7 +93,8 @@ function matches (row: Row, field: string, op: Operator, value: unknown): boolea
     case 'gt': return compareValues(actual, value) > 0
     case 'ge': return compareValues(actual, value) >= 0
     case 'in': return (value as unknown[]).some((v) => compareValues(actual, v) === 0)
-    case 'not_in': return !(value as unknown[]).some((v) => compareValues(actual, v) === 0)
+    // As in SQL, NOT IN with a null in the list is never true.
+    case 'not_in': return !(value as unknown[]).some((v) => isNull(v) || compareValues(actual, v) === 0)
     case 'is_null': return value === false
     case 'like': return typeof actual === 'string' && likePattern(String(value), '').test(actual)
     case 'ilike': return typeof actual === 'string' && likePattern(String(value), 'i').test(actual)

@@ -22,7 +22,8 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
       return { rows: [], changes: 0 }
     }
     const result = await client.query(step.sql, step.params)
-    return { rows: result.rows, changes: result.rowCount ?? 0 }
+    // Every statement the builder writes reports a row count.
+    return { rows: result.rows, changes: Number(result.rowCount) }
   }
 
   async #run<R> (operation: Operation<R>): Promise<R> {
@@ -37,16 +38,15 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
     // The failing query reports the same failure, which becomes the 503.
     const onError = (): void => { broken = true }
     client.on('error', onError)
-    try {
-      return await runAsync(operation, (step) => this.#execute(client, step))
-    } catch (error) {
-      // A client whose connection failed must not go back to the pool.
-      broken ||= (error as { statusCode?: number }).statusCode === 503
-      throw error
-    } finally {
-      client.off('error', onError)
-      client.release(broken)
-    }
+    const result = await runAsync(operation, (step) => this.#execute(client, step)).then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error })
+    )
+    client.off('error', onError)
+    // A client whose connection failed must not go back to the pool.
+    client.release(broken || ('error' in result && (result.error as { statusCode?: number }).statusCode === 503))
+    if ('error' in result) throw result.error
+    return result.value
   }
 
   create (values: Record<string, unknown>, _options?: RepositoryOptions): Promise<T | null> { return this.#run(operations.create(this.builder, values)) as Promise<T | null> }

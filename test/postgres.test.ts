@@ -101,6 +101,7 @@ t0.test('PostgreSQL: a dropped connection is a 503 problem, and the next request
   const down = await app.inject('/products/1')
   t.equal(problem(t, down, 503).detail, 'The database is unavailable; try again shortly.')
   t.equal(down.headers['retry-after'], '1')
+  for (let i = 0; i < 3; i++) problem(t, await app.inject('/products/1'), 503)
   server.start()
   let back = await app.inject('/products/1')
   for (let i = 0; i < 5 && back.statusCode !== 200; i++) back = await app.inject('/products/1')

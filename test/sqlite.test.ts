@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox'
 import { BulkAPIViewSet, CursorPaginationFilter, GenericListAPIView, GenericViewSet, PaginationFilter, mix } from '../lib/index.js'
 import { SqliteRepository } from '../lib/sql-index.js'
 import { build, problem } from './helpers.js'
-import { OPERATOR_CASES, Product, ProductFilter, ProductIn, SEED_ROWS, TableOptions, createTable, randomRollbacks, type ProductT } from './sql-cases.js'
+import { Columns, OPERATOR_CASES, Product, ProductFilter, ProductIn, SEED_ROWS, TableOptions, createTable, randomRollbacks, type ProductT } from './sql-cases.js'
 
 function database (): Database.Database {
   const db = new Database(':memory:')
@@ -73,11 +73,11 @@ test('SQLite: numbered and cursor pages', async (t) => {
   t.same({ ids: page.items.map((p: ProductT) => p.id), total: page.total_items, pages: page.total_pages }, { ids: [1, 4], total: 5, pages: 3 })
   for (const sort of ['category', '-category', 'price', '-price']) {
     const seen: number[] = []
-    let url: string | null = `/cursor?page_size=2&sort=${sort}`
+    let url: string | null = `/cursor?page_size=1&sort=${sort}`
     while (url !== null) {
       const body: { items: ProductT[], next_page: string | null } = (await app.inject(url)).json()
       seen.push(...body.items.map((p) => p.id))
-      url = body.next_page === null ? null : `/cursor?page_size=2&sort=${sort}&cursor=${body.next_page}`
+      url = body.next_page === null ? null : `/cursor?page_size=1&sort=${sort}&cursor=${body.next_page}`
     }
     t.same([...seen].sort(), [1, 2, 3, 4, 5], `sort=${sort}: every row once, nulls included`)
   }
@@ -106,4 +106,80 @@ test('SQLite: bulk calls are one transaction each; a failure inside the database
   t.equal((await app.inject({ method: 'DELETE', url: '/products/bulk?name__like=fine-%25' })).statusCode, 204)
   t.equal((db.prepare("SELECT COUNT(*) AS n FROM products WHERE name LIKE 'fine-%'").get() as { n: number }).n, 0)
   problem(t, await app.inject({ method: 'PUT', url: '/products/bulk', payload: [{ id: 999, name: 'ghost', price: 1 }] }), 404)
+})
+
+test('SQLite: positional criteria from resolveFilter are SQL fragments with their own parameters', async (t) => {
+  const db = database()
+  class Cheap extends GenericListAPIView {
+    static override responseSchema = Product
+    static override filter = ProductFilter
+    static override repository = repository(db) as never
+    override resolveFilter (filter: InstanceType<typeof ProductFilter>) { return { args: [{ sql: 'price < ?', params: [30] }], kwargs: filter.asKwargs() } }
+  }
+  class Wrong extends Cheap {
+    override resolveFilter () { return { args: ['price < 30'], kwargs: {} } as never }
+  }
+  const app = await build({ views: [{ view: Cheap, prefix: '/cheap' }, { view: Wrong, prefix: '/wrong' }] })
+  t.teardown(() => app.close())
+  t.same((await app.inject('/cheap?category=light')).json().map((p: ProductT) => p.id), [2])
+  problem(t, await app.inject('/wrong'), 500)
+  const created = await app.inject({ method: 'POST', url: '/cheap', payload: {} })
+  t.equal(created.statusCode, 404, 'a list-only view has no create route')
+})
+
+test('SQLite: a CHECK failure on a single create is a 409 too', async (t) => {
+  const db = database()
+  class Products extends GenericViewSet {
+    static override responseSchema = Product
+    static override createSchema = ProductIn
+    static override repository = repository(db) as never
+  }
+  const app = await build({ views: [Products] })
+  t.teardown(() => app.close())
+  t.equal(problem(t, await app.inject({ method: 'POST', url: '/', payload: { name: 'Negative', price: -5 } }), 409).detail, 'The database refused the change: a constraint failed.')
+})
+
+test('translateError: constraints are 409, lost databases 503, anything else passes through', async (t) => {
+  const { translateError } = await import('../lib/sql-index.js')
+  const err = (code?: string, message = 'x') => Object.assign(new Error(message), code === undefined ? {} : { code })
+  t.equal((translateError(err('23505')) as { status: number }).status, 409)
+  t.equal((translateError(err('23514')) as { status: number }).status, 409, 'a CHECK failure in PostgreSQL')
+  t.equal((translateError(err('SQLITE_CONSTRAINT_NOTNULL')) as { status: number }).status, 409)
+  for (const code of ['ECONNREFUSED', '57P01', 'SQLITE_BUSY']) t.equal((translateError(err(code)) as { status: number }).status, 503, code)
+  t.equal((translateError(err(undefined, 'Client has encountered a connection error and is not queryable')) as { status: number }).status, 503)
+  const other = err('42P01')
+  t.equal(translateError(other), other, 'an unknown table stays an internal error')
+  t.equal(translateError(null), null)
+})
+
+test('SqlBuilder and SqliteRepository corners', async (t) => {
+  const { SqlBuilder } = await import('../lib/sql-index.js')
+  t.throws(() => new SqlBuilder('sqlite', { table: 'items; DROP', columns: ['id'] }), { name: 'TypeError', message: /Not a plain SQL identifier/ })
+  const pgBuilder = new SqlBuilder('postgres', { table: 't', columns: ['id', 'tenant'], scopeFields: ['tenant'] })
+  t.throws(() => pgBuilder.select({ ghost: 1 }, { orderBy: [] }), { name: 'TypeError', message: /no column "ghost"/ })
+  t.equal(pgBuilder.select({}, { orderBy: [], offset: 2 }).sql, 'SELECT * FROM "t" ORDER BY "id" ASC NULLS LAST OFFSET $1', 'PostgreSQL takes OFFSET alone')
+  t.same(pgBuilder.itemCriteria({ id: 1, tenant: 'a' }), { id: 1, tenant: 'a' })
+  t.same(pgBuilder.itemCriteria({ id: 1 }), { id: 1 })
+
+  const db = database()
+  const plain = new SqliteRepository<ProductT>(db, { table: 'products', columns: Columns, optionKeys: ['batch_size'] })
+  t.same(plain.list({ category: null }).map((p) => p.id), [5], 'equality with null is IS NULL')
+  t.same(plain.list({ category__ne: null }).map((p) => p.id), [1, 2, 3, 4], 'ne null is IS NOT NULL')
+  t.same(plain.get({ id: 1, batch_size: 5 })?.name, 'Lamp', 'option keys are not criteria')
+  t.same(plain.list({}, { orderBy: [{ field: 'id', descending: false }], offset: 3 }).map((p) => p.id), [4, 5], 'an offset without a limit')
+  t.same(plain.update({ id: 1 }, {})?.name, 'Lamp', 'an empty update without touchColumn reads the row')
+  t.equal(plain.update({ id: 99 }, { price: 1 }), null)
+  plain.create({ name: 'Star*', price: 1, description: 'glob [chars]?' })
+  t.same(plain.list({ name__like: 'Star*' }).map((p) => p.name), ['Star*'], 'GLOB characters in a LIKE pattern are literal')
+  t.same(plain.list({ name__like: 'S%*' }).map((p) => p.name), ['Star*'])
+  t.same(plain.list({ description__like: '%[chars]?' }).map((p) => p.name), ['Star*'])
+  t.same(plain.list({ name__like: 'Sta?*' }), [])
+  t.same(plain.list({ updated_at__lt: new Date() }), [], 'a Date parameter binds as its ISO string')
+  const byCategory = [{ field: 'category', descending: false }, { field: 'id', descending: false }]
+  t.same(plain.list({}, { orderBy: byCategory, after: [null, 5] }).map((p) => p.id), [6], 'after a null, ascending: only later nulls')
+  t.same(plain.list({ price__lt: 100 }, { orderBy: byCategory, after: ['light', 1] }).map((p) => p.id), [2, 5, 6], 'a seek combined with criteria')
+  db.exec('ALTER TABLE products ADD COLUMN active INTEGER NOT NULL DEFAULT 1')
+  const flags = new SqliteRepository<ProductT>(db, { table: 'products', columns: [...Columns, 'active'] })
+  t.equal(flags.count({ active: true }), 6, 'a boolean parameter binds as 1')
+  t.equal(flags.count({ active: false }), 0)
 })
