@@ -1,41 +1,14 @@
 import { test } from 'tap'
-import { Type, type Static } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
 import {
   BaseFilter, CursorPaginationFilter, GenericListAPIView, MemoryRepository, OffsetLimitFilter, OrderingFilter, PaginationFilter, SearchFilter,
   composeFilters, splitCriterion, UniqueViolation
 } from '../lib/index.js'
 import { build, problem } from './helpers.js'
+import { OPERATOR_CASES, Product, ProductFilter, SEED_ROWS, type ProductT } from './sql-cases.js'
 
-const Product = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  price: Type.Number(),
-  category: Type.Union([Type.String(), Type.Null()]),
-  description: Type.String()
-}, { $id: 'Product' })
-type ProductT = Static<typeof Product>
-
-const rows: ProductT[] = [
-  { id: 1, name: 'Lamp', price: 30, category: 'light', description: 'A desk lamp' },
-  { id: 2, name: 'Lantern', price: 12, category: 'light', description: 'For camping' },
-  { id: 3, name: 'Desk', price: 120, category: 'furniture', description: 'Oak' },
-  { id: 4, name: 'Chair', price: 45, category: 'furniture', description: 'With a lamp holder' },
-  { id: 5, name: 'Gift card', price: 25, category: null, description: '100% fun_stuff' }
-]
-
-class ProductFilter extends BaseFilter {
-  static override fields = { name: Type.String(), category: Type.String() }
-  static override operatorFields = { price: Type.Number(), description: Type.String() }
-  static override operators = {
-    price: ['eq', 'ne', 'lt', 'le', 'gt', 'ge'] as const,
-    name: ['in', 'not_in', 'like', 'ilike'] as const,
-    category: ['is_null'] as const,
-    description: ['like'] as const
-  }
-
-  static override orderingFields = ['name', 'price', 'category']
-  static override searchFields = ['name', 'description']
-}
+// The same products, filter and operator table as the SQL stores (test/sql-cases.ts).
+const rows: ProductT[] = SEED_ROWS.map(([id, name, price, category, description]) => ({ id, name, price, category, description, tenant: 'a', updated_at: null }))
 
 class Products extends GenericListAPIView {
   static override responseSchema = Product
@@ -77,7 +50,7 @@ test('field operators: one row per case', async (t) => {
     ['q=LAMP&price__gt=40', [4]],
     ['q=', [1, 2, 3, 4, 5]]
   ]
-  for (const [query, expected] of cases) t.same(await ids(app, query), expected, query)
+  for (const [query, expected] of [...OPERATOR_CASES, ...cases]) t.same(await ids(app, query), expected, query)
 })
 
 test('ordering: whitelisted keys, several applied in the order given, nulls last ascending', async (t) => {
