@@ -23,7 +23,7 @@ export const ItemIn = Type.Object({
   price: Type.Number({ minimum: 0 })
 }, { $id: 'ItemIn' })
 const ItemPatch = Type.Partial(ItemIn, { $id: 'ItemPatch' })
-const ItemUpdate = Type.Object({ id: Type.Integer(), ...ItemIn.properties }, { $id: 'ItemUpdate' })
+const ItemUpdate = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }), ...ItemIn.properties }, { $id: 'ItemUpdate' })
 
 /** GET /items: page / page_size, a `name` filter, `sort` on name and price. */
 class ItemFilter extends PaginationFilter {
@@ -49,7 +49,8 @@ async function openStore ({ databaseUrl }: StoreOptions): Promise<Store> {
       name TEXT NOT NULL, price DOUBLE PRECISION NOT NULL CHECK (price >= 0), updated_at TEXT NOT NULL)`)
     return { repository: new PostgresRepository(pool, TABLE), async: true, close: () => pool.end() }
   }
-  const file = databaseUrl === undefined ? './data/shop.db' : databaseUrl.replace(/^sqlite:/, '')
+  if (databaseUrl !== undefined && !databaseUrl.startsWith('sqlite:')) throw new Error('DATABASE_URL must be sqlite:<path> or postgres://...')
+  const file = databaseUrl === undefined ? './data/shop.db' : databaseUrl.slice('sqlite:'.length)
   if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
   const db = new Database(file)
   db.pragma('journal_mode = WAL')
@@ -73,7 +74,7 @@ function itemsView (store: Store): typeof APIView {
     static updateSchema = ItemIn
     static partialUpdateSchema = ItemPatch
     static bulkUpdateSchema = ItemUpdate
-    static detailParams = Type.Object({ id: Type.Integer({ minimum: 1 }) })
+    static detailParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) })
     static filter = ItemFilter
     static etag = true
     static lastModifiedField = 'updated_at'

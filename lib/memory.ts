@@ -36,9 +36,16 @@ export function splitCriterion (key: string): [string, Operator] {
   return [key, 'eq']
 }
 
+const escapeRegExp = (ch: string): string => ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/** SQL LIKE as a regular expression: `%` any run, `_` one character, `\` escaping the next one. */
 function likePattern (pattern: string, flags: string): RegExp {
   let source = ''
-  for (const ch of pattern) source += ch === '%' ? '.*' : ch === '_' ? '.' : ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]
+    if (ch === '\\' && i + 1 < pattern.length) source += escapeRegExp(pattern[++i])
+    else source += ch === '%' ? '.*' : ch === '_' ? '.' : escapeRegExp(ch)
+  }
   return new RegExp(`^${source}$`, flags + 's')
 }
 

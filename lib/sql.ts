@@ -1,4 +1,4 @@
-import { Conflict, NotFound, ServiceUnavailable } from './errors.js'
+import { BadRequest, Conflict, NotFound, ServiceUnavailable } from './errors.js'
 import { splitCriterion } from './memory.js'
 import type { Criteria, ListQuery, OrderKey } from './repository.js'
 
@@ -55,7 +55,7 @@ export class SqlBuilder {
 
   constructor (dialect: Dialect, options: SqlTableOptions) {
     this.dialect = dialect
-    for (const name of [options.table, ...options.columns]) {
+    for (const name of [options.table, ...options.columns, options.idColumn ?? 'id']) {
       if (!IDENTIFIER.test(name)) throw new TypeError(`Not a plain SQL identifier: ${JSON.stringify(name)}`)
     }
     this.table = quote(options.table)
@@ -90,13 +90,16 @@ export class SqlBuilder {
       case 'ge': return `${col} >= ${bind(value)}`
       case 'in':
       case 'not_in': {
-        const list = (value as unknown[]).map(bind).join(', ')
-        return `${col} ${op === 'in' ? 'IN' : 'NOT IN'} (${list})`
+        const items = value as unknown[]
+        // `IN ()` is not SQL: an empty list selects nothing, and excludes nothing but nulls.
+        if (items.length === 0) return op === 'in' ? 'FALSE' : `${col} IS NOT NULL`
+        return `${col} ${op === 'in' ? 'IN' : 'NOT IN'} (${items.map(bind).join(', ')})`
       }
       case 'is_null': return value === true ? `${col} IS NULL` : `${col} IS NOT NULL`
-      // SQLite's LIKE ignores ASCII case, so a case-sensitive match adds GLOB on the same pattern.
-      case 'like': return this.dialect === 'postgres' ? `${col} LIKE ${bind(value)}` : `(${col} LIKE ${bind(value)} AND ${col} GLOB ${bind(likeToGlob(String(value)))})`
-      default: return this.dialect === 'postgres' ? `${col} ILIKE ${bind(value)}` : `${col} LIKE ${bind(value)}`
+      // `\` escapes a wildcard in every store. SQLite's LIKE ignores ASCII case, so a
+      // case-sensitive match adds GLOB on the same pattern.
+      case 'like': return this.dialect === 'postgres' ? `${col} LIKE ${bind(value)} ESCAPE '\\'` : `(${col} LIKE ${bind(value)} ESCAPE '\\' AND ${col} GLOB ${bind(likeToGlob(String(value)))})`
+      default: return this.dialect === 'postgres' ? `${col} ILIKE ${bind(value)} ESCAPE '\\'` : `${col} LIKE ${bind(value)} ESCAPE '\\'`
     }
   }
 
@@ -210,9 +213,17 @@ export class SqlBuilder {
   }
 }
 
-/** `La%` -> `La*`: SQL LIKE wildcards as GLOB wildcards, GLOB's own characters escaped. */
+/** `La%` -> `La*`: SQL LIKE wildcards as GLOB wildcards; `\\`-escaped and GLOB's own characters literal. */
 function likeToGlob (pattern: string): string {
-  return pattern.replace(/[*?[\]%_]/g, (c) => c === '%' ? '*' : c === '_' ? '?' : `[${c}]`)
+  let glob = ''
+  for (let i = 0; i < pattern.length; i++) {
+    const escaped = pattern[i] === '\\' && i + 1 < pattern.length
+    const c = escaped ? pattern[++i] : pattern[i]
+    if (!escaped && c === '%') glob += '*'
+    else if (!escaped && c === '_') glob += '?'
+    else glob += /[*?[\]]/.test(c) ? `[${c}]` : c
+  }
+  return glob
 }
 
 /** SQLite binds no booleans or dates: `true` is 1, a date its ISO string. */
@@ -232,7 +243,9 @@ export function translateError (error: unknown): unknown {
   const code = (error as { code?: unknown })?.code
   if (typeof code === 'string' && UNIQUE.has(code)) return new Conflict('A row with the same unique value already exists.', { cause: error })
   if (typeof code === 'string' && CONSTRAINT.test(code)) return new Conflict('The database refused the change: a constraint failed.', { cause: error })
-  if ((typeof code === 'string' && UNAVAILABLE.has(code)) || /Connection terminated|not queryable|Client has encountered a connection error/.test(String((error as Error)?.message))) {
+  // PostgreSQL's class 22: a value the column cannot hold (out of range, malformed).
+  if (typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code)) return new BadRequest('A value does not fit its column.', { cause: error })
+  if ((typeof code === 'string' && UNAVAILABLE.has(code)) || /Connection terminated|not queryable|Client has encountered a connection error|timeout exceeded when trying to connect/.test(String((error as Error)?.message))) {
     return new ServiceUnavailable('The database is unavailable; try again shortly.', { cause: error, headers: { 'retry-after': 1 } })
   }
   return error
@@ -260,7 +273,8 @@ export const operations = {
     return Number((yield b.count(criteria, query)).rows[0].n)
   },
   * update (b: SqlBuilder, criteria: Criteria, values: Record<string, unknown>): Operation<Record<string, unknown> | null> {
-    if (Object.keys(values).length === 0 && b.touchColumn === undefined) return yield * operations.get(b, criteria)
+    // Nothing to change: the row as it is, not even its touch column stamped.
+    if (Object.keys(values).length === 0) return yield * operations.get(b, criteria)
     return (yield b.update(criteria, values, true)).rows[0] ?? null
   },
   * delete (b: SqlBuilder, criteria: Criteria): Operation<boolean> {

@@ -1,6 +1,8 @@
 import type { Database } from 'better-sqlite3'
 
 /** A prepared statement, as this repository uses it: positional parameters only. */
+const CACHE_SIZE = 256
+
 type Statement3 = { run: (...params: unknown[]) => { changes: number }, all: (...params: unknown[]) => unknown[] }
 import type { BulkRepository, Criteria, ListQuery, Repository, RepositoryOptions } from './repository.js'
 import { operations, runSync, SqlBuilder, type Operation, type SqlTableOptions, type Statement, type StatementResult } from './sql.js'
@@ -25,7 +27,11 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
       return { rows: [], changes: 0 }
     }
     let statement = this.#cache.get(step.sql)
-    if (statement === undefined) this.#cache.set(step.sql, statement = this.#db.prepare(step.sql) as unknown as Statement3)
+    if (statement === undefined) {
+      // The text varies with criteria and list lengths: keep the most recent statements only.
+      if (this.#cache.size >= CACHE_SIZE) this.#cache.delete(this.#cache.keys().next().value!)
+      this.#cache.set(step.sql, statement = this.#db.prepare(step.sql) as unknown as Statement3)
+    }
     if (step.returns === 'count') return { rows: [], changes: statement.run(...step.params).changes }
     const rows = statement.all(...step.params) as Array<Record<string, unknown>>
     return { rows, changes: rows.length }

@@ -8,3 +8,7 @@ test('the example API on SQLite serves every item operation, Swagger UI and a va
   await exerciseItems(t, app)
   await checkDocs(t, app)
 })
+
+test('the example refuses a DATABASE_URL it cannot serve', async (t) => {
+  await t.rejects(buildApp({ databaseUrl: 'mysql://localhost/shop' }), { message: 'DATABASE_URL must be sqlite:<path> or postgres://...' })
+})

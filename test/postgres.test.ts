@@ -61,6 +61,7 @@ t0.test('PostgreSQL: literal strings, 409 on unique clashes, CRUD', async (t) =>
     t.same((await app.inject(`/products?name=${encodeURIComponent(name)}`)).json().map((p: ProductT) => p.name), [name])
   }
   problem(t, await app.inject({ method: 'POST', url: '/products', payload: { name: 'Lamp', price: 1 } }), 409)
+  t.equal(problem(t, await app.inject('/products/3000000000'), 400).detail, 'A value does not fit its column.', 'an id beyond the column type is a 400, not a 500')
   problem(t, await app.inject({ method: 'PATCH', url: '/products/2', payload: { name: 'Lamp' } }), 409)
   t.match((await app.inject({ method: 'PATCH', url: '/products/2', payload: { price: 13 } })).json(), { id: 2, price: 13, updated_at: /^\d{4}-/ })
   t.equal((await app.inject({ method: 'DELETE', url: '/products/3' })).statusCode, 204)

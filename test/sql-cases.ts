@@ -50,6 +50,7 @@ export const OPERATOR_CASES: Array<[string, number[]]> = [
   ['price__gt=45', [3]], ['price__ge=45', [3, 4]], ['name__in=Desk&name__in=Chair', [3, 4]], ['name__not_in=Desk&name__not_in=Chair', [1, 2, 5]],
   ['category__is_null=true', [5]], ['category__is_null=false', [1, 2, 3, 4]], ['name__like=La%25', [1, 2]], ['name__like=la%25', []], ['name__ilike=la%25', [1, 2]],
   ['name__like=L_mp', [1]], ['description__like=100%25%20fun_stuff', [5]], ['q=lamp', [1, 4]], ['q=LAMP&price__gt=40', [4]], ['q=100%25', [5]], ['q=_', [5]],
+  ['description__like=100%5C%25%20fun%5C_stuff', [5]], ['name__like=Gift%5C_card', []], ['name__in=Desk', [3]],
   ['sort=price', [2, 5, 1, 4, 3]], ['sort=-price', [3, 4, 1, 5, 2]], ['sort=category&sort=-price', [3, 4, 1, 2, 5]], ['sort=-category&sort=name', [5, 1, 2, 4, 3]]
 ]
 
