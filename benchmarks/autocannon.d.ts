@@ -8,10 +8,6 @@ declare module 'autocannon' {
       pipelining?: number
       /** Seconds. */
       duration?: number
-      /** A fixed number of requests instead of a duration (takes precedence). */
-      amount?: number
-      /** Replace every `[<id>]` of the body with a unique id per request. */
-      idReplacement?: boolean
       method?: string
       headers?: Record<string, string>
       body?: string | Buffer

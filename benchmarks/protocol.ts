@@ -70,7 +70,7 @@ export interface WayManifest {
   request: RequestSpec
   amount: number
   connections: number
-  idReplacement: boolean
+  numbered: boolean
 }
 
 export interface BatchScenarioManifest {

@@ -13,7 +13,8 @@
  *   BENCH_DURATION     seconds per run (3, or the scenario's own default)
  *   BENCH_WARMUP       seconds of warm-up per variant, not measured (2, or the scenario's)
  *                      (set, each of these three applies to every scenario)
- *   BENCH_BATCH_REPS   measured repetitions of every way of a batch scenario (10)
+ *   BENCH_BATCH_REPS   measured repetitions of every way of a batch scenario (10, or
+ *                      the scenario's own: bulk-create 8)
  *   BENCH_CONNECTIONS  autocannon connections (50)
  *   BENCH_PIPELINING   autocannon pipelining (1)
  *   BENCH_RETRIES      a run during which other processes used more than 10% of a
@@ -226,6 +227,12 @@ interface Measurement {
   retries: number
   latencyP50: number
   latencyP99: number
+  /**
+   * When autocannon started and ended, µs of the monotonic clock (the clock of the
+   * server's `--cpu-prof` timestamps too): which profile samples belong to this run.
+   */
+  startedUs: number
+  endedUs: number
 }
 
 async function measure (srv: ServerProcess, variant: VariantManifest, seconds: number, round: number): Promise<Measurement> {
@@ -246,7 +253,8 @@ async function measure (srv: ServerProcess, variant: VariantManifest, seconds: n
     timeout: 10
   })
   const after = await srv.cpu(false)
-  const wall = Number(process.hrtime.bigint() - started) / 1e9
+  const ended = process.hrtime.bigint()
+  const wall = Number(ended - started) / 1e9
   const machineAfter = machineBusyMicros()
   const clientCpu = cpuMicros(clientBefore, process.cpuUsage())
   const requests = result.requests.total
@@ -273,7 +281,9 @@ async function measure (srv: ServerProcess, variant: VariantManifest, seconds: n
     unexpected,
     retries: 0,
     latencyP50: result.latency.p50,
-    latencyP99: result.latency.p99
+    latencyP99: result.latency.p99,
+    startedUs: Number(started / 1000n),
+    endedUs: Number(ended / 1000n)
   }
 }
 
@@ -425,9 +435,14 @@ async function main (): Promise<void> {
   const bodies = await sanityCheck(srv, scenarios)
 
   const runs: Measurement[] = []
+  const warmups: Measurement[] = []
   if (entries.length > 0) {
     console.log('\n## Warm-up\n')
-    for (const variant of entries.filter((e) => !e.control)) console.log(formatRun(await measure(srv, variant, variant.warmup, 0)))
+    for (const variant of entries.filter((e) => !e.control)) {
+      const m = await measure(srv, variant, variant.warmup, 0)
+      warmups.push(m)
+      console.log(formatRun(m))
+    }
 
     const rounds = Math.max(...entries.map((e) => e.rounds))
     for (let round = 1; round <= rounds; round++) {
@@ -465,8 +480,8 @@ async function main (): Promise<void> {
   const hashes = new Map<string, HashMicro>()
   for (const scenario of scenarios) {
     for (const c of scenario.comparisons) {
-      if (!c.plusBodyHash || hashes.has(c.reference)) continue
-      hashes.set(c.reference, await measureHashes(bodies.get(c.reference)!))
+      if (!c.plusBodyHash || hashes.has(c.subject)) continue
+      hashes.set(c.subject, await measureHashes(bodies.get(c.subject)!))
     }
   }
 
@@ -476,7 +491,7 @@ async function main (): Promise<void> {
 
   if (settings.json !== '') {
     writeFileSync(settings.json, JSON.stringify({
-      settings, scenarios: selected, runs, batchRuns: Object.fromEntries(batchRuns), hashes: Object.fromEntries(hashes)
+      settings, scenarios: selected, runs, warmups, batchRuns: Object.fromEntries(batchRuns), hashes: Object.fromEntries(hashes)
     }, null, 2))
     console.log(`raw results written to ${settings.json}`)
   }
@@ -564,7 +579,11 @@ function report (scenarios: ScenarioManifest[], runs: Measurement[], hashes: Map
     }
     for (const c of scenario.comparisons) {
       const d = deltas(c.subject, c.reference)
-      const hash = c.plusBodyHash ? hashes.get(c.reference)?.hashUs ?? Number.NaN : 0
+      if (d.raw.length === 0) {
+        targets.push([`${c.subject} − ${c.reference}`, 'not measured', '', '', `(${c.reference.split('/')[0]} did not run: add it to BENCH_SCENARIOS)`])
+        continue
+      }
+      const hash = c.plusBodyHash ? hashes.get(c.subject)?.hashUs ?? Number.NaN : 0
       const allowance = c.maxExtraUs + hash
       const med = median(d.raw)
       const medNorm = median(d.normalized)
@@ -595,6 +614,8 @@ function report (scenarios: ScenarioManifest[], runs: Measurement[], hashes: Map
     for (const micro of new Set(hashes.values())) reportHashes(micro)
     console.log('\n## Targets in µs per request: subject − reference, paired by round (median, range over rounds)\n')
     console.log(table(['comparison', 'Δ server CPU µs/req', 'Δ client-normalized µs/req', 'target µs/req', 'verdict'], targets, [false, true, true, false, false]))
+    console.log('\nclient-normalized Δ: the server/client CPU ratio turned into µs; it assumes the client does the same work for')
+    console.log('both responses, so it is biased where they differ (a 304 against a 200: the client reads less for the 304)')
     console.log('\n' + targetNotes.join('\n'))
   }
   const other = runs.map((m) => m.otherCpuShare).filter((x) => !Number.isNaN(x))

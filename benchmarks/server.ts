@@ -36,7 +36,7 @@ function manifest (scenario: AnyScenario): AnyScenarioManifest {
         request: w.request,
         amount: w.amount,
         connections: w.connections,
-        idReplacement: w.idReplacement ?? false
+        numbered: w.numbered ?? false
       })),
       repetitions: scenario.repetitions,
       warmupRepetitions: scenario.warmupRepetitions ?? 2
@@ -53,13 +53,15 @@ function manifest (scenario: AnyScenario): AnyScenarioManifest {
     sameBodyAsBaseline: definition.sameBodyAsBaseline ?? true
   })
   const variants = [variant(scenario.baseline, true), ...scenario.variants.map((v) => variant(v, false))]
+  // A name with a slash is another scenario's variant, checked by the runner.
+  const resolve = (name: string): string => name.includes('/') ? name : id(name)
   const comparisons = (scenario.comparisons ?? []).map((c) => {
     for (const name of [c.subject, c.reference]) {
-      if (!variants.some((v) => v.name === name)) throw new Error(`scenario ${scenario.name}: comparison names an unknown variant ${name}`)
+      if (!name.includes('/') && !variants.some((v) => v.name === name)) throw new Error(`scenario ${scenario.name}: comparison names an unknown variant ${name}`)
     }
     return {
-      subject: id(c.subject),
-      reference: id(c.reference),
+      subject: resolve(c.subject),
+      reference: resolve(c.reference),
       label: c.label,
       maxExtraUs: c.maxExtraUs,
       plusBodyHash: c.plusBodyHash ?? false,

@@ -46,6 +46,16 @@ export const bulkCreate: BatchScenario = {
         return created
       })
 
+    // Hand-written single create: the same schemas, one create; null (a clash) is a 409.
+    app.post<{ Body: Static<typeof ItemIn> }>(`${PREFIX}/fastify`,
+      { schema: { body: ItemIn, response: { 201: Item } } },
+      async function createItem (request, reply) {
+        const created = await state.repository.create(request.body, {})
+        if (created === null) return reply.code(409).send({ message: 'Conflict' })
+        reply.code(201)
+        return created
+      })
+
     // One class serves both: POST /bulk-create/view (create) and POST /bulk-create/view/bulk (bulkCreate).
     class Items extends mix(AsyncGenericBulkCreateAPIView, AsyncGenericCreateAPIView)<{ item: Item, create: Static<typeof ItemIn> }> {
       static override responseSchema = Item
@@ -60,6 +70,7 @@ export const bulkCreate: BatchScenario = {
   reset: { method: 'POST', path: `${PREFIX}/reset`, expectStatus: 204 },
   check: { request: { method: 'GET', path: `${PREFIX}/count` }, body: JSON.stringify({ count: BATCH }) },
   reference: 'view-bulk',
+  repetitions: 8,
   ways: [
     {
       name: 'view-bulk',
@@ -81,7 +92,15 @@ export const bulkCreate: BatchScenario = {
       request: { method: 'POST', path: `${PREFIX}/view`, headers: { 'content-type': 'application/json' }, body: '{"name":"Item [<id>]","price":9.99}', expectStatus: 201 },
       amount: BATCH,
       connections: 1,
-      idReplacement: true
+      numbered: true
+    },
+    {
+      name: 'fastify-single-c10',
+      label: `${BATCH} POSTs of one item each on 10 keep-alive connections to a hand-written route (repository.create, same schemas)`,
+      request: { method: 'POST', path: `${PREFIX}/fastify`, headers: { 'content-type': 'application/json' }, body: '{"name":"Item [<id>]","price":9.99}', expectStatus: 201 },
+      amount: BATCH,
+      connections: 10,
+      numbered: true
     },
     {
       name: 'view-single-c10',
@@ -89,7 +108,7 @@ export const bulkCreate: BatchScenario = {
       request: { method: 'POST', path: `${PREFIX}/view`, headers: { 'content-type': 'application/json' }, body: '{"name":"Item [<id>]","price":9.99}', expectStatus: 201 },
       amount: BATCH,
       connections: 10,
-      idReplacement: true
+      numbered: true
     }
   ]
 }

@@ -9,7 +9,7 @@ const PREFIX = '/generic-list'
 export const genericList: Scenario = {
   name: 'generic-list',
   description: 'GET all 20 rows of an in-memory repository (MemoryRepository behind asyncRepository, no filter), response schema Type.Array(Product)',
-  duration: 2,
+  duration: 1.5,
   warmup: 1,
   async register (app: FastifyInstance) {
     // One repository for both routes: the same rows, the same `list` call.

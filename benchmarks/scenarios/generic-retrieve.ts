@@ -9,7 +9,7 @@ const PREFIX = '/generic-retrieve'
 export const genericRetrieve: Scenario = {
   name: 'generic-retrieve',
   description: `GET /:id (integer id params schema) of one row of a 20-row in-memory repository (id ${DETAIL_ID}), response schema Product`,
-  duration: 2,
+  duration: 1.5,
   warmup: 1,
   async register (app: FastifyInstance) {
     const repository = productRepository()

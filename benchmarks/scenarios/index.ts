@@ -3,6 +3,7 @@ import { etagScenario } from './etag.js'
 import { genericList } from './generic-list.js'
 import { genericRetrieve } from './generic-retrieve.js'
 import { items } from './items.js'
+import { sqliteBulkCreate, sqliteRetrieve } from './sqlite.js'
 import type { AnyScenario } from './types.js'
 
 /**
@@ -14,5 +15,7 @@ export const scenarios: AnyScenario[] = [
   genericList,
   genericRetrieve,
   etagScenario,
-  bulkCreate
+  bulkCreate,
+  sqliteRetrieve,
+  sqliteBulkCreate
 ]

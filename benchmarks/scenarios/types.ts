@@ -13,15 +13,18 @@ export interface VariantDefinition {
 }
 
 /**
- * A target stated in µs per request between two variants of one scenario: the
- * subject may cost at most `maxExtraUs` more server CPU per request than the
- * reference (0: it must not cost more), plus, with `plusBodyHash`, the measured cost
- * of one SHA-1 of the reference's response body.
+ * A target stated in µs per request between two variants: the subject may cost at
+ * most `maxExtraUs` more server CPU per request than the reference (0: it must cost
+ * less), plus, with `plusBodyHash`, the measured cost of one SHA-1 of the subject's
+ * response body. Both are measured in the same round, so the difference is paired.
  */
 export interface ComparisonDefinition {
   /** Variant name. */
   subject: string
-  /** Variant name (the baseline's name for the baseline). */
+  /**
+   * Variant name in this scenario, or `scenario/variant` in another one (reported
+   * only when that scenario runs too, with the same number of rounds).
+   */
   reference: string
   /** The target in words, as the report prints it. */
   label: string
@@ -66,8 +69,8 @@ export interface WayDefinition {
   /** How many requests make up the work (1 for a single bulk request). */
   amount: number
   connections: number
-  /** Replace every `[<id>]` of the body with a unique id per request (autocannon's `idReplacement`). */
-  idReplacement?: boolean
+  /** Replace every `[<id>]` of the body with the request's index (0, 1, ...), unique within a run. */
+  numbered?: boolean
 }
 
 /**
@@ -89,7 +92,7 @@ export interface BatchScenario {
   /** The way the others are compared with. */
   reference: string
   ways: WayDefinition[]
-  /** Measured repetitions of every way (default 10; `BENCH_BATCH_REPS` overrides). */
+  /** Measured repetitions of every way (default 10; `BENCH_BATCH_REPS` overrides both). */
   repetitions?: number
   /** Unmeasured repetitions first (default 2). */
   warmupRepetitions?: number

@@ -1,0 +1,131 @@
+import { rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import { Type, type Static } from '@sinclair/typebox'
+import type { FastifyInstance } from 'fastify'
+import { GenericBulkCreateAPIView, GenericCreateAPIView, GenericRetrieveAPIView, mix, views } from '../../lib/index.js'
+import { SqliteRepository } from '../../lib/sql-index.js'
+import type { BatchScenario, Scenario } from './types.js'
+
+const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() })
+type Item = Static<typeof Item>
+const ItemIn = Type.Object({ name: Type.String({ minLength: 1 }), price: Type.Number({ minimum: 0 }) })
+const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) })
+const BATCH = 1000
+const TABLE = { table: 'items', columns: ['id', 'name', 'price'] }
+
+/**
+ * A SQLite file as the example API uses one (WAL, synchronous = NORMAL), in the
+ * system's temporary folder, removed when the benchmark server exits.
+ */
+function openDatabase (name: string): Database.Database {
+  const file = path.join(tmpdir(), `fastify-views-bench-${name}-${process.pid}.db`)
+  for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true })
+  const db = new Database(file)
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = NORMAL')
+  db.exec('CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, price REAL NOT NULL CHECK (price >= 0))')
+  process.once('exit', () => { db.close(); for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true }) })
+  return db
+}
+
+const BULK_BODY = JSON.stringify(Array.from({ length: BATCH }, (_, i) => ({ name: `Item ${i + 1}`, price: Math.round((1 + i * 0.37) * 100) / 100 })))
+const PREFIX = '/sqlite-bulk'
+
+/** Create 1,000 rows in SQLite: one bulk request through the view, 1,000 single POSTs, or a raw better-sqlite3 transaction. */
+export const sqliteBulkCreate: BatchScenario = {
+  kind: 'batch',
+  name: 'sqlite-bulk-create',
+  description: `create ${BATCH.toLocaleString('en-US')} rows in a SQLite file (WAL, synchronous NORMAL, UNIQUE name): one POST /bulk through ` +
+    `GenericBulkCreateAPIView over SqliteRepository, ${BATCH} single POSTs through GenericCreateAPIView, or one POST to a hand-written route ` +
+    'running a raw better-sqlite3 transaction of the same INSERT ... RETURNING statements; the table is emptied before every run',
+  async register (app: FastifyInstance) {
+    const db = openDatabase('bulk')
+    app.post(`${PREFIX}/reset`, async (_request, reply) => { db.exec('DELETE FROM items'); return reply.code(204).send() })
+    app.get(`${PREFIX}/count`, { schema: { response: { 200: Type.Object({ count: Type.Integer() }) } } }, async () => db.prepare('SELECT COUNT(*) AS count FROM items').get())
+
+    // The floor: the same rows, the same validation and serialization, one raw transaction.
+    const insert = db.prepare('INSERT INTO items (name, price) VALUES (?, ?) RETURNING *')
+    const insertAll = db.transaction((rows: Array<Static<typeof ItemIn>>) => rows.map((row) => insert.get(row.name, row.price)))
+    app.post<{ Body: Array<Static<typeof ItemIn>> }>(`${PREFIX}/raw`, { schema: { body: Type.Array(ItemIn), response: { 201: Type.Array(Item) } } },
+      async (request, reply) => { reply.code(201); return insertAll(request.body) })
+
+    class Items extends mix(GenericBulkCreateAPIView, GenericCreateAPIView)<{ item: Item, create: Static<typeof ItemIn> }> {
+      static override responseSchema = Item
+      static override createSchema = ItemIn
+      static override repository = new SqliteRepository(db, TABLE) as never
+    }
+    await app.register(views, { configureApp: false, views: [{ view: Items, prefix: `${PREFIX}/view` }] })
+  },
+  items: BATCH,
+  reset: { method: 'POST', path: `${PREFIX}/reset`, expectStatus: 204 },
+  check: { request: { method: 'GET', path: `${PREFIX}/count` }, body: JSON.stringify({ count: BATCH }) },
+  reference: 'view-bulk',
+  repetitions: 6,
+  ways: [
+    {
+      name: 'view-bulk',
+      label: `1 POST /bulk of ${BATCH} items: GenericBulkCreateAPIView over SqliteRepository (one transaction), 201 with the rows`,
+      request: { method: 'POST', path: `${PREFIX}/view/bulk`, headers: { 'content-type': 'application/json' }, body: BULK_BODY, expectStatus: 201 },
+      amount: 1,
+      connections: 1
+    },
+    {
+      name: 'raw-transaction',
+      label: `1 POST of ${BATCH} items to a hand-written route: a raw better-sqlite3 transaction of prepared INSERT ... RETURNING`,
+      request: { method: 'POST', path: `${PREFIX}/raw`, headers: { 'content-type': 'application/json' }, body: BULK_BODY, expectStatus: 201 },
+      amount: 1,
+      connections: 1
+    },
+    {
+      name: 'view-single-c1',
+      label: `${BATCH} POSTs of one item each, one after the other on 1 keep-alive connection: GenericCreateAPIView over SqliteRepository`,
+      request: { method: 'POST', path: `${PREFIX}/view`, headers: { 'content-type': 'application/json' }, body: '{"name":"Item [<id>]","price":9.99}', expectStatus: 201 },
+      amount: BATCH,
+      connections: 1,
+      numbered: true
+    }
+  ]
+}
+
+const RETRIEVE = '/sqlite-retrieve'
+
+/** GET one row by id from SQLite: the sync generic retrieve against a hand-written route running the same query. */
+export const sqliteRetrieve: Scenario = {
+  name: 'sqlite-retrieve',
+  description: 'GET /:id of one row of a 1,000-row SQLite table (WAL file): GenericRetrieveAPIView over SqliteRepository vs a hand-written route ' +
+    'with the same schemas running a prepared SELECT',
+  duration: 1.5,
+  warmup: 1,
+  async register (app: FastifyInstance) {
+    const db = openDatabase('retrieve')
+    const insert = db.prepare('INSERT INTO items (name, price) VALUES (?, ?)')
+    db.transaction(() => { for (let i = 1; i <= 1000; i++) insert.run(`Item ${i}`, i) })()
+    const select = db.prepare('SELECT * FROM items WHERE id = ?')
+    app.get<{ Params: { id: number } }>(`${RETRIEVE}/fastify/:id`, { schema: { params: IdParams, response: { 200: Item } } },
+      async function getItem (request, reply) {
+        const item = select.get(request.params.id)
+        if (item === undefined) return reply.callNotFound()
+        return item
+      })
+    class Items extends GenericRetrieveAPIView<{ item: Item, params: { id: number } }> {
+      static override responseSchema = Item
+      static override detailParams = IdParams
+      static override repository = new SqliteRepository(db, TABLE) as never
+    }
+    await app.register(views, { configureApp: false, views: [{ view: Items, prefix: `${RETRIEVE}/view` }] })
+  },
+  baseline: {
+    name: 'fastify',
+    label: 'hand-written Fastify route running a prepared SELECT ... WHERE id = ?, params and response schemas',
+    request: { method: 'GET', path: `${RETRIEVE}/fastify/500` }
+  },
+  variants: [
+    {
+      name: 'view',
+      label: 'GenericRetrieveAPIView over SqliteRepository (validateResponse = true)',
+      request: { method: 'GET', path: `${RETRIEVE}/view/500` }
+    }
+  ]
+}
