@@ -60,7 +60,8 @@ function origin (f: CallFrame): string {
   if (f.url.includes('/node_modules/fastify/')) return 'fastify'
   if (f.url.includes('/node_modules/')) return f.url.replace(/^.*\/node_modules\/((@[^/]+\/)?[^/]+).*$/, 'node_modules: $1')
   if (f.url.startsWith('node:')) return 'node internals (JS)'
-  if (f.url === '') return f.functionName === '' || f.functionName === 'anonymous' ? 'generated code (serializers, TypeBox checks)' : `native: ${f.functionName}`
+  // Code made with new Function has no URL either: fast-json-stringify's anonymousN, ajv's validateN, TypeBox's check.
+  if (f.url === '') return /^(anonymous\d*|validate\d*|check|)$/.test(f.functionName) ? 'generated code (serializers, validators, TypeBox checks)' : `native: ${f.functionName}`
   if (f.url.includes('/build/benchmarks/')) return 'benchmark routes (hand-written handlers)'
   return 'other'
 }

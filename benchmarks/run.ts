@@ -14,7 +14,7 @@
  *   BENCH_WARMUP       seconds of warm-up per variant, not measured (2, or the scenario's)
  *                      (set, each of these three applies to every scenario)
  *   BENCH_BATCH_REPS   measured repetitions of every way of a batch scenario (10, or
- *                      the scenario's own: bulk-create 8)
+ *                      the scenario's own: bulk-create 6, sqlite-bulk-create 6)
  *   BENCH_CONNECTIONS  autocannon connections (50)
  *   BENCH_PIPELINING   autocannon pipelining (1)
  *   BENCH_RETRIES      a run during which other processes used more than 10% of a

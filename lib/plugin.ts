@@ -21,7 +21,9 @@ export interface FastifyViewsOptions {
   configureApp?: boolean
 }
 
-const configured = new WeakSet<FastifyInstance>()
+// Keyed by the HTTP server, which every encapsulated context of one app shares: the
+// plugin registered in two sibling contexts configures the app once.
+const configured = new WeakSet<object>()
 
 /**
  * Installs what must be app-wide (the seed's `configure_app`): the problem+json error
@@ -29,8 +31,8 @@ const configured = new WeakSet<FastifyInstance>()
  * answers requests Node cannot parse. Safe to call more than once.
  */
 export function configureApp (app: FastifyInstance): FastifyInstance {
-  if (configured.has(app)) return app
-  configured.add(app)
+  if (configured.has(app.server)) return app
+  configured.add(app.server)
   app.setErrorHandler(problemErrorHandler)
   app.setNotFoundHandler(problemNotFoundHandler)
   // Fastify installs its JSON clientError listener when the server is created, so

@@ -243,7 +243,9 @@ function buildFinish (klass: ViewStatics, route: RouteDefinition): Finish {
   const defaultsNeedWork = variants !== undefined && (defaults.excludeNone === true || defaults.byAlias === false || variants.toWire !== undefined)
 
   return (value, view, reply) => {
-    if (value === reply) return reply
+    // An async action that returned the reply (`return this.checkLastModified(...) ?? item`)
+    // resolves to nothing, since a reply is thenable: the response is already on its way.
+    if (value === reply || (value === undefined && reply.sent)) return reply
     if (status !== 200) reply.code(status)
     if (value === null || value === undefined) {
       if (onNone !== undefined) throw onNone()

@@ -393,3 +393,23 @@ test('preconditions follow byAlias = false defaults too', async (t) => {
   t.same(got.json(), { id: 1, full_name: 'Ada' })
   t.equal((await app.inject({ method: 'PATCH', url: '/1', headers: { 'if-match': got.headers.etag as string }, payload: {} })).statusCode, 200)
 })
+
+test('an async action returning checkLastModified ?? item answers a clean 304', async (t) => {
+  const lines: string[] = []
+  class AsyncItem extends mix(ConditionalMixin, AsyncGenericViewSet)<{ item: ItemT, params: { id: number } }> {
+    static override responseSchema = Item
+    static override detailParams = IdParams
+    static override repository = asyncRepository(new MemoryRepository<ItemT>({ rows: [{ id: 1, name: 'lamp', updated_at: MODIFIED }] })) as never
+    override async retrieve (request: FastifyRequest<{ Params: { id: number } }>) {
+      const item = (await this.repository.get({ id: request.params.id }, {})) as ItemT
+      return this.checkLastModified(item.updated_at) ?? item
+    }
+  }
+  const app = await build({ views: [AsyncItem] }, { logger: { level: 'warn', stream: { write: (l: string) => { lines.push(l) } } } })
+  t.teardown(() => app.close())
+  const res = await app.inject({ url: '/1', headers: { 'if-modified-since': LAST_MODIFIED } })
+  t.equal(res.statusCode, 304)
+  t.equal(res.body, '')
+  t.equal((await app.inject('/1')).statusCode, 200)
+  t.same(lines, [], 'nothing was thrown or sent twice')
+})

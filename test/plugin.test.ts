@@ -149,3 +149,14 @@ test('a single route hook function, ResponseHeaders.apply, and the TypeBox valid
   t.equal((await plain.inject('/n?n=1e3')).statusCode, 400)
   t.equal((await plain.inject({ method: 'POST', url: '/b', payload: { n: '5' } })).statusCode, 400, 'without a part, the body rules apply')
 })
+
+test('the plugin registered in two sibling contexts configures the app once', async (t) => {
+  const app = Fastify()
+  await app.register(views, { views: [{ view: Ping, prefix: '/a' }] })
+  await app.register(async (child) => { await child.register(views, { views: [{ view: Ping, prefix: '/b' }] }) })
+  await app.register(async (child) => { await child.register(views, { views: [{ view: Ping, prefix: '/c' }] }) })
+  await app.ready()
+  t.teardown(() => app.close())
+  t.same((await app.inject('/c/1')).json(), { one: true })
+  t.match((await app.inject('/nowhere')).headers['content-type'], /^application\/problem\+json/)
+})

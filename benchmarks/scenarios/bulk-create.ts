@@ -70,7 +70,7 @@ export const bulkCreate: BatchScenario = {
   reset: { method: 'POST', path: `${PREFIX}/reset`, expectStatus: 204 },
   check: { request: { method: 'GET', path: `${PREFIX}/count` }, body: JSON.stringify({ count: BATCH }) },
   reference: 'view-bulk',
-  repetitions: 8,
+  repetitions: 6,
   ways: [
     {
       name: 'view-bulk',

@@ -20,6 +20,8 @@ export const etagScenario: Scenario = {
   name: 'etag',
   description: `conditional GET /:id of one row (id ${DETAIL_ID}): strong ETags from the view (etag = true) and from @fastify/etag, ` +
     'and checkLastModified answering 200 + Last-Modified or, to If-Modified-Since, 304; compared with generic-retrieve\'s plain routes',
+  // 4 rounds of 1.5 s keep the default run near 4 minutes; BENCH_ROUNDS=20 for figures worth pooling.
+  rounds: 4,
   duration: 1.5,
   warmup: 1,
   // Every target of this scenario is stated in µs against another variant.
