@@ -120,6 +120,12 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
   readonly optionKeys: Set<string>
   readonly scopeFields: string[]
   readonly #rows = new Map<unknown, Row>()
+  /**
+   * One index per unique field, value -> row, so that a uniqueness check is a lookup:
+   * a bulk create of n items costs O(n), not O(n x rows). Nulls are not indexed: as
+   * in SQL, a unique field may be null on many rows.
+   */
+  readonly #indexes: Array<[string, Map<unknown, Row>]>
   #nextId = 1
 
   constructor (options: MemoryRepositoryOptions<T> = {}) {
@@ -127,6 +133,7 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
     this.unique = options.unique ?? []
     this.optionKeys = new Set(options.optionKeys ?? [])
     this.scopeFields = options.scopeFields ?? []
+    this.#indexes = this.unique.map((field) => [field, new Map()])
     for (const row of options.rows ?? []) this.#insert({ ...row } as Row)
   }
 
@@ -135,16 +142,66 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
     const id = row[this.idField]
     if (typeof id === 'number' && id >= this.#nextId) this.#nextId = id + 1
     this.#rows.set(id, row)
+    this.#index(row)
     return row
   }
 
-  #clashes (values: Row, except?: Row): boolean {
-    const keys = [this.idField, ...this.unique]
-    for (const row of this.#rows.values()) {
-      if (row === except) continue
-      if (keys.some((k) => values[k] !== undefined && row[k] === values[k])) return true
+  #index (row: Row): void {
+    for (const [field, index] of this.#indexes) if (!isNull(row[field])) index.set(row[field], row)
+  }
+
+  #unindex (row: Row): void {
+    for (const [field, index] of this.#indexes) if (index.get(row[field]) === row) index.delete(row[field])
+  }
+
+  #remove (row: Row): void {
+    this.#rows.delete(row[this.idField])
+    this.#unindex(row)
+  }
+
+  /** The row other than `except` that already holds one of the primary or unique values in `values`. */
+  #holderOf (values: Row, except?: Row): Row | undefined {
+    const id = values[this.idField]
+    const byId = isNull(id) ? undefined : this.#rows.get(id)
+    if (byId !== undefined && byId !== except) return byId
+    for (const [field, index] of this.#indexes) {
+      const holder = isNull(values[field]) ? undefined : index.get(values[field])
+      if (holder !== undefined && holder !== except) return holder
     }
-    return false
+    return undefined
+  }
+
+  /** Applies `values` to a stored row, keeping the key map and the unique indexes in step. */
+  #assign (row: Row, values: Row): void {
+    this.#remove(row)
+    Object.assign(row, values)
+    this.#rows.set(row[this.idField], row)
+    this.#index(row)
+  }
+
+  /**
+   * Runs a multi-row write as one transaction: `work` records how to undo each step,
+   * and a throw undoes them all, newest first, so the store is left exactly as it was.
+   */
+  #transaction<R> (work: (undo: Array<() => void>) => R): R {
+    const undo: Array<() => void> = []
+    try {
+      return work(undo)
+    } catch (error) {
+      for (let i = undo.length - 1; i >= 0; i--) undo[i]()
+      throw error
+    }
+  }
+
+  /** `#assign` inside a transaction: records the row's previous values first. */
+  #assignLogged (row: Row, values: Row, undo: Array<() => void>): void {
+    const before = { ...row }
+    undo.push(() => {
+      this.#remove(row)
+      for (const key of Object.keys(row)) if (!(key in before)) delete row[key]
+      this.#insert(Object.assign(row, before))
+    })
+    this.#assign(row, values)
   }
 
   #where (criteria: Criteria, search?: ListQuery['search'], predicates: unknown[] = []): Row[] {
@@ -158,12 +215,29 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
   }
 
   create (values: Record<string, unknown>, _options: RepositoryOptions = {}): T | null {
-    if (this.#clashes(values)) return null
+    if (this.#holderOf(values) !== undefined) return null
     return { ...this.#insert({ ...values }) } as T
   }
 
+  /**
+   * The first row the criteria select. Criteria naming the primary key (a detail route,
+   * possibly with a tenant) look the row up by key instead of scanning the store.
+   */
+  #first (criteria: Criteria): Row | undefined {
+    const id = criteria[this.idField]
+    if ((typeof id === 'string' || (typeof id === 'number' && !Number.isNaN(id))) && Object.hasOwn(criteria, this.idField)) {
+      const row = this.#rows.get(id)
+      if (row === undefined) return undefined
+      for (const key in criteria) {
+        if (key !== this.idField && !matches(row, ...splitCriterion(key), criteria[key])) return undefined
+      }
+      return row
+    }
+    return this.#where(criteria)[0]
+  }
+
   get (criteria: Criteria, _options: RepositoryOptions = {}): T | null {
-    const row = this.#where(criteria)[0]
+    const row = this.#first(criteria)
     return row === undefined ? null : { ...row } as T
   }
 
@@ -186,16 +260,18 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
   }
 
   update (criteria: Criteria, values: Record<string, unknown>, _options: RepositoryOptions = {}): T | null {
-    const row = this.#where(criteria)[0]
+    const row = this.#first(criteria)
     if (row === undefined) return null
-    if (this.#clashes(values, row)) throw new UniqueViolation('A unique field already has this value.')
-    Object.assign(row, values)
+    if (this.#holderOf(values, row) !== undefined) throw new UniqueViolation('A unique field already has this value.')
+    this.#assign(row, values)
     return { ...row } as T
   }
 
   delete (criteria: Criteria, _options: RepositoryOptions = {}): boolean {
-    const row = this.#where(criteria)[0]
-    return row === undefined ? false : this.#rows.delete(row[this.idField])
+    const row = this.#first(criteria)
+    if (row === undefined) return false
+    this.#remove(row)
+    return true
   }
 
   #criteriaOf (kwargs: Record<string, unknown>): Criteria {
@@ -206,38 +282,49 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
 
   /** Inserts every item, or none when one clashes with a row or with another item. */
   createMany (items: Array<Record<string, unknown>>, _options: RepositoryOptions = {}): T[] {
-    const keys = [this.idField, ...this.unique]
-    items.forEach((item, index) => {
-      const twin = items.findIndex((other, i) => i < index && keys.some((k) => item[k] !== undefined && other[k] === item[k]))
-      if (this.#clashes(item) || twin !== -1) throw new Conflict(`Item ${index} clashes with ${twin === -1 ? 'an existing row' : `item ${twin}`}.`)
+    const positions = new Map<Row, number>()
+    const nextId = this.#nextId
+    return this.#transaction((undo) => {
+      undo.push(() => { this.#nextId = nextId })
+      return items.map((item, index) => {
+        const holder = this.#holderOf(item)
+        if (holder !== undefined) {
+          const twin = positions.get(holder)
+          throw new Conflict(`Item ${index} clashes with ${twin === undefined ? 'an existing row' : `item ${twin}`}.`)
+        }
+        const row = this.#insert({ ...item })
+        positions.set(row, index)
+        undo.push(() => this.#remove(row))
+        return { ...row } as T
+      })
     })
-    return items.map((item) => ({ ...this.#insert({ ...item }) }) as T)
   }
 
   /** Applies `values` to every selected row, or to none when the result would clash. */
   updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): T[] {
     const rows = this.#where(this.#criteriaOf(kwargs), undefined, args)
     const changesUnique = [this.idField, ...this.unique].some((k) => values[k] !== undefined)
-    if (changesUnique && (rows.length > 1 || rows.some((row) => this.#clashes(values, row)))) throw new Conflict('The values would make a unique field repeat.')
-    for (const row of rows) Object.assign(row, values)
+    if (changesUnique && (rows.length > 1 || rows.some((row) => this.#holderOf(values, row) !== undefined))) throw new Conflict('The values would make a unique field repeat.')
+    for (const row of rows) this.#assign(row, values)
     return rows.map((row) => ({ ...row }) as T)
   }
 
   /** Replaces each item's row by primary key, or nothing when one is missing or clashes. */
   bulkUpdate (items: Array<Record<string, unknown>>, _options: RepositoryOptions = {}): void {
-    const rows = items.map((item, index) => {
+    // Row by row, as `UPDATE ... WHERE id = ?` executed many times in one transaction:
+    // an item that repeats a unique value of a row (or of an earlier item) fails the batch.
+    this.#transaction((undo) => items.forEach((item, index) => {
       const row = this.#rows.get(item[this.idField])
       if (row === undefined || this.scopeFields.some((f) => item[f] !== undefined && row[f] !== item[f])) {
         throw new NotFound(`Item ${index}: no row has ${this.idField} ${JSON.stringify(item[this.idField])}.`)
       }
-      if (this.#clashes(item, row)) throw new Conflict(`Item ${index} clashes with an existing row.`)
-      return row
-    })
-    rows.forEach((row, index) => Object.assign(row, items[index]))
+      if (this.#holderOf(item, row) !== undefined) throw new Conflict(`Item ${index} clashes with an existing row.`)
+      this.#assignLogged(row, item, undo)
+    }))
   }
 
   /** Deletes every selected row. */
   deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): void {
-    for (const row of this.#where(this.#criteriaOf(kwargs), undefined, args)) this.#rows.delete(row[this.idField])
+    for (const row of this.#where(this.#criteriaOf(kwargs), undefined, args)) this.#remove(row)
   }
 }

@@ -159,6 +159,26 @@ test('updateMany refuses a value that would repeat a unique field, on one row to
   t.same(repo.updateMany({ name: 'Lamp' }, { id: 1 }).map((r) => r.name), ['Lamp'], 'a row may keep its own value')
 })
 
+test('the memory repository writes batches all or nothing, with indexed unique checks', async (t) => {
+  const repo = new MemoryRepository<ProductT>({ rows, unique: ['name'] })
+  const before = repo.list({})
+  t.throws(() => repo.createMany([{ name: 'A', price: 1 }, { name: 'B', price: 1 }, { name: 'A', price: 2 }]), { name: 'Conflict', message: 'Item 2 clashes with item 0.' })
+  t.same(repo.list({}), before, 'a failed createMany leaves no row behind')
+  t.equal(repo.createMany([{ name: 'A', price: 1 }])[0].id, 6, 'and gives back the keys it had taken')
+  t.throws(() => repo.bulkUpdate([{ id: 1, name: 'Twin', price: 1 }, { id: 2, name: 'Twin', price: 2 }], {}), { name: 'Conflict', message: 'Item 1 clashes with an existing row.' }, 'two items repeating one unique value clash, as row-by-row UPDATEs would')
+  t.throws(() => repo.bulkUpdate([{ id: 1, name: 'Fresh', note: 'added' } as never, { id: 99, name: 'x' }], {}), { name: 'NotFound' })
+  t.same(repo.get({ id: 1 }), before[0], 'a failed bulkUpdate restores every row it had changed, added fields removed')
+  t.equal(repo.create({ name: 'Lamp', price: 1 }), null, 'the restored row holds its unique value again')
+  t.ok(repo.create({ name: 'Fresh', price: 1 }), 'and the value it had taken is free again')
+  const nullable = new MemoryRepository({ unique: ['code'], rows: [{ id: 1, code: null }] })
+  t.ok(nullable.create({ code: null }), 'a unique field may be null on many rows, as in SQL')
+  const moved = new MemoryRepository({ unique: ['code'], rows: [{ id: 1, code: 'a' }] })
+  moved.update({ id: 1 }, { id: 7, code: 'b' })
+  t.same([moved.get({ id: 1 }), moved.get({ id: 7 })], [null, { id: 7, code: 'b' }], 'an update of the key moves the row')
+  t.ok(moved.create({ code: 'a' }), 'and frees its old unique value')
+  t.equal(moved.get({ id: 7, code: 'a' }), null, 'a key lookup still checks the other criteria')
+})
+
 test('the memory repository compares like a typed database: no cross-kind matches, nulls only match is_null', async (t) => {
   const repo = new MemoryRepository<ProductT>({ rows })
   t.equal(repo.get({ id: 'abc' }), null, "an id of another kind matches no row ('abc' is not 1)")
