@@ -52,6 +52,8 @@ export class SqlBuilder {
   readonly touchColumn: string | undefined
   readonly optionKeys: Set<string>
   readonly scopeFields: string[]
+  /** SELECT texts of single-row reads by plain equality, keyed by the criteria's column names in order. */
+  readonly #pointReads = new Map<string, string>()
 
   constructor (dialect: Dialect, options: SqlTableOptions) {
     this.dialect = dialect
@@ -166,6 +168,33 @@ export class SqlBuilder {
     return this.finish(sql, params, 'rows')
   }
 
+  /**
+   * The statement reading the first row the criteria select. Criteria of plain
+   * equalities on columns with non-null values (a detail route's id, a tenant) have
+   * a text that depends only on their column names, so it is built once per set of
+   * names: a detail read then costs a map lookup, not a SQL build.
+   */
+  selectOne (criteria: Criteria): Statement {
+    let shape = ''
+    const params: unknown[] = []
+    for (const key in criteria) {
+      const value = criteria[key]
+      if (value === null || typeof value === 'object' || !this.columns.has(key) || key.includes('__') || this.optionKeys.has(key)) {
+        return this.select(criteria, { orderBy: [], limit: 1 })
+      }
+      shape += `${key},`
+      params.push(this.dialect === 'sqlite' ? toSqlite(value) : value)
+    }
+    let sql = this.#pointReads.get(shape)
+    if (sql === undefined) {
+      // With the primary key among the equalities at most one row matches: no ORDER BY or LIMIT to plan.
+      sql = this.idColumn in criteria ? this.finish(`SELECT * FROM ${this.table}${this.where(criteria, [])}`, [], 'rows').sql : this.select(criteria, { orderBy: [], limit: 1 }).sql
+      // Shapes are subsets of the declared columns; keep the cache bounded all the same.
+      if (this.#pointReads.size < 256) this.#pointReads.set(shape, sql)
+    }
+    return { sql, params, returns: 'rows' }
+  }
+
   count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'>): Statement {
     const params: unknown[] = []
     return this.finish(`SELECT COUNT(*) AS n FROM ${this.table}${this.where(criteria, params, query.search, query.args)}`, params, 'rows')
@@ -271,7 +300,7 @@ export const operations = {
     }
   },
   * get (b: SqlBuilder, criteria: Criteria): Operation<Record<string, unknown> | null> {
-    return (yield b.select(criteria, { orderBy: [], limit: 1 })).rows[0] ?? null
+    return (yield b.selectOne(criteria)).rows[0] ?? null
   },
   * list (b: SqlBuilder, criteria: Criteria, query: ListQuery): Operation<Array<Record<string, unknown>>> {
     return (yield b.select(criteria, query)).rows

@@ -3,9 +3,9 @@ import type { Database } from 'better-sqlite3'
 /** A prepared statement, as this repository uses it: positional parameters only. */
 const CACHE_SIZE = 256
 
-type Statement3 = { run: (...params: unknown[]) => { changes: number }, all: (...params: unknown[]) => unknown[] }
+type Statement3 = { run: (...params: unknown[]) => { changes: number }, all: (...params: unknown[]) => unknown[], get: (...params: unknown[]) => unknown }
 import type { BulkRepository, Criteria, ListQuery, Repository, RepositoryOptions } from './repository.js'
-import { operations, runSync, SqlBuilder, type Operation, type SqlTableOptions, type Statement, type StatementResult } from './sql.js'
+import { operations, runSync, SqlBuilder, translateError, type Operation, type SqlTableOptions, type Statement, type StatementResult } from './sql.js'
 
 /**
  * A CRUD and bulk repository over one SQLite table through `better-sqlite3`:
@@ -26,15 +26,20 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
       this.#db.exec(step === 'begin' ? 'BEGIN IMMEDIATE' : step.toUpperCase())
       return { rows: [], changes: 0 }
     }
-    let statement = this.#cache.get(step.sql)
-    if (statement === undefined) {
-      // The text varies with criteria and list lengths: keep the most recent statements only.
-      if (this.#cache.size >= CACHE_SIZE) this.#cache.delete(this.#cache.keys().next().value!)
-      this.#cache.set(step.sql, statement = this.#db.prepare(step.sql) as unknown as Statement3)
-    }
+    const statement = this.#prepared(step.sql)
     if (step.returns === 'count') return { rows: [], changes: statement.run(...step.params).changes }
     const rows = statement.all(...step.params) as Array<Record<string, unknown>>
     return { rows, changes: rows.length }
+  }
+
+  #prepared (sql: string): Statement3 {
+    let statement = this.#cache.get(sql)
+    if (statement === undefined) {
+      // The text varies with criteria and list lengths: keep the most recent statements only.
+      if (this.#cache.size >= CACHE_SIZE) this.#cache.delete(this.#cache.keys().next().value!)
+      this.#cache.set(sql, statement = this.#db.prepare(sql) as unknown as Statement3)
+    }
+    return statement
   }
 
   #run<R> (operation: Operation<R>): R {
@@ -42,7 +47,16 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
   }
 
   create (values: Record<string, unknown>, _options?: RepositoryOptions): T | null { return this.#run(operations.create(this.builder, values)) as T | null }
-  get (criteria: Criteria, _options?: RepositoryOptions): T | null { return this.#run(operations.get(this.builder, criteria)) as T | null }
+  /** A detail read: one cached statement and `.get()`, without the operation runner (the hot path of every retrieve). */
+  get (criteria: Criteria, _options?: RepositoryOptions): T | null {
+    const step = this.builder.selectOne(criteria)
+    try {
+      return (this.#prepared(step.sql).get(...step.params) ?? null) as T | null
+    } catch (error) {
+      throw translateError(error)
+    }
+  }
+
   list (criteria: Criteria, query: ListQuery = { orderBy: [] }, _options?: RepositoryOptions): T[] { return this.#run(operations.list(this.builder, criteria, query)) as T[] }
   count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, _options?: RepositoryOptions): number { return this.#run(operations.count(this.builder, criteria, query)) }
   update (criteria: Criteria, values: Record<string, unknown>, _options?: RepositoryOptions): T | null { return this.#run(operations.update(this.builder, criteria, values)) as T | null }
