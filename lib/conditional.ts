@@ -99,8 +99,6 @@ export const etagOnSend: onSendHookHandler = (request, reply, payload, done) => 
   done(null, payload)
 }
 
-const PRECONDITION_HEADERS = ['if-match', 'if-none-match', 'if-unmodified-since']
-
 /**
  * The precondition check of unsafe detail routes, before the action runs: a request
  * without conditional headers costs one property lookup each; one with them reads the
@@ -109,7 +107,8 @@ const PRECONDITION_HEADERS = ['if-match', 'if-none-match', 'if-unmodified-since'
 function preconditionCheck (klass: Loose): preHandlerAsyncHookHandler {
   const Klass = klass as unknown as new (request: FastifyRequest, reply: FastifyReply) => ConditionalView
   return async function checkPreconditions (request, reply) {
-    if (!PRECONDITION_HEADERS.some((h) => request.headers[h] !== undefined)) return
+    const headers = request.headers
+    if (headers['if-match'] === undefined && headers['if-none-match'] === undefined && headers['if-unmodified-since'] === undefined) return
     const current = await new Klass(request, reply).getValidators(request)
     // No current representation: the action's own answer (404) wins over preconditions (RFC 9110 section 13.2.1).
     if (current == null) return
@@ -207,9 +206,12 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
 
     checkLastModified (this: ConditionalView, value: Date | string | number): FastifyReply | undefined {
       // An unreadable date stamps nothing and never answers 304: the body is served.
-      const stamp = httpDate(value)
-      if (stamp !== undefined) this.reply.header('last-modified', stamp)
-      return SAFE.has(this.request.method) && isNotModified(this.request.headers, { lastModified: value }) ? this.notModified() : undefined
+      const seconds = toSeconds(value)
+      if (seconds === undefined) return undefined
+      // The value is read once; the comparison gets it as milliseconds, which need no parsing.
+      const lastModified = seconds * 1000
+      this.reply.header('last-modified', new Date(lastModified).toUTCString())
+      return SAFE.has(this.request.method) && isNotModified(this.request.headers, { lastModified }) ? this.notModified() : undefined
     }
 
     notModified (this: ConditionalView): FastifyReply {
