@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream'
 import { Type, type TSchema } from '@sinclair/typebox'
-import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerAsyncHookHandler, preSerializationHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler, preValidationAsyncHookHandler } from 'fastify'
 import type { APIView, SerializerOptions } from './api-view.js'
 import { PreconditionFailed } from './errors.js'
 import type { ActionViewClass } from './actions.js'
@@ -100,20 +100,36 @@ export const etagOnSend: onSendHookHandler = (request, reply, payload, done) => 
 }
 
 /**
- * The precondition check of unsafe detail routes, before the action runs: a request
- * without conditional headers costs one property lookup each; one with them reads the
- * current validators and answers 412 when they fail (RFC 9110 section 13.2.2).
+ * The precondition check of unsafe detail routes. It runs in `preValidation`: after
+ * the route's `onRequest` and `preValidation` dependencies (authentication comes
+ * first), before the body is validated, because preconditions are evaluated before
+ * the request content is processed (RFC 9110 section 13.2.1): a stale If-Match with
+ * an invalid body is a 412. A request without conditional headers costs three
+ * property lookups; one with them reads the current validators and answers 412 when
+ * they fail (section 13.2.2).
  */
-function preconditionCheck (klass: Loose): preHandlerAsyncHookHandler {
+function preconditionCheck (klass: Loose): preValidationAsyncHookHandler {
   const Klass = klass as unknown as new (request: FastifyRequest, reply: FastifyReply) => ConditionalView
   return async function checkPreconditions (request, reply) {
     const headers = request.headers
     if (headers['if-match'] === undefined && headers['if-none-match'] === undefined && headers['if-unmodified-since'] === undefined) return
+    // The target is named by the URI: a malformed path or query is answered (400) before
+    // any precondition, and a valid one is converted (an integer id) before it is used.
+    if (!validTarget(request)) return
     const current = await new Klass(request, reply).getValidators(request)
     // No current representation: the action's own answer (404) wins over preconditions (RFC 9110 section 13.2.1).
     if (current == null) return
-    if (failsPrecondition(request.headers, current)) throw new PreconditionFailed('The resource has changed since the validators the request was made with.')
+    if (failsPrecondition(headers, current)) throw new PreconditionFailed('The resource has changed since the validators the request was made with.')
   }
+}
+
+/** Validates (and converts, in place) the path and query with the route's own validators; Fastify's validation later repeats it at no harm. */
+function validTarget (request: FastifyRequest): boolean {
+  for (const part of ['params', 'querystring'] as const) {
+    const validate = request.getValidationFunction(part)
+    if (validate !== undefined && validate(part === 'params' ? request.params : request.query) !== true) return false
+  }
+  return true
 }
 
 const representations = new WeakMap<Loose, (value: unknown) => string>()
@@ -182,7 +198,7 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
         return { ...inherited, onSend: [etagOnSend, ...toList(inherited.onSend)], preSerialization: [...stamp, ...toList(inherited.preSerialization)] }
       }
       if ((self.etag === true || self.conditionalRequests === true) && UNSAFE.has(method) && route.path.includes(':')) {
-        return { ...inherited, preHandler: [preconditionCheck(self), ...toList(inherited.preHandler)] }
+        return { ...inherited, preValidation: [preconditionCheck(self), ...toList(inherited.preValidation)] }
       }
       return inherited
     }
@@ -211,6 +227,9 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
       // The value is read once; the comparison gets it as milliseconds, which need no parsing.
       const lastModified = seconds * 1000
       this.reply.header('last-modified', new Date(lastModified).toUTCString())
+      // With `etag`, a 304 must carry the ETag the 200 would have (RFC 9110 section 15.4.5),
+      // which exists only once the body is serialized: the onSend hook decides then.
+      if ((this.constructor as Loose).etag === true) return undefined
       return SAFE.has(this.request.method) && isNotModified(this.request.headers, { lastModified }) ? this.notModified() : undefined
     }
 

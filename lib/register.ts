@@ -341,7 +341,7 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
       routeOptions.config = { ...merged.config, view: klass.name, action: route.name }
       const own = klass.routeHooks(definition, method)
       for (const phase of HOOK_PHASES) {
-        const list = [...hooks[phase], ...toArray(merged[phase]), ...(phase === 'preHandler' ? toArray(own.preHandler) : [])]
+        const list = [...hooks[phase], ...toArray(merged[phase]), ...(phase === 'onRequest' ? [] : toArray(own[phase]))]
         if (list.length > 0) (routeOptions as unknown as Record<string, unknown>)[phase] = list
       }
       // The view's own hooks run first, so a 304 is decided before any user hook sees the payload.

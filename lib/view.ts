@@ -28,8 +28,9 @@ export class View {
   /**
    * Route-level Fastify hooks a mixin adds to one operation (ConditionalMixin's `onSend`
    * and precondition check). Called once per operation at registration; a plain view adds none.
+   * They run after the route's dependencies of the same phase.
    */
-  static routeHooks (_route: RouteDefinition, _method: string): Pick<ViewRouteOptions, 'onSend' | 'preHandler' | 'preSerialization'> {
+  static routeHooks (_route: RouteDefinition, _method: string): Pick<ViewRouteOptions, 'onSend' | 'preValidation' | 'preHandler' | 'preSerialization'> {
     return {}
   }
 

@@ -19,9 +19,23 @@ const families = [
   { name: 'sync', ViewSet: GenericViewSet, wrap: (r: MemoryRepository<ItemT>) => r }
 ] as const
 
+/** Counts the generic actions that reach the store, and moves `updated_at` as a database trigger would. */
+class CountingRepository extends MemoryRepository<ItemT> {
+  readonly ran: string[] = []
+  override update (criteria: Record<string, unknown>, values: Record<string, unknown>, options: Record<string, unknown> = {}) {
+    this.ran.push('update')
+    return super.update(criteria, { ...values, updated_at: new Date().toISOString() }, options)
+  }
+
+  override delete (criteria: Record<string, unknown>, options: Record<string, unknown> = {}) {
+    this.ran.push('destroy')
+    return super.delete(criteria, options)
+  }
+}
+
 async function appFor (family: (typeof families)[number]) {
-  const repo = new MemoryRepository<ItemT>({ rows: [{ id: 1, name: 'lamp', updated_at: MODIFIED }] })
-  const ran: string[] = []
+  const repo = new CountingRepository({ rows: [{ id: 1, name: 'lamp', updated_at: MODIFIED }] })
+  // The family's own generic update, partial update and destroy run the unsafe rows.
   class Items extends (mix(ConditionalMixin, family.ViewSet) as unknown as typeof APIView) {
     static override responseSchema = Item
     static createSchema = Type.Object({ name: Type.String() })
@@ -30,14 +44,15 @@ async function appFor (family: (typeof families)[number]) {
     static lastModifiedField = 'updated_at'
     static repository = family.wrap(repo)
 
-    async update (request: FastifyRequest<{ Params: { id: number }, Body: { name: string } }>) {
-      ran.push('update')
-      return repo.update({ id: request.params.id }, { ...request.body, updated_at: new Date().toISOString() }, {})
-    }
-
     @Get('/:id/dated', { schema: { params: IdParams } })
     dated (request: FastifyRequest<{ Params: { id: number } }>) {
       const item = repo.get({ id: request.params.id }, {})!
+      return (this as unknown as ConditionalMembers).checkLastModified(item.updated_at) ?? item
+    }
+
+    @Get('/:id/adated', { schema: { params: IdParams } })
+    async adated (request: FastifyRequest<{ Params: { id: number } }>) {
+      const item = (await asyncRepository<ItemT, MemoryRepository<ItemT>>(repo).get({ id: request.params.id }, {}))!
       return (this as unknown as ConditionalMembers).checkLastModified(item.updated_at) ?? item
     }
 
@@ -60,10 +75,10 @@ async function appFor (family: (typeof families)[number]) {
   }
   const app = await build({ views: [{ view: Items, prefix: '/items' }] })
   const etag = (await app.inject('/items/1')).headers.etag as string
-  return { app, repo, ran, etag }
+  return { app, repo, ran: repo.ran, etag }
 }
 
-type Row = [name: string, method: string, url: string, headers: (etag: string) => Record<string, string>, status: number]
+type Row = [name: string, method: string, url: string, headers: (etag: string) => Record<string, string>, status: number, payload?: unknown]
 const weakOf = (etag: string) => `W/${etag}`
 
 /** RFC 9110 section 13 case by case; `etag` is the current strong tag of item 1. */
@@ -112,25 +127,43 @@ const rows: Row[] = [
   ['If-Match decides over If-Unmodified-Since: 200', 'PATCH', '/items/1', (e) => ({ 'if-match': e, 'if-unmodified-since': 'Thu, 01 Jan 2026 09:00:00 GMT' }), 200],
   ['If-None-Match matching on an unsafe method: 412', 'PATCH', '/items/1', (e) => ({ 'if-none-match': e }), 412],
   ['If-None-Match * on an unsafe method: 412', 'DELETE', '/items/1', () => ({ 'if-none-match': '*' }), 412],
-  ['If-None-Match not matching on an unsafe method: 200', 'PUT', '/items/1', () => ({ 'if-none-match': '"other"' }), 200]
+  ['If-None-Match not matching on an unsafe method: 200', 'PUT', '/items/1', () => ({ 'if-none-match': '"other"' }), 200],
+  ['PATCH with If-Match weak: 412 (strong comparison)', 'PATCH', '/items/1', (e) => ({ 'if-match': weakOf(e) }), 412],
+  ['PATCH with If-Match *: 200', 'PATCH', '/items/1', () => ({ 'if-match': '*' }), 200],
+  ['DELETE with If-Match *: 204', 'DELETE', '/items/1', () => ({ 'if-match': '*' }), 204],
+  ['DELETE with If-Match * on a missing resource: 404 (preconditions ignored)', 'DELETE', '/items/2', () => ({ 'if-match': '*' }), 404],
+  ['If-None-Match * on PUT of an existing resource: 412', 'PUT', '/items/1', () => ({ 'if-none-match': '*' }), 412],
+  ['If-None-Match * on PATCH of an existing resource: 412', 'PATCH', '/items/1', () => ({ 'if-none-match': '*' }), 412],
+  ['If-Unmodified-Since before the change on PATCH: 412', 'PATCH', '/items/1', () => ({ 'if-unmodified-since': 'Thu, 01 Jan 2026 09:59:59 GMT' }), 412],
+  ['If-Unmodified-Since before the change on DELETE: 412', 'DELETE', '/items/1', () => ({ 'if-unmodified-since': 'Wednesday, 31-Dec-25 23:59:59 GMT' }), 412],
+  ['If-Unmodified-Since after the change on DELETE: 204', 'DELETE', '/items/1', () => ({ 'if-unmodified-since': 'Fri Jan  2 00:00:00 2026' }), 204],
+  ['a stale If-Match with an invalid body: 412, preconditions come before the content', 'PUT', '/items/1', () => ({ 'if-match': '"stale"' }), 412, { name: 5 }],
+  ['a current If-Match with an invalid body: 400', 'PUT', '/items/1', (e) => ({ 'if-match': e }), 400, { name: 5 }],
+  ['a stale If-Match on a malformed id: 400, the target is checked first', 'PUT', '/items/abc', () => ({ 'if-match': '"stale"' }), 400],
+  ['async checkLastModified, equal date: 304', 'GET', '/items/1/adated', () => ({ 'if-modified-since': LAST_MODIFIED }), 304],
+  ['async checkLastModified, earlier date: 200', 'GET', '/items/1/adated', () => ({ 'if-modified-since': 'Thu, 01 Jan 2026 09:59:59 GMT' }), 200],
+  ['HEAD through async checkLastModified: 304', 'HEAD', '/items/1/adated', () => ({ 'if-modified-since': LAST_MODIFIED }), 304]
 ]
 
 for (const family of families) {
   test(`${family.name}: RFC 9110 section 13, one row per case`, async (t) => {
-    for (const [name, method, url, headers, status] of rows) {
-      const { app, repo, etag } = await appFor(family)
+    for (const [name, method, url, headers, status, payload = { name: 'renamed' }] of rows) {
+      const { app, repo, ran, etag } = await appFor(family)
       const before = repo.get({ id: 1 }, {})
-      const res = await app.inject({ method: method as 'GET', url, headers: headers(etag), ...(method === 'PUT' || method === 'PATCH' ? { payload: { name: 'renamed' } } : {}) })
+      const res = await app.inject({ method: method as 'GET', url, headers: headers(etag), ...(method === 'PUT' || method === 'PATCH' ? { payload: payload as object } : {}) })
       t.equal(res.statusCode, status, name)
       if (status === 304) {
         t.equal(res.body, '', `${name}: no body`)
         t.equal(res.headers['content-type'], undefined, `${name}: no content type`)
         t.equal(res.headers['content-length'], undefined, `${name}: no content length`)
+        t.ok(res.headers.etag, `${name}: the ETag a 200 would carry (RFC 9110 section 15.4.5)`)
       }
-      if (status === 412) {
+      if (status === 412 || status === 400) {
         t.match(res.headers['content-type'], /^application\/problem\+json/)
-        t.same(repo.get({ id: 1 }, {}), before, `${name}: the action did not run`)
+        t.same(repo.get({ id: 1 }, {}), before, `${name}: nothing changed`)
+        t.same(ran, [], `${name}: the action did not run`)
       }
+      if (['PUT', 'PATCH', 'DELETE'].includes(method) && status < 300) t.equal(ran.length, 1, `${name}: the action ran once`)
       await app.close()
     }
   })
@@ -159,24 +192,57 @@ for (const family of families) {
   })
 }
 
-test('on the wire: a 304 to GET and to HEAD carries no Content-Length and no body', async (t) => {
-  const { app, etag } = await appFor(families[0])
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  t.teardown(() => app.close())
-  const { port } = app.server.address() as net.AddressInfo
-  for (const method of ['GET', 'HEAD']) {
-    const raw = await new Promise<string>((resolve, reject) => {
-      const socket = net.connect(port, '127.0.0.1', () => socket.end(`${method} /items/1 HTTP/1.1\r\nHost: x\r\nIf-None-Match: ${etag}\r\nConnection: close\r\n\r\n`))
-      let data = ''
-      socket.on('data', (c) => { data += c.toString() })
-      socket.on('end', () => resolve(data))
-      socket.on('error', reject)
-    })
-    t.match(raw, /^HTTP\/1\.1 304 Not Modified\r\n/, method)
-    t.notMatch(raw, /content-length|content-type|transfer-encoding/i, `${method}: no length, type or chunking`)
-    t.match(raw, new RegExp(`etag: ${etag.replace(/[-/\\^$*+?.()|[\]{}]/g, '\\$&')}`, 'i'))
-    t.ok(raw.endsWith('\r\n\r\n'), `${method}: nothing after the headers`)
+for (const family of families) {
+  test(`${family.name}, on the wire: every 304 to GET and HEAD has no body, no Content-Length, no Content-Type, and keeps its validators`, async (t) => {
+    const { app, etag } = await appFor(family)
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    t.teardown(() => app.close())
+    const { port } = app.server.address() as net.AddressInfo
+    const cases: Array<[path: string, header: string]> = [
+      ['/items/1', `If-None-Match: ${etag}`], // the hashed ETag
+      ['/items/1/cached', `If-None-Match: ${etag}`], // with Cache-Control, Vary and Expires
+      ['/items/1/dated', `If-Modified-Since: ${LAST_MODIFIED}`], // checkLastModified, sync
+      ['/items/1/adated', `If-Modified-Since: ${LAST_MODIFIED}`], // checkLastModified, async
+      ['/items/1/tagged', 'If-None-Match: "v1"'] // checkEtag
+    ]
+    for (const method of ['GET', 'HEAD']) {
+      for (const [path, header] of cases) {
+        const raw = await new Promise<string>((resolve, reject) => {
+          const socket = net.connect(port, '127.0.0.1', () => socket.end(`${method} ${path} HTTP/1.1\r\nHost: x\r\n${header}\r\nConnection: close\r\n\r\n`))
+          let data = ''
+          socket.on('data', (c) => { data += c.toString() })
+          socket.on('end', () => resolve(data))
+          socket.on('error', reject)
+        })
+        const what = `${method} ${path}`
+        t.match(raw, /^HTTP\/1\.1 304 Not Modified\r\n/, what)
+        t.notMatch(raw, /content-length|content-type|transfer-encoding/i, `${what}: no length, type or chunking`)
+        t.match(raw, path.endsWith('tagged') ? /\r\netag: W\/"v1"\r\n/i : new RegExp(`\r\netag: ${etag.replace(/[-/\\^$*+?.()|[\]{}]/g, '\\$&')}\r\n`, 'i'), `${what}: the ETag`)
+        if (path.endsWith('cached')) t.match(raw, /cache-control: max-age=60\r\n[^]*vary: accept\r\n[^]*expires: Thu, 01 Jan 2026 11:00:00 GMT\r\n/i, `${what}: Cache-Control, Vary, Expires`)
+        if (path.endsWith('dated')) t.match(raw, new RegExp(`last-modified: ${LAST_MODIFIED}\r\n`, 'i'), `${what}: Last-Modified`)
+        t.ok(raw.endsWith('\r\n\r\n'), `${what}: nothing after the headers`)
+      }
+    }
+  })
+}
+
+test('authentication runs before preconditions: an anonymous PUT with a stale tag is a 401, and reads nothing', async (t) => {
+  const { Unauthorized } = await import('../lib/index.js')
+  let reads = 0
+  class Guarded extends ConditionalMixin {
+    static override conditionalRequests = true
+    override getValidators () { reads++; return { etag: '"v2"' } }
+
+    @Route('/:id', { methods: ['PUT'], schema: { params: IdParams } })
+    put () { return { saved: true } }
   }
+  const auth = (request: FastifyRequest): void => { if (request.headers.authorization !== 'Bearer ok') throw new Unauthorized('Sign in first.') }
+  const app = await build({ views: [{ view: Guarded, dependencies: [auth] }] })
+  t.teardown(() => app.close())
+  problem(t, await app.inject({ method: 'PUT', url: '/1', headers: { 'if-match': '"v1"' } }), 401)
+  t.equal(reads, 0, 'the validators were not read for an anonymous client')
+  problem(t, await app.inject({ method: 'PUT', url: '/1', headers: { 'if-match': '"v1"', authorization: 'Bearer ok' } }), 412)
+  t.equal((await app.inject({ method: 'PUT', url: '/1', headers: { 'if-match': '"v2"', authorization: 'Bearer ok' } })).statusCode, 200)
 })
 
 test('views that do not opt in never hash', async (t) => {

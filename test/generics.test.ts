@@ -45,6 +45,40 @@ function tenantView (family: (typeof families)[number], repo: MemoryRepository<I
   return Items
 }
 
+/** Bad list and detail input, one row each: the URL, where the bad value sits, and the parameter it names. */
+const cursor = (wire: unknown) => '/c?cursor=' + Buffer.from(JSON.stringify(wire)).toString('base64url')
+const BAD_INPUT: Array<[url: string, where: 'query' | 'path', parameter: string, method?: 'GET' | 'PUT' | 'PATCH' | 'DELETE']> = [
+  ['/p?page=0', 'query', 'page'],
+  ['/p?page=-1', 'query', 'page'],
+  ['/p?page=1.5', 'query', 'page'],
+  ['/p?page_size=51', 'query', 'page_size'],
+  ['/p?page_size=0', 'query', 'page_size'],
+  ['/o?limit=0', 'query', 'limit'],
+  ['/o?offset=-1', 'query', 'offset'],
+  ['/o?limit=1e3', 'query', 'limit'],
+  ['/o?limit=10.5', 'query', 'limit'],
+  ['/o?limit=101', 'query', 'limit'],
+  ['/o?offset=abc', 'query', 'offset'],
+  ['/p?sort=price', 'query', 'sort'],
+  ['/p?sort=name&sort=-price', 'query', 'sort'],
+  ['/c?sort=price', 'query', 'sort'],
+  ['/c?cursor=not*base64', 'query', 'cursor'],
+  ['/c?cursor=bm90LWpzb24', 'query', 'cursor'],
+  [cursor({ d: 'n', o: ['-name', 'id'], v: ['x', 1] }), 'query', 'cursor'],
+  [cursor({ d: 'n', o: ['name', 'id'], v: ['x'] }), 'query', 'cursor'],
+  [cursor({ d: 'x', o: ['name', 'id'], v: ['x', 1] }), 'query', 'cursor'],
+  [cursor({ d: 'n', o: ['name', 'id'], v: [{}, 1] }), 'query', 'cursor'],
+  ['/c?cursor=' + Buffer.from('null').toString('base64url'), 'query', 'cursor'],
+  [cursor({ d: 'n', o: 'name,id', v: ['x', 1] }), 'query', 'cursor'],
+  [cursor({ d: 'p', o: ['name', 'id'], v: 'x' }), 'query', 'cursor'],
+  ['/d/abc', 'path', 'id'],
+  ['/d/1.5', 'path', 'id'],
+  ['/d/1e3', 'path', 'id'],
+  ['/d/abc', 'path', 'id', 'PUT'],
+  ['/d/1.5', 'path', 'id', 'PATCH'],
+  ['/d/abc', 'path', 'id', 'DELETE']
+]
+
 for (const family of families) {
   test(`${family.name}: a generic viewset does CRUD over the repository`, async (t) => {
     const repo = seed()
@@ -156,48 +190,44 @@ for (const family of families) {
     const start = (await app.inject('/cursor?page_size=7&sort=-price')).json()
     t.equal(start.previous_page, null, 'no previous page on the first page')
   })
-}
 
-test('bad list input: each a 400 problem naming the parameter', async (t) => {
-  class Pages extends PaginationFilter {
-    static override maxPageSize = 50
-    static override orderingFields = ['name']
-  }
-  class Offsets extends OffsetLimitFilter {}
-  class Cursors extends CursorPaginationFilter { static override orderingFields = ['name'] }
-  const view = (filter: unknown) => class extends AsyncGenericListAPIView {
-    static override responseSchema = Item
-    static override filter = filter as typeof Pages
-    static override repository = asyncRepository<ItemT, MemoryRepository<ItemT>>(seed())
-  }
-  const app = await build({ views: [{ view: view(Pages), prefix: '/p' }, { view: view(Offsets), prefix: '/o' }, { view: view(Cursors), prefix: '/c' }] })
-  t.teardown(() => app.close())
-  const cases: Array<[string, string]> = [
-    ['/p?page=0', 'page'],
-    ['/p?page_size=51', 'page_size'],
-    ['/p?page_size=0', 'page_size'],
-    ['/o?limit=0', 'limit'],
-    ['/o?offset=-1', 'offset'],
-    ['/o?limit=1e3', 'limit'],
-    ['/o?limit=10.5', 'limit'],
-    ['/o?limit=101', 'limit'],
-    ['/p?sort=price', 'sort'],
-    ['/c?cursor=not*base64', 'cursor'],
-    ['/c?cursor=bm90LWpzb24', 'cursor'],
-    ['/c?cursor=' + Buffer.from(JSON.stringify({ d: 'n', o: ['-name', 'id'], v: ['x', 1] })).toString('base64url'), 'cursor'],
-    ['/c?cursor=' + Buffer.from(JSON.stringify({ d: 'n', o: ['name', 'id'], v: ['x'] })).toString('base64url'), 'cursor'],
-    ['/c?cursor=' + Buffer.from(JSON.stringify({ d: 'x', o: ['name', 'id'], v: ['x', 1] })).toString('base64url'), 'cursor'],
-    ['/c?cursor=' + Buffer.from(JSON.stringify({ d: 'n', o: ['name', 'id'], v: [{}, 1] })).toString('base64url'), 'cursor'],
-    ['/c?cursor=' + Buffer.from('null').toString('base64url'), 'cursor'],
-    ['/c?cursor=' + Buffer.from(JSON.stringify({ d: 'n', o: 'name,id', v: ['x', 1] })).toString('base64url'), 'cursor'],
-    ['/c?cursor=' + Buffer.from(JSON.stringify({ d: 'p', o: ['name', 'id'], v: 'x' })).toString('base64url'), 'cursor']
-  ]
-  for (const [url, parameter] of cases) {
-    const body = problem(t, await app.inject(url), 400)
-    t.equal(body.errors[0].parameter, parameter, url)
-    t.equal(body.errors[0].in, 'query')
-  }
-})
+  test(`${family.name}: bad list and detail input: each a 400 problem naming the parameter`, async (t) => {
+    class Pages extends PaginationFilter {
+      static override maxPageSize = 50
+      static override orderingFields = ['name']
+    }
+    class Offsets extends OffsetLimitFilter {}
+    class Cursors extends CursorPaginationFilter { static override orderingFields = ['name'] }
+    const repo = seed()
+    const list = (filter: unknown) => class extends (family.List as unknown as typeof APIView) {
+      static override responseSchema = Item
+      static filter = filter
+      static repository = family.wrap(repo)
+    }
+    class Detail extends (family.ViewSet as unknown as typeof APIView) {
+      static override responseSchema = Item
+      static createSchema = ItemIn
+      static detailParams = IdParams
+      static repository = family.wrap(repo)
+    }
+    const app = await build({
+      views: [{ view: list(Pages), prefix: '/p' }, { view: list(Offsets), prefix: '/o' }, { view: list(Cursors), prefix: '/c' }, { view: Detail, prefix: '/d' }]
+    })
+    t.teardown(() => app.close())
+    for (const [url, where, parameter, method = 'GET'] of BAD_INPUT) {
+      const payload = method === 'PUT' || method === 'PATCH' ? { name: 'x', price: 1 } : undefined
+      const body = problem(t, await app.inject({ method, url, payload }), 400)
+      t.equal(body.errors.length, 1, `${method} ${url}: one error`)
+      t.match(body.errors[0], { in: where, parameter, pointer: new RegExp(`^#/${parameter}(/|$)`) }, `${method} ${url} names ${parameter}`)
+      t.equal(typeof body.errors[0].detail, 'string')
+    }
+    t.same(repo.list({}).map((i) => i.id), [1, 2, 3], 'no bad request changed a row')
+    // The good neighbours of the bad rows answer 200.
+    for (const url of ['/p?page=1&page_size=50&sort=-name', '/o?offset=0&limit=100', '/c?page_size=1&sort=name', '/d/1']) {
+      t.equal((await app.inject(url)).statusCode, 200, url)
+    }
+  })
+}
 
 test('a generic view without a repository is refused at registration; a getter may supply it', async (t) => {
   class Missing extends AsyncGenericListAPIView { static override responseSchema = Item }
