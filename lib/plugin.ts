@@ -21,24 +21,38 @@ export interface FastifyViewsOptions {
   configureApp?: boolean
 }
 
-// Keyed by the HTTP server, which every encapsulated context of one app shares: the
-// plugin registered in two sibling contexts configures the app once.
-const configured = new WeakSet<object>()
+// The error handler belongs to a context (Fastify encapsulates it), so each context
+// configured gets one. A not-found handler belongs to a path prefix of the server, and
+// Fastify refuses a second one for the same prefix, so it is set once per prefix: the
+// plugin registered in two sibling contexts without a prefix configures `/` once. The
+// clientError listener belongs to the HTTP server.
+const configuredContexts = new WeakSet<FastifyInstance>()
+const notFoundPrefixes = new WeakMap<object, Set<string>>()
+const listeningServers = new WeakSet<object>()
 
 /**
  * Installs what must be app-wide (the seed's `configure_app`): the problem+json error
- * handler, the not-found handler, and the server's `clientError` listener, which
- * answers requests Node cannot parse. Safe to call more than once.
+ * handler and not-found handler of the context it is given and the contexts inside it,
+ * and the server's `clientError` listener, which answers requests Node cannot parse.
+ * Safe to call more than once, and on the root after a child context has been configured.
  */
 export function configureApp (app: FastifyInstance): FastifyInstance {
-  if (configured.has(app.server)) return app
-  configured.add(app.server)
+  if (configuredContexts.has(app)) return app
+  configuredContexts.add(app)
   app.setErrorHandler(problemErrorHandler)
-  app.setNotFoundHandler(problemNotFoundHandler)
-  // Fastify installs its JSON clientError listener when the server is created, so
-  // the only way to change that answer afterwards is to replace the listener.
-  app.server.removeAllListeners('clientError')
-  app.server.on('clientError', problemClientErrorHandler)
+  let prefixes = notFoundPrefixes.get(app.server)
+  if (prefixes === undefined) notFoundPrefixes.set(app.server, prefixes = new Set())
+  if (!prefixes.has(app.prefix)) {
+    prefixes.add(app.prefix)
+    app.setNotFoundHandler(problemNotFoundHandler)
+  }
+  if (!listeningServers.has(app.server)) {
+    listeningServers.add(app.server)
+    // Fastify installs its JSON clientError listener when the server is created, so
+    // the only way to change that answer afterwards is to replace the listener.
+    app.server.removeAllListeners('clientError')
+    app.server.on('clientError', problemClientErrorHandler)
+  }
   return app
 }
 

@@ -232,12 +232,22 @@ export function compilePartValidator (schema: TSchema, part: HttpPart): PartVali
   const fail = (data: unknown): { error: Error } => ({
     error: new RequestValidationError(PART_DETAIL[part], { errors: validationEntries(check, data, part) })
   })
-  if (coerce === undefined) {
-    return (data) => check.Check(data) ? true : fail(data)
-  }
+  const validate: PartValidator = coerce === undefined
+    ? (data) => check.Check(data) ? true : fail(data)
+    : (data) => {
+        coerce(data as Record<string, unknown>)
+        return check.Check(data) ? true : fail(data)
+      }
+  // A recursive schema (TypeBox `Recursive`) is checked by recursion, so a value nested
+  // deeper than the stack allows (a few kilobytes of `[[[...`) would end in a RangeError
+  // and a 500: it is a 400. A try costs nothing until something is thrown.
   return (data) => {
-    coerce(data as Record<string, unknown>)
-    return check.Check(data) ? true : fail(data)
+    try {
+      return validate(data)
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error
+      return { error: new RequestValidationError(`${PART_DETAIL[part]} It is nested too deeply to be checked.`, { errors: [{ detail: 'Nested too deeply', pointer: '#' }] }) }
+    }
   }
 }
 

@@ -4,9 +4,10 @@ import type { FastifyRequest } from 'fastify'
 import {
   APIView, AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView, AsyncPartialUpdateAPIView, AsyncRetrieveAPIView, AsyncUpdateAPIView,
   CreateAPIView, DestroyAPIView, DetailViewMixin, Get, ListAPIView, Override, PartialUpdateAPIView, RetrieveAPIView, UpdateAPIView, mix, buildViewRoutes,
-  Throws, Conflict
+  Throws, Conflict, Action, AsyncAPIViewSet, APIViewSet, AsyncReadOnlyAPIViewSet, ReadOnlyAPIViewSet, AsyncListCreateAPIView, ListCreateAPIView,
+  AsyncRetrieveUpdateDestroyAPIView, RetrieveUpdateDestroyAPIView
 } from '../lib/index.js'
-import { build, problem } from './helpers.js'
+import { build, expectActions, problem } from './helpers.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() }, { $id: 'Item' })
 const ItemIn = Type.Object({ name: Type.String(), price: Type.Number({ minimum: 0 }) })
@@ -19,22 +20,25 @@ const families = [
     name: 'async',
     wrap: <T>(value: T) => Promise.resolve(value),
     List: AsyncListAPIView, Create: AsyncCreateAPIView, Retrieve: AsyncRetrieveAPIView,
-    Update: AsyncUpdateAPIView, PartialUpdate: AsyncPartialUpdateAPIView, Destroy: AsyncDestroyAPIView
+    Update: AsyncUpdateAPIView, PartialUpdate: AsyncPartialUpdateAPIView, Destroy: AsyncDestroyAPIView,
+    ViewSet: AsyncAPIViewSet, ReadOnly: AsyncReadOnlyAPIViewSet, ListCreate: AsyncListCreateAPIView, RetrieveUpdateDestroy: AsyncRetrieveUpdateDestroyAPIView
   },
   {
     name: 'sync',
     wrap: <T>(value: T) => value,
     List: ListAPIView, Create: CreateAPIView, Retrieve: RetrieveAPIView,
-    Update: UpdateAPIView, PartialUpdate: PartialUpdateAPIView, Destroy: DestroyAPIView
+    Update: UpdateAPIView, PartialUpdate: PartialUpdateAPIView, Destroy: DestroyAPIView,
+    ViewSet: APIViewSet, ReadOnly: ReadOnlyAPIViewSet, ListCreate: ListCreateAPIView, RetrieveUpdateDestroy: RetrieveUpdateDestroyAPIView
   }
 ] as const
 
 type Family = (typeof families)[number]
 
-function crud (family: Family) {
-  const rows = new Map<number, ItemT>([[1, { id: 1, name: 'one', price: 1 }]])
+/** Every CRUD action implemented over a map of rows, on `Base` (by default all six actions mixed). */
+function crud (family: Family, Base = mix(family.List, family.Create, family.Retrieve, family.Update, family.PartialUpdate, family.Destroy) as unknown as typeof APIView,
+  initial: ItemT[] = [{ id: 1, name: 'one', price: 1 }]) {
+  const rows = new Map<number, ItemT>(initial.map((row) => [row.id, { ...row }]))
   const { wrap } = family
-  const Base = mix(family.List, family.Create, family.Retrieve, family.Update, family.PartialUpdate, family.Destroy) as unknown as typeof APIView
   class Items extends Base {
     static override responseSchema = Item
     static createSchema = ItemIn
@@ -42,7 +46,7 @@ function crud (family: Family) {
     list () { return wrap([...rows.values()]) }
     create (request: FastifyRequest<{ Body: Static<typeof ItemIn> }>) {
       if (request.body.name === 'taken') return wrap(null)
-      const id = rows.size + 1
+      const id = Math.max(0, ...rows.keys()) + 1
       rows.set(id, { id, ...request.body })
       return wrap(rows.get(id))
     }
@@ -67,6 +71,14 @@ function crud (family: Family) {
   }
   return { Items, rows }
 }
+
+/** The ready-made abstract viewsets of each family, with the actions each composes. */
+const VIEWSETS = [
+  { name: 'full viewset', Base: (f: Family) => f.ViewSet, actions: ['list', 'create', 'retrieve', 'update', 'partialUpdate', 'destroy'] },
+  { name: 'read-only viewset', Base: (f: Family) => f.ReadOnly, actions: ['list', 'retrieve'] },
+  { name: 'list-create view', Base: (f: Family) => f.ListCreate, actions: ['list', 'create'] },
+  { name: 'retrieve-update-destroy view', Base: (f: Family) => f.RetrieveUpdateDestroy, actions: ['retrieve', 'update', 'partialUpdate', 'destroy'] }
+] as const
 
 for (const family of families) {
   test(`${family.name}: every CRUD action with its seed status`, async (t) => {

@@ -6,7 +6,8 @@ import {
   GenericListAPIView, GenericReadOnlyViewSet, GenericViewSet, MemoryRepository, OffsetLimitFilter, PaginationFilter, asyncRepository,
   AsyncAPIViewSet, APIViewSet, AsyncReadOnlyAPIViewSet, ReadOnlyAPIViewSet, AsyncListCreateAPIView, ListCreateAPIView,
   AsyncRetrieveUpdateDestroyAPIView, RetrieveUpdateDestroyAPIView, AsyncGenericListCreateAPIView, GenericListCreateAPIView,
-  AsyncGenericRetrieveUpdateDestroyAPIView, GenericRetrieveUpdateDestroyAPIView, type Criteria
+  AsyncGenericRetrieveUpdateDestroyAPIView, GenericRetrieveUpdateDestroyAPIView, BaseFilter, OrderingFilter, SearchFilter, composeFilters,
+  type Criteria, type ListQuery, type RepositoryOptions
 } from '../lib/index.js'
 import { build, problem } from './helpers.js'
 
@@ -44,6 +45,63 @@ function tenantView (family: (typeof families)[number], repo: MemoryRepository<I
   }
   return Items
 }
+
+/** A memory repository that records the criteria of every call, to show what getKwargs merged in. */
+class Recording extends MemoryRepository<ItemT> {
+  readonly calls: Array<[string, Criteria]> = []
+  override list (criteria: Criteria, query?: ListQuery, options?: RepositoryOptions) { this.calls.push(['list', criteria]); return super.list(criteria, query, options) }
+  override count (criteria: Criteria, query?: Pick<ListQuery, 'search' | 'args'>, options?: RepositoryOptions) { this.calls.push(['count', criteria]); return super.count(criteria, query, options) }
+  override get (criteria: Criteria, options?: RepositoryOptions) { this.calls.push(['get', criteria]); return super.get(criteria, options) }
+  override update (criteria: Criteria, values: Record<string, unknown>, options?: RepositoryOptions) { this.calls.push(['update', criteria]); return super.update(criteria, values, options) }
+  override delete (criteria: Criteria, options?: RepositoryOptions) { this.calls.push(['delete', criteria]); return super.delete(criteria, options) }
+}
+
+/** Filters that declare `tenant` themselves: one class, and the same parameters composed from four. */
+const TENANT_OPERATORS = ['ne', 'in', 'not_in', 'like'] as const
+class TenantScoped extends BaseFilter {
+  static override fields = { tenant: Type.String(), name: Type.String() }
+  static override operators = { tenant: TENANT_OPERATORS }
+  static override orderingFields = ['name']
+  static override searchFields = ['name', 'tenant']
+}
+class TenantOps extends BaseFilter {
+  static override fields = { tenant: Type.String() }
+  static override operators = { tenant: TENANT_OPERATORS }
+}
+class ByName extends OrderingFilter {
+  static override fields = { name: Type.String() }
+  static override orderingFields = ['name']
+}
+class NameOrTenant extends SearchFilter { static override searchFields = ['name', 'tenant'] }
+const ComposedTenant = composeFilters(TenantOps, ByName, NameOrTenant, PaginationFilter)
+
+/**
+ * A client of tenant a asks for b's rows every way the filters allow. `getKwargs` is merged through
+ * `filter.withKwargs`: its `tenant` replaces the client's `tenant`, and the client's operator keys stay
+ * beside it, so they can only narrow a's rows. The criteria column is what reaches `repository.list`.
+ */
+const TENANT_LIST: Array<[query: string, ids: number[], criteria: Criteria]> = [
+  ['', [1, 2], { tenant: 'a' }],
+  ['tenant=a', [1, 2], { tenant: 'a' }],
+  ['tenant=b', [1, 2], { tenant: 'a' }],
+  ['tenant=', [1, 2], { tenant: 'a' }],
+  ['tenant__ne=a', [], { tenant: 'a', tenant__ne: 'a' }],
+  ['tenant__ne=b', [1, 2], { tenant: 'a', tenant__ne: 'b' }],
+  ['tenant__in=b', [], { tenant: 'a', tenant__in: ['b'] }],
+  ['tenant__in=a&tenant__in=b', [1, 2], { tenant: 'a', tenant__in: ['a', 'b'] }],
+  ['tenant__not_in=a', [], { tenant: 'a', tenant__not_in: ['a'] }],
+  ['tenant__not_in=b', [1, 2], { tenant: 'a', tenant__not_in: ['b'] }],
+  ['tenant__like=%25', [1, 2], { tenant: 'a', tenant__like: '%' }],
+  ['tenant__like=b', [], { tenant: 'a', tenant__like: 'b' }],
+  ['tenant=b&tenant__ne=a', [], { tenant: 'a', tenant__ne: 'a' }],
+  ['tenant=b&tenant__in=b', [], { tenant: 'a', tenant__in: ['b'] }],
+  ['name=cherry', [], { tenant: 'a', name: 'cherry' }],
+  ['name=cherry&tenant=b', [], { tenant: 'a', name: 'cherry' }],
+  ['q=cherry', [], { tenant: 'a' }],
+  ['q=b', [2], { tenant: 'a' }],
+  ['q=b&tenant=b', [2], { tenant: 'a' }],
+  ['sort=-name&tenant__ne=b', [2, 1], { tenant: 'a', tenant__ne: 'b' }]
+]
 
 /** Bad list and detail input, one row each: the URL, where the bad value sits, and the parameter it names. */
 const cursor = (wire: unknown) => '/c?cursor=' + Buffer.from(JSON.stringify(wire)).toString('base64url')
@@ -189,6 +247,56 @@ for (const family of families) {
     t.same(back, expected, 'backward pages cover every row once, in order')
     const start = (await app.inject('/cursor?page_size=7&sort=-price')).json()
     t.equal(start.previous_page, null, 'no previous page on the first page')
+  })
+
+  test(`${family.name}: a filter declaring tenant never widens or moves getKwargs' tenant`, async (t) => {
+    const repo = new Recording({ unique: ['name'], rows: seed().list({}) })
+    const view = (filter: unknown) => class extends (family.ViewSet as unknown as typeof APIView) {
+      static override responseSchema = Item
+      static createSchema = ItemIn
+      static detailParams = IdParams
+      static filter = filter
+      static repository = family.wrap(repo)
+      getKwargs (): Criteria { return { tenant: 'a' } }
+    }
+    const app = await build({ views: [{ view: view(TenantScoped), prefix: '/plain' }, { view: view(ComposedTenant), prefix: '/composed' }] })
+    t.teardown(() => app.close())
+    const cherry = repo.get({ id: 3 })
+
+    for (const [query, expected, criteria] of TENANT_LIST) {
+      const plain = await app.inject(`/plain?${query}`)
+      t.equal(plain.statusCode, 200, `plain ?${query}`)
+      t.same(plain.json().map((i: ItemT) => i.id), expected, `plain ?${query}`)
+      t.same(repo.calls.at(-1), ['list', criteria], `plain ?${query}: the criteria reaching list`)
+      const composed = await app.inject(`/composed?${query}`)
+      t.equal(composed.statusCode, 200, `composed ?${query}`)
+      const page = composed.json()
+      t.same(page.items.map((i: ItemT) => i.id), expected, `composed ?${query}`)
+      t.equal(page.total_items, expected.length, `composed ?${query}: count is scoped too`)
+      t.same(repo.calls.slice(-2), [['list', criteria], ['count', criteria]], `composed ?${query}: the criteria reaching list and count`)
+    }
+
+    for (const prefix of ['/plain', '/composed']) {
+      for (const suffix of ['', '?tenant=b', '?tenant__in=b']) {
+        const url = `${prefix}/3${suffix}`
+        problem(t, await app.inject(url), 404)
+        t.same(repo.calls.at(-1), ['get', { id: 3, tenant: 'a' }], `GET ${url}: the path id, scoped to a`)
+        problem(t, await app.inject({ method: 'PUT', url, payload: { name: 'stolen', price: 0 } }), 404)
+        t.same(repo.calls.at(-1), ['update', { id: 3, tenant: 'a' }], `PUT ${url}`)
+        problem(t, await app.inject({ method: 'PATCH', url, payload: { price: 0 } }), 404)
+        t.same(repo.calls.at(-1), ['update', { id: 3, tenant: 'a' }], `PATCH ${url}`)
+        problem(t, await app.inject({ method: 'DELETE', url }), 404)
+        t.same(repo.calls.at(-1), ['delete', { id: 3, tenant: 'a' }], `DELETE ${url}`)
+      }
+      problem(t, await app.inject({ method: 'PATCH', url: `${prefix}/1`, payload: { tenant: 'b' } }), 400)
+      problem(t, await app.inject({ method: 'PUT', url: `${prefix}/1`, payload: { name: 'apple', price: 3, tenant: 'b' } }), 400)
+      t.equal((await app.inject({ method: 'PATCH', url: `${prefix}/1?tenant=b`, payload: { price: 4 } })).json().tenant, 'a', 'a row of a stays with a')
+    }
+    const created = await app.inject({ method: 'POST', url: '/plain?tenant=b', payload: { name: 'date', price: 2 } })
+    t.equal(created.statusCode, 201)
+    t.equal(created.json().tenant, 'a', 'a created row belongs to a, whatever the query says')
+    t.same(repo.get({ id: 3 }), cherry, "b's row is untouched")
+    t.same(repo.list({ tenant: 'b' }).map((i) => i.id), [3], 'and still the only row of b')
   })
 
   test(`${family.name}: bad list and detail input: each a 400 problem naming the parameter`, async (t) => {

@@ -26,3 +26,35 @@ export function problem (t: Assert, res: LightMyRequestResponse, status: number)
   t.equal(JSON.stringify(body).includes('    at '), false, 'no stack trace')
   return body
 }
+
+/** The six standard CRUD actions as one request each, under a view's prefix; `destroy` takes row 2, the others row 1. */
+export const CRUD_REQUESTS = [
+  { action: 'list', method: 'GET', path: '', status: 200 },
+  { action: 'create', method: 'POST', path: '', status: 201, payload: { name: 'created', price: 1 } },
+  { action: 'retrieve', method: 'GET', path: '/1', status: 200 },
+  { action: 'update', method: 'PUT', path: '/1', status: 200, payload: { name: 'put', price: 2 } },
+  { action: 'partialUpdate', method: 'PATCH', path: '/1', status: 200, payload: { price: 3 } },
+  { action: 'destroy', method: 'DELETE', path: '/2', status: 204 }
+] as const
+
+/**
+ * Sends every request of `CRUD_REQUESTS` under `prefix`: the `actions` a view composes answer their
+ * status (JSON, or an empty body for 204), every other one is Fastify's route 404 as a problem.
+ * Returns the responses by action name.
+ */
+export async function expectActions (t: Assert, app: FastifyInstance, prefix: string, actions: readonly string[]): Promise<Record<string, LightMyRequestResponse>> {
+  const out: Record<string, LightMyRequestResponse> = {}
+  for (const { action, method, path, status, ...rest } of CRUD_REQUESTS) {
+    const url = prefix + path
+    const res = await app.inject({ method, url, payload: 'payload' in rest ? rest.payload : undefined })
+    out[action] = res
+    if (actions.includes(action)) {
+      t.equal(res.statusCode, status, `${method} ${url}: ${action} answers ${status}`)
+      if (status === 204) t.equal(res.body, '', `${method} ${url}: no body`)
+      else t.match(res.headers['content-type'], /^application\/json/, `${method} ${url}: JSON`)
+    } else {
+      t.equal(problem(t, res, 404).detail, `Route ${method} ${url} not found.`, `${method} ${url}: no ${action} route`)
+    }
+  }
+  return out
+}

@@ -160,3 +160,25 @@ test('the plugin registered in two sibling contexts configures the app once', as
   t.same((await app.inject('/c/1')).json(), { one: true })
   t.match((await app.inject('/nowhere')).headers['content-type'], /^application\/problem\+json/)
 })
+
+test('configureApp on the root after the plugin configured a child context still covers the root', async (t) => {
+  const { configureApp } = await import('../lib/index.js')
+  const app = Fastify()
+  await app.register(async (child) => { await child.register(views, { views: [{ view: Ping, prefix: '/b' }] }) }, { prefix: '/api' })
+  await app.register(async (child) => { await child.register(views, { views: [{ view: Ping, prefix: '/c' }] }) })
+  app.get('/secret', async () => { throw new Error('db password hunter2') })
+  configureApp(app)
+  configureApp(app)
+  await app.ready()
+  t.teardown(() => app.close())
+  const failed = await app.inject('/secret')
+  t.equal(failed.statusCode, 500)
+  t.match(failed.headers['content-type'], /^application\/problem\+json/, 'a root route answers problem+json')
+  t.notMatch(failed.body, /hunter2/, 'and never its internal message')
+  for (const url of ['/nowhere', '/api/nowhere']) {
+    const missing = await app.inject(url)
+    t.equal(missing.statusCode, 404, url)
+    t.match(missing.headers['content-type'], /^application\/problem\+json/, `${url}: a 404 problem`)
+  }
+  t.same((await app.inject('/api/b/1')).json(), { one: true })
+})
