@@ -242,3 +242,26 @@ test('View does not validate responses; APIView falls back to the class response
   t.same((await app.inject('/p')).json(), { id: 1, name: 'fallback' })
   t.same((await app.inject('/p/own')).json(), { other: 'own schema' })
 })
+
+test('a route decorator and Override / Annotate stack in either order: the outer wins on scalars, responses add up', async (t) => {
+  const { Annotate, Override, NotFound, Conflict, errors, buildViewRoutes } = await import('../lib/index.js')
+  class Stacked extends APIView {
+    // Decorators apply bottom-up: the upper one is the outer one.
+    @Override({ summary: 'outer override', responses: errors(Conflict) })
+    @Get('/a', { summary: 'inner get', tags: ['a'], responses: errors(NotFound) })
+    overrideOutside () { return { ok: true } }
+
+    @Get('/b', { summary: 'outer get', responses: errors(NotFound) })
+    @Annotate({ summary: 'inner annotate', tags: ['b'], statusCode: 202, responses: errors(Conflict) })
+    routeOutside () { return { ok: true } }
+  }
+  t.equal(Annotate, Override, 'Annotate is the alias of Override')
+  const app = await build({ views: [Stacked] })
+  t.teardown(() => app.close())
+  const routes = Object.fromEntries(buildViewRoutes(Stacked).map((r) => [r.url, r.schema as { summary: string, tags: string[], response: Record<string, unknown> }]))
+  t.same([routes['/a'].summary, routes['/a'].tags], ['outer override', ['a']], 'Override outside a Get: its summary wins, the inner tags stay')
+  t.same([routes['/b'].summary, routes['/b'].tags], ['outer get', ['b']], 'Get outside an Annotate: its summary wins, the inner tags stay')
+  for (const url of ['/a', '/b']) t.same(Object.keys(routes[url].response).filter((s) => s >= '400').sort(), ['400', '404', '409'], `${url}: responses of both decorators, unioned`)
+  t.equal((await app.inject('/a')).statusCode, 200)
+  t.equal((await app.inject('/b')).statusCode, 202, 'a scalar only the inner decorator set is kept')
+})
