@@ -73,12 +73,12 @@ function crud (family: Family, Base = mix(family.List, family.Create, family.Ret
 }
 
 /** The ready-made abstract viewsets of each family, with the actions each composes. */
-const VIEWSETS = [
-  { name: 'full viewset', Base: (f: Family) => f.ViewSet, actions: ['list', 'create', 'retrieve', 'update', 'partialUpdate', 'destroy'] },
-  { name: 'read-only viewset', Base: (f: Family) => f.ReadOnly, actions: ['list', 'retrieve'] },
-  { name: 'list-create view', Base: (f: Family) => f.ListCreate, actions: ['list', 'create'] },
-  { name: 'retrieve-update-destroy view', Base: (f: Family) => f.RetrieveUpdateDestroy, actions: ['retrieve', 'update', 'partialUpdate', 'destroy'] }
-] as const
+const VIEWSETS: Array<{ name: string, Base: (f: Family) => unknown, actions: string[] }> = [
+  { name: 'full viewset', Base: (f) => f.ViewSet, actions: ['list', 'create', 'retrieve', 'update', 'partialUpdate', 'destroy'] },
+  { name: 'read-only viewset', Base: (f) => f.ReadOnly, actions: ['list', 'retrieve'] },
+  { name: 'list-create view', Base: (f) => f.ListCreate, actions: ['list', 'create'] },
+  { name: 'retrieve-update-destroy view', Base: (f) => f.RetrieveUpdateDestroy, actions: ['retrieve', 'update', 'partialUpdate', 'destroy'] }
+]
 
 for (const family of families) {
   test(`${family.name}: every CRUD action with its seed status`, async (t) => {
@@ -168,19 +168,112 @@ for (const family of families) {
     t.equal(lenient.body, '')
     t.equal(problem(t, await app.inject('/w/1'), 404).detail, 'No Widget here')
   })
-}
 
-test('responseSchemaAsList false lets list return an envelope', async (t) => {
-  const Page = Type.Object({ items: Type.Array(Item), total: Type.Integer() })
-  class Enveloped extends AsyncListAPIView<{ list: Static<typeof Page> }> {
-    static override responseSchema = Page
-    static override responseSchemaAsList = false
-    override async list () { return { items: [], total: 0 } }
-  }
-  const app = await build({ views: [Enveloped] })
-  t.teardown(() => app.close())
-  t.same((await app.inject('/')).json(), { items: [], total: 0 })
-})
+  test(`${family.name}: the ready-made viewsets answer their verbs and only theirs`, async (t) => {
+    for (const { name, Base, actions } of VIEWSETS) {
+      const Composed = Base(family) as unknown as typeof APIView
+      await t.rejects(build({ views: [Composed] }), { name: 'TypeError', message: new RegExp(`^Cannot register ${Composed.name}: it is abstract, action method "(${actions.join('|')})" is not implemented$`) }, `${name}: abstract until implemented`)
+      // The same six implementations on every composition: those it does not compose stay unrouted.
+      const { Items, rows } = crud(family, Composed, [{ id: 1, name: 'one', price: 1 }, { id: 2, name: 'two', price: 2 }])
+      const app = await build({ views: [{ view: Items, prefix: '/v' }] })
+      t.teardown(() => app.close())
+      const res = await expectActions(t, app, '/v', actions)
+      if (actions.includes('list')) t.same(res.list.json().map((i: ItemT) => i.id), [1, 2], `${name}: list`)
+      if (actions.includes('create')) {
+        t.same(res.create.json(), { id: 3, name: 'created', price: 1 }, `${name}: create`)
+        t.equal(res.create.headers.location, '/items/3', `${name}: Location`)
+      }
+      if (actions.includes('retrieve')) t.same(res.retrieve.json().id, 1, `${name}: retrieve`)
+      if (actions.includes('update')) t.same(res.update.json(), { id: 1, name: 'put', price: 2 }, `${name}: update`)
+      if (actions.includes('partialUpdate')) t.same(res.partialUpdate.json(), { id: 1, name: 'put', price: 7 }, `${name}: partialUpdate keeps the name`)
+      t.equal(rows.has(2), !actions.includes('destroy'), `${name}: row 2 ${actions.includes('destroy') ? 'destroyed' : 'kept'}`)
+      t.equal(rows.get(1)!.price, actions.includes('partialUpdate') ? 7 : 1, `${name}: row 1 ${actions.includes('partialUpdate') ? 'changed' : 'untouched'}`)
+    }
+  })
+
+  test(`${family.name}: responseSchemaAsList false lets list return an envelope`, async (t) => {
+    const Page = Type.Object({ items: Type.Array(Item), total: Type.Integer() })
+    class Enveloped extends (family.List as unknown as typeof APIView) {
+      static override responseSchema = Page
+      static responseSchemaAsList = false
+      list () { return family.wrap({ items: [{ id: 1, name: 'one', price: 1, secret: 'x' }], total: 1 }) }
+    }
+    class Listed extends (family.List as unknown as typeof APIView) {
+      static override responseSchema = Item
+      list () { return family.wrap([{ id: 1, name: 'one', price: 1, secret: 'x' }]) }
+    }
+    const app = await build({ views: [{ view: Enveloped, prefix: '/e' }, { view: Listed, prefix: '/l' }] })
+    t.teardown(() => app.close())
+    t.same((await app.inject('/e')).json(), { items: [{ id: 1, name: 'one', price: 1 }], total: 1 }, 'serialized by the envelope schema')
+    t.same((await app.inject('/l')).json(), [{ id: 1, name: 'one', price: 1 }], 'the default: an array of responseSchema')
+    const schemas = Object.fromEntries([Enveloped, Listed].map((v) => [v.name, (buildViewRoutes(v)[0].schema as { response: Record<string, { type: string }> }).response['200'].type]))
+    t.same(schemas, { Enveloped: 'object', Listed: 'array' }, 'the documented 200 follows responseSchemaAsList')
+  })
+
+  test(`${family.name}: getDetailRoute varies the detail path per action; custom routes coexist`, async (t) => {
+    class Slugged extends (mix(family.Retrieve, family.Destroy) as unknown as typeof APIView) {
+      static detailParams = Type.Object({ slug: Type.String({ pattern: '^[a-z-]+$' }) })
+      static override getDetailRoute (action: string): string {
+        return action === 'destroy' ? '/:slug/remove' : '/:slug'
+      }
+
+      retrieve (request: FastifyRequest<{ Params: { slug: string } }>) { return family.wrap({ slug: request.params.slug }) }
+      destroy () { return family.wrap(true) }
+
+      @Get('/stats')
+      stats () { return { stats: true } }
+    }
+    const app = await build({ views: [{ view: Slugged, prefix: '/s' }] })
+    t.teardown(() => app.close())
+    t.same(buildViewRoutes(Slugged).map((r) => `${String(r.method)} ${r.url}`).sort(), ['DELETE /:slug/remove', 'GET /:slug', 'GET /stats'])
+    t.same((await app.inject('/s/hello-world')).json(), { slug: 'hello-world' })
+    t.same((await app.inject('/s/stats')).json(), { stats: true }, 'a static route is not shadowed by /:slug')
+    const removed = await app.inject({ method: 'DELETE', url: '/s/abc/remove' })
+    t.equal(removed.statusCode, 204)
+    t.equal(removed.body, '')
+    t.equal(problem(t, await app.inject({ method: 'DELETE', url: '/s/abc' }), 404).detail, 'Route DELETE /s/abc not found.', 'destroy is not on /:slug')
+    t.match(problem(t, await app.inject('/s/NOT_OK'), 400).errors, [{ in: 'path', parameter: 'slug', pointer: '#/slug' }])
+  })
+
+  test(`${family.name}: a static detailRoute moves every detail action and detail custom route`, async (t) => {
+    const rows = new Map<string, { slug: string, title: string }>([['hello', { slug: 'hello', title: 'Hello' }]])
+    class BySlug extends (mix(family.Retrieve, family.Update, family.PartialUpdate, family.Destroy) as unknown as typeof APIView) {
+      static override detailRoute = '/:slug'
+      static detailParams = Type.Object({ slug: Type.String({ pattern: '^[a-z]+$' }) })
+      static createSchema = Type.Object({ title: Type.String() })
+      static override apiComponentName = 'Post'
+
+      retrieve (request: FastifyRequest<{ Params: { slug: string } }>) { return family.wrap(rows.get(request.params.slug) ?? null) }
+      update (request: FastifyRequest<{ Params: { slug: string }, Body: { title: string } }>) {
+        const row = rows.get(request.params.slug)
+        return family.wrap(row === undefined ? null : Object.assign(row, request.body))
+      }
+
+      partialUpdate (request: FastifyRequest<{ Params: { slug: string }, Body: { title?: string } }>) {
+        const row = rows.get(request.params.slug)
+        return family.wrap(row === undefined ? null : Object.assign(row, request.body))
+      }
+
+      destroy (request: FastifyRequest<{ Params: { slug: string } }>) { return family.wrap(rows.delete(request.params.slug) ? true : null) }
+
+      @Action('/publish', { methods: ['POST'], detail: true })
+      publish (request: FastifyRequest) { return { published: (request.params as { slug: string }).slug } }
+    }
+    t.same(buildViewRoutes(BySlug).map((r) => `${String(r.method)} ${r.url}`).sort(),
+      ['DELETE /:slug', 'GET /:slug', 'PATCH /:slug', 'POST /:slug/publish', 'PUT /:slug'], 'every detail path is under /:slug')
+    const app = await build({ views: [{ view: BySlug, prefix: '/posts' }] })
+    t.teardown(() => app.close())
+    t.same((await app.inject('/posts/hello')).json(), { slug: 'hello', title: 'Hello' })
+    t.same((await app.inject({ method: 'PUT', url: '/posts/hello', payload: { title: 'Hi' } })).json(), { slug: 'hello', title: 'Hi' })
+    t.same((await app.inject({ method: 'PATCH', url: '/posts/hello', payload: {} })).json(), { slug: 'hello', title: 'Hi' })
+    t.same((await app.inject({ method: 'POST', url: '/posts/hello/publish' })).json(), { published: 'hello' })
+    t.match(problem(t, await app.inject('/posts/Hello1'), 400).errors, [{ in: 'path', parameter: 'slug', pointer: '#/slug' }], 'the slug is validated by detailParams')
+    t.equal(problem(t, await app.inject('/posts/nope'), 404).detail, 'Post does not exist')
+    t.equal((await app.inject({ method: 'DELETE', url: '/posts/hello' })).statusCode, 204)
+    problem(t, await app.inject({ method: 'DELETE', url: '/posts/hello' }), 404)
+    t.equal(rows.size, 0)
+  })
+}
 
 test('an abstract view (an action left unimplemented) is a TypeError naming view and method', async (t) => {
   class HalfDone extends mix(AsyncListAPIView, AsyncRetrieveAPIView) {
@@ -206,27 +299,6 @@ test('Override changes a standard action; the outer decorator wins on scalars', 
   t.equal(res.statusCode, 200, 'statusCode from Override')
   const [route] = buildViewRoutes(Items)
   t.match(route.schema, { summary: 'outer', tags: ['items'] }, 'the outer summary wins; the inner tags stay')
-})
-
-test('getDetailRoute varies the detail path per action; custom routes coexist', async (t) => {
-  class Slugged extends mix(AsyncRetrieveAPIView, AsyncDestroyAPIView)<{ params: { slug: string } }> {
-    static override detailParams = Type.Object({ slug: Type.String({ pattern: '^[a-z-]+$' }) })
-    static override getDetailRoute (action: string): string {
-      return action === 'destroy' ? '/:slug/remove' : '/:slug'
-    }
-
-    override async retrieve (request: FastifyRequest<{ Params: { slug: string } }>) { return { slug: request.params.slug } }
-    override async destroy () { return true }
-
-    @Get('/stats')
-    stats () { return { stats: true } }
-  }
-  const app = await build({ views: [{ view: Slugged, prefix: '/s' }] })
-  t.teardown(() => app.close())
-  t.same((await app.inject('/s/hello-world')).json(), { slug: 'hello-world' })
-  t.same((await app.inject('/s/stats')).json(), { stats: true }, 'a static route is not shadowed by /:slug')
-  t.equal((await app.inject({ method: 'DELETE', url: '/s/abc/remove' })).statusCode, 204)
-  problem(t, await app.inject('/s/NOT_OK'), 400)
 })
 
 test('mix: first argument wins, shared mixins apply once, and mixed classes mix again', async (t) => {

@@ -1,8 +1,8 @@
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import {
-  BaseFilter, CursorPaginationFilter, GenericListAPIView, MemoryRepository, OffsetLimitFilter, OrderingFilter, PaginationFilter, SearchFilter,
-  composeFilters, splitCriterion, UniqueViolation
+  APIView, AsyncGenericListAPIView, BaseFilter, CursorPaginationFilter, GenericListAPIView, MemoryRepository, OffsetLimitFilter, OrderingFilter, PaginationFilter, SearchFilter,
+  asyncRepository, composeFilters, splitCriterion, UniqueViolation, type FilterClass
 } from '../lib/index.js'
 import { build, problem } from './helpers.js'
 import { OPERATOR_CASES, Product, ProductFilter, SEED_ROWS, type ProductT } from './sql-cases.js'
@@ -10,10 +10,19 @@ import { OPERATOR_CASES, Product, ProductFilter, SEED_ROWS, type ProductT } from
 // The same products, filter and operator table as the SQL stores (test/sql-cases.ts).
 const rows: ProductT[] = SEED_ROWS.map(([id, name, price, category, description]) => ({ id, name, price, category, description, tenant: 'a', updated_at: null }))
 
-class Products extends GenericListAPIView {
-  static override responseSchema = Product
-  static override filter = ProductFilter
-  static override repository = new MemoryRepository<ProductT>({ rows })
+/** Every HTTP table below runs on both families: the async list over promises, the sync one over values. */
+const families = [
+  { name: 'async', List: AsyncGenericListAPIView, wrap: (repo: MemoryRepository<ProductT>) => asyncRepository<ProductT, MemoryRepository<ProductT>>(repo) },
+  { name: 'sync', List: GenericListAPIView, wrap: (repo: MemoryRepository<ProductT>) => repo }
+] as const
+
+/** A generic list of the seed products (a fresh store each) through `filter`. */
+function products (family: (typeof families)[number], filter: FilterClass = ProductFilter) {
+  return class Products extends (family.List as unknown as typeof APIView) {
+    static override responseSchema = Product
+    static filter = filter
+    static repository = family.wrap(new MemoryRepository<ProductT>({ rows }))
+  }
 }
 
 const ids = async (app: Awaited<ReturnType<typeof build>>, query: string): Promise<number[]> => {
@@ -22,56 +31,121 @@ const ids = async (app: Awaited<ReturnType<typeof build>>, query: string): Promi
   return res.json().map((p: ProductT) => p.id)
 }
 
-test('field operators: one row per case', async (t) => {
-  const app = await build({ views: [{ view: Products, prefix: '/products' }] })
-  t.teardown(() => app.close())
-  const cases: Array<[string, number[]]> = [
-    ['name=Lamp', [1]],
-    ['category=light', [1, 2]],
-    ['price__eq=45', [4]],
-    ['price__ne=45', [1, 2, 3, 5]],
-    ['price__lt=25', [2]],
-    ['price__le=25', [2, 5]],
-    ['price__gt=45', [3]],
-    ['price__ge=45', [3, 4]],
-    ['price__gt=20&price__lt=50', [1, 4, 5]],
-    ['name__in=Desk&name__in=Chair', [3, 4]],
-    ['name__in=Desk', [3]],
-    ['name__not_in=Desk&name__not_in=Chair', [1, 2, 5]],
-    ['category__is_null=true', [5]],
-    ['category__is_null=false', [1, 2, 3, 4]],
-    ['name__like=La%25', [1, 2]],
-    ['name__like=la%25', []],
-    ['name__ilike=la%25', [1, 2]],
-    ['name__like=L_mp', [1]],
-    ['description__like=100%25%20fun_stuff', [5]],
-    ['description__like=%25(fun)%25', []],
-    ['q=lamp', [1, 4]],
-    ['q=LAMP&price__gt=40', [4]],
-    ['q=', [1, 2, 3, 4, 5]]
-  ]
-  for (const [query, expected] of [...OPERATOR_CASES, ...cases]) t.same(await ids(app, query), expected, query)
-})
+/** Field operators, search and plain fields: the query and the ids it answers, in id order. */
+const FIELD_CASES: Array<[string, number[]]> = [
+  ['name=Lamp', [1]],
+  ['category=light', [1, 2]],
+  ['price__eq=45', [4]],
+  ['price__ne=45', [1, 2, 3, 5]],
+  ['price__lt=25', [2]],
+  ['price__le=25', [2, 5]],
+  ['price__gt=45', [3]],
+  ['price__ge=45', [3, 4]],
+  ['price__gt=20&price__lt=50', [1, 4, 5]],
+  ['name__in=Desk&name__in=Chair', [3, 4]],
+  ['name__in=Desk', [3]],
+  ['name__not_in=Desk&name__not_in=Chair', [1, 2, 5]],
+  ['category__is_null=true', [5]],
+  ['category__is_null=false', [1, 2, 3, 4]],
+  ['name__like=La%25', [1, 2]],
+  ['name__like=la%25', []],
+  ['name__ilike=la%25', [1, 2]],
+  ['name__like=L_mp', [1]],
+  ['description__like=100%25%20fun_stuff', [5]],
+  ['description__like=%25(fun)%25', []],
+  ['q=lamp', [1, 4]],
+  ['q=LAMP&price__gt=40', [4]],
+  ['q=', [1, 2, 3, 4, 5]]
+]
 
-test('ordering: whitelisted keys, several applied in the order given, nulls last ascending', async (t) => {
-  const app = await build({ views: [{ view: Products, prefix: '/products' }] })
-  t.teardown(() => app.close())
-  t.same(await ids(app, 'sort=price'), [2, 5, 1, 4, 3])
-  t.same(await ids(app, 'sort=-price'), [3, 4, 1, 5, 2])
-  t.same(await ids(app, 'sort=category&sort=-price'), [3, 4, 1, 2, 5], 'category first, then price descending within it')
-  t.same(await ids(app, 'sort=-category&sort=name'), [5, 1, 2, 4, 3], 'nulls first descending')
-  for (const bad of ['sort=description', 'sort=id', 'sort=--price', 'sort=price%20']) {
-    const body = problem(t, await app.inject(`/products?${bad}`), 400)
-    t.equal(body.errors[0].parameter, 'sort', bad)
-  }
-})
+/** Ordering: the ids in the order answered. */
+const ORDERING_CASES: Array<[string, number[], string?]> = [
+  ['sort=price', [2, 5, 1, 4, 3]],
+  ['sort=-price', [3, 4, 1, 5, 2]],
+  ['sort=category&sort=-price', [3, 4, 1, 2, 5], 'category first, then price descending within it'],
+  ['sort=-category&sort=name', [5, 1, 2, 4, 3], 'nulls first descending'],
+  ['sort=-price&sort=category', [3, 4, 1, 5, 2], 'a second key does not reorder distinct first keys'],
+  ['sort=name&price__gt=20', [4, 3, 5, 1], 'ordering applies to the filtered rows']
+]
+const BAD_SORTS = ['sort=description', 'sort=id', 'sort=--price', 'sort=price%20', 'sort=', 'sort=price&sort=tenant']
 
-test('bad operator values are 400 problems', async (t) => {
-  const app = await build({ views: [{ view: Products, prefix: '/products' }] })
-  t.teardown(() => app.close())
-  for (const [query, parameter] of [['price__gt=cheap', 'price__gt'], ['category__is_null=maybe', 'category__is_null'], ['price__lt=1e3', 'price__lt']]) {
-    t.equal(problem(t, await app.inject(`/products?${query}`), 400).errors[0].parameter, parameter, query)
-  }
+/** Parameters a composed filter takes from its four parts. */
+class ByName extends BaseFilter { static override fields = { name: Type.String() } }
+class ByPrice extends OrderingFilter {
+  static override operatorFields = { price: Type.Number() }
+  static override operators = { price: ['gt'] as const }
+  static override orderingFields = ['price']
+  static override defaultOrdering = ['price']
+}
+class Text extends SearchFilter { static override searchFields = ['description'] }
+class Paged extends PaginationFilter { static override maxPageSize = 2 }
+const Composed = composeFilters(ByName, ByPrice, Text, Paged)
+
+/** Composed queries: the ids of the page and its counters. */
+const COMPOSED_CASES: Array<[string, number[], { total: number, pages: number, more: boolean, page: number }]> = [
+  ['price__gt=20&q=a&sort=-price', [3, 4], { total: 3, pages: 2, more: true, page: 1 }],
+  ['price__gt=20&q=a&sort=-price&page=2', [1], { total: 3, pages: 2, more: false, page: 2 }],
+  ['price__gt=20&q=a', [1, 4], { total: 3, pages: 2, more: true, page: 1 }],
+  ['q=camping', [2], { total: 1, pages: 1, more: false, page: 1 }],
+  ['q=camping&name=Desk', [], { total: 0, pages: 0, more: false, page: 1 }],
+  ['', [2, 5], { total: 5, pages: 3, more: true, page: 1 }],
+  ['page=3&page_size=2', [3], { total: 5, pages: 3, more: false, page: 3 }],
+  ['page=9', [], { total: 5, pages: 3, more: false, page: 9 }]
+]
+
+for (const family of families) {
+  test(`${family.name}: field operators: one row per case`, async (t) => {
+    const app = await build({ views: [{ view: products(family), prefix: '/products' }] })
+    t.teardown(() => app.close())
+    for (const [query, expected] of [...OPERATOR_CASES, ...FIELD_CASES]) t.same(await ids(app, query), expected, query)
+  })
+
+  test(`${family.name}: ordering: whitelisted keys, several applied in the order given, nulls last ascending`, async (t) => {
+    const app = await build({ views: [{ view: products(family), prefix: '/products' }] })
+    t.teardown(() => app.close())
+    for (const [query, expected, why] of ORDERING_CASES) t.same(await ids(app, query), expected, why ?? query)
+    for (const bad of BAD_SORTS) {
+      const body = problem(t, await app.inject(`/products?${bad}`), 400)
+      t.equal(body.errors[0].parameter, 'sort', bad)
+      t.equal(body.errors[0].in, 'query', bad)
+    }
+  })
+
+  test(`${family.name}: bad operator values are 400 problems`, async (t) => {
+    const app = await build({ views: [{ view: products(family), prefix: '/products' }] })
+    t.teardown(() => app.close())
+    for (const [query, parameter] of [['price__gt=cheap', 'price__gt'], ['category__is_null=maybe', 'category__is_null'], ['price__lt=1e3', 'price__lt']]) {
+      t.equal(problem(t, await app.inject(`/products?${query}`), 400).errors[0].parameter, parameter, query)
+    }
+  })
+
+  test(`${family.name}: filters compose: fields, operators, ordering, search and pagination at once`, async (t) => {
+    const app = await build({ views: [{ view: products(family, Composed), prefix: '/c' }] })
+    t.teardown(() => app.close())
+    for (const [query, expected, counters] of COMPOSED_CASES) {
+      const res = await app.inject(`/c?${query}`)
+      t.equal(res.statusCode, 200, query)
+      const page = res.json()
+      t.same(page.items.map((p: ProductT) => p.id), expected, query)
+      t.same({ total: page.total_items, pages: page.total_pages, more: page.has_more, page: page.current_page }, counters, `${query}: counters`)
+      t.equal(page.page_size, 2, `${query}: the default page size is capped at maxPageSize`)
+    }
+    for (const [query, parameter] of [['page_size=3', 'page_size'], ['sort=name', 'sort'], ['price__lt=5', undefined], ['page=0', 'page']] as const) {
+      if (parameter === undefined) {
+        t.equal((await app.inject(`/c?${query}`)).json().total_items, 5, `${query}: an undeclared operator is not a criterion`)
+      } else {
+        t.equal(problem(t, await app.inject(`/c?${query}`), 400).errors[0].parameter, parameter, query)
+      }
+    }
+  })
+}
+
+test('composeFilters: parameters add up, one pagination at most, operators need a declared field', async (t) => {
+  t.same(Object.keys(Composed.querySchema().properties).sort(), ['name', 'page', 'page_size', 'price__gt', 'q', 'sort'])
+  t.same(composeFilters(ByName).pagination, 'none')
+  t.throws(() => composeFilters(Paged, OffsetLimitFilter), { name: 'TypeError', message: /paginate in 2 different ways/ })
+  class Broken extends BaseFilter { static override operators = { ghost: ['gt'] as const } }
+  t.throws(() => Broken.querySchema(), { name: 'TypeError', message: 'Broken.operators.ghost: declare the field in fields or operatorFields' })
 })
 
 test('the filter API: asKwargs, withKwargs, ordering, search, window', async (t) => {
@@ -98,35 +172,6 @@ test('the filter API: asKwargs, withKwargs, ordering, search, window', async (t)
   t.same(splitCriterion('a__b__in'), ['a__b', 'in'])
   t.same(splitCriterion('snake_case'), ['snake_case', 'eq'])
   t.same(splitCriterion('x__unknown'), ['x__unknown', 'eq'])
-})
-
-test('filters compose: fields, operators, ordering and search add up, one pagination at most', async (t) => {
-  class ByName extends BaseFilter { static override fields = { name: Type.String() } }
-  class ByPrice extends OrderingFilter {
-    static override operatorFields = { price: Type.Number() }
-    static override operators = { price: ['gt'] as const }
-    static override orderingFields = ['price']
-    static override defaultOrdering = ['price']
-  }
-  class Text extends SearchFilter { static override searchFields = ['description'] }
-  class Paged extends PaginationFilter { static override maxPageSize = 2 }
-  const Composed = composeFilters(ByName, ByPrice, Text, Paged)
-  t.same(Object.keys(Composed.querySchema().properties).sort(), ['name', 'page', 'page_size', 'price__gt', 'q', 'sort'])
-  class ComposedProducts extends GenericListAPIView {
-    static override responseSchema = Product
-    static override filter = Composed
-    static override repository = new MemoryRepository<ProductT>({ rows })
-  }
-  const app = await build({ views: [{ view: ComposedProducts, prefix: '/c' }] })
-  t.teardown(() => app.close())
-  const page = (await app.inject('/c?price__gt=20&q=a&sort=-price')).json()
-  t.same(page.items.map((p: ProductT) => p.id), [3, 4], 'filter, search, ordering and pagination at once')
-  t.same({ total: page.total_items, pages: page.total_pages, more: page.has_more }, { total: 3, pages: 2, more: true })
-  problem(t, await app.inject('/c?page_size=3'), 400)
-  t.same(composeFilters(ByName).pagination, 'none')
-  t.throws(() => composeFilters(Paged, OffsetLimitFilter), { name: 'TypeError', message: /paginate in 2 different ways/ })
-  class Broken extends BaseFilter { static override operators = { ghost: ['gt'] as const } }
-  t.throws(() => Broken.querySchema(), { name: 'TypeError', message: 'Broken.operators.ghost: declare the field in fields or operatorFields' })
 })
 
 test('the memory repository: copies in and out, unique fields, keyset seeks', async (t) => {

@@ -9,7 +9,7 @@ import {
   AsyncGenericRetrieveUpdateDestroyAPIView, GenericRetrieveUpdateDestroyAPIView, BaseFilter, OrderingFilter, SearchFilter, composeFilters,
   type Criteria, type ListQuery, type RepositoryOptions
 } from '../lib/index.js'
-import { build, problem } from './helpers.js'
+import { build, expectActions, problem } from './helpers.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number(), tenant: Type.String() }, { $id: 'Item' })
 const ItemIn = Type.Object({ name: Type.String({ minLength: 1 }), price: Type.Number({ minimum: 0 }) })
@@ -29,11 +29,26 @@ function seed (): MemoryRepository<ItemT> {
 
 /** The same table runs on the async family (promises from the repository) and the sync one (values). */
 const families = [
-  { name: 'async', ViewSet: AsyncGenericViewSet, List: AsyncGenericListAPIView, wrap: (repo: MemoryRepository<ItemT>) => asyncRepository<ItemT, MemoryRepository<ItemT>>(repo) },
-  { name: 'sync', ViewSet: GenericViewSet, List: GenericListAPIView, wrap: (repo: MemoryRepository<ItemT>) => repo }
+  {
+    name: 'async', ViewSet: AsyncGenericViewSet, List: AsyncGenericListAPIView, wrap: (repo: MemoryRepository<ItemT>) => asyncRepository<ItemT, MemoryRepository<ItemT>>(repo),
+    ReadOnly: AsyncGenericReadOnlyViewSet, ListCreate: AsyncGenericListCreateAPIView, RetrieveUpdateDestroy: AsyncGenericRetrieveUpdateDestroyAPIView
+  },
+  {
+    name: 'sync', ViewSet: GenericViewSet, List: GenericListAPIView, wrap: (repo: MemoryRepository<ItemT>) => repo,
+    ReadOnly: GenericReadOnlyViewSet, ListCreate: GenericListCreateAPIView, RetrieveUpdateDestroy: GenericRetrieveUpdateDestroyAPIView
+  }
 ] as const
+type Family = (typeof families)[number]
 
-function tenantView (family: (typeof families)[number], repo: MemoryRepository<ItemT>) {
+/** The ready-made generic viewsets of each family, with the actions each composes. */
+const VIEWSETS: Array<{ name: string, Base: (f: Family) => unknown, actions: string[] }> = [
+  { name: 'full viewset', Base: (f) => f.ViewSet, actions: ['list', 'create', 'retrieve', 'update', 'partialUpdate', 'destroy'] },
+  { name: 'read-only viewset', Base: (f) => f.ReadOnly, actions: ['list', 'retrieve'] },
+  { name: 'list-create view', Base: (f) => f.ListCreate, actions: ['list', 'create'] },
+  { name: 'retrieve-update-destroy view', Base: (f) => f.RetrieveUpdateDestroy, actions: ['retrieve', 'update', 'partialUpdate', 'destroy'] }
+]
+
+function tenantView (family: Family, repo: MemoryRepository<ItemT>) {
   class Items extends (family.ViewSet as unknown as typeof APIView) {
     static override responseSchema = Item
     static createSchema = ItemIn
@@ -247,6 +262,30 @@ for (const family of families) {
     t.same(back, expected, 'backward pages cover every row once, in order')
     const start = (await app.inject('/cursor?page_size=7&sort=-price')).json()
     t.equal(start.previous_page, null, 'no previous page on the first page')
+  })
+
+  test(`${family.name}: the ready-made generic viewsets answer their verbs over the repository, and only theirs`, async (t) => {
+    for (const { name, Base, actions } of VIEWSETS) {
+      const repo = seed()
+      class Composed extends (Base(family) as typeof APIView) {
+        static override responseSchema = Item
+        static createSchema = ItemIn
+        static detailParams = IdParams
+        static repository = family.wrap(repo)
+        getKwargs (): Criteria { return { tenant: 'a' } }
+      }
+      const app = await build({ views: [{ view: Composed, prefix: '/v' }] })
+      t.teardown(() => app.close())
+      const res = await expectActions(t, app, '/v', actions)
+      const has = (action: string) => actions.includes(action)
+      if (has('list')) t.same(res.list.json().map((i: ItemT) => i.id), [1, 2], `${name}: list, scoped`)
+      if (has('create')) t.same(res.create.json(), { id: 4, name: 'created', price: 1, tenant: 'a' }, `${name}: create`)
+      if (has('retrieve')) t.same(res.retrieve.json(), { id: 1, name: 'apple', price: 3, tenant: 'a' }, `${name}: retrieve before the writes`)
+      if (has('update')) t.same(res.update.json(), { id: 1, name: 'put', price: 2, tenant: 'a' }, `${name}: update`)
+      if (has('partialUpdate')) t.same(res.partialUpdate.json(), { id: 1, name: 'put', price: 7, tenant: 'a' }, `${name}: partialUpdate keeps the name`)
+      t.same(repo.list({}).map((i) => i.id), [1, ...(has('destroy') ? [] : [2]), 3, ...(has('create') ? [4] : [])], `${name}: the rows left`)
+      t.same(repo.get({ id: 1 }), has('update') ? { id: 1, name: 'put', price: 7, tenant: 'a' } : { id: 1, name: 'apple', price: 3, tenant: 'a' }, `${name}: row 1`)
+    }
   })
 
   test(`${family.name}: a filter declaring tenant never widens or moves getKwargs' tenant`, async (t) => {

@@ -33,7 +33,7 @@ export const CRUD_REQUESTS = [
   { action: 'create', method: 'POST', path: '', status: 201, payload: { name: 'created', price: 1 } },
   { action: 'retrieve', method: 'GET', path: '/1', status: 200 },
   { action: 'update', method: 'PUT', path: '/1', status: 200, payload: { name: 'put', price: 2 } },
-  { action: 'partialUpdate', method: 'PATCH', path: '/1', status: 200, payload: { price: 3 } },
+  { action: 'partialUpdate', method: 'PATCH', path: '/1', status: 200, payload: { price: 7 } },
   { action: 'destroy', method: 'DELETE', path: '/2', status: 204 }
 ] as const
 
