@@ -14,8 +14,14 @@ import type { ViewClass } from './view.js'
 type Result<T> = T | Promise<T>
 type BulkReq<Q, B> = Req<unknown, Q, B>
 
-function then<T, R> (value: Result<T>, fn: (value: T) => R): Result<R> {
-  return value instanceof Promise ? value.then(fn) : fn(value)
+/**
+ * `fn` on a hook's or the repository's result: awaited when it is a promise or any other
+ * thenable (a query builder), and always a native promise then, which the route handler
+ * awaits. The view's reply is thenable too but settles only once the response is sent:
+ * a hook that returns it is not waited on.
+ */
+function then<T, R> (view: BulkView, value: Result<T> | PromiseLike<T>, fn: (value: T) => R): Result<R> {
+  return typeof (value as Partial<PromiseLike<T>> | null)?.then === 'function' && value !== view.reply ? Promise.resolve(value).then(fn) : fn(value as T)
 }
 
 /** The item types of bulk views, besides `item`: `create`, `bulkUpdate`, `update` and the filter `query`. */
@@ -215,26 +221,26 @@ const bulkImpls: Record<string, (view: BulkView, request: FastifyRequest) => unk
   bulkCreate: (view, request) => {
     const data = withKwargs(view, request.body, 'bulkCreate')
     if (data.length === 0) return []
-    return then(view.beforeBulkCreate(data), () => then(view.repository.createMany(data, view.getRepositoryOptions('bulkCreate')),
-      (objs) => then(view.afterBulkCreate(objs), () => objs)))
+    return then(view, view.beforeBulkCreate(data), () => then(view, view.repository.createMany(data, view.getRepositoryOptions('bulkCreate')),
+      (objs) => then(view, view.afterBulkCreate(objs), () => objs)))
   },
   bulkUpdate: (view, request) => {
     const data = withKwargs(view, request.body, 'bulkUpdate')
     const duplicates = duplicateKeys(data, (view.constructor as Loose).primaryKey!)
     if (duplicates.length > 0) throw new BadRequest('The request body is invalid.', { errors: duplicates })
     if (data.length === 0) return true
-    return then(view.beforeBulkUpdate(data), () => then(view.repository.bulkUpdate(data, view.getRepositoryOptions('bulkUpdate')),
-      () => then(view.afterBulkUpdate(), () => true)))
+    return then(view, view.beforeBulkUpdate(data), () => then(view, view.repository.bulkUpdate(data, view.getRepositoryOptions('bulkUpdate')),
+      () => then(view, view.afterBulkUpdate(), () => true)))
   },
   updateMany: (view, request) => {
     const values = request.body as Record<string, unknown>
     const { args, kwargs } = selection(view, 'updateMany')
-    return then(view.beforeUpdateMany(values), () => then(view.repository.updateMany(values, kwargs, ...args),
-      (objs) => then(view.afterUpdateMany(objs), () => objs)))
+    return then(view, view.beforeUpdateMany(values), () => then(view, view.repository.updateMany(values, kwargs, ...args),
+      (objs) => then(view, view.afterUpdateMany(objs), () => objs)))
   },
   bulkDelete: (view) => {
     const { args, kwargs } = selection(view, 'bulkDelete')
-    return then(view.beforeBulkDelete(), () => then(view.repository.deleteMany(kwargs, ...args), () => then(view.afterBulkDelete(), () => true)))
+    return then(view, view.beforeBulkDelete(), () => then(view, view.repository.deleteMany(kwargs, ...args), () => then(view, view.afterBulkDelete(), () => true)))
   }
 }
 
@@ -246,6 +252,17 @@ const REQUIRED: Record<string, Array<keyof BulkStatics | 'responseSchema'>> = {
   bulkDelete: ['filter']
 }
 
+/**
+ * Whether every item `schema` accepts carries `key` (SEED 2.8: PUT items carry their primary
+ * key): an object schema listing it as required, an intersection with such a member, a union
+ * of such members only.
+ */
+function requiresKey (schema: TSchema, key: string): boolean {
+  if (Array.isArray(schema.allOf)) return (schema.allOf as TSchema[]).some((member) => requiresKey(member, key))
+  if (Array.isArray(schema.anyOf)) return (schema.anyOf as TSchema[]).every((member) => requiresKey(member, key))
+  return schema.properties?.[key] !== undefined && (schema.required as string[] | undefined ?? []).includes(key)
+}
+
 function genericBulkMembers (name: string) {
   return (Base: typeof APIView): typeof APIView => {
     const cls = class extends bulkMembers(Base) {
@@ -255,6 +272,10 @@ function genericBulkMembers (name: string) {
           if ((this as Loose)[attribute] !== undefined) continue
           const hint = attribute === 'filter' ? ' (a filter class, or null to act on what getKwargs selects)' : ''
           throw new TypeError(`Cannot register ${this.name}: ${name} needs ${attribute}${hint}`)
+        }
+        const klass = this as Loose
+        if (name === 'bulkUpdate' && !requiresKey(klass.bulkUpdateSchema!, klass.primaryKey!)) {
+          throw new TypeError(`Cannot register ${this.name}: bulkUpdateSchema must require the primary key "${klass.primaryKey!}" (set primaryKey to the field that identifies a PUT item)`)
         }
       }
 

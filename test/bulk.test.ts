@@ -2,8 +2,10 @@ import { test } from 'tap'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import {
-  APIView, AsyncBulkAPIViewSet, AsyncBulkCreateAPIView, AsyncBulkDestroyAPIView, AsyncBulkUpdateAPIView, AsyncGenericViewSet, AsyncUpdateManyAPIView,
-  BaseFilter, BulkAPIViewSet, BulkCreateAPIView, GenericViewSet, MemoryRepository, mix, type Criteria
+  APIView, AsyncBulkAPIViewSet, AsyncBulkCreateAPIView, AsyncBulkDestroyAPIView, AsyncBulkUpdateAPIView, AsyncGenericBulkCreateAPIView,
+  AsyncGenericBulkDestroyAPIView, AsyncGenericBulkUpdateAPIView, AsyncGenericViewSet, AsyncUpdateManyAPIView, BaseFilter, BulkAPIViewSet,
+  BulkCreateAPIView, BulkDestroyAPIView, BulkUpdateAPIView, Forbidden, GenericBulkCreateAPIView, GenericBulkDestroyAPIView,
+  GenericBulkUpdateAPIView, GenericViewSet, MemoryRepository, UpdateManyAPIView, mix, type Criteria
 } from '../lib/index.js'
 import { build, problem } from './helpers.js'
 
@@ -19,8 +21,27 @@ class NameFilter extends BaseFilter {
   static override operators = { price: ['gt'] as const }
 }
 
-/** A repository that records every call, synchronous or asynchronous. */
-function recorded (async: boolean) {
+/** A minimal thenable, as a query builder is: `then` settles on a later tick and returns nothing, so only awaiting it works. */
+function thenable (run: () => unknown): PromiseLike<unknown> {
+  return {
+    then (resolve, reject) {
+      setTimeout(() => {
+        try {
+          resolve?.(run() as never)
+        } catch (error) {
+          reject?.(error)
+        }
+      }, 1)
+      return undefined as never
+    }
+  }
+}
+
+/**
+ * A repository that records every call, synchronous or asynchronous (a promise, or with
+ * `thenables` a bare thenable); each call's name goes into `log` too, beside the hooks.
+ */
+function recorded (async: boolean, log: string[] = [], thenables = false) {
   const store = new MemoryRepository<ItemT>({
     unique: ['name'],
     optionKeys: ['batch_size'],
@@ -35,6 +56,8 @@ function recorded (async: boolean) {
   for (const method of ['create', 'get', 'list', 'count', 'update', 'delete', 'createMany', 'updateMany', 'bulkUpdate', 'deleteMany']) {
     repo[method] = (...args: unknown[]) => {
       calls.push({ method, args: structuredClone(args.filter((a) => typeof a !== 'function')) })
+      log.push(method)
+      if (thenables) return thenable(() => (store as unknown as Record<string, (...a: unknown[]) => unknown>)[method](...args))
       if (!async) return (store as unknown as Record<string, (...a: unknown[]) => unknown>)[method](...args)
       try {
         return Promise.resolve((store as unknown as Record<string, (...a: unknown[]) => unknown>)[method](...args))
@@ -47,14 +70,40 @@ function recorded (async: boolean) {
 }
 
 const families = [
-  { name: 'async', async: true, Bulk: AsyncBulkAPIViewSet, Crud: AsyncGenericViewSet },
-  { name: 'sync', async: false, Bulk: BulkAPIViewSet, Crud: GenericViewSet }
+  {
+    name: 'async',
+    async: true,
+    Bulk: AsyncBulkAPIViewSet,
+    Crud: AsyncGenericViewSet,
+    Abstract: [AsyncBulkCreateAPIView, AsyncBulkUpdateAPIView, AsyncUpdateManyAPIView, AsyncBulkDestroyAPIView],
+    Generic: { Create: AsyncGenericBulkCreateAPIView, Update: AsyncGenericBulkUpdateAPIView, Destroy: AsyncGenericBulkDestroyAPIView }
+  },
+  {
+    name: 'sync',
+    async: false,
+    Bulk: BulkAPIViewSet,
+    Crud: GenericViewSet,
+    Abstract: [BulkCreateAPIView, BulkUpdateAPIView, UpdateManyAPIView, BulkDestroyAPIView],
+    Generic: { Create: GenericBulkCreateAPIView, Update: GenericBulkUpdateAPIView, Destroy: GenericBulkDestroyAPIView }
+  }
 ] as const
+type Family = (typeof families)[number]
 
-function itemsView (family: (typeof families)[number], repo: unknown, overrides: Record<string, unknown> = {}) {
-  const hooks: string[] = []
-  const pause = family.async ? () => new Promise((resolve) => setTimeout(resolve, 1)) : () => undefined
-  class Items extends (mix(family.Bulk, family.Crud) as unknown as typeof APIView) {
+/** `run` now on a sync view; on an async view after a timer, so that only a hook that is awaited has run before the next step. */
+const later = (family: Family, run: () => unknown): Promise<void> | undefined =>
+  family.async ? new Promise((resolve) => setTimeout(() => { run(); resolve() }, 1)) : void run()
+
+/** Mixes `classes` into a plain `typeof APIView`, whatever family they come from. */
+const mixAny = (...classes: unknown[]) => (mix as unknown as (...c: unknown[]) => typeof APIView)(...classes)
+
+/**
+ * A bulk viewset of `family` over `repo`, with the CRUD viewset mixed in unless `crud` is false.
+ * Its hooks log into `log` when they finish, beside the calls of a `recorded` repository sharing it.
+ */
+function itemsView (family: Family, repo: unknown, overrides: Record<string, unknown> = {}, { log = [], crud = true }: { log?: string[], crud?: boolean } = {}) {
+  const hooks = log
+  const hook = (entry: string) => later(family, () => hooks.push(entry))
+  class Items extends (crud ? mixAny(family.Bulk, family.Crud) : mixAny(family.Bulk)) {
     static override responseSchema = Item
     static createSchema = ItemIn
     static bulkUpdateSchema = ItemUpdate
@@ -64,14 +113,14 @@ function itemsView (family: (typeof families)[number], repo: unknown, overrides:
     static repository = repo
     static repositoryOptions = { batch_size: 100 }
     getKwargs (): Criteria { return { tenant: this.request.headers['x-tenant'] ?? 'a' } }
-    beforeBulkCreate (data: unknown[]) { hooks.push(`beforeBulkCreate:${data.length}`); return pause() }
-    afterBulkCreate (objs: unknown[]) { hooks.push(`afterBulkCreate:${objs.length}`); return pause() }
-    beforeBulkUpdate (data: unknown[]) { hooks.push(`beforeBulkUpdate:${data.length}`); return pause() }
-    afterBulkUpdate (...args: unknown[]) { hooks.push(`afterBulkUpdate:${args.length}`); return pause() }
-    beforeUpdateMany (values: object) { hooks.push(`beforeUpdateMany:${Object.keys(values).join()}`); return pause() }
-    afterUpdateMany (objs: unknown[]) { hooks.push(`afterUpdateMany:${objs.length}`); return pause() }
-    beforeBulkDelete (...args: unknown[]) { hooks.push(`beforeBulkDelete:${args.length}`); return pause() }
-    afterBulkDelete (...args: unknown[]) { hooks.push(`afterBulkDelete:${args.length}`); return pause() }
+    beforeBulkCreate (data: unknown[]) { return hook(`beforeBulkCreate:${data.length}`) }
+    afterBulkCreate (objs: unknown[]) { return hook(`afterBulkCreate:${objs.length}`) }
+    beforeBulkUpdate (data: unknown[]) { return hook(`beforeBulkUpdate:${data.length}`) }
+    afterBulkUpdate (...args: unknown[]) { return hook(`afterBulkUpdate:${args.length}`) }
+    beforeUpdateMany (values: object) { return hook(`beforeUpdateMany:${Object.keys(values).join()}`) }
+    afterUpdateMany (objs: unknown[]) { return hook(`afterUpdateMany:${objs.length}`) }
+    beforeBulkDelete (...args: unknown[]) { return hook(`beforeBulkDelete:${args.length}`) }
+    afterBulkDelete (...args: unknown[]) { return hook(`afterBulkDelete:${args.length}`) }
   }
   Object.assign(Items, overrides)
   return { Items, hooks }
@@ -145,6 +194,8 @@ for (const family of families) {
       ['POST', '/items/bulk', [{ name: 'ok', price: 1, tenant: 'b' }], 400, ['#/0/tenant']],
       ['POST', '/items/bulk', Array.from({ length: 4 }, (_, i) => ({ name: `n${i}`, price: 1 })), 413],
       ['POST', '/items/bulk', Array.from({ length: 3 }, (_, i) => ({ name: 'x'.repeat(1000) + i, price: 1 })), 413],
+      ['PUT', '/items/bulk', Array.from({ length: 4 }, (_, i) => ({ id: i + 1, name: `n${i}`, price: 1 })), 413],
+      ['PUT', '/items/bulk', Array.from({ length: 4 }, (_, i) => ({ id: i + 1, name: '', price: 'bad' })), 413],
       ['PUT', '/items/bulk', [{ id: 1, name: 'a', price: 1 }, { id: 2, name: 'b', price: 1 }, { id: 1, name: 'c', price: 1 }], 400, ['#/0/id', '#/2/id']],
       ['PUT', '/items/bulk', [{ name: 'no id', price: 1 }], 400, ['#/0/id']],
       ['PATCH', '/items/bulk?name=apple', {}, 400, ['#']],
@@ -210,6 +261,11 @@ for (const family of families) {
     const everything = await app.inject({ method: 'PATCH', url: '/all/bulk', payload: { price: 0 } })
     t.equal(everything.statusCode, 200, 'allowUnfiltered: no filter parameter means every selected row')
     t.same(calls.at(-1), { method: 'updateMany', args: [{ price: 0 }, { tenant: 'a', batch_size: 100 }] })
+    const everyRow = await app.inject({ method: 'DELETE', url: '/all/bulk' })
+    t.equal(everyRow.statusCode, 204, 'allowUnfiltered on DELETE: no filter parameter deletes every selected row')
+    t.equal(everyRow.body, '')
+    t.same(calls.at(-1), { method: 'deleteMany', args: [{ tenant: 'a', batch_size: 100 }] })
+    t.same(store.list({}).map((r) => r.tenant), [], "tenant a's rows are gone; tenant b's went with the scoped DELETE")
   })
 
   test(`${family.name}: a repository option that shadows a filter field is a TypeError only once a request sends it`, async (t) => {
@@ -223,8 +279,227 @@ for (const family of families) {
     t.equal(problem(t, clash, 500).detail, 'An unexpected error occurred.')
     t.match(lines.join(''), /TypeError.*repository option \\"name\\" is also a filter criterion/)
     t.equal(calls.length, 1, 'the clashing request never reached the repository')
+
+    lines.length = 0
+    t.equal((await app.inject({ method: 'PATCH', url: '/items/bulk?price__gt=100', payload: { price: 1 } })).statusCode, 200, 'PATCH: inert too')
+    const patch = await app.inject({ method: 'PATCH', url: '/items/bulk?name=apple', payload: { price: 1 } })
+    const body = problem(t, patch, 500)
+    t.equal(body.detail, 'An unexpected error occurred.', 'PATCH: a 500 problem that does not leak the TypeError')
+    t.notOk(patch.body.includes('TypeError') || patch.body.includes('shadow'), 'no message, no stack in the response')
+    t.match(lines.join(''), /TypeError.*repository option \\"name\\" is also a filter criterion/)
+    t.same(calls.map((c) => c.method), ['deleteMany', 'updateMany'], 'neither clashing request reached the repository')
+  })
+
+  test(`${family.name}: hooks and the repository call share one log: before, call, after, each hook awaited`, async (t) => {
+    const log: string[] = []
+    const { repo } = recorded(family.async, log)
+    // On the async family each hook logs only once a timer has fired: had the view not
+    // awaited the before hook, the repository call would come first in the log.
+    const { Items } = itemsView(family, repo, {}, { log })
+    const app = await build({ views: [{ view: Items, prefix: '/items' }] })
+    t.teardown(() => app.close())
+    const requests: Array<[string, string, unknown, number, string[]]> = [
+      ['POST', '/items/bulk', [{ name: 'date', price: 2 }, { name: 'elder', price: 4 }], 201, ['beforeBulkCreate:2', 'createMany', 'afterBulkCreate:2']],
+      ['PUT', '/items/bulk', [{ id: 1, name: 'apricot', price: 9 }], 204, ['beforeBulkUpdate:1', 'bulkUpdate', 'afterBulkUpdate:0']],
+      ['PATCH', '/items/bulk?name=banana', { price: 7 }, 200, ['beforeUpdateMany:price', 'updateMany', 'afterUpdateMany:1']],
+      ['DELETE', '/items/bulk?price__gt=4', undefined, 204, ['beforeBulkDelete:0', 'deleteMany', 'afterBulkDelete:0']]
+    ]
+    for (const [method, url, payload, status, expected] of requests) {
+      const res = await app.inject({ method: method as 'POST', url, ...(payload === undefined ? {} : { payload: payload as object }) })
+      t.equal(res.statusCode, status, `${method} ${url}`)
+      t.same(log.splice(0), expected, `${method}: before hook, then the call, then the after hook, all before the response`)
+    }
+  })
+
+  test(`${family.name}: a before hook that throws means a problem response and zero repository calls`, async (t) => {
+    const { calls, repo, store } = recorded(family.async)
+    const { Items } = itemsView(family, repo)
+    const refuse = family.async
+      ? async () => { await new Promise((resolve) => setTimeout(resolve, 1)); throw new Forbidden('Refused by a hook.') }
+      : () => { throw new Forbidden('Refused by a hook.') }
+    for (const hook of ['beforeBulkCreate', 'beforeBulkUpdate', 'beforeUpdateMany', 'beforeBulkDelete']) {
+      Object.defineProperty(Items.prototype, hook, { value: refuse })
+    }
+    const app = await build({ views: [{ view: Items, prefix: '/items' }] })
+    t.teardown(() => app.close())
+    const before = store.list({})
+    const requests: Array<[string, string, unknown]> = [
+      ['POST', '/items/bulk', [{ name: 'date', price: 2 }]],
+      ['PUT', '/items/bulk', [{ id: 1, name: 'apricot', price: 9 }]],
+      ['PATCH', '/items/bulk?name=banana', { price: 7 }],
+      ['DELETE', '/items/bulk?name=banana', undefined]
+    ]
+    for (const [method, url, payload] of requests) {
+      const res = await app.inject({ method: method as 'POST', url, ...(payload === undefined ? {} : { payload: payload as object }) })
+      t.equal(problem(t, res, 403).detail, 'Refused by a hook.', method)
+    }
+    t.same(calls, [], 'not one repository call')
+    t.same(store.list({}), before, 'and nothing changed')
+  })
+
+  test(`${family.name}: bulkRoute = '/batch' moves all four verbs`, async (t) => {
+    const { calls, repo } = recorded(family.async)
+    const { Items } = itemsView(family, repo, { bulkRoute: '/batch' }, { crud: false })
+    const app = await build({ views: [{ view: Items, prefix: '/items' }] })
+    t.teardown(() => app.close())
+    const requests: Array<[string, string, unknown, number]> = [
+      ['POST', '?', [{ name: 'date', price: 2 }], 201],
+      ['PUT', '?', [{ id: 1, name: 'apricot', price: 9 }], 204],
+      ['PATCH', '?name=banana', { price: 7 }, 200],
+      ['DELETE', '?name=banana', undefined, 204]
+    ]
+    for (const [method, query, payload] of requests) {
+      const res = await app.inject({ method: method as 'POST', url: `/items/bulk${query}`, ...(payload === undefined ? {} : { payload: payload as object }) })
+      problem(t, res, 404)
+    }
+    t.same(calls, [], 'nothing is left on /bulk')
+    for (const [method, query, payload, status] of requests) {
+      const res = await app.inject({ method: method as 'POST', url: `/items/batch${query}`, ...(payload === undefined ? {} : { payload: payload as object }) })
+      t.equal(res.statusCode, status, `${method} /items/batch`)
+    }
+    t.same(calls.map((c) => c.method), ['createMany', 'bulkUpdate', 'updateMany', 'deleteMany'], 'all four verbs answer on /batch')
+  })
+
+  test(`${family.name}: the abstract bulk views over HTTP: the method's result is the answer, PUT and DELETE always empty`, async (t) => {
+    const received: unknown[] = []
+    const answer = (value: unknown) => family.async ? Promise.resolve(value) : value
+    type Request = FastifyRequest<{ Body: Array<Record<string, unknown>>, Querystring: Record<string, unknown> }>
+    class Manual extends mixAny(...family.Abstract) {
+      static override responseSchema = Item
+      static createSchema = ItemIn
+      static bulkUpdateSchema = ItemUpdate
+      static updateSchema = ItemValues
+      static filter = NameFilter
+      bulkCreate (request: Request) {
+        received.push(['bulkCreate', request.body])
+        return answer(request.body.map((item, i) => ({ ...item, id: i + 1, tenant: 'm' })))
+      }
+
+      bulkUpdate (request: Request) { received.push(['bulkUpdate', request.body]); return answer([{ ignored: true }]) }
+      updateMany (request: Request) { received.push(['updateMany', request.query, request.body]); return answer([{ id: 7, name: 'g', price: 1, tenant: 'm' }]) }
+      bulkDelete (request: Request) { received.push(['bulkDelete', request.query]); return answer('ignored') }
+    }
+    const app = await build({ views: [{ view: Manual, prefix: '/manual' }] })
+    t.teardown(() => app.close())
+
+    const created = await app.inject({ method: 'POST', url: '/manual/bulk', payload: [{ name: 'a', price: 1 }] })
+    t.equal(created.statusCode, 201)
+    t.same(created.json(), [{ id: 1, name: 'a', price: 1, tenant: 'm' }])
+    const put = await app.inject({ method: 'PUT', url: '/manual/bulk', payload: [{ id: 3, name: 'c', price: 2 }] })
+    t.equal(put.statusCode, 204)
+    t.equal(put.body, '', 'PUT: no body, whatever bulkUpdate returned')
+    const patched = await app.inject({ method: 'PATCH', url: '/manual/bulk?name=a', payload: { price: 1 } })
+    t.equal(patched.statusCode, 200)
+    t.same(patched.json(), [{ id: 7, name: 'g', price: 1, tenant: 'm' }])
+    const deleted = await app.inject({ method: 'DELETE', url: '/manual/bulk?name=a' })
+    t.equal(deleted.statusCode, 204)
+    t.equal(deleted.body, '', 'DELETE: no body, whatever bulkDelete returned')
+    t.same(received, [
+      ['bulkCreate', [{ name: 'a', price: 1 }]],
+      ['bulkUpdate', [{ id: 3, name: 'c', price: 2 }]],
+      ['updateMany', { name: 'a' }, { price: 1 }],
+      ['bulkDelete', { name: 'a' }]
+    ])
+    problem(t, await app.inject({ method: 'PUT', url: '/manual/bulk', payload: [{ name: 'no id', price: 1 }] }), 400)
+    problem(t, await app.inject({ method: 'DELETE', url: '/manual/bulk?name=1&price__gt=x' }), 400)
+    t.equal(received.length, 4, 'invalid input never reaches the method')
+  })
+
+  test(`${family.name}: a generic subset registers only its verbs: POST and DELETE answer, PUT and PATCH are 404`, async (t) => {
+    const { calls, repo } = recorded(family.async)
+    class Subset extends mixAny(family.Generic.Create, family.Generic.Destroy) {
+      static override responseSchema = Item
+      static createSchema = ItemIn
+      static filter = NameFilter
+      static repository = repo
+      getKwargs (): Criteria { return { tenant: 'a' } }
+    }
+    const app = await build({ views: [{ view: Subset, prefix: '/items' }] })
+    t.teardown(() => app.close())
+    t.equal((await app.inject({ method: 'POST', url: '/items/bulk', payload: [{ name: 'date', price: 2 }] })).statusCode, 201)
+    problem(t, await app.inject({ method: 'PUT', url: '/items/bulk', payload: [{ id: 1, name: 'apricot', price: 9 }] }), 404)
+    problem(t, await app.inject({ method: 'PATCH', url: '/items/bulk?name=apple', payload: { price: 7 } }), 404)
+    t.equal((await app.inject({ method: 'DELETE', url: '/items/bulk?name=apple' })).statusCode, 204)
+    t.same(calls.map((c) => c.method), ['createMany', 'deleteMany'])
+  })
+
+  test(`${family.name}: bulkUpdateSchema must require the primary key, a TypeError at registration`, async (t) => {
+    const { repo } = recorded(family.async)
+    const keyed = (schema: unknown, statics: Record<string, unknown> = {}) => {
+      class Keyed extends mixAny(family.Generic.Update) {
+        static bulkUpdateSchema = schema
+        static repository = repo
+      }
+      return Object.assign(Keyed, statics)
+    }
+    const refused = (field: string) => ({ name: 'TypeError', message: `Cannot register Keyed: bulkUpdateSchema must require the primary key "${field}" (set primaryKey to the field that identifies a PUT item)` })
+    await t.rejects(build({ views: [keyed(ItemIn)] }), refused('id'), 'no id at all')
+    await t.rejects(build({ views: [keyed(Type.Object({ id: Type.Optional(Type.Integer()), name: Type.String() }))] }), refused('id'), 'an optional id')
+    await t.rejects(build({ views: [keyed(Type.Partial(ItemUpdate))] }), refused('id'), 'no property required')
+    await t.rejects(build({ views: [keyed(Type.Unknown())] }), refused('id'), 'not an object schema')
+    await t.rejects(build({ views: [keyed(ItemUpdate, { primaryKey: 'sku' })] }), refused('sku'), 'the view\'s primaryKey, not id')
+    await t.rejects(build({ views: [keyed(Type.Union([ItemUpdate, ItemIn]))] }), refused('id'), 'a union with a member lacking it')
+    await t.rejects(build({ views: [keyed(Type.Intersect([ItemIn, Type.Object({ note: Type.String() })]))] }), refused('id'), 'an intersection with no member requiring it')
+
+    const accepted = [
+      keyed(ItemUpdate),
+      keyed(Type.Object({ sku: Type.String(), name: Type.String() }), { primaryKey: 'sku' }),
+      keyed(Type.Intersect([Type.Object({ id: Type.Integer() }), ItemIn])),
+      keyed(Type.Union([ItemUpdate, Type.Object({ id: Type.Integer(), archived: Type.Boolean() })]))
+    ]
+    for (const [i, view] of accepted.entries()) {
+      const app = await build({ views: [{ view, prefix: `/v${i}` }] })
+      await app.close()
+    }
+    t.pass('object, custom primaryKey, intersection and union schemas that require it register')
+
+    const { Items } = itemsView(family, repo, { bulkUpdateSchema: ItemIn })
+    await t.rejects(build({ views: [Items] }), { name: 'TypeError', message: /^Cannot register Items: bulkUpdateSchema must require the primary key "id"/ }, 'a bulk viewset too')
+  })
+
+  test(`${family.name}: a hook that returns the reply is not waited on like a thenable`, async (t) => {
+    const { calls, repo } = recorded(family.async)
+    const { Items } = itemsView(family, repo)
+    // A reply is thenable, but settles only once the response is sent: awaiting it here would hang.
+    Object.defineProperty(Items.prototype, 'beforeBulkDelete', { value: function (this: APIView) { return this.reply } })
+    Object.defineProperty(Items.prototype, 'afterBulkDelete', { value: function (this: APIView) { return this.reply } })
+    const app = await build({ views: [{ view: Items, prefix: '/items' }] })
+    t.teardown(() => app.close())
+    let timer: NodeJS.Timeout | undefined
+    const hung = new Promise<'hung'>((resolve) => { timer = setTimeout(() => resolve('hung'), 2000) })
+    const res = await Promise.race([app.inject({ method: 'DELETE', url: '/items/bulk?name=apple' }), hung])
+    clearTimeout(timer)
+    t.not(res, 'hung', 'the request does not wait for its own response')
+    t.equal(res === 'hung' ? 0 : res.statusCode, 204)
+    t.same(calls.map((c) => c.method), ['deleteMany'])
   })
 }
+
+test('an async repository returning bare thenables (a query builder) is awaited', async (t) => {
+  const log: string[] = []
+  const { calls, repo, store } = recorded(true, log, true)
+  const { Items } = itemsView(families[0], repo, {}, { log })
+  const app = await build({ views: [{ view: Items, prefix: '/items' }] })
+  t.teardown(() => app.close())
+
+  const created = await app.inject({ method: 'POST', url: '/items/bulk', payload: [{ name: 'date', price: 2 }] })
+  t.equal(created.statusCode, 201)
+  t.same(created.json(), [{ id: 4, name: 'date', price: 2, tenant: 'a' }], 'the rows the thenable resolved to')
+  t.equal((await app.inject({ method: 'PUT', url: '/items/bulk', payload: [{ id: 1, name: 'apricot', price: 9 }] })).statusCode, 204)
+  const patched = await app.inject({ method: 'PATCH', url: '/items/bulk?name=banana', payload: { price: 7 } })
+  t.equal(patched.statusCode, 200)
+  t.same(patched.json(), [{ id: 2, name: 'banana', price: 7, tenant: 'a' }])
+  t.equal((await app.inject({ method: 'DELETE', url: '/items/bulk?name=date' })).statusCode, 204)
+  t.same(store.list({}).map((r) => r.name), ['apricot', 'banana', 'cherry'])
+  t.same(log, [
+    'beforeBulkCreate:1', 'createMany', 'afterBulkCreate:1', 'beforeBulkUpdate:1', 'bulkUpdate', 'afterBulkUpdate:0',
+    'beforeUpdateMany:price', 'updateMany', 'afterUpdateMany:1', 'beforeBulkDelete:0', 'deleteMany', 'afterBulkDelete:0'
+  ], 'each after hook ran once its thenable settled')
+
+  const clash = await app.inject({ method: 'POST', url: '/items/bulk', payload: [{ name: 'banana', price: 1 }] })
+  t.equal(problem(t, clash, 409).detail, 'Item 0 clashes with an existing row.', 'a thenable that rejects answers its problem')
+  t.equal(calls.length, 5)
+})
 
 test('abstract bulk views: the method body defines the action; subsets register only their verbs', async (t) => {
   const received: unknown[] = []
