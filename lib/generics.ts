@@ -15,9 +15,13 @@ import type { ViewClass } from './view.js'
 type AnyRepository = Repository<unknown> | AsyncRepository<unknown>
 type Result<T> = T | Promise<T>
 
-/** Chains on a value the sync family returns directly and the async family as a promise. */
-function then<T, R> (value: Result<T>, fn: (value: T) => R): Result<R> {
-  return value instanceof Promise ? value.then(fn) : fn(value)
+/**
+ * Chains on a value the sync family returns directly and the async family as a promise,
+ * or as any thenable (a query builder): the result is then always a native promise,
+ * which is what the route handler waits on.
+ */
+function then<T, R> (value: Result<T> | PromiseLike<T>, fn: (value: T) => R): Result<R> {
+  return typeof (value as Partial<PromiseLike<T>> | null)?.then === 'function' ? Promise.resolve(value).then(fn) : fn(value as T)
 }
 
 /** What `resolveFilter` hands the repository: positional criteria (SQL expressions) and keyword criteria. */

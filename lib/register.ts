@@ -274,6 +274,11 @@ function buildHandler (klass: ViewClass, route: RouteDefinition, fn: (this: View
     const view = new Klass(request, reply)
     const result = fn.call(view, request)
     if (result instanceof Promise) return result.then((value) => finish(value, view, reply))
+    // Another thenable (a query builder handed back by a repository) is awaited too; the
+    // reply is thenable as well, but returning it means the response is already sent.
+    if (result !== reply && typeof (result as Partial<PromiseLike<unknown>> | null)?.then === 'function') {
+      return Promise.resolve(result).then((value) => finish(value, view, reply))
+    }
     return finish(result, view, reply)
   }
 }

@@ -525,3 +525,30 @@ test('a unique clash on update is a 409 problem, and documented', async (t) => {
     t.ok((routes.find((r) => r.config?.action === action)!.schema as { response: Record<string, unknown> }).response['409'], `${action} documents 409`)
   }
 })
+
+test('an async repository that hands back thenables (a query builder), not promises, serves every generic action', async (t) => {
+  const store = seed()
+  const thenable = <T>(value: T): PromiseLike<T> => ({ then: (resolve, reject) => Promise.resolve(value).then(resolve, reject) })
+  const lazy: Record<string, (...args: unknown[]) => PromiseLike<unknown>> = {}
+  for (const method of ['create', 'get', 'list', 'count', 'update', 'delete'] as const) {
+    lazy[method] = (...args: unknown[]) => thenable((store[method] as (...a: unknown[]) => unknown).apply(store, args))
+  }
+  class Items extends AsyncGenericViewSet<{ item: ItemT, create: Static<typeof ItemIn>, params: { id: number } }> {
+    static override responseSchema = Item
+    static override createSchema = ItemIn
+    static override detailParams = IdParams
+    static override filter = PaginationFilter
+    static override repository = lazy as never
+    override getKwargs (action?: string): Criteria { return action === 'create' ? { tenant: 'a' } : {} }
+  }
+  const app = await build({ views: [{ view: Items, prefix: '/items' }] })
+  t.teardown(() => app.close())
+  t.same((await app.inject('/items?page_size=2')).json().items.map((i: ItemT) => i.id), [1, 2], 'list and count')
+  t.same((await app.inject('/items/3')).json(), { id: 3, name: 'cherry', price: 5, tenant: 'b' }, 'retrieve')
+  problem(t, await app.inject('/items/9'), 404)
+  const created = await app.inject({ method: 'POST', url: '/items', payload: { name: 'date', price: 2 } })
+  t.same([created.statusCode, created.json().name], [201, 'date'], 'create')
+  t.same((await app.inject({ method: 'PATCH', url: '/items/1', payload: { price: 4 } })).json().price, 4, 'partial update')
+  t.equal((await app.inject({ method: 'DELETE', url: '/items/2' })).statusCode, 204, 'destroy')
+  problem(t, await app.inject({ method: 'DELETE', url: '/items/2' }), 404)
+})
