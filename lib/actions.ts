@@ -4,7 +4,9 @@ import type { APIView } from './api-view.js'
 import { Conflict, NotFound } from './errors.js'
 import { defineMixin, type ActionRegistry, type MixedClass, type MixinClass, type StaticsOf } from './mixins.js'
 import { componentName } from './naming.js'
-import { abstractAction, type StandardAction } from './register.js'
+import { abstractAction, type RouteDefinition, type StandardAction } from './register.js'
+import { mergeResponses } from './route-meta.js'
+import type { ResponsesMap } from './types.js'
 import type { ViewClass } from './view.js'
 
 export type Ret<Async, T> = Async extends true ? Promise<T> : T
@@ -130,6 +132,12 @@ function partialBody (klass: Loose): TSchema | undefined {
 
 const defaultGetLocation = (): string | undefined => undefined
 
+/** Whether a create view sends `Location`: its `getLocation` is its own, not the default. */
+const providesLocation = (k: ViewClass): boolean => (k.prototype as { getLocation?: unknown }).getLocation !== defaultGetLocation
+
+/** The documented `Location` of a create view that provides one. */
+const LOCATION_HEADER = Type.String({ format: 'uri-reference', description: 'The URL of the created item.' })
+
 /** The standard CRUD actions (SEED 4.4), as the registration reads them. */
 export const STANDARD_ACTIONS = {
   list: {
@@ -147,7 +155,7 @@ export const STANDARD_ACTIONS = {
     onNone: () => () => new Conflict(),
     emptyBody: (k) => (k as Loose).returnOnCreate === false,
     after: (k) => {
-      if ((k.prototype as { getLocation?: unknown }).getLocation === defaultGetLocation) return undefined
+      if (!providesLocation(k)) return undefined
       return (view, value, reply) => {
         const location = (view as unknown as CreateActions<object, false>).getLocation(value)
         if (location !== undefined) reply.header('location', location)
@@ -209,6 +217,13 @@ export const createMembers = (Base: typeof APIView): typeof APIView => {
   const cls = class extends Base {
     static createSchema: TSchema | undefined = undefined
     static returnOnCreate = true
+
+    // The 201 documents `Location` when the view provides one (SEED 2.4).
+    static override extraResponses (route: RouteDefinition, method: string): ResponsesMap | undefined {
+      const inherited = super.extraResponses(route, method)
+      if (route.name !== 'create' || !providesLocation(this)) return inherited
+      return mergeResponses(inherited, { [route.status]: { headers: { location: LOCATION_HEADER } } })
+    }
   }
   Object.defineProperty(cls.prototype, 'getLocation', { value: defaultGetLocation, writable: true, configurable: true })
   return cls

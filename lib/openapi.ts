@@ -83,11 +83,22 @@ function canAnswerBadRequest (route: RouteDefinition, method: string): boolean {
  * (explicit wins key by key, an explicit body replaces the generated one, headers add up).
  */
 export function documentedResponses (klass: ViewClass, route: RouteDefinition, context: OperationContext): ResponsesMap {
+  return collectResponses(klass, route, context, servedBody(route)).responses
+}
+
+/** The body the success response is served with: `undefined` for an empty response. */
+function servedBody (route: RouteDefinition): TSchema | undefined {
+  if (route.emptyBody) return undefined
+  // An undeclared body is any JSON (`{}`, serialized with JSON.stringify).
+  return route.responseSchema === undefined ? ANY_JSON : aliasedSchema(route.responseSchema)
+}
+
+/** The documented responses, and the statuses only an explicit `responses` entry documents. */
+function collectResponses (klass: ViewClass, route: RouteDefinition, context: OperationContext, served: TSchema | undefined): { responses: ResponsesMap, explicitOnly: string[] } {
   const view = klass as DocumentedView
   const generated: ResponsesMap = {}
   const success: ResponseDoc = { description: statusTitle(route.status) }
-  // An undeclared body is any JSON (`{}`, serialized with JSON.stringify); only an empty response is `null`.
-  if (!route.emptyBody) success.schema = route.responseSchema === undefined ? ANY_JSON : aliasedSchema(route.responseSchema)
+  if (served !== undefined) success.schema = served
   const headers = headerDocs(context.headerClasses)
   if (headers !== undefined) success.headers = headers
   generated[route.status] = success
@@ -104,7 +115,7 @@ export function documentedResponses (klass: ViewClass, route: RouteDefinition, c
   for (const status of caughtStatuses(view, context.implementation)) {
     merged[status] ??= { description: statusTitle(status), schema: ProblemSchema }
   }
-  return merged
+  return { responses: merged, explicitOnly: Object.keys(merged).filter((status) => withMixins[status] === undefined) }
 }
 
 /**
@@ -136,6 +147,20 @@ function problemSchemaRef (schema: TSchema): unknown {
   return typeof schema.$id === 'string' ? componentRef(schema) : schema
 }
 
+/**
+ * Header parameters under their lower-case names: header names are case-insensitive, and
+ * Node.js and Fastify's validation see them lower-cased. Validation uses the declared schema.
+ */
+function lowerCaseHeaders (schema: TSchema): TSchema {
+  const names = Object.keys({ ...schema.properties })
+  if (names.every((name) => name === name.toLowerCase())) return schema
+  const lower = (name: string): string => name.toLowerCase()
+  const properties = Object.fromEntries(Object.entries(schema.properties as Record<string, TSchema>).map(([name, value]) => [lower(name), value]))
+  const out: Record<string, unknown> = { ...schema, properties }
+  if (Array.isArray(schema.required)) out.required = (schema.required as string[]).map(lower)
+  return out as TSchema
+}
+
 const DOC_FIELDS = ['summary', 'description', 'deprecated', 'security', 'hide'] as const
 
 /**
@@ -144,11 +169,11 @@ const DOC_FIELDS = ['summary', 'description', 'deprecated', 'security', 'hide'] 
  */
 export function buildRouteSchema (klass: ViewClass, route: RouteDefinition, context: OperationContext): FastifySchema {
   const { options } = route
-  const schema: Record<string, unknown> = {}
+  const schema: Record<string | symbol, unknown> = {}
   const parts = options.schema ?? {}
   if (parts.params !== undefined) schema.params = parts.params
   if (parts.querystring !== undefined) schema.querystring = parts.querystring
-  if (parts.headers !== undefined) schema.headers = parts.headers
+  if (parts.headers !== undefined) schema.headers = lowerCaseHeaders(parts.headers)
   if (parts.body !== undefined) schema.body = referable(aliasedSchema(parts.body))
   schema.operationId = options.operationId ?? operationIdOf(klass, route.name, {
     detail: route.path.includes(':'), standard: route.standard, method: context.multiMethod ? context.method : undefined
@@ -158,10 +183,48 @@ export function buildRouteSchema (klass: ViewClass, route: RouteDefinition, cont
   for (const key of DOC_FIELDS) {
     if (options[key] !== undefined) schema[key] = options[key]
   }
+  // Fastify serializes with `response`; `responses` entries are documentation (SEED 7.2), so
+  // what they alone declare is kept aside for the document: the body of the success status
+  // (served with the route's own schema) and any status outside the error range that neither
+  // the action nor a mixin produces (served as if undocumented). Error bodies are problems
+  // the problem handler serializes, whatever is documented.
+  const served = servedBody(route)
+  const { responses: documented, explicitOnly } = collectResponses(klass, route, context, served)
   const response: Record<string, unknown> = {}
-  for (const [status, doc] of Object.entries(documentedResponses(klass, route, context))) response[status] = toFastifyResponse(status, doc)
+  const aside: Record<string, unknown> = {}
+  for (const [status, doc] of Object.entries(documented)) {
+    const target = explicitOnly.includes(status) && !/^[45]/.test(status) ? aside : response
+    target[status] = toFastifyResponse(status, doc)
+  }
+  const key = String(route.status)
+  const success = documented[key]
+  if (success.content !== undefined || success.schema !== served) {
+    aside[key] = response[key]
+    response[key] = toFastifyResponse(key, { ...success, schema: served, content: undefined })
+  }
+  if (Object.keys(aside).length > 0) schema[DOCUMENTED_RESPONSES] = aside
   schema.response = response
   return schema as FastifySchema
+}
+
+/**
+ * Where a view route's schema keeps the documented form of the responses Fastify must not
+ * serialize with: an explicit body on the success status, a status only `responses`
+ * documents. A symbol, so Fastify never sees it.
+ */
+export const DOCUMENTED_RESPONSES: unique symbol = Symbol.for('fastify-views.documentedResponses')
+
+type WithDocumented = { [DOCUMENTED_RESPONSES]?: Record<string, unknown>, response?: Record<string, unknown> }
+
+/**
+ * The schema a document shows for a route: its Fastify schema with the documented form of
+ * each response kept aside from it. `swaggerOptions()` applies it to every route;
+ * call it yourself from a route's own `config.swaggerTransform`.
+ */
+export function documentedSchema<S> (schema: S): S {
+  const documented = (schema as WithDocumented | undefined)?.[DOCUMENTED_RESPONSES]
+  if (documented === undefined) return schema
+  return { ...schema, response: { ...(schema as WithDocumented).response, ...documented } }
 }
 
 /** The shared problem schemas, for apps that reference them in their own routes. */

@@ -1,6 +1,6 @@
 import type { HTTPMethods } from 'fastify'
 import type { APIErrorClass } from './errors.js'
-import type { ResponsesMap, ViewRouteOptions } from './types.js'
+import type { ResponseDoc, ResponsesMap, ViewRouteOptions } from './types.js'
 
 /** How one `Catch` maps an exception type to an error (its own status and detail, else `raises`). */
 export interface CatchSpec {
@@ -40,7 +40,11 @@ export function copyRouteMeta (from: object, to: object): void {
   if (meta !== undefined) (to as Annotated)[META] = meta
 }
 
-/** Merges two `responses` maps: statuses are unioned, within a status the later wins key by key. */
+/**
+ * Merges two `responses` maps: statuses are unioned, within a status the later wins key by
+ * key, headers add up and error lists are unioned. A body the later entry declares (`schema`,
+ * `content` or `errors`) replaces the earlier `schema` and `content`, whichever form each uses.
+ */
 export function mergeResponses (base: ResponsesMap | undefined, over: ResponsesMap | undefined): ResponsesMap | undefined {
   if (base === undefined) return over
   if (over === undefined) return base
@@ -48,9 +52,18 @@ export function mergeResponses (base: ResponsesMap | undefined, over: ResponsesM
   for (const status of Object.keys(over)) {
     const a = base[status]
     const b = over[status]
-    out[status] = a === undefined ? b : { ...a, ...b, headers: a.headers === undefined ? b.headers : { ...a.headers, ...b.headers }, errors: unionErrors(a.errors, b.errors) }
+    out[status] = a === undefined ? b : mergeEntry(a, b)
   }
   return out
+}
+
+function mergeEntry (a: ResponseDoc, b: ResponseDoc): ResponseDoc {
+  const entry: ResponseDoc = { ...a, ...b, headers: a.headers === undefined ? b.headers : { ...a.headers, ...b.headers }, errors: unionErrors(a.errors, b.errors) }
+  if (b.schema !== undefined || b.content !== undefined || b.errors !== undefined) {
+    if (b.schema === undefined) delete entry.schema
+    if (b.content === undefined) delete entry.content
+  }
+  return entry
 }
 
 function unionErrors (a: APIErrorClass[] | undefined, b: APIErrorClass[] | undefined): APIErrorClass[] | undefined {

@@ -1,5 +1,8 @@
-import type { FastifyDynamicSwaggerOptions, SwaggerTransformObject } from '@fastify/swagger'
+import type { FastifyDynamicSwaggerOptions, SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger'
+import { documentedSchema } from './openapi.js'
 import { problemComponents } from './problem-schema.js'
+
+export { documentedSchema }
 
 /** How `@fastify/swagger` names the schema components it hoists. */
 export interface RefResolver {
@@ -42,14 +45,17 @@ export function addProblemComponents (document: OpenAPIObject): OpenAPIObject {
 export type ViewsSwaggerOptions = FastifyDynamicSwaggerOptions & {
   openapi: NonNullable<FastifyDynamicSwaggerOptions['openapi']>
   refResolver: RefResolver
+  transform: SwaggerTransform
   transformObject: SwaggerTransformObject
 }
 
 /**
  * Options for `@fastify/swagger` that document view routes as intended: OpenAPI 3.1
  * (JSON Schema 2020-12: `const`, `anyOf` with `null`), components named after their
- * `$id`, and the problem components error responses reference. Extra options pass
- * through; a `transformObject` of yours runs after ours.
+ * `$id`, the problem components error responses reference, and what `responses` entries
+ * document beyond what is served (`documentedSchema`: an explicit success body, statuses
+ * only an entry documents). Extra options pass through; a `transform` or
+ * `transformObject` of yours runs after ours.
  *
  * ```ts
  * import { swaggerOptions } from 'fastify-views/swagger'
@@ -57,11 +63,17 @@ export type ViewsSwaggerOptions = FastifyDynamicSwaggerOptions & {
  * ```
  */
 export function swaggerOptions (document: NonNullable<FastifyDynamicSwaggerOptions['openapi']>, options: Omit<FastifyDynamicSwaggerOptions, 'openapi'> = {}): ViewsSwaggerOptions {
+  const theirTransform = options.transform
+  const transform: SwaggerTransform = (input) => {
+    const schema = documentedSchema(input.schema)
+    if (theirTransform === undefined) return { schema, url: input.url }
+    return theirTransform(schema === input.schema ? input : { ...input, schema })
+  }
   const theirs = options.transformObject
   const transformObject: SwaggerTransformObject = (input) => {
     if (!('openapiObject' in input)) return theirs === undefined ? input.swaggerObject : theirs(input)
     const openapiObject = addProblemComponents(input.openapiObject as OpenAPIObject) as typeof input.openapiObject
     return theirs === undefined ? openapiObject : theirs({ openapiObject })
   }
-  return { ...options, openapi: { openapi: '3.1.0', ...document }, refResolver, transformObject }
+  return { ...options, openapi: { openapi: '3.1.0', ...document }, refResolver, transform, transformObject }
 }

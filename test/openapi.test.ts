@@ -5,10 +5,10 @@ import { Type } from '@sinclair/typebox'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import views, {
   Action, APIError, APIView, BadRequest as BadRequestError, AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView, AsyncPartialUpdateAPIView, AsyncRetrieveAPIView,
-  AsyncUpdateAPIView, Catch, CatchDefined, Conflict, Delete, Forbidden, Get, mix, NotFound, Post, ResponseHeaders, Route, Throws, View,
-  ViewRouter, errors, type FastifyViewsOptions
+  AsyncUpdateAPIView, Catch, CatchDefined, Conflict, CreateAPIView, Delete, Forbidden, Get, mix, NotFound, Override, Post, ResponseHeaders, Route, Throws, View,
+  ViewRouter, buildViewRoutes, errors, type FastifyViewsOptions
 } from '../lib/index.js'
-import { swaggerOptions } from '../lib/swagger.js'
+import { documentedSchema, swaggerOptions } from '../lib/swagger.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number({ minimum: 0 }) }, { $id: 'Item' })
 const ItemIn = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), price: Type.Number({ minimum: 0 }) }, { $id: 'ItemIn' })
@@ -137,8 +137,16 @@ test('operationIds, summaries and tags follow the documented rule', async (t) =>
     t.equal(op(path, method).operationId, id, `${method} ${path}`)
     t.equal(op(path, method).summary, summary)
   }
-  t.same(op('/items', 'get').tags, ['Items'], 'the default tag is the plural resource name')
-  t.same(op('/v2/items', 'get').tags, ['v2'], 'router tags replace the default')
+  for (const [path, methods] of Object.entries(doc.paths) as Array<[string, Record<string, { tags: string[] }>]>) {
+    const expected = path.startsWith('/v2/') ? ['v2'] : path.startsWith('/items') ? ['Items'] : undefined
+    if (expected === undefined) continue
+    for (const [method, operation] of Object.entries(methods)) {
+      t.same(operation.tags, expected, `${method} ${path}: ${expected[0] === 'v2' ? 'router tags replace the default' : 'the default tag is the plural resource name'}`)
+    }
+  }
+  t.same(Object.keys(doc.paths).filter((p) => p.startsWith('/items')).sort(),
+    ['/items', '/items/import', '/items/purge', '/items/stats', '/items/sync', '/items/{id}', '/items/{id}/history'], 'every path of the view was checked')
+  t.same(op('/paged', 'get').tags, ['ItemPages'])
   t.match(op('/custom', 'get'), { operationId: 'myOwnId', summary: 'Mine', description: 'Long text', deprecated: true, tags: ['custom'] }, 'explicit options win')
   t.equal(doc.paths['/items/secret'], undefined, 'hide leaves a route out')
   const all = Object.values(doc.paths).flatMap((p: any) => Object.values(p).map((o: any) => o.operationId))
@@ -168,7 +176,11 @@ test('errors: defaults, detail and create errors, class errors, Throws, errors()
 
   t.same(statuses('/items', 'get'), ['200', '400', '403'], 'list: defaultErrors (400) and class errors (403)')
   t.same(statuses('/items', 'post'), ['201', '400', '403', '409'], 'create documents 409')
-  for (const method of ['put', 'patch', 'delete']) t.ok(statuses('/items/{id}', method).includes('404'), `${method} documents 404`)
+  t.same(statuses('/items/{id}', 'put'), ['200', '400', '403', '404', '409'], 'update documents 404 and 409 (a documented decision)')
+  t.same(statuses('/items/{id}', 'patch'), ['200', '400', '403', '404', '409'], 'partialUpdate documents 404 and 409')
+  t.same(statuses('/items/{id}', 'delete'), ['204', '400', '403', '404'], 'destroy documents 404, no 409')
+  t.same(problem('/items/{id}', 'put', '409'), ref('ConflictProblem'))
+  t.same(problem('/items/{id}', 'patch', '409'), ref('ConflictProblem'))
   t.same(problem('/items/{id}', 'get', '404'), { anyOf: [ref('NotFoundProblem'), ref('ArchivedNotFoundProblem')] }, 'two errors on one status: anyOf')
   t.same(problem('/items/{id}', 'get', '400'), ref('BadRequestProblem'))
   t.same(statuses('/items/{id}/history', 'get'), ['200', '400', '403', '404', '410'], 'Throws per action')
@@ -390,6 +402,11 @@ test('bulk views: 400 everywhere, 409 on POST/PUT/PATCH, 404 on PUT, filter para
   t.same(Object.keys(bulk.delete.responses), ['204', '400'])
   t.same(bulk.post.operationId, 'bulkCreateItems')
   t.same([bulk.put.operationId, bulk.patch.operationId, bulk.delete.operationId], ['bulkUpdateItems', 'updateManyItems', 'bulkDeleteItems'])
+  t.same([bulk.post.summary, bulk.put.summary, bulk.patch.summary, bulk.delete.summary],
+    ['Create Items in bulk', 'Replace Items in bulk', 'Update the Items a filter selects', 'Delete the Items a filter selects'], 'bulk summaries')
+  for (const [path, methods] of Object.entries(doc.paths) as Array<[string, Record<string, { tags: string[] }>]>) {
+    for (const [method, operation] of Object.entries(methods)) t.same(operation.tags, ['Items'], `${method} ${path} is tagged`)
+  }
   t.same(bulk.patch.parameters.map((p: any) => p.name), ['name'], 'PATCH selects by the filter fields only (no sort)')
   t.same(bulk.delete.parameters.map((p: any) => p.name), ['name'])
   t.equal(bulk.post.requestBody.content['application/json'].schema.maxItems, 500)
@@ -440,7 +457,7 @@ test('conditional views document validators, 304 on safe methods and 412 on unsa
 test('documentation corners: CatchDefined string entries, Catch with a detail only, explicit content, helpers', async (t) => {
   const { refResolver, addProblemComponents, swaggerOptions: options } = await import('../lib/swagger.js')
   const { mergeResponses } = await import('../lib/route-meta.js')
-  const { componentName, NumberedPage, serializerCompilerForTest } = { ...(await import('../lib/index.js')), serializerCompilerForTest: (await import('../lib/serializer.js')).serializerCompilerFor }
+  const { componentName, documentedResponses, plural, NumberedPage, serializerCompilerForTest } = { ...(await import('../lib/index.js')), serializerCompilerForTest: (await import('../lib/serializer.js')).serializerCompilerFor }
   class Oops extends Error {}
   class Corners extends APIView {
     static override raises = new Map([[Oops, 'Oops.']])
@@ -473,8 +490,410 @@ test('documentation corners: CatchDefined string entries, Catch with a detail on
   t.same(mergeResponses({ 400: { errors: [BadRequestError] } }, { 400: { errors: [BadRequestError, NotFound] } })![400].errors, [BadRequestError, NotFound])
 
   t.equal(componentName(class extends APIView { static override responseSchema = Type.Object({}, { title: 'Titled' }) }), 'Titled')
+  t.same(['Item', 'Category', 'Day', 'Box', 'Match', 'Address'].map(plural), ['Items', 'Categories', 'Days', 'Boxes', 'Matches', 'Addresses'], 'plural')
+
+  const itemsRoute = { name: 'retrieve', methods: ['GET'], path: '/:id', status: 200, options: {}, throws: [NotFound], responseSchema: Item, emptyBody: false, standard: true } as never
+  const documentedMap = documentedResponses(Items, itemsRoute, { method: 'GET', multiMethod: false, headerClasses: [Paging], implementation: Items.prototype.retrieve })
+  t.same(Object.keys(documentedMap), ['200', '400', '403', '404'], 'documentedResponses: the merged map of one operation')
+  t.same(Object.keys(documentedMap[200].headers!), ['x-total-count'])
+  t.same(documentedMap[404].errors, [NotFound], 'its errors as classes')
   t.equal(componentName(class APIView2 extends APIView {}), 'APIView2')
   t.equal(componentName(class ViewSet extends APIView {}), 'ViewSet', 'a name that is only a suffix stays')
   t.notOk(NumberedPage(Type.Object({ a: Type.String() })).$id, 'a page of an anonymous item is anonymous')
   t.equal(serializerCompilerForTest()({ schema: {}, contentType: 'application/problem+json' })({ a: 1 }), '{"a":1}')
+})
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+const LOCATION = { schema: { type: 'string', format: 'uri-reference' }, description: 'The URL of the created item.' }
+
+test('create documents Location on its success response exactly when the view provides getLocation', async (t) => {
+  const { AsyncGenericViewSet, MemoryRepository, asyncRepository } = await import('../lib/index.js')
+  class Located extends AsyncCreateAPIView {
+    static override responseSchema = Item
+    static override createSchema = ItemIn
+    override async create () { return { id: 7, name: 'a', price: 1 } }
+    override getLocation (item: unknown) { return `/located/${(item as { id: number }).id}` }
+  }
+  class SyncLocated extends CreateAPIView {
+    static override createSchema = ItemIn
+    static override returnOnCreate = false
+
+    @Override({ responses: { 201: { description: 'Accepted for creation', headers: { 'x-extra': Type.String() } } } })
+    override create () { return { id: 8 } }
+
+    override getLocation (item: unknown) { return `/sync/${(item as { id: number }).id}` }
+  }
+  class Unlocated extends mix(AsyncListAPIView, AsyncCreateAPIView) {
+    static override responseSchema = Item
+    override async list () { return [] }
+    override async create () { return { id: 9, name: 'b', price: 2 } }
+  }
+  class GenericLocated extends AsyncGenericViewSet {
+    static override responseSchema = Item
+    static override createSchema = ItemIn
+    static override repository = asyncRepository(new MemoryRepository())
+    override getLocation (item: unknown) { return `/generic/${(item as { id: number }).id}` }
+  }
+  const { app, doc } = await documented({
+    views: [{ view: Located, prefix: '/located' }, { view: SyncLocated, prefix: '/sync' }, { view: Unlocated, prefix: '/unlocated' }, { view: GenericLocated, prefix: '/generic' }]
+  })
+  t.teardown(() => app.close())
+  const responses = (path: string, method: string) => doc.paths[path][method].responses
+  t.same(responses('/located', 'post')['201'].headers, { location: LOCATION }, 'an own getLocation documents location on the 201')
+  t.same(responses('/sync', 'post')['201'], { description: 'Accepted for creation', headers: { location: LOCATION, 'x-extra': { schema: { type: 'string' } } } },
+    'sync views too; an empty 201 still sends Location; an explicit entry keeps it')
+  t.equal(responses('/unlocated', 'post')['201'].headers, undefined, 'the default getLocation sends nothing and documents nothing')
+  t.equal(responses('/unlocated', 'get')['200'].headers, undefined, 'only create documents it')
+  t.same(responses('/generic', 'post')['201'].headers, { location: LOCATION }, 'generic create views')
+  for (const [path, method] of [['/generic', 'get'], ['/generic/{id}', 'get'], ['/generic/{id}', 'put']]) {
+    t.equal(responses(path, method)['200'].headers, undefined, `${method} ${path}: no location`)
+  }
+  const created = await app.inject({ method: 'POST', url: '/located', payload: { name: 'a', price: 1 } })
+  t.equal(created.statusCode, 201)
+  t.equal(created.headers.location, '/located/7', 'what is documented is what is sent')
+  const empty = await app.inject({ method: 'POST', url: '/sync', payload: { name: 'a', price: 1 } })
+  t.same([empty.statusCode, empty.headers.location, empty.body], [201, '/sync/8', ''])
+  t.same(await new Validator().validate(doc), { valid: true })
+})
+
+test('an explicit success body is documentation: the route still serves its own response schema', async (t) => {
+  const IdOnly = Type.Object({ id: Type.Integer() })
+  const row = { id: 1, name: 'a', price: 2, secret: 'not in Item' }
+  class Served extends mix(AsyncListAPIView, AsyncRetrieveAPIView) {
+    static override responseSchema = Item
+
+    @Override({ responses: { 200: { description: 'The item', schema: IdOnly, headers: { 'x-extra': Type.String() } } } })
+    override async retrieve () { return row }
+
+    @Override({ responses: { 200: { content: { 'text/csv': { schema: Type.String() } } } } })
+    override async list () { return [row] }
+
+    @Get('/named', { responseSchema: Stats, responses: { 200: { schema: Item } } })
+    named () { return { count: 3, secret: 'x' } }
+
+    @Get('/same', { responseSchema: Stats, responses: { 200: { description: 'Same body' } } })
+    same () { return { count: 4, secret: 'x' } }
+
+    @Get('/queued', { responseSchema: Stats, responses: { 202: { description: 'Queued', schema: Type.Object({ job: Type.String() }) }, default: { description: 'Anything else' } } })
+    queued () {
+      if (this.request.headers['x-queue'] === 'yes') this.reply.code(202)
+      return { count: 5, job: 'j1' }
+    }
+  }
+  const { app, doc } = await documented({ views: [{ view: Served, prefix: '/served' }] })
+  t.teardown(() => app.close())
+  const ok = (path: string) => doc.paths[path].get.responses['200']
+  t.same(ok('/served/{id}'), {
+    description: 'The item',
+    headers: { 'x-extra': { schema: { type: 'string' } } },
+    content: { 'application/json': { schema: { type: 'object', required: ['id'], properties: { id: { type: 'integer' } } } } }
+  }, 'the document shows the explicit body')
+  t.same(ok('/served').content, { 'text/csv': { schema: { type: 'string' } } }, 'an explicit content, as given')
+  t.same(ok('/served/named').content['application/json'].schema, { allOf: [ref('Item')] }, 'a named explicit body is a reference')
+  t.same(ok('/served/same').content['application/json'].schema.properties, { count: { type: 'integer' } })
+
+  const item = { id: 1, name: 'a', price: 2 }
+  t.same((await app.inject('/served/1')).json(), item, 'served with responseSchema, not with the documented { id }')
+  const list = await app.inject('/served')
+  t.match(list.headers['content-type'], /^application\/json/)
+  t.same(list.json(), [item], 'served with the list schema, not unfiltered because of a documented text/csv')
+  t.same((await app.inject('/served/named')).json(), { count: 3 }, 'a custom route serves its own responseSchema')
+  t.same((await app.inject('/served/same')).json(), { count: 4 })
+  t.same(Object.keys(doc.paths['/served/queued'].get.responses), ['200', '202', '400', 'default'], 'a status only responses documents is in the document')
+  t.same(doc.paths['/served/queued'].get.responses['202'].content['application/json'].schema.properties, { job: { type: 'string' } })
+  t.same(doc.paths['/served/queued'].get.responses.default, { description: 'Anything else' })
+  const queued = await app.inject({ url: '/served/queued', headers: { 'x-queue': 'yes' } })
+  t.same([queued.statusCode, queued.json()], [202, { count: 5, job: 'j1' }], 'and is served as if undocumented, not with { job }')
+  t.same((await app.inject('/served/queued')).json(), { count: 5 }, 'the success status with the route schema')
+
+  const [retrieve] = buildViewRoutes(Served).filter((r) => r.config?.action === 'retrieve')
+  const schema = retrieve.schema as { response: Record<string, { [key: string]: unknown }> }
+  t.same(schema.response['200'].allOf, [Item], 'Fastify serializes the success status with the route schema')
+  t.equal(schema.response['200']['x-response-description'], 'The item', 'with the documented description and headers')
+  t.same(Object.keys(schema.response['200'].headers as object), ['x-extra'])
+  t.same((documentedSchema(schema).response['200'] as { required: string[] }).required, ['id'], 'documentedSchema gives the documented form')
+  t.equal(documentedSchema(schema).response['400'], schema.response['400'], 'other statuses as they are')
+  const [queuedRoute] = buildViewRoutes(Served).filter((r) => r.config?.action === 'queued')
+  t.same(Object.keys((queuedRoute.schema as { response: object }).response), ['200', '400'], 'Fastify serializes only what is served')
+  t.same(Object.keys(documentedSchema(queuedRoute.schema as { response: object }).response), ['200', '202', '400', 'default'])
+  const [same] = buildViewRoutes(Served).filter((r) => r.config?.action === 'same')
+  t.equal(documentedSchema(same.schema), same.schema, 'a route whose document is its schema is returned as is')
+  t.equal(documentedSchema(undefined), undefined)
+})
+
+test('swaggerOptions: a transform of yours sees the documented schema', async (t) => {
+  const seen: unknown[] = []
+  class Served extends AsyncRetrieveAPIView {
+    static override responseSchema = Item
+    @Override({ responses: { 200: { schema: Stats } } })
+    override async retrieve () { return { id: 1, name: 'a', price: 2 } }
+
+    @Get('/plain', { responseSchema: Stats })
+    plain () { return { count: 1 } }
+  }
+  const app = Fastify()
+  await app.register(swagger, swaggerOptions({ info: { title: 'x', version: '1' } }, {
+    transform: ({ schema, url }) => {
+      seen.push(schema?.response)
+      return { schema, url: url.replace('/served', '/renamed') }
+    }
+  }))
+  await app.register(views, { views: [{ view: Served, prefix: '/served' }] })
+  app.get('/bare', () => 'no schema at all')
+  await app.ready()
+  t.teardown(() => app.close())
+  const doc = JSON.parse(JSON.stringify(app.swagger()))
+  t.same(doc.paths['/renamed/{id}'].get.responses['200'].content['application/json'].schema.properties, { count: { type: 'integer' } }, 'yours runs after ours')
+  t.ok(doc.paths['/renamed/plain'])
+  t.ok(doc.paths['/bare'], 'a route without a schema passes through')
+  t.ok(seen.includes(undefined))
+  t.same((await app.inject('/served/1')).json(), { id: 1, name: 'a', price: 2 })
+})
+
+test('an explicit body at a more specific level replaces a less specific one, whichever form each uses', async (t) => {
+  const Csv = { 'text/csv': { schema: Type.String() } }
+  const Reason = Type.Object({ reason: Type.String() })
+  class Levels extends mix(AsyncListAPIView, AsyncRetrieveAPIView) {
+    static override responseSchema = Item
+    override async list () { return [{ id: 1, name: 'a', price: 2 }] }
+
+    @Override({ responses: { 200: { schema: Stats }, 404: { schema: Reason } } })
+    override async retrieve () { return null }
+
+    @Get('/gone', { responses: errors(Gone) })
+    gone () { return {} }
+
+    @Get('/csv', { responses: { 200: { content: Csv } } })
+    csv () { return 'a,b' }
+  }
+  const router = new ViewRouter({
+    prefix: '/r',
+    responses: {
+      200: { content: { 'application/xml': { schema: Type.String() } } },
+      404: { content: { 'application/problem+json': { schema: Type.Object({ router: Type.Boolean() }) } } },
+      410: { schema: Reason }
+    }
+  })
+  router.registerView(Levels, { prefix: '/levels' })
+  const { app, doc } = await documented({ views: [router, { view: Levels, prefix: '/reg', responses: { 200: { schema: Stats } } }] })
+  t.teardown(() => app.close())
+  const response = (path: string, status: string) => doc.paths[path].get.responses[status]
+  t.same(response('/r/levels', '200').content, { 'application/xml': { schema: { type: 'string' } } }, 'the router content where the route says nothing')
+  t.same(response('/r/levels/{id}', '200').content, { 'application/json': { schema: { type: 'object', required: ['count'], properties: { count: { type: 'integer' } } } } },
+    'route schema over router content')
+  t.same(response('/r/levels/{id}', '404').content, { 'application/problem+json': { schema: { type: 'object', required: ['reason'], properties: { reason: { type: 'string' } } } } },
+    'on an error status too')
+  t.same(response('/r/levels/gone', '410').content, { 'application/problem+json': { schema: ref('GoneProblem') } }, 'route errors() over a router schema')
+  t.same(response('/r/levels/csv', '200').content, { 'text/csv': { schema: { type: 'string' } } }, 'route content over router content')
+  t.same(response('/reg/csv', '200').content, { 'text/csv': { schema: { type: 'string' } } }, 'route content over a registration schema')
+  t.same(response('/reg', '200').content['application/json'].schema.properties, { count: { type: 'integer' } }, 'the registration schema where the route says nothing')
+  t.same((await app.inject('/r/levels')).json(), [{ id: 1, name: 'a', price: 2 }], 'none of it changes what is served')
+  t.same(await new Validator().validate(doc), { valid: true })
+})
+
+test('header parameters: in header, lower-cased names, required flags', async (t) => {
+  class Headed extends APIView {
+    @Get('/', { schema: { headers: Type.Object({ 'X-Request-Id': Type.String({ minLength: 8 }), 'x-trace': Type.Optional(Type.String()) }) } })
+    get () { return {} }
+
+    @Get('/optional', { schema: { headers: Type.Object({ 'X-Trace': Type.Optional(Type.String()) }) } })
+    optional () { return {} }
+
+    @Get('/lower', { schema: { headers: Type.Object({ 'x-api-key': Type.String() }) } })
+    lower () { return {} }
+  }
+  const { app, doc } = await documented({ views: [Headed] })
+  t.teardown(() => app.close())
+  t.same(doc.paths['/'].get.parameters, [
+    { schema: { minLength: 8, type: 'string' }, in: 'header', name: 'x-request-id', required: true },
+    { schema: { type: 'string' }, in: 'header', name: 'x-trace', required: false }
+  ])
+  t.same(doc.paths['/optional'].get.parameters, [{ schema: { type: 'string' }, in: 'header', name: 'x-trace', required: false }])
+  t.same(doc.paths['/lower'].get.parameters, [{ schema: { type: 'string' }, in: 'header', name: 'x-api-key', required: true }])
+  t.same(Object.keys(doc.paths['/'].get.responses), ['200', '400'], 'validated headers can answer 400')
+  t.equal((await app.inject({ url: '/', headers: { 'X-Request-Id': '12345678' } })).statusCode, 200, 'validation is unchanged')
+  t.equal((await app.inject({ url: '/', headers: { 'x-request-id': 'short' } })).statusCode, 400)
+  t.same(await new Validator().validate(doc), { valid: true })
+})
+
+test('SEED 7.2: Throws(NotFound) plus responses: errors(Conflict) documents exactly the success, 400, 404 and 409', async (t) => {
+  class Orders extends APIView {
+    @Post('/', { responseSchema: Stats, responses: errors(Conflict) })
+    @Throws(NotFound)
+    place () { return { count: 1 } }
+  }
+  const { app, doc } = await documented({ views: [{ view: Orders, prefix: '/orders' }] })
+  t.teardown(() => app.close())
+  const responses = doc.paths['/orders'].post.responses
+  t.same(Object.keys(responses), ['201', '400', '404', '409'])
+  t.same([responses['400'], responses['404'], responses['409']].map((r: any) => [r.description, r.content['application/problem+json'].schema]), [
+    ['Bad Request', ref('BadRequestProblem')], ['Not Found', ref('NotFoundProblem')], ['Conflict', ref('ConflictProblem')]
+  ])
+})
+
+test('key by key on a generated error status: a description keeps the generated problem body', async (t) => {
+  class Described extends AsyncRetrieveAPIView {
+    static override responseSchema = Item
+    @Override({ responses: { 404: { description: 'No such item' } } })
+    override async retrieve () { return null }
+  }
+  const { app, doc } = await documented({ views: [{ view: Described, prefix: '/described' }] })
+  t.teardown(() => app.close())
+  t.same(doc.paths['/described/{id}'].get.responses['404'], {
+    description: 'No such item',
+    content: { 'application/problem+json': { schema: ref('NotFoundProblem') } }
+  })
+  const missing = await app.inject('/described/1')
+  t.same([missing.statusCode, missing.json().title], [404, 'Not Found'])
+})
+
+test('response headers by router and by registration: each route gets its own levels, nothing leaks', async (t) => {
+  const A = ResponseHeaders.define({ x_router_a: Type.String() })
+  const B = ResponseHeaders.define({ x_router_b: Type.String() })
+  const R = ResponseHeaders.define({ x_registration: Type.Integer() })
+  class Simple extends mix(AsyncListAPIView, AsyncRetrieveAPIView) {
+    static override responseSchema = Item
+    override async list () { return [] }
+    override async retrieve () { return null }
+  }
+  const routerA = new ViewRouter({ prefix: '/a', responseHeaders: A })
+  routerA.registerView(Simple, { prefix: '/s' })
+  routerA.registerView(Simple, { prefix: '/both', responseHeaders: R })
+  const routerB = new ViewRouter({ prefix: '/b', responseHeaders: B })
+  routerB.registerView(Simple, { prefix: '/s' })
+  const { app, doc } = await documented({ views: [routerA, routerB, { view: Simple, prefix: '/plain' }, { view: Simple, prefix: '/reg', responseHeaders: R }] })
+  t.teardown(() => app.close())
+  const expected: Record<string, string[] | undefined> = {
+    '/a/s': ['x-router-a'], '/a/both': ['x-registration', 'x-router-a'], '/b/s': ['x-router-b'], '/plain': undefined, '/reg': ['x-registration']
+  }
+  for (const [prefix, headers] of Object.entries(expected)) {
+    for (const path of [prefix, `${prefix}/{id}`]) {
+      const responses = doc.paths[path].get.responses
+      t.same(responses['200'].headers === undefined ? undefined : Object.keys(responses['200'].headers).sort(), headers, `${path}: ${String(headers)}`)
+      t.equal(responses['400'].headers, undefined, `${path}: error responses carry no success headers`)
+    }
+  }
+  t.same(doc.paths['/reg'].get.responses['200'].headers['x-registration'], { schema: { type: 'integer' } })
+})
+
+test('one app with every kind of view and documented response: a valid document, named components, resolvable refs, unique operationIds', async (t) => {
+  const lib = await import('../lib/index.js')
+  const { MemoryRepository, asyncRepository, BaseFilter, PaginationFilter, OffsetLimitFilter, CursorPaginationFilter, ConditionalMixin } = lib
+  class ByName extends BaseFilter { static override fields = { name: Type.String() } }
+  const ItemUpdate = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() })
+  type AnyClass = new (...args: any[]) => any
+
+  /** An action view (or viewset) of its own: every action a mixin may ask for is implemented. */
+  const concrete = (Base: unknown): typeof APIView => {
+    const cls = class extends (Base as AnyClass) {
+      static responseSchema = Item
+      static createSchema = ItemIn
+      static detailParams = Type.Object({ id: Type.Integer() })
+      list () { return [] }
+      create () { return null }
+      retrieve () { return null }
+      update () { return null }
+      partialUpdate () { return null }
+      destroy () { return null }
+      bulkCreate () { return [] }
+      bulkUpdate () { return true }
+      updateMany () { return [] }
+      bulkDelete () { return true }
+    }
+    return cls as unknown as typeof APIView
+  }
+  /** A generic view (or viewset) of a family, with a filter. */
+  const generic = (Base: unknown, async: boolean, filter: unknown = null): typeof APIView => {
+    const cls = class extends (Base as AnyClass) {
+      static responseSchema = Item
+      static createSchema = ItemIn
+      static updateSchema = ItemIn
+      static bulkUpdateSchema = ItemUpdate
+      static detailParams = Type.Object({ id: Type.Integer() })
+      static filter = filter
+      static repository = async ? asyncRepository(new MemoryRepository()) : new MemoryRepository()
+    }
+    return cls as unknown as typeof APIView
+  }
+
+  const entries: Array<{ view: typeof APIView, prefix: string }> = []
+  const add = (prefix: string, view: typeof APIView) => entries.push({ view, prefix })
+  // Action views and abstract viewsets, both families.
+  for (const name of ['ListAPIView', 'CreateAPIView', 'RetrieveAPIView', 'UpdateAPIView', 'PartialUpdateAPIView', 'DestroyAPIView',
+    'APIViewSet', 'ReadOnlyAPIViewSet', 'ListCreateAPIView', 'RetrieveUpdateDestroyAPIView',
+    'BulkCreateAPIView', 'BulkUpdateAPIView', 'UpdateManyAPIView', 'BulkDestroyAPIView']) {
+    for (const family of ['', 'Async']) add(`/abstract/${family}${name}`, concrete((lib as Record<string, unknown>)[family + name]))
+  }
+  // Generic views of each family: lists without a filter and with each pagination, every single action, the viewsets, bulk.
+  const filters: Array<[string, unknown]> = [['none', null], ['pages', PaginationFilter], ['offsets', OffsetLimitFilter], ['cursors', CursorPaginationFilter]]
+  for (const [family, async] of [['', false], ['Async', true]] as const) {
+    for (const [label, filter] of filters) {
+      add(`/generic/${family}list-${label}`, generic((lib as Record<string, unknown>)[`${family}GenericListAPIView`], async, filter))
+      add(`/generic/${family}viewset-${label}`, generic((lib as Record<string, unknown>)[`${family}GenericViewSet`], async, filter))
+    }
+    for (const name of ['CreateAPIView', 'RetrieveAPIView', 'UpdateAPIView', 'PartialUpdateAPIView', 'DestroyAPIView', 'ReadOnlyViewSet', 'ListCreateAPIView', 'RetrieveUpdateDestroyAPIView',
+      'BulkCreateAPIView', 'BulkUpdateAPIView', 'UpdateManyAPIView', 'BulkDestroyAPIView']) {
+      add(`/generic/${family}${name}`, generic((lib as Record<string, unknown>)[`${family}Generic${name}`], async, ByName))
+    }
+    add(`/generic/${family}BulkAPIViewSet`, generic((lib as Record<string, unknown>)[`${family}BulkAPIViewSet`], async, ByName))
+    add(`/generic/${family}bulk-and-crud`, generic(mix((lib as any)[`${family}BulkAPIViewSet`], (lib as any)[`${family}GenericViewSet`]), async, ByName))
+  }
+  // Conditional views, empty bodies, Location, response headers, Throws and errors().
+  add('/conditional/etag', class extends generic(mix(ConditionalMixin, lib.AsyncGenericViewSet), true) {
+    static etag = true
+    static lastModifiedField = 'updated_at'
+  })
+  add('/conditional/hand-rolled', class extends concrete(mix(ConditionalMixin, lib.ReadOnlyAPIViewSet)) {
+    static conditionalRequests = true
+  })
+  add('/empty', class extends generic(lib.GenericViewSet, false) {
+    static returnOnCreate = false
+    static returnOnUpdate = false
+  })
+  add('/located', class extends concrete(lib.AsyncAPIViewSet) {
+    getLocation (item: { id: number }) { return `/located/${item.id}` }
+  })
+  add('/headers', class extends concrete(lib.AsyncReadOnlyAPIViewSet) {
+    static override errors = [Forbidden]
+    static override getResponseHeaders () { return Paging }
+    @Get('/thrown', { responses: errors(Conflict, Gone), responseHeaders: RateLimit })
+    @Throws(NotFound, ArchivedNotFound)
+    thrown () { return {} }
+  })
+  const router = new ViewRouter({ prefix: '/routed', responseHeaders: RateLimit, tags: ['routed'] })
+  router.registerView(entries[0].view, { prefix: '/list' })
+  const { app, doc } = await documented({ views: [...entries, router, ...everything().views!] })
+  t.teardown(() => app.close())
+
+  const result = await new Validator().validate(doc)
+  t.same(result, { valid: true }, JSON.stringify(result.errors ?? []).slice(0, 2000))
+  const text = JSON.stringify(doc)
+  t.notMatch(text, /def-\d/, 'no def-N component names')
+  t.notMatch(Object.keys(doc.components.schemas).join(' '), /def-/)
+  const refs = [...text.matchAll(/"\$ref":"([^"]+)"/g)].map((match) => match[1])
+  t.ok(refs.length > 0)
+  for (const target of new Set(refs)) {
+    t.match(target, /^#\/components\/schemas\//, `${target} is local`)
+    t.ok(doc.components.schemas[target.slice('#/components/schemas/'.length)], `${target} resolves`)
+  }
+  const operations = Object.values(doc.paths).flatMap((methods: any) => Object.values(methods)) as Array<{ operationId: string, responses: object }>
+  const ids = operations.map((operation) => operation.operationId)
+  t.equal(new Set(ids).size, ids.length, 'every operationId is unique')
+  t.ok(ids.every((id) => typeof id === 'string' && id !== ''), 'and present')
+  // Every kind is there: a sample of what each contributed.
+  t.ok(doc.paths['/abstract/AsyncBulkCreateAPIView/bulk'].post)
+  t.ok(doc.paths['/abstract/BulkDestroyAPIView/bulk'].delete)
+  t.same(doc.paths['/generic/AsyncBulkAPIViewSet/bulk'] && Object.keys(doc.paths['/generic/AsyncBulkAPIViewSet/bulk']).sort(), ['delete', 'patch', 'post', 'put'])
+  t.same(doc.paths['/generic/list-pages'].get.responses['200'].content['application/json'].schema, { allOf: [ref('ItemNumberedPage')] })
+  t.same(doc.paths['/generic/Asynclist-offsets'].get.responses['200'].content['application/json'].schema, { allOf: [ref('ItemOffsetPage')] })
+  t.same(doc.paths['/generic/viewset-cursors'].get.responses['200'].content['application/json'].schema, { allOf: [ref('ItemCursorPage')] })
+  t.same(doc.paths['/generic/list-none'].get.responses['200'].content['application/json'].schema, { type: 'array', items: ref('Item') })
+  t.ok(doc.paths['/conditional/etag/{id}'].get.responses['304'])
+  t.ok(doc.paths['/conditional/hand-rolled/{id}'].get.responses['304'])
+  t.same(doc.paths['/empty'].post.responses['201'], { description: 'Created' })
+  t.same(doc.paths['/empty/{id}'].put.responses['200'], { description: 'OK' })
+  t.same(doc.paths['/located'].post.responses['201'].headers, { location: LOCATION })
+  t.same(Object.keys(doc.paths['/headers/thrown'].get.responses), ['200', '400', '403', '404', '409', '410'])
+  t.same(Object.keys(doc.paths['/headers/thrown'].get.responses['200'].headers).sort(), ['x-rate-limit-remaining', 'x-total-count'])
+  t.same(doc.paths['/routed/list'].get.tags, ['routed'])
 })
