@@ -6,7 +6,9 @@ const port = Number(process.env.PORT ?? 3000)
 const databaseUrl = process.env.DATABASE_URL
 const app = await buildApp({ logger: { level: process.env.LOG_LEVEL ?? 'info' }, ...(databaseUrl === undefined ? {} : { databaseUrl }) })
 await app.listen({ host, port })
-const base = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+// The port actually bound: PORT=0 asks the system for a free one.
+const bound = (app.server.address() as { port: number }).port
+const base = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`
 console.log(`fastify-views example listening on ${base}`)
 console.log(`Swagger UI: ${base}/docs  OpenAPI JSON: ${base}/docs/json`)
 console.log(`Store: ${databaseUrl?.startsWith('postgres') === true ? 'PostgreSQL' : `SQLite ${databaseUrl?.replace(/^sqlite:/, '') ?? './data/shop.db'}`}`)

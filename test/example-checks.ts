@@ -1,6 +1,7 @@
 import type { Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { Validator } from '@seriousme/openapi-schema-validator'
+import { NASTY } from './sql-cases.js'
 
 /** Every operation of the example's `/items`, as a user would try them in Swagger UI. */
 export async function exerciseItems (t: Test, app: FastifyInstance): Promise<void> {
@@ -51,3 +52,45 @@ export async function checkDocs (t: Test, app: FastifyInstance): Promise<void> {
   t.same(await new Validator().validate(doc), { valid: true })
 }
 
+
+/**
+ * Every string of `NASTY` as an item name through the example's `/items`: created, read,
+ * filtered by `name`, written by PUT and PATCH, by bulk POST and PUT, and selected by the
+ * `name` filter of bulk PATCH and DELETE. Each is stored and matched literally; the
+ * items that were there before are left as they were.
+ */
+export async function literalItems (t: Test, app: FastifyInstance): Promise<void> {
+  const all = async () => (await app.inject('/items?page_size=100&sort=name')).json()
+  const before = await all()
+  const byName = async (name: string) => (await app.inject(`/items?name=${encodeURIComponent(name)}&page_size=100`)).json()
+  const enc = encodeURIComponent
+  const ids: number[] = []
+  for (const s of NASTY) {
+    const label = JSON.stringify(s)
+    const created = await app.inject({ method: 'POST', url: '/items', payload: { name: s, price: 1 } })
+    t.equal(created.statusCode, 201, `POST ${label}`)
+    const item = created.json()
+    ids.push(item.id)
+    t.equal(item.name, s, `${label}: stored as sent`)
+    t.equal((await app.inject(`/items/${item.id}`)).json().name, s, `${label}: read back`)
+    t.same((await byName(s)).items.map((i: { id: number }) => i.id), [item.id], `${label}: ?name= matches it alone`)
+    t.equal((await app.inject({ method: 'PUT', url: `/items/${item.id}`, payload: { name: `${s}#put`, price: 2 } })).json().name, `${s}#put`, `${label}: PUT`)
+    t.equal((await app.inject({ method: 'PATCH', url: `/items/${item.id}`, payload: { name: s } })).json().name, s, `${label}: PATCH`)
+    const bulk = await app.inject({ method: 'POST', url: '/items/bulk', payload: [{ name: `${s}#1`, price: 1 }, { name: `${s}#1`, price: 2 }] })
+    t.same(bulk.json().map((i: { name: string }) => i.name), [`${s}#1`, `${s}#1`], `${label}: bulk POST`)
+    const [b1, b2] = bulk.json().map((i: { id: number }) => i.id)
+    t.equal((await app.inject({ method: 'PUT', url: '/items/bulk', payload: [{ id: b1, name: `${s}#2`, price: 3 }] })).statusCode, 204, `${label}: bulk PUT`)
+    const patched = await app.inject({ method: 'PATCH', url: `/items/bulk?name=${enc(`${s}#1`)}`, payload: { price: 5 } })
+    t.same(patched.json().map((i: { id: number, name: string, price: number }) => [i.id, i.name, i.price]), [[b2, `${s}#1`, 5]], `${label}: bulk PATCH by name`)
+    t.equal((await byName(`${s}#2`)).items[0]?.id, b1)
+    for (const name of [`${s}#1`, `${s}#2`]) t.equal((await app.inject({ method: 'DELETE', url: `/items/bulk?name=${enc(name)}` })).statusCode, 204, `${label}: bulk DELETE by name`)
+    t.equal((await byName(`${s}#1`)).total_items + (await byName(`${s}#2`)).total_items, 0, `${label}: the bulk rows are gone`)
+  }
+  const after = await all()
+  t.equal(after.total_items, before.total_items + NASTY.length, 'the table is intact: the items before, one per string')
+  t.same([...after.items.filter((i: { id: number }) => !ids.includes(i.id))], before.items, 'the items before are as they were')
+  const names = new Map(after.items.map((i: { id: number, name: string }) => [i.id, i.name]))
+  t.same(ids.map((id) => names.get(id)), NASTY, 'each name stored exactly as sent')
+  for (const s of NASTY) t.equal((await app.inject({ method: 'DELETE', url: `/items/bulk?name=${enc(s)}` })).statusCode, 204)
+  t.equal((await all()).total_items, before.total_items, 'and deleted by name, one by one')
+}

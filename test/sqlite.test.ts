@@ -1,16 +1,22 @@
 import { test } from 'tap'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import Database from 'better-sqlite3'
 import { Type } from '@sinclair/typebox'
 import { BulkAPIViewSet, CursorPaginationFilter, GenericListAPIView, GenericViewSet, PaginationFilter, mix } from '../lib/index.js'
 import { SqliteRepository } from '../lib/sql-index.js'
 import { build, problem } from './helpers.js'
-import { Columns, OPERATOR_CASES, Product, ProductFilter, ProductIn, SEED_ROWS, TableOptions, createTable, randomRollbacks, type ProductT } from './sql-cases.js'
+import {
+  Columns, OPERATOR_CASES, PAGING_ROWS, Product, ProductFilter, ProductIn, SEED_ROWS, TableOptions, checkPaging, createTable, literalStrings, literalView, pagingViews,
+  randomRollbacks, type ProductT
+} from './sql-cases.js'
 
-function database (): Database.Database {
+function database (rows = SEED_ROWS): Database.Database {
   const db = new Database(':memory:')
   db.exec(createTable('INTEGER'))
   const insert = db.prepare('INSERT INTO products (id, name, price, category, description) VALUES (?, ?, ?, ?, ?)')
-  for (const row of SEED_ROWS) insert.run(...row)
+  for (const row of rows) insert.run(...row)
   return db
 }
 
@@ -83,6 +89,20 @@ test('SQLite: numbered and cursor pages', async (t) => {
   }
 })
 
+test('SQLite: cursor pages forward and back over nulls and ties, offset pages, in the memory repository\'s order', async (t) => {
+  const db = database([...SEED_ROWS, ...PAGING_ROWS])
+  const app = await build({ views: pagingViews(repository(db), 'sync') })
+  t.teardown(() => app.close())
+  await checkPaging(t, app)
+})
+
+test('SQLite: SQL-looking strings through every filter operator, every string field, CRUD and bulk bodies, stored and matched literally', async (t) => {
+  const db = database()
+  const app = await build({ views: [literalView(repository(db), 'sync')] })
+  t.teardown(() => app.close())
+  await literalStrings(t, app, async (sql) => db.prepare(sql).all() as Array<Record<string, unknown>>)
+})
+
 test('SQLite: bulk calls are one transaction each; a failure inside the database leaves every row as it was (200 random batches)', async (t) => {
   const db = database()
   class Products extends mix(BulkAPIViewSet, GenericViewSet) {
@@ -137,6 +157,29 @@ test('SQLite: a CHECK failure on a single create is a 409 too', async (t) => {
   const app = await build({ views: [Products] })
   t.teardown(() => app.close())
   t.equal(problem(t, await app.inject({ method: 'POST', url: '/', payload: { name: 'Negative', price: -5 } }), 409).detail, 'The database refused the change: a constraint failed.')
+})
+
+test('SQLite: a detail read of a file another connection holds locked is a 503 problem, and served once the lock is gone', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'fastify-views-sqlite-'))
+  const writer = new Database(path.join(dir, 'shop.db'))
+  writer.exec(createTable('INTEGER'))
+  writer.prepare('INSERT INTO products (id, name, price, category, description) VALUES (?, ?, ?, ?, ?)').run(...SEED_ROWS[0])
+  // No busy timeout: a lock is SQLITE_BUSY at once rather than after five seconds.
+  const reader = new Database(path.join(dir, 'shop.db'), { timeout: 0 })
+  class Products extends GenericViewSet {
+    static override responseSchema = Product
+    static override detailParams = Type.Object({ id: Type.Integer() })
+    static override repository = repository(reader) as never
+  }
+  const app = await build({ views: [{ view: Products, prefix: '/products' }] })
+  t.teardown(async () => { await app.close(); reader.close(); writer.close(); rmSync(dir, { recursive: true, force: true }) })
+  t.equal((await app.inject('/products/1')).json().name, 'Lamp', 'the statement is prepared and cached')
+  writer.exec('BEGIN EXCLUSIVE')
+  const locked = await app.inject('/products/1')
+  t.equal(problem(t, locked, 503).detail, 'The database is unavailable; try again shortly.')
+  t.equal(locked.headers['retry-after'], '1')
+  writer.exec('ROLLBACK')
+  t.equal((await app.inject('/products/1')).statusCode, 200, 'the next read after the lock is served')
 })
 
 test('translateError: constraints are 409, lost databases 503, anything else passes through', async (t) => {
