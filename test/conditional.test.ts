@@ -320,6 +320,28 @@ test('views supply validators through getValidators; none means no preconditions
   t.same(ran, ['put', 'put', 'publish', 'remove'])
 })
 
+test('a precondition waits for a valid target: a bad query is a 400 before any 412; a route without a params schema is checked as it is', async (t) => {
+  const reads: unknown[] = []
+  class Documents extends ConditionalMixin {
+    static override conditionalRequests = true
+    override getValidators (request: FastifyRequest) { reads.push(request.params); return { etag: '"v2"' } }
+
+    @Route('/typed/:id', { methods: ['PUT'], schema: { params: IdParams, querystring: Type.Object({ force: Type.Optional(Type.Boolean()) }) } })
+    typed () { return { saved: true } }
+
+    @Route('/loose/:id', { methods: ['DELETE'] })
+    loose () { return { removed: true } }
+  }
+  const app = await build({ views: [Documents] })
+  t.teardown(() => app.close())
+  problem(t, await app.inject({ method: 'PUT', url: '/typed/1?force=maybe', headers: { 'if-match': '"v1"' } }), 400)
+  t.same(reads, [], 'an invalid query never reaches the validators')
+  problem(t, await app.inject({ method: 'PUT', url: '/typed/1?force=true', headers: { 'if-match': '"v1"' } }), 412)
+  t.same(reads, [{ id: 1 }], 'a valid target reaches them converted')
+  problem(t, await app.inject({ method: 'DELETE', url: '/loose/abc', headers: { 'if-match': '"v1"' } }), 412)
+  t.same(reads[1], { id: 'abc' }, 'without a params schema the path is taken as it is')
+})
+
 test('etagMatches and notModifiedSince for hand-rolled logic', async (t) => {
   const seen: unknown[] = []
   class Manual extends ConditionalMixin {
@@ -392,7 +414,7 @@ test('mixins compose their route hooks with ConditionalMixin', async (t) => {
   const Tracing = (await import('../lib/index.js')).defineMixin<typeof ConditionalMixin>('Tracing', (Base) => class extends Base {
     static override routeHooks (route: never, method: string) {
       const inherited = super.routeHooks(route, method)
-      return { ...inherited, onSend: [async (_q: unknown, _r: unknown, payload: unknown) => { order.push('trace'); return payload }], preHandler: async () => { order.push('pre') } }
+      return { ...inherited, onSend: [async (_q: unknown, _r: unknown, payload: unknown) => { order.push('trace'); return payload }], preValidation: async () => { order.push('pre') } }
     }
   })
   class Traced extends mix(ConditionalMixin, Tracing) {
@@ -410,7 +432,7 @@ test('mixins compose their route hooks with ConditionalMixin', async (t) => {
   t.teardown(() => app.close())
   t.equal((await app.inject('/1')).statusCode, 200)
   t.equal((await app.inject({ method: 'PUT', url: '/1', headers: { 'if-match': '"x"' } })).statusCode, 412)
-  t.same(order, ['pre', 'trace', 'trace'], "GET runs both; on the PUT the precondition check runs first and stops it before the other mixin's preHandler, whose onSend still runs")
+  t.same(order, ['pre', 'trace', 'trace'], "GET runs both; on the PUT the precondition check runs first and stops it before the other mixin's preValidation hook, whose onSend still runs")
   order.length = 0
   t.equal((await app.inject({ method: 'PUT', url: '/1', headers: { 'if-match': '"t"' } })).statusCode, 200)
   t.same(order, ['pre', 'trace'], 'a passing precondition lets the rest run')

@@ -234,6 +234,20 @@ test('a deeply nested body never becomes a stack overflow 500', async (t) => {
   }
 })
 
+test('a validator that fails for another reason than depth is a 500 problem, not a 400', async (t) => {
+  const { FormatRegistry } = await import('@sinclair/typebox')
+  FormatRegistry.Set('exploding', () => { throw new Error('format checker bug') })
+  class Broken extends APIView {
+    @Post('/', { schema: { body: Type.Object({ code: Type.String({ format: 'exploding' }) }) } })
+    create () { return { ok: true } }
+  }
+  const app = await build({ views: [Broken] })
+  t.teardown(() => app.close())
+  const body = problem(t, await app.inject({ method: 'POST', url: '/', payload: { code: 'x' } }), 500)
+  t.equal(body.detail, 'An unexpected error occurred.', 'a bug in a format checker is the fault of the server')
+  FormatRegistry.Delete('exploding')
+})
+
 test('an unknown route is a 404 problem', async (t) => {
   const app = await appFor()
   t.teardown(() => app.close())
