@@ -4,7 +4,7 @@ import { actionMixin, type ActionViewClass, type Get, type ItemOf, type Req, typ
 import type { APIView } from './api-view.js'
 import { BadRequest, Conflict, ContentTooLarge, NotFound, type ProblemErrorEntry } from './errors.js'
 import type { FilterClass } from './filters.js'
-import { GenericViewMixin, type GenericHooks, type GenericStatics } from './generics.js'
+import { chain, GenericViewMixin, type GenericHooks, type GenericStatics } from './generics.js'
 import type { ActionRegistry, MixinClass } from './mixins.js'
 import type { StandardAction } from './register.js'
 import type { AsyncBulkRepository, BulkRepository, Criteria } from './repository.js'
@@ -14,15 +14,8 @@ import type { ViewClass } from './view.js'
 type Result<T> = T | Promise<T>
 type BulkReq<Q, B> = Req<unknown, Q, B>
 
-/**
- * `fn` on a hook's or the repository's result: awaited when it is a promise or any other
- * thenable (a query builder), and always a native promise then, which the route handler
- * awaits. The view's reply is thenable too but settles only once the response is sent:
- * a hook that returns it is not waited on.
- */
-function then<T, R> (view: BulkView, value: Result<T> | PromiseLike<T>, fn: (value: T) => R): Result<R> {
-  return typeof (value as Partial<PromiseLike<T>> | null)?.then === 'function' && value !== view.reply ? Promise.resolve(value).then(fn) : fn(value as T)
-}
+/** `fn` on a hook's or the repository's result, awaited when it is a thenable other than the view's reply. */
+const then = <T, R>(view: BulkView, value: Result<T> | PromiseLike<T>, fn: (value: T) => R): Result<R> => chain(value, fn, view.reply)
 
 /** The item types of bulk views, besides `item`: `create`, `bulkUpdate`, `update` and the filter `query`. */
 export interface BulkModels { item?: unknown, create?: unknown, bulkUpdate?: unknown, update?: unknown, query?: unknown }

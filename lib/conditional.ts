@@ -124,8 +124,10 @@ function preconditionCheck (klass: Loose): preValidationAsyncHookHandler {
 }
 
 /** Validates (and converts, in place) the path and query with the route's own validators; Fastify's validation later repeats it at no harm. */
+const TARGET_PARTS = ['params', 'querystring'] as const
+
 function validTarget (request: FastifyRequest): boolean {
-  for (const part of ['params', 'querystring'] as const) {
+  for (const part of TARGET_PARTS) {
     const validate = request.getValidationFunction(part)
     if (validate !== undefined && validate(part === 'params' ? request.params : request.query) !== true) return false
   }

@@ -18,10 +18,11 @@ type Result<T> = T | Promise<T>
 /**
  * Chains on a value the sync family returns directly and the async family as a promise,
  * or as any thenable (a query builder): the result is then always a native promise,
- * which is what the route handler waits on.
+ * which is what the route handler waits on. `except` is never waited on: a view's reply
+ * is thenable too, but settles only once the response is sent.
  */
-function then<T, R> (value: Result<T> | PromiseLike<T>, fn: (value: T) => R): Result<R> {
-  return typeof (value as Partial<PromiseLike<T>> | null)?.then === 'function' ? Promise.resolve(value).then(fn) : fn(value as T)
+export function chain<T, R> (value: Result<T> | PromiseLike<T>, fn: (value: T) => R, except?: unknown): Result<R> {
+  return value !== except && typeof (value as Partial<PromiseLike<T>> | null)?.then === 'function' ? Promise.resolve(value).then(fn) : fn(value as T)
 }
 
 /** What `resolveFilter` hands the repository: positional criteria (SQL expressions) and keyword criteria. */
@@ -137,7 +138,7 @@ function genericList (view: GenericView, request: FastifyRequest): Result<unknow
   if (window.kind === 'page' || window.kind === 'offset') {
     const offset = window.kind === 'page' ? (window.page - 1) * window.pageSize : window.offset
     const limit = window.kind === 'page' ? window.pageSize : window.limit
-    return then(repo.list(kwargs, { ...base, offset, limit }, options), (items) => then(repo.count(kwargs, base, options), (total) => {
+    return chain(repo.list(kwargs, { ...base, offset, limit }, options), (items) => chain(repo.count(kwargs, base, options), (total) => {
       const hasMore = offset + items.length < total
       if (window.kind === 'offset') return { items, offset, limit, total_items: total, has_more: hasMore }
       return { items, current_page: window.page, page_size: limit, total_pages: Math.ceil(total / limit), total_items: total, has_more: hasMore }
@@ -150,7 +151,7 @@ function genericList (view: GenericView, request: FastifyRequest): Result<unknow
   const backwards = cursor?.direction === 'previous'
   const query: ListQuery = { ...base, orderBy: backwards ? reversed(ordering) : ordering, limit: pageSize + 1 }
   if (cursor !== undefined) query.after = cursor.values
-  return then(repo.list(kwargs, query, options), (rows) => {
+  return chain(repo.list(kwargs, query, options), (rows) => {
     const more = rows.length > pageSize
     const items = backwards ? rows.slice(0, pageSize).reverse() : rows.slice(0, pageSize)
     const first = items[0]
@@ -219,7 +220,7 @@ const updateImpl = implementing('update', (view, request) =>
 const partialUpdateImpl = implementing('partialUpdate', (view, request) =>
   view.repository.update(detailCriteria(view, request, 'partialUpdate'), request.body as Record<string, unknown>, view.getRepositoryOptions('partialUpdate')), updateMembers)
 const destroyImpl = implementing('destroy', (view, request) =>
-  then(view.repository.delete(detailCriteria(view, request, 'destroy'), view.getRepositoryOptions('destroy')), (deleted) => deleted ? true : null))
+  chain(view.repository.delete(detailCriteria(view, request, 'destroy'), view.getRepositoryOptions('destroy')), (deleted) => deleted ? true : null))
 
 type Family<K> = K extends `async${string}` ? 'asyncGeneric' : 'generic'
 type RepositoryOf<K> = K extends `async${string}` ? AsyncRepository<unknown> : Repository<unknown>
