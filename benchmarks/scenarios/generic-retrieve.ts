@@ -32,7 +32,15 @@ export const genericRetrieve: Scenario = {
     }
     // configureApp: false: the items scenario already configured the app; a second
     // unprefixed sibling context configuring it again would fail to start.
-    await app.register(views, { configureApp: false, views: [{ view: Products, prefix: `${PREFIX}/view` }] })
+    // The same view without the response check, which the hand-written route does not do:
+    // the difference between the two views is what validateResponse costs.
+    class ProductsUnchecked extends Products {
+      static override validateResponse = false
+    }
+    await app.register(views, {
+      configureApp: false,
+      views: [{ view: Products, prefix: `${PREFIX}/view` }, { view: ProductsUnchecked, prefix: `${PREFIX}/view-nocheck` }]
+    })
   },
   baseline: {
     name: 'fastify',
@@ -44,6 +52,11 @@ export const genericRetrieve: Scenario = {
       name: 'view',
       label: 'AsyncGenericRetrieveAPIView, detailParams { id: integer } (validateResponse = true)',
       request: { method: 'GET', path: `${PREFIX}/view/${DETAIL_ID}` }
+    },
+    {
+      name: 'view-nocheck',
+      label: 'the same view with validateResponse = false: the same work as the hand-written route',
+      request: { method: 'GET', path: `${PREFIX}/view-nocheck/${DETAIL_ID}` }
     }
   ]
 }
