@@ -14,7 +14,7 @@ export type Get<M, K extends string, D> = M extends { [P in K]: infer T } ? T : 
 export type ItemOf<M> = Get<M, 'item', unknown>
 type ParamsOf<M> = Get<M, 'params', { id: string }>
 /**
- * The request an action receives, structurally: any `FastifyRequest` or `ViewRequest`
+ * The request an action receives, structurally: every `FastifyRequest` or `ViewRequest`
  * whose params, query and body have these types fits, however its generics are spelled.
  */
 export type Req<P, Q, B> = FastifyRequest & { params: P, query: Q, body: B }

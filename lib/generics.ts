@@ -17,7 +17,7 @@ type Result<T> = T | Promise<T>
 
 /**
  * Chains on a value the sync family returns directly and the async family as a promise,
- * or as any thenable (a query builder): the result is then always a native promise,
+ * or as another thenable (a query builder): the result is then always a native promise,
  * which is what the route handler waits on. `except` is never waited on: a view's reply
  * is thenable too, but settles only once the response is sent.
  */
