@@ -16,7 +16,7 @@ export type {
   ViewRequest, RouteSchemas, HandlerResult, Dependency, DependencyFn, ResponseDoc, ResponsesMap,
   ViewRouteOptions, SharedRouteOptions, RouteDocOptions, MaybePromise
 } from './types.js'
-export { mix, defineMixin, type MixinClass, type MixedClass, type ActionModels, type ActionRegistry } from './mixins.js'
+export { mix, defineMixin, MIXIN, ACTION_KEYS, type MixinInfo, type KeysOf, type StaticsOf, type MixinClass, type MixedClass, type ActionModels, type ActionRegistry } from './mixins.js'
 export {
   DetailViewMixin, AsyncListAPIView, ListAPIView, AsyncCreateAPIView, CreateAPIView, AsyncRetrieveAPIView, RetrieveAPIView,
   AsyncUpdateAPIView, UpdateAPIView, AsyncPartialUpdateAPIView, PartialUpdateAPIView, AsyncDestroyAPIView, DestroyAPIView,
@@ -42,7 +42,7 @@ export {
   NumberedPage, OffsetPage, CursorPage, encodeCursor, decodeCursor,
   type NumberedPageSchema, type OffsetPageSchema, type CursorPageSchema, type NumberedPageOf, type OffsetPageOf, type CursorPageOf, type Cursor
 } from './pagination.js'
-export { OPERATORS, asyncRepository, type Repository, type AsyncRepository, type BulkRepository, type AsyncBulkRepository, type Criteria, type RepositoryOptions, type ListQuery, type OrderKey, type Operator } from './repository.js'
+export { OPERATORS, asyncRepository, type Promised, type Repository, type AsyncRepository, type BulkRepository, type AsyncBulkRepository, type Criteria, type RepositoryOptions, type ListQuery, type OrderKey, type Operator } from './repository.js'
 export { MemoryRepository, UniqueViolation, splitCriterion, type MemoryRepositoryOptions } from './memory.js'
 export {
   AsyncBulkCreateAPIView, BulkCreateAPIView, AsyncBulkUpdateAPIView, BulkUpdateAPIView, AsyncUpdateManyAPIView, UpdateManyAPIView,

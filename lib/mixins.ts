@@ -8,11 +8,15 @@ export interface MixinInfo {
   readonly requires: readonly MixinInfo[]
 }
 
-/** Where a mixin class keeps its description. */
-export const MIXIN = Symbol('fastify-views.mixin')
+// The two keys below are strings, not symbols: a consumer's declaration emit must be able
+// to name every member of an exported class built with `mix(...)`, and a symbol key from
+// another module cannot be named there (TS4020/TS4023).
 
-/** Type-level tag naming the action interfaces a mixin class contributes. */
-export declare const ACTION_KEYS: unique symbol
+/** Where a mixin class keeps its description. */
+export const MIXIN = '~mixin'
+
+/** Type-level tag naming the action interfaces a mixin class contributes (never set at run time). */
+export const ACTION_KEYS = '~actions'
 
 /** Any class built by `defineMixin` (or `mix`). */
 export interface MixinClass { readonly [MIXIN]: MixinInfo }

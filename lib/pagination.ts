@@ -1,4 +1,4 @@
-import { Type, type Static, type TArray, type TBoolean, type TInteger, type TNull, type TObject, type TSchema, type TString, type TUnion } from '@sinclair/typebox'
+import { Type, type TArray, type TBoolean, type TInteger, type TNull, type TObject, type TSchema, type TString, type TUnion } from '@sinclair/typebox'
 
 /** The `NumberedPage` envelope of page-number pagination (wire names from the original library). */
 export type NumberedPageSchema<T extends TSchema> = TObject<{
@@ -10,11 +10,11 @@ export type OffsetPageSchema<T extends TSchema> = TObject<{ items: TArray<T>, of
 export type CursorPageSchema<T extends TSchema> = TObject<{ items: TArray<T>, next_page: TUnion<[TString, TNull]>, previous_page: TUnion<[TString, TNull]> }>
 
 /** A numbered page of items, as a value. */
-export type NumberedPageOf<T> = Static<NumberedPageSchema<TSchema>> & { items: T[] }
+export interface NumberedPageOf<T> { items: T[], current_page: number, page_size: number, total_pages: number, total_items: number, has_more: boolean }
 /** An offset page of items, as a value. */
-export type OffsetPageOf<T> = Static<OffsetPageSchema<TSchema>> & { items: T[] }
+export interface OffsetPageOf<T> { items: T[], offset: number, limit: number, total_items: number, has_more: boolean }
 /** A cursor page of items, as a value. */
-export type CursorPageOf<T> = Static<CursorPageSchema<TSchema>> & { items: T[] }
+export interface CursorPageOf<T> { items: T[], next_page: string | null, previous_page: string | null }
 
 const caches = { numbered: new WeakMap<TSchema, TSchema>(), offset: new WeakMap<TSchema, TSchema>(), cursor: new WeakMap<TSchema, TSchema>() }
 

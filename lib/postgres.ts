@@ -1,5 +1,5 @@
-import type { Pool, PoolClient } from 'pg'
 import type { AsyncBulkRepository, AsyncRepository, Criteria, ListQuery, RepositoryOptions } from './repository.js'
+import type { PgPool, PgPoolClient } from './sql-drivers.js'
 import { operations, runAsync, SqlBuilder, translateError, type Operation, type SqlTableOptions, type Statement, type StatementResult } from './sql.js'
 
 /**
@@ -9,14 +9,14 @@ import { operations, runAsync, SqlBuilder, translateError, type Operation, type 
  */
 export class PostgresRepository<T = Record<string, unknown>> implements AsyncRepository<T>, AsyncBulkRepository<T> {
   readonly builder: SqlBuilder
-  readonly #pool: Pool
+  readonly #pool: PgPool
 
-  constructor (pool: Pool, options: SqlTableOptions) {
+  constructor (pool: PgPool, options: SqlTableOptions) {
     this.#pool = pool
     this.builder = new SqlBuilder('postgres', options)
   }
 
-  async #execute (client: PoolClient, step: Statement | 'begin' | 'commit' | 'rollback'): Promise<StatementResult> {
+  async #execute (client: PgPoolClient, step: Statement | 'begin' | 'commit' | 'rollback'): Promise<StatementResult> {
     if (typeof step === 'string') {
       await client.query(step.toUpperCase())
       return { rows: [], changes: 0 }
@@ -27,7 +27,7 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
   }
 
   async #run<R> (operation: Operation<R>): Promise<R> {
-    let client: PoolClient
+    let client: PgPoolClient
     try {
       client = await this.#pool.connect()
     } catch (error) {

@@ -47,7 +47,8 @@ export interface Repository<T = unknown> {
   delete (criteria: Criteria, options: RepositoryOptions): boolean
 }
 
-type Promised<R> = { [K in keyof R]: R[K] extends (...args: infer A) => infer V ? (...args: A) => Promise<V> : R[K] }
+/** `R` with every method returning a promise of what it returned. */
+export type Promised<R> = { [K in keyof R]: R[K] extends (...args: infer A) => infer V ? (...args: A) => Promise<V> : R[K] }
 
 /** The asynchronous CRUD repository (PostgreSQL, HTTP services): the same methods, returning promises. */
 export type AsyncRepository<T = unknown> = Promised<Repository<T>>

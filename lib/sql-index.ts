@@ -4,3 +4,4 @@
 export { SqliteRepository } from './sqlite.js'
 export { PostgresRepository } from './postgres.js'
 export { SqlBuilder, translateError, operations, type Dialect, type SqlTableOptions, type SqlFragment, type Statement } from './sql.js'
+export type { SqliteDatabase, SqliteStatement, PgPool, PgPoolClient, PgQueryResult } from './sql-drivers.js'

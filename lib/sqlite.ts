@@ -1,11 +1,9 @@
-import type { Database } from 'better-sqlite3'
-
-/** A prepared statement, as this repository uses it: positional parameters only. */
-const CACHE_SIZE = 256
-
-type Statement3 = { run: (...params: unknown[]) => { changes: number }, all: (...params: unknown[]) => unknown[], get: (...params: unknown[]) => unknown }
 import type { BulkRepository, Criteria, ListQuery, Repository, RepositoryOptions } from './repository.js'
+import type { SqliteDatabase, SqliteStatement } from './sql-drivers.js'
 import { operations, runSync, SqlBuilder, translateError, type Operation, type SqlTableOptions, type Statement, type StatementResult } from './sql.js'
+
+/** Prepared statements kept per repository, the oldest dropped first. */
+const CACHE_SIZE = 256
 
 /**
  * A CRUD and bulk repository over one SQLite table through `better-sqlite3`:
@@ -13,10 +11,10 @@ import { operations, runSync, SqlBuilder, translateError, type Operation, type S
  */
 export class SqliteRepository<T = Record<string, unknown>> implements Repository<T>, BulkRepository<T> {
   readonly builder: SqlBuilder
-  readonly #db: Database
-  readonly #cache = new Map<string, Statement3>()
+  readonly #db: SqliteDatabase
+  readonly #cache = new Map<string, SqliteStatement>()
 
-  constructor (db: Database, options: SqlTableOptions) {
+  constructor (db: SqliteDatabase, options: SqlTableOptions) {
     this.#db = db
     this.builder = new SqlBuilder('sqlite', options)
   }
@@ -32,12 +30,12 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
     return { rows, changes: rows.length }
   }
 
-  #prepared (sql: string): Statement3 {
+  #prepared (sql: string): SqliteStatement {
     let statement = this.#cache.get(sql)
     if (statement === undefined) {
       // The text varies with criteria and list lengths: keep the most recent statements only.
       if (this.#cache.size >= CACHE_SIZE) this.#cache.delete(this.#cache.keys().next().value!)
-      this.#cache.set(sql, statement = this.#db.prepare(sql) as unknown as Statement3)
+      this.#cache.set(sql, statement = this.#db.prepare(sql))
     }
     return statement
   }

@@ -63,6 +63,15 @@ export class View {
   }
 
   /**
+   * Whether an action's result is this request's reply (an action that answered by hand,
+   * such as a 304 from `checkLastModified`) rather than a value to serialize: narrows
+   * `super.list(request)` to the page or array it returned otherwise.
+   */
+  isReply<T> (value: T | FastifyReply): value is FastifyReply {
+    return value === this.reply
+  }
+
+  /**
    * The Fastify instance the route belongs to: the typed way to reach databases,
    * services and configuration declared with `fastify.decorate` (and typed by
    * declaration merging on `FastifyInstance`).

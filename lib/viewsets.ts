@@ -7,13 +7,11 @@ import {
   AsyncGenericUpdateAPIView, GenericCreateAPIView, GenericDestroyAPIView, GenericListAPIView, GenericPartialUpdateAPIView, GenericRetrieveAPIView,
   GenericUpdateAPIView
 } from './generics.js'
-// The symbol imports let declaration emit name the types of the composed classes.
 import {
   AsyncGenericBulkCreateAPIView, AsyncGenericBulkDestroyAPIView, AsyncGenericBulkUpdateAPIView, AsyncGenericUpdateManyAPIView,
   GenericBulkCreateAPIView, GenericBulkDestroyAPIView, GenericBulkUpdateAPIView, GenericUpdateManyAPIView
 } from './bulk.js'
-import { mix, named, type ACTION_KEYS, type MIXIN } from './mixins.js'
-export type { ACTION_KEYS, MIXIN }
+import { mix, named } from './mixins.js'
 
 // Ready-made viewsets are compositions of the action views, as in DRF: no new code.
 
