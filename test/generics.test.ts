@@ -7,7 +7,7 @@ import {
   AsyncAPIViewSet, APIViewSet, AsyncReadOnlyAPIViewSet, ReadOnlyAPIViewSet, AsyncListCreateAPIView, ListCreateAPIView,
   AsyncRetrieveUpdateDestroyAPIView, RetrieveUpdateDestroyAPIView, AsyncGenericListCreateAPIView, GenericListCreateAPIView,
   AsyncGenericRetrieveUpdateDestroyAPIView, GenericRetrieveUpdateDestroyAPIView, BaseFilter, OrderingFilter, SearchFilter, composeFilters,
-  type Criteria, type ListQuery, type RepositoryOptions
+  type Criteria, type ListQuery, type NumberedPageOf, type RepositoryOptions
 } from '../lib/index.js'
 import { build, expectActions, problem } from './helpers.js'
 
@@ -551,4 +551,34 @@ test('an async repository that hands back thenables (a query builder), not promi
   t.same((await app.inject({ method: 'PATCH', url: '/items/1', payload: { price: 4 } })).json().price, 4, 'partial update')
   t.equal((await app.inject({ method: 'DELETE', url: '/items/2' })).statusCode, 204, 'destroy')
   problem(t, await app.inject({ method: 'DELETE', url: '/items/2' }), 404)
+})
+
+test('a paginated list override is typed as its page, and isReply tells it from a reply answered by hand', async (t) => {
+  class Pages extends PaginationFilter {}
+  class Items extends GenericListAPIView<{ item: ItemT, list: NumberedPageOf<ItemT> }> {
+    static override responseSchema = Item
+    static override repository = seed()
+    static override filter = Pages
+
+    override list (request: FastifyRequest) {
+      if (request.headers['x-by-hand'] !== undefined) return this.reply.code(204).send()
+      const page = super.list(request)
+      if (this.isReply(page)) return page
+      return { ...page, items: page.items.map((item) => ({ ...item, name: item.name.toUpperCase() })) }
+    }
+  }
+  class Probe extends GenericListAPIView<{ item: ItemT }> {
+    static override responseSchema = Item
+    static override repository = seed()
+    override list (request: FastifyRequest) {
+      const rows = super.list(request)
+      return this.isReply(this.reply) && !this.isReply(rows) ? rows : []
+    }
+  }
+  const app = await build({ views: [{ view: Items, prefix: '/items' }, { view: Probe, prefix: '/probe' }] })
+  const page = (await app.inject('/items?page_size=2')).json()
+  t.same(page.items.map((i: ItemT) => i.name), ['APPLE', 'BANANA'], 'the page items, changed')
+  t.equal(page.total_items, 3)
+  t.equal((await app.inject({ url: '/items', headers: { 'x-by-hand': '1' } })).statusCode, 204, 'a reply answered by hand is passed through')
+  t.equal((await app.inject('/probe')).json().length, 3, 'the reply is a reply, the rows are not')
 })

@@ -2,9 +2,27 @@ import { test } from 'tap'
 import { chromium } from 'playwright-core'
 import { buildApp } from '../examples/app.js'
 
+import { accessSync, constants } from 'node:fs'
+
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
+/** Why the browser cannot start, before a launch would wait out the test's timeout; `undefined` when it can. */
+export function missingBrowser (file: string): string | undefined {
+  try {
+    accessSync(file, constants.X_OK)
+    return undefined
+  } catch {
+    return `Chromium is not installed at ${file}: install Debian's chromium package (.ci/run does) or set CHROMIUM_PATH`
+  }
+}
+
+test('a missing browser is named at once', async (t) => {
+  t.match(missingBrowser('/nonexistent/chromium'), /Chromium is not installed at \/nonexistent\/chromium/)
+})
+
 test('Swagger UI in headless Chromium lists every item operation and runs one through "Try it out"', async (t) => {
+  const missing = missingBrowser(CHROMIUM)
+  if (missing !== undefined) throw new Error(missing)
   const app = await buildApp({ databaseUrl: 'sqlite::memory:' })
   await app.listen({ host: '127.0.0.1', port: 0 })
   const { port } = app.server.address() as { port: number }
