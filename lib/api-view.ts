@@ -4,6 +4,9 @@ import { BadRequest, type APIErrorClass } from './errors.js'
 import type { Dependency } from './types.js'
 import { View } from './view.js'
 
+
+/** Methods that only read (RFC 9110 §9.2.1); every other one is a write. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE'])
 /** Dump options of a response (the seed's `serializer_options`). */
 export interface SerializerOptions {
   /** Use the `alias` of properties as wire names (default true). */
@@ -41,12 +44,20 @@ export class APIView extends View {
   static errors: APIErrorClass[] = []
   /** Exception type -> error detail (status 400) or `{ status, detail }`, applied by `Catch`. */
   static raises: Raises = []
-  /** Action name -> route-level dependencies of that action's route only. */
+  /** Action name -> route-level dependencies of that action's route only. A key that names no action is refused at registration. */
   static actionDependencies: Record<string, Dependency[]> = {}
+  /**
+   * Dependencies of every route whose method is unsafe (POST, PUT, PATCH, DELETE; RFC 9110
+   * §9.2.1): the standard writes, the four bulk actions and decorated routes alike, so that
+   * guarding writes needs one line and no write is left open by omission. They run before
+   * the action's own `actionDependencies`.
+   */
+  static unsafeDependencies: Dependency[] = []
 
-  /** The dependencies of one action; override for dynamic behaviour. */
-  static getDependencies (action: string): Dependency[] {
-    return this.actionDependencies[action] ?? []
+  /** The dependencies of one action served with one method; override for dynamic behaviour. */
+  static getDependencies (action: string, method?: string): Dependency[] {
+    const own = this.actionDependencies[action] ?? []
+    return method !== undefined && this.unsafeDependencies.length > 0 && !SAFE_METHODS.has(method) ? [...this.unsafeDependencies, ...own] : own
   }
 
   declare [OWN_SERIALIZER_OPTIONS]: SerializerOptions | undefined

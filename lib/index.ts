@@ -13,7 +13,7 @@ export { ResponseHeaders, headerName, type ResponseHeadersClass, type HeaderFiel
 export { ResponseValidationError } from './response-check.js'
 export { RequestValidationError } from './validation.js'
 export type {
-  ViewRequest, RouteSchemas, HandlerResult, Dependency, DependencyFn, ResponseDoc, ResponsesMap,
+  ViewRequest, RouteSchemas, HandlerResult, Dependency, DependencyFn, DependencyDocs, SecurityRequirement, ResponseDoc, ResponsesMap,
   ViewRouteOptions, SharedRouteOptions, RouteDocOptions, MaybePromise
 } from './types.js'
 export { mix, defineMixin, MIXIN, ACTION_KEYS, type MixinInfo, type KeysOf, type StaticsOf, type MixinClass, type MixedClass, type ActionModels, type ActionRegistry } from './mixins.js'

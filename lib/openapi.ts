@@ -9,7 +9,7 @@ import type { RouteDefinition } from './register.js'
 import type { ResponseHeadersClass } from './response-headers.js'
 import { mergeResponses } from './route-meta.js'
 import { aliasedSchema } from './serialization.js'
-import type { ResponseDoc, ResponsesMap } from './types.js'
+import type { Dependency, ResponseDoc, ResponsesMap, SecurityRequirement } from './types.js'
 import type { ViewClass } from './view.js'
 
 const ANY_JSON = {} as TSchema
@@ -105,7 +105,7 @@ function collectResponses (klass: ViewClass, route: RouteDefinition, context: Op
 
   // A plain View documents the 400 its validation or body parsing can answer; an APIView always documents its defaultErrors.
   const defaults = view.defaultErrors ?? (canAnswerBadRequest(route, context.method) ? [BadRequest] : [])
-  for (const cls of new Set([...defaults, ...(view.errors ?? []), ...route.throws])) {
+  for (const cls of new Set([...defaults, ...(view.errors ?? []), ...route.throws, ...dependencyErrors(route.options.dependencies)])) {
     const entry = generated[cls.status] ?? (generated[cls.status] = { description: statusTitle(cls.status), errors: [] })
     entry.errors = [...entry.errors!, cls]
   }
@@ -116,6 +116,27 @@ function collectResponses (klass: ViewClass, route: RouteDefinition, context: Op
     merged[status] ??= { description: statusTitle(status), schema: ProblemSchema }
   }
   return { responses: merged, explicitOnly: Object.keys(merged).filter((status) => withMixins[status] === undefined) }
+}
+
+/** The errors the route's dependencies declare they answer. */
+function dependencyErrors (dependencies: Dependency[] | undefined): APIErrorClass[] {
+  return (dependencies ?? []).flatMap((d) => typeof d === 'function' ? [] : d.errors ?? [])
+}
+
+/**
+ * The security requirement of a route from its dependencies. Each dependency must pass,
+ * so their requirements combine: every alternative of one with every alternative of the
+ * next, schemes of a combination all required (OpenAPI 3.1 §4.8.30).
+ */
+function dependencySecurity (dependencies: Dependency[] | undefined): SecurityRequirement[] | undefined {
+  let combined: SecurityRequirement[] | undefined
+  for (const dependency of dependencies ?? []) {
+    if (typeof dependency === 'function' || dependency.security === undefined) continue
+    combined = combined === undefined
+      ? dependency.security
+      : combined.flatMap((left) => dependency.security!.map((right) => ({ ...left, ...right })))
+  }
+  return combined
 }
 
 /**
@@ -182,6 +203,10 @@ export function buildRouteSchema (klass: ViewClass, route: RouteDefinition, cont
   schema.tags = options.tags ?? [tagOf(klass)]
   for (const key of DOC_FIELDS) {
     if (options[key] !== undefined) schema[key] = options[key]
+  }
+  if (schema.security === undefined) {
+    const security = dependencySecurity(options.dependencies)
+    if (security !== undefined) schema.security = security
   }
   // Fastify serializes with `response`; `responses` entries are documentation (SEED 7.2), so
   // what they alone declare is kept aside for the document: the body of the success status

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, RouteO
 import { OWN_SERIALIZER_OPTIONS, type APIView, type SerializerOptions } from './api-view.js'
 import { findRaises, getCatchSpecs } from './decorators.js'
 import { dependencyHooks } from './dependencies.js'
+import { mediaTypeHook } from './media-type.js'
 import type { APIErrorClass } from './errors.js'
 import { buildRouteSchema } from './openapi.js'
 import { problemErrorHandler } from './problem.js'
@@ -169,7 +170,33 @@ export function collectRoutes (klass: ViewClass): RouteDefinition[] {
     })
   }
   for (const route of routes) checkCatches(statics, route.name, methods.get(route.name)!)
+  assertStoredObjectsSchema(klass, routes)
+  assertDependencyKeys(statics, routes)
   return routes
+}
+
+/**
+ * A view over a repository sends what the store returns: without a response schema the
+ * serializer would send every field of the row, so such a view must say which fields
+ * clients may see. Routes that declare their own schema, and empty answers, need none.
+ */
+function assertStoredObjectsSchema (klass: ViewClass, routes: RouteDefinition[]): void {
+  if (!('repository' in klass)) return
+  const bare = routes.filter((r) => r.standard && !r.emptyBody && r.status !== 204 && r.responseSchema === undefined).map((r) => r.name)
+  if (bare.length === 0) return
+  throw new TypeError(`Cannot register ${klass.name}: ${bare.join(', ')} send${bare.length === 1 ? 's' : ''} stored objects but ${bare.length === 1 ? 'has' : 'have'} no response schema. ` +
+    'Set static responseSchema to the fields clients may see (to send every stored field deliberately: Type.Object({}, { additionalProperties: true })).')
+}
+
+/** A misspelt `actionDependencies` key would leave the action it meant unguarded: refuse it. */
+function assertDependencyKeys (statics: ViewStatics, routes: RouteDefinition[]): void {
+  const declared = (statics as { actionDependencies?: Record<string, unknown> }).actionDependencies
+  if (declared === undefined) return
+  const known = new Set(routes.map((r) => r.name))
+  const unknown = Object.keys(declared).filter((key) => !known.has(key))
+  if (unknown.length === 0) return
+  throw new TypeError(`Cannot register ${(statics as ViewClass).name}: actionDependencies names ${unknown.map((k) => JSON.stringify(k)).join(', ')}, ` +
+    `which ${unknown.length === 1 ? 'is not an action' : 'are not actions'} of this view; its actions are ${[...known].sort().join(', ')}`)
 }
 
 function checkCatches (klass: ViewStatics, name: string, fn: object): void {
@@ -320,17 +347,17 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
   const built: RouteOptions[] = []
   for (const route of collectRoutes(klass)) {
     const merged = mergeRouteOptions(base, route.options)
-    // Dependencies run router first, then registration, then the route's own, then the action's.
-    merged.dependencies = [...(base.dependencies ?? []), ...(route.options.dependencies ?? []), ...(statics.getDependencies?.(route.name) ?? [])]
-    const definition = { ...route, options: merged }
     const implementation = methods.get(route.name)!
     const handler = buildHandler(klass, route, implementation as (this: View, request: FastifyRequest) => MaybePromise<unknown>)
-    const hooks = dependencyHooks(merged.dependencies)
     // Response headers add up across levels instead of the innermost replacing the rest.
     const headerClasses = [router?.options.responseHeaders, registration.responseHeaders, route.options.responseHeaders, klass.getResponseHeaders(route.name)]
       .filter((h): h is ResponseHeadersClass => h !== undefined)
     const validatorCompiler = validatorCompilerFor(route.options.schema ?? {})
     for (const method of route.methods) {
+      // Dependencies run router first, then registration, then the route's own, then the action's.
+      const dependencies = [...(base.dependencies ?? []), ...(route.options.dependencies ?? []), ...(statics.getDependencies?.(route.name, method) ?? [])]
+      const definition = { ...route, options: { ...merged, dependencies } }
+      const hooks = dependencyHooks(dependencies)
       const routeOptions: RouteOptions = {
         method,
         url: joinPath(fullPrefix, route.path),
@@ -352,6 +379,8 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
       // The view's own hooks run first, so a 304 is decided before any user hook sees the payload.
       const onSend = [...toArray(own.onSend), ...toArray(merged.onSend)]
       if (onSend.length > 0) routeOptions.onSend = onSend as RouteOptions['onSend']
+      const mediaType = mediaTypeHook(method, route.options.schema?.body !== undefined)
+      if (mediaType !== undefined) routeOptions.preParsing = [mediaType, ...toArray(merged.preParsing)] as RouteOptions['preParsing']
       const preSerialization = [...toArray(own.preSerialization), ...toArray(merged.preSerialization)]
       if (preSerialization.length > 0) routeOptions.preSerialization = preSerialization as RouteOptions['preSerialization']
       built.push(routeOptions)

@@ -52,6 +52,11 @@ export class SqlBuilder {
   readonly touchColumn: string | undefined
   readonly optionKeys: Set<string>
   readonly scopeFields: string[]
+  /**
+   * The declared columns, quoted: what every SELECT and RETURNING lists. Never `*`, so a
+   * column the repository was not told about (a password hash) never leaves the database.
+   */
+  readonly selectList: string
   /** SELECT texts of single-row reads by plain equality, keyed by the criteria's column names in order. */
   readonly #pointReads = new Map<string, string>()
 
@@ -66,6 +71,7 @@ export class SqlBuilder {
     this.touchColumn = options.touchColumn
     this.optionKeys = new Set(options.optionKeys ?? [])
     this.scopeFields = options.scopeFields ?? []
+    this.selectList = options.columns.map(quote).join(', ')
   }
 
   private column (name: string): string {
@@ -157,7 +163,7 @@ export class SqlBuilder {
     let where = this.where(criteria, params, query.search, query.args)
     const keys = query.orderBy.some((k) => k.field === this.idColumn) ? query.orderBy : [...query.orderBy, { field: this.idColumn, descending: false }]
     if (query.after !== undefined) where += (where === '' ? ' WHERE ' : ' AND ') + this.after(query.orderBy, query.after, params)
-    let sql = `SELECT * FROM ${this.table}${where}${this.orderBy(keys)}`
+    let sql = `SELECT ${this.selectList} FROM ${this.table}${where}${this.orderBy(keys)}`
     // Window sizes are written as literals: SQLite plans a bound LIMIT much worse (about
     // 3 µs more per single-row read). Both are checked integers, never client text.
     if (query.limit !== undefined) sql += ` LIMIT ${windowSize(query.limit)}`
@@ -188,7 +194,7 @@ export class SqlBuilder {
     let sql = this.#pointReads.get(shape)
     if (sql === undefined) {
       // With the primary key among the equalities at most one row matches: no ORDER BY or LIMIT to plan.
-      sql = this.idColumn in criteria ? this.finish(`SELECT * FROM ${this.table}${this.where(criteria, [])}`, [], 'rows').sql : this.select(criteria, { orderBy: [], limit: 1 }).sql
+      sql = this.idColumn in criteria ? this.finish(`SELECT ${this.selectList} FROM ${this.table}${this.where(criteria, [])}`, [], 'rows').sql : this.select(criteria, { orderBy: [], limit: 1 }).sql
       // Shapes are subsets of the declared columns; keep the cache bounded all the same.
       if (this.#pointReads.size < 256) this.#pointReads.set(shape, sql)
     }
@@ -207,7 +213,7 @@ export class SqlBuilder {
   insert (values: Record<string, unknown>): Statement {
     const data = this.touched(values)
     const cols = Object.keys(data).map((c) => this.column(c))
-    return this.finish(`INSERT INTO ${this.table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) RETURNING *`, Object.values(data), 'rows')
+    return this.finish(`INSERT INTO ${this.table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) RETURNING ${this.selectList}`, Object.values(data), 'rows')
   }
 
   /** Updates the rows the criteria select; `first` limits it to one, by primary key. */
@@ -218,7 +224,7 @@ export class SqlBuilder {
     const where = this.where(criteria, params, undefined, args)
     const id = quote(this.idColumn)
     const target = first ? ` WHERE ${id} IN (SELECT ${id} FROM ${this.table}${where} ORDER BY ${id} LIMIT 1)` : where
-    return this.finish(`UPDATE ${this.table} SET ${sets.join(', ')}${target} RETURNING *`, params, 'rows')
+    return this.finish(`UPDATE ${this.table} SET ${sets.join(', ')}${target} RETURNING ${this.selectList}`, params, 'rows')
   }
 
   delete (criteria: Criteria, first: boolean, args: unknown[] = []): Statement {

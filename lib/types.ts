@@ -36,9 +36,23 @@ export type DependencyFn = (request: FastifyRequest, reply: FastifyReply) => unk
  */
 export type Dependency =
   | DependencyFn
-  | { onRequest: DependencyFn }
-  | { preValidation: DependencyFn }
-  | { preHandler: DependencyFn }
+  | ({ onRequest: DependencyFn } & DependencyDocs)
+  | ({ preValidation: DependencyFn } & DependencyDocs)
+  | ({ preHandler: DependencyFn } & DependencyDocs)
+
+/** An OpenAPI security requirement: scheme name (registered with `@fastify/swagger`) -> scopes. */
+export type SecurityRequirement = Record<string, string[]>
+
+/**
+ * What a dependency tells the API description of every route it guards, so that guarding a
+ * route documents it too: the errors it answers (401, 403) and the security it enforces.
+ */
+export interface DependencyDocs {
+  /** Error classes the dependency throws; each route it guards documents them as problems. */
+  errors?: APIErrorClass[]
+  /** Alternatives the client may satisfy (OpenAPI `security`): one requirement object each. */
+  security?: SecurityRequirement[]
+}
 
 /** One documented response of a `responses` map entry (SEED 7.2). */
 export interface ResponseDoc {

@@ -374,7 +374,7 @@ test('checkLastModified with an unreadable date serves the body and stamps nothi
   t.equal(res.headers['last-modified'], undefined)
 })
 
-test('ETags of byte bodies and of aliased generic objects; streams and views without a schema are left alone', async (t) => {
+test('ETags of byte bodies and of aliased generic objects; streams and views with an open schema are left alone', async (t) => {
   const { Readable } = await import('node:stream')
   const Aliased = Type.Object({ id: Type.Integer(), full_name: Type.String({ alias: 'fullName' }) })
   const repo = new MemoryRepository({ rows: [{ id: 1, full_name: 'Ada' }] })
@@ -391,6 +391,8 @@ test('ETags of byte bodies and of aliased generic objects; streams and views wit
     stream () { return this.reply.type('text/plain').send(Readable.from(['streamed'])) }
   }
   class Schemaless extends mix(ConditionalMixin, GenericViewSet) {
+    // Every stored field, deliberately: the serializer then sends the row as JSON.
+    static override responseSchema = Type.Object({}, { additionalProperties: true })
     static override detailParams = IdParams
     static override conditionalRequests = true
     static override repository = repo as never

@@ -444,10 +444,11 @@ test('typed generic views: the repository is typed by the item', async (t) => {
   t.equal(Typed.name, 'Typed')
 })
 
-test('cursors carry dates as ISO strings; a list without responseSchema serializes as JSON', async (t) => {
+test('cursors carry dates as ISO strings; a list with an open response schema serializes as JSON', async (t) => {
   const rows = [1, 2, 3].map((id) => ({ id, at: new Date(Date.UTC(2026, 0, id)) }))
   class Dated extends CursorPaginationFilter { static override orderingFields = ['at'] }
   class Events extends GenericListAPIView {
+    static override responseSchema = Type.Object({}, { additionalProperties: true })
     static override filter = Dated
     static override repository = new MemoryRepository({ rows }) as never
   }
@@ -469,6 +470,7 @@ test('cursor pages walk a nullable sort column, nulls included', async (t) => {
   const rows = [{ id: 1, rank: 2 }, { id: 2, rank: null }, { id: 3, rank: 1 }, { id: 4, rank: null }]
   class ByRank extends CursorPaginationFilter { static override orderingFields = ['rank'] }
   class Ranked extends GenericListAPIView {
+    static override responseSchema = Type.Object({}, { additionalProperties: true })
     static override filter = ByRank
     static override repository = new MemoryRepository({ rows }) as never
   }

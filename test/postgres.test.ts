@@ -6,6 +6,7 @@ import { AsyncBulkAPIViewSet, AsyncGenericListAPIView, AsyncGenericViewSet, Cond
 import { PostgresRepository } from '../lib/sql-index.js'
 import { build, problem } from './helpers.js'
 import { startPostgres } from './pg-server.js'
+import { checkNoHiddenColumn, USERS_OPTIONS, USERS_SEED, USERS_TABLE } from './leak-cases.js'
 import { buildApp } from '../examples/app.js'
 import { checkDocs, exerciseItems, literalItems } from './example-checks.js'
 import {
@@ -196,4 +197,13 @@ t0.test('PostgreSQL: the example API, every item operation', async (t) => {
   await exerciseItems(t, app)
   await checkDocs(t, app)
   await literalItems(t, app)
+})
+
+t0.test('PostgreSQL: a column the repository does not name never reaches the client', async (t) => {
+  await pool.query('DROP TABLE IF EXISTS users')
+  await pool.query(USERS_TABLE)
+  await pool.query(USERS_SEED)
+  const users = new PostgresRepository(pool, USERS_OPTIONS)
+  t.same(await users.get({ id: 1 }), { id: 1, name: 'ada' }, 'a detail read selects the declared columns')
+  await checkNoHiddenColumn(t, users, true)
 })

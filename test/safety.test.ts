@@ -1,0 +1,124 @@
+import { test } from 'tap'
+import Database from 'better-sqlite3'
+import Fastify from 'fastify'
+import { Type } from '@sinclair/typebox'
+import views, {
+  APIView, BaseFilter, BulkAPIViewSet, GenericViewSet, MemoryRepository, Post, configureApp, mix, type Dependency
+} from '../lib/index.js'
+import { SqliteRepository } from '../lib/sql-index.js'
+import { build, problem } from './helpers.js'
+import { checkNoHiddenColumn, USERS_OPTIONS, USERS_SEED, USERS_TABLE } from './leak-cases.js'
+
+const Item = Type.Object({ id: Type.Integer(), name: Type.String() }, { $id: 'SafeItem' })
+const ItemIn = Type.Object({ name: Type.String() })
+const IdParams = Type.Object({ id: Type.Integer() })
+
+const seeded = () => new MemoryRepository<{ id: number, name: string }>({ rows: [{ id: 1, name: 'lamp' }, { id: 2, name: 'desk' }] })
+
+test('SQLite: a column the repository does not name never reaches the client', async (t) => {
+  const db = new Database(':memory:')
+  db.exec(USERS_TABLE)
+  db.exec(USERS_SEED)
+  const repository = new SqliteRepository(db, USERS_OPTIONS)
+  t.same(repository.get({ id: 1 }), { id: 1, name: 'ada' }, 'a detail read selects the declared columns')
+  t.same(repository.list({}, { orderBy: [] }), [{ id: 1, name: 'ada' }], 'a list selects the declared columns')
+  await checkNoHiddenColumn(t, repository, false)
+})
+
+test('a view over a repository without a response schema is refused at registration, naming the view', async (t) => {
+  class Users extends GenericViewSet {
+    static override repository = seeded() as never
+  }
+  await t.rejects(build({ views: [Users] }), { name: 'TypeError', message: /^Cannot register Users: partialUpdate, update, retrieve, create, list send stored objects but have no response schema/ })
+  class Deliberate extends GenericViewSet {
+    static override responseSchema = Type.Object({}, { additionalProperties: true })
+    static override repository = seeded() as never
+  }
+  const app = await build({ views: [Deliberate] })
+  t.same((await app.inject('/')).json(), [{ id: 1, name: 'lamp' }, { id: 2, name: 'desk' }], 'an open schema sends every stored field, deliberately')
+})
+
+const deny: Dependency = (request) => {
+  if (request.headers.authorization !== 'Bearer ok') throw Object.assign(new Error('Credentials are required.'), { statusCode: 401 })
+}
+
+test('a misspelt actionDependencies key is a TypeError at registration listing the actions', async (t) => {
+  class Things extends GenericViewSet {
+    static override responseSchema = Item
+    static override repository = seeded() as never
+    static override actionDependencies = { destory: [deny] }
+  }
+  await t.rejects(build({ views: [Things] }), {
+    name: 'TypeError',
+    message: 'Cannot register Things: actionDependencies names "destory", which is not an action of this view; its actions are create, destroy, list, partialUpdate, retrieve, update'
+  })
+})
+
+class ByName extends BaseFilter {
+  static override fields = { name: Type.String() }
+}
+
+test('unsafeDependencies guards every write, bulk and decorated routes included, and no read', async (t) => {
+  class Items extends mix(BulkAPIViewSet, GenericViewSet) {
+    static override responseSchema = Item
+    static override createSchema = ItemIn
+    static override updateSchema = ItemIn
+    static override bulkUpdateSchema = Item
+    static override detailParams = IdParams
+    static override repository = seeded() as never
+    static override filter = ByName
+    static override unsafeDependencies = [deny]
+    @Post('/touch', { responseSchema: Type.Object({ ok: Type.Boolean() }) })
+    touch () { return { ok: true } }
+  }
+  const app = await build({ views: [{ view: Items, prefix: '/items' }] })
+  const writes = [
+    ['POST', '/items', { name: 'x' }], ['PUT', '/items/1', { name: 'x' }], ['PATCH', '/items/1', { name: 'x' }], ['DELETE', '/items/1'],
+    ['POST', '/items/bulk', [{ name: 'x' }]], ['PUT', '/items/bulk', [{ id: 1, name: 'x' }]], ['PATCH', '/items/bulk?name=lamp', { name: 'x' }],
+    ['DELETE', '/items/bulk?name=lamp'], ['POST', '/items/touch']
+  ] as const
+  for (const [method, url, payload] of writes) {
+    const res = await app.inject({ method, url, ...(payload === undefined ? {} : { payload }) })
+    t.equal(res.statusCode, 401, `${method} ${url} without credentials: 401`)
+  }
+  t.same((await app.inject('/items')).json().length, 2, 'nothing was written')
+  t.equal((await app.inject('/items/1')).statusCode, 200, 'a read is not guarded')
+  const allowed = await app.inject({ method: 'DELETE', url: '/items/bulk?name=lamp', headers: { authorization: 'Bearer ok' } })
+  t.equal(allowed.statusCode, 204, 'with credentials the write goes through')
+})
+
+test('415 for a body that is not JSON; an empty body with a JSON media type on a route without one', async (t) => {
+  class Items extends GenericViewSet {
+    static override responseSchema = Item
+    static override createSchema = ItemIn
+    static override updateSchema = ItemIn
+    static override detailParams = IdParams
+    static override repository = seeded() as never
+  }
+  const app = await build({ views: [{ view: Items, prefix: '/items' }] })
+  for (const type of ['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'text/plain; charset=utf-8']) {
+    const res = await app.inject({ method: 'POST', url: '/items', headers: { 'content-type': type }, payload: 'name=x' })
+    t.equal(problem(t, res, 415).detail, `This route takes application/json, not ${type.split(';')[0]}.`, `POST with ${type}: 415`)
+  }
+  const json = await app.inject({ method: 'POST', url: '/items', headers: { 'content-type': 'application/json; charset=utf-8' }, payload: '{"name":"x"}' })
+  t.equal(json.statusCode, 201, 'application/json with parameters is JSON')
+  const empty = await app.inject({ method: 'DELETE', url: '/items/1', headers: { 'content-type': 'application/json' } })
+  t.equal(empty.statusCode, 204, 'DELETE with a JSON media type and no body')
+  t.equal((await app.inject('/items/1')).statusCode, 404, 'and the row is gone')
+  const emptyPost = await app.inject({ method: 'POST', url: '/items', headers: { 'content-type': 'application/json' } })
+  t.equal(problem(t, emptyPost, 400).status, 400, 'a route that takes a body still needs one')
+})
+
+test('configureApp first: a route registered before the plugin answers problem+json too', async (t) => {
+  const app = Fastify()
+  configureApp(app)
+  app.get('/plain', async () => { throw new Error('secret internal detail') })
+  class Health extends APIView {}
+  await app.register(views, { views: [Health] })
+  const res = await app.inject('/plain')
+  t.equal(res.statusCode, 500)
+  t.match(res.headers['content-type'], /^application\/problem\+json/)
+  t.notMatch(res.body, /secret internal detail/, 'the internal message stays in the log')
+  const missing = await app.inject('/nowhere')
+  t.equal(problem(t, missing, 404).status, 404)
+})
