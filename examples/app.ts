@@ -7,7 +7,7 @@ import Database from 'better-sqlite3'
 import pg from 'pg'
 import { Type, type Static } from '@sinclair/typebox'
 import views, {
-  APIView, AsyncBulkAPIViewSet, AsyncGenericViewSet, ConditionalMixin, Get, PaginationFilter, asyncRepository, mix,
+  APIView, AsyncBulkAPIViewSet, AsyncGenericViewSet, ConditionalMixin, Get, PaginationFilter, asyncRepository, configureApp, mix,
   type AsyncBulkRepository, type AsyncRepository, type NumberedPageOf
 } from '../lib/index.js'
 import { PostgresRepository, SqliteRepository } from '../lib/sql-index.js'
@@ -101,6 +101,8 @@ export async function buildApp (options: FastifyServerOptions & StoreOptions = {
   const { databaseUrl, ...fastifyOptions } = options
   const store = await openStore({ databaseUrl })
   const app = Fastify({ bodyLimit: 4 * 1024 * 1024, ...fastifyOptions })
+  // First, so that every route answers problem+json whatever is registered after.
+  configureApp(app)
   app.addHook('onClose', async () => { await store.close() })
   await app.register(swagger, swaggerOptions({
     info: { title: 'Shop', version: '1.0.0', description: 'The fastify-views example API.' }

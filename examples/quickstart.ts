@@ -3,7 +3,7 @@
 import Fastify from 'fastify'
 import swagger from '@fastify/swagger'
 import { Type, type Static } from '@sinclair/typebox'
-import views, { AsyncListAPIView, AsyncRetrieveAPIView, Get, mix, type ViewRequest } from 'fastify-views'
+import views, { AsyncListAPIView, AsyncRetrieveAPIView, Get, configureApp, mix, type ViewRequest } from 'fastify-views'
 import { swaggerOptions } from 'fastify-views/swagger'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String() }, { $id: 'Item' })
@@ -26,6 +26,7 @@ class Items extends mix(AsyncListAPIView, AsyncRetrieveAPIView)<{ item: Item, pa
 }
 
 const app = Fastify()
+configureApp(app)                                                       // problem+json on every route
 await app.register(swagger, swaggerOptions({ info: { title: 'Shop', version: '1.0.0' } }))
 await app.register(views, { views: [{ view: Items, prefix: '/items' }] })
 await app.listen({ port: 3000 })

@@ -5,7 +5,7 @@ import { APIView, Delete, Forbidden, Get, Post, Unauthorized, ViewRouter, type D
 import { build, problem } from './helpers.js'
 
 declare module 'fastify' {
-  interface FastifyRequest { user?: { name: string, admin: boolean } }
+  interface FastifyRequest { account?: { name: string, admin: boolean } }
 }
 
 /** A real auth-like dependency: a bearer token names a user; no token is 401, a non-admin 403. */
@@ -15,11 +15,11 @@ function authenticate (request: FastifyRequest): void {
   const header = request.headers.authorization ?? ''
   const user = header.startsWith('Bearer ') ? USERS[header.slice(7)] : undefined
   if (user === undefined) throw new Unauthorized('A valid bearer token is required.', { headers: { 'www-authenticate': 'Bearer realm="shop"' } })
-  request.user = user
+  request.account = user
 }
 
 async function requireAdmin (request: FastifyRequest): Promise<void> {
-  if (request.user?.admin !== true) throw new Forbidden('Only administrators may delete items.')
+  if (request.account?.admin !== true) throw new Forbidden('Only administrators may delete items.')
 }
 
 class Items extends APIView {
@@ -32,7 +32,7 @@ class Items extends APIView {
   list () { return [{ open: true }] }
 
   @Post('/', { schema: { body: Type.Object({ name: Type.String() }) } })
-  create (request: FastifyRequest) { return { by: request.user?.name } }
+  create (request: FastifyRequest) { return { by: request.account?.name } }
 
   @Delete('/:id')
   remove () { return null }
