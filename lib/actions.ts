@@ -66,6 +66,11 @@ declare module './mixins.js' {
     asyncDestroy: DestroyActions<M, true>
     destroy: DestroyActions<M, false>
   }
+  interface ActionNameRegistry {
+    asyncList: 'list', list: 'list', asyncCreate: 'create', create: 'create', asyncRetrieve: 'retrieve', retrieve: 'retrieve'
+    asyncUpdate: 'update', update: 'update', asyncPartialUpdate: 'partialUpdate', partialUpdate: 'partialUpdate'
+    asyncDestroy: 'destroy', destroy: 'destroy'
+  }
 }
 
 /** Statics of detail views (SEED 2.3). */

@@ -67,6 +67,10 @@ declare module './mixins.js' {
     asyncGenericBulk: GenericBulkMembers<M, true>
     genericBulk: GenericBulkMembers<M, false>
   }
+  interface ActionNameRegistry {
+    asyncBulkCreate: 'bulkCreate', bulkCreate: 'bulkCreate', asyncBulkUpdate: 'bulkUpdate', bulkUpdate: 'bulkUpdate'
+    asyncUpdateMany: 'updateMany', updateMany: 'updateMany', asyncBulkDestroy: 'bulkDelete', bulkDestroy: 'bulkDelete'
+  }
 }
 
 /** Statics of bulk views (SEED 2.8). */

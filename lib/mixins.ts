@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { APIView } from './api-view.js'
+import type { Dependency } from './types.js'
 
 /** The runtime description of a mixin: how it extends a base, and what it needs below it. */
 export interface MixinInfo {
@@ -75,13 +76,31 @@ export type StaticsOf<T> = T extends unknown ? Omit<T, 'prototype' | typeof ACTI
 // eslint-disable-next-line @typescript-eslint/no-empty-interface
 export interface ActionRegistry<M> { base: { readonly models?: M } }
 
+/**
+ * The action name each registry key contributes (`asyncList` -> `list`); keys that add
+ * members but no action (`generic`, `detail`, `conditional`) are absent. Each action
+ * module adds its names here by declaration merging.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-interface
+export interface ActionNameRegistry {}
+
+/** The action names of a class built from the registry keys `K`. */
+export type ActionNameOf<K> = K extends keyof ActionNameRegistry ? ActionNameRegistry[K] : never
+
+/**
+ * `actionDependencies` of a class with standard actions: keyed by its action names only, so
+ * a misspelt key (`destory`) is a compile error. Custom routes take their dependencies in
+ * their decorator's `dependencies` option.
+ */
+export type ActionDependencies<A extends string> = { [P in A]?: Dependency[] }
+
 /** A class built from mixins: generic in its item types, with the union of their statics. */
 export type MixedClass<K extends keyof ActionRegistry<unknown>, S> = {
   // Keys outside ActionModels are `never`, so a misspelt one (`crate`) is an error, not silently ignored.
   new <M extends ActionModels & { [P in Exclude<keyof M, keyof ActionModels>]: never } = {}>(request: FastifyRequest, reply: FastifyReply): APIView & UnionToIntersection<ActionRegistry<M>[K]>
   readonly [ACTION_KEYS]?: K
   readonly [MIXIN]: MixinInfo
-} & S
+} & ([ActionNameOf<K>] extends [never] ? S : Omit<S, 'actionDependencies'> & { actionDependencies: ActionDependencies<ActionNameOf<K>> })
 
 /**
  * The item types a view's actions are checked against. Give the ones you use:

@@ -43,6 +43,8 @@ const deny: Dependency = (request) => {
 }
 
 test('a misspelt actionDependencies key is a TypeError at registration listing the actions', async (t) => {
+  // A compile error too (test/types/dependencies.tst.ts); JavaScript users meet the TypeError.
+  // @ts-expect-error 'destory' is not an action of the view
   class Things extends GenericViewSet {
     static override responseSchema = Item
     static override repository = seeded() as never
