@@ -128,9 +128,9 @@ function dependencyErrors (dependencies: Dependency[] | undefined): APIErrorClas
  * so their requirements combine: every alternative of one with every alternative of the
  * next, schemes of a combination all required (OpenAPI 3.1 §4.8.30).
  */
-function dependencySecurity (dependencies: Dependency[] | undefined): SecurityRequirement[] | undefined {
+function dependencySecurity (dependencies: Dependency[]): SecurityRequirement[] | undefined {
   let combined: SecurityRequirement[] | undefined
-  for (const dependency of dependencies ?? []) {
+  for (const dependency of dependencies) {
     if (typeof dependency === 'function' || dependency.security === undefined) continue
     combined = combined === undefined
       ? dependency.security
@@ -205,7 +205,8 @@ export function buildRouteSchema (klass: ViewClass, route: RouteDefinition, cont
     if (options[key] !== undefined) schema[key] = options[key]
   }
   if (schema.security === undefined) {
-    const security = dependencySecurity(options.dependencies)
+    // A view route's options always carry its dependencies: buildViewRoutes merges every level into them.
+    const security = dependencySecurity(options.dependencies!)
     if (security !== undefined) schema.security = security
   }
   // Fastify serializes with `response`; `responses` entries are documentation (SEED 7.2), so

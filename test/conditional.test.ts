@@ -3,8 +3,8 @@ import net from 'node:net'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import {
-  APIView, AsyncGenericViewSet, ConditionalMixin, Get, GenericViewSet, MemoryRepository, Post, Route, asyncRepository, mix, etagOf, failsPrecondition,
-  isNotModified, parseEntityTags, parseHttpDate, strongMatch, weakMatch, httpDate, type ConditionalMembers
+  APIView, AsyncGenericViewSet, ConditionalMixin, Get, GenericDestroyAPIView, GenericRetrieveAPIView, GenericViewSet, MemoryRepository, Override, Post, Route, asyncRepository, mix, etagOf, failsPrecondition,
+  isNotModified, parseEntityTags, parseHttpDate, strongMatch, weakMatch, httpDate, type ConditionalMembers, type ViewRequest
 } from '../lib/index.js'
 import { build, problem } from './helpers.js'
 
@@ -502,4 +502,21 @@ test('an async action returning checkLastModified ?? item answers a clean 304', 
   t.equal(res.body, '')
   t.equal((await app.inject('/1')).statusCode, 200)
   t.same(lines, [], 'nothing was thrown or sent twice')
+})
+
+test('a conditional generic view whose routes declare their own schema: preconditions without an ETag validator', async (t) => {
+  const Row = Type.Object({ id: Type.Integer(), name: Type.String() })
+  const RowParams = Type.Object({ id: Type.Integer() })
+  class Rows extends mix(ConditionalMixin, GenericRetrieveAPIView, GenericDestroyAPIView)<{ params: { id: number } }> {
+    static override detailParams = RowParams
+    static override conditionalRequests = true
+    static override repository = new MemoryRepository({ rows: [{ id: 1, name: 'a' }, { id: 2, name: 'b' }] }) as never
+    @Override({ responseSchema: Row })
+    override retrieve (request: ViewRequest<{ params: typeof RowParams }>) { return super.retrieve(request) }
+  }
+  const app = await build({ views: [{ view: Rows, prefix: '/rows' }] })
+  t.teardown(() => app.close())
+  t.same((await app.inject('/rows/1')).json(), { id: 1, name: 'a' })
+  t.equal((await app.inject({ method: 'DELETE', url: '/rows/1', headers: { 'if-match': '*' } })).statusCode, 204, 'If-Match * holds for a row that exists')
+  t.equal(problem(t, await app.inject({ method: 'DELETE', url: '/rows/2', headers: { 'if-match': '"abc"' } }), 412).status, 412, 'no tag can match without a representation to hash')
 })

@@ -3,7 +3,7 @@ import Database from 'better-sqlite3'
 import Fastify from 'fastify'
 import { Type } from '@sinclair/typebox'
 import views, {
-  APIView, BaseFilter, BulkAPIViewSet, GenericViewSet, MemoryRepository, Post, configureApp, mix, type Dependency
+  APIView, BaseFilter, BulkAPIViewSet, GenericRetrieveAPIView, GenericViewSet, MemoryRepository, Post, configureApp, mix, type Dependency
 } from '../lib/index.js'
 import { SqliteRepository } from '../lib/sql-index.js'
 import { build, problem } from './helpers.js'
@@ -30,6 +30,10 @@ test('a view over a repository without a response schema is refused at registrat
     static override repository = seeded() as never
   }
   await t.rejects(build({ views: [Users] }), { name: 'TypeError', message: /^Cannot register Users: partialUpdate, update, retrieve, create, list send stored objects but have no response schema/ })
+  class OneBare extends GenericRetrieveAPIView {
+    static override repository = seeded() as never
+  }
+  await t.rejects(build({ views: [OneBare] }), { name: 'TypeError', message: /^Cannot register OneBare: retrieve sends stored objects but has no response schema/ })
   class Deliberate extends GenericViewSet {
     static override responseSchema = Type.Object({}, { additionalProperties: true })
     static override repository = seeded() as never
@@ -50,6 +54,10 @@ test('a misspelt actionDependencies key is a TypeError at registration listing t
     static override repository = seeded() as never
     static override actionDependencies = { destory: [deny] }
   }
+  class Two extends APIView {
+    static override actionDependencies = { a: [deny], b: [deny] }
+  }
+  await t.rejects(build({ views: [Two] }), { message: 'Cannot register Two: actionDependencies names "a", "b", which are not actions of this view; its actions are ' })
   await t.rejects(build({ views: [Things] }), {
     name: 'TypeError',
     message: 'Cannot register Things: actionDependencies names "destory", which is not an action of this view; its actions are create, destroy, list, partialUpdate, retrieve, update'
