@@ -7,7 +7,7 @@ import Database from 'better-sqlite3'
 import pg from 'pg'
 import { Type, type Static } from '@sinclair/typebox'
 import views, {
-  APIView, AsyncBulkAPIViewSet, AsyncGenericViewSet, ConditionalMixin, Get, PaginationFilter, asyncRepository, configureApp, mix,
+  APIView, AsyncBulkAPIViewSet, AsyncGenericViewSet, ConditionalMixin, Get, PaginationFilter, asyncRepository, configureApp, mix, problemFrameworkErrors,
   type AsyncBulkRepository, type AsyncRepository, type NumberedPageOf
 } from '../lib/index.js'
 import { PostgresRepository, SqliteRepository } from '../lib/sql-index.js'
@@ -100,7 +100,7 @@ export class Health extends APIView {
 export async function buildApp (options: FastifyServerOptions & StoreOptions = {}): Promise<FastifyInstance> {
   const { databaseUrl, ...fastifyOptions } = options
   const store = await openStore({ databaseUrl })
-  const app = Fastify({ bodyLimit: 4 * 1024 * 1024, ...fastifyOptions })
+  const app = Fastify({ bodyLimit: 4 * 1024 * 1024, frameworkErrors: problemFrameworkErrors, ...fastifyOptions })
   // First, so that every route answers problem+json whatever is registered after.
   configureApp(app)
   app.addHook('onClose', async () => { await store.close() })

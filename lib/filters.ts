@@ -89,11 +89,13 @@ export class BaseFilter {
     }
     if (this.searchFields.length > 0) props.q = Type.Optional(Type.String({ description: `Searches ${this.searchFields.join(', ')}.` }))
     const size = Type.Optional(Type.Integer({ minimum: 1, maximum: this.maxPageSize, default: this.pageSize() }))
+    // Bounded so that the row offset a page or an offset stands for stays an exact integer:
+    // a page beyond what the store can address is a 400 naming the parameter.
     if (this.pagination === 'page') {
-      props.page = Type.Optional(Type.Integer({ minimum: 1, default: 1 }))
+      props.page = Type.Optional(Type.Integer({ minimum: 1, maximum: Math.floor(Number.MAX_SAFE_INTEGER / this.maxPageSize), default: 1 }))
       props.page_size = size
     } else if (this.pagination === 'offset') {
-      props.offset = Type.Optional(Type.Integer({ minimum: 0, default: 0 }))
+      props.offset = Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }))
       props.limit = size
     } else if (this.pagination === 'cursor') {
       props.cursor = Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]+$', maxLength: 4096, description: 'An opaque cursor from next_page or previous_page.' }))
@@ -138,7 +140,8 @@ export class BaseFilter {
     const out: Criteria = {}
     const declared = this.statics.querySchema().properties
     for (const key of Object.keys(this.values)) {
-      if (this.values[key] !== undefined && isCriterion(key) && key in declared) out[key] = this.values[key]
+      // Own properties only: `?constructor=1` or `?toString=x` name members of every object, not fields.
+      if (this.values[key] !== undefined && isCriterion(key) && Object.hasOwn(declared, key)) out[key] = this.values[key]
     }
     return { ...out, ...this.extra }
   }
@@ -158,7 +161,9 @@ export class BaseFilter {
   /** The search the client asked for, if any. */
   get search (): { term: string, fields: string[] } | undefined {
     const term = this.values.q
-    return typeof term === 'string' && term !== '' ? { term, fields: this.statics.searchFields } : undefined
+    const fields = this.statics.searchFields
+    // Without search fields `q` is not a parameter of the filter, and like any other undeclared one it is ignored.
+    return typeof term === 'string' && term !== '' && fields.length > 0 ? { term, fields } : undefined
   }
 
   /** The window of rows to read. An invalid or foreign cursor is a 400 naming the `cursor` parameter. */

@@ -8,7 +8,7 @@ export {
   type RouteDecorator, type Raises, type RaisesEntry
 } from './decorators.js'
 export * from './errors.js'
-export { problemErrorHandler, problemNotFoundHandler, problemClientErrorHandler, PROBLEM_CONTENT_TYPE } from './problem.js'
+export { problemErrorHandler, problemNotFoundHandler, problemClientErrorHandler, problemFrameworkErrors, PROBLEM_CONTENT_TYPE } from './problem.js'
 export { ResponseHeaders, headerName, type ResponseHeadersClass, type HeaderFields } from './response-headers.js'
 export { ResponseValidationError } from './response-check.js'
 export { RequestValidationError } from './validation.js'

@@ -89,6 +89,15 @@ export function problemNotFoundHandler (request: FastifyRequest, reply: FastifyR
   reply.code(404).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem))
 }
 
+/**
+ * Fastify's `frameworkErrors` option: errors its router meets before any route or hook runs
+ * (a URL with bad percent-encoding, `GET /items/%`) become problems too. No plugin can set
+ * it, since it is an option of the server: `Fastify({ frameworkErrors: problemFrameworkErrors })`.
+ */
+export function problemFrameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  problemErrorHandler(error, request, reply)
+}
+
 const CLIENT_ERRORS: Record<string, [number, string]> = {
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'The request was not received in time.'],
   HPE_HEADER_OVERFLOW: [431, 'The request headers are too large.']

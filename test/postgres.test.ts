@@ -6,6 +6,7 @@ import { AsyncBulkAPIViewSet, AsyncGenericListAPIView, AsyncGenericViewSet, Cond
 import { PostgresRepository } from '../lib/sql-index.js'
 import { build, problem } from './helpers.js'
 import { startPostgres } from './pg-server.js'
+import { hostileQueries } from './hostile-cases.js'
 import { checkNoHiddenColumn, USERS_OPTIONS, USERS_SEED, USERS_TABLE } from './leak-cases.js'
 import { buildApp } from '../examples/app.js'
 import { checkDocs, exerciseItems, literalItems } from './example-checks.js'
@@ -206,4 +207,12 @@ t0.test('PostgreSQL: a column the repository does not name never reaches the cli
   const users = new PostgresRepository(pool, USERS_OPTIONS)
   t.same(await users.get({ id: 1 }), { id: 1, name: 'ada' }, 'a detail read selects the declared columns')
   await checkNoHiddenColumn(t, users, true)
+})
+
+t0.test('PostgreSQL: seeded hostile query strings on the example API: no 5xx, every 4xx a problem', async (t) => {
+  await pool.query('DROP TABLE IF EXISTS items')
+  const app = await buildApp({ databaseUrl: server.url })
+  t.teardown(() => app.close())
+  for (let i = 0; i < 5; i++) await app.inject({ method: 'POST', url: '/items', payload: { name: `lamp ${i}`, price: i } })
+  await hostileQueries(t, app, 1000)
 })
