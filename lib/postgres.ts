@@ -1,7 +1,10 @@
 import type { AsyncBulkRepository, AsyncRepository, Criteria, ListQuery, RepositoryOptions } from './repository.js'
 import type { PgPool, PgPoolClient } from './sql-drivers.js'
-import { operations, runAsync, SqlBuilder, translateError, type Operation, type SqlTableOptions, type Statement, type StatementResult } from './sql.js'
+import { isTransient, operations, runAsync, SqlBuilder, translateError, type Operation, type SqlTableOptions, type Statement, type StatementResult } from './sql.js'
 
+
+/** How many times an operation PostgreSQL aborted for a concurrent transaction is run in all. */
+const ATTEMPTS = 3
 /**
  * A CRUD and bulk repository over one PostgreSQL table through a `pg` pool:
  * asynchronous, for the async view family. Each operation holds one pooled client,
@@ -26,7 +29,22 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
     return { rows: result.rows, changes: Number(result.rowCount) }
   }
 
-  async #run<R> (operation: Operation<R>): Promise<R> {
+  /**
+   * Runs an operation, again when PostgreSQL aborted it for a concurrent transaction (a
+   * deadlock, a serialization failure): it was rolled back whole, so a new attempt is safe.
+   * After the last attempt the client gets the 503 with `Retry-After`.
+   */
+  async #run<R> (start: () => Operation<R>): Promise<R> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#once(start())
+      } catch (error) {
+        if (attempt >= ATTEMPTS || !isTransient((error as { cause?: unknown }).cause)) throw error
+      }
+    }
+  }
+
+  async #once<R> (operation: Operation<R>): Promise<R> {
     let client: PgPoolClient
     try {
       client = await this.#pool.connect()
@@ -43,20 +61,22 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
       (error: unknown) => ({ error })
     )
     client.off('error', onError)
-    // A client whose connection failed must not go back to the pool.
-    client.release(broken || ('error' in result && (result.error as { statusCode?: number }).statusCode === 503))
+    // A client whose connection failed must not go back to the pool; one whose transaction
+    // lost to another (a deadlock) is fine.
+    const failed = 'error' in result ? result.error as { statusCode?: number, cause?: unknown } : undefined
+    client.release(broken || (failed?.statusCode === 503 && !isTransient(failed.cause)))
     if ('error' in result) throw result.error
     return result.value
   }
 
-  create (values: Record<string, unknown>, _options?: RepositoryOptions): Promise<T | null> { return this.#run(operations.create(this.builder, values)) as Promise<T | null> }
-  get (criteria: Criteria, _options?: RepositoryOptions): Promise<T | null> { return this.#run(operations.get(this.builder, criteria)) as Promise<T | null> }
-  list (criteria: Criteria, query: ListQuery = { orderBy: [] }, _options?: RepositoryOptions): Promise<T[]> { return this.#run(operations.list(this.builder, criteria, query)) as Promise<T[]> }
-  count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, _options?: RepositoryOptions): Promise<number> { return this.#run(operations.count(this.builder, criteria, query)) }
-  update (criteria: Criteria, values: Record<string, unknown>, _options?: RepositoryOptions): Promise<T | null> { return this.#run(operations.update(this.builder, criteria, values)) as Promise<T | null> }
-  delete (criteria: Criteria, _options?: RepositoryOptions): Promise<boolean> { return this.#run(operations.delete(this.builder, criteria)) }
-  createMany (items: Array<Record<string, unknown>>, _options?: RepositoryOptions): Promise<T[]> { return this.#run(operations.createMany(this.builder, items)) as Promise<T[]> }
-  updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): Promise<T[]> { return this.#run(operations.updateMany(this.builder, values, kwargs, args)) as Promise<T[]> }
-  bulkUpdate (items: Array<Record<string, unknown>>, _options?: RepositoryOptions): Promise<void> { return this.#run(operations.bulkUpdate(this.builder, items)) }
-  deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): Promise<void> { return this.#run(operations.deleteMany(this.builder, kwargs, args)) }
+  create (values: Record<string, unknown>, _options?: RepositoryOptions): Promise<T | null> { return this.#run(() => operations.create(this.builder, values)) as Promise<T | null> }
+  get (criteria: Criteria, _options?: RepositoryOptions): Promise<T | null> { return this.#run(() => operations.get(this.builder, criteria)) as Promise<T | null> }
+  list (criteria: Criteria, query: ListQuery = { orderBy: [] }, _options?: RepositoryOptions): Promise<T[]> { return this.#run(() => operations.list(this.builder, criteria, query)) as Promise<T[]> }
+  count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, _options?: RepositoryOptions): Promise<number> { return this.#run(() => operations.count(this.builder, criteria, query)) }
+  update (criteria: Criteria, values: Record<string, unknown>, _options?: RepositoryOptions): Promise<T | null> { return this.#run(() => operations.update(this.builder, criteria, values)) as Promise<T | null> }
+  delete (criteria: Criteria, _options?: RepositoryOptions): Promise<boolean> { return this.#run(() => operations.delete(this.builder, criteria)) }
+  createMany (items: Array<Record<string, unknown>>, _options?: RepositoryOptions): Promise<T[]> { return this.#run(() => operations.createMany(this.builder, items)) as Promise<T[]> }
+  updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): Promise<T[]> { return this.#run(() => operations.updateMany(this.builder, values, kwargs, args)) as Promise<T[]> }
+  bulkUpdate (items: Array<Record<string, unknown>>, _options?: RepositoryOptions): Promise<void> { return this.#run(() => operations.bulkUpdate(this.builder, items)) }
+  deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): Promise<void> { return this.#run(() => operations.deleteMany(this.builder, kwargs, args)) }
 }

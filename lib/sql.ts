@@ -249,6 +249,14 @@ export class SqlBuilder {
   }
 }
 
+/** Orders primary-key values: numbers by value, anything else by its text. */
+function compareKeys (x: unknown, y: unknown): number {
+  if (typeof x === 'number' && typeof y === 'number') return x - y
+  const a = String(x)
+  const b = String(y)
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
 /** A LIMIT or OFFSET, checked before it is written into the SQL text. */
 function windowSize (n: number): number {
   if (!Number.isSafeInteger(n) || n < 0) throw new TypeError(`Not a row count: ${String(n)}`)
@@ -278,7 +286,20 @@ function toSqlite (value: unknown): unknown {
 const UNIQUE = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY', '23505'])
 /** Other integrity constraints: CHECK, NOT NULL, foreign keys (SQLite's codes, PostgreSQL's class 23). */
 const CONSTRAINT = /^(SQLITE_CONSTRAINT|23\d{3}$)/
-const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006', 'SQLITE_BUSY'])
+// Connection failures, PostgreSQL's class 08 and 57P0x (shutdown), class 53 (insufficient
+// resources: 53300 too many connections), 55P03 (a lock not available in time) and 57014 (a
+// statement timeout), and SQLite's locked database: the database cannot serve now, not never.
+const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '55P03', '57014', 'SQLITE_BUSY', 'SQLITE_LOCKED'])
+const UNAVAILABLE_CLASS = /^(08|53)[0-9A-Z]{3}$/
+
+/**
+ * PostgreSQL's answers that the transaction lost to a concurrent one (40001 serialization
+ * failure, 40P01 deadlock): the whole transaction may be run again (PostgreSQL manual §13.6).
+ */
+export function isTransient (error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code
+  return code === '40001' || code === '40P01'
+}
 
 /** Database errors the client can act on become problems: a unique clash 409, an unreachable database 503. */
 export function translateError (error: unknown): unknown {
@@ -287,7 +308,7 @@ export function translateError (error: unknown): unknown {
   if (typeof code === 'string' && CONSTRAINT.test(code)) return new Conflict('The database refused the change: a constraint failed.', { cause: error })
   // PostgreSQL's class 22: a value the column cannot hold (out of range, malformed).
   if (typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code)) return new BadRequest('A value does not fit its column.', { cause: error })
-  if ((typeof code === 'string' && UNAVAILABLE.has(code)) || /Connection terminated|not queryable|Client has encountered a connection error|timeout exceeded when trying to connect/.test(String((error as Error)?.message))) {
+  if ((typeof code === 'string' && (UNAVAILABLE.has(code) || UNAVAILABLE_CLASS.test(code) || isTransient(error))) || /Connection terminated|not queryable|Client has encountered a connection error|timeout exceeded when trying to connect/.test(String((error as Error)?.message))) {
     return new ServiceUnavailable('The database is unavailable; try again shortly.', { cause: error, headers: { 'retry-after': 1 } })
   }
   return error
@@ -339,9 +360,12 @@ export const operations = {
     return (yield b.update(b.optionsFree(kwargs), values, false, args)).rows
   },
   * bulkUpdate (b: SqlBuilder, items: Array<Record<string, unknown>>): Operation<void> {
+    // Rows are locked in primary-key order, whatever order the client sent, so two bulk
+    // updates over the same rows wait for each other instead of deadlocking.
+    const ordered = [...items.entries()].sort(([, x], [, y]) => compareKeys(x[b.idColumn], y[b.idColumn]))
     yield 'begin'
     try {
-      for (const [index, item] of items.entries()) {
+      for (const [index, item] of ordered) {
         const { [b.idColumn]: _id, ...values } = item
         const result = yield b.update(b.itemCriteria(item), values, true)
         if (result.rows.length === 0) throw new NotFound(`Item ${index}: no row has ${b.idColumn} ${JSON.stringify(item[b.idColumn])}.`)

@@ -216,3 +216,44 @@ t0.test('PostgreSQL: seeded hostile query strings on the example API: no 5xx, ev
   for (let i = 0; i < 5; i++) await app.inject({ method: 'POST', url: '/items', payload: { name: `lamp ${i}`, price: i } })
   await hostileQueries(t, app, 1000)
 })
+
+t0.test('PostgreSQL: two bulk PUTs over the same rows in opposite orders never deadlock', async (t) => {
+  await pool.query('DROP TABLE IF EXISTS items')
+  const app = await buildApp({ databaseUrl: server.url })
+  t.teardown(() => app.close())
+  const created = await app.inject({ method: 'POST', url: '/items/bulk', payload: Array.from({ length: 20 }, (_, i) => ({ name: `item ${i}`, price: i })) })
+  const ids = (created.json() as Array<{ id: number }>).map((item) => item.id)
+  const statuses: number[] = []
+  for (let round = 0; round < 20; round++) {
+    const ascending = ids.map((id) => ({ id, name: `up ${round}`, price: round }))
+    const descending = [...ids].reverse().map((id) => ({ id, name: `down ${round}`, price: round }))
+    const answers = await Promise.all([ascending, descending].map((payload) => app.inject({ method: 'PUT', url: '/items/bulk', payload })))
+    statuses.push(...answers.map((res) => res.statusCode))
+  }
+  t.same([...new Set(statuses)], [statuses[0]], `every one of ${statuses.length} concurrent bulk PUTs answered ${statuses[0]}`)
+  t.ok(statuses[0] < 300, 'and succeeded')
+  const names = new Set((await app.inject('/items?page_size=100')).json().items.map((item: { name: string }) => item.name))
+  t.equal(names.size, 1, 'the last transaction to commit wrote every row: no mix of the two')
+})
+
+t0.test('PostgreSQL: out of connections (53300) is a 503 with Retry-After', async (t) => {
+  await reset()
+  await pool.query('DROP ROLE IF EXISTS limited')
+  await pool.query('CREATE ROLE limited LOGIN CONNECTION LIMIT 1')
+  await pool.query('GRANT ALL ON products TO limited')
+  const url = server.url.replace('//test@', '//limited@')
+  const holder = new pg.Client({ connectionString: url })
+  await holder.connect()
+  const limited = new pg.Pool({ connectionString: url, max: 2 })
+  limited.on('error', () => {})
+  t.teardown(async () => { await holder.end(); await limited.end() })
+  class Limited extends AsyncGenericListAPIView {
+    static override responseSchema = Product
+    static override repository = new PostgresRepository<ProductT>(limited, TableOptions) as never
+  }
+  const app = await build({ views: [{ view: Limited, prefix: '/limited' }] })
+  t.teardown(() => app.close())
+  const res = await app.inject('/limited')
+  t.equal(problem(t, res, 503).detail, 'The database is unavailable; try again shortly.')
+  t.equal(res.headers['retry-after'], '1')
+})

@@ -1,0 +1,47 @@
+import { test } from 'tap'
+import { PostgresRepository, translateError } from '../lib/sql-index.js'
+import { ServiceUnavailable } from '../lib/index.js'
+import type { PgPool, PgPoolClient, PgQueryResult } from '../lib/sql-index.js'
+
+/** A pool whose queries fail with the given codes, one per call, then succeed. */
+function failingPool (codes: string[]): { pool: PgPool, calls: () => number, destroyed: () => number } {
+  let calls = 0
+  let destroyed = 0
+  const client: PgPoolClient = {
+    async query (): Promise<PgQueryResult> {
+      const code = codes[calls++]
+      if (code !== undefined) throw Object.assign(new Error(`failed with ${code}`), { code })
+      return { rows: [{ id: 1 }], rowCount: 1 }
+    },
+    on () { return client },
+    off () { return client },
+    release (destroy?: boolean) { if (destroy === true) destroyed++ }
+  }
+  return { pool: { connect: async () => client }, calls: () => calls, destroyed: () => destroyed }
+}
+
+test('a deadlock or serialization failure is run again, at most three times in all, then a 503 with Retry-After', async (t) => {
+  const once = failingPool(['40P01'])
+  t.same(await new PostgresRepository(once.pool, { table: 't', columns: ['id'] }).get({ id: 1 }), { id: 1 }, 'the second attempt answers')
+  t.equal(once.calls(), 2)
+  t.equal(once.destroyed(), 0, 'a connection whose transaction lost is kept')
+
+  const always = failingPool(['40001', '40001', '40001', '40001'])
+  const error = await new PostgresRepository(always.pool, { table: 't', columns: ['id'] }).get({ id: 1 }).catch((e: unknown) => e)
+  t.ok(error instanceof ServiceUnavailable, 'after the last attempt: 503')
+  t.same((error as ServiceUnavailable).headers, { 'retry-after': 1 })
+  t.equal(always.calls(), 3, 'three attempts in all')
+
+  const broken = failingPool(['08006'])
+  await t.rejects(new PostgresRepository(broken.pool, { table: 't', columns: ['id'] }).get({ id: 1 }), ServiceUnavailable)
+  t.equal(broken.calls(), 1, 'a lost connection is not retried')
+  t.equal(broken.destroyed(), 1, 'and its client is destroyed')
+})
+
+test('every "database unavailable" code is a 503', async (t) => {
+  for (const code of ['53300', '53100', '53200', '08001', '55P03', '57014', 'SQLITE_BUSY', 'SQLITE_LOCKED', '40P01', '40001']) {
+    t.ok(translateError(Object.assign(new Error(code), { code })) instanceof ServiceUnavailable, code)
+  }
+  const other = Object.assign(new Error('x'), { code: '42601' })
+  t.equal(translateError(other), other, 'a syntax error stays what it is')
+})
