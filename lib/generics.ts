@@ -25,6 +25,14 @@ export function chain<T, R> (value: Result<T> | PromiseLike<T>, fn: (value: T) =
   return value !== except && typeof (value as Partial<PromiseLike<T>> | null)?.then === 'function' ? Promise.resolve(value).then(fn) : fn(value as T)
 }
 
+/**
+ * An optional repository method: a page and the total it belongs to, read in one snapshot.
+ * The generic list of numbered and offset pages calls it instead of `list` then `count`.
+ */
+export interface PageSnapshot<T = unknown> {
+  listAndCount (criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>, options: RepositoryOptions): Result<{ items: T[], total: number }> | PromiseLike<{ items: T[], total: number }>
+}
+
 /** What `resolveFilter` hands the repository: positional criteria (SQL expressions) and keyword criteria. */
 export interface FilterArgs { args: unknown[], kwargs: Criteria }
 
@@ -138,11 +146,15 @@ function genericList (view: GenericView, request: FastifyRequest): Result<unknow
   if (window.kind === 'page' || window.kind === 'offset') {
     const offset = window.kind === 'page' ? (window.page - 1) * window.pageSize : window.offset
     const limit = window.kind === 'page' ? window.pageSize : window.limit
-    return chain(repo.list(kwargs, { ...base, offset, limit }, options), (items) => chain(repo.count(kwargs, base, options), (total) => {
+    const shape = ({ items, total }: { items: unknown[], total: number }): unknown => {
       const hasMore = offset + items.length < total
       if (window.kind === 'offset') return { items, offset, limit, total_items: total, has_more: hasMore }
       return { items, current_page: window.page, page_size: limit, total_pages: Math.ceil(total / limit), total_items: total, has_more: hasMore }
-    }))
+    }
+    // A repository that can read the page and its total in one snapshot does, so that they agree under concurrent writes.
+    const snapshot = repo as Partial<PageSnapshot>
+    if (typeof snapshot.listAndCount === 'function') return chain(snapshot.listAndCount(kwargs, { ...base, offset, limit }, base, options), shape)
+    return chain(repo.list(kwargs, { ...base, offset, limit }, options), (items) => chain(repo.count(kwargs, base, options), (total) => shape({ items, total })))
   }
   // Keyset pages: read one row more than asked to learn whether another page follows.
   const ordering = filter!.cursorOrdering()

@@ -31,7 +31,7 @@ export { operationIdOf, summaryOf, tagOf, plural } from './naming.js'
 export {
   GenericViewMixin, AsyncGenericListAPIView, GenericListAPIView, AsyncGenericCreateAPIView, GenericCreateAPIView, AsyncGenericRetrieveAPIView,
   GenericRetrieveAPIView, AsyncGenericUpdateAPIView, GenericUpdateAPIView, AsyncGenericPartialUpdateAPIView, GenericPartialUpdateAPIView,
-  AsyncGenericDestroyAPIView, GenericDestroyAPIView, type GenericHooks, type GenericMembers, type GenericStatics, type FilterArgs
+  AsyncGenericDestroyAPIView, GenericDestroyAPIView, type GenericHooks, type GenericMembers, type GenericStatics, type FilterArgs, type PageSnapshot
 } from './generics.js'
 export * from './viewsets.js'
 export {

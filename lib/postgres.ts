@@ -72,6 +72,11 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
   create (values: Record<string, unknown>, _options?: RepositoryOptions): Promise<T | null> { return this.#run(() => operations.create(this.builder, values)) as Promise<T | null> }
   get (criteria: Criteria, _options?: RepositoryOptions): Promise<T | null> { return this.#run(() => operations.get(this.builder, criteria)) as Promise<T | null> }
   list (criteria: Criteria, query: ListQuery = { orderBy: [] }, _options?: RepositoryOptions): Promise<T[]> { return this.#run(() => operations.list(this.builder, criteria, query)) as Promise<T[]> }
+  /** A page and its total from one snapshot (one REPEATABLE READ transaction on one connection). */
+  listAndCount (criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>, _options?: RepositoryOptions): Promise<{ items: T[], total: number }> {
+    return this.#run(() => operations.listAndCount(this.builder, criteria, query, countQuery)) as Promise<{ items: T[], total: number }>
+  }
+
   count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, _options?: RepositoryOptions): Promise<number> { return this.#run(() => operations.count(this.builder, criteria, query)) }
   update (criteria: Criteria, values: Record<string, unknown>, _options?: RepositoryOptions): Promise<T | null> { return this.#run(() => operations.update(this.builder, criteria, values)) as Promise<T | null> }
   delete (criteria: Criteria, _options?: RepositoryOptions): Promise<boolean> { return this.#run(() => operations.delete(this.builder, criteria)) }

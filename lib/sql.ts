@@ -201,6 +201,14 @@ export class SqlBuilder {
     return { sql, params, returns: 'rows' }
   }
 
+  /**
+   * Starts a read-only transaction whose statements all see one snapshot: PostgreSQL's
+   * REPEATABLE READ, SQLite's deferred transaction (its first read fixes the snapshot).
+   */
+  beginRead (): Statement {
+    return { sql: this.dialect === 'postgres' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN', params: [], returns: 'count' }
+  }
+
   count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'>): Statement {
     const params: unknown[] = []
     return this.finish(`SELECT COUNT(*) AS n FROM ${this.table}${this.where(criteria, params, query.search, query.args)}`, params, 'rows')
@@ -334,6 +342,19 @@ export const operations = {
   },
   * count (b: SqlBuilder, criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'>): Operation<number> {
     return Number((yield b.count(criteria, query)).rows[0].n)
+  },
+  /** A page and the total it belongs to, read in one snapshot so that they agree. */
+  * listAndCount (b: SqlBuilder, criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>): Operation<{ items: Array<Record<string, unknown>>, total: number }> {
+    yield b.beginRead()
+    try {
+      const items = (yield b.select(criteria, query)).rows
+      const total = Number((yield b.count(criteria, countQuery)).rows[0].n)
+      yield 'commit'
+      return { items, total }
+    } catch (error) {
+      yield 'rollback'
+      throw error
+    }
   },
   * update (b: SqlBuilder, criteria: Criteria, values: Record<string, unknown>): Operation<Record<string, unknown> | null> {
     // Nothing to change: the row as it is, not even its touch column stamped.

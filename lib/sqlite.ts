@@ -56,6 +56,11 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
   }
 
   list (criteria: Criteria, query: ListQuery = { orderBy: [] }, _options?: RepositoryOptions): T[] { return this.#run(operations.list(this.builder, criteria, query)) as T[] }
+  /** A page and its total from one snapshot (one read transaction). */
+  listAndCount (criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>, _options?: RepositoryOptions): { items: T[], total: number } {
+    return this.#run(operations.listAndCount(this.builder, criteria, query, countQuery)) as { items: T[], total: number }
+  }
+
   count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, _options?: RepositoryOptions): number { return this.#run(operations.count(this.builder, criteria, query)) }
   update (criteria: Criteria, values: Record<string, unknown>, _options?: RepositoryOptions): T | null { return this.#run(operations.update(this.builder, criteria, values)) as T | null }
   delete (criteria: Criteria, _options?: RepositoryOptions): boolean { return this.#run(operations.delete(this.builder, criteria)) }

@@ -257,3 +257,27 @@ t0.test('PostgreSQL: out of connections (53300) is a 503 with Retry-After', asyn
   t.equal(problem(t, res, 503).detail, 'The database is unavailable; try again shortly.')
   t.equal(res.headers['retry-after'], '1')
 })
+
+t0.test('PostgreSQL: a page and its total come from one snapshot, also across two instances', async (t) => {
+  await pool.query('DROP TABLE IF EXISTS items')
+  const reader = await buildApp({ databaseUrl: server.url })
+  const writer = await buildApp({ databaseUrl: server.url })
+  t.teardown(async () => { await reader.close(); await writer.close() })
+  const batch = Array.from({ length: 20 }, (_, i) => ({ name: 'H', price: i }))
+  await writer.inject({ method: 'POST', url: '/items/bulk', payload: batch })
+  const contradictions: string[] = []
+  let reads = 0
+  for (let round = 0; round < 8; round++) {
+    const writes = (async () => {
+      await writer.inject({ method: 'DELETE', url: '/items/bulk?name=H' })
+      await writer.inject({ method: 'POST', url: '/items/bulk', payload: batch })
+    })()
+    const pages = Array.from({ length: 20 }, async () => {
+      const page = (await reader.inject('/items?name=H&page_size=20')).json()
+      reads++
+      if (page.items.length !== Math.min(20, page.total_items)) contradictions.push(`${page.items.length} items with total_items ${page.total_items}`)
+    })
+    await Promise.all([writes, ...pages])
+  }
+  t.same(contradictions, [], `${reads} pages read during concurrent bulk deletes and creates agree with their totals`)
+})
