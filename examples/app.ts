@@ -38,6 +38,9 @@ class ItemFilter extends PaginationFilter {
 
 const TABLE = { table: 'items', columns: ['id', 'name', 'price', 'updated_at'], touchColumn: 'updated_at' }
 
+/** How long a SQLite write waits for another connection's lock before it answers 503. */
+export const SQLITE_BUSY_TIMEOUT_MS = 100
+
 /** `sqlite:<path>` (or nothing: `./data/shop.db`), or a `postgres://` URL. */
 export interface StoreOptions { databaseUrl?: string }
 
@@ -58,7 +61,10 @@ async function openStore ({ databaseUrl }: StoreOptions): Promise<Store> {
   if (databaseUrl !== undefined && !databaseUrl.startsWith('sqlite:')) throw new Error('DATABASE_URL must be sqlite:<path> or postgres://...')
   const file = databaseUrl === undefined ? './data/shop.db' : databaseUrl.slice('sqlite:'.length)
   if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
-  const db = new Database(file)
+  // better-sqlite3 waits for a lock by spinning on the event loop: a short wait keeps every
+  // other request of the process moving while another process holds the write lock, and
+  // the write that could not wait answers 503 with Retry-After (docs/deployment.md).
+  const db = new Database(file, { timeout: SQLITE_BUSY_TIMEOUT_MS })
   db.pragma('journal_mode = WAL')
   db.exec(`CREATE TABLE IF NOT EXISTS items (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL NOT NULL CHECK (price >= 0), updated_at TEXT NOT NULL)`)
