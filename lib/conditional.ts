@@ -9,6 +9,7 @@ import {
   etagOf, failsPrecondition, httpDate, isNotModified, parseEntityTags, parseHttpDate, toSeconds, weakMatch, type Validators
 } from './preconditions.js'
 import type { RouteDefinition } from './register.js'
+import type { Precondition } from './repository.js'
 import { aliasedSchema, compileRenamer, excludeNone, optionalSchema } from './serialization.js'
 import { serializerCompilerFor } from './serializer.js'
 import type { ResponsesMap } from './types.js'
@@ -35,6 +36,12 @@ export interface ConditionalMembers {
    * the action answers its 404). Generic views read the object through their repository.
    */
   getValidators (request: FastifyRequest): Validators | null | undefined | Promise<Validators | null | undefined>
+  /**
+   * The precondition a generic write hands its repository (`options.precondition`) when the
+   * request is conditional, so that the check and the write are one atomic step; `undefined`
+   * for an unconditional request.
+   */
+  writePrecondition (request: FastifyRequest): Precondition | undefined
 }
 
 /** Statics of `ConditionalMixin`. */
@@ -99,6 +106,13 @@ export const etagOnSend: onSendHookHandler = (request, reply, payload, done) => 
   done(null, payload)
 }
 
+/** The `onSend` hook of PUT/PATCH detail routes with `etag = true`: the ETag of the new representation. */
+const etagOnWrite: onSendHookHandler = (_request, reply, payload, done) => {
+  const status = reply.statusCode
+  if (status >= 200 && status < 300 && (typeof payload === 'string' || Buffer.isBuffer(payload)) && !reply.hasHeader('etag')) reply.header('etag', etagOf(payload))
+  done(null, payload)
+}
+
 /**
  * The precondition check of unsafe detail routes. It runs in `preValidation`: after
  * the route's `onRequest` and `preValidation` dependencies (authentication comes
@@ -119,7 +133,7 @@ function preconditionCheck (klass: Loose): preValidationAsyncHookHandler {
     const current = await new Klass(request, reply).getValidators(request)
     // No current representation: the action's own answer (404) wins over preconditions (RFC 9110 section 13.2.1).
     if (current == null) return
-    if (failsPrecondition(headers, current)) throw new PreconditionFailed('The resource has changed since the validators the request was made with.')
+    if (failsPrecondition(headers, current)) throw new PreconditionFailed(CHANGED)
   }
 }
 
@@ -132,6 +146,18 @@ function validTarget (request: FastifyRequest): boolean {
     if (validate !== undefined && validate(part === 'params' ? request.params : request.query) !== true) return false
   }
   return true
+}
+
+const CHANGED = 'The resource has changed since the validators the request was made with.'
+
+/** The validators of a stored object: the ETag of the representation GET sends, and its modification time. */
+function validatorsOf (klass: Loose, item: unknown): Validators {
+  const serialize = representationOf(klass)
+  const validators: Validators = {}
+  if (serialize !== undefined) validators.etag = etagOf(serialize(item))
+  const field = klass.lastModifiedField
+  if (field !== undefined) validators.lastModified = (item as Record<string, Date | string | number>)[field]
+  return validators
 }
 
 const representations = new WeakMap<Loose, (value: unknown) => string>()
@@ -200,7 +226,12 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
         return { ...inherited, onSend: [etagOnSend, ...toList(inherited.onSend)], preSerialization: [...stamp, ...toList(inherited.preSerialization)] }
       }
       if ((self.etag === true || self.conditionalRequests === true) && UNSAFE.has(method) && route.path.includes(':')) {
-        return { ...inherited, preValidation: [preconditionCheck(self), ...toList(inherited.preValidation)] }
+        const hooks = { ...inherited, preValidation: [preconditionCheck(self), ...toList(inherited.preValidation)] }
+        // A write's response carries the new validators, equal to what a GET would send, so a
+        // client can chain conditional writes without reading again (RFC 9110 §8.8.3).
+        if (self.etag !== true || method === 'DELETE') return hooks
+        const stamp = self.lastModifiedField === undefined ? [] : [lastModifiedStamp(self.lastModifiedField)]
+        return { ...hooks, onSend: [etagOnWrite, ...toList(inherited.onSend)], preSerialization: [...stamp, ...toList(inherited.preSerialization)] }
       }
       return inherited
     }
@@ -212,7 +243,10 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
         const headers = validatorHeaders(self, route)
         return { [route.status]: { headers }, 304: { description: 'Not Modified: the client\'s copy is current.', headers } }
       }
-      if (UNSAFE.has(method) && route.path.includes(':')) return { 412: { errors: [PreconditionFailed] } }
+      if (UNSAFE.has(method) && route.path.includes(':')) {
+        if (self.etag !== true || method === 'DELETE') return { 412: { errors: [PreconditionFailed] } }
+        return { [route.status]: { headers: validatorHeaders(self, route) }, 412: { errors: [PreconditionFailed] } }
+      }
       return super.extraResponses(route, method)
     }
 
@@ -260,16 +294,17 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
       const action = request.routeOptions.config.action!
       const criteria = { ...(request.params as Record<string, unknown>), ...this.getKwargs(action) }
       const found = repository.get(criteria, this.getRepositoryOptions(action))
-      const toValidators = (item: unknown): Validators | null => {
-        if (item === null || item === undefined) return null
-        const serialize = representationOf(klass)
-        const validators: Validators = {}
-        if (serialize !== undefined) validators.etag = etagOf(serialize(item))
-        const field = klass.lastModifiedField
-        if (field !== undefined) validators.lastModified = (item as Record<string, Date | string | number>)[field]
-        return validators
-      }
+      const toValidators = (item: unknown): Validators | null => item === null || item === undefined ? null : validatorsOf(klass, item)
       return found instanceof Promise ? found.then(toValidators) : toValidators(found)
+    }
+
+    writePrecondition (this: ConditionalView, request: FastifyRequest): Precondition | undefined {
+      const headers = request.headers
+      if (headers['if-match'] === undefined && headers['if-none-match'] === undefined && headers['if-unmodified-since'] === undefined) return undefined
+      const klass = this.constructor as Loose
+      return (current) => {
+        if (failsPrecondition(headers, validatorsOf(klass, current))) throw new PreconditionFailed(CHANGED)
+      }
     }
   }
   return cls

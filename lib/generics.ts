@@ -7,6 +7,7 @@ import {
 import type { APIView } from './api-view.js'
 import { orderToken, type BaseFilter, type FilterClass } from './filters.js'
 import { defineMixin, type ActionRegistry, type MixinClass } from './mixins.js'
+import type { ConditionalMembers } from './conditional.js'
 import { CursorPage, encodeCursor, NumberedPage, OffsetPage } from './pagination.js'
 import type { StandardAction } from './register.js'
 import type { AsyncRepository, Criteria, ListQuery, OrderKey, Repository, RepositoryOptions } from './repository.js'
@@ -227,12 +228,22 @@ const createImpl = implementing('create', (view, request) =>
 const retrieveImpl = implementing('retrieve', (view, request) =>
   view.repository.get(detailCriteria(view, request, 'retrieve'), view.getRepositoryOptions('retrieve')))
 const updateImpl = implementing('update', (view, request) =>
-  view.repository.update(detailCriteria(view, request, 'update'), request.body as Record<string, unknown>, view.getRepositoryOptions('update')), updateMembers)
+  view.repository.update(detailCriteria(view, request, 'update'), request.body as Record<string, unknown>, writeOptions(view, request, 'update')), updateMembers)
 // The body holds only what the client sent, so a partial update changes only those fields.
 const partialUpdateImpl = implementing('partialUpdate', (view, request) =>
-  view.repository.update(detailCriteria(view, request, 'partialUpdate'), request.body as Record<string, unknown>, view.getRepositoryOptions('partialUpdate')), updateMembers)
+  view.repository.update(detailCriteria(view, request, 'partialUpdate'), request.body as Record<string, unknown>, writeOptions(view, request, 'partialUpdate')), updateMembers)
 const destroyImpl = implementing('destroy', (view, request) =>
-  chain(view.repository.delete(detailCriteria(view, request, 'destroy'), view.getRepositoryOptions('destroy')), (deleted) => deleted ? true : null))
+  chain(view.repository.delete(detailCriteria(view, request, 'destroy'), writeOptions(view, request, 'destroy')), (deleted) => deleted ? true : null))
+
+/**
+ * The options of a detail write. A conditional request on a view with `ConditionalMixin`
+ * adds its precondition, which the repository checks in the same atomic step as the write.
+ */
+function writeOptions (view: GenericView, request: FastifyRequest, action: string): RepositoryOptions {
+  const options = view.getRepositoryOptions(action)
+  const precondition = (view as Partial<Pick<ConditionalMembers, 'writePrecondition'>>).writePrecondition?.(request)
+  return precondition === undefined ? options : { ...options, precondition }
+}
 
 type Family<K> = K extends `async${string}` ? 'asyncGeneric' : 'generic'
 type RepositoryOf<K> = K extends `async${string}` ? AsyncRepository<unknown> : Repository<unknown>

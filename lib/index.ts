@@ -42,7 +42,7 @@ export {
   NumberedPage, OffsetPage, CursorPage, encodeCursor, decodeCursor,
   type NumberedPageSchema, type OffsetPageSchema, type CursorPageSchema, type NumberedPageOf, type OffsetPageOf, type CursorPageOf, type Cursor
 } from './pagination.js'
-export { OPERATORS, asyncRepository, type Promised, type Repository, type AsyncRepository, type BulkRepository, type AsyncBulkRepository, type Criteria, type RepositoryOptions, type ListQuery, type OrderKey, type Operator } from './repository.js'
+export { OPERATORS, asyncRepository, preconditionOf, type Precondition, type Promised, type Repository, type AsyncRepository, type BulkRepository, type AsyncBulkRepository, type Criteria, type RepositoryOptions, type ListQuery, type OrderKey, type Operator } from './repository.js'
 export { MemoryRepository, UniqueViolation, splitCriterion, type MemoryRepositoryOptions } from './memory.js'
 export {
   AsyncBulkCreateAPIView, BulkCreateAPIView, AsyncBulkUpdateAPIView, BulkUpdateAPIView, AsyncUpdateManyAPIView, UpdateManyAPIView,

@@ -1,5 +1,5 @@
 import { Conflict, NotFound } from './errors.js'
-import { OPERATORS, type BulkRepository, type Criteria, type ListQuery, type Operator, type OrderKey, type Repository, type RepositoryOptions } from './repository.js'
+import { OPERATORS, preconditionOf, type BulkRepository, type Criteria, type ListQuery, type Operator, type OrderKey, type Repository, type RepositoryOptions } from './repository.js'
 
 type Row = Record<string, unknown>
 
@@ -259,17 +259,20 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
     return this.#where(criteria, query.search, query.args).length
   }
 
-  update (criteria: Criteria, values: Record<string, unknown>, _options: RepositoryOptions = {}): T | null {
+  update (criteria: Criteria, values: Record<string, unknown>, options: RepositoryOptions = {}): T | null {
     const row = this.#first(criteria)
     if (row === undefined) return null
+    // Synchronous: nothing can write between this check and the write below.
+    preconditionOf(options)?.({ ...row })
     if (this.#holderOf(values, row) !== undefined) throw new UniqueViolation('A unique field already has this value.')
     this.#assign(row, values)
     return { ...row } as T
   }
 
-  delete (criteria: Criteria, _options: RepositoryOptions = {}): boolean {
+  delete (criteria: Criteria, options: RepositoryOptions = {}): boolean {
     const row = this.#first(criteria)
     if (row === undefined) return false
+    preconditionOf(options)?.({ ...row })
     this.#remove(row)
     return true
   }

@@ -1,4 +1,4 @@
-import type { AsyncBulkRepository, AsyncRepository, Criteria, ListQuery, RepositoryOptions } from './repository.js'
+import { preconditionOf, type AsyncBulkRepository, type AsyncRepository, type Criteria, type ListQuery, type RepositoryOptions } from './repository.js'
 import type { PgPool, PgPoolClient } from './sql-drivers.js'
 import { isTransient, operations, runAsync, SqlBuilder, translateError, type Operation, type SqlTableOptions, type Statement, type StatementResult } from './sql.js'
 
@@ -78,8 +78,8 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
   }
 
   count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, _options?: RepositoryOptions): Promise<number> { return this.#run(() => operations.count(this.builder, criteria, query)) }
-  update (criteria: Criteria, values: Record<string, unknown>, _options?: RepositoryOptions): Promise<T | null> { return this.#run(() => operations.update(this.builder, criteria, values)) as Promise<T | null> }
-  delete (criteria: Criteria, _options?: RepositoryOptions): Promise<boolean> { return this.#run(() => operations.delete(this.builder, criteria)) }
+  update (criteria: Criteria, values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> { return this.#run(() => operations.update(this.builder, criteria, values, preconditionOf(options))) as Promise<T | null> }
+  delete (criteria: Criteria, options?: RepositoryOptions): Promise<boolean> { return this.#run(() => operations.delete(this.builder, criteria, preconditionOf(options))) }
   createMany (items: Array<Record<string, unknown>>, _options?: RepositoryOptions): Promise<T[]> { return this.#run(() => operations.createMany(this.builder, items)) as Promise<T[]> }
   updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): Promise<T[]> { return this.#run(() => operations.updateMany(this.builder, values, kwargs, args)) as Promise<T[]> }
   bulkUpdate (items: Array<Record<string, unknown>>, _options?: RepositoryOptions): Promise<void> { return this.#run(() => operations.bulkUpdate(this.builder, items)) }

@@ -7,6 +7,19 @@ export type Criteria = Record<string, unknown>
 /** Extra options a view forwards to every repository call (`repositoryOptions`). */
 export type RepositoryOptions = Record<string, unknown>
 
+/**
+ * A conditional write's precondition (If-Match, If-Unmodified-Since): `update` and `delete`
+ * receive it as `options.precondition` and call it with the current row *inside the same
+ * atomic step as the write* (a transaction holding the row, or a synchronous read-then-write).
+ * It throws `PreconditionFailed` to refuse the write, which then changes nothing.
+ */
+export type Precondition = (current: unknown) => void
+
+/** The precondition a write's options carry, if any. */
+export function preconditionOf (options: RepositoryOptions | undefined): Precondition | undefined {
+  return options?.precondition as Precondition | undefined
+}
+
 /** The field operators a `field__op` criterion may use. */
 export const OPERATORS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'in', 'not_in', 'is_null', 'like', 'ilike'] as const
 

@@ -1,6 +1,6 @@
 import { BadRequest, Conflict, NotFound, ServiceUnavailable } from './errors.js'
 import { splitCriterion } from './memory.js'
-import type { Criteria, ListQuery, OrderKey } from './repository.js'
+import type { Criteria, ListQuery, OrderKey, Precondition } from './repository.js'
 
 /** Which SQL the builder writes: placeholders, LIKE semantics and error codes differ. */
 export type Dialect = 'sqlite' | 'postgres'
@@ -209,6 +209,12 @@ export class SqlBuilder {
     return { sql: this.dialect === 'postgres' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN', params: [], returns: 'count' }
   }
 
+  /** The first row the criteria select, locked for the rest of the transaction on PostgreSQL (SQLite's write transaction locks the file). */
+  lockOne (criteria: Criteria): Statement {
+    const statement = this.selectOne(criteria)
+    return this.dialect === 'postgres' ? { ...statement, sql: `${statement.sql} FOR UPDATE` } : statement
+  }
+
   count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'>): Statement {
     const params: unknown[] = []
     return this.finish(`SELECT COUNT(*) AS n FROM ${this.table}${this.where(criteria, params, query.search, query.args)}`, params, 'rows')
@@ -356,12 +362,16 @@ export const operations = {
       throw error
     }
   },
-  * update (b: SqlBuilder, criteria: Criteria, values: Record<string, unknown>): Operation<Record<string, unknown> | null> {
+  * update (b: SqlBuilder, criteria: Criteria, values: Record<string, unknown>, precondition?: Precondition): Operation<Record<string, unknown> | null> {
+    if (precondition !== undefined) return yield * conditionally(b, criteria, precondition, function * (current) {
+      return Object.keys(values).length === 0 ? current : (yield b.update(criteria, values, true)).rows[0] ?? null
+    })
     // Nothing to change: the row as it is, not even its touch column stamped.
     if (Object.keys(values).length === 0) return yield * operations.get(b, criteria)
     return (yield b.update(criteria, values, true)).rows[0] ?? null
   },
-  * delete (b: SqlBuilder, criteria: Criteria): Operation<boolean> {
+  * delete (b: SqlBuilder, criteria: Criteria, precondition?: Precondition): Operation<boolean> {
+    if (precondition !== undefined) return (yield * conditionally(b, criteria, precondition, function * () { return (yield b.delete(criteria, true)).changes > 0 })) ?? false
     return (yield b.delete(criteria, true)).changes > 0
   },
   * createMany (b: SqlBuilder, items: Array<Record<string, unknown>>): Operation<Array<Record<string, unknown>>> {
@@ -399,6 +409,28 @@ export const operations = {
   },
   * deleteMany (b: SqlBuilder, kwargs: Record<string, unknown>, args: unknown[]): Operation<void> {
     yield b.delete(b.optionsFree(kwargs), false, args)
+  }
+}
+
+/**
+ * A conditional write: the current row is read and locked, the precondition judges it, and
+ * the write runs, all in one transaction, so no other write can come between the check and
+ * the write (RFC 9110 §13.1.1, the lost update). `null` when no row is selected.
+ */
+function * conditionally<R> (b: SqlBuilder, criteria: Criteria, precondition: Precondition, write: (current: Record<string, unknown>) => Operation<R>): Operation<R | null> {
+  yield 'begin'
+  try {
+    const current = (yield b.lockOne(criteria)).rows[0]
+    let result: R | null = null
+    if (current !== undefined) {
+      precondition(current)
+      result = yield * write(current)
+    }
+    yield 'commit'
+    return result
+  } catch (error) {
+    yield 'rollback'
+    throw error
   }
 }
 

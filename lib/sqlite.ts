@@ -1,4 +1,4 @@
-import type { BulkRepository, Criteria, ListQuery, Repository, RepositoryOptions } from './repository.js'
+import { preconditionOf, type BulkRepository, type Criteria, type ListQuery, type Repository, type RepositoryOptions } from './repository.js'
 import type { SqliteDatabase, SqliteStatement } from './sql-drivers.js'
 import { operations, runSync, SqlBuilder, translateError, type Operation, type SqlTableOptions, type Statement, type StatementResult } from './sql.js'
 
@@ -62,8 +62,8 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
   }
 
   count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, _options?: RepositoryOptions): number { return this.#run(operations.count(this.builder, criteria, query)) }
-  update (criteria: Criteria, values: Record<string, unknown>, _options?: RepositoryOptions): T | null { return this.#run(operations.update(this.builder, criteria, values)) as T | null }
-  delete (criteria: Criteria, _options?: RepositoryOptions): boolean { return this.#run(operations.delete(this.builder, criteria)) }
+  update (criteria: Criteria, values: Record<string, unknown>, options?: RepositoryOptions): T | null { return this.#run(operations.update(this.builder, criteria, values, preconditionOf(options))) as T | null }
+  delete (criteria: Criteria, options?: RepositoryOptions): boolean { return this.#run(operations.delete(this.builder, criteria, preconditionOf(options))) }
   createMany (items: Array<Record<string, unknown>>, _options?: RepositoryOptions): T[] { return this.#run(operations.createMany(this.builder, items)) as T[] }
   updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): T[] { return this.#run(operations.updateMany(this.builder, values, kwargs, args)) as T[] }
   bulkUpdate (items: Array<Record<string, unknown>>, _options?: RepositoryOptions): void { this.#run(operations.bulkUpdate(this.builder, items)) }

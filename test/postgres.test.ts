@@ -7,6 +7,7 @@ import { PostgresRepository } from '../lib/sql-index.js'
 import { build, problem } from './helpers.js'
 import { startPostgres } from './pg-server.js'
 import { hostileQueries } from './hostile-cases.js'
+import { raceConditionalWrites } from './optimistic-cases.js'
 import { checkNoHiddenColumn, USERS_OPTIONS, USERS_SEED, USERS_TABLE } from './leak-cases.js'
 import { buildApp } from '../examples/app.js'
 import { checkDocs, exerciseItems, literalItems } from './example-checks.js'
@@ -280,4 +281,13 @@ t0.test('PostgreSQL: a page and its total come from one snapshot, also across tw
     await Promise.all([writes, ...pages])
   }
   t.same(contradictions, [], `${reads} pages read during concurrent bulk deletes and creates agree with their totals`)
+})
+
+t0.test('PostgreSQL: concurrent conditional writes with one ETag, one winner, on one instance and on two', async (t) => {
+  await pool.query('DROP TABLE IF EXISTS items')
+  const one = await buildApp({ databaseUrl: server.url })
+  const two = await buildApp({ databaseUrl: server.url })
+  t.teardown(async () => { await one.close(); await two.close() })
+  await t.test('one instance', async (t) => { await raceConditionalWrites(t, [one]) })
+  await t.test('two instances over one database', async (t) => { await raceConditionalWrites(t, [one, two]) })
 })

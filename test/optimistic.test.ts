@@ -1,0 +1,62 @@
+import { test } from 'tap'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { Type } from '@sinclair/typebox'
+import { AsyncGenericViewSet, ConditionalMixin, MemoryRepository, asyncRepository, mix } from '../lib/index.js'
+import { buildApp } from '../examples/app.js'
+import { build } from './helpers.js'
+import { raceConditionalWrites } from './optimistic-cases.js'
+
+const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() })
+type ItemT = { id: number, name: string, price: number }
+
+const turn = async (): Promise<void> => { await new Promise((resolve) => setImmediate(resolve)) }
+
+/** The asynchronous protocol over a MemoryRepository, each call after a turn of the event loop. */
+function slow (rows: MemoryRepository<ItemT>): unknown {
+  const wrapped = asyncRepository<ItemT, MemoryRepository<ItemT>>(rows) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
+  return Object.fromEntries(Object.entries(wrapped).map(([name, fn]) => [name, async (...args: unknown[]) => { await turn(); return fn(...args) }]))
+}
+
+test('MemoryRepository: concurrent conditional writes with one ETag, one winner', async (t) => {
+  const rows = new MemoryRepository<ItemT>()
+  class Items extends mix(ConditionalMixin, AsyncGenericViewSet) {
+    static override responseSchema = Item
+    static override createSchema = Type.Object({ name: Type.String(), price: Type.Number() })
+    static override updateSchema = Type.Object({ name: Type.String(), price: Type.Number() })
+    static override detailParams = Type.Object({ id: Type.Integer() })
+    static override etag = true
+    // Every call waits a turn of the event loop first, as a database round trip would: the
+    // check in preValidation and the write of concurrent requests interleave.
+    static override repository = slow(rows) as never
+  }
+  const app = await build({ views: [{ view: Items, prefix: '/items' }] })
+  t.teardown(() => app.close())
+  await raceConditionalWrites(t, [app])
+})
+
+test('SQLite (the example API): concurrent conditional writes with one ETag, one winner', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'fastify-views-race-'))
+  const app = await buildApp({ databaseUrl: `sqlite:${path.join(dir, 'shop.db')}` })
+  t.teardown(async () => { await app.close(); rmSync(dir, { recursive: true, force: true }) })
+  await raceConditionalWrites(t, [app])
+})
+
+test('a successful PUT or PATCH carries the ETag and Last-Modified a following GET sends', async (t) => {
+  const app = await buildApp({ databaseUrl: 'sqlite::memory:' })
+  t.teardown(() => app.close())
+  const id = (await app.inject({ method: 'POST', url: '/items', payload: { name: 'lamp', price: 1 } })).json().id
+  let etag = (await app.inject(`/items/${id}`)).headers.etag as string
+  for (const [method, payload] of [['PUT', { name: 'desk', price: 2 }], ['PATCH', { price: 3 }]] as const) {
+    const write = await app.inject({ method, url: `/items/${id}`, headers: { 'if-match': etag }, payload })
+    t.equal(write.statusCode, 200)
+    const read = await app.inject(`/items/${id}`)
+    t.equal(write.headers.etag, read.headers.etag, `${method}: the new ETag is the one GET sends`)
+    t.equal(write.headers['last-modified'], read.headers['last-modified'], `${method}: and so is Last-Modified`)
+    t.not(write.headers.etag, etag, 'a new validator')
+    etag = write.headers.etag as string
+  }
+  const chained = await app.inject({ method: 'DELETE', url: `/items/${id}`, headers: { 'if-match': etag } })
+  t.equal(chained.statusCode, 204, 'the ETag a write returned chains into the next conditional write')
+})
