@@ -2,7 +2,7 @@ import { Readable } from 'node:stream'
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler, preValidationAsyncHookHandler } from 'fastify'
 import type { APIView, SerializerOptions } from './api-view.js'
-import { PreconditionFailed } from './errors.js'
+import { PreconditionFailed, PreconditionRequired } from './errors.js'
 import type { ActionViewClass } from './actions.js'
 import { defineMixin } from './mixins.js'
 import {
@@ -52,6 +52,11 @@ export interface ConditionalStatics {
   conditionalRequests: boolean
   /** The field holding an object's modification time, for `Last-Modified` of generic views' preconditions. */
   lastModifiedField: string | undefined
+  /**
+   * Refuse an unsafe detail request that carries neither `If-Match` nor `If-Unmodified-Since`
+   * with 428 Precondition Required (RFC 6585 §3), so that no client can overwrite blindly.
+   */
+  requirePreconditions: boolean
 }
 
 declare module './mixins.js' {
@@ -124,8 +129,12 @@ const etagOnWrite: onSendHookHandler = (_request, reply, payload, done) => {
  */
 function preconditionCheck (klass: Loose): preValidationAsyncHookHandler {
   const Klass = klass as unknown as new (request: FastifyRequest, reply: FastifyReply) => ConditionalView
+  const required = klass.requirePreconditions === true
   return async function checkPreconditions (request, reply) {
     const headers = request.headers
+    if (required && headers['if-match'] === undefined && headers['if-unmodified-since'] === undefined) {
+      throw new PreconditionRequired('Send If-Match with the ETag (or If-Unmodified-Since with the Last-Modified) of the representation you change.')
+    }
     if (headers['if-match'] === undefined && headers['if-none-match'] === undefined && headers['if-unmodified-since'] === undefined) return
     // The target is named by the URI: a malformed path or query is answered (400) before
     // any precondition, and a valid one is converted (an integer id) before it is used.
@@ -149,6 +158,17 @@ function validTarget (request: FastifyRequest): boolean {
 }
 
 const CHANGED = 'The resource has changed since the validators the request was made with.'
+
+// The conditional request headers, documented as parameters so that Swagger UI's "Try it out" can send them (RFC 9110 §13.1).
+const READ_CONDITIONS: Record<string, TSchema> = {
+  'if-none-match': Type.Optional(Type.String({ description: 'The ETags of the copies the client holds, or *: 304 when one is current (RFC 9110 §13.1.2).' })),
+  'if-modified-since': Type.Optional(Type.String({ description: 'The Last-Modified of the client\'s copy, an HTTP-date: 304 when unchanged since (RFC 9110 §13.1.3).' }))
+}
+const WRITE_CONDITIONS: Record<string, TSchema> = {
+  'if-match': Type.Optional(Type.String({ description: 'The ETag the change is based on (strong comparison), or *: 412 when it no longer matches (RFC 9110 §13.1.1).' })),
+  'if-unmodified-since': Type.Optional(Type.String({ description: 'The Last-Modified the change is based on, an HTTP-date: 412 when modified since (RFC 9110 §13.1.4).' })),
+  'if-none-match': Type.Optional(Type.String({ description: '*: change only a resource that does not exist yet; 412 otherwise (RFC 9110 §13.1.2).' }))
+}
 
 /** The validators of a stored object: the ETag of the representation GET sends, and its modification time. */
 function validatorsOf (klass: Loose, item: unknown): Validators {
@@ -217,6 +237,7 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
     static etag = false
     static conditionalRequests = false
     static lastModifiedField: string | undefined = undefined
+    static requirePreconditions = false
 
     static override routeHooks (route: RouteDefinition, method: string): ReturnType<typeof Base.routeHooks> {
       const inherited = super.routeHooks(route, method)
@@ -244,10 +265,20 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
         return { [route.status]: { headers }, 304: { description: 'Not Modified: the client\'s copy is current.', headers } }
       }
       if (UNSAFE.has(method) && route.path.includes(':')) {
-        if (self.etag !== true || method === 'DELETE') return { 412: { errors: [PreconditionFailed] } }
-        return { [route.status]: { headers: validatorHeaders(self, route) }, 412: { errors: [PreconditionFailed] } }
+        const refusals: ResponsesMap = { 412: { errors: [PreconditionFailed] } }
+        if (self.requirePreconditions === true) refusals[428] = { errors: [PreconditionRequired] }
+        if (self.etag !== true || method === 'DELETE') return refusals
+        return { [route.status]: { headers: validatorHeaders(self, route) }, ...refusals }
       }
       return super.extraResponses(route, method)
+    }
+
+    static override documentedHeaders (route: RouteDefinition, method: string): Record<string, TSchema> | undefined {
+      const self = this as Loose
+      if (self.etag !== true && self.conditionalRequests !== true) return super.documentedHeaders(route, method)
+      if (SAFE.has(method)) return READ_CONDITIONS
+      if (UNSAFE.has(method) && route.path.includes(':')) return WRITE_CONDITIONS
+      return super.documentedHeaders(route, method)
     }
 
     checkEtag (this: ConditionalView, etag: string): FastifyReply | undefined {

@@ -1,4 +1,4 @@
-import type { TSchema } from '@sinclair/typebox'
+import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import type { FastifySchema } from 'fastify'
 import { findRaises, getCatchSpecs, type Raises } from './decorators.js'
 import { BadRequest, statusTitle, type APIErrorClass } from './errors.js'
@@ -229,6 +229,12 @@ export function buildRouteSchema (klass: ViewClass, route: RouteDefinition, cont
     response[key] = toFastifyResponse(key, { ...success, schema: served, content: undefined })
   }
   if (Object.keys(aside).length > 0) schema[DOCUMENTED_RESPONSES] = aside
+  // Headers a mixin documents are not validated: they are kept aside for the document too.
+  const documentedHeaders = klass.documentedHeaders(route, context.method)
+  if (documentedHeaders !== undefined) {
+    const own = (schema.headers as TObject | undefined)?.properties
+    schema[DOCUMENTED_HEADERS] = Type.Object({ ...documentedHeaders, ...own })
+  }
   schema.response = response
   return schema as FastifySchema
 }
@@ -240,7 +246,10 @@ export function buildRouteSchema (klass: ViewClass, route: RouteDefinition, cont
  */
 export const DOCUMENTED_RESPONSES: unique symbol = Symbol.for('fastify-views.documentedResponses')
 
-type WithDocumented = { [DOCUMENTED_RESPONSES]?: Record<string, unknown>, response?: Record<string, unknown> }
+/** Where a view route's schema keeps the request headers it documents without validating them. */
+export const DOCUMENTED_HEADERS: unique symbol = Symbol.for('fastify-views.documentedHeaders')
+
+type WithDocumented = { [DOCUMENTED_RESPONSES]?: Record<string, unknown>, [DOCUMENTED_HEADERS]?: TSchema, response?: Record<string, unknown>, headers?: unknown }
 
 /**
  * The schema a document shows for a route: its Fastify schema with the documented form of
@@ -248,9 +257,14 @@ type WithDocumented = { [DOCUMENTED_RESPONSES]?: Record<string, unknown>, respon
  * call it yourself from a route's own `config.swaggerTransform`.
  */
 export function documentedSchema<S> (schema: S): S {
-  const documented = (schema as WithDocumented | undefined)?.[DOCUMENTED_RESPONSES]
-  if (documented === undefined) return schema
-  return { ...schema, response: { ...(schema as WithDocumented).response, ...documented } }
+  const withDocumented = schema as WithDocumented | undefined
+  const documented = withDocumented?.[DOCUMENTED_RESPONSES]
+  const headers = withDocumented?.[DOCUMENTED_HEADERS]
+  if (documented === undefined && headers === undefined) return schema
+  const shown = { ...schema } as WithDocumented
+  if (documented !== undefined) shown.response = { ...withDocumented!.response, ...documented }
+  if (headers !== undefined) shown.headers = headers
+  return shown as S
 }
 
 /** The shared problem schemas, for apps that reference them in their own routes. */

@@ -1,3 +1,4 @@
+import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { RouteDefinition, StandardAction } from './register.js'
 import type { ResponseHeadersClass } from './response-headers.js'
@@ -36,6 +37,14 @@ export class View {
 
   /** Responses a mixin documents on one operation (a 304, a 412), merged before the route's explicit `responses`. */
   static extraResponses (_route: RouteDefinition, _method: string): ResponsesMap | undefined {
+    return undefined
+  }
+
+  /**
+   * Request headers a mixin documents on one operation without validating them (the
+   * conditional request headers), as TypeBox properties; `undefined` for none.
+   */
+  static documentedHeaders (_route: RouteDefinition, _method: string): Record<string, TSchema> | undefined {
     return undefined
   }
 

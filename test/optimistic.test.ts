@@ -2,10 +2,13 @@ import { test } from 'tap'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import Fastify from 'fastify'
+import swagger from '@fastify/swagger'
 import { Type } from '@sinclair/typebox'
-import { AsyncGenericViewSet, ConditionalMixin, MemoryRepository, asyncRepository, mix } from '../lib/index.js'
+import views, { AsyncGenericViewSet, ConditionalMixin, MemoryRepository, asyncRepository, mix } from '../lib/index.js'
+import { swaggerOptions } from '../lib/swagger.js'
 import { buildApp } from '../examples/app.js'
-import { build } from './helpers.js'
+import { build, problem } from './helpers.js'
 import { raceConditionalWrites } from './optimistic-cases.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() })
@@ -59,4 +62,37 @@ test('a successful PUT or PATCH carries the ETag and Last-Modified a following G
   }
   const chained = await app.inject({ method: 'DELETE', url: `/items/${id}`, headers: { 'if-match': etag } })
   t.equal(chained.statusCode, 204, 'the ETag a write returned chains into the next conditional write')
+})
+
+test('requirePreconditions: an unconditional write is 428; the conditional headers and 428 are documented', async (t) => {
+  const rows = new MemoryRepository<ItemT>({ rows: [{ id: 1, name: 'lamp', price: 1 }] })
+  class Items extends mix(ConditionalMixin, AsyncGenericViewSet) {
+    static override responseSchema = Item
+    static override updateSchema = Type.Object({ name: Type.String(), price: Type.Number() })
+    static override detailParams = Type.Object({ id: Type.Integer() })
+    static override etag = true
+    static override requirePreconditions = true
+    static override repository = asyncRepository<ItemT, MemoryRepository<ItemT>>(rows) as never
+  }
+  const app = Fastify()
+  await app.register(swagger, swaggerOptions({ info: { title: 'x', version: '1' } }))
+  await app.register(views, { views: [{ view: Items, prefix: '/items' }] })
+  await app.ready()
+  t.teardown(() => app.close())
+  const blind = await app.inject({ method: 'PUT', url: '/items/1', payload: { name: 'desk', price: 2 } })
+  t.equal(problem(t, blind, 428).title, 'Precondition Required')
+  t.equal((await app.inject({ method: 'DELETE', url: '/items/1' })).statusCode, 428, 'DELETE too')
+  t.equal((await app.inject('/items/1')).json().name, 'lamp', 'nothing was written')
+  const etag = (await app.inject('/items/1')).headers.etag as string
+  t.equal((await app.inject({ method: 'PATCH', url: '/items/1', headers: { 'if-match': etag }, payload: { name: 'desk' } })).statusCode, 200, 'a conditional write goes through')
+  t.equal((await app.inject({ method: 'GET', url: '/items' })).statusCode, 200, 'reads need no precondition')
+
+  const doc = app.swagger() as unknown as { paths: Record<string, Record<string, { parameters?: Array<{ in: string, name: string }>, responses: Record<string, unknown> }>> }
+  const headerNames = (path: string, method: string): string[] => (doc.paths[path][method].parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name).sort()
+  for (const method of ['put', 'patch', 'delete']) {
+    t.same(headerNames('/items/{id}', method), ['if-match', 'if-none-match', 'if-unmodified-since'], `${method.toUpperCase()} documents the conditional request headers`)
+    t.ok(doc.paths['/items/{id}'][method].responses['428'], `${method.toUpperCase()} documents 428`)
+  }
+  t.same(headerNames('/items/{id}', 'get'), ['if-modified-since', 'if-none-match'], 'GET documents If-None-Match and If-Modified-Since')
+  t.notOk(doc.paths['/items'].post?.responses['428'], 'POST is not conditional')
 })
