@@ -9,7 +9,7 @@ import {
   etagOf, failsPrecondition, httpDate, isNotModified, parseEntityTags, parseHttpDate, toSeconds, weakMatch, type Validators
 } from './preconditions.js'
 import type { RouteDefinition } from './register.js'
-import type { Precondition } from './repository.js'
+import { honoursPreconditions, type Precondition } from './repository.js'
 import { aliasedSchema, compileRenamer, excludeNone, optionalSchema } from './serialization.js'
 import { serializerCompilerFor } from './serializer.js'
 import type { ResponsesMap } from './types.js'
@@ -72,6 +72,8 @@ type ConditionalView = APIView & ConditionalMembers & {
 }
 
 const SAFE = new Set(['GET', 'HEAD'])
+/** The generic actions that write one object through the repository. */
+const GENERIC_WRITES = new Set(['update', 'partialUpdate', 'destroy'])
 
 /**
  * The body of a 304. Fastify's HEAD route ends with a hook that sets `content-length: 0`
@@ -238,6 +240,18 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
     static conditionalRequests = false
     static lastModifiedField: string | undefined = undefined
     static requirePreconditions = false
+
+    static override assertRegistrable (): void {
+      super.assertRegistrable()
+      const self = this as Loose & { repository?: unknown }
+      if (self.etag !== true && self.conditionalRequests !== true) return
+      const writes = this.standardActions().filter((a) => GENERIC_WRITES.has(a.name)).map((a) => a.name)
+      // A repository from an instance getter is only known per request: its class answers for it.
+      if (writes.length === 0 || self.repository === undefined || honoursPreconditions(self.repository)) return
+      throw new TypeError(`Cannot register ${this.name}: it checks If-Match on ${writes.join(', ')}, but its repository does not declare ` +
+        'atomicPreconditions: true, so a concurrent write could slip between the check and the write. Evaluate options.precondition ' +
+        'in update and delete in the same step as the write and declare it (docs/repositories.md, "Conditional writes").')
+    }
 
     static override routeHooks (route: RouteDefinition, method: string): ReturnType<typeof Base.routeHooks> {
       const inherited = super.routeHooks(route, method)

@@ -115,6 +115,8 @@ function matches (row: Row, field: string, op: Operator, value: unknown): boolea
  * copied in and out, so callers never share state with the store.
  */
 export class MemoryRepository<T extends object = Row> implements Repository<T>, BulkRepository<T> {
+  /** `update` and `delete` evaluate `options.precondition` in the same atomic step as the write. */
+  readonly atomicPreconditions = true
   readonly idField: string
   readonly unique: string[]
   readonly optionKeys: Set<string>

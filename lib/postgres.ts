@@ -11,6 +11,8 @@ const ATTEMPTS = 3
  * so a bulk call's transaction runs on one connection.
  */
 export class PostgresRepository<T = Record<string, unknown>> implements AsyncRepository<T>, AsyncBulkRepository<T> {
+  /** `update` and `delete` evaluate `options.precondition` in the same atomic step as the write. */
+  readonly atomicPreconditions = true
   readonly builder: SqlBuilder
   readonly #pool: PgPool
 

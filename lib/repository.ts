@@ -15,6 +15,15 @@ export type RepositoryOptions = Record<string, unknown>
  */
 export type Precondition = (current: unknown) => void
 
+/**
+ * Whether a repository declares that its `update` and `delete` evaluate `options.precondition`
+ * in the same atomic step as the write (`atomicPreconditions: true`). A view that checks
+ * preconditions over a repository that does not is refused at registration.
+ */
+export function honoursPreconditions (repository: unknown): boolean {
+  return (repository as { atomicPreconditions?: unknown } | null)?.atomicPreconditions === true
+}
+
 /** The precondition a write's options carry, if any. */
 export function preconditionOf (options: RepositoryOptions | undefined): Precondition | undefined {
   return options?.precondition as Precondition | undefined
@@ -82,6 +91,8 @@ export function asyncRepository<T, R extends object> (repository: R): Promised<R
       }
     }
   }
+  // The declaration is a property, not a method: carried over as it is.
+  if (honoursPreconditions(repository)) wrapped.atomicPreconditions = true
   return wrapped as Promised<R> & AsyncRepository<T>
 }
 

@@ -10,6 +10,8 @@ const CACHE_SIZE = 256
  * synchronous, for the sync view family. Every bulk call runs in one transaction.
  */
 export class SqliteRepository<T = Record<string, unknown>> implements Repository<T>, BulkRepository<T> {
+  /** `update` and `delete` evaluate `options.precondition` in the same atomic step as the write. */
+  readonly atomicPreconditions = true
   readonly builder: SqlBuilder
   readonly #db: SqliteDatabase
   readonly #cache = new Map<string, SqliteStatement>()

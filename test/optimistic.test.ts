@@ -5,7 +5,7 @@ import path from 'node:path'
 import Fastify from 'fastify'
 import swagger from '@fastify/swagger'
 import { Type } from '@sinclair/typebox'
-import views, { AsyncGenericViewSet, ConditionalMixin, MemoryRepository, asyncRepository, mix } from '../lib/index.js'
+import views, { AsyncGenericViewSet, ConditionalMixin, GenericReadOnlyViewSet, GenericViewSet, MemoryRepository, asyncRepository, mix } from '../lib/index.js'
 import { swaggerOptions } from '../lib/swagger.js'
 import { buildApp } from '../examples/app.js'
 import { build, problem } from './helpers.js'
@@ -19,7 +19,7 @@ const turn = async (): Promise<void> => { await new Promise((resolve) => setImme
 /** The asynchronous protocol over a MemoryRepository, each call after a turn of the event loop. */
 function slow (rows: MemoryRepository<ItemT>): unknown {
   const wrapped = asyncRepository<ItemT, MemoryRepository<ItemT>>(rows) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
-  return Object.fromEntries(Object.entries(wrapped).map(([name, fn]) => [name, async (...args: unknown[]) => { await turn(); return fn(...args) }]))
+  return Object.fromEntries(Object.entries(wrapped).map(([name, fn]) => [name, typeof fn !== 'function' ? fn : async (...args: unknown[]) => { await turn(); return fn(...args) }]))
 }
 
 test('MemoryRepository: concurrent conditional writes with one ETag, one winner', async (t) => {
@@ -95,4 +95,37 @@ test('requirePreconditions: an unconditional write is 428; the conditional heade
   }
   t.same(headerNames('/items/{id}', 'get'), ['if-modified-since', 'if-none-match'], 'GET documents If-None-Match and If-Modified-Since')
   t.notOk(doc.paths['/items'].post?.responses['428'], 'POST is not conditional')
+})
+
+test('a view that checks If-Match over a repository that does not apply preconditions atomically is refused at registration', async (t) => {
+  const rows = new MemoryRepository<ItemT>({ rows: [{ id: 1, name: 'lamp', price: 1 }] })
+  // A hand-written repository: the same methods, no declaration.
+  const plain = {
+    create: (values: Record<string, unknown>) => rows.create(values),
+    get: (criteria: Record<string, unknown>) => rows.get(criteria),
+    list: () => rows.list({}),
+    count: () => rows.count({}),
+    update: (criteria: Record<string, unknown>, values: Record<string, unknown>) => rows.update(criteria, values),
+    delete: (criteria: Record<string, unknown>) => rows.delete(criteria)
+  }
+  class Items extends mix(ConditionalMixin, GenericViewSet) {
+    static override responseSchema = Item
+    static override etag = true
+    static override repository = plain as never
+  }
+  await t.rejects(build({ views: [Items] }), { name: 'TypeError', message: /^Cannot register Items: it checks If-Match on .*update.*, but its repository does not declare atomicPreconditions: true/ })
+  class Declared extends mix(ConditionalMixin, GenericViewSet) {
+    static override responseSchema = Item
+    static override etag = true
+    static override repository = { ...plain, atomicPreconditions: true } as never
+  }
+  const app = await build({ views: [Declared] })
+  t.equal((await app.inject('/')).statusCode, 200, 'declared: registered')
+  class ReadOnly extends mix(ConditionalMixin, GenericReadOnlyViewSet) {
+    static override responseSchema = Item
+    static override etag = true
+    static override repository = plain as never
+  }
+  t.ok(await build({ views: [ReadOnly] }), 'a view without writes needs no declaration')
+  t.equal(asyncRepository<ItemT, MemoryRepository<ItemT>>(rows).atomicPreconditions, true, 'asyncRepository carries the declaration over')
 })
