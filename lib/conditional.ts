@@ -115,8 +115,8 @@ export const etagOnSend: onSendHookHandler = (request, reply, payload, done) => 
 
 /** The `onSend` hook of PUT/PATCH detail routes with `etag = true`: the ETag of the new representation. */
 const etagOnWrite: onSendHookHandler = (_request, reply, payload, done) => {
-  const status = reply.statusCode
-  if (status >= 200 && status < 300 && (typeof payload === 'string' || Buffer.isBuffer(payload)) && !reply.hasHeader('etag')) reply.header('etag', etagOf(payload))
+  // Only a representation gets a tag: a success with the body the serializer wrote, and no tag of the handler's own.
+  if (reply.statusCode < 300 && typeof payload === 'string' && payload !== '' && !reply.hasHeader('etag')) reply.header('etag', etagOf(payload))
   done(null, payload)
 }
 

@@ -37,12 +37,15 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
    * After the last attempt the client gets the 503 with `Retry-After`.
    */
   async #run<R> (start: () => Operation<R>): Promise<R> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.#once(start())
-      } catch (error) {
-        if (attempt >= ATTEMPTS || !isTransient((error as { cause?: unknown }).cause)) throw error
-      }
+    return await this.#attempt(start, 1)
+  }
+
+  async #attempt<R> (start: () => Operation<R>, attempt: number): Promise<R> {
+    try {
+      return await this.#once(start())
+    } catch (error) {
+      if (attempt >= ATTEMPTS || !isTransient((error as { cause?: unknown }).cause)) throw error
+      return await this.#attempt(start, attempt + 1)
     }
   }
 

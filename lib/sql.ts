@@ -263,12 +263,13 @@ export class SqlBuilder {
   }
 }
 
-/** Orders primary-key values: numbers by value, anything else by its text. */
+/**
+ * Orders primary-key values: numbers by value, anything else by its text. Any order every
+ * request agrees on prevents the deadlock; it need not be the database's.
+ */
 function compareKeys (x: unknown, y: unknown): number {
   if (typeof x === 'number' && typeof y === 'number') return x - y
-  const a = String(x)
-  const b = String(y)
-  return a < b ? -1 : a > b ? 1 : 0
+  return String(x).localeCompare(String(y))
 }
 
 /** A LIMIT or OFFSET, checked before it is written into the SQL text. */

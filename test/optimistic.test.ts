@@ -2,10 +2,10 @@ import { test } from 'tap'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import Fastify from 'fastify'
+import Fastify, { type FastifyRequest } from 'fastify'
 import swagger from '@fastify/swagger'
 import { Type } from '@sinclair/typebox'
-import views, { AsyncGenericViewSet, ConditionalMixin, GenericReadOnlyViewSet, GenericViewSet, MemoryRepository, asyncRepository, mix } from '../lib/index.js'
+import views, { AsyncGenericViewSet, ConditionalMixin, Put, GenericReadOnlyViewSet, GenericViewSet, MemoryRepository, asyncRepository, mix } from '../lib/index.js'
 import { swaggerOptions } from '../lib/swagger.js'
 import { buildApp } from '../examples/app.js'
 import { build, problem } from './helpers.js'
@@ -73,6 +73,8 @@ test('requirePreconditions: an unconditional write is 428; the conditional heade
     static override etag = true
     static override requirePreconditions = true
     static override repository = asyncRepository<ItemT, MemoryRepository<ItemT>>(rows) as never
+    @Put('/:id/rename', { schema: { headers: Type.Object({ 'x-reason': Type.String() }) }, responseSchema: Type.Object({ ok: Type.Boolean() }) })
+    rename () { return { ok: true } }
   }
   const app = Fastify()
   await app.register(swagger, swaggerOptions({ info: { title: 'x', version: '1' } }))
@@ -93,6 +95,7 @@ test('requirePreconditions: an unconditional write is 428; the conditional heade
     t.same(headerNames('/items/{id}', method), ['if-match', 'if-none-match', 'if-unmodified-since'], `${method.toUpperCase()} documents the conditional request headers`)
     t.ok(doc.paths['/items/{id}'][method].responses['428'], `${method.toUpperCase()} documents 428`)
   }
+  t.same(headerNames('/items/{id}/rename', 'put'), ['if-match', 'if-none-match', 'if-unmodified-since', 'x-reason'], 'a route\'s own headers stay beside them')
   t.same(headerNames('/items/{id}', 'get'), ['if-modified-since', 'if-none-match'], 'GET documents If-None-Match and If-Modified-Since')
   t.notOk(doc.paths['/items'].post?.responses['428'], 'POST is not conditional')
 })
@@ -128,4 +131,32 @@ test('a view that checks If-Match over a repository that does not apply precondi
   }
   t.ok(await build({ views: [ReadOnly] }), 'a view without writes needs no declaration')
   t.equal(asyncRepository<ItemT, MemoryRepository<ItemT>>(rows).atomicPreconditions, true, 'asyncRepository carries the declaration over')
+})
+
+test('the ETag of a write: only on a success with a body, never over the handler\'s own', async (t) => {
+  const rows = new MemoryRepository<ItemT>({ rows: [{ id: 1, name: 'lamp', price: 1 }, { id: 2, name: 'desk', price: 2 }] })
+  class Items extends mix(ConditionalMixin, GenericViewSet) {
+    static override responseSchema = Item
+    static override updateSchema = Type.Object({ name: Type.String(), price: Type.Number() })
+    static override detailParams = Type.Object({ id: Type.Integer() })
+    static override etag = true
+    static override repository = rows as never
+    override partialUpdate (request: FastifyRequest) {
+      this.reply.header('etag', '"own"')
+      return super.partialUpdate(request as never)
+    }
+  }
+  class Quiet extends Items {
+    static override returnOnUpdate = false
+  }
+  const app = await build({ views: [{ view: Items, prefix: '/items' }, { view: Quiet, prefix: '/quiet' }] })
+  t.teardown(() => app.close())
+  const missing = await app.inject({ method: 'PUT', url: '/items/9', payload: { name: 'x', price: 1 } })
+  t.equal(missing.statusCode, 404)
+  t.equal(missing.headers.etag, undefined, 'a 404 has no tag')
+  const own = await app.inject({ method: 'PATCH', url: '/items/1', payload: { price: 3 } })
+  t.equal(own.headers.etag, '"own"', 'a tag the handler set is kept')
+  const quiet = await app.inject({ method: 'PUT', url: '/quiet/2', payload: { name: 'desk', price: 5 } })
+  t.equal(quiet.statusCode, 200)
+  t.equal(quiet.headers.etag, undefined, 'an empty body has no representation to tag')
 })

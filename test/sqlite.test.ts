@@ -281,3 +281,15 @@ test('SQLite: a write waiting for another connection\'s lock stalls the process 
   other.exec('ROLLBACK')
   t.equal((await app.inject({ method: 'POST', url: '/items', payload: { name: 'desk', price: 2 } })).statusCode, 201, 'once the lock is gone the write goes through')
 })
+
+test('SqliteRepository: listAndCount rolls its read transaction back on an error; bulk updates order text keys too', async (t) => {
+  const db = new Database(':memory:')
+  db.exec('CREATE TABLE codes (code TEXT PRIMARY KEY, n INTEGER NOT NULL)')
+  db.exec("INSERT INTO codes VALUES ('a', 1), ('b', 2), ('c', 3)")
+  const codes = new SqliteRepository<{ code: string, n: number }>(db, { table: 'codes', columns: ['code', 'n'], idColumn: 'code' })
+  t.throws(() => codes.listAndCount({ ghost: 1 }, { orderBy: [] }, {}), { name: 'TypeError', message: /no column "ghost"/ })
+  t.notOk(db.inTransaction, 'the read transaction was rolled back')
+  t.same(codes.listAndCount({}, { orderBy: [], limit: 2 }, {}), { items: [{ code: 'a', n: 1 }, { code: 'b', n: 2 }], total: 3 })
+  codes.bulkUpdate([{ code: 'c', n: 30 }, { code: 'a', n: 10 }])
+  t.same(codes.list({}, { orderBy: [] }).map((r) => r.n), [10, 2, 30])
+})

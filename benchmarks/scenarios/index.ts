@@ -1,4 +1,5 @@
 import { bulkCreate } from './bulk-create.js'
+import { conditionalWrite } from './conditional-write.js'
 import { etagScenario } from './etag.js'
 import { genericList } from './generic-list.js'
 import { genericRetrieve } from './generic-retrieve.js'
@@ -17,5 +18,6 @@ export const scenarios: AnyScenario[] = [
   etagScenario,
   bulkCreate,
   sqliteRetrieve,
-  sqliteBulkCreate
+  sqliteBulkCreate,
+  conditionalWrite
 ]
