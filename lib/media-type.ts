@@ -1,4 +1,4 @@
-import type { FastifyRequest, preParsingAsyncHookHandler } from 'fastify'
+import type { preParsingHookHandler } from 'fastify'
 import { UnsupportedMediaType } from './errors.js'
 
 /** `application/json`, or any `+json` structured syntax suffix (RFC 6839 §3.1), parameters allowed. */
@@ -9,12 +9,13 @@ const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
  * §15.5.16) before a parser runs: Fastify's default `text/plain` parser would otherwise
  * hand the validator a string, and the client would get a 400 about the body's shape.
  */
-async function requireJsonBody (request: FastifyRequest, _reply: unknown, payload: unknown): Promise<unknown> {
+const requireJsonBody: preParsingHookHandler = function requireJsonBody (request, _reply, payload, done) {
   const type = request.headers['content-type']
   if (type !== undefined && !JSON_MEDIA_TYPE.test(type)) {
-    throw new UnsupportedMediaType(`This route takes application/json, not ${type.split(';')[0].trim()}.`)
+    done(new UnsupportedMediaType(`This route takes application/json, not ${type.split(';')[0].trim()}.`))
+    return
   }
-  return payload
+  done(null, payload)
 }
 
 /**
@@ -22,19 +23,21 @@ async function requireJsonBody (request: FastifyRequest, _reply: unknown, payloa
  * `content-type: application/json` send it on a DELETE too, and Fastify's JSON parser
  * refuses an empty document. With nothing to parse, the media type is dropped.
  */
-async function ignoreEmptyBody (request: FastifyRequest, _reply: unknown, payload: unknown): Promise<unknown> {
+const ignoreEmptyBody: preParsingHookHandler = function ignoreEmptyBody (request, _reply, payload, done) {
   const headers = request.headers
   if (headers['content-type'] !== undefined && (headers['content-length'] === '0' || headers['content-length'] === undefined) && headers['transfer-encoding'] === undefined) {
     delete headers['content-type']
   }
-  return payload
+  done(null, payload)
 }
 
 /** Methods whose body Fastify never parses. */
 const BODYLESS = new Set(['GET', 'HEAD'])
 
+// Callback hooks, not async ones: no promise per request on every route with a body.
+
 /** The media-type hook a view route needs, chosen once at registration; `undefined` for none. */
-export function mediaTypeHook (method: string, hasBodySchema: boolean): preParsingAsyncHookHandler | undefined {
-  if (hasBodySchema) return requireJsonBody as preParsingAsyncHookHandler
-  return BODYLESS.has(method) ? undefined : ignoreEmptyBody as preParsingAsyncHookHandler
+export function mediaTypeHook (method: string, hasBodySchema: boolean): preParsingHookHandler | undefined {
+  if (hasBodySchema) return requireJsonBody
+  return BODYLESS.has(method) ? undefined : ignoreEmptyBody
 }
