@@ -4,6 +4,7 @@ import { OWN_SERIALIZER_OPTIONS, type APIView, type SerializerOptions } from './
 import { findRaises, getCatchSpecs } from './decorators.js'
 import { dependencyHooks } from './dependencies.js'
 import { mediaTypeHook } from './media-type.js'
+import { assertDependencyKeys, assertStoredObjectsSchema } from './registration-checks.js'
 import type { APIErrorClass } from './errors.js'
 import { buildRouteSchema } from './openapi.js'
 import { problemErrorHandler } from './problem.js'
@@ -171,32 +172,8 @@ export function collectRoutes (klass: ViewClass): RouteDefinition[] {
   }
   for (const route of routes) checkCatches(statics, route.name, methods.get(route.name)!)
   assertStoredObjectsSchema(klass, routes)
-  assertDependencyKeys(statics, routes)
+  assertDependencyKeys(klass, routes)
   return routes
-}
-
-/**
- * A view over a repository sends what the store returns: without a response schema the
- * serializer would send every field of the row, so such a view must say which fields
- * clients may see. Routes that declare their own schema, and empty answers, need none.
- */
-function assertStoredObjectsSchema (klass: ViewClass, routes: RouteDefinition[]): void {
-  if (!('repository' in klass)) return
-  const bare = routes.filter((r) => r.standard && !r.emptyBody && r.status !== 204 && r.responseSchema === undefined).map((r) => r.name)
-  if (bare.length === 0) return
-  throw new TypeError(`Cannot register ${klass.name}: ${bare.join(', ')} send${bare.length === 1 ? 's' : ''} stored objects but ${bare.length === 1 ? 'has' : 'have'} no response schema. ` +
-    'Set static responseSchema to the fields clients may see (to send every stored field deliberately: Type.Object({}, { additionalProperties: true })).')
-}
-
-/** A misspelt `actionDependencies` key would leave the action it meant unguarded: refuse it. */
-function assertDependencyKeys (statics: ViewStatics, routes: RouteDefinition[]): void {
-  const declared = (statics as { actionDependencies?: Record<string, unknown> }).actionDependencies
-  if (declared === undefined) return
-  const known = new Set(routes.map((r) => r.name))
-  const unknown = Object.keys(declared).filter((key) => !known.has(key))
-  if (unknown.length === 0) return
-  throw new TypeError(`Cannot register ${(statics as ViewClass).name}: actionDependencies names ${unknown.map((k) => JSON.stringify(k)).join(', ')}, ` +
-    `which ${unknown.length === 1 ? 'is not an action' : 'are not actions'} of this view; its actions are ${[...known].sort().join(', ')}`)
 }
 
 function checkCatches (klass: ViewStatics, name: string, fn: object): void {

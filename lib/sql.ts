@@ -1,6 +1,11 @@
-import { BadRequest, Conflict, NotFound, ServiceUnavailable } from './errors.js'
+import { Conflict, NotFound } from './errors.js'
+import { isTransient, translateError } from './sql-errors.js'
 import { splitCriterion } from './memory.js'
+import { likeToGlob, toSqlite } from './sql-values.js'
 import type { Criteria, ListQuery, OrderKey, Precondition } from './repository.js'
+
+export { isTransient, translateError }
+export { runAsync, runSync } from './sql-run.js'
 
 /** Which SQL the builder writes: placeholders, LIKE semantics and error codes differ. */
 export type Dialect = 'sqlite' | 'postgres'
@@ -278,56 +283,6 @@ function windowSize (n: number): number {
   return n
 }
 
-/** `La%` -> `La*`: SQL LIKE wildcards as GLOB wildcards; `\\`-escaped and GLOB's own characters literal. */
-function likeToGlob (pattern: string): string {
-  let glob = ''
-  for (let i = 0; i < pattern.length; i++) {
-    const escaped = pattern[i] === '\\' && i + 1 < pattern.length
-    const c = escaped ? pattern[++i] : pattern[i]
-    if (!escaped && c === '%') glob += '*'
-    else if (!escaped && c === '_') glob += '?'
-    else glob += /[*?[\]]/.test(c) ? `[${c}]` : c
-  }
-  return glob
-}
-
-/** SQLite binds no booleans or dates: `true` is 1, a date its ISO string. */
-function toSqlite (value: unknown): unknown {
-  if (typeof value === 'boolean') return value ? 1 : 0
-  if (value instanceof Date) return value.toISOString()
-  return value
-}
-
-const UNIQUE = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY', '23505'])
-/** Other integrity constraints: CHECK, NOT NULL, foreign keys (SQLite's codes, PostgreSQL's class 23). */
-const CONSTRAINT = /^(SQLITE_CONSTRAINT|23\d{3}$)/
-// Connection failures, PostgreSQL's class 08 and 57P0x (shutdown), class 53 (insufficient
-// resources: 53300 too many connections), 55P03 (a lock not available in time) and 57014 (a
-// statement timeout), and SQLite's locked database: the database cannot serve now, not never.
-const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '55P03', '57014', 'SQLITE_BUSY', 'SQLITE_LOCKED'])
-const UNAVAILABLE_CLASS = /^(08|53)[0-9A-Z]{3}$/
-
-/**
- * PostgreSQL's answers that the transaction lost to a concurrent one (40001 serialization
- * failure, 40P01 deadlock): the whole transaction may be run again (PostgreSQL manual §13.6).
- */
-export function isTransient (error: unknown): boolean {
-  const code = (error as { code?: unknown })?.code
-  return code === '40001' || code === '40P01'
-}
-
-/** Database errors the client can act on become problems: a unique clash 409, an unreachable database 503. */
-export function translateError (error: unknown): unknown {
-  const code = (error as { code?: unknown })?.code
-  if (typeof code === 'string' && UNIQUE.has(code)) return new Conflict('A row with the same unique value already exists.', { cause: error })
-  if (typeof code === 'string' && CONSTRAINT.test(code)) return new Conflict('The database refused the change: a constraint failed.', { cause: error })
-  // PostgreSQL's class 22: a value the column cannot hold (out of range, malformed).
-  if (typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code)) return new BadRequest('A value does not fit its column.', { cause: error })
-  if ((typeof code === 'string' && (UNAVAILABLE.has(code) || UNAVAILABLE_CLASS.test(code) || isTransient(error))) || /Connection terminated|not queryable|Client has encountered a connection error|timeout exceeded when trying to connect/.test(String((error as Error)?.message))) {
-    return new ServiceUnavailable('The database is unavailable; try again shortly.', { cause: error, headers: { 'retry-after': 1 } })
-  }
-  return error
-}
 
 const isUnique = (error: unknown): boolean => error instanceof Conflict && error.detail.startsWith('A row with the same unique value')
 
@@ -365,7 +320,8 @@ export const operations = {
   },
   * update (b: SqlBuilder, criteria: Criteria, values: Record<string, unknown>, precondition?: Precondition): Operation<Record<string, unknown> | null> {
     if (precondition !== undefined) return yield * conditionally(b, criteria, precondition, function * (current) {
-      return Object.keys(values).length === 0 ? current : (yield b.update(criteria, values, true)).rows[0] ?? null
+      // The row is locked by this transaction: the update finds it.
+      return Object.keys(values).length === 0 ? current : (yield b.update(criteria, values, true)).rows[0] as Record<string, unknown>
     })
     // Nothing to change: the row as it is, not even its touch column stamped.
     if (Object.keys(values).length === 0) return yield * operations.get(b, criteria)
@@ -434,36 +390,3 @@ function * conditionally<R> (b: SqlBuilder, criteria: Criteria, precondition: Pr
     throw error
   }
 }
-
-/** Runs an operation on a synchronous executor; database errors are translated where they occur. */
-export function runSync<T> (operation: Operation<T>, execute: (step: Statement | 'begin' | 'commit' | 'rollback') => StatementResult): T {
-  let next = operation.next()
-  while (next.done !== true) {
-    let result: StatementResult
-    try {
-      result = execute(next.value)
-    } catch (error) {
-      next = operation.throw(translateError(error))
-      continue
-    }
-    next = operation.next(result)
-  }
-  return next.value
-}
-
-/** Runs an operation on an asynchronous executor. */
-export async function runAsync<T> (operation: Operation<T>, execute: (step: Statement | 'begin' | 'commit' | 'rollback') => Promise<StatementResult>): Promise<T> {
-  let next = operation.next()
-  while (next.done !== true) {
-    let result: StatementResult
-    try {
-      result = await execute(next.value)
-    } catch (error) {
-      next = operation.throw(translateError(error))
-      continue
-    }
-    next = operation.next(result)
-  }
-  return next.value
-}
-
