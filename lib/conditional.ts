@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream'
 import { Type, type TSchema } from '@sinclair/typebox'
-import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler, preValidationAsyncHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler, preValidationHookHandler } from 'fastify'
 import type { APIView, SerializerOptions } from './api-view.js'
 import { PreconditionFailed, PreconditionRequired } from './errors.js'
 import type { ActionViewClass } from './actions.js'
@@ -129,22 +129,28 @@ const etagOnWrite: onSendHookHandler = (_request, reply, payload, done) => {
  * property lookups; one with them reads the current validators and answers 412 when
  * they fail (section 13.2.2).
  */
-function preconditionCheck (klass: Loose): preValidationAsyncHookHandler {
+function preconditionCheck (klass: Loose): preValidationHookHandler {
   const Klass = klass as unknown as new (request: FastifyRequest, reply: FastifyReply) => ConditionalView
   const required = klass.requirePreconditions === true
-  return async function checkPreconditions (request, reply) {
-    const headers = request.headers
-    if (required && headers['if-match'] === undefined && headers['if-unmodified-since'] === undefined) {
-      throw new PreconditionRequired('Send If-Match with the ETag (or If-Unmodified-Since with the Last-Modified) of the representation you change.')
-    }
-    if (headers['if-match'] === undefined && headers['if-none-match'] === undefined && headers['if-unmodified-since'] === undefined) return
-    // The target is named by the URI: a malformed path or query is answered (400) before
-    // any precondition, and a valid one is converted (an integer id) before it is used.
-    if (!validTarget(request)) return
+  async function evaluate (request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const current = await new Klass(request, reply).getValidators(request)
     // No current representation: the action's own answer (404) wins over preconditions (RFC 9110 section 13.2.1).
-    if (current == null) return
-    if (failsPrecondition(headers, current)) throw new PreconditionFailed(CHANGED)
+    if (current != null && failsPrecondition(request.headers, current)) throw new PreconditionFailed(CHANGED)
+  }
+  // A callback hook: a request without conditional headers, the common write, costs no promise.
+  return function checkPreconditions (request, reply, done) {
+    const headers = request.headers
+    if (required && headers['if-match'] === undefined && headers['if-unmodified-since'] === undefined) {
+      done(new PreconditionRequired('Send If-Match with the ETag (or If-Unmodified-Since with the Last-Modified) of the representation you change.'))
+      return
+    }
+    // The target is named by the URI: a malformed path or query is answered (400) before
+    // any precondition, and a valid one is converted (an integer id) before it is used.
+    if ((headers['if-match'] === undefined && headers['if-none-match'] === undefined && headers['if-unmodified-since'] === undefined) || !validTarget(request)) {
+      done()
+      return
+    }
+    evaluate(request, reply).then(() => { done() }, done)
   }
 }
 

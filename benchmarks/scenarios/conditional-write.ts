@@ -35,7 +35,7 @@ function openDatabase (): Database.Database {
 export const conditionalWrite: Scenario = {
   name: 'conditional-write',
   description: 'PUT /:id of one row of a SQLite file (WAL): mix(ConditionalMixin, GenericUpdateAPIView) with etag over SqliteRepository, ' +
-    'unconditional and with a matching If-Match (checked in preValidation, then again with the write in one transaction), ' +
+    'beside a plain generic update view; unconditional and with a matching If-Match (checked in preValidation, then again with the write in one transaction), ' +
     'against a hand-written route running a prepared UPDATE ... RETURNING',
   duration: 1.5,
   warmup: 1,
@@ -49,6 +49,12 @@ export const conditionalWrite: Scenario = {
         if (item === undefined) return reply.callNotFound()
         return item
       })
+    class Plain extends mix(GenericUpdateAPIView)<{ item: Item, update: Static<typeof ItemIn>, params: { id: number } }> {
+      static override responseSchema = Item
+      static override updateSchema = ItemIn
+      static override detailParams = IdParams
+      static override repository = new SqliteRepository<Item>(db, { table: 'items', columns: ['id', 'name', 'price'] })
+    }
     class Items extends mix(ConditionalMixin, GenericUpdateAPIView)<{ item: Item, update: Static<typeof ItemIn>, params: { id: number } }> {
       static override responseSchema = Item
       static override updateSchema = ItemIn
@@ -56,7 +62,7 @@ export const conditionalWrite: Scenario = {
       static override etag = true
       static override repository = new SqliteRepository<Item>(db, { table: 'items', columns: ['id', 'name', 'price'] })
     }
-    await app.register(views, { configureApp: false, views: [{ view: Items, prefix: `${PREFIX}/view` }] })
+    await app.register(views, { configureApp: false, views: [{ view: Plain, prefix: `${PREFIX}/plain` }, { view: Items, prefix: `${PREFIX}/view` }] })
   },
   baseline: {
     name: 'fastify',
@@ -65,8 +71,13 @@ export const conditionalWrite: Scenario = {
   },
   variants: [
     {
+      name: 'plain',
+      label: 'a generic update view without conditional requests (one UPDATE statement)',
+      request: { method: 'PUT', path: `${PREFIX}/plain/1`, headers: { 'content-type': 'application/json' }, body: JSON.stringify(BODY) }
+    },
+    {
       name: 'view',
-      label: 'the conditional view, PUT without If-Match (the unconditional path: one UPDATE statement)',
+      label: 'the conditional view, PUT without If-Match (the unconditional path: one UPDATE statement, and the ETag of the new representation)',
       request: { method: 'PUT', path: `${PREFIX}/view/1`, headers: { 'content-type': 'application/json' }, body: JSON.stringify(BODY) }
     },
     {
