@@ -8,6 +8,8 @@ export interface RequestSpec {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   /** Absolute path on the benchmark server, query included. */
   path: string
+  /** The port of a server of its own in the benchmark process (a peer framework's); the main server's when absent. */
+  port?: number
   headers?: Record<string, string>
   body?: string
   /** The status every response must have; any 2xx when absent. */

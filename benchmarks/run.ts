@@ -243,7 +243,7 @@ async function measure (srv: ServerProcess, variant: VariantManifest, seconds: n
   const machineBefore = machineBusyMicros()
   const started = process.hrtime.bigint()
   const result = await cannon({
-    url: `http://127.0.0.1:${srv.port}${request.path}`,
+    url: `http://127.0.0.1:${request.port ?? srv.port}${request.path}`,
     method: request.method,
     ...(request.headers === undefined ? {} : { headers: request.headers }),
     ...(request.body === undefined ? {} : { body: request.body }),
@@ -297,7 +297,7 @@ async function sanityCheck (srv: ServerProcess, scenarios: ScenarioManifest[]): 
     let baselineBody: string | undefined
     for (const variant of scenario.variants) {
       const { request } = variant
-      const response = await fetch(`http://127.0.0.1:${srv.port}${request.path}`, {
+      const response = await fetch(`http://127.0.0.1:${request.port ?? srv.port}${request.path}`, {
         method: request.method,
         ...(request.headers === undefined ? {} : { headers: request.headers }),
         ...(request.body === undefined ? {} : { body: request.body })

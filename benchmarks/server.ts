@@ -19,7 +19,7 @@ function send (message: ServerMessage): void {
   process.send!(message)
 }
 
-function manifest (scenario: AnyScenario): AnyScenarioManifest {
+function manifest (scenario: AnyScenario, ports: Record<string, number>): AnyScenarioManifest {
   if (scenario.kind === 'batch') {
     return {
       kind: 'batch',
@@ -43,13 +43,18 @@ function manifest (scenario: AnyScenario): AnyScenarioManifest {
     }
   }
   const id = (name: string): string => `${scenario.name}/${name}`
+  const portOf = (server: string): number => {
+    const port = ports[server]
+    if (port === undefined) throw new Error(`scenario ${scenario.name}: no server ${server}`)
+    return port
+  }
   const variant = (definition: VariantDefinition, baseline: boolean): VariantManifest => ({
     id: id(definition.name),
     scenario: scenario.name,
     name: definition.name,
     label: definition.label,
     baseline,
-    request: definition.request,
+    request: definition.server === undefined ? definition.request : { ...definition.request, port: portOf(definition.server) },
     sameBodyAsBaseline: definition.sameBodyAsBaseline ?? true
   })
   const variants = [variant(scenario.baseline, true), ...scenario.variants.map((v) => variant(v, false))]
@@ -84,6 +89,10 @@ for (const scenario of scenarios) {
   await app.register(async (scope) => { await scenario.register(scope) })
 }
 await app.listen({ host: '127.0.0.1', port: 0 })
+const ports = new Map<AnyScenario, Record<string, number>>()
+for (const scenario of scenarios) {
+  if (scenario.kind !== 'batch' && scenario.servers !== undefined) ports.set(scenario, await scenario.servers())
+}
 
 const gc = (globalThis as { gc?: () => void }).gc
 
@@ -99,4 +108,4 @@ process.on('message', (message: ParentMessage) => {
 // The runner died without saying goodbye: do not outlive it.
 process.on('disconnect', () => process.exit(0))
 
-send({ type: 'ready', port: (app.server.address() as AddressInfo).port, scenarios: scenarios.map(manifest) })
+send({ type: 'ready', port: (app.server.address() as AddressInfo).port, scenarios: scenarios.map((s) => manifest(s, ports.get(s) ?? {})) })

@@ -204,3 +204,30 @@ test('registerFormats keeps registered formats and skips formats of other types'
   t.ok(FormatRegistry.Get('x-object-fn')!('yes'))
   t.notOk(FormatRegistry.Has('x-number'))
 })
+
+test('the fast date-time check accepts only what ajv-formats accepts, and the canonical shape', async (t) => {
+  const { isCanonicalDateTime } = await import('../lib/validation.js')
+  const { fullFormats } = await import('ajv-formats/dist/formats.js')
+  const full = (fullFormats['date-time'] as { validate: (value: string) => boolean }).validate // ajv-formats types its entries as a union
+  const accepted = ['2024-02-29T23:59:59.999Z', '2000-02-29T00:00:00.000Z', '2026-11-24T03:14:00.123Z', '1999-12-31T12:30:45.000Z']
+  const rejected = ['1900-02-29T00:00:00.000Z', '2023-02-29T00:00:00.000Z', '2024-04-31T00:00:00.000Z', '2024-13-01T00:00:00.000Z',
+    '2024-00-10T00:00:00.000Z', '2024-01-00T00:00:00.000Z', '2024-01-01T24:00:00.000Z', '2024-01-01T00:60:00.000Z',
+    '2024-01-01T00:00:60.000Z', '2024-01-01T00:00:00.00xZ', '2024-01-01T00:00:00.0x0Z', 'x024-01-01T00:00:00.000Z',
+    '20x4-01-01T00:00:00.000Z', '2024-01-01 00:00:00.000Z', '2024-01-01T00:00:00.000+', '2024-01-01T00:00:00Z', '2024/01/01T00:00:00.000Z']
+  for (const value of accepted) {
+    t.ok(isCanonicalDateTime(value), value)
+    t.ok(full(value), `ajv-formats agrees on ${value}`)
+  }
+  for (const value of rejected) t.notOk(isCanonicalDateTime(value), value)
+  // Every canonical string of a real instant takes the fast path.
+  for (let ms = Date.UTC(1899, 0, 1); ms < Date.UTC(2101, 0, 1); ms += 86_399_123) {
+    const value = new Date(ms).toISOString()
+    if (!isCanonicalDateTime(value)) t.fail(value)
+  }
+  // Through TypeBox, forms only ajv-formats accepts still pass and the rest still fail.
+  const { FormatRegistry } = await import('@sinclair/typebox')
+  const registered = FormatRegistry.Get('date-time')
+  t.ok(registered?.('2016-12-31T23:59:60Z'), 'leap second via ajv-formats')
+  t.ok(registered?.('2024-01-01t10:00:00+02:00'), 'offset via ajv-formats')
+  t.notOk(registered?.('2023-02-29T00:00:00.000Z'))
+})

@@ -1,12 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { asyncRepository, MemoryRepository } from '../../lib/index.js'
 
-/** The rows of the generic-view scenarios: `{ id, name, price, updated_at }`. */
+/** The rows of the generic-view scenarios: `{ id, name, price, updated_at (date-time) }`. */
 export const Product = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   price: Type.Number(),
-  updated_at: Type.String()
+  updated_at: Type.String({ format: 'date-time' })
 })
 export type Product = Static<typeof Product>
 

@@ -4,6 +4,7 @@ import { etagScenario } from './etag.js'
 import { genericList } from './generic-list.js'
 import { genericRetrieve } from './generic-retrieve.js'
 import { items } from './items.js'
+import { peersCreate, peersList, peersRetrieve } from './peers.js'
 import { sqliteBulkCreate, sqliteRetrieve } from './sqlite.js'
 import type { AnyScenario } from './types.js'
 
@@ -19,5 +20,8 @@ export const scenarios: AnyScenario[] = [
   bulkCreate,
   sqliteRetrieve,
   sqliteBulkCreate,
-  conditionalWrite
+  conditionalWrite,
+  peersList,
+  peersRetrieve,
+  peersCreate
 ]

@@ -8,6 +8,8 @@ export interface VariantDefinition {
   /** One line saying what the variant is. */
   label: string
   request: RequestSpec
+  /** The name of one of the scenario's own `servers` that answers this variant; the shared server when absent. */
+  server?: string
   /** Whether the sanity check requires the same body as the baseline (default true). */
   sameBodyAsBaseline?: boolean
 }
@@ -47,6 +49,11 @@ export interface Scenario extends ScenarioSettings {
   description: string
   /** Registers every route of the scenario. Runs in its own encapsulated Fastify context. */
   register: (app: FastifyInstance) => void | Promise<void>
+  /**
+   * Starts servers of the scenario's own in the same process, for frameworks that
+   * bring their own Fastify instance (NestJS): their ports by name, for `server`.
+   */
+  servers?: () => Promise<Record<string, number>>
   /** The hand-written Fastify route (or, when the scenario says so in its label, the reference every target is stated against). */
   baseline: VariantDefinition
   /** The same endpoint written with this library. */
