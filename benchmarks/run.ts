@@ -21,7 +21,8 @@
  *                      core is repeated up to this many times (1; 0 = never)
  *   BENCH_CONTROL      1: the baseline runs a second time each round, an A/A control
  *                      whose difference from the baseline is noise (1; 0 = off)
- *   BENCH_SCENARIOS    comma-separated scenario names (default: all)
+ *   BENCH_SCENARIOS    comma-separated scenario names (default: all); `registration`
+ *                      is the registration time and heap of 200 resources
  *   BENCH_PROFILE      1 or a directory: the server runs with --cpu-prof and writes
  *                      its profile there (1 = build/benchmarks/profiles)
  *   BENCH_PROFILE_INTERVAL  sampling interval of that profile, µs (node's default 1000)
@@ -35,6 +36,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { batchFailed, reportBatch, runBatch, type BatchRun } from './batch.js'
 import { measureHashes, reportHashes, type HashMicro } from './micro.js'
+import { reportRegistration } from './registration.js'
 import type {
   AnyScenarioManifest, BatchScenarioManifest, ParentMessage, ScenarioManifest, ServerMessage, VariantManifest
 } from './protocol.js'
@@ -42,6 +44,7 @@ import { cannon, cpuMicros, machineBusyMicros, type CpuAnswer } from './sampling
 import { fixed, integer, max, median, min, percent, ratio, table } from './stats.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
+const REGISTRATION = 'registration'
 const root = resolve(here, '..', '..')
 
 /** Defaults of the load settings, for scenarios that set none of their own. */
@@ -401,9 +404,12 @@ async function main (): Promise<void> {
   const startedAt = Date.now()
   server = await ServerProcess.start(execArgv)
   const srv = server
+  // `registration` is not a load scenario: it runs in processes of its own, after the rest.
+  const withRegistration = settings.scenarios.length === 0 || settings.scenarios.includes(REGISTRATION)
+  const named = settings.scenarios.filter((name) => name !== REGISTRATION)
   const selected: AnyScenarioManifest[] = settings.scenarios.length === 0
     ? srv.scenarios
-    : settings.scenarios.map((name) => {
+    : named.map((name) => {
       const found = srv.scenarios.find((s) => s.name === name)
       if (found === undefined) throw new Error(`unknown scenario ${name} (known: ${srv.scenarios.map((s) => s.name).join(', ')})`)
       return found
@@ -487,6 +493,7 @@ async function main (): Promise<void> {
 
   report(scenarios, runs, hashes)
   for (const batch of batches) reportBatch(batch, batchRuns.get(batch.name)!, batchRepetitions(batch))
+  if (withRegistration) reportRegistration()
   console.log(`\ntotal time ${fixed((Date.now() - startedAt) / 1000, 0)} s`)
 
   if (settings.json !== '') {

@@ -4,14 +4,17 @@ import path from 'node:path'
 import Database from 'better-sqlite3'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { GenericBulkCreateAPIView, GenericCreateAPIView, GenericRetrieveAPIView, mix, views } from '../../lib/index.js'
+import { asyncRepository, AsyncGenericRetrieveAPIView, ConditionalMixin, GenericBulkCreateAPIView, GenericCreateAPIView, GenericRetrieveAPIView, mix, views } from '../../lib/index.js'
+import { Item as ExampleItem } from '../../examples/app.js'
 import { SqliteRepository } from '../../lib/sql-index.js'
 import type { BatchScenario, Scenario } from './types.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() })
 type Item = Static<typeof Item>
 const ItemIn = Type.Object({ name: Type.String({ minLength: 1 }), price: Type.Number({ minimum: 0 }) })
-const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) })
+/** The example API's path parameters. */
+const ExampleParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) })
+type ExampleItem = Static<typeof ExampleItem>
 const BATCH = 1000
 const TABLE = { table: 'items', columns: ['id', 'name', 'price'] }
 
@@ -90,31 +93,46 @@ export const sqliteBulkCreate: BatchScenario = {
 }
 
 const RETRIEVE = '/sqlite-retrieve'
+const EXAMPLE_TABLE = { table: 'items', columns: ['id', 'name', 'price', 'updated_at'], touchColumn: 'updated_at' }
 
-/** GET one row by id from SQLite: the sync generic retrieve against a hand-written route running the same query. */
+/**
+ * GET one row by id from SQLite, with the example API's own `Item` (an `updated_at`
+ * date-time included): the sync generic retrieve with defaults, and the example's own
+ * configuration (ETag and Last-Modified, the async family over `asyncRepository`),
+ * against a hand-written route running the same query.
+ */
 export const sqliteRetrieve: Scenario = {
   name: 'sqlite-retrieve',
-  description: 'GET /:id of one row of a 1,000-row SQLite table (WAL file): GenericRetrieveAPIView over SqliteRepository vs a hand-written route ' +
-    'with the same schemas running a prepared SELECT',
+  description: 'GET /:id of one row of a 1,000-row SQLite table (WAL file), the example API\'s Item { id, name, price, updated_at: date-time }: ' +
+    'GenericRetrieveAPIView over SqliteRepository with defaults, and the example\'s ETag\'d view, vs a hand-written route with the same schemas running a prepared SELECT',
   duration: 1.5,
   warmup: 1,
   async register (app: FastifyInstance) {
     const db = openDatabase('retrieve')
-    const insert = db.prepare('INSERT INTO items (name, price) VALUES (?, ?)')
-    db.transaction(() => { for (let i = 1; i <= 1000; i++) insert.run(`Item ${i}`, i) })()
-    const select = db.prepare('SELECT * FROM items WHERE id = ?')
-    app.get<{ Params: { id: number } }>(`${RETRIEVE}/fastify/:id`, { schema: { params: IdParams, response: { 200: Item } } },
+    db.exec('ALTER TABLE items ADD COLUMN updated_at TEXT NOT NULL DEFAULT \'\'')
+    const insert = db.prepare('INSERT INTO items (name, price, updated_at) VALUES (?, ?, ?)')
+    db.transaction(() => { for (let i = 1; i <= 1000; i++) insert.run(`Item ${i}`, i, new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString()) })()
+    const select = db.prepare('SELECT id, name, price, updated_at FROM items WHERE id = ?')
+    app.get<{ Params: { id: number } }>(`${RETRIEVE}/fastify/:id`, { schema: { params: ExampleParams, response: { 200: ExampleItem } } },
       async function getItem (request, reply) {
         const item = select.get(request.params.id)
         if (item === undefined) return reply.callNotFound()
         return item
       })
-    class Items extends GenericRetrieveAPIView<{ item: Item, params: { id: number } }> {
-      static override responseSchema = Item
-      static override detailParams = IdParams
-      static override repository = new SqliteRepository(db, TABLE) as never
+    class Items extends GenericRetrieveAPIView<{ item: ExampleItem, params: { id: number } }> {
+      static override responseSchema = ExampleItem
+      static override detailParams = ExampleParams
+      static override repository = new SqliteRepository<ExampleItem>(db, EXAMPLE_TABLE)
     }
-    await app.register(views, { configureApp: false, views: [{ view: Items, prefix: `${RETRIEVE}/view` }] })
+    // The example's configuration of its items view, retrieve only.
+    class ExampleItems extends mix(ConditionalMixin, AsyncGenericRetrieveAPIView)<{ item: ExampleItem, params: { id: number } }> {
+      static override responseSchema = ExampleItem
+      static override detailParams = ExampleParams
+      static override etag = true
+      static override lastModifiedField = 'updated_at'
+      static override repository = asyncRepository<ExampleItem, SqliteRepository<ExampleItem>>(new SqliteRepository<ExampleItem>(db, EXAMPLE_TABLE))
+    }
+    await app.register(views, { configureApp: false, views: [{ view: Items, prefix: `${RETRIEVE}/view` }, { view: ExampleItems, prefix: `${RETRIEVE}/example` }] })
   },
   baseline: {
     name: 'fastify',
@@ -124,8 +142,13 @@ export const sqliteRetrieve: Scenario = {
   variants: [
     {
       name: 'view',
-      label: 'GenericRetrieveAPIView over SqliteRepository (validateResponse = true)',
+      label: 'GenericRetrieveAPIView over SqliteRepository, defaults (validateResponse = true)',
       request: { method: 'GET', path: `${RETRIEVE}/view/500` }
+    },
+    {
+      name: 'example-etag',
+      label: 'the example\'s view: mix(ConditionalMixin, AsyncGenericRetrieveAPIView), etag and lastModifiedField, over asyncRepository(SqliteRepository): a 200 with ETag and Last-Modified',
+      request: { method: 'GET', path: `${RETRIEVE}/example/500` }
     }
   ]
 }
