@@ -38,7 +38,7 @@ function twoDigits (value: string, at: number): number {
  * (`YYYY-MM-DDTHH:MM:SS.sssZ`) and names a real instant without a leap second.
  * Every string it accepts, ajv-formats' `date-time` accepts too; anything else goes
  * to ajv-formats, so the format means the same, only the common case is cheaper
- * (the response check runs it on every item of every response: 30x faster).
+ * (the response check runs it on every item of every response: ≈10x faster).
  */
 export function isCanonicalDateTime (value: string): boolean {
   if (value.length !== 24 || value.charCodeAt(4) !== 45 || value.charCodeAt(7) !== 45 || value.charCodeAt(10) !== 84 ||
