@@ -27,7 +27,7 @@ export { componentName } from './naming.js'
 export { errors, documentedResponses, ProblemSchema, ValidationProblemSchema } from './openapi.js'
 export { errorClassSchema, ProblemErrorEntrySchema } from './problem-schema.js'
 export { typeboxValidatorCompiler } from './validation.js'
-export { operationIdOf, summaryOf, tagOf, plural } from './naming.js'
+export { operationIdOf, summaryOf, tagOf, plural, pluralName } from './naming.js'
 export {
   GenericViewMixin, AsyncGenericListAPIView, GenericListAPIView, AsyncGenericCreateAPIView, GenericCreateAPIView, AsyncGenericRetrieveAPIView,
   GenericRetrieveAPIView, AsyncGenericUpdateAPIView, GenericUpdateAPIView, AsyncGenericPartialUpdateAPIView, GenericPartialUpdateAPIView,

@@ -16,11 +16,55 @@ export function componentName (klass: ViewClass): string {
   return klass.name.replace(/(APIView|ViewSet|View)$/, '') || klass.name
 }
 
-/** `Item` -> `Items`, `Category` -> `Categories`, `Box` -> `Boxes`: English enough for identifiers. */
+// Nouns whose plural is the word itself: a resource named after one reads the same in both.
+const UNCOUNTABLE = new Set(['health', 'information', 'info', 'equipment', 'news', 'data', 'metadata', 'series', 'species',
+  'feedback', 'software', 'hardware', 'media', 'settings', 'config', 'configuration', 'inventory', 'stock', 'staff', 'audio', 'analytics',
+  'metrics', 'sheep', 'fish', 'deer', 'aircraft', 'money', 'rice', 'traffic', 'weather', 'progress', 'research', 'evidence', 'advice'])
+const IRREGULAR: Record<string, string> = {
+  person: 'people', child: 'children', man: 'men', woman: 'women', mouse: 'mice', goose: 'geese', tooth: 'teeth', foot: 'feet',
+  ox: 'oxen', datum: 'data', criterion: 'criteria', phenomenon: 'phenomena', index: 'indexes', matrix: 'matrices', vertex: 'vertices',
+  leaf: 'leaves', knife: 'knives', life: 'lives', wife: 'wives', half: 'halves', shelf: 'shelves', wolf: 'wolves', thief: 'thieves',
+  loaf: 'loaves', calf: 'calves', hero: 'heroes', potato: 'potatoes', tomato: 'tomatoes', echo: 'echoes', veto: 'vetoes',
+  analysis: 'analyses', basis: 'bases', crisis: 'crises', thesis: 'theses', diagnosis: 'diagnoses', axis: 'axes', quiz: 'quizzes'
+}
+// Singular nouns that end in a lone `s`: not already plural.
+const SINGULAR_IN_S = /(ss|us|is|ics|ias|bus|gas|lens|atlas|canvas|alias)$/
+
+/** The last word of an identifier (`OrderItem` -> `Item`, `order_item` -> `item`), and what precedes it. */
+function splitLastWord (name: string): [string, string] {
+  const match = /^(.*?)([A-Z]?[a-z0-9]+|[A-Z]+)$/.exec(name)
+  return match === null ? ['', name] : [match[1], match[2]]
+}
+
+function withCaseOf (word: string, replacement: string): string {
+  if (word === word.toUpperCase() && word.length > 1) return replacement.toUpperCase()
+  return word.charAt(0) === word.charAt(0).toUpperCase() ? replacement.charAt(0).toUpperCase() + replacement.slice(1) : replacement
+}
+
+/**
+ * The plural of a resource name, on its last word: `Item` -> `Items`, `Category` ->
+ * `Categories`, `OrderItem` -> `OrderItems`, `Person` -> `People`, `Address` ->
+ * `Addresses`. A name that is already plural (`Items`) or uncountable (`Health`,
+ * `Status`, `Data`) is kept. `apiPluralName` overrides it per view.
+ */
 export function plural (name: string): string {
-  if (/[^aeiou]y$/i.test(name)) return name.slice(0, -1) + 'ies'
-  if (/(s|x|z|ch|sh)$/i.test(name)) return name + 'es'
-  return name + 's'
+  const [head, word] = splitLastWord(name)
+  const lower = word.toLowerCase()
+  if (UNCOUNTABLE.has(lower)) return name
+  const irregular = IRREGULAR[lower]
+  if (irregular !== undefined) return head + withCaseOf(word, irregular)
+  if (Object.values(IRREGULAR).includes(lower)) return name
+  if (/s$/.test(lower) && !SINGULAR_IN_S.test(lower)) return name
+  // Suffixes are lower case, also after an acronym (`APIs`, `URLs`).
+  if (/[^aeiou]y$/.test(lower)) return head + word.slice(0, -1) + 'ies'
+  if (/(s|x|z|ch|sh)$/.test(lower)) return head + word + 'es'
+  return head + word + 's'
+}
+
+/** The plural resource name of a view: `apiPluralName`, else `plural()` of its resource name. */
+export function pluralName (klass: ViewClass): string {
+  const own = (klass as ViewClass & { apiPluralName?: string }).apiPluralName
+  return typeof own === 'string' && own !== '' ? own : plural(componentName(klass))
 }
 
 /** `statsSummary` -> `Stats summary`. */
@@ -57,7 +101,10 @@ const PLURAL_ACTIONS = new Set(['list', 'bulkCreate', 'bulkUpdate', 'updateMany'
 export function operationIdOf (klass: ViewClass, action: string, options: { detail: boolean, standard: boolean, method?: string }): string {
   const name = componentName(klass)
   const collection = options.standard ? PLURAL_ACTIONS.has(action) : !options.detail
-  const base = action + capitalize(collection ? plural(name) : name)
+  const resource = collection ? pluralName(klass) : name
+  // A custom route named after its resource (`health` on `Health`) is named once: `health`, not `healthHealth`.
+  const named = !options.standard && (action.toLowerCase() === name.toLowerCase() || action.toLowerCase() === resource.toLowerCase())
+  const base = named ? action : action + capitalize(resource)
   return options.method === undefined ? base : base + capitalize(options.method.toLowerCase())
 }
 
@@ -65,11 +112,10 @@ export function operationIdOf (klass: ViewClass, action: string, options: { deta
 export function summaryOf (klass: ViewClass, action: string, standard: boolean): string {
   const template = standard ? STANDARD_SUMMARIES[action] : undefined
   if (template === undefined) return humanize(action)
-  const name = componentName(klass)
-  return template.replace('{+}', plural(name)).replace('{}', name)
+  return template.replace('{+}', pluralName(klass)).replace('{}', componentName(klass))
 }
 
 /** The default tag of a view's routes: its resource name in the plural. */
 export function tagOf (klass: ViewClass): string {
-  return plural(componentName(klass))
+  return pluralName(klass)
 }
