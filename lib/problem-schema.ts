@@ -10,11 +10,11 @@ export const ProblemErrorEntrySchema = Type.Object({
 }, { $id: 'ProblemErrorEntry' })
 
 const problemProperties = {
-  type: Type.String({ description: 'A URI reference identifying the problem type (RFC 9457 section 3.1.1).', default: 'about:blank' }),
+  type: Type.String({ format: 'uri-reference', description: 'A URI reference identifying the problem type (RFC 9457 section 3.1.1).', default: 'about:blank' }),
   title: Type.String({ description: 'A short summary of the problem type.' }),
   status: Type.Integer({ description: 'The HTTP status code.' }),
   detail: Type.String({ description: 'An explanation specific to this occurrence.' }),
-  instance: Type.Optional(Type.String({ description: 'The request path the problem occurred on.' }))
+  instance: Type.Optional(Type.String({ format: 'uri-reference', description: 'The request path the problem occurred on (RFC 9457 section 3.1.5).' }))
 }
 
 /** RFC 9457 problem document: every error response of the library has this shape. */
@@ -46,9 +46,10 @@ export function errorClassSchema (cls: APIErrorClass): TSchema {
   const validation = cls === BadRequest || cls.prototype instanceof BadRequest
   schema = Type.Object({
     ...problemProperties,
-    type: cls.type === 'about:blank' ? problemProperties.type : Type.Literal(cls.type, { description: problemProperties.type.description }),
+    type: cls.type === 'about:blank' ? problemProperties.type : Type.Literal(cls.type, { format: 'uri-reference', description: problemProperties.type.description }),
     title: Type.String({ description: problemProperties.title.description, examples: [cls.title] }),
-    status: Type.Literal(cls.status, { description: problemProperties.status.description }),
+    // The same shape as the generic problem's, an integer, fixed to the class's own (a TypeBox literal would say `number`).
+    status: Type.Integer({ const: cls.status, description: problemProperties.status.description }),
     detail: Type.String({ description: problemProperties.detail.description, examples: [cls.defaultDetail] }),
     ...(validation ? { errors: Type.Optional(Type.Array(ProblemErrorEntrySchema)) } : {})
   }, { $id: `${cls.name}Problem`, description: `${cls.title}: ${cls.defaultDetail}`, additionalProperties: true })

@@ -897,3 +897,17 @@ test('one app with every kind of view and documented response: a valid document,
   t.same(Object.keys(doc.paths['/headers/thrown'].get.responses['200'].headers).sort(), ['x-rate-limit-remaining', 'x-total-count'])
   t.same(doc.paths['/routed/list'].get.tags, ['routed'])
 })
+
+test('every problem schema has one shape: an integer status and a uri-reference type (RFC 9457 section 3.1)', async (t) => {
+  const { buildApp } = await import('../examples/app.js')
+  const app = await buildApp({ databaseUrl: 'sqlite::memory:', logger: false })
+  t.teardown(() => app.close())
+  await app.ready()
+  const doc = JSON.parse(JSON.stringify(app.swagger())) as { components: { schemas: Record<string, { properties?: Record<string, { type?: string, format?: string }> }> } }
+  const problems = Object.entries(doc.components.schemas).filter(([name]) => name.endsWith('Problem'))
+  t.ok(problems.length > 3, 'the example documents several problem classes')
+  for (const [name, schema] of problems) {
+    t.equal(schema.properties?.status?.type, 'integer', `${name}.status is an integer`)
+    t.equal(schema.properties?.type?.format, 'uri-reference', `${name}.type is a URI reference`)
+  }
+})
