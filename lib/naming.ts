@@ -20,13 +20,15 @@ export function componentName (klass: ViewClass): string {
 const UNCOUNTABLE = new Set(['health', 'information', 'info', 'equipment', 'news', 'data', 'metadata', 'series', 'species',
   'feedback', 'software', 'hardware', 'media', 'settings', 'config', 'configuration', 'inventory', 'stock', 'staff', 'audio', 'analytics',
   'metrics', 'sheep', 'fish', 'deer', 'aircraft', 'money', 'rice', 'traffic', 'weather', 'progress', 'research', 'evidence', 'advice'])
-const IRREGULAR: Record<string, string> = {
+// A Map, not an object literal: a resource named `Constructor` must not find Object.prototype's.
+const IRREGULAR = new Map(Object.entries({
   person: 'people', child: 'children', man: 'men', woman: 'women', mouse: 'mice', goose: 'geese', tooth: 'teeth', foot: 'feet',
   ox: 'oxen', datum: 'data', criterion: 'criteria', phenomenon: 'phenomena', index: 'indexes', matrix: 'matrices', vertex: 'vertices',
   leaf: 'leaves', knife: 'knives', life: 'lives', wife: 'wives', half: 'halves', shelf: 'shelves', wolf: 'wolves', thief: 'thieves',
   loaf: 'loaves', calf: 'calves', hero: 'heroes', potato: 'potatoes', tomato: 'tomatoes', echo: 'echoes', veto: 'vetoes',
   analysis: 'analyses', basis: 'bases', crisis: 'crises', thesis: 'theses', diagnosis: 'diagnoses', axis: 'axes', quiz: 'quizzes'
-}
+}))
+const IRREGULAR_PLURALS = new Set(IRREGULAR.values())
 // Singular nouns that end in a lone `s`: not already plural.
 const SINGULAR_IN_S = /(ss|us|is|ics|ias|bus|gas|lens|atlas|canvas|alias)$/
 
@@ -51,9 +53,9 @@ export function plural (name: string): string {
   const [head, word] = splitLastWord(name)
   const lower = word.toLowerCase()
   if (UNCOUNTABLE.has(lower)) return name
-  const irregular = IRREGULAR[lower]
+  const irregular = IRREGULAR.get(lower)
   if (irregular !== undefined) return head + withCaseOf(word, irregular)
-  if (Object.values(IRREGULAR).includes(lower)) return name
+  if (IRREGULAR_PLURALS.has(lower)) return name
   if (/s$/.test(lower) && !SINGULAR_IN_S.test(lower)) return name
   // Suffixes are lower case, also after an acronym (`APIs`, `URLs`).
   if (/[^aeiou]y$/.test(lower)) return head + word.slice(0, -1) + 'ies'

@@ -12,7 +12,10 @@ test('plural: regular nouns, already-plural and uncountable names, irregulars, t
     ['Person', 'People'], ['People', 'People'], ['Child', 'Children'], ['Leaf', 'Leaves'], ['Hero', 'Heroes'], ['Index', 'Indexes'],
     ['Roof', 'Roofs'], ['Photo', 'Photos'],
     ['OrderItem', 'OrderItems'], ['SalesPerson', 'SalesPeople'], ['order_item', 'order_items'], ['Documents', 'Documents'],
-    ['API', 'APIs'], ['URL', 'URLs'], ['HTTPRequest', 'HTTPRequests']
+    ['API', 'APIs'], ['URL', 'URLs'], ['HTTPRequest', 'HTTPRequests'],
+    // Names of Object.prototype's members are plain words too.
+    ['CHILD', 'CHILDREN'], ['person', 'people'], ['Item_', 'Item_s'],
+    ['Constructor', 'Constructors'], ['ToString', 'ToStrings'], ['ValueOf', 'ValueOfs'], ['HasOwnProperty', 'HasOwnProperties']
   ]
   t.same(cases.map(([name]) => plural(name)), cases.map(([, expected]) => expected))
 })
