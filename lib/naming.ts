@@ -1,7 +1,8 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { ViewClass } from './view.js'
 
-interface Named { apiComponentName?: string, responseSchema?: TSchema }
+// The naming statics live on APIView; a plain View class may have them or not.
+interface Named { apiComponentName?: string, apiPluralName?: string, responseSchema?: TSchema }
 
 /**
  * The name of a view's resource: `apiComponentName`, else the `$id` or `title` of its
@@ -47,7 +48,7 @@ function withCaseOf (word: string, replacement: string): string {
  * The plural of a resource name, on its last word: `Item` -> `Items`, `Category` ->
  * `Categories`, `OrderItem` -> `OrderItems`, `Person` -> `People`, `Address` ->
  * `Addresses`. A name that is already plural (`Items`) or uncountable (`Health`,
- * `Status`, `Data`) is kept. `apiPluralName` overrides it per view.
+ * `Data`, `News`) is kept. `apiPluralName` overrides it per view.
  */
 export function plural (name: string): string {
   const [head, word] = splitLastWord(name)
@@ -65,7 +66,7 @@ export function plural (name: string): string {
 
 /** The plural resource name of a view: `apiPluralName`, else `plural()` of its resource name. */
 export function pluralName (klass: ViewClass): string {
-  const own = (klass as ViewClass & { apiPluralName?: string }).apiPluralName
+  const own = (klass as ViewClass & Named).apiPluralName
   return typeof own === 'string' && own !== '' ? own : plural(componentName(klass))
 }
 
