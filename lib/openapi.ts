@@ -1,7 +1,7 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import type { FastifySchema } from 'fastify'
 import { findRaises, getCatchSpecs, type Raises } from './decorators.js'
-import { BadRequest, statusTitle, type APIErrorClass } from './errors.js'
+import { BadRequest, ContentTooLarge, statusTitle, UnsupportedMediaType, type APIErrorClass } from './errors.js'
 import { operationIdOf, summaryOf, tagOf } from './naming.js'
 import { PROBLEM_CONTENT_TYPE } from './problem.js'
 import { componentRef, problemBody, ProblemSchema, ValidationProblemSchema } from './problem-schema.js'
@@ -105,7 +105,7 @@ function collectResponses (klass: ViewClass, route: RouteDefinition, context: Op
 
   // A plain View documents the 400 its validation or body parsing can answer; an APIView always documents its defaultErrors.
   const defaults = view.defaultErrors ?? (canAnswerBadRequest(route, context.method) ? [BadRequest] : [])
-  for (const cls of new Set([...defaults, ...(view.errors ?? []), ...route.throws, ...dependencyErrors(route.options.dependencies)])) {
+  for (const cls of new Set([...defaults, ...bodyErrors(context.method), ...(view.errors ?? []), ...route.throws, ...dependencyErrors(route.options.dependencies)])) {
     const entry = generated[cls.status] ?? (generated[cls.status] = { description: statusTitle(cls.status), errors: [] })
     entry.errors = [...entry.errors!, cls]
   }
@@ -116,6 +116,15 @@ function collectResponses (klass: ViewClass, route: RouteDefinition, context: Op
     merged[status] ??= { description: statusTitle(status), schema: ProblemSchema }
   }
   return { responses: merged, explicitOnly: Object.keys(merged).filter((status) => withMixins[status] === undefined) }
+}
+
+/**
+ * What Fastify's body handling answers on a method whose body it reads, before any
+ * view code runs: 413 for a body over `bodyLimit`, 415 for a media type no parser
+ * takes (or, on a route with a body schema, anything but JSON).
+ */
+function bodyErrors (method: string): APIErrorClass[] {
+  return BODY_METHODS.has(method) ? [ContentTooLarge, UnsupportedMediaType] : []
 }
 
 /** The errors the route's dependencies declare they answer. */

@@ -175,10 +175,10 @@ test('errors: defaults, detail and create errors, class errors, Throws, errors()
   const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
 
   t.same(statuses('/items', 'get'), ['200', '400', '403'], 'list: defaultErrors (400) and class errors (403)')
-  t.same(statuses('/items', 'post'), ['201', '400', '403', '409'], 'create documents 409')
-  t.same(statuses('/items/{id}', 'put'), ['200', '400', '403', '404', '409'], 'update documents 404 and 409 (a documented decision)')
-  t.same(statuses('/items/{id}', 'patch'), ['200', '400', '403', '404', '409'], 'partialUpdate documents 404 and 409')
-  t.same(statuses('/items/{id}', 'delete'), ['204', '400', '403', '404'], 'destroy documents 404, no 409')
+  t.same(statuses('/items', 'post'), ['201', '400', '403', '409', '413', '415'], 'create documents 409, and the 413 and 415 of its body')
+  t.same(statuses('/items/{id}', 'put'), ['200', '400', '403', '404', '409', '413', '415'], 'update documents 404 and 409 (a documented decision)')
+  t.same(statuses('/items/{id}', 'patch'), ['200', '400', '403', '404', '409', '413', '415'], 'partialUpdate documents 404 and 409')
+  t.same(statuses('/items/{id}', 'delete'), ['204', '400', '403', '404', '413', '415'], 'destroy documents 404, no 409; Fastify reads a DELETE body too')
   t.same(problem('/items/{id}', 'put', '409'), ref('ConflictProblem'))
   t.same(problem('/items/{id}', 'patch', '409'), ref('ConflictProblem'))
   t.same(problem('/items/{id}', 'get', '404'), { anyOf: [ref('NotFoundProblem'), ref('ArchivedNotFoundProblem')] }, 'two errors on one status: anyOf')
@@ -252,8 +252,8 @@ test('components: every $id once under its own name, never def-N', async (t) => 
   const { app, doc } = await documented(everything())
   t.teardown(() => app.close())
   t.same(Object.keys(doc.components.schemas).sort(), [
-    'ArchivedNotFoundProblem', 'BadRequestProblem', 'ConflictProblem', 'ForbiddenProblem', 'GoneProblem', 'Item', 'ItemIn', 'ItemPage',
-    'NotFoundProblem', 'Problem', 'ProblemErrorEntry'
+    'ArchivedNotFoundProblem', 'BadRequestProblem', 'ConflictProblem', 'ContentTooLargeProblem', 'ForbiddenProblem', 'GoneProblem', 'Item', 'ItemIn', 'ItemPage',
+    'NotFoundProblem', 'Problem', 'ProblemErrorEntry', 'UnsupportedMediaTypeProblem'
   ])
   const text = JSON.stringify(doc)
   t.notMatch(text, /def-\d/)
@@ -371,9 +371,16 @@ test('a View route that reads a body documents the 400 of a malformed one', asyn
   }
   const { app: app2, doc: doc2 } = await documented({ views: [Bodyless] })
   t.teardown(() => app2.close())
-  t.same(Object.keys(doc2.paths['/'].post.responses), ['201', '400'])
+  t.same(Object.keys(doc2.paths['/'].post.responses), ['201', '400', '413', '415'], 'and the 413 and 415 of Fastify\'s body handling')
   const res = await app2.inject({ method: 'POST', url: '/', headers: { 'content-type': 'application/json' }, payload: '{' })
   t.equal(res.statusCode, 400)
+  // Each documented error status is one the route answers, as problem+json.
+  const xml = await app2.inject({ method: 'POST', url: '/', headers: { 'content-type': 'application/xml' }, payload: '<a/>' })
+  t.equal(xml.statusCode, 415)
+  t.match(xml.headers['content-type'], /^application\/problem\+json/)
+  const large = await app2.inject({ method: 'POST', url: '/', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ text: 'x'.repeat(1024 * 1024 + 1) }) })
+  t.equal(large.statusCode, 413)
+  t.match(large.headers['content-type'], /^application\/problem\+json/)
   t.ok(doc)
 })
 
@@ -396,10 +403,10 @@ test('bulk views: 400 everywhere, 409 on POST/PUT/PATCH, 404 on PUT, filter para
   t.teardown(() => app.close())
   const bulk = doc.paths['/items/bulk']
   t.same(Object.keys(bulk).sort(), ['delete', 'patch', 'post', 'put'])
-  t.same(Object.keys(bulk.post.responses), ['201', '400', '409', '413'], 'POST: 201, 400, 409, and 413 past maxBatchSize')
-  t.same(Object.keys(bulk.put.responses), ['204', '400', '404', '409', '413'])
-  t.same(Object.keys(bulk.patch.responses), ['200', '400', '409'])
-  t.same(Object.keys(bulk.delete.responses), ['204', '400'])
+  t.same(Object.keys(bulk.post.responses), ['201', '400', '409', '413', '415'], 'POST: 201, 400, 409, 413 past maxBatchSize or bodyLimit, 415')
+  t.same(Object.keys(bulk.put.responses), ['204', '400', '404', '409', '413', '415'])
+  t.same(Object.keys(bulk.patch.responses), ['200', '400', '409', '413', '415'])
+  t.same(Object.keys(bulk.delete.responses), ['204', '400', '413', '415'])
   t.same(bulk.post.operationId, 'bulkCreateItems')
   t.same([bulk.put.operationId, bulk.patch.operationId, bulk.delete.operationId], ['bulkUpdateItems', 'updateManyItems', 'bulkDeleteItems'])
   t.same([bulk.post.summary, bulk.put.summary, bulk.patch.summary, bulk.delete.summary],
@@ -716,7 +723,7 @@ test('header parameters: in header, lower-cased names, required flags', async (t
   t.same(await new Validator().validate(doc), { valid: true })
 })
 
-test('SEED 7.2: Throws(NotFound) plus responses: errors(Conflict) documents exactly the success, 400, 404 and 409', async (t) => {
+test('SEED 7.2: Throws(NotFound) plus responses: errors(Conflict) documents exactly the success, 400, 404 and 409, and the 413 and 415 of a POST body', async (t) => {
   class Orders extends APIView {
     @Post('/', { responseSchema: Stats, responses: errors(Conflict) })
     @Throws(NotFound)
@@ -725,7 +732,7 @@ test('SEED 7.2: Throws(NotFound) plus responses: errors(Conflict) documents exac
   const { app, doc } = await documented({ views: [{ view: Orders, prefix: '/orders' }] })
   t.teardown(() => app.close())
   const responses = doc.paths['/orders'].post.responses
-  t.same(Object.keys(responses), ['201', '400', '404', '409'])
+  t.same(Object.keys(responses), ['201', '400', '404', '409', '413', '415'])
   t.same([responses['400'], responses['404'], responses['409']].map((r: any) => [r.description, r.content['application/problem+json'].schema]), [
     ['Bad Request', ref('BadRequestProblem')], ['Not Found', ref('NotFoundProblem')], ['Conflict', ref('ConflictProblem')]
   ])
