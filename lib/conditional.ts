@@ -9,6 +9,7 @@ import {
   etagOf, failsPrecondition, httpDate, isNotModified, parseEntityTags, parseHttpDate, toSeconds, weakMatch, type Validators
 } from './preconditions.js'
 import type { RouteDefinition } from './register.js'
+import { alwaysSent } from './response-headers.js'
 import { honoursPreconditions, type Precondition } from './repository.js'
 import { aliasedSchema, compileRenamer, excludeNone, optionalSchema } from './serialization.js'
 import { serializerCompilerFor } from './serializer.js'
@@ -225,7 +226,9 @@ function lastModifiedStamp (field: string): preSerializationHookHandler<unknown>
 }
 
 const validatorHeaders = (klass: Loose, route: RouteDefinition): Record<string, unknown> => {
-  const headers: Record<string, unknown> = { etag: Type.String({ description: 'Strong validator of the representation (RFC 9110 section 8.8.3).' }) }
+  const etag = Type.String({ description: 'Strong validator of the representation (RFC 9110 section 8.8.3).' })
+  // With etag = true every 2xx and 304 of the route carries one; hand-rolled validators may not.
+  const headers: Record<string, unknown> = { etag: klass.etag === true ? alwaysSent(etag) : etag }
   // A list has no single modification time; lastModifiedField stamps single objects only.
   const single = route.responseSchema?.type !== 'array' && route.name !== 'list'
   if (klass.conditionalRequests === true || (klass.lastModifiedField !== undefined && single)) {

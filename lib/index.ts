@@ -9,7 +9,7 @@ export {
 } from './decorators.js'
 export * from './errors.js'
 export { problemErrorHandler, problemNotFoundHandler, problemClientErrorHandler, problemFrameworkErrors, PROBLEM_CONTENT_TYPE } from './problem.js'
-export { ResponseHeaders, headerName, type ResponseHeadersClass, type HeaderFields } from './response-headers.js'
+export { ResponseHeaders, alwaysSent, headerName, type ResponseHeadersClass, type HeaderFields } from './response-headers.js'
 export { ResponseValidationError } from './response-check.js'
 export { RequestValidationError } from './validation.js'
 export type {

@@ -13,6 +13,18 @@ export interface ResponseHeadersClass<F extends HeaderFields = HeaderFields> {
   apply (reply: FastifyReply, values: Partial<{ [K in keyof F]: Static<F[K]> }>): FastifyReply
 }
 
+/**
+ * Marks a documented response header as sent on every such response: `swaggerOptions`
+ * turns it into the header object's `required: true` (OpenAPI 3.1 section 4.8.21), which
+ * @fastify/swagger has no other way to say, so generated clients type it as present.
+ */
+export const ALWAYS_SENT = 'x-always-sent'
+
+/** A header schema marked as sent on every response it documents. */
+export function alwaysSent<S extends TSchema> (schema: S): S {
+  return { ...schema, [ALWAYS_SENT]: true }
+}
+
 /** The header an attribute stands for: `x_total_count` -> `x-total-count`. */
 export function headerName (field: string): string {
   return field.replace(/_/g, '-').toLowerCase()

@@ -1,6 +1,7 @@
 import type { FastifyDynamicSwaggerOptions, SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger'
 import { documentedSchema } from './openapi.js'
 import { problemComponents } from './problem-schema.js'
+import { ALWAYS_SENT } from './response-headers.js'
 
 export { documentedSchema }
 
@@ -41,6 +42,24 @@ export function addProblemComponents (document: OpenAPIObject): OpenAPIObject {
   }
 }
 
+type HeaderObject = { required?: boolean, schema?: Record<string, unknown> }
+type OperationObject = { responses?: Record<string, { headers?: Record<string, HeaderObject> }> }
+
+/** Headers marked `alwaysSent` become `required: true`; the marker leaves the schema. */
+export function markRequiredHeaders (document: { paths?: Record<string, Record<string, unknown>> }): void {
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      for (const response of Object.values((operation as OperationObject).responses ?? {})) {
+        for (const header of Object.values(response.headers ?? {})) {
+          if (header.schema?.[ALWAYS_SENT] !== true) continue
+          delete header.schema[ALWAYS_SENT]
+          header.required = true
+        }
+      }
+    }
+  }
+}
+
 /** What `swaggerOptions` returns: options for `app.register(swagger, ...)`. */
 export type ViewsSwaggerOptions = FastifyDynamicSwaggerOptions & {
   openapi: NonNullable<FastifyDynamicSwaggerOptions['openapi']>
@@ -73,6 +92,7 @@ export function swaggerOptions (document: NonNullable<FastifyDynamicSwaggerOptio
   const transformObject: SwaggerTransformObject = (input) => {
     if (!('openapiObject' in input)) return theirs === undefined ? input.swaggerObject : theirs(input)
     const openapiObject = addProblemComponents(input.openapiObject as OpenAPIObject) as typeof input.openapiObject
+    markRequiredHeaders(openapiObject as { paths?: Record<string, Record<string, unknown>> })
     return theirs === undefined ? openapiObject : theirs({ openapiObject })
   }
   return { ...options, openapi: { openapi: '3.1.0', ...document }, refResolver, transform, transformObject }

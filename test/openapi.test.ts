@@ -458,6 +458,16 @@ test('conditional views document validators, 304 on safe methods and 412 on unsa
   t.same(Object.keys(summary['200'].headers).sort(), ['etag', 'last-modified', 'x-extra'], 'an explicit entry never drops the validators')
   t.equal(summary['200'].description, 'Short')
   t.same(Object.keys(responses('/h', 'get')), ['200', '304', '400'], 'conditionalRequests documents hand-rolled validators')
+  // etag = true sends an ETag with every 2xx and 304: a client may rely on it. Last-Modified depends on the stored value.
+  for (const [path, method, status] of [['/c/{id}', 'get', '200'], ['/c/{id}', 'get', '304'], ['/c', 'get', '200'], ['/c/{id}', 'put', '200'], ['/c/{id}', 'patch', '200']]) {
+    const headers = responses(path, method)[status].headers
+    t.equal(headers.etag.required, true, `${method} ${path} ${status}: ETag is required`)
+    t.same(headers.etag.schema, { type: 'string' }, 'the marker leaves the schema')
+    t.notOk(headers['last-modified']?.required, 'Last-Modified is not')
+  }
+  t.notOk(responses('/h', 'get')['200'].headers.etag.required, 'hand-rolled validators may not send an ETag')
+  const get = await app.inject({ url: '/c' })
+  t.ok(get.headers.etag, 'and the server sends it')
   t.same(await new Validator().validate(doc), { valid: true })
 })
 
