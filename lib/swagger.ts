@@ -43,13 +43,14 @@ export function addProblemComponents (document: OpenAPIObject): OpenAPIObject {
 }
 
 type HeaderObject = { required?: boolean, schema?: Record<string, unknown> }
-type OperationObject = { responses?: Record<string, { headers?: Record<string, HeaderObject> }> }
+// What @fastify/swagger generates, before a transformObject of the user's: every path has operations, every operation responses.
+type GeneratedPaths = Record<string, Record<string, { responses: Record<string, { headers?: Record<string, HeaderObject> }> }>>
 
 /** Headers marked `alwaysSent` become `required: true`; the marker leaves the schema. */
-export function markRequiredHeaders (document: { paths?: Record<string, Record<string, unknown>> }): void {
-  for (const operations of Object.values(document.paths ?? {})) {
+export function markRequiredHeaders (paths: GeneratedPaths): void {
+  for (const operations of Object.values(paths)) {
     for (const operation of Object.values(operations)) {
-      for (const response of Object.values((operation as OperationObject).responses ?? {})) {
+      for (const response of Object.values(operation.responses)) {
         for (const header of Object.values(response.headers ?? {})) {
           if (header.schema?.[ALWAYS_SENT] !== true) continue
           delete header.schema[ALWAYS_SENT]
@@ -92,7 +93,7 @@ export function swaggerOptions (document: NonNullable<FastifyDynamicSwaggerOptio
   const transformObject: SwaggerTransformObject = (input) => {
     if (!('openapiObject' in input)) return theirs === undefined ? input.swaggerObject : theirs(input)
     const openapiObject = addProblemComponents(input.openapiObject as OpenAPIObject) as typeof input.openapiObject
-    markRequiredHeaders(openapiObject as { paths?: Record<string, Record<string, unknown>> })
+    markRequiredHeaders(openapiObject.paths as GeneratedPaths) // the generator's own output: its type allows the absent parts it never leaves out
     return theirs === undefined ? openapiObject : theirs({ openapiObject })
   }
   return { ...options, openapi: { openapi: '3.1.0', ...document }, refResolver, transform, transformObject }
