@@ -4,18 +4,19 @@ import { actionMixin, type ActionViewClass, type Get, type ItemOf, type Req, typ
 import type { APIView } from './api-view.js'
 import { BadRequest, Conflict, ContentTooLarge, NotFound, type ProblemErrorEntry } from './errors.js'
 import type { FilterClass } from './filters.js'
-import { chain, GenericViewMixin, type GenericHooks, type GenericStatics } from './generics.js'
+import { GenericViewMixin, type GenericHooks, type GenericStatics } from './generics.js'
 import type { ActionRegistry, MixinClass } from './mixins.js'
 import type { StandardAction } from './register.js'
 import type { AsyncBulkRepository, BulkRepository, Criteria } from './repository.js'
 import type { ViewRouteOptions } from './types.js'
 import type { ViewClass } from './view.js'
+import { then as settle, type Awaitable } from './maybe-promise.js'
 
 type Result<T> = T | Promise<T>
 type BulkReq<Q, B> = Req<unknown, Q, B>
 
 /** `fn` on a hook's or the repository's result, awaited when it is a thenable other than the view's reply. */
-const then = <T, R>(view: BulkView, value: Result<T> | PromiseLike<T>, fn: (value: T) => R): Result<R> => chain(value, fn, view.reply)
+const then = <T, R>(view: BulkView, value: Awaitable<T>, fn: (value: T) => R): Result<R> => settle(value, fn, view.reply)
 
 /** The item types of bulk views, besides `item`: `create`, `bulkUpdate`, `update` and the filter `query`. */
 export interface BulkModels { item?: unknown, create?: unknown, bulkUpdate?: unknown, update?: unknown, query?: unknown }

@@ -15,6 +15,7 @@ import { aliasedSchema, compileRenamer, excludeNone, optionalSchema } from './se
 import { serializerCompilerFor } from './serializer.js'
 import type { ResponsesMap } from './types.js'
 import type { View } from './view.js'
+import { then } from './maybe-promise.js'
 
 /** The instance members `ConditionalMixin` adds (SEED 2.6). */
 export interface ConditionalMembers {
@@ -349,7 +350,7 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
       const criteria = { ...(request.params as Record<string, unknown>), ...this.getKwargs(action) }
       const found = repository.get(criteria, this.getRepositoryOptions(action))
       const toValidators = (item: unknown): Validators | null => item === null || item === undefined ? null : validatorsOf(klass, item)
-      return found instanceof Promise ? found.then(toValidators) : toValidators(found)
+      return then(found, toValidators)
     }
 
     writePrecondition (this: ConditionalView, request: FastifyRequest): Precondition | undefined {

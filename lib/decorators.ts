@@ -3,6 +3,7 @@ import type { HTTPMethods } from 'fastify'
 import { APIError, type APIErrorClass } from './errors.js'
 import { annotate, copyRouteMeta, type CatchSpec } from './route-meta.js'
 import type { RouteMethod, RouteSchemas, ViewRouteOptions } from './types.js'
+import { isThenable } from './maybe-promise.js'
 
 /** What TypeScript knows of a public instance method's decorator context: static and `#private` methods are refused by the types too. */
 export interface PublicInstance { readonly static: false, readonly private: false }
@@ -161,8 +162,9 @@ function wrapCatching<F extends (...args: never[]) => unknown> (method: F, specs
     } catch (error) {
       throw mapCaught(this, specs, error)
     }
-    if (result instanceof Promise) {
-      return result.catch((error: unknown) => { throw mapCaught(this, specs, error) })
+    // A rejected thenable (a query builder's) is caught as a rejected promise is; the view's reply is not waited on.
+    if (isThenable(result, (this as { reply?: unknown }).reply)) {
+      return Promise.resolve(result).catch((error: unknown) => { throw mapCaught(this, specs, error) })
     }
     return result
   } as unknown as F

@@ -12,26 +12,17 @@ import { CursorPage, encodeCursor, NumberedPage, OffsetPage } from './pagination
 import type { StandardAction } from './register.js'
 import type { AsyncRepository, Criteria, ListQuery, OrderKey, Repository, RepositoryOptions } from './repository.js'
 import type { ViewClass } from './view.js'
+import { then, type Awaitable } from './maybe-promise.js'
 
 type AnyRepository = Repository<unknown> | AsyncRepository<unknown>
 type Result<T> = T | Promise<T>
-
-/**
- * Chains on a value the sync family returns directly and the async family as a promise,
- * or as another thenable (a query builder): the result is then always a native promise,
- * which is what the route handler waits on. `except` is never waited on: a view's reply
- * is thenable too, but settles only once the response is sent.
- */
-export function chain<T, R> (value: Result<T> | PromiseLike<T>, fn: (value: T) => R, except?: unknown): Result<R> {
-  return value !== except && typeof (value as Partial<PromiseLike<T>> | null)?.then === 'function' ? Promise.resolve(value).then(fn) : fn(value as T)
-}
 
 /**
  * An optional repository method: a page and the total it belongs to, read in one snapshot.
  * The generic list of numbered and offset pages calls it instead of `list` then `count`.
  */
 export interface PageSnapshot<T = unknown> {
-  listAndCount (criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>, options: RepositoryOptions): Result<{ items: T[], total: number }> | PromiseLike<{ items: T[], total: number }>
+  listAndCount (criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>, options: RepositoryOptions): Awaitable<{ items: T[], total: number }>
 }
 
 /** What `resolveFilter` hands the repository: positional criteria (SQL expressions) and keyword criteria. */
@@ -154,8 +145,8 @@ function genericList (view: GenericView, request: FastifyRequest): Result<unknow
     }
     // A repository that can read the page and its total in one snapshot does, so that they agree under concurrent writes.
     const snapshot = repo as Partial<PageSnapshot>
-    if (typeof snapshot.listAndCount === 'function') return chain(snapshot.listAndCount(kwargs, { ...base, offset, limit }, base, options), shape)
-    return chain(repo.list(kwargs, { ...base, offset, limit }, options), (items) => chain(repo.count(kwargs, base, options), (total) => shape({ items, total })))
+    if (typeof snapshot.listAndCount === 'function') return then(snapshot.listAndCount(kwargs, { ...base, offset, limit }, base, options), shape)
+    return then(repo.list(kwargs, { ...base, offset, limit }, options), (items) => then(repo.count(kwargs, base, options), (total) => shape({ items, total })))
   }
   // Keyset pages: read one row more than asked to learn whether another page follows.
   const ordering = filter!.cursorOrdering()
@@ -164,7 +155,7 @@ function genericList (view: GenericView, request: FastifyRequest): Result<unknow
   const backwards = cursor?.direction === 'previous'
   const query: ListQuery = { ...base, orderBy: backwards ? reversed(ordering) : ordering, limit: pageSize + 1 }
   if (cursor !== undefined) query.after = cursor.values
-  return chain(repo.list(kwargs, query, options), (rows) => {
+  return then(repo.list(kwargs, query, options), (rows) => {
     const more = rows.length > pageSize
     const items = backwards ? rows.slice(0, pageSize).reverse() : rows.slice(0, pageSize)
     const first = items[0]
@@ -233,7 +224,7 @@ const updateImpl = implementing('update', (view, request) =>
 const partialUpdateImpl = implementing('partialUpdate', (view, request) =>
   view.repository.update(detailCriteria(view, request, 'partialUpdate'), request.body as Record<string, unknown>, writeOptions(view, request, 'partialUpdate')), updateMembers)
 const destroyImpl = implementing('destroy', (view, request) =>
-  chain(view.repository.delete(detailCriteria(view, request, 'destroy'), writeOptions(view, request, 'destroy')), (deleted) => deleted ? true : null))
+  then(view.repository.delete(detailCriteria(view, request, 'destroy'), writeOptions(view, request, 'destroy')), (deleted) => deleted ? true : null))
 
 /**
  * The options of a detail write. A conditional request on a view with `ConditionalMixin`

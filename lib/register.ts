@@ -16,6 +16,7 @@ import type { ResponseHeadersClass } from './response-headers.js'
 import type { MaybePromise, RouteSchemas, SharedRouteOptions, ViewRouteOptions } from './types.js'
 import { compilePartValidator, strictBodySchema, type HttpPart, type PartValidator } from './validation.js'
 import type { View, ViewClass } from './view.js'
+import { then } from './maybe-promise.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -277,13 +278,8 @@ function buildHandler (klass: ViewClass, route: RouteDefinition, fn: (this: View
     if (bodyRename !== undefined) request.body = bodyRename(request.body)
     const view = new Klass(request, reply)
     const result = fn.call(view, request)
-    if (result instanceof Promise) return result.then((value) => finish(value, view, reply))
-    // Another thenable (a query builder handed back by a repository) is awaited too; the
-    // reply is thenable as well, but returning it means the response is already sent.
-    if (result !== reply && typeof (result as Partial<PromiseLike<unknown>> | null)?.then === 'function') {
-      return Promise.resolve(result).then((value) => finish(value, view, reply))
-    }
-    return finish(result, view, reply)
+    // Returning the reply (thenable too) means the response is already sent: it is not waited on.
+    return then(result, (value) => finish(value, view, reply), reply)
   }
 }
 
