@@ -3,17 +3,13 @@ import type { Raises } from './decorators.js'
 import { BadRequest, type APIErrorClass } from './errors.js'
 import type { Dependency } from './types.js'
 import { View } from './view.js'
+import type { SerializerOptions } from './wire.js'
+
+export type { SerializerOptions }
 
 
 /** Methods that only read (RFC 9110 §9.2.1); every other one is a write. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE'])
-/** Dump options of a response (the seed's `serializer_options`). */
-export interface SerializerOptions {
-  /** Use the `alias` of properties as wire names (default true). */
-  byAlias?: boolean
-  /** Leave out properties whose value is `null` or `undefined`, at any depth. */
-  excludeNone?: boolean
-}
 
 /** Where an instance keeps its own serializer options once a handler touched them. */
 export const OWN_SERIALIZER_OPTIONS = Symbol('fastify-views.serializer-options')

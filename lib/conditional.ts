@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler, preValidationHookHandler } from 'fastify'
-import type { APIView, SerializerOptions } from './api-view.js'
+import type { APIView } from './api-view.js'
 import { PreconditionFailed, PreconditionRequired } from './errors.js'
 import type { ActionViewClass } from './actions.js'
 import { defineMixin } from './mixins.js'
@@ -11,10 +11,9 @@ import {
 import type { RouteDefinition } from './register.js'
 import { alwaysSent } from './response-headers.js'
 import { honoursPreconditions, type Precondition } from './repository.js'
-import { aliasedSchema, compileRenamer, excludeNone, optionalSchema } from './serialization.js'
-import { serializerCompilerFor } from './serializer.js'
+import { compileRepresentation, type SerializerOptions } from './wire.js'
 import type { ResponsesMap } from './types.js'
-import type { View } from './view.js'
+import { keepView, type View } from './view.js'
 import { then } from './maybe-promise.js'
 
 /** The instance members `ConditionalMixin` adds (SEED 2.6). */
@@ -66,7 +65,11 @@ declare module './mixins.js' {
 }
 
 type Loose = typeof View & Partial<ConditionalStatics> & { responseSchema?: TSchema, defaultSerializerOptions?: SerializerOptions }
+/** Where a view serving a conditional write keeps the representation its route hashes. */
+const REPRESENTATION = Symbol('fastify-views.representation')
+
 type ConditionalView = APIView & ConditionalMembers & {
+  [REPRESENTATION]?: (value: unknown) => string
   repository?: { get?: (criteria: Record<string, unknown>, options: Record<string, unknown>) => unknown }
   // Present whenever `repository` is: both come from GenericViewMixin.
   getKwargs: (action?: string) => Record<string, unknown>
@@ -131,11 +134,14 @@ const etagOnWrite: onSendHookHandler = (_request, reply, payload, done) => {
  * property lookups; one with them reads the current validators and answers 412 when
  * they fail (section 13.2.2).
  */
-function preconditionCheck (klass: Loose): preValidationHookHandler {
-  const Klass = klass as unknown as new (request: FastifyRequest, reply: FastifyReply) => ConditionalView
+function preconditionCheck (klass: Loose, representation: ((value: unknown) => string) | undefined): preValidationHookHandler {
+  const Klass = klass as unknown as new (request: FastifyRequest, reply: FastifyReply) => ConditionalView // a view class is constructed with the request and reply; its statics type says nothing of instances
   const required = klass.requirePreconditions === true
   async function evaluate (request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const current = await new Klass(request, reply).getValidators(request)
+    // The handler serves the request with this same instance, which knows the representation to hash.
+    const view = keepView(request, new Klass(request, reply))
+    view[REPRESENTATION] = representation
+    const current = await view.getValidators(request)
     // No current representation: the action's own answer (404) wins over preconditions (RFC 9110 section 13.2.1).
     if (current != null && failsPrecondition(request.headers, current)) throw new PreconditionFailed(CHANGED)
   }
@@ -181,39 +187,13 @@ const WRITE_CONDITIONS: Record<string, TSchema> = {
 }
 
 /** The validators of a stored object: the ETag of the representation GET sends, and its modification time. */
-function validatorsOf (klass: Loose, item: unknown): Validators {
-  const serialize = representationOf(klass)
+function validatorsOf (view: ConditionalView, item: unknown): Validators {
+  const represent = view[REPRESENTATION]
   const validators: Validators = {}
-  if (serialize !== undefined) validators.etag = etagOf(serialize(item))
-  const field = klass.lastModifiedField
+  if (represent !== undefined) validators.etag = etagOf(represent(item))
+  const field = (view.constructor as Loose).lastModifiedField
   if (field !== undefined) validators.lastModified = (item as Record<string, Date | string | number>)[field]
   return validators
-}
-
-const representations = new WeakMap<Loose, (value: unknown) => string>()
-
-/**
- * Serializes an object as GET sends it, with the class's default serializer options,
- * so the ETag of a precondition equals the one GET gave.
- */
-function representationOf (klass: Loose): ((value: unknown) => string) | undefined {
-  const schema = klass.responseSchema
-  if (schema === undefined) return undefined
-  let serialize = representations.get(klass)
-  if (serialize === undefined) {
-    const options = klass.defaultSerializerOptions!
-    const byAlias = options.byAlias !== false
-    const dropNone = options.excludeNone === true
-    const wire = byAlias ? aliasedSchema(schema) : schema
-    const compiled = serializerCompilerFor()({ schema: (dropNone ? optionalSchema(wire) : wire) as object })
-    const toWire = byAlias ? compileRenamer(schema, true) : undefined
-    serialize = (value) => {
-      const data = dropNone ? excludeNone(value) : value
-      return compiled(toWire === undefined ? data : toWire(data))
-    }
-    representations.set(klass, serialize)
-  }
-  return serialize
 }
 
 /** Stamps `Last-Modified` from a field of the object a GET returns, so If-Modified-Since can answer 304. */
@@ -271,7 +251,11 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
         return { ...inherited, onSend: [etagOnSend, ...toList(inherited.onSend)], preSerialization: [...stamp, ...toList(inherited.preSerialization)] }
       }
       if ((self.etag === true || self.conditionalRequests === true) && UNSAFE.has(method) && route.path.includes(':')) {
-        const hooks = { ...inherited, preValidation: [preconditionCheck(self), ...toList(inherited.preValidation)] }
+        // The representation GET sends, compiled now with the application's serializers: the one its ETag was hashed from.
+        const representation = self.responseSchema === undefined
+          ? undefined
+          : compileRepresentation(self.responseSchema, self.defaultSerializerOptions ?? { byAlias: true }, route.compileSerializer)
+        const hooks = { ...inherited, preValidation: [preconditionCheck(self, representation), ...toList(inherited.preValidation)] }
         // A write's response carries the new validators, equal to what a GET would send, so a
         // client can chain conditional writes without reading again (RFC 9110 §8.8.3).
         if (self.etag !== true || method === 'DELETE') return hooks
@@ -345,20 +329,18 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
     getValidators (this: ConditionalView, request: FastifyRequest): Validators | null | undefined | Promise<Validators | null | undefined> {
       const repository = this.repository
       if (typeof repository?.get !== 'function') return undefined
-      const klass = this.constructor as Loose
       const action = request.routeOptions.config.action!
       const criteria = { ...(request.params as Record<string, unknown>), ...this.getKwargs(action) }
       const found = repository.get(criteria, this.getRepositoryOptions(action))
-      const toValidators = (item: unknown): Validators | null => item === null || item === undefined ? null : validatorsOf(klass, item)
+      const toValidators = (item: unknown): Validators | null => item === null || item === undefined ? null : validatorsOf(this, item)
       return then(found, toValidators)
     }
 
     writePrecondition (this: ConditionalView, request: FastifyRequest): Precondition | undefined {
       const headers = request.headers
       if (headers['if-match'] === undefined && headers['if-none-match'] === undefined && headers['if-unmodified-since'] === undefined) return undefined
-      const klass = this.constructor as Loose
       return (current) => {
-        if (failsPrecondition(headers, validatorsOf(klass, current))) throw new PreconditionFailed(CHANGED)
+        if (failsPrecondition(headers, validatorsOf(this, current))) throw new PreconditionFailed(CHANGED)
       }
     }
   }

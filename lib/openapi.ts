@@ -4,13 +4,14 @@ import { findRaises, getCatchSpecs, type Raises } from './decorators.js'
 import { BadRequest, ContentTooLarge, statusTitle, UnsupportedMediaType, type APIErrorClass } from './errors.js'
 import { operationIdOf, summaryOf, tagOf } from './naming.js'
 import { PROBLEM_CONTENT_TYPE } from './problem.js'
-import { componentRef, problemBody, ProblemSchema, ValidationProblemSchema } from './problem-schema.js'
+import { problemBody, ProblemSchema, ValidationProblemSchema } from './problem-schema.js'
 import type { RouteDefinition } from './register.js'
 import type { ResponseHeadersClass } from './response-headers.js'
 import { mergeResponses } from './route-meta.js'
 import { aliasedSchema } from './serialization.js'
 import type { Dependency, ResponseDoc, ResponsesMap, SecurityRequirement } from './types.js'
 import type { ViewClass } from './view.js'
+import { wireForm } from './wire.js'
 
 const ANY_JSON = {} as TSchema
 
@@ -90,7 +91,7 @@ export function documentedResponses (klass: ViewClass, route: RouteDefinition, c
 function servedBody (route: RouteDefinition): TSchema | undefined {
   if (route.emptyBody) return undefined
   // An undeclared body is any JSON (`{}`, serialized with JSON.stringify).
-  return route.responseSchema === undefined ? ANY_JSON : aliasedSchema(route.responseSchema)
+  return route.responseSchema === undefined ? ANY_JSON : wireForm(route.responseSchema, { byAlias: true }).schema
 }
 
 /** The documented responses, and the statuses only an explicit `responses` entry documents. */
@@ -152,14 +153,15 @@ function dependencySecurity (dependencies: Dependency[]): SecurityRequirement[] 
  * One documented response in the forms Fastify (serializers) and @fastify/swagger
  * (documents) both read. Success bodies use the plain form, which the generator
  * resolves (nested `$id` schemas become named components); error bodies use
- * `content` with `application/problem+json` and reference named problem components.
+ * `content` with `application/problem+json` and keep their named schemas, which
+ * `swaggerOptions` turns into components of the document.
  */
 function toFastifyResponse (status: string, doc: ResponseDoc): Record<string, unknown> {
   const description = doc.description ?? statusTitle(Number(status))
   const head: Record<string, unknown> = doc.headers === undefined ? { description } : { description, headers: doc.headers }
   if (doc.content !== undefined) return { ...head, content: doc.content }
   if (Number(status) >= 400) {
-    if (doc.schema !== undefined) return { ...head, content: { [PROBLEM_CONTENT_TYPE]: { schema: problemSchemaRef(doc.schema) } } }
+    if (doc.schema !== undefined) return { ...head, content: { [PROBLEM_CONTENT_TYPE]: { schema: doc.schema } } }
     if (doc.errors !== undefined && doc.errors.length > 0) return { ...head, content: { [PROBLEM_CONTENT_TYPE]: { schema: problemBody(doc.errors) } } }
   } else if (doc.schema !== undefined) {
     // In the plain form the description would become part of the body schema;
@@ -170,11 +172,6 @@ function toFastifyResponse (status: string, doc: ResponseDoc): Record<string, un
   }
   // No body: @fastify/swagger leaves `content` out for a `null` type.
   return { ...head, type: 'null' }
-}
-
-/** An error body schema in a document: a reference when it is named, else inline. */
-function problemSchemaRef (schema: TSchema): unknown {
-  return typeof schema.$id === 'string' ? componentRef(schema) : schema
 }
 
 /**

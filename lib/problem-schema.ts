@@ -57,46 +57,13 @@ export function errorClassSchema (cls: APIErrorClass): TSchema {
   return schema
 }
 
-type Json = Record<string, unknown>
-
-/** Problem components by name, in OpenAPI 3.1 form: what `swaggerOptions` adds to a document that references them. */
-export const problemComponents = new Map<string, Json>()
-
-/** JSON form of a schema for a document: `$id` dropped, nested `$id` schemas registered and referenced. */
-function toComponentJson (schema: unknown, root: boolean): unknown {
-  if (Array.isArray(schema)) return schema.map((s) => toComponentJson(s, false))
-  if (typeof schema !== 'object' || schema === null) return schema
-  const source = schema as Json
-  if (!root && typeof source.$id === 'string') return componentRef(source)
-  const out: Json = {}
-  for (const key of Object.keys(source)) {
-    if (key !== '$id') out[key] = toComponentJson(source[key], false)
-  }
-  return out
-}
-
-const componentSources = new Map<string, object>()
-
 /**
- * Registers a schema with an `$id` as a named component and returns a `$ref` to it.
- * Two different schemas under one name would make one document describe the other:
- * that is a `TypeError` at registration.
+ * The documented body of a status with these error classes: one class's schema, or `anyOf`
+ * them. The schemas keep their `$id`: `swaggerOptions` turns them into named components of
+ * the document being generated, so nothing is registered outside an application.
  */
-export function componentRef (schema: { $id?: unknown }): Json {
-  const name = schema.$id as string
-  const source = componentSources.get(name)
-  if (source === undefined) {
-    componentSources.set(name, schema)
-    problemComponents.set(name, toComponentJson(schema, true) as Json)
-  } else if (source !== schema) {
-    throw new TypeError(`Two different schemas are documented as the component "${name}"; give one of them (or its error class) another name`)
-  }
-  return { $ref: `#/components/schemas/${name}` }
-}
-
-/** The documented body of a status with these error classes: one reference, or `anyOf` them. */
-export function problemBody (classes: APIErrorClass[]): Json {
+export function problemBody (classes: APIErrorClass[]): TSchema {
   const unique = [...new Set(classes)]
-  if (unique.length === 1) return componentRef(errorClassSchema(unique[0]))
-  return { anyOf: unique.map((cls) => componentRef(errorClassSchema(cls))) }
+  if (unique.length === 1) return errorClassSchema(unique[0])
+  return Type.Union(unique.map(errorClassSchema))
 }

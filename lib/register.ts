@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, RouteOptions } from 'fastify'
-import { OWN_SERIALIZER_OPTIONS, type APIView, type SerializerOptions } from './api-view.js'
+import { OWN_SERIALIZER_OPTIONS, type APIView } from './api-view.js'
 import { findRaises, getCatchSpecs } from './decorators.js'
 import { dependencyHooks } from './dependencies.js'
 import { mediaTypeHook } from './media-type.js'
@@ -11,11 +11,12 @@ import { problemErrorHandler } from './problem.js'
 import { compileResponseCheck } from './response-check.js'
 import { serializerCompilerFor } from './serializer.js'
 import { getRouteMeta, mergeRouteOptions } from './route-meta.js'
-import { aliasedSchema, compileRenamer, excludeNone, optionalSchema } from './serialization.js'
+import { aliasedSchema, compileRenamer } from './serialization.js'
+import { wireForm, type SerializerOptions } from './wire.js'
 import type { ResponseHeadersClass } from './response-headers.js'
 import type { MaybePromise, RouteSchemas, SharedRouteOptions, ViewRouteOptions } from './types.js'
 import { compilePartValidator, strictBodySchema, type HttpPart, type PartValidator } from './validation.js'
-import type { View, ViewClass } from './view.js'
+import { keptView, type View, type ViewClass } from './view.js'
 import { then } from './maybe-promise.js'
 
 declare module 'fastify' {
@@ -91,7 +92,15 @@ export interface RouteDefinition {
   after?: AfterAction
   emptyBody: boolean
   standard: boolean
+  /**
+   * The application's serializer compiler, for what a mixin serializes at registration
+   * (the representation ConditionalMixin hashes): shared schemas of the app resolve.
+   */
+  compileSerializer: (schema: TSchema) => (value: unknown) => string
 }
+
+/** A route as the class declares it, before registration gives it the application's compilers. */
+export type CollectedRoute = Omit<RouteDefinition, 'compileSerializer'>
 
 type ViewStatics = ViewClass & Partial<Pick<typeof APIView,
   'responseSchema' | 'validateResponse' | 'fromAttributes' | 'defaultSerializerOptions' | 'defaultErrors' | 'errors' | 'raises' | 'getDependencies'>>
@@ -119,11 +128,11 @@ function methodsOf (klass: ViewClass): Map<string, object> {
  * Reads a view class into its route definitions: standard actions first, then every
  * decorated method. Throws `TypeError` for an unimplemented action.
  */
-export function collectRoutes (klass: ViewClass): RouteDefinition[] {
+export function collectRoutes (klass: ViewClass): CollectedRoute[] {
   const statics = klass as ViewStatics
   statics.assertRegistrable()
   const methods = methodsOf(klass)
-  const routes: RouteDefinition[] = []
+  const routes: CollectedRoute[] = []
   const standardNames = new Set<string>()
   for (const action of statics.standardActions()) {
     // The same action mixed in twice (sync and async) is one route.
@@ -202,50 +211,28 @@ export function compareSpecificity (a: string, b: string): number {
 
 type Finish = (value: unknown, view: View, reply: FastifyReply) => unknown
 
-interface SerializerVariants {
-  defaults: SerializerOptions
-  fieldSchema: TSchema
-  wireSchema: TSchema
-  toWire: ((value: unknown) => unknown) | undefined
-  cache: Map<string, TSchema>
-}
-
-function variantSchema (v: SerializerVariants, byAlias: boolean, dropNone: boolean): TSchema {
-  const key = `${byAlias ? 'a' : 'f'}${dropNone ? 'n' : ''}`
-  let schema = v.cache.get(key)
-  if (schema === undefined) {
-    const base = byAlias ? v.wireSchema : v.fieldSchema
-    schema = dropNone ? optionalSchema(base) : base
-    v.cache.set(key, schema)
-  }
-  return schema
-}
+/** The form every view route's success schema is compiled (and documented) with. */
+const SERVED: SerializerOptions = { byAlias: true }
 
 /**
- * Applies per-request serializer options. A variant schema (field names, optional
- * properties) gets its own serializer on this reply, and the body stays an object, so
- * preSerialization hooks still see it.
+ * Applies per-request serializer options. A form other than the served one (field names,
+ * optional properties) gets its own serializer on this reply, and the body stays an
+ * object, so preSerialization hooks still see it.
  */
-function applySerializerOptions (v: SerializerVariants, options: SerializerOptions, value: unknown, reply: FastifyReply, status: number): unknown {
-  const byAlias = options.byAlias !== false
-  const dropNone = options.excludeNone === true
-  let out = dropNone ? excludeNone(value) : value
-  if (byAlias && v.toWire !== undefined) out = v.toWire(out)
-  const schema = variantSchema(v, byAlias, dropNone)
-  if (schema === v.wireSchema) return out
-  reply.type('application/json; charset=utf-8').serializer(reply.compileSerializationSchema(schema as Record<string, unknown>, String(status)))
+function applySerializerOptions (schema: TSchema, options: SerializerOptions, value: unknown, reply: FastifyReply, status: number): unknown {
+  const form = wireForm(schema, options)
+  const out = form.toWire === undefined ? value : form.toWire(value)
+  if (form === wireForm(schema, SERVED)) return out
+  reply.type('application/json; charset=utf-8').serializer(reply.compileSerializationSchema(form.schema as Record<string, unknown>, String(status)))
   return out
 }
 
-function buildFinish (klass: ViewStatics, route: RouteDefinition): Finish {
+function buildFinish (klass: ViewStatics, route: CollectedRoute): Finish {
   const { status, emptyBody, onNone, after } = route
   const schema = route.responseSchema
   const check = schema !== undefined && klass.validateResponse === true ? compileResponseCheck(schema, klass.fromAttributes ?? null) : undefined
-  const defaults = klass.defaultSerializerOptions ?? { byAlias: true }
-  const variants: SerializerVariants | undefined = schema === undefined
-    ? undefined
-    : { defaults, fieldSchema: schema, wireSchema: aliasedSchema(schema), toWire: compileRenamer(schema, true), cache: new Map() }
-  const defaultsNeedWork = variants !== undefined && (defaults.excludeNone === true || defaults.byAlias === false || variants.toWire !== undefined)
+  const defaults = klass.defaultSerializerOptions ?? SERVED
+  const defaultsNeedWork = schema !== undefined && (defaults.excludeNone === true || defaults.byAlias === false || wireForm(schema, defaults).toWire !== undefined)
 
   return (value, view, reply) => {
     // An async action that returned the reply (`return this.checkLastModified(...) ?? item`)
@@ -263,20 +250,21 @@ function buildFinish (klass: ViewStatics, route: RouteDefinition): Finish {
       return value
     }
     const body = check === undefined ? value : check(value)
-    if (variants === undefined) return body
+    if (schema === undefined) return body
     const own = (view as Partial<APIView>)[OWN_SERIALIZER_OPTIONS]
     if (own === undefined && !defaultsNeedWork) return body
-    return applySerializerOptions(variants, own ?? defaults, body, reply, status)
+    return applySerializerOptions(schema, own ?? defaults, body, reply, status)
   }
 }
 
-function buildHandler (klass: ViewClass, route: RouteDefinition, fn: (this: View, request: FastifyRequest) => MaybePromise<unknown>) {
+function buildHandler (klass: ViewClass, route: CollectedRoute, fn: (this: View, request: FastifyRequest) => MaybePromise<unknown>) {
   const finish = buildFinish(klass as ViewStatics, route)
   const bodyRename = route.options.schema?.body === undefined ? undefined : compileRenamer(route.options.schema.body, false)
   const Klass = klass as unknown as new (request: FastifyRequest, reply: FastifyReply) => View
   return function viewRouteHandler (request: FastifyRequest, reply: FastifyReply): unknown {
     if (bodyRename !== undefined) request.body = bodyRename(request.body)
-    const view = new Klass(request, reply)
+    // A hook that needed the view first (a precondition check) made it; else it is made here.
+    const view = keptView(request) ?? new Klass(request, reply)
     const result = fn.call(view, request)
     // Returning the reply (thenable too) means the response is already sent: it is not waited on.
     return then(result, (value) => finish(value, view, reply), reply)
@@ -312,6 +300,7 @@ function validatorCompilerFor (parts: RouteSchemas): (input: { httpPart?: string
  */
 export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions = {}, router?: RouterContext, app?: FastifyInstance): RouteOptions[] {
   const serializerCompiler = serializerCompilerFor(app)
+  const compileSerializer = (schema: TSchema): ((value: unknown) => string) => serializerCompiler({ schema })
   const statics = klass as ViewStatics
   const { prefix = '', ...registration } = options
   const base = router === undefined ? registration : mergeRouteOptions(router.options, registration)
@@ -329,7 +318,7 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
     for (const method of route.methods) {
       // Dependencies run router first, then registration, then the route's own, then the action's.
       const dependencies = [...(base.dependencies ?? []), ...(route.options.dependencies ?? []), ...(statics.getDependencies?.(route.name, method) ?? [])]
-      const definition = { ...route, options: { ...merged, dependencies } }
+      const definition: RouteDefinition = { ...route, options: { ...merged, dependencies }, compileSerializer }
       const hooks = dependencyHooks(dependencies)
       const routeOptions: RouteOptions = {
         method,

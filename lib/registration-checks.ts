@@ -1,4 +1,4 @@
-import type { RouteDefinition } from './register.js'
+import type { CollectedRoute } from './register.js'
 import type { ViewClass } from './view.js'
 
 // Mistakes of configuration refused when a view is registered, each naming the view.
@@ -8,7 +8,7 @@ import type { ViewClass } from './view.js'
  * serializer would send every field of the row, so such a view must say which fields
  * clients may see. Routes that declare their own schema, and empty answers, need none.
  */
-export function assertStoredObjectsSchema (klass: ViewClass, routes: RouteDefinition[]): void {
+export function assertStoredObjectsSchema (klass: ViewClass, routes: CollectedRoute[]): void {
   if (!('repository' in klass)) return
   const bare = routes.filter((r) => r.standard && !r.emptyBody && r.status !== 204 && r.responseSchema === undefined).map((r) => r.name)
   if (bare.length === 0) return
@@ -17,7 +17,7 @@ export function assertStoredObjectsSchema (klass: ViewClass, routes: RouteDefini
 }
 
 /** A misspelt `actionDependencies` key would leave the action it meant unguarded: refuse it. */
-export function assertDependencyKeys (statics: ViewClass, routes: RouteDefinition[]): void {
+export function assertDependencyKeys (statics: ViewClass, routes: CollectedRoute[]): void {
   const declared = (statics as { actionDependencies?: Record<string, unknown> }).actionDependencies
   if (declared === undefined) return
   const known = new Set(routes.map((r) => r.name))

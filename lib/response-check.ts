@@ -1,8 +1,7 @@
 import type { TSchema } from '@sinclair/typebox'
-import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { InternalServerError, type ProblemErrorEntry } from './errors.js'
 import { compileProjection, isPlainData } from './serialization.js'
-import { validationEntries } from './validation.js'
+import { compileCheck, validationEntries } from './validation.js'
 
 /**
  * A returned value did not match the route's response schema. The client gets a
@@ -23,7 +22,7 @@ export class ResponseValidationError extends InternalServerError {
  * value, read per `fromAttributes`, must match the success schema before it is sent.
  */
 export function compileResponseCheck (schema: TSchema, fromAttributes: boolean | null): (value: unknown) => unknown {
-  const check = TypeCompiler.Compile(schema)
+  const check = compileCheck(schema)
   const project = fromAttributes === true ? compileProjection(schema) : undefined
   return (value) => {
     const data = project === undefined ? value : project(value)

@@ -1,6 +1,6 @@
 import type { FastifyDynamicSwaggerOptions, SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger'
 import { documentedSchema } from './openapi.js'
-import { problemComponents } from './problem-schema.js'
+import { ComponentCollector } from './components.js'
 import { ALWAYS_SENT } from './response-headers.js'
 
 export { documentedSchema }
@@ -13,33 +13,6 @@ export interface RefResolver {
 /** Names every hoisted component after its `$id` (`Item`, `ItemPage`) instead of `def-0`. */
 export const refResolver: RefResolver = {
   buildLocalReference: (json, _baseUri, _fragment, i) => typeof json.$id === 'string' ? json.$id : `def-${i}`
-}
-
-type OpenAPIObject = { components?: { schemas?: Record<string, unknown> } }
-
-const REF = /"#\/components\/schemas\/([^"]+)"/g
-
-/**
- * Adds the problem components (`Problem`, `NotFoundProblem`, ...) that the document
- * references: error bodies are documented as references, since the generator does
- * not hoist schemas out of a response's `content`.
- */
-export function addProblemComponents (document: OpenAPIObject): OpenAPIObject {
-  const components = document.components ?? (document.components = {})
-  const schemas = components.schemas ?? (components.schemas = {})
-  let pending = JSON.stringify(document)
-  for (;;) {
-    const added: unknown[] = []
-    for (const [, name] of pending.matchAll(REF)) {
-      const component = problemComponents.get(name)
-      if (component !== undefined && schemas[name] === undefined) {
-        schemas[name] = component
-        added.push(component)
-      }
-    }
-    if (added.length === 0) return document
-    pending = JSON.stringify(added)
-  }
 }
 
 type HeaderObject = { required?: boolean, schema?: Record<string, unknown> }
@@ -69,10 +42,18 @@ export type ViewsSwaggerOptions = FastifyDynamicSwaggerOptions & {
   transformObject: SwaggerTransformObject
 }
 
+/** A route schema whose `content` bodies (problems) reference named components collected for the document. */
+function withComponents<S> (components: ComponentCollector, schema: S): S {
+  const response = (schema as { response?: Record<string, unknown> } | undefined)?.response
+  const shown = components.responses(response)
+  return shown === response ? schema : { ...schema, response: shown }
+}
+
 /**
  * Options for `@fastify/swagger` that document view routes as intended: OpenAPI 3.1
  * (JSON Schema 2020-12: `const`, `anyOf` with `null`), components named after their
- * `$id`, the problem components error responses reference, and what `responses` entries
+ * `$id`, the problem bodies (and any other `content` schema with an `$id`) as components of
+ * each document, and what `responses` entries
  * document beyond what is served (`documentedSchema`: an explicit success body, statuses
  * only an entry documents). Extra options pass through; a `transform` or
  * `transformObject` of yours runs after ours.
@@ -84,15 +65,18 @@ export type ViewsSwaggerOptions = FastifyDynamicSwaggerOptions & {
  */
 export function swaggerOptions (document: NonNullable<FastifyDynamicSwaggerOptions['openapi']>, options: Omit<FastifyDynamicSwaggerOptions, 'openapi'> = {}): ViewsSwaggerOptions {
   const theirTransform = options.transform
+  // One collector per call, so per application: each document names its own components.
+  const components = new ComponentCollector()
   const transform: SwaggerTransform = (input) => {
-    const schema = documentedSchema(input.schema)
+    const schema = withComponents(components, documentedSchema(input.schema))
     if (theirTransform === undefined) return { schema, url: input.url }
     return theirTransform(schema === input.schema ? input : { ...input, schema })
   }
   const theirs = options.transformObject
   const transformObject: SwaggerTransformObject = (input) => {
     if (!('openapiObject' in input)) return theirs === undefined ? input.swaggerObject : theirs(input)
-    const openapiObject = addProblemComponents(input.openapiObject as OpenAPIObject) as typeof input.openapiObject
+    const openapiObject = input.openapiObject
+    components.addTo(openapiObject)
     markRequiredHeaders(openapiObject.paths as GeneratedPaths) // the generator's own output: its type allows the absent parts it never leaves out
     return theirs === undefined ? openapiObject : theirs({ openapiObject })
   }

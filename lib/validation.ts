@@ -61,11 +61,36 @@ export function isCanonicalDateTime (value: string): boolean {
 }
 
 const fullDateTime = (fullFormats['date-time'] as { validate: (value: string) => boolean }).validate // ajv-formats declares its entries as a union of definition shapes; date-time is an object with `validate`
-registerFormats({ 'date-time': (value: string) => isCanonicalDateTime(value) || fullDateTime(value) })
 
 // TypeBox rejects every string format it does not know; ajv-formats is the format
 // set Fastify itself validates with, so both validators agree on what a date-time is.
-registerFormats(fullFormats)
+const LIBRARY_FORMATS: Record<string, unknown> = { ...fullFormats, 'date-time': (value: string) => isCanonicalDateTime(value) || fullDateTime(value) }
+
+/**
+ * Makes the string formats `schema` uses known to TypeBox, just before one of the
+ * library's validators compiles it. TypeBox keeps formats in one registry for the whole
+ * process, so the library adds only what its own schemas need, when they are compiled
+ * (never on import), and never replaces a format registered already (by the application).
+ */
+export function useFormatsOf (schema: unknown): void {
+  const used: Record<string, unknown> = {}
+  const seen = new Set<object>()
+  const visit = (node: unknown): void => {
+    if (typeof node !== 'object' || node === null || seen.has(node)) return
+    seen.add(node)
+    const format = (node as { format?: unknown }).format
+    if (typeof format === 'string' && LIBRARY_FORMATS[format] !== undefined) used[format] = LIBRARY_FORMATS[format]
+    for (const value of Object.values(node)) visit(value)
+  }
+  visit(schema)
+  registerFormats(used)
+}
+
+/** The TypeBox compiler, with the formats the schema uses registered first. */
+export function compileCheck<T extends TSchema> (schema: T): TypeCheck<T> {
+  useFormatsOf(schema)
+  return TypeCompiler.Compile(schema)
+}
 
 export const PART_LOCATION: Record<HttpPart, ProblemErrorEntry['in']> = {
   body: undefined,
@@ -266,7 +291,7 @@ export type PartValidator = (data: unknown) => true | { error: Error }
  */
 export function compilePartValidator (schema: TSchema, part: HttpPart): PartValidator {
   const target = part === 'headers' ? lowerCaseKeys(schema as AnySchema) : schema
-  const check = TypeCompiler.Compile(target)
+  const check = compileCheck(target)
   const coerce = part === 'body' ? undefined : buildCoercion(target)
   const fail = (data: unknown): { error: Error } => ({
     error: new RequestValidationError(PART_DETAIL[part], { errors: validationEntries(check, data, part) })

@@ -4,6 +4,24 @@ import type { RouteDefinition, StandardAction } from './register.js'
 import type { ResponseHeadersClass } from './response-headers.js'
 import type { ResponsesMap, ViewRouteOptions } from './types.js'
 
+/** Where a request keeps the view a hook made for it, so that the handler uses the same one. */
+const REQUEST_VIEW = Symbol('fastify-views.view')
+type Keeping = FastifyRequest & { [REQUEST_VIEW]?: View }
+
+/**
+ * The view instance of a request, made by a hook before the handler (the precondition
+ * check of a conditional write). The handler uses it too: one instance per request.
+ */
+export function keepView<V extends View> (request: FastifyRequest, view: V): V {
+  (request as Keeping)[REQUEST_VIEW] = view
+  return view
+}
+
+/** The view a hook kept for this request, if any. */
+export function keptView (request: FastifyRequest): View | undefined {
+  return (request as Keeping)[REQUEST_VIEW]
+}
+
 /**
  * The low-level base class: routes come from the decorators (`Get`, `Post`, ...),
  * a new instance serves each request, and returned values are serialized by the

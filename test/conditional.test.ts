@@ -520,3 +520,47 @@ test('a conditional generic view whose routes declare their own schema: precondi
   t.equal((await app.inject({ method: 'DELETE', url: '/rows/1', headers: { 'if-match': '*' } })).statusCode, 204, 'If-Match * holds for a row that exists')
   t.equal(problem(t, await app.inject({ method: 'DELETE', url: '/rows/2', headers: { 'if-match': '"abc"' } }), 412).status, 412, 'no tag can match without a representation to hash')
 })
+
+test('a representation that references a shared schema of the app: GET and the precondition hash the same bytes', async (t) => {
+  const Fastify = (await import('fastify')).default
+  const { views } = await import('../lib/index.js')
+  const Owner = Type.Object({ name: Type.String() }, { $id: 'Owner' })
+  const Owned = Type.Object({ id: Type.Integer(), name: Type.String(), owner: Type.Ref(Owner) })
+  const repo = new MemoryRepository<Static<typeof Owned>>({ rows: [{ id: 1, name: 'lamp', owner: { name: 'ada' } }] })
+  class Things extends mix(ConditionalMixin, GenericViewSet)<{ item: Static<typeof Owned>, params: { id: number } }> {
+    static override responseSchema = Owned
+    static override detailParams = IdParams
+    static override etag = true
+    static override repository = repo
+    static override validateResponse = false // TypeBox cannot check a Ref to a schema it was not given; the serializer resolves it
+  }
+  const app = Fastify()
+  app.addSchema(Owner)
+  await app.register(views, { views: [{ view: Things, prefix: '/things' }] })
+  t.teardown(() => app.close())
+  const got = await app.inject('/things/1')
+  t.same(got.json(), { id: 1, name: 'lamp', owner: { name: 'ada' } })
+  const put = await app.inject({ method: 'PATCH', url: '/things/1', headers: { 'if-match': got.headers.etag as string }, payload: { name: 'desk' } })
+  t.equal(put.statusCode, 200, 'the tag GET gave matches the one the precondition computes')
+  t.not(put.headers.etag, got.headers.etag, 'the write answers the new tag')
+  problem(t, await app.inject({ method: 'DELETE', url: '/things/1', headers: { 'if-match': got.headers.etag as string } }), 412)
+})
+
+test('one view instance serves a conditional write: the precondition check and the action share it', async (t) => {
+  const seen: object[] = []
+  const repo = new MemoryRepository<ItemT>({ rows: [{ id: 1, name: 'lamp', updated_at: MODIFIED }] })
+  class Items extends mix(ConditionalMixin, GenericViewSet)<{ item: ItemT, params: { id: number } }> {
+    static override responseSchema = Item
+    static override detailParams = IdParams
+    static override etag = true
+    static override repository = repo
+    override getKwargs (action?: string) { seen.push(this); return super.getKwargs(action) }
+  }
+  const app = await build({ views: [{ view: Items, prefix: '/items' }] })
+  t.teardown(() => app.close())
+  const etag = (await app.inject('/items/1')).headers.etag as string
+  seen.length = 0
+  t.equal((await app.inject({ method: 'PATCH', url: '/items/1', headers: { 'if-match': etag }, payload: { name: 'desk' } })).statusCode, 200)
+  t.ok(seen.length >= 2, 'the check and the action both read the view')
+  t.ok(seen.every((view) => view === seen[0]), 'one instance')
+})

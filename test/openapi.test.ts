@@ -346,20 +346,46 @@ test('generic views: page schemas are named components, filter parameters show t
   t.same(await new Validator().validate(doc), { valid: true })
 })
 
-test('two error classes with one name cannot share a component', async (t) => {
-  const make = () => class Duplicate extends APIError { static override status = 418 }
-  const First = make()
-  const Second = make()
-  class Clash extends APIView {
+test('error classes with one name share a component when they say the same, and cannot when they differ', async (t) => {
+  const make = (status: number) => class Duplicate extends APIError { static override status = status }
+  const views = (first: ReturnType<typeof make>, second: ReturnType<typeof make>) => class Clash extends APIView {
     @Get('/a')
-    @Throws(First)
+    @Throws(first)
     a () { return {} }
 
     @Get('/b')
-    @Throws(Second)
+    @Throws(second)
     b () { return {} }
   }
-  await t.rejects(documented({ views: [Clash] }), { name: 'TypeError', message: /"DuplicateProblem"/ })
+  const { app, doc } = await documented({ views: [views(make(418), make(418))] })
+  t.teardown(() => app.close())
+  t.same(doc.paths['/b'].get.responses['418'], doc.paths['/a'].get.responses['418'], 'one component for both')
+  t.equal(doc.components.schemas.DuplicateProblem.properties.status.const, 418)
+  await t.rejects(documented({ views: [views(make(418), make(419))] }), { name: 'TypeError', message: /"DuplicateProblem"/ }, 'one document cannot show two schemas under one name')
+})
+
+test('each application documents its own components: two apps in one process, each with its own Gone', async (t) => {
+  const appWith = async (reason: string) => {
+    class Gone extends APIError { static override status = 410 }
+    const GoneDetail = Type.Object({ reason: Type.String({ description: reason }) }, { $id: 'GoneDetail' })
+    const GoneProblem = Type.Object({ status: Type.Integer(), detail: GoneDetail }, { $id: 'GoneProblem' })
+    class Archive extends APIView {
+      @Get('/old', { responses: { 410: { schema: GoneProblem } } })
+      @Throws(Gone)
+      old () { return {} }
+    }
+    return documented({ views: [Archive] })
+  }
+  const first = await appWith('Moved to cold storage.')
+  t.teardown(() => first.app.close())
+  const second = await appWith('Deleted by its owner.')
+  t.teardown(() => second.app.close())
+  for (const [{ doc }, reason] of [[first, 'Moved to cold storage.'], [second, 'Deleted by its owner.']] as const) {
+    t.same(doc.paths['/old'].get.responses['410'].content['application/problem+json'].schema, { $ref: '#/components/schemas/GoneProblem' })
+    t.same(doc.components.schemas.GoneProblem.properties.detail, { $ref: '#/components/schemas/GoneDetail' })
+    t.equal(doc.components.schemas.GoneDetail.properties.reason.description, reason, 'the app\'s own schema')
+    t.same(await new Validator().validate(doc), { valid: true })
+  }
 })
 
 test('a View route that reads a body documents the 400 of a malformed one', async (t) => {
@@ -472,7 +498,7 @@ test('conditional views document validators, 304 on safe methods and 412 on unsa
 })
 
 test('documentation corners: CatchDefined string entries, Catch with a detail only, explicit content, helpers', async (t) => {
-  const { refResolver, addProblemComponents, swaggerOptions: options } = await import('../lib/swagger.js')
+  const { refResolver, swaggerOptions: options } = await import('../lib/swagger.js')
   const { mergeResponses } = await import('../lib/route-meta.js')
   const { componentName, documentedResponses, plural, NumberedPage, serializerCompilerForTest } = { ...(await import('../lib/index.js')), serializerCompilerForTest: (await import('../lib/serializer.js')).serializerCompilerFor }
   class Oops extends Error {}
@@ -496,7 +522,19 @@ test('documentation corners: CatchDefined string entries, Catch with a detail on
   t.same(doc.paths['/csv'].get.responses['200'].content, { 'text/csv': { schema: { type: 'string' } } })
 
   t.equal(refResolver.buildLocalReference({}, '', '', 3), 'def-3')
-  t.same(addProblemComponents({}), { components: { schemas: {} } })
+  const { ComponentCollector } = await import('../lib/components.js')
+  const collector = new ComponentCollector()
+  const bare = { 204: { description: 'none' } }
+  t.equal(collector.responses(bare), bare, 'nothing to reference: the same object')
+  t.same(collector.responses({ 200: { content: { 'text/plain': { example: 'no schema' } } } }), { 200: { content: { 'text/plain': { example: 'no schema' } } } })
+  t.equal(collector.responses(undefined), undefined)
+  collector.reference(Type.Object({}, { $id: 'Lone' }))
+  const noComponents: { components?: { schemas?: Record<string, unknown> } } = {}
+  collector.addTo(noComponents)
+  t.same(noComponents, { components: { schemas: { Lone: { type: 'object', properties: {} } } } }, 'a document without components gets them')
+  const noSchemas: { components?: { schemas?: Record<string, unknown> } } = { components: {} }
+  collector.addTo(noSchemas)
+  t.same(noSchemas, { components: { schemas: {} } }, 'each generation starts afresh')
   const passThrough = options({ info: { title: 'x', version: '1' } })
   t.same(passThrough.transformObject({ swaggerObject: { swagger: '2.0' } } as never), { swagger: '2.0' }, 'swagger 2 documents pass through')
   const theirs = options({ info: { title: 'x', version: '1' } }, { transformObject: () => ({ mine: true }) as never })

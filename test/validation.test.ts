@@ -205,6 +205,14 @@ test('registerFormats keeps registered formats and skips formats of other types'
   t.notOk(FormatRegistry.Has('x-number'))
 })
 
+test('formats: importing the library registers none; compiling a view registers what its schemas use, and an app\'s own wins', async (t) => {
+  // A fresh process: TypeBox's registry is shared by everything in one.
+  const { execFileSync } = await import('node:child_process')
+  const out = execFileSync(process.execPath, [...process.execArgv, 'test/fixtures/formats.ts'], { encoding: 'utf8' })
+  t.same(JSON.parse(out), { before: [], after: ['email', 'uuid'], status: 200, body: [{ id: 'mine', email: 'a@b.example' }] },
+    'none on import; email once a view uses it; the app\'s uuid kept (its check passed "mine")')
+})
+
 test('the fast date-time check accepts only what ajv-formats accepts, and the canonical shape', async (t) => {
   const { isCanonicalDateTime } = await import('../lib/validation.js')
   const { fullFormats } = await import('ajv-formats/dist/formats.js')
@@ -226,6 +234,7 @@ test('the fast date-time check accepts only what ajv-formats accepts, and the ca
   }
   // Through TypeBox, forms only ajv-formats accepts still pass and the rest still fail.
   const { FormatRegistry } = await import('@sinclair/typebox')
+  ;(await import('../lib/validation.js')).useFormatsOf({ format: 'date-time' })
   const registered = FormatRegistry.Get('date-time')
   t.ok(registered?.('2016-12-31T23:59:60Z'), 'leap second via ajv-formats')
   t.ok(registered?.('2024-01-01t10:00:00+02:00'), 'offset via ajv-formats')
