@@ -11,6 +11,7 @@ import type { AsyncBulkRepository, BulkRepository, Criteria } from './repository
 import type { ViewRouteOptions } from './types.js'
 import type { ViewClass } from './view.js'
 import { then as settle, type Awaitable } from './maybe-promise.js'
+import { ConfigurationError } from './configuration-error.js'
 
 type Result<T> = T | Promise<T>
 type BulkReq<Q, B> = Req<unknown, Q, B>
@@ -269,18 +270,18 @@ function genericBulkMembers (name: string) {
         for (const attribute of REQUIRED[name]) {
           if ((this as Loose)[attribute] !== undefined) continue
           const hint = attribute === 'filter' ? ' (a filter class, or null to act on what getKwargs selects)' : ''
-          throw new TypeError(`Cannot register ${this.name}: ${name} needs ${attribute}${hint}`)
+          throw new ConfigurationError('FV_ERR_BULK_CONFIG', `Cannot register ${this.name}: ${name} needs ${attribute}${hint}`)
         }
         const klass = this as Loose
         if (name === 'bulkUpdate' && !requiresKey(klass.bulkUpdateSchema!, klass.primaryKey!)) {
-          throw new TypeError(`Cannot register ${this.name}: bulkUpdateSchema must require the primary key "${klass.primaryKey!}" (set primaryKey to the field that identifies a PUT item)`)
+          throw new ConfigurationError('FV_ERR_BULK_CONFIG', `Cannot register ${this.name}: bulkUpdateSchema must require the primary key "${klass.primaryKey!}" (set primaryKey to the field that identifies a PUT item)`)
         }
       }
 
       mergeRepositoryOptions (this: BulkView, kwargs: Criteria, action: string): Record<string, unknown> {
         const options = this.getRepositoryOptions(action)
         for (const key of Object.keys(options)) {
-          if (key in kwargs) throw new TypeError(`${this.constructor.name}: repository option "${key}" is also a filter criterion; override mergeRepositoryOptions to choose a precedence`)
+          if (key in kwargs) throw new ConfigurationError('FV_ERR_OPTION_IS_CRITERION', `${this.constructor.name}: repository option "${key}" is also a filter criterion; override mergeRepositoryOptions to choose a precedence`)
         }
         return { ...kwargs, ...options }
       }

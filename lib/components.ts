@@ -1,3 +1,5 @@
+import { ConfigurationError } from './configuration-error.js'
+
 type Json = Record<string, unknown>
 
 /**
@@ -56,7 +58,7 @@ export class ComponentCollector {
       entry.json = this.#members(source, true)
       entry.text = JSON.stringify(entry.json)
     } else if (known.source !== source && known.text !== '' && known.text !== JSON.stringify(this.#members(source, true))) {
-      throw new TypeError(`Two different schemas are documented as the component "${name}"; give one of them (or its error class) another name`)
+      throw new ConfigurationError('FV_ERR_COMPONENT_CLASH', `Two different schemas are documented as the component "${name}"; give one of them (or its error class) another name`)
     }
     return { $ref: `#/components/schemas/${name}` }
   }

@@ -15,6 +15,7 @@ import { compileRepresentation, type SerializerOptions } from './wire.js'
 import type { ResponsesMap } from './types.js'
 import { keepView, type View } from './view.js'
 import { then } from './maybe-promise.js'
+import { ConfigurationError } from './configuration-error.js'
 
 /** The instance members `ConditionalMixin` adds (SEED 2.6). */
 export interface ConditionalMembers {
@@ -238,7 +239,7 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
       const writes = this.standardActions().filter((a) => GENERIC_WRITES.has(a.name)).map((a) => a.name)
       // A repository from an instance getter is only known per request: its class answers for it.
       if (writes.length === 0 || self.repository === undefined || honoursPreconditions(self.repository)) return
-      throw new TypeError(`Cannot register ${this.name}: it checks If-Match on ${writes.join(', ')}, but its repository does not declare ` +
+      throw new ConfigurationError('FV_ERR_NOT_ATOMIC', `Cannot register ${this.name}: it checks If-Match on ${writes.join(', ')}, but its repository does not declare ` +
         'atomicPreconditions: true, so a concurrent write could slip between the check and the write. Evaluate options.precondition ' +
         'in update and delete in the same step as the write and declare it (docs/repositories.md, "Conditional writes").')
     }

@@ -4,6 +4,7 @@ import { APIError, type APIErrorClass } from './errors.js'
 import { annotate, copyRouteMeta, type CatchSpec } from './route-meta.js'
 import type { RouteMethod, RouteSchemas, ViewRouteOptions } from './types.js'
 import { isThenable } from './maybe-promise.js'
+import { ConfigurationError } from './configuration-error.js'
 
 /** What TypeScript knows of a public instance method's decorator context: static and `#private` methods are refused by the types too. */
 export interface PublicInstance { readonly static: false, readonly private: false }
@@ -17,7 +18,7 @@ export type MetaDecorator = (method: (...args: never[]) => unknown, context: Cla
 
 function checkContext (context: { static: boolean, private: boolean, name: string | symbol }, decorator: string): void {
   if (context.static || context.private) {
-    throw new TypeError(`@${decorator} applies to public instance methods, not to ${String(context.name)}`)
+    throw new ConfigurationError('FV_ERR_DECORATOR_TARGET', `@${decorator} applies to public instance methods, not to ${String(context.name)}`)
   }
 }
 

@@ -2,6 +2,7 @@ import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import { BadRequest } from './errors.js'
 import { decodeCursor } from './pagination.js'
 import type { Criteria, Operator, OrderKey } from './repository.js'
+import { ConfigurationError } from './configuration-error.js'
 
 /** Filter fields: a query parameter name -> the schema of its value (equality). */
 export type FilterFields = Record<string, TSchema>
@@ -80,7 +81,7 @@ export class BaseFilter {
     for (const [name, field] of Object.entries(this.fields)) props[name] = Type.Optional(field)
     for (const [name, ops] of Object.entries(this.operators)) {
       const field = this.fields[name] ?? this.operatorFields[name]
-      if (field === undefined) throw new TypeError(`${this.name}.operators.${name}: declare the field in fields or operatorFields`)
+      if (field === undefined) throw new ConfigurationError('FV_ERR_FILTER_FIELD', `${this.name}.operators.${name}: declare the field in fields or operatorFields`)
       for (const op of ops) props[`${name}__${op}`] = Type.Optional(operatorSchema(op, field))
     }
     if (this.orderingFields.length > 0) {
@@ -228,7 +229,7 @@ export class CursorPaginationFilter extends BaseFilter {
  */
 export function composeFilters (...filters: FilterClass[]): FilterClass {
   const paging = [...new Set(filters.map((f) => f.pagination).filter((p) => p !== 'none'))]
-  if (paging.length > 1) throw new TypeError(`composeFilters: ${filters.map((f) => f.name).join(', ')} paginate in ${paging.length} different ways`)
+  if (paging.length > 1) throw new ConfigurationError('FV_ERR_FILTER_PAGINATION', `composeFilters: ${filters.map((f) => f.name).join(', ')} paginate in ${paging.length} different ways`)
   const pager = filters.find((f) => f.pagination !== 'none')
   return class ComposedFilter extends BaseFilter {
     static override fields = Object.assign({}, ...filters.map((f) => f.fields)) as FilterFields

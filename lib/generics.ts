@@ -13,6 +13,7 @@ import type { StandardAction } from './register.js'
 import type { AsyncRepository, Criteria, ListQuery, OrderKey, Repository, RepositoryOptions } from './repository.js'
 import type { ViewClass } from './view.js'
 import { then, type Awaitable } from './maybe-promise.js'
+import { ConfigurationError } from './configuration-error.js'
 
 type AnyRepository = Repository<unknown> | AsyncRepository<unknown>
 type Result<T> = T | Promise<T>
@@ -83,7 +84,7 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
         own = Object.getOwnPropertyDescriptor(proto, 'repository')
       }
       if (this.repository === undefined && (own === undefined || own.get === getter)) {
-        throw new TypeError(`Cannot register ${this.name}: set its static repository or override its repository getter`)
+        throw new ConfigurationError('FV_ERR_NO_REPOSITORY', `Cannot register ${this.name}: set its static repository or override its repository getter`)
       }
     }
 

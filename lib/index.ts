@@ -2,14 +2,15 @@ export { views, views as default, configureApp, type FastifyViewsOptions, type V
 export { View, type ViewClass } from './view.js'
 export { APIView, type SerializerOptions } from './api-view.js'
 export { ViewRouter, type ViewRouterOptions } from './router.js'
-export { registerView, buildViewRoutes, type RegisterViewOptions } from './register.js'
+export { registerView, type RegisterViewOptions } from './register.js'
 export {
   Get, Post, Put, Patch, Delete, Route, Action, Override, Annotate, Throws, Catch, CatchDefined,
   type RouteDecorator, type Raises, type RaisesEntry
 } from './decorators.js'
 export * from './errors.js'
+export { ConfigurationError, CONFIGURATION_ERRORS, type ConfigurationErrorCode } from './configuration-error.js'
 export { problemErrorHandler, problemNotFoundHandler, problemClientErrorHandler, problemFrameworkErrors, PROBLEM_CONTENT_TYPE } from './problem.js'
-export { ResponseHeaders, alwaysSent, headerName, type ResponseHeadersClass, type HeaderFields } from './response-headers.js'
+export { ResponseHeaders, alwaysSent, type ResponseHeadersClass, type HeaderFields } from './response-headers.js'
 export { ResponseValidationError } from './response-check.js'
 export { RequestValidationError } from './validation.js'
 export type {
@@ -23,11 +24,9 @@ export {
   type ListActions, type CreateActions, type RetrieveActions, type UpdateActions, type PartialUpdateActions, type DestroyActions,
   type DetailStatics, type ListStatics, type CreateStatics, type UpdateStatics, type ActionViewClass
 } from './actions.js'
-export { componentName } from './naming.js'
-export { errors, documentedResponses, ProblemSchema, ValidationProblemSchema } from './openapi.js'
+export { errors, ProblemSchema, ValidationProblemSchema } from './openapi.js'
 export { errorClassSchema, ProblemErrorEntrySchema } from './problem-schema.js'
 export { typeboxValidatorCompiler } from './validation.js'
-export { operationIdOf, summaryOf, tagOf, plural, pluralName } from './naming.js'
 export {
   GenericViewMixin, AsyncGenericListAPIView, GenericListAPIView, AsyncGenericCreateAPIView, GenericCreateAPIView, AsyncGenericRetrieveAPIView,
   GenericRetrieveAPIView, AsyncGenericUpdateAPIView, GenericUpdateAPIView, AsyncGenericPartialUpdateAPIView, GenericPartialUpdateAPIView,
@@ -35,24 +34,21 @@ export {
 } from './generics.js'
 export * from './viewsets.js'
 export {
-  BaseFilter, OrderingFilter, SearchFilter, PaginationFilter, OffsetLimitFilter, CursorPaginationFilter, composeFilters, orderToken,
+  BaseFilter, OrderingFilter, SearchFilter, PaginationFilter, OffsetLimitFilter, CursorPaginationFilter, composeFilters,
   type FilterClass, type FilterFields, type FilterOperators, type PaginationKind, type PageWindow
 } from './filters.js'
 export {
-  NumberedPage, OffsetPage, CursorPage, encodeCursor, decodeCursor,
+  NumberedPage, OffsetPage, CursorPage,
   type NumberedPageSchema, type OffsetPageSchema, type CursorPageSchema, type NumberedPageOf, type OffsetPageOf, type CursorPageOf, type Cursor
 } from './pagination.js'
-export { OPERATORS, asyncRepository, preconditionOf, type Precondition, type Promised, type Repository, type AsyncRepository, type BulkRepository, type AsyncBulkRepository, type Criteria, type RepositoryOptions, type ListQuery, type OrderKey, type Operator } from './repository.js'
-export { MemoryRepository, UniqueViolation, splitCriterion, type MemoryRepositoryOptions } from './memory.js'
+export { OPERATORS, splitCriterion, asyncRepository, preconditionOf, type Precondition, type Promised, type Repository, type AsyncRepository, type BulkRepository, type AsyncBulkRepository, type Criteria, type RepositoryOptions, type ListQuery, type OrderKey, type Operator } from './repository.js'
+export { MemoryRepository, UniqueViolation, type MemoryRepositoryOptions } from './memory.js'
 export {
   AsyncBulkCreateAPIView, BulkCreateAPIView, AsyncBulkUpdateAPIView, BulkUpdateAPIView, AsyncUpdateManyAPIView, UpdateManyAPIView,
   AsyncBulkDestroyAPIView, BulkDestroyAPIView, AsyncGenericBulkCreateAPIView, GenericBulkCreateAPIView, AsyncGenericBulkUpdateAPIView,
   GenericBulkUpdateAPIView, AsyncGenericUpdateManyAPIView, GenericUpdateManyAPIView, AsyncGenericBulkDestroyAPIView, GenericBulkDestroyAPIView,
-  BULK_ACTIONS, type BulkStatics, type BulkHooks, type BulkModels, type GenericBulkMembers, type WithAsyncBulkRepositoryMixin, type WithBulkRepositoryMixin,
+  type BulkStatics, type BulkHooks, type BulkModels, type GenericBulkMembers, type WithAsyncBulkRepositoryMixin, type WithBulkRepositoryMixin,
   type BulkCreateActions, type BulkUpdateActions, type UpdateManyActions, type BulkDestroyActions
 } from './bulk.js'
-export { ConditionalMixin, etagOnSend, type ConditionalMembers, type ConditionalStatics } from './conditional.js'
-export {
-  parseEntityTags, weakMatch, strongMatch, parseHttpDate, httpDate, etagOf, isNotModified, failsPrecondition,
-  type EntityTag, type Validators
-} from './preconditions.js'
+export { ConditionalMixin, type ConditionalMembers, type ConditionalStatics } from './conditional.js'
+export { etagOf, isNotModified, failsPrecondition, type Validators } from './preconditions.js'

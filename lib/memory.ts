@@ -1,5 +1,5 @@
 import { Conflict, NotFound } from './errors.js'
-import { OPERATORS, preconditionOf, type BulkRepository, type Criteria, type ListQuery, type Operator, type OrderKey, type Repository, type RepositoryOptions } from './repository.js'
+import { preconditionOf, splitCriterion, type BulkRepository, type Criteria, type ListQuery, type Operator, type OrderKey, type Repository, type RepositoryOptions } from './repository.js'
 
 type Row = Record<string, unknown>
 
@@ -26,15 +26,6 @@ export interface MemoryRepositoryOptions<T> {
 
 /** Thrown by `MemoryRepository.update` when the new values clash with a unique field: a 409 problem. */
 export class UniqueViolation extends Conflict {}
-
-const OPERATOR_SET = new Set<string>(OPERATORS)
-
-/** `price__gt` -> `['price', 'gt']`; `name` -> `['name', 'eq']`. */
-export function splitCriterion (key: string): [string, Operator] {
-  const at = key.lastIndexOf('__')
-  if (at > 0 && OPERATOR_SET.has(key.slice(at + 2))) return [key.slice(0, at), key.slice(at + 2) as Operator]
-  return [key, 'eq']
-}
 
 const escapeRegExp = (ch: string): string => ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 

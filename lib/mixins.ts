@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { APIView } from './api-view.js'
 import type { Dependency } from './types.js'
+import { ConfigurationError } from './configuration-error.js'
 
 /** The runtime description of a mixin: how it extends a base, and what it needs below it. */
 export interface MixinInfo {
@@ -141,7 +142,7 @@ export function named<C> (name: string, cls: C): C {
 export function mix<T extends MixinClass[]> (...classes: T): MixedClass<KeysOf<T[number]> & keyof ActionRegistry<unknown>, UnionToIntersection<StaticsOf<T[number]>>> {
   for (const cls of classes) {
     if (typeof cls !== 'function' || (cls as Partial<MixinClass>)[MIXIN] === undefined) {
-      throw new TypeError('mix() combines mixin classes such as AsyncListAPIView; got ' + String((cls as { name?: string })?.name ?? cls))
+      throw new ConfigurationError('FV_ERR_NOT_A_MIXIN', 'mix() combines mixin classes such as AsyncListAPIView; got ' + String((cls as { name?: string })?.name ?? cls))
     }
   }
   const name = `mix(${classes.map((c) => c[MIXIN].name).join(', ')})`

@@ -4,6 +4,7 @@ import { problemClientErrorHandler, problemErrorHandler, problemNotFoundHandler 
 import { registerView, type RegisterViewOptions } from './register.js'
 import { ViewRouter } from './router.js'
 import { View, type ViewClass } from './view.js'
+import { ConfigurationError } from './configuration-error.js'
 
 /** A view with its registration options: `{ view: Items, prefix: '/items', tags: ['items'] }`. */
 export interface ViewEntry extends RegisterViewOptions {
@@ -65,7 +66,7 @@ const fastifyViews: FastifyPluginAsync<FastifyViewsOptions> = async (app, option
       const { view, ...rest } = entry
       registerView(app, view, rest)
     } else {
-      throw new TypeError('fastify-views: each entry of `views` must be a View class, { view, ...options } or a ViewRouter')
+      throw new ConfigurationError('FV_ERR_VIEW_ENTRY', 'fastify-views: each entry of `views` must be a View class, { view, ...options } or a ViewRouter')
     }
   }
 }

@@ -18,6 +18,7 @@ import type { MaybePromise, RouteSchemas, SharedRouteOptions, ViewRouteOptions }
 import { compilePartValidator, strictBodySchema, type HttpPart, type PartValidator } from './validation.js'
 import { keptView, type View, type ViewClass } from './view.js'
 import { then } from './maybe-promise.js'
+import { ConfigurationError } from './configuration-error.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -63,7 +64,7 @@ export const ABSTRACT = Symbol('fastify-views.abstract')
 
 /** Marks a standard action's placeholder method as not implemented. */
 export function abstractAction (name: string): (...args: unknown[]) => never {
-  const fn = (): never => { throw new TypeError(`${name} is not implemented`) }
+  const fn = (): never => { throw new ConfigurationError('FV_ERR_NOT_IMPLEMENTED', `${name} is not implemented`) }
   Object.defineProperty(fn, ABSTRACT, { value: true })
   return fn
 }
@@ -141,7 +142,7 @@ export function collectRoutes (klass: ViewClass): CollectedRoute[] {
     // Every action mixin installs an implementation or the abstract placeholder.
     const fn = methods.get(action.name)!
     if ((fn as { [ABSTRACT]?: boolean })[ABSTRACT] === true) {
-      throw new TypeError(`Cannot register ${klass.name}: it is abstract, action method "${action.name}" is not implemented`)
+      throw new ConfigurationError('FV_ERR_ABSTRACT_VIEW', `Cannot register ${klass.name}: it is abstract, action method "${action.name}" is not implemented`)
     }
     const meta = getRouteMeta(fn)
     const options = meta === undefined ? action.options(klass) : mergeRouteOptions(action.options(klass), meta.options)
@@ -163,7 +164,7 @@ export function collectRoutes (klass: ViewClass): CollectedRoute[] {
     const meta = getRouteMeta(fn)
     if (meta === undefined || standardNames.has(name)) continue
     if (meta.methods === undefined) {
-      throw new TypeError(`${klass.name}.${name} has @Override or @Throws but no route decorator, and is not a standard action`)
+      throw new ConfigurationError('FV_ERR_NO_ROUTE', `${klass.name}.${name} has @Override or @Throws but no route decorator, and is not a standard action`)
     }
     // A route decorator always records a path and its default status.
     const path = meta.detail === true ? joinPath(klass.getDetailRoute(name), meta.path!) : meta.path!
@@ -191,7 +192,7 @@ function checkCatches (klass: ViewStatics, name: string, fn: object): void {
   if (specs === undefined || specs === 'defined') return
   for (const spec of specs) {
     if (spec.status === undefined && spec.detail === undefined && findRaises(klass, spec.type) === undefined) {
-      throw new TypeError(`${klass.name}.${name}: @Catch(${spec.type.name}) needs an entry in ${klass.name}.raises or its own status and detail`)
+      throw new ConfigurationError('FV_ERR_CATCH_UNMAPPED', `${klass.name}.${name}: @Catch(${spec.type.name}) needs an entry in ${klass.name}.raises or its own status and detail`)
     }
   }
 }

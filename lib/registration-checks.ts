@@ -1,5 +1,6 @@
 import type { CollectedRoute } from './register.js'
 import type { ViewClass } from './view.js'
+import { ConfigurationError } from './configuration-error.js'
 
 // Mistakes of configuration refused when a view is registered, each naming the view.
 
@@ -12,7 +13,7 @@ export function assertStoredObjectsSchema (klass: ViewClass, routes: CollectedRo
   if (!('repository' in klass)) return
   const bare = routes.filter((r) => r.standard && !r.emptyBody && r.status !== 204 && r.responseSchema === undefined).map((r) => r.name)
   if (bare.length === 0) return
-  throw new TypeError(`Cannot register ${klass.name}: ${bare.join(', ')} send${bare.length === 1 ? 's' : ''} stored objects but ${bare.length === 1 ? 'has' : 'have'} no response schema. ` +
+  throw new ConfigurationError('FV_ERR_NO_RESPONSE_SCHEMA', `Cannot register ${klass.name}: ${bare.join(', ')} send${bare.length === 1 ? 's' : ''} stored objects but ${bare.length === 1 ? 'has' : 'have'} no response schema. ` +
     'Set static responseSchema to the fields clients may see (to send every stored field deliberately: Type.Object({}, { additionalProperties: true })).')
 }
 
@@ -23,6 +24,6 @@ export function assertDependencyKeys (statics: ViewClass, routes: CollectedRoute
   const known = new Set(routes.map((r) => r.name))
   const unknown = Object.keys(declared).filter((key) => !known.has(key))
   if (unknown.length === 0) return
-  throw new TypeError(`Cannot register ${statics.name}: actionDependencies names ${unknown.map((k) => JSON.stringify(k)).join(', ')}, ` +
+  throw new ConfigurationError('FV_ERR_UNKNOWN_ACTION', `Cannot register ${statics.name}: actionDependencies names ${unknown.map((k) => JSON.stringify(k)).join(', ')}, ` +
     `which ${unknown.length === 1 ? 'is not an action' : 'are not actions'} of this view; its actions are ${[...known].sort().join(', ')}`)
 }

@@ -35,6 +35,18 @@ export const OPERATORS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'in', 'not_in', 'i
 /** One field operator. */
 export type Operator = (typeof OPERATORS)[number]
 
+const OPERATOR_SET = new Set<string>(OPERATORS)
+
+/**
+ * Reads a criteria key the way the library writes it, for a repository's own query
+ * building: `price__gt` -> `['price', 'gt']`; `name` -> `['name', 'eq']`.
+ */
+export function splitCriterion (key: string): [string, Operator] {
+  const at = key.lastIndexOf('__')
+  if (at > 0 && OPERATOR_SET.has(key.slice(at + 2))) return [key.slice(0, at), key.slice(at + 2) as Operator]
+  return [key, 'eq']
+}
+
 /** One sort key: the field and its direction. */
 export interface OrderKey { field: string, descending: boolean }
 

@@ -1,7 +1,7 @@
 import { isTransient, translateError } from './sql-errors.js'
-import { splitCriterion } from './memory.js'
 import { likeToGlob, toSqlite } from './sql-values.js'
-import type { Criteria, ListQuery, OrderKey } from './repository.js'
+import { splitCriterion, type Criteria, type ListQuery, type OrderKey } from './repository.js'
+import { ConfigurationError } from './configuration-error.js'
 
 export { isTransient, translateError }
 export { runAsync, runSync } from './sql-run.js'
@@ -68,7 +68,7 @@ export class SqlBuilder {
   constructor (dialect: Dialect, options: SqlTableOptions) {
     this.dialect = dialect
     for (const name of [options.table, ...options.columns, options.idColumn ?? 'id']) {
-      if (!IDENTIFIER.test(name)) throw new TypeError(`Not a plain SQL identifier: ${JSON.stringify(name)}`)
+      if (!IDENTIFIER.test(name)) throw new ConfigurationError('FV_ERR_SQL_NAME', `Not a plain SQL identifier: ${JSON.stringify(name)}`)
     }
     this.table = quote(options.table)
     this.columns = new Set(options.columns)
@@ -80,7 +80,7 @@ export class SqlBuilder {
   }
 
   private column (name: string): string {
-    if (!this.columns.has(name)) throw new TypeError(`${this.table}: no column ${JSON.stringify(name)}`)
+    if (!this.columns.has(name)) throw new ConfigurationError('FV_ERR_SQL_NAME', `${this.table}: no column ${JSON.stringify(name)}`)
     return quote(name)
   }
 
@@ -130,7 +130,7 @@ export class SqlBuilder {
     }
     for (const arg of args) {
       const fragment = arg as SqlFragment
-      if (typeof fragment?.sql !== 'string' || !Array.isArray(fragment.params)) throw new TypeError('SQL repositories take positional criteria as { sql, params } fragments')
+      if (typeof fragment?.sql !== 'string' || !Array.isArray(fragment.params)) throw new ConfigurationError('FV_ERR_SQL_FRAGMENT', 'SQL repositories take positional criteria as { sql, params } fragments')
       parts.push(`(${fragment.sql})`)
       params.push(...fragment.params)
     }
@@ -280,6 +280,6 @@ export class SqlBuilder {
 
 /** A LIMIT or OFFSET, checked before it is written into the SQL text. */
 function windowSize (n: number): number {
-  if (!Number.isSafeInteger(n) || n < 0) throw new TypeError(`Not a row count: ${String(n)}`)
+  if (!Number.isSafeInteger(n) || n < 0) throw new ConfigurationError('FV_ERR_SQL_DRIVER', `Not a row count: ${String(n)}`)
   return n
 }

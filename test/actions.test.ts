@@ -2,11 +2,36 @@ import { test } from 'tap'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import {
-  APIView, AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView, AsyncPartialUpdateAPIView, AsyncRetrieveAPIView, AsyncUpdateAPIView,
-  CreateAPIView, DestroyAPIView, DetailViewMixin, Get, ListAPIView, Override, PartialUpdateAPIView, RetrieveAPIView, UpdateAPIView, mix, buildViewRoutes,
-  Throws, Conflict, Action, AsyncAPIViewSet, APIViewSet, AsyncReadOnlyAPIViewSet, ReadOnlyAPIViewSet, AsyncListCreateAPIView, ListCreateAPIView,
-  AsyncRetrieveUpdateDestroyAPIView, RetrieveUpdateDestroyAPIView
+  APIView,
+  AsyncCreateAPIView,
+  AsyncDestroyAPIView,
+  AsyncListAPIView,
+  AsyncPartialUpdateAPIView,
+  AsyncRetrieveAPIView,
+  AsyncUpdateAPIView,
+  CreateAPIView,
+  DestroyAPIView,
+  DetailViewMixin,
+  Get,
+  ListAPIView,
+  Override,
+  PartialUpdateAPIView,
+  RetrieveAPIView,
+  UpdateAPIView,
+  mix,
+  Throws,
+  Conflict,
+  Action,
+  AsyncAPIViewSet,
+  APIViewSet,
+  AsyncReadOnlyAPIViewSet,
+  ReadOnlyAPIViewSet,
+  AsyncListCreateAPIView,
+  ListCreateAPIView,
+  AsyncRetrieveUpdateDestroyAPIView,
+  RetrieveUpdateDestroyAPIView
 } from '../lib/index.js'
+import { buildViewRoutes } from '../lib/register.js'
 import { build, expectActions, problem } from './helpers.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() }, { $id: 'Item' })

@@ -3,9 +3,26 @@ import net from 'node:net'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import {
-  APIView, AsyncGenericViewSet, ConditionalMixin, Get, GenericDestroyAPIView, GenericRetrieveAPIView, GenericViewSet, MemoryRepository, Override, Post, Route, asyncRepository, mix, etagOf, failsPrecondition,
-  isNotModified, parseEntityTags, parseHttpDate, strongMatch, weakMatch, httpDate, type ConditionalMembers, type ViewRequest
+  APIView,
+  AsyncGenericViewSet,
+  ConditionalMixin,
+  Get,
+  GenericDestroyAPIView,
+  GenericRetrieveAPIView,
+  GenericViewSet,
+  MemoryRepository,
+  Override,
+  Post,
+  Route,
+  asyncRepository,
+  mix,
+  etagOf,
+  failsPrecondition,
+  isNotModified,
+  type ConditionalMembers,
+  type ViewRequest
 } from '../lib/index.js'
+import { parseEntityTags, parseHttpDate, strongMatch, weakMatch, httpDate } from '../lib/preconditions.js'
 import { build, problem } from './helpers.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), updated_at: Type.String() }, { $id: 'Item' })

@@ -1,9 +1,22 @@
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import {
-  APIView, AsyncGenericListAPIView, BaseFilter, CursorPaginationFilter, GenericListAPIView, MemoryRepository, OffsetLimitFilter, OrderingFilter, PaginationFilter, SearchFilter,
-  asyncRepository, composeFilters, splitCriterion, UniqueViolation, type FilterClass
+  APIView,
+  AsyncGenericListAPIView,
+  BaseFilter,
+  CursorPaginationFilter,
+  GenericListAPIView,
+  MemoryRepository,
+  OffsetLimitFilter,
+  OrderingFilter,
+  PaginationFilter,
+  SearchFilter,
+  asyncRepository,
+  composeFilters,
+  UniqueViolation,
+  type FilterClass
 } from '../lib/index.js'
+import { splitCriterion } from '../lib/index.js'
 import { build, problem } from './helpers.js'
 import { OPERATOR_CASES, Product, ProductFilter, SEED_ROWS, type ProductT } from './sql-cases.js'
 

@@ -6,8 +6,9 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import views, {
   Action, APIError, APIView, BadRequest as BadRequestError, AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView, AsyncPartialUpdateAPIView, AsyncRetrieveAPIView,
   AsyncUpdateAPIView, Catch, CatchDefined, Conflict, CreateAPIView, Delete, Forbidden, Get, mix, NotFound, Override, Post, ResponseHeaders, Route, Throws, View,
-  ViewRouter, buildViewRoutes, errors, type FastifyViewsOptions
+  ViewRouter, errors, type FastifyViewsOptions
 } from '../lib/index.js'
+import { buildViewRoutes } from '../lib/register.js'
 import { documentedSchema, swaggerOptions } from '../lib/swagger.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number({ minimum: 0 }) }, { $id: 'Item' })
@@ -500,7 +501,10 @@ test('conditional views document validators, 304 on safe methods and 412 on unsa
 test('documentation corners: CatchDefined string entries, Catch with a detail only, explicit content, helpers', async (t) => {
   const { refResolver, swaggerOptions: options } = await import('../lib/swagger.js')
   const { mergeResponses } = await import('../lib/route-meta.js')
-  const { componentName, documentedResponses, plural, NumberedPage, serializerCompilerForTest } = { ...(await import('../lib/index.js')), serializerCompilerForTest: (await import('../lib/serializer.js')).serializerCompilerFor }
+  const { componentName, plural } = await import('../lib/naming.js')
+  const { documentedResponses } = await import('../lib/openapi.js')
+  const { NumberedPage } = await import('../lib/index.js')
+  const { serializerCompilerFor: serializerCompilerForTest } = await import('../lib/serializer.js')
   class Oops extends Error {}
   class Corners extends APIView {
     static override raises = new Map([[Oops, 'Oops.']])

@@ -1,0 +1,63 @@
+/**
+ * The mistakes the library refuses, each with a stable code (in the manner of Fastify's
+ * `FST_ERR_...`): a test or a tool can match the code while the message, which names the
+ * user's class and member, says what to change.
+ */
+export const CONFIGURATION_ERRORS = {
+  /** A standard action of the view is left unimplemented (an abstract view). */
+  FV_ERR_ABSTRACT_VIEW: 'FV_ERR_ABSTRACT_VIEW',
+  /** An action was called that its view does not implement. */
+  FV_ERR_NOT_IMPLEMENTED: 'FV_ERR_NOT_IMPLEMENTED',
+  /** A method has `@Override` or `@Throws` but no route decorator and is not a standard action. */
+  FV_ERR_NO_ROUTE: 'FV_ERR_NO_ROUTE',
+  /** A route decorator is applied to something other than a public instance method. */
+  FV_ERR_DECORATOR_TARGET: 'FV_ERR_DECORATOR_TARGET',
+  /** `@Catch(Type)` has neither a `raises` entry nor its own status and detail. */
+  FV_ERR_CATCH_UNMAPPED: 'FV_ERR_CATCH_UNMAPPED',
+  /** A view that sends stored objects has no response schema to send them with. */
+  FV_ERR_NO_RESPONSE_SCHEMA: 'FV_ERR_NO_RESPONSE_SCHEMA',
+  /** `actionDependencies` names an action the view does not have. */
+  FV_ERR_UNKNOWN_ACTION: 'FV_ERR_UNKNOWN_ACTION',
+  /** A generic view has no repository. */
+  FV_ERR_NO_REPOSITORY: 'FV_ERR_NO_REPOSITORY',
+  /** A view checks If-Match but its repository cannot check it in the same step as the write. */
+  FV_ERR_NOT_ATOMIC: 'FV_ERR_NOT_ATOMIC',
+  /** A bulk view lacks an attribute its actions need, or its PUT schema does not require the key. */
+  FV_ERR_BULK_CONFIG: 'FV_ERR_BULK_CONFIG',
+  /** A repository option has the name of a filter criterion: which one wins is the view's choice. */
+  FV_ERR_OPTION_IS_CRITERION: 'FV_ERR_OPTION_IS_CRITERION',
+  /** A filter's operator names a field the filter does not declare. */
+  FV_ERR_FILTER_FIELD: 'FV_ERR_FILTER_FIELD',
+  /** `composeFilters` was given filters that paginate in different ways. */
+  FV_ERR_FILTER_PAGINATION: 'FV_ERR_FILTER_PAGINATION',
+  /** `mix()` was given something that is not a mixin. */
+  FV_ERR_NOT_A_MIXIN: 'FV_ERR_NOT_A_MIXIN',
+  /** An entry of the plugin's `views` option is not a view, an entry object or a router. */
+  FV_ERR_VIEW_ENTRY: 'FV_ERR_VIEW_ENTRY',
+  /** Two different schemas are documented under one component name. */
+  FV_ERR_COMPONENT_CLASH: 'FV_ERR_COMPONENT_CLASH',
+  /** A SQL repository was given a name that is not a plain identifier, or not one of its columns. */
+  FV_ERR_SQL_NAME: 'FV_ERR_SQL_NAME',
+  /** A SQL repository was given a positional criterion that is not a `{ sql, params }` fragment. */
+  FV_ERR_SQL_FRAGMENT: 'FV_ERR_SQL_FRAGMENT',
+  /** A SQL driver answered a row count that is not one. */
+  FV_ERR_SQL_DRIVER: 'FV_ERR_SQL_DRIVER'
+} as const
+
+/** One configuration error code. */
+export type ConfigurationErrorCode = keyof typeof CONFIGURATION_ERRORS
+
+/**
+ * A mistake in a view, a mixin, a repository or the plugin's options, found at
+ * registration (or, for what only a request reveals, when it is first met). A
+ * `TypeError`, as JavaScript reports a value of the wrong shape, with a `code`.
+ */
+export class ConfigurationError extends TypeError {
+  /** Which mistake: one of `CONFIGURATION_ERRORS`. */
+  readonly code: ConfigurationErrorCode
+
+  constructor (code: ConfigurationErrorCode, message: string) {
+    super(message)
+    this.code = code
+  }
+}

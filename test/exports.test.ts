@@ -1,0 +1,31 @@
+import { test } from 'tap'
+import ts from 'typescript'
+
+/**
+ * The public surface, values and types, as a user's compiler sees each entry point. A name
+ * added or removed here is a change of the package's API: this list says so in review.
+ */
+const ENTRIES = { '.': 'lib/index.ts', './swagger': 'lib/swagger.ts', './sql': 'lib/sql-index.ts' } as const
+
+function exportedNames (): Record<string, string[]> {
+  const program = ts.createProgram(Object.values(ENTRIES), {
+    strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext
+  })
+  const checker = program.getTypeChecker()
+  const out: Record<string, string[]> = {}
+  for (const [entry, file] of Object.entries(ENTRIES)) {
+    const module = checker.getSymbolAtLocation(program.getSourceFile(file) as ts.SourceFile) as ts.Symbol
+    out[entry] = checker.getExportsOfModule(module).map((symbol) => symbol.name).sort()
+  }
+  return out
+}
+
+test('the exported names of every entry point', async (t) => {
+  const names = exportedNames()
+  t.matchSnapshot(names, 'exported names')
+  const internals = ['buildViewRoutes', 'etagOnSend', 'orderToken', 'weakMatch', 'strongMatch', 'parseEntityTags', 'parseHttpDate',
+    'plural', 'pluralName', 'operationIdOf', 'componentName', 'documentedResponses', 'encodeCursor', 'decodeCursor', 'headerName', 'BULK_ACTIONS']
+  t.same(internals.filter((name) => names['.'].includes(name)), [], 'helpers of the implementation are not part of the API')
+  const runtime = Object.keys(await import('../lib/index.js'))
+  t.same(runtime.filter((name) => !names['.'].includes(name)), [], 'every value the module has is a declared export')
+})
