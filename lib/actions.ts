@@ -73,7 +73,7 @@ declare module './mixins.js' {
   }
 }
 
-/** Statics of detail views (SEED 2.3). */
+/** Statics of detail views (docs/actions.md). */
 export interface DetailStatics {
   /** A detail action returning `null`/`undefined` answers 404 (default true). */
   raiseOnNone: boolean
@@ -143,7 +143,7 @@ const providesLocation = (k: ViewClass): boolean => (k.prototype as { getLocatio
 /** The documented `Location` of a create view that provides one. */
 const LOCATION_HEADER = Type.String({ format: 'uri-reference', description: 'The URL of the created item.' })
 
-/** The standard CRUD actions (SEED 4.4), as the registration reads them. */
+/** The standard CRUD actions (docs/actions.md), as the registration reads them. */
 export const STANDARD_ACTIONS = {
   list: {
     name: 'list', method: 'GET', detail: false, status: 200,
@@ -223,7 +223,7 @@ export const createMembers = (Base: typeof APIView): typeof APIView => {
     static createSchema: TSchema | undefined = undefined
     static returnOnCreate = true
 
-    // The 201 documents `Location` when the view provides one (SEED 2.4).
+    // The 201 documents `Location` when the view provides one (docs/actions.md).
     static override extraResponses (route: RouteDefinition, method: string): ResponsesMap | undefined {
       const inherited = super.extraResponses(route, method)
       if (route.name !== 'create' || !providesLocation(this)) return inherited

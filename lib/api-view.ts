@@ -74,7 +74,7 @@ export class APIView extends View {
   }
 
   /**
-   * Per-request data for the view's own checks (the seed's `validation_context`).
+   * Per-request data for the view's own checks.
    * TypeBox validation has no context, so the built-in response check does not read it.
    */
   get validationContext (): Record<string, unknown> {

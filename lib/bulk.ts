@@ -32,7 +32,7 @@ export interface UpdateManyActions<M, Async> { updateMany (request: BulkReq<Get<
 /** `bulkDelete`: DELETE on `bulkRoute` with filter parameters, 204. */
 export interface BulkDestroyActions<M, Async> { bulkDelete (request: BulkReq<Get<M, 'query', unknown>, unknown>): Ret<Async, unknown> }
 
-/** The hooks around each bulk repository call (SEED 6): plain methods on sync views, awaited on async ones. */
+/** The hooks around each bulk repository call (docs/bulk.md): plain methods on sync views, awaited on async ones. */
 export interface BulkHooks<M, Async> {
   beforeBulkCreate (data: Array<Record<string, unknown>>): Ret<Async, void> | void
   afterBulkCreate (objs: Array<ItemOf<M>>): Ret<Async, void> | void
@@ -47,11 +47,11 @@ export interface BulkHooks<M, Async> {
 /** Generic bulk views: a repository with the bulk protocol, and the merge of filter criteria and options. */
 export interface GenericBulkMembers<M, Async> extends GenericHooks, BulkHooks<M, Async> {
   readonly repository: Async extends true ? AsyncBulkRepository<ItemOf<M>> : BulkRepository<ItemOf<M>>
-  /** `getRepositoryOptions(action)` added to the criteria; a key in both is a `TypeError` (SEED 4.2). */
+  /** `getRepositoryOptions(action)` added to the criteria; a key in both is a `TypeError` (docs/generics.md). */
   mergeRepositoryOptions (kwargs: Criteria, action: string): Record<string, unknown>
 }
 
-/** Types `repository` as an async bulk repository (SEED 2.7 rule 3). */
+/** Types `repository` as an async bulk repository (docs/bulk.md). */
 export interface WithAsyncBulkRepositoryMixin<M> { readonly repository: AsyncBulkRepository<ItemOf<M>> }
 /** Types `repository` as a sync bulk repository. */
 export interface WithBulkRepositoryMixin<M> { readonly repository: BulkRepository<ItemOf<M>> }
@@ -75,7 +75,7 @@ declare module './mixins.js' {
   }
 }
 
-/** Statics of bulk views (SEED 2.8). */
+/** Statics of bulk views (docs/bulk.md). */
 export interface BulkStatics {
   /** Path of all bulk actions, relative to the prefix (default `/bulk`). */
   bulkRoute: string
@@ -123,7 +123,7 @@ const responseList = (klass: ViewClass): TSchema | undefined => {
   return item === undefined ? undefined : Type.Array(item)
 }
 
-/** The four bulk actions on `bulkRoute` (SEED 4.1). */
+/** The four bulk actions on `bulkRoute` (docs/bulk.md). */
 export const BULK_ACTIONS = {
   bulkCreate: {
     name: 'bulkCreate', method: 'POST', detail: false, status: 201, throws: [Conflict],
@@ -243,7 +243,7 @@ const bulkImpls: Record<string, (view: BulkView, request: FastifyRequest) => unk
   }
 }
 
-/** What each generic bulk action needs (SEED 4.3); `filter` must be set, `null` to opt out. */
+/** What each generic bulk action needs (docs/bulk.md); `filter` must be set, `null` to opt out. */
 const REQUIRED: Record<string, Array<keyof BulkStatics | 'responseSchema'>> = {
   bulkCreate: ['createSchema', 'responseSchema'],
   bulkUpdate: ['bulkUpdateSchema'],
@@ -252,7 +252,7 @@ const REQUIRED: Record<string, Array<keyof BulkStatics | 'responseSchema'>> = {
 }
 
 /**
- * Whether every item `schema` accepts carries `key` (SEED 2.8: PUT items carry their primary
+ * Whether every item `schema` accepts carries `key` (docs/bulk.md: PUT items carry their primary
  * key): an object schema listing it as required, an intersection with such a member, a union
  * of such members only.
  */

@@ -17,7 +17,7 @@ import { keepView, type View } from './view.js'
 import { then } from './maybe-promise.js'
 import { ConfigurationError } from './configuration-error.js'
 
-/** The instance members `ConditionalMixin` adds (SEED 2.6). */
+/** The instance members `ConditionalMixin` adds (docs/conditional.md). */
 export interface ConditionalMembers {
   /** Answers 304 when the client's copy (`If-None-Match`) is current; otherwise stamps `ETag` and returns `undefined`. */
   checkEtag (etag: string): FastifyReply | undefined
@@ -220,7 +220,7 @@ const validatorHeaders = (klass: Loose, route: RouteDefinition): Record<string, 
 }
 
 /**
- * Conditional requests with no cache backend (SEED 2.6). Mix it in first:
+ * Conditional requests with no cache backend (docs/conditional.md). Mix it in first:
  * `mix(ConditionalMixin, AsyncGenericViewSet)`. `etag = true` adds strong ETags and
  * 304s to GET/HEAD; PUT, PATCH and DELETE of detail routes check If-Match,
  * If-Unmodified-Since and If-None-Match before the action and answer 412.

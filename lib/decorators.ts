@@ -99,7 +99,7 @@ export function Override (options: ViewRouteOptions): MetaDecorator {
 /** Alias of `Override`. */
 export const Annotate = Override
 
-/** Documents the errors an action can answer with (SEED 7.2). */
+/** Documents the errors an action can answer with (docs/openapi.md). */
 export function Throws (...errors: APIErrorClass[]): MetaDecorator {
   return (method, context) => {
     checkContext(context, 'Throws')

@@ -37,7 +37,7 @@ function operatorSchema (op: Operator, field: TSchema): TSchema {
 }
 
 /**
- * Base of every filter (SEED 2.9): its declared fields become optional query
+ * Base of every filter (docs/filters.md): its declared fields become optional query
  * parameters, and the statics switch on field operators, ordering (`sort`), search
  * (`q`) and pagination. A filter instance is built per request from the validated query.
  *
@@ -147,7 +147,7 @@ export class BaseFilter {
     return { ...out, ...this.extra }
   }
 
-  /** A copy of this filter with more criteria (the seed's `with_kwargs`); later values win. */
+  /** A copy of this filter with more criteria; later values win. */
   withKwargs (kwargs: Criteria): this {
     const Klass = this.constructor as new (values: Record<string, unknown>, extra: Criteria) => this
     return new Klass(this.values, { ...this.extra, ...kwargs })

@@ -29,7 +29,7 @@ export interface PageSnapshot<T = unknown> {
 /** What `resolveFilter` hands the repository: positional criteria (SQL expressions) and keyword criteria. */
 export interface FilterArgs { args: unknown[], kwargs: Criteria }
 
-/** The `get*` hooks of generic views (SEED 4.2), shared by CRUD and bulk ones. */
+/** The `get*` hooks of generic views (docs/generics.md), shared by CRUD and bulk ones. */
 export interface GenericHooks {
   /** Criteria merged into every repository call of an action (tenant scoping). */
   getKwargs (action?: string): Criteria
@@ -69,7 +69,7 @@ export interface GenericStatics<R = object> {
 type Loose = ViewClass & Partial<GenericStatics> & { responseSchema?: TSchema }
 type GenericView = APIView & GenericMembers<unknown, false>
 
-/** The class of generic views: a repository, an optional filter, the `get*` hooks of SEED 4.2. */
+/** The class of generic views: a repository, an optional filter, the `get*` hooks (docs/generics.md). */
 export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericStatics>>('GenericViewMixin', (Base) => {
   const cls = class GenericViewMixin extends Base {
     static repository: object | undefined = undefined

@@ -79,7 +79,7 @@ function canAnswerBadRequest (route: RouteDefinition, method: string): boolean {
 }
 
 /**
- * Everything an operation can answer (SEED 7.2): the success response with its
+ * Everything an operation can answer (docs/openapi.md): the success response with its
  * headers, the documented errors by status, and the explicit `responses` merged in
  * (explicit wins key by key, an explicit body replaces the generated one, headers add up).
  */
@@ -215,7 +215,7 @@ export function buildRouteSchema (klass: ViewClass, route: RouteDefinition, cont
     const security = dependencySecurity(options.dependencies!)
     if (security !== undefined) schema.security = security
   }
-  // Fastify serializes with `response`; `responses` entries are documentation (SEED 7.2), so
+  // Fastify serializes with `response`; `responses` entries are documentation (docs/openapi.md), so
   // what they alone declare is kept aside for the document: the body of the success status
   // (served with the route's own schema) and any status outside the error range that neither
   // the action nor a mixin produces (served as if undocumented). Error bodies are problems

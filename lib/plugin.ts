@@ -32,7 +32,7 @@ const notFoundPrefixes = new WeakMap<object, Set<string>>()
 const listeningServers = new WeakSet<object>()
 
 /**
- * Installs what must be app-wide (the seed's `configure_app`): the problem+json error
+ * Installs what must be app-wide: the problem+json error
  * handler and not-found handler of the context it is given and the contexts inside it,
  * and the server's `clientError` listener, which answers requests Node cannot parse.
  * Safe to call more than once, and on the root after a child context has been configured.

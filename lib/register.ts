@@ -366,7 +366,7 @@ function uniqueOperationId (app: FastifyInstance, schema: { operationId?: string
 }
 
 /**
- * Registers every route of a view on a Fastify instance (the seed's `register_view`).
+ * Registers every route of a view on a Fastify instance.
  * All reading of the class happens here, once; requests only run the handlers.
  */
 export function registerView (app: FastifyInstance, klass: ViewClass, options: RegisterViewOptions = {}, router?: RouterContext): void {

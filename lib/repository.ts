@@ -109,7 +109,7 @@ export function asyncRepository<T, R extends object> (repository: R): Promised<R
 }
 
 /**
- * The bulk repository (SEED 2.7), synchronous. Each call is one transaction: when any
+ * The bulk repository (docs/bulk.md), synchronous. Each call is one transaction: when any
  * item fails, nothing is written. `kwargs` holds the filter criteria merged with the
  * view's `repositoryOptions`; `args` are positional criteria from `resolveFilter`.
  */

@@ -35,7 +35,7 @@ export type DefinedResponseHeaders<F extends HeaderFields> =
   ResponseHeadersClass<F> & Omit<typeof ResponseHeaders, 'apply' | 'fields'> & (new () => ResponseHeaders)
 
 /**
- * Base class of documented response headers (SEED 2.5). A subclass declares its
+ * Base class of documented response headers (docs/openapi.md). A subclass declares its
  * fields as TypeBox schemas; attribute names become header names with `_` -> `-`.
  *
  * ```ts

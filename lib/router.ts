@@ -9,7 +9,7 @@ export interface ViewRouterOptions extends SharedRouteOptions {
 }
 
 /**
- * Groups views under one prefix and shared route options (the seed's `ViewRouter`).
+ * Groups views under one prefix and shared route options.
  * Hand it to the plugin (`views: [router]`) or call `register(app)` yourself.
  * Its dependencies run before those of each registration and each view.
  */

@@ -127,7 +127,7 @@ function renamerFor (schema: AnySchema, toWire: boolean): Transform | null {
   return null
 }
 
-/** Drops `null` and `undefined` properties at any depth (the seed's `exclude_none`). */
+/** Drops `null` and `undefined` properties at any depth. */
 export function excludeNone (value: unknown): unknown {
   if (Array.isArray(value)) return value.map(excludeNone)
   if (typeof value !== 'object' || value === null || value instanceof Date || Buffer.isBuffer(value)) return value

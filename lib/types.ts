@@ -54,7 +54,7 @@ export interface DependencyDocs {
   security?: SecurityRequirement[]
 }
 
-/** One documented response of a `responses` map entry (SEED 7.2). */
+/** One documented response of a `responses` map entry (docs/openapi.md). */
 export interface ResponseDoc {
   description?: string
   /** The body schema; replaces the generated one for that status. */
@@ -90,9 +90,9 @@ export interface RouteDocOptions {
 
 /** Options shared by route decorators, `Override`, registration entries and routers. */
 export interface SharedRouteOptions extends FastifyPassThroughOptions, RouteDocOptions {
-  /** Extra documented responses, merged with the generated ones (SEED 7.2 rule 3). */
+  /** Extra documented responses, merged with the generated ones (docs/openapi.md). */
   responses?: ResponsesMap
-  /** Headers documented on the success response (SEED 2.5). */
+  /** Headers documented on the success response (docs/openapi.md). */
   responseHeaders?: ResponseHeadersClass
   /** Route-level dependencies; they run before the view's `actionDependencies`. */
   dependencies?: Dependency[]

@@ -69,14 +69,14 @@ export class View {
   /** Throws a `TypeError` when the class cannot serve requests as configured; called at registration. */
   static assertRegistrable (): void {}
 
-  /** The documented headers of an action's success response, or `undefined` (SEED 2.5). */
+  /** The documented headers of an action's success response, or `undefined` (docs/openapi.md). */
   static getResponseHeaders (_action?: string): ResponseHeadersClass | undefined {
     return undefined
   }
 
-  /** The request being served (the seed's `self.request`). */
+  /** The request being served. */
   readonly request: FastifyRequest
-  /** The reply of that request (the seed's `self.response`). */
+  /** The reply of that request. */
   readonly reply: FastifyReply
 
   /**

@@ -49,7 +49,7 @@ export const AsyncGenericRetrieveUpdateDestroyAPIView = named('AsyncGenericRetri
 /** Sync counterpart of `AsyncGenericRetrieveUpdateDestroyAPIView`. */
 export const GenericRetrieveUpdateDestroyAPIView = named('GenericRetrieveUpdateDestroyAPIView', mix(GenericRetrieveAPIView, GenericUpdateAPIView, GenericPartialUpdateAPIView, GenericDestroyAPIView))
 
-/** The four bulk actions over `repository` on one route (SEED 4.3): POST, PUT, PATCH, DELETE on `bulkRoute`. */
+/** The four bulk actions over `repository` on one route (docs/bulk.md): POST, PUT, PATCH, DELETE on `bulkRoute`. */
 export const AsyncBulkAPIViewSet = named('AsyncBulkAPIViewSet', mix(AsyncGenericBulkCreateAPIView, AsyncGenericBulkUpdateAPIView, AsyncGenericUpdateManyAPIView, AsyncGenericBulkDestroyAPIView))
 /** Sync counterpart of `AsyncBulkAPIViewSet`. */
 export const BulkAPIViewSet = named('BulkAPIViewSet', mix(GenericBulkCreateAPIView, GenericBulkUpdateAPIView, GenericUpdateManyAPIView, GenericBulkDestroyAPIView))

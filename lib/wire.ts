@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { aliasedSchema, compileRenamer, excludeNone, optionalSchema } from './serialization.js'
 
-/** Dump options of a response (the seed's `serializer_options`). */
+/** Dump options of a response. */
 export interface SerializerOptions {
   /** Use the `alias` of properties as wire names (default true). */
   byAlias?: boolean
