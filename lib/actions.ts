@@ -4,10 +4,9 @@ import type { APIView } from './api-view.js'
 import { Conflict, NotFound } from './errors.js'
 import { defineMixin, type ActionRegistry, type MixedClass, type MixinClass, type StaticsOf } from './mixins.js'
 import { componentName } from './naming.js'
-import { abstractAction, type RouteDefinition, type StandardAction } from './register.js'
 import { mergeResponses } from './route-meta.js'
 import type { ResponsesMap } from './types.js'
-import type { ViewClass } from './view.js'
+import { type ViewClass, abstractAction, type RouteDefinition, type StandardAction } from './view.js'
 
 export type Ret<Async, T> = Async extends true ? Promise<T> : T
 export type Get<M, K extends string, D> = M extends { [P in K]: infer T } ? T : D

@@ -6,10 +6,9 @@ import { BadRequest, Conflict, ContentTooLarge, NotFound, type ProblemErrorEntry
 import type { FilterClass } from './filters.js'
 import { GenericViewMixin, type GenericHooks, type GenericStatics } from './generics.js'
 import type { ActionRegistry, MixinClass } from './mixins.js'
-import type { StandardAction } from './register.js'
 import type { AsyncBulkRepository, BulkRepository, Criteria } from './repository.js'
 import type { ViewRouteOptions } from './types.js'
-import type { ViewClass } from './view.js'
+import { type ViewClass, type StandardAction } from './view.js'
 import { then as settle, type Awaitable } from './maybe-promise.js'
 import { ConfigurationError } from './configuration-error.js'
 

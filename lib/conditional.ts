@@ -8,12 +8,11 @@ import { defineMixin } from './mixins.js'
 import {
   etagOf, failsPrecondition, httpDate, isNotModified, parseEntityTags, parseHttpDate, toSeconds, weakMatch, type Validators
 } from './preconditions.js'
-import type { RouteDefinition } from './register.js'
 import { alwaysSent } from './response-headers.js'
 import { honoursPreconditions, type Precondition } from './repository.js'
 import { compileRepresentation, type SerializerOptions } from './wire.js'
 import type { ResponsesMap } from './types.js'
-import { keepView, type View } from './view.js'
+import { keepView, type View, type RouteDefinition } from './view.js'
 import { then } from './maybe-promise.js'
 import { ConfigurationError } from './configuration-error.js'
 

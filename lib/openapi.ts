@@ -5,12 +5,11 @@ import { BadRequest, ContentTooLarge, statusTitle, UnsupportedMediaType, type AP
 import { operationIdOf, summaryOf, tagOf } from './naming.js'
 import { PROBLEM_CONTENT_TYPE } from './problem.js'
 import { problemBody, ProblemSchema, ValidationProblemSchema } from './problem-schema.js'
-import type { RouteDefinition } from './register.js'
 import type { ResponseHeadersClass } from './response-headers.js'
 import { mergeResponses } from './route-meta.js'
 import { aliasedSchema } from './serialization.js'
 import type { Dependency, ResponseDoc, ResponsesMap, SecurityRequirement } from './types.js'
-import type { ViewClass } from './view.js'
+import { type ViewClass, type RouteDefinition } from './view.js'
 import { wireForm } from './wire.js'
 
 const ANY_JSON = {} as TSchema

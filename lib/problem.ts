@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { APIError, statusTitle, type Problem, type ProblemErrorEntry } from './errors.js'
-import { PART_DETAIL, PART_LOCATION, type HttpPart } from './validation.js'
+import { PART_DETAIL, PART_LOCATION, type HttpPart } from './request-parts.js'
 
 /** Media type of every error response (RFC 9457 section 3). */
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'

@@ -1,5 +1,4 @@
-import type { CollectedRoute } from './register.js'
-import type { ViewClass } from './view.js'
+import { type ViewClass, type CollectedRoute } from './view.js'
 import { ConfigurationError } from './configuration-error.js'
 
 // Mistakes of configuration refused when a view is registered, each naming the view.

@@ -2,9 +2,10 @@ import { FormatRegistry, Kind, type TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import { fullFormats } from 'ajv-formats/dist/formats.js'
 import { BadRequest, type ProblemErrorEntry } from './errors.js'
+import { PART_DETAIL, PART_LOCATION, type HttpPart } from './request-parts.js'
 
-/** The request parts Fastify validates, as it names them. */
-export type HttpPart = 'body' | 'querystring' | 'params' | 'headers'
+export type { HttpPart }
+
 
 const MAX_REPORTED_ERRORS = 20
 
@@ -92,19 +93,6 @@ export function compileCheck<T extends TSchema> (schema: T): TypeCheck<T> {
   return TypeCompiler.Compile(schema)
 }
 
-export const PART_LOCATION: Record<HttpPart, ProblemErrorEntry['in']> = {
-  body: undefined,
-  querystring: 'query',
-  params: 'path',
-  headers: 'header'
-}
-
-export const PART_DETAIL: Record<HttpPart, string> = {
-  body: 'The request body is invalid.',
-  querystring: 'The query string is invalid.',
-  params: 'The path parameters are invalid.',
-  headers: 'The request headers are invalid.'
-}
 
 /** The 400 error a failed request validation throws; Fastify adds `validationContext`. */
 export class RequestValidationError extends BadRequest {}

@@ -1,8 +1,72 @@
 import type { TSchema } from '@sinclair/typebox'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { RouteDefinition, StandardAction } from './register.js'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
+import { ConfigurationError } from './configuration-error.js'
+import type { APIErrorClass } from './errors.js'
 import type { ResponseHeadersClass } from './response-headers.js'
 import type { ResponsesMap, ViewRouteOptions } from './types.js'
+
+/**
+ * A standard action a view class contributes (list, create, retrieve, ...): the
+ * route it gets when the class implements the method, whatever decorators it has.
+ */
+export interface StandardAction {
+  /** The action and method name: `list`, `create`, `retrieve`, ... */
+  name: string
+  method: HTTPMethods
+  /** Whether the route is the detail route (`/:id`) rather than the prefix itself. */
+  detail: boolean
+  /** A path of its own relative to the prefix (bulk actions: `bulkRoute`), instead of the prefix or the detail route. */
+  path?: (view: ViewClass) => string
+  status: number
+  /** The options the action generates (schemas, documented errors); the method's own decorators win. */
+  options: (view: ViewClass) => ViewRouteOptions
+  /** The success body schema, derived from the class (a list wraps `responseSchema` in an array). */
+  responseSchema?: (view: ViewClass) => TSchema | undefined
+  /** Errors documented on the action (404 on detail actions, 409 on create). */
+  throws?: APIErrorClass[]
+  /** Returning `null` or `undefined` throws the error this makes (detail actions with `raiseOnNone`). */
+  onNone?: (view: ViewClass) => (() => Error) | undefined
+  /** The success response has no body (`returnOnCreate = false`). */
+  emptyBody?: (view: ViewClass) => boolean
+  /** Work on the reply once the action returned a value (the `Location` of a create), if the class needs any. */
+  after?: (view: ViewClass) => AfterAction | undefined
+}
+
+/** Runs after an action returned a non-empty value, before the response is built. */
+export type AfterAction = (view: View, value: unknown, reply: FastifyReply) => void
+
+/** The sentinel of a standard action method a class leaves to its subclasses. */
+export const ABSTRACT = Symbol('fastify-views.abstract')
+
+/** Marks a standard action's placeholder method as not implemented. */
+export function abstractAction (name: string): (...args: unknown[]) => never {
+  const fn = (): never => { throw new ConfigurationError('FV_ERR_NOT_IMPLEMENTED', `${name} is not implemented`) }
+  Object.defineProperty(fn, ABSTRACT, { value: true })
+  return fn
+}
+
+/** One route of a view, resolved from its standard action or decorators. */
+export interface RouteDefinition {
+  name: string
+  methods: HTTPMethods[]
+  path: string
+  status: number
+  options: ViewRouteOptions
+  throws: APIErrorClass[]
+  responseSchema: TSchema | undefined
+  onNone?: () => Error
+  after?: AfterAction
+  emptyBody: boolean
+  standard: boolean
+  /**
+   * The application's serializer compiler, for what a mixin serializes at registration
+   * (the representation ConditionalMixin hashes): shared schemas of the app resolve.
+   */
+  compileSerializer: (schema: TSchema) => (value: unknown) => string
+}
+
+/** A route as the class declares it, before registration gives it the application's compilers. */
+export type CollectedRoute = Omit<RouteDefinition, 'compileSerializer'>
 
 /** Where a request keeps the view a hook made for it, so that the handler uses the same one. */
 const REQUEST_VIEW = Symbol('fastify-views.view')
