@@ -43,9 +43,9 @@ const MATCHERS: Record<string, (frame: CallFrame) => boolean> = {
   '@fastify/etag onSend hook': (f) => f.url.includes('@fastify/etag/index.js'),
   'checkLastModified (lib)': (f) => f.functionName === 'checkLastModified',
   'notModified (lib)': (f) => f.functionName === 'notModified',
-  'lib/errors.js (problem errors)': (f) => f.url.endsWith('/lib/errors.js'),
+  'lib/http/errors.js (problem errors)': (f) => f.url.endsWith('/lib/http/errors.js'),
   'createMany (repository)': (f) => f.functionName === 'createMany',
-  'create (repository)': (f) => f.functionName === 'create' && f.url.endsWith('/lib/memory.js'),
+  'create (repository)': (f) => f.functionName === 'create' && f.url.endsWith('/lib/stores/memory.js'),
   'writev / write* (socket)': (f) => f.functionName === 'writev' || /^write(Generic|Buffer|Utf8String|Latin1String)$/.test(f.functionName),
   'onSendEnd (fastify)': (f) => f.functionName === 'onSendEnd'
 }

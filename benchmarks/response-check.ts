@@ -4,7 +4,7 @@
  * `node build/benchmarks/response-check.js` after `npx tsc -p tsconfig.json`.
  */
 import { Type } from '@sinclair/typebox'
-import { compileResponseCheck } from '../lib/response-check.js'
+import { compileResponseCheck } from '../lib/schema/response-check.js'
 
 const item = (format: boolean) => Type.Object({
   id: Type.Integer(),

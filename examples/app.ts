@@ -10,8 +10,8 @@ import views, {
   APIView, AsyncBulkAPIViewSet, AsyncGenericViewSet, ConditionalMixin, Get, PaginationFilter, asyncRepository, configureApp, mix, problemFrameworkErrors,
   type AsyncBulkRepository, type AsyncRepository, type NumberedPageOf
 } from '../lib/index.js'
-import { PostgresRepository, SqliteRepository } from '../lib/sql-index.js'
-import { swaggerOptions } from '../lib/swagger.js'
+import { PostgresRepository, SqliteRepository } from '../lib/stores/sql/index.js'
+import { swaggerOptions } from '../lib/openapi/swagger.js'
 
 export const Item = Type.Object({
   id: Type.Integer(),

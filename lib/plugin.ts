@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
-import { problemClientErrorHandler, problemErrorHandler, problemNotFoundHandler } from './problem.js'
-import { registerView, type RegisterViewOptions } from './register.js'
-import { ViewRouter } from './router.js'
-import { View, type ViewClass } from './view.js'
-import { ConfigurationError } from './configuration-error.js'
+import { problemClientErrorHandler, problemErrorHandler, problemNotFoundHandler } from './http/problem.js'
+import { registerView, type RegisterViewOptions } from './registration/register.js'
+import { ViewRouter } from './registration/router.js'
+import { View, type ViewClass } from './views/view.js'
+import { ConfigurationError } from './core/configuration-error.js'
 
 /** A view with its registration options: `{ view: Items, prefix: '/items', tags: ['items'] }`. */
 export interface ViewEntry extends RegisterViewOptions {

@@ -31,7 +31,7 @@ import {
   AsyncRetrieveUpdateDestroyAPIView,
   RetrieveUpdateDestroyAPIView
 } from '../lib/index.js'
-import { buildViewRoutes } from '../lib/register.js'
+import { buildViewRoutes } from '../lib/registration/register.js'
 import { build, expectActions, problem } from './helpers.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() }, { $id: 'Item' })

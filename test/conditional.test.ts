@@ -22,7 +22,7 @@ import {
   type ConditionalMembers,
   type ViewRequest
 } from '../lib/index.js'
-import { parseEntityTags, parseHttpDate, strongMatch, weakMatch, httpDate } from '../lib/preconditions.js'
+import { parseEntityTags, parseHttpDate, strongMatch, weakMatch, httpDate } from '../lib/http/preconditions.js'
 import { build, problem } from './helpers.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), updated_at: Type.String() }, { $id: 'Item' })

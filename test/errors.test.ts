@@ -429,7 +429,7 @@ test('a View without raises: CatchDefined catches nothing, Catch(Type) alone is 
 })
 
 test('toProblem reads errors from other validators and unusual shapes', async (t) => {
-  const { toProblem } = await import('../lib/problem.js')
+  const { toProblem } = await import('../lib/http/problem.js')
   const request = { url: '/x?y=1' } as unknown as import('fastify').FastifyRequest
   const validation = Object.assign(new Error('bad'), {
     statusCode: 400,

@@ -487,7 +487,7 @@ test('cursor pages walk a nullable sort column, nulls included', async (t) => {
 })
 
 test('decodeCursor refuses anything that is not a cursor of this ordering', async (t) => {
-  const { decodeCursor, encodeCursor } = await import('../lib/pagination.js')
+  const { decodeCursor, encodeCursor } = await import('../lib/query/pagination.js')
   const enc = (wire: unknown) => Buffer.from(JSON.stringify(wire)).toString('base64url')
   const ordering = ['name', 'id']
   t.same(decodeCursor(encodeCursor({ direction: 'previous', values: [null, 2] }, ordering), ordering), { direction: 'previous', values: [null, 2] })
@@ -522,7 +522,7 @@ test('a unique clash on update is a 409 problem, and documented', async (t) => {
   t.teardown(() => app.close())
   t.equal(problem(t, await app.inject({ method: 'PATCH', url: '/1', payload: { name: 'banana' } }), 409).title, 'Conflict')
   t.equal(problem(t, await app.inject({ method: 'PUT', url: '/1', payload: { name: 'banana', price: 1 } }), 409).title, 'Conflict')
-  const routes = (await import('../lib/register.js')).buildViewRoutes(Unique)
+  const routes = (await import('../lib/registration/register.js')).buildViewRoutes(Unique)
   for (const action of ['update', 'partialUpdate']) {
     t.ok((routes.find((r) => r.config?.action === action)!.schema as { response: Record<string, unknown> }).response['409'], `${action} documents 409`)
   }

@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import { Type, type Static } from '@sinclair/typebox'
 import { APIView, AsyncGenericViewSet, Catch, ConditionalMixin, Get, MemoryRepository, mix } from '../lib/index.js'
-import { isThenable, then } from '../lib/maybe-promise.js'
+import { isThenable, then } from '../lib/core/maybe-promise.js'
 import { build, problem } from './helpers.js'
 
 /**

@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import { APIView, GenericListAPIView, Get, MemoryRepository } from '../lib/index.js'
-import { operationIdOf, plural, pluralName, summaryOf, tagOf } from '../lib/naming.js'
+import { operationIdOf, plural, pluralName, summaryOf, tagOf } from '../lib/views/naming.js'
 import { buildApp } from '../examples/app.js'
 
 test('plural: regular nouns, already-plural and uncountable names, irregulars, the last word of an identifier, acronyms', async (t) => {

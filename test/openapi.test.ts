@@ -8,8 +8,8 @@ import views, {
   AsyncUpdateAPIView, Catch, CatchDefined, Conflict, CreateAPIView, Delete, Forbidden, Get, mix, NotFound, Override, Post, ResponseHeaders, Route, Throws, View,
   ViewRouter, errors, type FastifyViewsOptions
 } from '../lib/index.js'
-import { buildViewRoutes } from '../lib/register.js'
-import { documentedSchema, swaggerOptions } from '../lib/swagger.js'
+import { buildViewRoutes } from '../lib/registration/register.js'
+import { documentedSchema, swaggerOptions } from '../lib/openapi/swagger.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number({ minimum: 0 }) }, { $id: 'Item' })
 const ItemIn = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), price: Type.Number({ minimum: 0 }) }, { $id: 'ItemIn' })
@@ -499,12 +499,12 @@ test('conditional views document validators, 304 on safe methods and 412 on unsa
 })
 
 test('documentation corners: CatchDefined string entries, Catch with a detail only, explicit content, helpers', async (t) => {
-  const { refResolver, swaggerOptions: options } = await import('../lib/swagger.js')
-  const { mergeResponses } = await import('../lib/route-meta.js')
-  const { componentName, plural } = await import('../lib/naming.js')
-  const { documentedResponses } = await import('../lib/openapi.js')
+  const { refResolver, swaggerOptions: options } = await import('../lib/openapi/swagger.js')
+  const { mergeResponses } = await import('../lib/routes/route-meta.js')
+  const { componentName, plural } = await import('../lib/views/naming.js')
+  const { documentedResponses } = await import('../lib/openapi/operation.js')
   const { NumberedPage } = await import('../lib/index.js')
-  const { serializerCompilerFor: serializerCompilerForTest } = await import('../lib/serializer.js')
+  const { serializerCompilerFor: serializerCompilerForTest } = await import('../lib/schema/serializer.js')
   class Oops extends Error {}
   class Corners extends APIView {
     static override raises = new Map([[Oops, 'Oops.']])
@@ -526,7 +526,7 @@ test('documentation corners: CatchDefined string entries, Catch with a detail on
   t.same(doc.paths['/csv'].get.responses['200'].content, { 'text/csv': { schema: { type: 'string' } } })
 
   t.equal(refResolver.buildLocalReference({}, '', '', 3), 'def-3')
-  const { ComponentCollector } = await import('../lib/components.js')
+  const { ComponentCollector } = await import('../lib/openapi/components.js')
   const collector = new ComponentCollector()
   const bare = { 204: { description: 'none' } }
   t.equal(collector.responses(bare), bare, 'nothing to reference: the same object')

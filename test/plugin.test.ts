@@ -2,7 +2,7 @@ import { test } from 'tap'
 import Fastify from 'fastify'
 import { Type } from '@sinclair/typebox'
 import views, { APIView, Get, ResponseHeaders, View, ViewRouter, registerView, configureApp, type FastifyViewsOptions } from '../lib/index.js'
-import { buildViewRoutes } from '../lib/register.js'
+import { buildViewRoutes } from '../lib/registration/register.js'
 import { build } from './helpers.js'
 
 class Ping extends View {

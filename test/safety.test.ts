@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox'
 import views, {
   APIView, BaseFilter, BulkAPIViewSet, GenericRetrieveAPIView, GenericViewSet, MemoryRepository, Post, configureApp, mix, type Dependency
 } from '../lib/index.js'
-import { SqliteRepository } from '../lib/sql-index.js'
+import { SqliteRepository } from '../lib/stores/sql/index.js'
 import { build, problem } from './helpers.js'
 import { checkNoHiddenColumn, USERS_OPTIONS, USERS_SEED, USERS_TABLE } from './leak-cases.js'
 

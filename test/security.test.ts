@@ -4,7 +4,7 @@ import jwt from '@fastify/jwt'
 import swagger from '@fastify/swagger'
 import { Type } from '@sinclair/typebox'
 import views, { BaseFilter, BulkAPIViewSet, Forbidden, GenericViewSet, MemoryRepository, Unauthorized, mix, type Dependency } from '../lib/index.js'
-import { swaggerOptions } from '../lib/swagger.js'
+import { swaggerOptions } from '../lib/openapi/swagger.js'
 import { problem } from './helpers.js'
 
 // The recipe of docs/security.md: a dependency that verifies a bearer token with @fastify/jwt

@@ -1,7 +1,7 @@
 import { test } from 'tap'
-import { PostgresRepository, translateError } from '../lib/sql-index.js'
+import { PostgresRepository, translateError } from '../lib/stores/sql/index.js'
 import { ServiceUnavailable } from '../lib/index.js'
-import type { PgPool, PgPoolClient, PgQueryResult } from '../lib/sql-index.js'
+import type { PgPool, PgPoolClient, PgQueryResult } from '../lib/stores/sql/index.js'
 
 /** A pool whose queries fail with the given codes, one per call, then succeed. */
 function failingPool (codes: string[]): { pool: PgPool, calls: () => number, destroyed: () => number } {

@@ -5,7 +5,7 @@ import path from 'node:path'
 import Database from 'better-sqlite3'
 import { Type } from '@sinclair/typebox'
 import { BulkAPIViewSet, CursorPaginationFilter, GenericListAPIView, GenericViewSet, PaginationFilter, mix } from '../lib/index.js'
-import { SqliteRepository } from '../lib/sql-index.js'
+import { SqliteRepository } from '../lib/stores/sql/index.js'
 import { build, problem } from './helpers.js'
 import { buildApp } from '../examples/app.js'
 import {
@@ -184,7 +184,7 @@ test('SQLite: a detail read of a file another connection holds locked is a 503 p
 })
 
 test('translateError: constraints are 409, lost databases 503, anything else passes through', async (t) => {
-  const { translateError } = await import('../lib/sql-index.js')
+  const { translateError } = await import('../lib/stores/sql/index.js')
   const err = (code?: string, message = 'x') => Object.assign(new Error(message), code === undefined ? {} : { code })
   t.equal((translateError(err('23505')) as { status: number }).status, 409)
   t.equal((translateError(err('23514')) as { status: number }).status, 409, 'a CHECK failure in PostgreSQL')
@@ -199,7 +199,7 @@ test('translateError: constraints are 409, lost databases 503, anything else pas
 })
 
 test('SqlBuilder and SqliteRepository corners', async (t) => {
-  const { SqlBuilder } = await import('../lib/sql-index.js')
+  const { SqlBuilder } = await import('../lib/stores/sql/index.js')
   t.throws(() => new SqlBuilder('sqlite', { table: 'items; DROP', columns: ['id'] }), { name: 'TypeError', message: /Not a plain SQL identifier/ })
   const pgBuilder = new SqlBuilder('postgres', { table: 't', columns: ['id', 'tenant'], scopeFields: ['tenant'] })
   t.throws(() => pgBuilder.select({ ghost: 1 }, { orderBy: [] }), { name: 'TypeError', message: /no column "ghost"/ })
@@ -248,7 +248,7 @@ test('SqlBuilder and SqliteRepository corners', async (t) => {
 })
 
 test('SqlBuilder.selectOne: detail reads reuse one text per set of equality columns, other criteria take the general builder', async (t) => {
-  const { SqlBuilder } = await import('../lib/sql-index.js')
+  const { SqlBuilder } = await import('../lib/stores/sql/index.js')
   const b = new SqlBuilder('sqlite', { table: 't', columns: ['id', 'tenant', 'flag', 'at'], optionKeys: ['batch_size'] })
   t.same(b.selectOne({ id: 7, tenant: 'a' }), { sql: 'SELECT "id", "tenant", "flag", "at" FROM "t" WHERE "id" = ? AND "tenant" = ?', params: [7, 'a'], returns: 'rows' }, 'a key lookup needs no ORDER BY or LIMIT')
   t.same(b.selectOne({ id: 8, tenant: 'b' }).params, [8, 'b'], 'the cached text takes new values')

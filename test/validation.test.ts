@@ -186,7 +186,7 @@ test('bodies: recursive schemas, intersections that say otherwise; required head
 })
 
 test('registerFormats keeps registered formats and skips formats of other types', async (t) => {
-  const { registerFormats } = await import('../lib/validation.js')
+  const { registerFormats } = await import('../lib/schema/validation.js')
   const { FormatRegistry } = await import('@sinclair/typebox')
   FormatRegistry.Set('x-taken', () => true)
   registerFormats({
@@ -214,7 +214,7 @@ test('formats: importing the library registers none; compiling a view registers 
 })
 
 test('the fast date-time check accepts only what ajv-formats accepts, and the canonical shape', async (t) => {
-  const { isCanonicalDateTime } = await import('../lib/validation.js')
+  const { isCanonicalDateTime } = await import('../lib/schema/validation.js')
   const { fullFormats } = await import('ajv-formats/dist/formats.js')
   const full = (fullFormats['date-time'] as { validate: (value: string) => boolean }).validate // ajv-formats types its entries as a union
   const accepted = ['2024-02-29T23:59:59.999Z', '2000-02-29T00:00:00.000Z', '2026-11-24T03:14:00.123Z', '1999-12-31T12:30:45.000Z']
@@ -234,7 +234,7 @@ test('the fast date-time check accepts only what ajv-formats accepts, and the ca
   }
   // Through TypeBox, forms only ajv-formats accepts still pass and the rest still fail.
   const { FormatRegistry } = await import('@sinclair/typebox')
-  ;(await import('../lib/validation.js')).useFormatsOf({ format: 'date-time' })
+  ;(await import('../lib/schema/validation.js')).useFormatsOf({ format: 'date-time' })
   const registered = FormatRegistry.Get('date-time')
   t.ok(registered?.('2016-12-31T23:59:60Z'), 'leap second via ajv-formats')
   t.ok(registered?.('2024-01-01t10:00:00+02:00'), 'offset via ajv-formats')

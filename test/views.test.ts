@@ -245,7 +245,7 @@ test('View does not validate responses; APIView falls back to the class response
 
 test('a route decorator and Override / Annotate stack in either order: the outer wins on scalars, responses add up', async (t) => {
   const { Annotate, Override, NotFound, Conflict, errors } = await import('../lib/index.js')
-  const { buildViewRoutes } = await import('../lib/register.js')
+  const { buildViewRoutes } = await import('../lib/registration/register.js')
   class Stacked extends APIView {
     // Decorators apply bottom-up: the upper one is the outer one.
     @Override({ summary: 'outer override', responses: errors(Conflict) })

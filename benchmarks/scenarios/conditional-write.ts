@@ -5,7 +5,7 @@ import Database from 'better-sqlite3'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { ConditionalMixin, GenericUpdateAPIView, etagOf, mix, views } from '../../lib/index.js'
-import { SqliteRepository } from '../../lib/sql-index.js'
+import { SqliteRepository } from '../../lib/stores/sql/index.js'
 import type { Scenario } from './types.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() })

@@ -6,7 +6,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { asyncRepository, AsyncGenericRetrieveAPIView, ConditionalMixin, GenericBulkCreateAPIView, GenericCreateAPIView, GenericRetrieveAPIView, mix, views } from '../../lib/index.js'
 import { Item as ExampleItem } from '../../examples/app.js'
-import { SqliteRepository } from '../../lib/sql-index.js'
+import { SqliteRepository } from '../../lib/stores/sql/index.js'
 import type { BatchScenario, Scenario } from './types.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() })

@@ -1,0 +1,276 @@
+import { Type, type TObject, type TSchema } from '@sinclair/typebox'
+import type { FastifySchema } from 'fastify'
+import { findRaises, getCatchSpecs, type Raises } from '../views/decorators.js'
+import { BadRequest, ContentTooLarge, statusTitle, UnsupportedMediaType, type APIErrorClass } from '../http/errors.js'
+import { operationIdOf, summaryOf, tagOf } from '../views/naming.js'
+import { PROBLEM_CONTENT_TYPE } from '../http/problem.js'
+import { problemBody, ProblemSchema, ValidationProblemSchema } from './problem-schema.js'
+import type { ResponseHeadersClass } from '../http/response-headers.js'
+import { mergeResponses } from '../routes/route-meta.js'
+import { aliasedSchema } from '../schema/serialization.js'
+import type { Dependency, ResponseDoc, ResponsesMap, SecurityRequirement } from '../routes/types.js'
+import { type ViewClass, type RouteDefinition } from '../views/view.js'
+import { wireForm } from '../schema/wire.js'
+
+const ANY_JSON = {} as TSchema
+
+/** The key @fastify/swagger reads a plain-form response's description from. */
+const RESPONSE_DESCRIPTION = 'x-response-description'
+
+type DocumentedView = ViewClass & { defaultErrors?: APIErrorClass[], errors?: APIErrorClass[], raises?: Raises }
+
+/** What the registration knows about one operation beyond its route definition. */
+export interface OperationContext {
+  /** The one method of this operation (a multi-method route is one operation per method). */
+  method: string
+  /** Whether the route has more than one method, so its operationId names the method. */
+  multiMethod: boolean
+  /** Response header classes from the router, the registration, the route and the view. */
+  headerClasses: ResponseHeadersClass[]
+  /** The route's method implementation, whose `Catch` specs are documented. */
+  implementation: object
+}
+
+/**
+ * Documents `errors(...)` for a `responses` option: `responses: errors(NotFound, Conflict)`
+ * gives `{ 404: { errors: [NotFound] }, 409: { errors: [Conflict] } }`.
+ */
+export function errors (...classes: APIErrorClass[]): ResponsesMap {
+  const map: ResponsesMap = {}
+  for (const cls of classes) {
+    const entry = map[cls.status] ?? (map[cls.status] = { errors: [] })
+    entry.errors!.push(cls)
+  }
+  return map
+}
+
+/**
+ * A top-level schema with an `$id` is wrapped so that the OpenAPI generator emits a
+ * `$ref` to its named component instead of inlining it (it only hoists nested ones).
+ */
+function referable (schema: TSchema): TSchema {
+  return typeof schema.$id === 'string' ? { allOf: [schema] } as unknown as TSchema : schema
+}
+
+function headerDocs (classes: ResponseHeadersClass[]): Record<string, unknown> | undefined {
+  if (classes.length === 0) return undefined
+  const headers: Record<string, unknown> = {}
+  for (const cls of classes) Object.assign(headers, cls.headers())
+  return headers
+}
+
+function caughtStatuses (klass: DocumentedView, implementation: object): number[] {
+  const specs = getCatchSpecs(implementation)
+  if (specs === undefined) return []
+  if (specs === 'defined') return [...(klass.raises ?? [])].map(([, entry]) => typeof entry === 'string' ? 400 : entry.status)
+  return specs.map((spec) => {
+    if (spec.status !== undefined || spec.detail !== undefined) return spec.status ?? 400
+    const entry = findRaises(klass, spec.type)
+    return typeof entry === 'object' ? entry.status : 400
+  })
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+
+/** A route can answer 400 when it validates something, or reads a body (malformed JSON). */
+function canAnswerBadRequest (route: RouteDefinition, method: string): boolean {
+  return BODY_METHODS.has(method) || Object.values(route.options.schema ?? {}).some((part) => part !== undefined)
+}
+
+/**
+ * Everything an operation can answer (docs/openapi.md): the success response with its
+ * headers, the documented errors by status, and the explicit `responses` merged in
+ * (explicit wins key by key, an explicit body replaces the generated one, headers add up).
+ */
+export function documentedResponses (klass: ViewClass, route: RouteDefinition, context: OperationContext): ResponsesMap {
+  return collectResponses(klass, route, context, servedBody(route)).responses
+}
+
+/** The body the success response is served with: `undefined` for an empty response. */
+function servedBody (route: RouteDefinition): TSchema | undefined {
+  if (route.emptyBody) return undefined
+  // An undeclared body is any JSON (`{}`, serialized with JSON.stringify).
+  return route.responseSchema === undefined ? ANY_JSON : wireForm(route.responseSchema, { byAlias: true }).schema
+}
+
+/** The documented responses, and the statuses only an explicit `responses` entry documents. */
+function collectResponses (klass: ViewClass, route: RouteDefinition, context: OperationContext, served: TSchema | undefined): { responses: ResponsesMap, explicitOnly: string[] } {
+  const view = klass as DocumentedView
+  const generated: ResponsesMap = {}
+  const success: ResponseDoc = { description: statusTitle(route.status) }
+  if (served !== undefined) success.schema = served
+  const headers = headerDocs(context.headerClasses)
+  if (headers !== undefined) success.headers = headers
+  generated[route.status] = success
+
+  // A plain View documents the 400 its validation or body parsing can answer; an APIView always documents its defaultErrors.
+  const defaults = view.defaultErrors ?? (canAnswerBadRequest(route, context.method) ? [BadRequest] : [])
+  for (const cls of new Set([...defaults, ...bodyErrors(context.method), ...(view.errors ?? []), ...route.throws, ...dependencyErrors(route.options.dependencies)])) {
+    const entry = generated[cls.status] ?? (generated[cls.status] = { description: statusTitle(cls.status), errors: [] })
+    entry.errors = [...entry.errors!, cls]
+  }
+  const withMixins = mergeResponses(generated, klass.extraResponses(route, context.method))!
+  const merged = mergeResponses(withMixins, route.options.responses)!
+  // A caught exception's status is documented with the generic problem unless a class already documents it.
+  for (const status of caughtStatuses(view, context.implementation)) {
+    merged[status] ??= { description: statusTitle(status), schema: ProblemSchema }
+  }
+  return { responses: merged, explicitOnly: Object.keys(merged).filter((status) => withMixins[status] === undefined) }
+}
+
+/**
+ * What Fastify's body handling answers on a method whose body it reads, before any
+ * view code runs: 413 for a body over `bodyLimit`, 415 for a media type no parser
+ * takes (or, on a route with a body schema, anything but JSON).
+ */
+function bodyErrors (method: string): APIErrorClass[] {
+  return BODY_METHODS.has(method) ? [ContentTooLarge, UnsupportedMediaType] : []
+}
+
+/** The errors the route's dependencies declare they answer. */
+function dependencyErrors (dependencies: Dependency[] | undefined): APIErrorClass[] {
+  return (dependencies ?? []).flatMap((d) => typeof d === 'function' ? [] : d.errors ?? [])
+}
+
+/**
+ * The security requirement of a route from its dependencies. Each dependency must pass,
+ * so their requirements combine: every alternative of one with every alternative of the
+ * next, schemes of a combination all required (OpenAPI 3.1 §4.8.30).
+ */
+function dependencySecurity (dependencies: Dependency[]): SecurityRequirement[] | undefined {
+  let combined: SecurityRequirement[] | undefined
+  for (const dependency of dependencies) {
+    if (typeof dependency === 'function' || dependency.security === undefined) continue
+    combined = combined === undefined
+      ? dependency.security
+      : combined.flatMap((left) => dependency.security!.map((right) => ({ ...left, ...right })))
+  }
+  return combined
+}
+
+/**
+ * One documented response in the forms Fastify (serializers) and @fastify/swagger
+ * (documents) both read. Success bodies use the plain form, which the generator
+ * resolves (nested `$id` schemas become named components); error bodies use
+ * `content` with `application/problem+json` and keep their named schemas, which
+ * `swaggerOptions` turns into components of the document.
+ */
+function toFastifyResponse (status: string, doc: ResponseDoc): Record<string, unknown> {
+  const description = doc.description ?? statusTitle(Number(status))
+  const head: Record<string, unknown> = doc.headers === undefined ? { description } : { description, headers: doc.headers }
+  if (doc.content !== undefined) return { ...head, content: doc.content }
+  if (Number(status) >= 400) {
+    if (doc.schema !== undefined) return { ...head, content: { [PROBLEM_CONTENT_TYPE]: { schema: doc.schema } } }
+    if (doc.errors !== undefined && doc.errors.length > 0) return { ...head, content: { [PROBLEM_CONTENT_TYPE]: { schema: problemBody(doc.errors) } } }
+  } else if (doc.schema !== undefined) {
+    // In the plain form the description would become part of the body schema;
+    // @fastify/swagger reads this key instead and removes it. A top-level `$id` is
+    // only hoisted when nested, so it is wrapped.
+    const plain = doc.headers === undefined ? { [RESPONSE_DESCRIPTION]: description } : { [RESPONSE_DESCRIPTION]: description, headers: doc.headers }
+    return typeof doc.schema.$id === 'string' ? { ...plain, allOf: [doc.schema] } : { ...doc.schema, ...plain }
+  }
+  // No body: @fastify/swagger leaves `content` out for a `null` type.
+  return { ...head, type: 'null' }
+}
+
+/**
+ * Header parameters under their lower-case names: header names are case-insensitive, and
+ * Node.js and Fastify's validation see them lower-cased. Validation uses the declared schema.
+ */
+function lowerCaseHeaders (schema: TSchema): TSchema {
+  const names = Object.keys({ ...schema.properties })
+  if (names.every((name) => name === name.toLowerCase())) return schema
+  const lower = (name: string): string => name.toLowerCase()
+  const properties = Object.fromEntries(Object.entries(schema.properties as Record<string, TSchema>).map(([name, value]) => [lower(name), value]))
+  const out: Record<string, unknown> = { ...schema, properties }
+  if (Array.isArray(schema.required)) out.required = (schema.required as string[]).map(lower)
+  return out as TSchema
+}
+
+const DOC_FIELDS = ['summary', 'description', 'deprecated', 'security', 'hide'] as const
+
+/**
+ * The Fastify `schema` of one operation: what is validated and serialized, and what
+ * `@fastify/swagger` documents. Built once, at registration.
+ */
+export function buildRouteSchema (klass: ViewClass, route: RouteDefinition, context: OperationContext): FastifySchema {
+  const { options } = route
+  const schema: Record<string | symbol, unknown> = {}
+  const parts = options.schema ?? {}
+  if (parts.params !== undefined) schema.params = parts.params
+  if (parts.querystring !== undefined) schema.querystring = parts.querystring
+  if (parts.headers !== undefined) schema.headers = lowerCaseHeaders(parts.headers)
+  if (parts.body !== undefined) schema.body = referable(aliasedSchema(parts.body))
+  schema.operationId = options.operationId ?? operationIdOf(klass, route.name, {
+    detail: route.path.includes(':'), standard: route.standard, method: context.multiMethod ? context.method : undefined
+  })
+  schema.summary = summaryOf(klass, route.name, route.standard)
+  schema.tags = options.tags ?? [tagOf(klass)]
+  for (const key of DOC_FIELDS) {
+    if (options[key] !== undefined) schema[key] = options[key]
+  }
+  if (schema.security === undefined) {
+    // A view route's options always carry its dependencies: buildViewRoutes merges every level into them.
+    const security = dependencySecurity(options.dependencies!)
+    if (security !== undefined) schema.security = security
+  }
+  // Fastify serializes with `response`; `responses` entries are documentation (docs/openapi.md), so
+  // what they alone declare is kept aside for the document: the body of the success status
+  // (served with the route's own schema) and any status outside the error range that neither
+  // the action nor a mixin produces (served as if undocumented). Error bodies are problems
+  // the problem handler serializes, whatever is documented.
+  const served = servedBody(route)
+  const { responses: documented, explicitOnly } = collectResponses(klass, route, context, served)
+  const response: Record<string, unknown> = {}
+  const aside: Record<string, unknown> = {}
+  for (const [status, doc] of Object.entries(documented)) {
+    const target = explicitOnly.includes(status) && !/^[45]/.test(status) ? aside : response
+    target[status] = toFastifyResponse(status, doc)
+  }
+  const key = String(route.status)
+  const success = documented[key]
+  if (success.content !== undefined || success.schema !== served) {
+    aside[key] = response[key]
+    response[key] = toFastifyResponse(key, { ...success, schema: served, content: undefined })
+  }
+  if (Object.keys(aside).length > 0) schema[DOCUMENTED_RESPONSES] = aside
+  // Headers a mixin documents are not validated: they are kept aside for the document too.
+  const documentedHeaders = klass.documentedHeaders(route, context.method)
+  if (documentedHeaders !== undefined) {
+    const own = (schema.headers as TObject | undefined)?.properties
+    schema[DOCUMENTED_HEADERS] = Type.Object({ ...documentedHeaders, ...own })
+  }
+  schema.response = response
+  return schema as FastifySchema
+}
+
+/**
+ * Where a view route's schema keeps the documented form of the responses Fastify must not
+ * serialize with: an explicit body on the success status, a status only `responses`
+ * documents. A symbol, so Fastify never sees it.
+ */
+export const DOCUMENTED_RESPONSES: unique symbol = Symbol.for('fastify-views.documentedResponses')
+
+/** Where a view route's schema keeps the request headers it documents without validating them. */
+export const DOCUMENTED_HEADERS: unique symbol = Symbol.for('fastify-views.documentedHeaders')
+
+type WithDocumented = { [DOCUMENTED_RESPONSES]?: Record<string, unknown>, [DOCUMENTED_HEADERS]?: TSchema, response?: Record<string, unknown>, headers?: unknown }
+
+/**
+ * The schema a document shows for a route: its Fastify schema with the documented form of
+ * each response kept aside from it. `swaggerOptions()` applies it to every route;
+ * call it yourself from a route's own `config.swaggerTransform`.
+ */
+export function documentedSchema<S> (schema: S): S {
+  const withDocumented = schema as WithDocumented | undefined
+  const documented = withDocumented?.[DOCUMENTED_RESPONSES]
+  const headers = withDocumented?.[DOCUMENTED_HEADERS]
+  if (documented === undefined && headers === undefined) return schema
+  const shown = { ...schema } as WithDocumented
+  if (documented !== undefined) shown.response = { ...withDocumented!.response, ...documented }
+  if (headers !== undefined) shown.headers = headers
+  return shown as S
+}
+
+/** The shared problem schemas, for apps that reference them in their own routes. */
+export { ProblemSchema, ValidationProblemSchema }

@@ -1,0 +1,84 @@
+import type { FastifyDynamicSwaggerOptions, SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger'
+import { documentedSchema } from './operation.js'
+import { ComponentCollector } from './components.js'
+import { ALWAYS_SENT } from '../http/response-headers.js'
+
+export { documentedSchema }
+
+/** How `@fastify/swagger` names the schema components it hoists. */
+export interface RefResolver {
+  buildLocalReference: (json: { $id?: unknown }, baseUri: unknown, fragment: unknown, i: number) => string
+}
+
+/** Names every hoisted component after its `$id` (`Item`, `ItemPage`) instead of `def-0`. */
+export const refResolver: RefResolver = {
+  buildLocalReference: (json, _baseUri, _fragment, i) => typeof json.$id === 'string' ? json.$id : `def-${i}`
+}
+
+type HeaderObject = { required?: boolean, schema?: Record<string, unknown> }
+// What @fastify/swagger generates, before a transformObject of the user's: every path has operations, every operation responses.
+type GeneratedPaths = Record<string, Record<string, { responses: Record<string, { headers?: Record<string, HeaderObject> }> }>>
+
+/** Headers marked `alwaysSent` become `required: true`; the marker leaves the schema. */
+export function markRequiredHeaders (paths: GeneratedPaths): void {
+  for (const operations of Object.values(paths)) {
+    for (const operation of Object.values(operations)) {
+      for (const response of Object.values(operation.responses)) {
+        for (const header of Object.values(response.headers ?? {})) {
+          if (header.schema?.[ALWAYS_SENT] !== true) continue
+          delete header.schema[ALWAYS_SENT]
+          header.required = true
+        }
+      }
+    }
+  }
+}
+
+/** What `swaggerOptions` returns: options for `app.register(swagger, ...)`. */
+export type ViewsSwaggerOptions = FastifyDynamicSwaggerOptions & {
+  openapi: NonNullable<FastifyDynamicSwaggerOptions['openapi']>
+  refResolver: RefResolver
+  transform: SwaggerTransform
+  transformObject: SwaggerTransformObject
+}
+
+/** A route schema whose `content` bodies (problems) reference named components collected for the document. */
+function withComponents<S> (components: ComponentCollector, schema: S): S {
+  const response = (schema as { response?: Record<string, unknown> } | undefined)?.response
+  const shown = components.responses(response)
+  return shown === response ? schema : { ...schema, response: shown }
+}
+
+/**
+ * Options for `@fastify/swagger` that document view routes as intended: OpenAPI 3.1
+ * (JSON Schema 2020-12: `const`, `anyOf` with `null`), components named after their
+ * `$id`, the problem bodies (and any other `content` schema with an `$id`) as components of
+ * each document, and what `responses` entries
+ * document beyond what is served (`documentedSchema`: an explicit success body, statuses
+ * only an entry documents). Extra options pass through; a `transform` or
+ * `transformObject` of yours runs after ours.
+ *
+ * ```ts
+ * import { swaggerOptions } from 'fastify-views/swagger'
+ * await app.register(swagger, swaggerOptions({ info: { title: 'Shop', version: '1.0.0' } }))
+ * ```
+ */
+export function swaggerOptions (document: NonNullable<FastifyDynamicSwaggerOptions['openapi']>, options: Omit<FastifyDynamicSwaggerOptions, 'openapi'> = {}): ViewsSwaggerOptions {
+  const theirTransform = options.transform
+  // One collector per call, so per application: each document names its own components.
+  const components = new ComponentCollector()
+  const transform: SwaggerTransform = (input) => {
+    const schema = withComponents(components, documentedSchema(input.schema))
+    if (theirTransform === undefined) return { schema, url: input.url }
+    return theirTransform(schema === input.schema ? input : { ...input, schema })
+  }
+  const theirs = options.transformObject
+  const transformObject: SwaggerTransformObject = (input) => {
+    if (!('openapiObject' in input)) return theirs === undefined ? input.swaggerObject : theirs(input)
+    const openapiObject = input.openapiObject
+    components.addTo(openapiObject)
+    markRequiredHeaders(openapiObject.paths as GeneratedPaths) // the generator's own output: its type allows the absent parts it never leaves out
+    return theirs === undefined ? openapiObject : theirs({ openapiObject })
+  }
+  return { ...options, openapi: { openapi: '3.1.0', ...document }, refResolver, transform, transformObject }
+}

@@ -1,0 +1,246 @@
+import { Type, type TObject, type TSchema } from '@sinclair/typebox'
+import { BadRequest } from '../http/errors.js'
+import { decodeCursor } from './pagination.js'
+import type { Criteria, Operator, OrderKey } from '../stores/repository.js'
+import { ConfigurationError } from '../core/configuration-error.js'
+
+/** Filter fields: a query parameter name -> the schema of its value (equality). */
+export type FilterFields = Record<string, TSchema>
+
+/** Field operators: a field -> the operators it accepts as `field__op` parameters. */
+export type FilterOperators = Record<string, readonly Operator[]>
+
+/** How a filter pages: not at all, by page number, by offset and limit, or by cursor. */
+export type PaginationKind = 'none' | 'page' | 'offset' | 'cursor'
+
+/** The window a filter asks for, in the terms of its pagination kind. */
+export type PageWindow =
+  | { kind: 'none' }
+  | { kind: 'page', page: number, pageSize: number }
+  | { kind: 'offset', offset: number, limit: number }
+  | { kind: 'cursor', pageSize: number, cursor?: { direction: 'next' | 'previous', values: unknown[] } }
+
+/** A filter class: what a view's `filter` attribute holds. */
+export type FilterClass = typeof BaseFilter
+
+const querySchemas = new WeakMap<FilterClass, TObject>()
+
+function operatorSchema (op: Operator, field: TSchema): TSchema {
+  switch (op) {
+    case 'in':
+    case 'not_in': return Type.Array(field, { minItems: 1 })
+    case 'is_null': return Type.Boolean()
+    case 'like':
+    case 'ilike': return Type.String()
+    default: return field
+  }
+}
+
+/**
+ * Base of every filter (docs/filters.md): its declared fields become optional query
+ * parameters, and the statics switch on field operators, ordering (`sort`), search
+ * (`q`) and pagination. A filter instance is built per request from the validated query.
+ *
+ * ```ts
+ * class ItemFilter extends PaginationFilter {
+ *   static override fields = { name: Type.String() }
+ *   static override operatorFields = { price: Type.Number() }
+ *   static override operators = { price: ['gt', 'le'] as const }
+ *   static override orderingFields = ['name', 'price']
+ *   static override searchFields = ['name']
+ * }
+ * ```
+ */
+export class BaseFilter {
+  /** Equality fields: each is an optional query parameter of that name. */
+  static fields: FilterFields = {}
+  /** Operators per field (`price: ['gt']` adds `price__gt`); the field's schema comes from `fields` or `operatorFields`. */
+  static operators: FilterOperators = {}
+  /** Schemas of fields that only take operators (no plain equality parameter). */
+  static operatorFields: FilterFields = {}
+  /** Fields `sort` may name (`sort=name&sort=-price`); empty: no `sort` parameter. */
+  static orderingFields: string[] = []
+  /** The ordering when the client sends no `sort`, in `sort` syntax (`['-price']`). */
+  static defaultOrdering: string[] = []
+  /** Fields `q` searches, case-insensitively; empty: no `q` parameter. */
+  static searchFields: string[] = []
+  /** The pagination style; set by `PaginationFilter`, `OffsetLimitFilter`, `CursorPaginationFilter`. */
+  static pagination: PaginationKind = 'none'
+  /** Largest `page_size` / `limit` a client may ask for. */
+  static maxPageSize = 100
+  /** `page_size` / `limit` when the client sends none. */
+  static defaultPageSize = 100
+  /** The field that makes the order total for cursors (the primary key). */
+  static tieBreaker = 'id'
+
+  /** The query string schema: built once per class, at registration. */
+  static querySchema (): TObject {
+    let schema = querySchemas.get(this)
+    if (schema !== undefined) return schema
+    const props: Record<string, TSchema> = {}
+    for (const [name, field] of Object.entries(this.fields)) props[name] = Type.Optional(field)
+    for (const [name, ops] of Object.entries(this.operators)) {
+      const field = this.fields[name] ?? this.operatorFields[name]
+      if (field === undefined) throw new ConfigurationError('FV_ERR_FILTER_FIELD', `${this.name}.operators.${name}: declare the field in fields or operatorFields`)
+      for (const op of ops) props[`${name}__${op}`] = Type.Optional(operatorSchema(op, field))
+    }
+    if (this.orderingFields.length > 0) {
+      const keys = this.orderingFields.flatMap((f) => [Type.Literal(f), Type.Literal(`-${f}`)])
+      props.sort = Type.Optional(Type.Array(Type.Union(keys), { description: `Sort keys, applied in order; prefix - for descending. One of: ${this.orderingFields.join(', ')}.` }))
+    }
+    if (this.searchFields.length > 0) props.q = Type.Optional(Type.String({ description: `Searches ${this.searchFields.join(', ')}.` }))
+    const size = Type.Optional(Type.Integer({ minimum: 1, maximum: this.maxPageSize, default: this.pageSize() }))
+    // Bounded so that the row offset a page or an offset stands for stays an exact integer:
+    // a page beyond what the store can address is a 400 naming the parameter.
+    if (this.pagination === 'page') {
+      props.page = Type.Optional(Type.Integer({ minimum: 1, maximum: Math.floor(Number.MAX_SAFE_INTEGER / this.maxPageSize), default: 1 }))
+      props.page_size = size
+    } else if (this.pagination === 'offset') {
+      props.offset = Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }))
+      props.limit = size
+    } else if (this.pagination === 'cursor') {
+      props.cursor = Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]+$', maxLength: 4096, description: 'An opaque cursor from next_page or previous_page.' }))
+      props.page_size = size
+    }
+    schema = Type.Object(props)
+    querySchemas.set(this, schema)
+    return schema
+  }
+
+  /** The page size used when the client sends none: `defaultPageSize`, capped at `maxPageSize`. */
+  static pageSize (): number {
+    return Math.min(this.defaultPageSize, this.maxPageSize)
+  }
+
+  /**
+   * The query schema of the criteria alone (fields and operators): what bulk actions
+   * select rows with, where ordering, search and pages mean nothing.
+   */
+  static criteriaSchema (): TObject {
+    const all = this.querySchema().properties
+    const props: Record<string, TSchema> = {}
+    for (const key of Object.keys(all)) if (isCriterion(key)) props[key] = all[key]
+    return Type.Object(props)
+  }
+
+  /** The validated query parameters of this request. */
+  readonly values: Readonly<Record<string, unknown>>
+  private readonly extra: Criteria
+
+  constructor (values: Record<string, unknown> = {}, extra: Criteria = {}) {
+    this.values = values
+    this.extra = extra
+  }
+
+  private get statics (): FilterClass {
+    return this.constructor as FilterClass
+  }
+
+  /** The criteria the client sent (fields and `field__op` keys), plus those merged by `withKwargs`. */
+  asKwargs (): Criteria {
+    const out: Criteria = {}
+    const declared = this.statics.querySchema().properties
+    for (const key of Object.keys(this.values)) {
+      // Own properties only: `?constructor=1` or `?toString=x` name members of every object, not fields.
+      if (this.values[key] !== undefined && isCriterion(key) && Object.hasOwn(declared, key)) out[key] = this.values[key]
+    }
+    return { ...out, ...this.extra }
+  }
+
+  /** A copy of this filter with more criteria; later values win. */
+  withKwargs (kwargs: Criteria): this {
+    const Klass = this.constructor as new (values: Record<string, unknown>, extra: Criteria) => this
+    return new Klass(this.values, { ...this.extra, ...kwargs })
+  }
+
+  /** The sort keys: what `sort` asked for (or `defaultOrdering`), in the order given. */
+  get ordering (): OrderKey[] {
+    const sort = (this.values.sort as string[] | undefined) ?? this.statics.defaultOrdering
+    return sort.map((key) => key.startsWith('-') ? { field: key.slice(1), descending: true } : { field: key, descending: false })
+  }
+
+  /** The search the client asked for, if any. */
+  get search (): { term: string, fields: string[] } | undefined {
+    const term = this.values.q
+    const fields = this.statics.searchFields
+    // Without search fields `q` is not a parameter of the filter, and like any other undeclared one it is ignored.
+    return typeof term === 'string' && term !== '' && fields.length > 0 ? { term, fields } : undefined
+  }
+
+  /** The window of rows to read. An invalid or foreign cursor is a 400 naming the `cursor` parameter. */
+  get window (): PageWindow {
+    const { pagination } = this.statics
+    const defaultPageSize = this.statics.pageSize()
+    if (pagination === 'page') return { kind: 'page', page: (this.values.page as number | undefined) ?? 1, pageSize: (this.values.page_size as number | undefined) ?? defaultPageSize }
+    if (pagination === 'offset') return { kind: 'offset', offset: (this.values.offset as number | undefined) ?? 0, limit: (this.values.limit as number | undefined) ?? defaultPageSize }
+    if (pagination === 'cursor') {
+      const pageSize = (this.values.page_size as number | undefined) ?? defaultPageSize
+      const raw = this.values.cursor
+      if (typeof raw !== 'string') return { kind: 'cursor', pageSize }
+      const cursor = decodeCursor(raw, this.cursorOrdering().map(orderToken))
+      if (cursor === undefined) {
+        throw new BadRequest('The query string is invalid.', { errors: [{ detail: 'Invalid cursor for this ordering', pointer: '#/cursor', in: 'query', parameter: 'cursor' }] })
+      }
+      return { kind: 'cursor', pageSize, cursor }
+    }
+    return { kind: 'none' }
+  }
+
+  /** The ordering a cursor seeks along: the sort keys, then the tie-breaker so the order is total. */
+  cursorOrdering (): OrderKey[] {
+    const ordering = this.ordering
+    const tie = this.statics.tieBreaker
+    return ordering.some((k) => k.field === tie) ? ordering : [...ordering, { field: tie, descending: false }]
+  }
+}
+
+const NON_CRITERIA = new Set(['sort', 'q', 'page', 'page_size', 'offset', 'limit', 'cursor'])
+const isCriterion = (key: string): boolean => !NON_CRITERIA.has(key)
+
+/** `{ field: 'price', descending: true }` -> `-price`. */
+export function orderToken (key: OrderKey): string {
+  return key.descending ? `-${key.field}` : key.field
+}
+
+/** A filter whose `sort` parameter orders by `orderingFields` (several keys, applied in order). */
+export class OrderingFilter extends BaseFilter {}
+
+/** A filter whose `q` parameter searches `searchFields`. */
+export class SearchFilter extends BaseFilter {}
+
+/** Page-number pagination: `page` (>= 1, default 1) and `page_size` (1..maxPageSize); lists answer a `NumberedPage`. */
+export class PaginationFilter extends BaseFilter {
+  static override pagination: PaginationKind = 'page'
+}
+
+/** Offset pagination: `offset` (>= 0) and `limit` (1..maxPageSize, capped); lists answer an `OffsetPage`. */
+export class OffsetLimitFilter extends BaseFilter {
+  static override pagination: PaginationKind = 'offset'
+}
+
+/** Keyset pagination: an opaque `cursor` and `page_size`; lists answer a `CursorPage`. */
+export class CursorPaginationFilter extends BaseFilter {
+  static override pagination: PaginationKind = 'cursor'
+}
+
+/**
+ * Combines filters into one: fields, operators, ordering and search fields add up,
+ * and at most one of them may paginate.
+ */
+export function composeFilters (...filters: FilterClass[]): FilterClass {
+  const paging = [...new Set(filters.map((f) => f.pagination).filter((p) => p !== 'none'))]
+  if (paging.length > 1) throw new ConfigurationError('FV_ERR_FILTER_PAGINATION', `composeFilters: ${filters.map((f) => f.name).join(', ')} paginate in ${paging.length} different ways`)
+  const pager = filters.find((f) => f.pagination !== 'none')
+  return class ComposedFilter extends BaseFilter {
+    static override fields = Object.assign({}, ...filters.map((f) => f.fields)) as FilterFields
+    static override operators = Object.assign({}, ...filters.map((f) => f.operators)) as FilterOperators
+    static override operatorFields = Object.assign({}, ...filters.map((f) => f.operatorFields)) as FilterFields
+    static override orderingFields = [...new Set(filters.flatMap((f) => f.orderingFields))]
+    static override defaultOrdering = filters.find((f) => f.defaultOrdering.length > 0)?.defaultOrdering ?? []
+    static override searchFields = [...new Set(filters.flatMap((f) => f.searchFields))]
+    static override pagination: PaginationKind = pager?.pagination ?? 'none'
+    static override maxPageSize = pager?.maxPageSize ?? BaseFilter.maxPageSize
+    static override defaultPageSize = pager?.defaultPageSize ?? BaseFilter.defaultPageSize
+    static override tieBreaker = pager?.tieBreaker ?? BaseFilter.tieBreaker
+  }
+}

@@ -1,0 +1,313 @@
+import type { TSchema } from '@sinclair/typebox'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import { OWN_SERIALIZER_OPTIONS, type APIView } from '../views/api-view.js'
+import { findRaises, getCatchSpecs } from '../views/decorators.js'
+import { dependencyHooks } from '../routes/dependencies.js'
+import { mediaTypeHook } from '../http/media-type.js'
+import { assertDependencyKeys, assertStoredObjectsSchema } from './checks.js'
+import { buildRouteSchema } from '../openapi/operation.js'
+import { problemErrorHandler } from '../http/problem.js'
+import { compileResponseCheck } from '../schema/response-check.js'
+import { serializerCompilerFor } from '../schema/serializer.js'
+import { getRouteMeta, mergeRouteOptions } from '../routes/route-meta.js'
+import { aliasedSchema, compileRenamer } from '../schema/serialization.js'
+import { wireForm, type SerializerOptions } from '../schema/wire.js'
+import type { ResponseHeadersClass } from '../http/response-headers.js'
+import type { MaybePromise, RouteSchemas, SharedRouteOptions } from '../routes/types.js'
+import { compilePartValidator, strictBodySchema, type HttpPart, type PartValidator } from '../schema/validation.js'
+import { ABSTRACT, keptView, type CollectedRoute, type RouteDefinition, type View, type ViewClass } from '../views/view.js'
+import { then } from '../core/maybe-promise.js'
+import { ConfigurationError } from '../core/configuration-error.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** On view routes: the name of the view class that serves the route. */
+    view?: string
+    /** On view routes: the action (method name) that serves the route. */
+    action?: string
+  }
+}
+
+/** Options of one registration of a view: its prefix, and route options for every route. */
+export interface RegisterViewOptions extends SharedRouteOptions {
+  prefix?: string
+}
+
+/** What a router adds to every view it registers. */
+export interface RouterContext {
+  prefix: string
+  options: SharedRouteOptions
+}
+
+type ViewStatics = ViewClass & Partial<Pick<typeof APIView,
+  'responseSchema' | 'validateResponse' | 'fromAttributes' | 'defaultSerializerOptions' | 'defaultErrors' | 'errors' | 'raises' | 'getDependencies'>>
+
+/** Joins a prefix and a route path: `('/items', '/')` -> `/items`, `('', '/')` -> `/`. */
+export function joinPath (prefix: string, path: string): string {
+  const head = prefix.endsWith('/') ? prefix.slice(0, -1) : prefix
+  if (path === '' || path === '/') return head === '' ? '/' : head
+  return head + (path.startsWith('/') ? path : '/' + path)
+}
+
+function methodsOf (klass: ViewClass): Map<string, object> {
+  const found = new Map<string, object>()
+  for (let proto = klass.prototype; proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const key of Object.getOwnPropertyNames(proto)) {
+      if (key === 'constructor' || found.has(key)) continue
+      const descriptor = Object.getOwnPropertyDescriptor(proto, key)
+      if (descriptor !== undefined && typeof descriptor.value === 'function') found.set(key, descriptor.value)
+    }
+  }
+  return found
+}
+
+/**
+ * Reads a view class into its route definitions: standard actions first, then every
+ * decorated method. Throws `TypeError` for an unimplemented action.
+ */
+export function collectRoutes (klass: ViewClass): CollectedRoute[] {
+  const statics = klass as ViewStatics
+  statics.assertRegistrable()
+  const methods = methodsOf(klass)
+  const routes: CollectedRoute[] = []
+  const standardNames = new Set<string>()
+  for (const action of statics.standardActions()) {
+    // The same action mixed in twice (sync and async) is one route.
+    if (standardNames.has(action.name)) continue
+    standardNames.add(action.name)
+    // Every action mixin installs an implementation or the abstract placeholder.
+    const fn = methods.get(action.name)!
+    if ((fn as { [ABSTRACT]?: boolean })[ABSTRACT] === true) {
+      throw new ConfigurationError('FV_ERR_ABSTRACT_VIEW', `Cannot register ${klass.name}: it is abstract, action method "${action.name}" is not implemented`)
+    }
+    const meta = getRouteMeta(fn)
+    const options = meta === undefined ? action.options(klass) : mergeRouteOptions(action.options(klass), meta.options)
+    routes.push({
+      name: action.name,
+      methods: [action.method],
+      path: action.path?.(klass) ?? (action.detail ? klass.getDetailRoute(action.name) : '/'),
+      status: options.statusCode ?? action.status,
+      options,
+      throws: [...(action.throws ?? []), ...(meta?.throws ?? [])],
+      responseSchema: options.responseSchema ?? action.responseSchema?.(klass),
+      onNone: action.onNone?.(klass),
+      after: action.after?.(klass),
+      emptyBody: action.emptyBody?.(klass) ?? false,
+      standard: true
+    })
+  }
+  for (const [name, fn] of methods) {
+    const meta = getRouteMeta(fn)
+    if (meta === undefined || standardNames.has(name)) continue
+    if (meta.methods === undefined) {
+      throw new ConfigurationError('FV_ERR_NO_ROUTE', `${klass.name}.${name} has @Override or @Throws but no route decorator, and is not a standard action`)
+    }
+    // A route decorator always records a path and its default status.
+    const path = meta.detail === true ? joinPath(klass.getDetailRoute(name), meta.path!) : meta.path!
+    const status = meta.options.statusCode ?? meta.defaultStatus!
+    routes.push({
+      name,
+      methods: meta.methods,
+      path,
+      status,
+      options: meta.options,
+      throws: meta.throws,
+      responseSchema: status === 204 ? undefined : meta.options.responseSchema ?? statics.responseSchema,
+      emptyBody: status === 204,
+      standard: false
+    })
+  }
+  for (const route of routes) checkCatches(statics, route.name, methods.get(route.name)!)
+  assertStoredObjectsSchema(klass, routes)
+  assertDependencyKeys(klass, routes)
+  return routes
+}
+
+function checkCatches (klass: ViewStatics, name: string, fn: object): void {
+  const specs = getCatchSpecs(fn)
+  if (specs === undefined || specs === 'defined') return
+  for (const spec of specs) {
+    if (spec.status === undefined && spec.detail === undefined && findRaises(klass, spec.type) === undefined) {
+      throw new ConfigurationError('FV_ERR_CATCH_UNMAPPED', `${klass.name}.${name}: @Catch(${spec.type.name}) needs an entry in ${klass.name}.raises or its own status and detail`)
+    }
+  }
+}
+
+const SEGMENT_RANK = (segment: string): number => segment.startsWith('*') ? 2 : segment.startsWith(':') ? 1 : 0
+
+/** Orders paths most-specific-first: at the first differing segment, static < parameter < wildcard. */
+export function compareSpecificity (a: string, b: string): number {
+  const sa = a.split('/')
+  const sb = b.split('/')
+  for (let i = 0; i < Math.min(sa.length, sb.length); i++) {
+    const diff = SEGMENT_RANK(sa[i]) - SEGMENT_RANK(sb[i])
+    if (diff !== 0) return diff
+  }
+  return sb.length - sa.length
+}
+
+type Finish = (value: unknown, view: View, reply: FastifyReply) => unknown
+
+/** The form every view route's success schema is compiled (and documented) with. */
+const SERVED: SerializerOptions = { byAlias: true }
+
+/**
+ * Applies per-request serializer options. A form other than the served one (field names,
+ * optional properties) gets its own serializer on this reply, and the body stays an
+ * object, so preSerialization hooks still see it.
+ */
+function applySerializerOptions (schema: TSchema, options: SerializerOptions, value: unknown, reply: FastifyReply, status: number): unknown {
+  const form = wireForm(schema, options)
+  const out = form.toWire === undefined ? value : form.toWire(value)
+  if (form === wireForm(schema, SERVED)) return out
+  reply.type('application/json; charset=utf-8').serializer(reply.compileSerializationSchema(form.schema as Record<string, unknown>, String(status)))
+  return out
+}
+
+function buildFinish (klass: ViewStatics, route: CollectedRoute): Finish {
+  const { status, emptyBody, onNone, after } = route
+  const schema = route.responseSchema
+  const check = schema !== undefined && klass.validateResponse === true ? compileResponseCheck(schema, klass.fromAttributes ?? null) : undefined
+  const defaults = klass.defaultSerializerOptions ?? SERVED
+  const defaultsNeedWork = schema !== undefined && (defaults.excludeNone === true || defaults.byAlias === false || wireForm(schema, defaults).toWire !== undefined)
+
+  return (value, view, reply) => {
+    // An async action that returned the reply (`return this.checkLastModified(...) ?? item`)
+    // resolves to nothing, since a reply is thenable: the response is already on its way.
+    if (value === reply || (value === undefined && reply.sent)) return reply
+    if (status !== 200) reply.code(status)
+    if (value === null || value === undefined) {
+      if (onNone !== undefined) throw onNone()
+      return reply.send()
+    }
+    if (after !== undefined) after(view, value, reply)
+    if (emptyBody) return reply.send()
+    if (typeof value === 'string' || Buffer.isBuffer(value)) {
+      reply.type('text/plain; charset=utf-8')
+      return value
+    }
+    const body = check === undefined ? value : check(value)
+    if (schema === undefined) return body
+    const own = (view as Partial<APIView>)[OWN_SERIALIZER_OPTIONS]
+    if (own === undefined && !defaultsNeedWork) return body
+    return applySerializerOptions(schema, own ?? defaults, body, reply, status)
+  }
+}
+
+function buildHandler (klass: ViewClass, route: CollectedRoute, fn: (this: View, request: FastifyRequest) => MaybePromise<unknown>) {
+  const finish = buildFinish(klass as ViewStatics, route)
+  const bodyRename = route.options.schema?.body === undefined ? undefined : compileRenamer(route.options.schema.body, false)
+  const Klass = klass as unknown as new (request: FastifyRequest, reply: FastifyReply) => View
+  return function viewRouteHandler (request: FastifyRequest, reply: FastifyReply): unknown {
+    if (bodyRename !== undefined) request.body = bodyRename(request.body)
+    // A hook that needed the view first (a precondition check) made it; else it is made here.
+    const view = keptView(request) ?? new Klass(request, reply)
+    const result = fn.call(view, request)
+    // Returning the reply (thenable too) means the response is already sent: it is not waited on.
+    return then(result, (value) => finish(value, view, reply), reply)
+  }
+}
+
+const PASS_THROUGH = ['config', 'bodyLimit', 'logLevel', 'logSerializers', 'constraints', 'exposeHeadRoute', 'prefixTrailingSlash',
+  'preParsing', 'preSerialization', 'onSend', 'onResponse', 'onTimeout', 'onError', 'onRequestAbort', 'errorHandler'] as const
+
+const HOOK_PHASES = ['onRequest', 'preValidation', 'preHandler'] as const
+
+function toArray<T> (value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value]
+}
+
+/**
+ * The route's validator compiler: it compiles the schemas the view declared (a body
+ * closed against unknown properties, by its wire names), whatever wrapper the
+ * route's documented schema puts around them.
+ */
+function validatorCompilerFor (parts: RouteSchemas): (input: { httpPart?: string }) => PartValidator {
+  // Fastify compiles exactly the parts the route's schema has, which are the declared ones.
+  return ({ httpPart }) => {
+    const part = httpPart as HttpPart
+    const declared = parts[part]!
+    return compilePartValidator(part === 'body' ? strictBodySchema(aliasedSchema(declared)) : declared, part)
+  }
+}
+
+/**
+ * Builds the Fastify route options of every operation of a view, most specific first.
+ * With `app`, serializers may use the app's shared schemas.
+ */
+export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions = {}, router?: RouterContext, app?: FastifyInstance): RouteOptions[] {
+  const serializerCompiler = serializerCompilerFor(app)
+  const compileSerializer = (schema: TSchema): ((value: unknown) => string) => serializerCompiler({ schema })
+  const statics = klass as ViewStatics
+  const { prefix = '', ...registration } = options
+  const base = router === undefined ? registration : mergeRouteOptions(router.options, registration)
+  const fullPrefix = joinPath(router?.prefix ?? '', prefix)
+  const methods = methodsOf(klass)
+  const built: RouteOptions[] = []
+  for (const route of collectRoutes(klass)) {
+    const merged = mergeRouteOptions(base, route.options)
+    const implementation = methods.get(route.name)!
+    const handler = buildHandler(klass, route, implementation as (this: View, request: FastifyRequest) => MaybePromise<unknown>)
+    // Response headers add up across levels instead of the innermost replacing the rest.
+    const headerClasses = [router?.options.responseHeaders, registration.responseHeaders, route.options.responseHeaders, klass.getResponseHeaders(route.name)]
+      .filter((h): h is ResponseHeadersClass => h !== undefined)
+    const validatorCompiler = validatorCompilerFor(route.options.schema ?? {})
+    for (const method of route.methods) {
+      // Dependencies run router first, then registration, then the route's own, then the action's.
+      const dependencies = [...(base.dependencies ?? []), ...(route.options.dependencies ?? []), ...(statics.getDependencies?.(route.name, method) ?? [])]
+      const definition: RouteDefinition = { ...route, options: { ...merged, dependencies }, compileSerializer }
+      const hooks = dependencyHooks(dependencies)
+      const routeOptions: RouteOptions = {
+        method,
+        url: joinPath(fullPrefix, route.path),
+        schema: buildRouteSchema(klass, definition, { method, multiMethod: route.methods.length > 1, headerClasses, implementation }),
+        handler,
+        validatorCompiler,
+        serializerCompiler,
+        errorHandler: problemErrorHandler
+      } as RouteOptions
+      for (const key of PASS_THROUGH) {
+        if (merged[key] !== undefined) (routeOptions as unknown as Record<string, unknown>)[key] = merged[key]
+      }
+      routeOptions.config = { ...merged.config, view: klass.name, action: route.name }
+      const own = klass.routeHooks(definition, method)
+      for (const phase of HOOK_PHASES) {
+        const list = [...hooks[phase], ...toArray(merged[phase]), ...(phase === 'onRequest' ? [] : toArray(own[phase]))]
+        if (list.length > 0) (routeOptions as unknown as Record<string, unknown>)[phase] = list
+      }
+      // The view's own hooks run first, so a 304 is decided before any user hook sees the payload.
+      const onSend = [...toArray(own.onSend), ...toArray(merged.onSend)]
+      if (onSend.length > 0) routeOptions.onSend = onSend as RouteOptions['onSend']
+      const mediaType = mediaTypeHook(method, route.options.schema?.body !== undefined)
+      if (mediaType !== undefined) routeOptions.preParsing = [mediaType, ...toArray(merged.preParsing)] as RouteOptions['preParsing']
+      const preSerialization = [...toArray(own.preSerialization), ...toArray(merged.preSerialization)]
+      if (preSerialization.length > 0) routeOptions.preSerialization = preSerialization as RouteOptions['preSerialization']
+      built.push(routeOptions)
+    }
+  }
+  return built.sort((a, b) => compareSpecificity(a.url, b.url))
+}
+
+const operationIds = new WeakMap<object, Set<string>>()
+
+/** OpenAPI operationIds are unique per document: a view registered twice gets `listItems2`. */
+function uniqueOperationId (app: FastifyInstance, schema: { operationId?: string }): void {
+  let taken = operationIds.get(app.server)
+  if (taken === undefined) operationIds.set(app.server, taken = new Set())
+  const base = schema.operationId!
+  let id = base
+  for (let n = 2; taken.has(id); n++) id = `${base}${n}`
+  taken.add(id)
+  schema.operationId = id
+}
+
+/**
+ * Registers every route of a view on a Fastify instance.
+ * All reading of the class happens here, once; requests only run the handlers.
+ */
+export function registerView (app: FastifyInstance, klass: ViewClass, options: RegisterViewOptions = {}, router?: RouterContext): void {
+  for (const route of buildViewRoutes(klass, options, router, app)) {
+    uniqueOperationId(app, route.schema as { operationId?: string })
+    app.route(route)
+  }
+}

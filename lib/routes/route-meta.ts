@@ -1,0 +1,117 @@
+import type { HTTPMethods } from 'fastify'
+import type { APIErrorClass } from '../http/errors.js'
+import type { ResponseDoc, ResponsesMap, ViewRouteOptions } from './types.js'
+
+/** How one `Catch` maps an exception type to an error (its own status and detail, else `raises`). */
+export interface CatchSpec {
+  type: abstract new (...args: never[]) => unknown
+  status?: number
+  detail?: string
+}
+
+/**
+ * What decorators record about a method. Stacked decorators merge into one record,
+ * whatever their order; the one applied last (the outer one) wins on scalars.
+ */
+export interface RouteMeta {
+  /** Set by a route decorator; absent when only `Override` / `Throws` applied. */
+  methods?: HTTPMethods[]
+  path?: string
+  /** `Action(..., { detail: true })`: the path nests under the detail route. */
+  detail?: boolean
+  /** The decorator's own status (Post 201, Delete 204); `options.statusCode` wins over it. */
+  defaultStatus?: number
+  options: ViewRouteOptions
+  throws: APIErrorClass[]
+}
+
+const META = Symbol('fastify-views.route')
+
+type Annotated = { [META]?: RouteMeta }
+
+/** The route metadata recorded on a method, if any. */
+export function getRouteMeta (fn: object): RouteMeta | undefined {
+  return (fn as Annotated)[META]
+}
+
+/** Copies the metadata of one function onto another (a wrapper replacing it). */
+export function copyRouteMeta (from: object, to: object): void {
+  const meta = getRouteMeta(from)
+  if (meta !== undefined) (to as Annotated)[META] = meta
+}
+
+/**
+ * Merges two `responses` maps: statuses are unioned, within a status the later wins key by
+ * key, headers add up and error lists are unioned. A body the later entry declares (`schema`,
+ * `content` or `errors`) replaces the earlier `schema` and `content`, whichever form each uses.
+ */
+export function mergeResponses (base: ResponsesMap | undefined, over: ResponsesMap | undefined): ResponsesMap | undefined {
+  if (base === undefined) return over
+  if (over === undefined) return base
+  const out: ResponsesMap = { ...base }
+  for (const status of Object.keys(over)) {
+    const a = base[status]
+    const b = over[status]
+    out[status] = a === undefined ? b : mergeEntry(a, b)
+  }
+  return out
+}
+
+function mergeEntry (a: ResponseDoc, b: ResponseDoc): ResponseDoc {
+  const entry: ResponseDoc = { ...a, ...b, headers: a.headers === undefined ? b.headers : { ...a.headers, ...b.headers }, errors: unionErrors(a.errors, b.errors) }
+  if (b.schema !== undefined || b.content !== undefined || b.errors !== undefined) {
+    if (b.schema === undefined) delete entry.schema
+    if (b.content === undefined) delete entry.content
+  }
+  return entry
+}
+
+function unionErrors (a: APIErrorClass[] | undefined, b: APIErrorClass[] | undefined): APIErrorClass[] | undefined {
+  if (a === undefined) return b
+  if (b === undefined) return a
+  return [...new Set([...a, ...b])]
+}
+
+/** Fastify hooks a route option may carry: outer levels' run first, then the route's own. */
+const HOOKS = ['onRequest', 'preParsing', 'preValidation', 'preHandler', 'preSerialization', 'onSend', 'onResponse', 'onTimeout', 'onError', 'onRequestAbort'] as const
+
+const asList = (value: unknown): unknown[] => Array.isArray(value) ? value : [value]
+
+/**
+ * Merges route options: `over` wins on scalars (tags included: the innermost list
+ * replaces the outer ones); responses, dependencies, hooks and `config` combine.
+ */
+export function mergeRouteOptions (base: ViewRouteOptions, over: ViewRouteOptions): ViewRouteOptions {
+  const merged: ViewRouteOptions = { ...base, ...over }
+  const responses = mergeResponses(base.responses, over.responses)
+  if (responses !== undefined) merged.responses = responses
+  if (base.schema !== undefined && over.schema !== undefined) merged.schema = { ...base.schema, ...over.schema }
+  if (base.dependencies !== undefined && over.dependencies !== undefined) merged.dependencies = [...base.dependencies, ...over.dependencies]
+  if (base.config !== undefined && over.config !== undefined) merged.config = { ...base.config, ...over.config }
+  const hooks = merged as Record<string, unknown>
+  for (const hook of HOOKS) {
+    if (base[hook] !== undefined && over[hook] !== undefined) hooks[hook] = [...asList(base[hook]), ...asList(over[hook])]
+  }
+  return merged
+}
+
+/** Records metadata on a method, merging with what earlier (inner) decorators recorded. */
+export function annotate (fn: object, patch: Partial<RouteMeta>): void {
+  const target = fn as Annotated
+  const prev = target[META]
+  if (prev === undefined) {
+    target[META] = { options: {}, throws: [], ...patch }
+    return
+  }
+  target[META] = {
+    ...prev,
+    ...patch,
+    // A route decorator's placement wins, however Override/Throws were stacked around it.
+    methods: patch.methods ?? prev.methods,
+    path: patch.path ?? prev.path,
+    detail: patch.detail ?? prev.detail,
+    defaultStatus: patch.defaultStatus ?? prev.defaultStatus,
+    options: patch.options === undefined ? prev.options : mergeRouteOptions(prev.options, patch.options),
+    throws: patch.throws === undefined ? prev.throws : [...new Set([...prev.throws, ...patch.throws])]
+  }
+}

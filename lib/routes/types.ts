@@ -1,0 +1,112 @@
+import type { Static, TSchema } from '@sinclair/typebox'
+import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
+import type { APIErrorClass } from '../http/errors.js'
+import type { ResponseHeadersClass } from '../http/response-headers.js'
+
+/** A value or a promise of it: sync views return values, async views promises. */
+export type MaybePromise<T> = T | Promise<T>
+
+/** The request parts a route validates, as TypeBox schemas. */
+export interface RouteSchemas {
+  params?: TSchema
+  querystring?: TSchema
+  body?: TSchema
+  headers?: TSchema
+}
+
+type StaticOf<T> = T extends TSchema ? Static<T> : unknown
+
+/** The Fastify request of a route, typed from its TypeBox schemas (params, query, body, headers). */
+export type ViewRequest<S extends RouteSchemas = RouteSchemas> = FastifyRequest<{
+  Params: StaticOf<S['params']>
+  Querystring: StaticOf<S['querystring']>
+  Body: StaticOf<S['body']>
+  Headers: StaticOf<S['headers']>
+}>
+
+/** What a handler may return: the typed body, a reply it sent itself, text, or nothing. */
+export type HandlerResult<R> = (R extends TSchema ? Static<R> : unknown) | FastifyReply | string | Buffer | null | undefined
+
+/** A dependency function: a Fastify hook that may throw an `APIError` to refuse the request. */
+export type DependencyFn = (request: FastifyRequest, reply: FastifyReply) => unknown
+
+/**
+ * A dependency of a route: a function runs as an `onRequest` hook (before the body is
+ * read, so a refused client costs no parsing); the object forms choose a later phase.
+ */
+export type Dependency =
+  | DependencyFn
+  | ({ onRequest: DependencyFn } & DependencyDocs)
+  | ({ preValidation: DependencyFn } & DependencyDocs)
+  | ({ preHandler: DependencyFn } & DependencyDocs)
+
+/** An OpenAPI security requirement: scheme name (registered with `@fastify/swagger`) -> scopes. */
+export type SecurityRequirement = Record<string, string[]>
+
+/**
+ * What a dependency tells the API description of every route it guards, so that guarding a
+ * route documents it too: the errors it answers (401, 403) and the security it enforces.
+ */
+export interface DependencyDocs {
+  /** Error classes the dependency throws; each route it guards documents them as problems. */
+  errors?: APIErrorClass[]
+  /** Alternatives the client may satisfy (OpenAPI `security`): one requirement object each. */
+  security?: SecurityRequirement[]
+}
+
+/** One documented response of a `responses` map entry (docs/openapi.md). */
+export interface ResponseDoc {
+  description?: string
+  /** The body schema; replaces the generated one for that status. */
+  schema?: TSchema
+  /** Full `content` map (media type -> `{ schema }`); replaces the generated body. */
+  content?: Record<string, { schema: TSchema }>
+  /** Response headers: header name -> schema (or `{ schema, description }`). */
+  headers?: Record<string, unknown>
+  /** Error classes documented for this status (what `errors(...)` produces). */
+  errors?: APIErrorClass[]
+}
+
+/** Documented responses by status code, merged with what the action generates. */
+export type ResponsesMap = Record<number | string, ResponseDoc>
+
+/** Fastify route options a view route passes through to `fastify.route` untouched. */
+export type FastifyPassThroughOptions = Pick<RouteShorthandOptions,
+  'config' | 'bodyLimit' | 'logLevel' | 'logSerializers' | 'constraints' | 'exposeHeadRoute' | 'prefixTrailingSlash' |
+  'onRequest' | 'preParsing' | 'preValidation' | 'preHandler' | 'preSerialization' | 'onSend' | 'onResponse' |
+  'onTimeout' | 'onError' | 'onRequestAbort' | 'errorHandler'>
+
+/** Documentation options of a route (OpenAPI operation fields). */
+export interface RouteDocOptions {
+  tags?: string[]
+  summary?: string
+  description?: string
+  operationId?: string
+  deprecated?: boolean
+  security?: Array<Record<string, string[]>>
+  /** Leave the route out of the OpenAPI description. */
+  hide?: boolean
+}
+
+/** Options shared by route decorators, `Override`, registration entries and routers. */
+export interface SharedRouteOptions extends FastifyPassThroughOptions, RouteDocOptions {
+  /** Extra documented responses, merged with the generated ones (docs/openapi.md). */
+  responses?: ResponsesMap
+  /** Headers documented on the success response (docs/openapi.md). */
+  responseHeaders?: ResponseHeadersClass
+  /** Route-level dependencies; they run before the view's `actionDependencies`. */
+  dependencies?: Dependency[]
+}
+
+/** Options of one route: Fastify's, the request schemas, the success status and body schema. */
+export interface ViewRouteOptions<S extends RouteSchemas = RouteSchemas, R extends TSchema | undefined = TSchema | undefined> extends SharedRouteOptions {
+  /** The validated request parts. */
+  schema?: S & { [K in Exclude<keyof S, keyof RouteSchemas>]: never }
+  /** The success status code (defaults: POST 201, DELETE 204, others 200). */
+  statusCode?: number
+  /** The success body schema; defaults to the view's `responseSchema`. */
+  responseSchema?: R
+}
+
+/** A route handler method of a view, typed from its route's schemas. */
+export type RouteMethod<This, S extends RouteSchemas, R> = (this: This, request: ViewRequest<S>) => MaybePromise<HandlerResult<R>>

@@ -1,0 +1,35 @@
+import type { TSchema } from '@sinclair/typebox'
+import { InternalServerError, type ProblemErrorEntry } from '../http/errors.js'
+import { compileProjection, isPlainData } from './serialization.js'
+import { compileCheck, validationEntries } from './validation.js'
+
+/**
+ * A returned value did not match the route's response schema. The client gets a
+ * generic 500; the log gets the pointers, so the bug is found without leaking data.
+ */
+export class ResponseValidationError extends InternalServerError {
+  /** Where the returned value differs from the schema (logged, never sent). */
+  readonly mismatches: ProblemErrorEntry[]
+
+  constructor (mismatches: ProblemErrorEntry[]) {
+    super(undefined)
+    this.mismatches = mismatches
+  }
+}
+
+/**
+ * Compiles the response check of a route (`validateResponse = true`): the returned
+ * value, read per `fromAttributes`, must match the success schema before it is sent.
+ */
+export function compileResponseCheck (schema: TSchema, fromAttributes: boolean | null): (value: unknown) => unknown {
+  const check = compileCheck(schema)
+  const project = fromAttributes === true ? compileProjection(schema) : undefined
+  return (value) => {
+    const data = project === undefined ? value : project(value)
+    if (fromAttributes === false && !isPlainData(data)) {
+      throw new ResponseValidationError([{ detail: 'Expected plain data, got a class instance (set fromAttributes to read attributes)', pointer: '#' }])
+    }
+    if (!check.Check(data)) throw new ResponseValidationError(validationEntries(check, data, 'body'))
+    return data
+  }
+}

@@ -1,0 +1,28 @@
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler'
+import type { FastifyInstance } from 'fastify'
+import { PROBLEM_CONTENT_TYPE } from '../http/problem.js'
+
+type Serialize = (payload: unknown) => string
+type SerializerCompiler = (input: { schema: object, httpStatus?: string, contentType?: string }) => Serialize
+
+const stringify: Serialize = (payload) => JSON.stringify(payload)
+
+/**
+ * The serializer compiler of view routes. Error bodies are sent already serialized by
+ * the problem handler, so their documented schemas (references to named problem
+ * components) are never compiled; every other schema is compiled once by Fastify's own
+ * compiler, with the app's shared schemas, and reused wherever the same object recurs.
+ */
+export function serializerCompilerFor (app?: FastifyInstance): SerializerCompiler {
+  const compile = SerializerSelector()(app?.getSchemas() ?? {}, {}) as unknown as (input: { schema: object }) => Serialize
+  const cache = new WeakMap<object, Serialize>()
+  return ({ schema, contentType, httpStatus }) => {
+    if (contentType === PROBLEM_CONTENT_TYPE) return stringify
+    let serialize = cache.get(schema)
+    if (serialize === undefined) {
+      serialize = compile({ schema, ...(httpStatus === undefined ? {} : { httpStatus }) } as { schema: object })
+      cache.set(schema, serialize)
+    }
+    return serialize
+  }
+}

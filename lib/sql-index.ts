@@ -1,7 +1,0 @@
-// The `fastify-views/sql` entry: SQL repositories. The database drivers are optional
-// peer dependencies; they are only referenced as types here, the application passes
-// its own `better-sqlite3` database or `pg` pool.
-export { SqliteRepository } from './sqlite.js'
-export { PostgresRepository } from './postgres.js'
-export { SqlBuilder, translateError, operations, type Dialect, type SqlTableOptions, type SqlFragment, type Statement } from './sql.js'
-export type { SqliteDatabase, SqliteStatement, PgPool, PgPoolClient, PgQueryResult } from './sql-drivers.js'

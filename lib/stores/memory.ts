@@ -1,0 +1,326 @@
+import { Conflict, NotFound } from '../http/errors.js'
+import { preconditionOf, splitCriterion, type BulkRepository, type Criteria, type ListQuery, type Operator, type OrderKey, type Repository, type RepositoryOptions } from './repository.js'
+
+type Row = Record<string, unknown>
+
+/** Options of a `MemoryRepository`. */
+export interface MemoryRepositoryOptions<T> {
+  /** The primary key field (default `id`); integer keys are assigned when a created row has none. */
+  idField?: string
+  /** Fields whose values must be unique: a clash makes `create` return `null` and `update` throw. */
+  unique?: string[]
+  /** Rows to start with. */
+  rows?: T[]
+  /**
+   * Keys of the merged keyword object of `updateMany` / `deleteMany` that are options
+   * (the view's `repositoryOptions`, such as `batch_size`), not criteria.
+   */
+  optionKeys?: string[]
+  /**
+   * Fields that scope rows to an owner (a tenant). `bulkUpdate` items carry them
+   * (merged from `getKwargs`), and an item that carries one only finds a row with the
+   * same value, as `WHERE id = ? AND tenant = ?` would.
+   */
+  scopeFields?: string[]
+}
+
+/** Thrown by `MemoryRepository.update` when the new values clash with a unique field: a 409 problem. */
+export class UniqueViolation extends Conflict {}
+
+const escapeRegExp = (ch: string): string => ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/** SQL LIKE as a regular expression: `%` any run, `_` one character, `\` escaping the next one. */
+function likePattern (pattern: string, flags: string): RegExp {
+  let source = ''
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]
+    if (ch === '\\' && i + 1 < pattern.length) source += escapeRegExp(pattern[++i])
+    else source += ch === '%' ? '.*' : ch === '_' ? '.' : escapeRegExp(ch)
+  }
+  return new RegExp(`^${source}$`, flags + 's')
+}
+
+const isNull = (v: unknown): boolean => v === null || v === undefined
+
+/** A date, or an ISO string compared with one, as milliseconds; anything else as it is. */
+function comparable (value: unknown, other: unknown): unknown {
+  if (value instanceof Date) return other instanceof Date || typeof other === 'string' ? value.getTime() : value
+  if (other instanceof Date && typeof value === 'string') return Date.parse(value)
+  return value
+}
+
+/**
+ * Compares two non-null values of one kind: numbers with numbers, strings with
+ * strings, dates with dates or ISO strings. Values of different kinds are not
+ * comparable (`NaN`): they are never equal, less or greater, as in a typed database
+ * where `id = 'abc'` matches no integer key.
+ */
+function compareValues (a: unknown, b: unknown): number {
+  const x = comparable(a, b)
+  const y = comparable(b, a)
+  // Objects (arrays included) are never ordered or equal by value, and kinds never mix.
+  if (typeof x !== typeof y || typeof x === 'object') return Number.NaN
+  return (x as number) < (y as number) ? -1 : (x as number) > (y as number) ? 1 : x === y ? 0 : Number.NaN
+}
+
+/** Sort order like SQL: nulls after every value ascending, before them descending; other kinds by type name. */
+function sortValues (a: unknown, b: unknown): number {
+  if (isNull(a) || isNull(b)) return isNull(a) === isNull(b) ? 0 : isNull(a) ? 1 : -1
+  const c = compareValues(a, b)
+  if (!Number.isNaN(c)) return c
+  return typeof a < typeof b ? -1 : 1
+}
+
+function compareBy (orderBy: OrderKey[], a: unknown[], b: unknown[]): number {
+  for (let i = 0; i < orderBy.length; i++) {
+    const c = sortValues(a[i], b[i])
+    if (c !== 0) return orderBy[i].descending ? -c : c
+  }
+  return 0
+}
+
+function matches (row: Row, field: string, op: Operator, value: unknown): boolean {
+  const actual = row[field]
+  // As in SQL, a null only matches `is_null` (and equality with a null criterion).
+  if (isNull(actual)) return op === 'is_null' ? value === true : op === 'eq' && isNull(value)
+  switch (op) {
+    case 'eq': return compareValues(actual, value) === 0
+    case 'ne': return !isNull(value) && compareValues(actual, value) !== 0
+    case 'lt': return compareValues(actual, value) < 0
+    case 'le': return compareValues(actual, value) <= 0
+    case 'gt': return compareValues(actual, value) > 0
+    case 'ge': return compareValues(actual, value) >= 0
+    case 'in': return (value as unknown[]).some((v) => compareValues(actual, v) === 0)
+    // As in SQL, NOT IN with a null in the list is never true.
+    case 'not_in': return !(value as unknown[]).some((v) => isNull(v) || compareValues(actual, v) === 0)
+    case 'is_null': return value === false
+    case 'like': return typeof actual === 'string' && likePattern(String(value), '').test(actual)
+    case 'ilike': return typeof actual === 'string' && likePattern(String(value), 'i').test(actual)
+  }
+}
+
+/**
+ * A repository over an in-process `Map`, for tests, examples and prototypes. It
+ * implements the CRUD protocol and the filters honestly: every field operator, search,
+ * several sort keys applied in the order given, offsets, and keyset seeks. Rows are
+ * copied in and out, so callers never share state with the store.
+ */
+export class MemoryRepository<T extends object = Row> implements Repository<T>, BulkRepository<T> {
+  /** `update` and `delete` evaluate `options.precondition` in the same atomic step as the write. */
+  readonly atomicPreconditions = true
+  readonly idField: string
+  readonly unique: string[]
+  readonly optionKeys: Set<string>
+  readonly scopeFields: string[]
+  readonly #rows = new Map<unknown, Row>()
+  /**
+   * One index per unique field, value -> row, so that a uniqueness check is a lookup:
+   * a bulk create of n items costs O(n), not O(n x rows). Nulls are not indexed: as
+   * in SQL, a unique field may be null on many rows.
+   */
+  readonly #indexes: Array<[string, Map<unknown, Row>]>
+  #nextId = 1
+
+  constructor (options: MemoryRepositoryOptions<T> = {}) {
+    this.idField = options.idField ?? 'id'
+    this.unique = options.unique ?? []
+    this.optionKeys = new Set(options.optionKeys ?? [])
+    this.scopeFields = options.scopeFields ?? []
+    this.#indexes = this.unique.map((field) => [field, new Map()])
+    for (const row of options.rows ?? []) this.#insert({ ...row } as Row)
+  }
+
+  #insert (row: Row): Row {
+    if (row[this.idField] === undefined) row[this.idField] = this.#nextId
+    const id = row[this.idField]
+    if (typeof id === 'number' && id >= this.#nextId) this.#nextId = id + 1
+    this.#rows.set(id, row)
+    this.#index(row)
+    return row
+  }
+
+  #index (row: Row): void {
+    for (const [field, index] of this.#indexes) if (!isNull(row[field])) index.set(row[field], row)
+  }
+
+  #unindex (row: Row): void {
+    for (const [field, index] of this.#indexes) if (index.get(row[field]) === row) index.delete(row[field])
+  }
+
+  #remove (row: Row): void {
+    this.#rows.delete(row[this.idField])
+    this.#unindex(row)
+  }
+
+  /** The row other than `except` that already holds one of the primary or unique values in `values`. */
+  #holderOf (values: Row, except?: Row): Row | undefined {
+    const id = values[this.idField]
+    const byId = isNull(id) ? undefined : this.#rows.get(id)
+    if (byId !== undefined && byId !== except) return byId
+    for (const [field, index] of this.#indexes) {
+      const holder = isNull(values[field]) ? undefined : index.get(values[field])
+      if (holder !== undefined && holder !== except) return holder
+    }
+    return undefined
+  }
+
+  /** Applies `values` to a stored row, keeping the key map and the unique indexes in step. */
+  #assign (row: Row, values: Row): void {
+    this.#remove(row)
+    Object.assign(row, values)
+    this.#rows.set(row[this.idField], row)
+    this.#index(row)
+  }
+
+  /**
+   * Runs a multi-row write as one transaction: `work` records how to undo each step,
+   * and a throw undoes them all, newest first, so the store is left exactly as it was.
+   */
+  #transaction<R> (work: (undo: Array<() => void>) => R): R {
+    const undo: Array<() => void> = []
+    try {
+      return work(undo)
+    } catch (error) {
+      for (let i = undo.length - 1; i >= 0; i--) undo[i]()
+      throw error
+    }
+  }
+
+  /** `#assign` inside a transaction: records the row's previous values first. */
+  #assignLogged (row: Row, values: Row, undo: Array<() => void>): void {
+    const before = { ...row }
+    undo.push(() => {
+      this.#remove(row)
+      for (const key of Object.keys(row)) if (!(key in before)) delete row[key]
+      this.#insert(Object.assign(row, before))
+    })
+    this.#assign(row, values)
+  }
+
+  #where (criteria: Criteria, search?: ListQuery['search'], predicates: unknown[] = []): Row[] {
+    const tests = Object.entries(criteria).map(([key, value]) => [...splitCriterion(key), value] as const)
+    const term = search?.term.toLowerCase()
+    const extra = predicates.filter((p): p is (row: Row) => boolean => typeof p === 'function')
+    return [...this.#rows.values()].filter((row) =>
+      tests.every(([field, op, value]) => matches(row, field, op, value)) &&
+      extra.every((test) => test(row)) &&
+      (term === undefined || search!.fields.some((f) => typeof row[f] === 'string' && (row[f] as string).toLowerCase().includes(term))))
+  }
+
+  create (values: Record<string, unknown>, _options: RepositoryOptions = {}): T | null {
+    if (this.#holderOf(values) !== undefined) return null
+    return { ...this.#insert({ ...values }) } as T
+  }
+
+  /**
+   * The first row the criteria select. Criteria naming the primary key (a detail route,
+   * possibly with a tenant) look the row up by key instead of scanning the store.
+   */
+  #first (criteria: Criteria): Row | undefined {
+    const id = criteria[this.idField]
+    if ((typeof id === 'string' || (typeof id === 'number' && !Number.isNaN(id))) && Object.hasOwn(criteria, this.idField)) {
+      const row = this.#rows.get(id)
+      if (row === undefined) return undefined
+      for (const key in criteria) {
+        if (key !== this.idField && !matches(row, ...splitCriterion(key), criteria[key])) return undefined
+      }
+      return row
+    }
+    return this.#where(criteria)[0]
+  }
+
+  get (criteria: Criteria, _options: RepositoryOptions = {}): T | null {
+    const row = this.#first(criteria)
+    return row === undefined ? null : { ...row } as T
+  }
+
+  list (criteria: Criteria, query: ListQuery = { orderBy: [] }, _options: RepositoryOptions = {}): T[] {
+    // The primary key ends every ordering, so equal keys never come back in a random order.
+    const orderBy = query.orderBy.some((k) => k.field === this.idField) ? query.orderBy : [...query.orderBy, { field: this.idField, descending: false }]
+    const keyOf = (row: Row): unknown[] => orderBy.map((k) => row[k.field])
+    let rows = this.#where(criteria, query.search, query.args).sort((a, b) => compareBy(orderBy, keyOf(a), keyOf(b)))
+    if (query.after !== undefined) {
+      const after = query.after
+      rows = rows.filter((row) => compareBy(query.orderBy, query.orderBy.map((k) => row[k.field]), after) > 0)
+    }
+    const start = query.offset ?? 0
+    const end = query.limit === undefined ? undefined : start + query.limit
+    return rows.slice(start, end).map((row) => ({ ...row }) as T)
+  }
+
+  count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, _options: RepositoryOptions = {}): number {
+    return this.#where(criteria, query.search, query.args).length
+  }
+
+  update (criteria: Criteria, values: Record<string, unknown>, options: RepositoryOptions = {}): T | null {
+    const row = this.#first(criteria)
+    if (row === undefined) return null
+    // Synchronous: nothing can write between this check and the write below.
+    preconditionOf(options)?.({ ...row })
+    if (this.#holderOf(values, row) !== undefined) throw new UniqueViolation('A unique field already has this value.')
+    this.#assign(row, values)
+    return { ...row } as T
+  }
+
+  delete (criteria: Criteria, options: RepositoryOptions = {}): boolean {
+    const row = this.#first(criteria)
+    if (row === undefined) return false
+    preconditionOf(options)?.({ ...row })
+    this.#remove(row)
+    return true
+  }
+
+  #criteriaOf (kwargs: Record<string, unknown>): Criteria {
+    const criteria: Criteria = {}
+    for (const [key, value] of Object.entries(kwargs)) if (!this.optionKeys.has(key)) criteria[key] = value
+    return criteria
+  }
+
+  /** Inserts every item, or none when one clashes with a row or with another item. */
+  createMany (items: Array<Record<string, unknown>>, _options: RepositoryOptions = {}): T[] {
+    const positions = new Map<Row, number>()
+    const nextId = this.#nextId
+    return this.#transaction((undo) => {
+      undo.push(() => { this.#nextId = nextId })
+      return items.map((item, index) => {
+        const holder = this.#holderOf(item)
+        if (holder !== undefined) {
+          const twin = positions.get(holder)
+          throw new Conflict(`Item ${index} clashes with ${twin === undefined ? 'an existing row' : `item ${twin}`}.`)
+        }
+        const row = this.#insert({ ...item })
+        positions.set(row, index)
+        undo.push(() => this.#remove(row))
+        return { ...row } as T
+      })
+    })
+  }
+
+  /** Applies `values` to every selected row, or to none when the result would clash. */
+  updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): T[] {
+    const rows = this.#where(this.#criteriaOf(kwargs), undefined, args)
+    const changesUnique = [this.idField, ...this.unique].some((k) => values[k] !== undefined)
+    if (changesUnique && (rows.length > 1 || rows.some((row) => this.#holderOf(values, row) !== undefined))) throw new Conflict('The values would make a unique field repeat.')
+    for (const row of rows) this.#assign(row, values)
+    return rows.map((row) => ({ ...row }) as T)
+  }
+
+  /** Replaces each item's row by primary key, or nothing when one is missing or clashes. */
+  bulkUpdate (items: Array<Record<string, unknown>>, _options: RepositoryOptions = {}): void {
+    // Row by row, as `UPDATE ... WHERE id = ?` executed many times in one transaction:
+    // an item that repeats a unique value of a row (or of an earlier item) fails the batch.
+    this.#transaction((undo) => items.forEach((item, index) => {
+      const row = this.#rows.get(item[this.idField])
+      if (row === undefined || this.scopeFields.some((f) => item[f] !== undefined && row[f] !== item[f])) {
+        throw new NotFound(`Item ${index}: no row has ${this.idField} ${JSON.stringify(item[this.idField])}.`)
+      }
+      if (this.#holderOf(item, row) !== undefined) throw new Conflict(`Item ${index} clashes with an existing row.`)
+      this.#assignLogged(row, item, undo)
+    }))
+  }
+
+  /** Deletes every selected row. */
+  deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): void {
+    for (const row of this.#where(this.#criteriaOf(kwargs), undefined, args)) this.#remove(row)
+  }
+}

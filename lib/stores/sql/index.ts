@@ -1,0 +1,10 @@
+// The `fastify-views/sql` entry: SQL repositories. The database drivers are optional
+// peer dependencies; they are only referenced as types here, the application passes
+// its own `better-sqlite3` database or `pg` pool.
+export { SqliteRepository } from './sqlite.js'
+export { PostgresRepository } from './postgres.js'
+export { SqlBuilder } from './builder.js'
+export { translateError } from './errors.js'
+export { operations } from './operations.js'
+export type { Dialect, SqlTableOptions, SqlFragment, Statement } from './statement.js'
+export type { SqliteDatabase, SqliteStatement, PgPool, PgPoolClient, PgQueryResult } from './drivers.js'

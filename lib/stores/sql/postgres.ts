@@ -1,0 +1,96 @@
+import { preconditionOf, type AsyncBulkRepository, type AsyncRepository, type Criteria, type ListQuery, type RepositoryOptions } from '../repository.js'
+import type { PgPool, PgPoolClient } from './drivers.js'
+import { SqlBuilder } from './builder.js'
+import { isTransient, translateError } from './errors.js'
+import { operations } from './operations.js'
+import { runAsync } from './run.js'
+import type { Operation, SqlTableOptions, Statement, StatementResult } from './statement.js'
+
+
+/** How many times an operation PostgreSQL aborted for a concurrent transaction is run in all. */
+const ATTEMPTS = 3
+/**
+ * A CRUD and bulk repository over one PostgreSQL table through a `pg` pool:
+ * asynchronous, for the async view family. Each operation holds one pooled client,
+ * so a bulk call's transaction runs on one connection.
+ */
+export class PostgresRepository<T = Record<string, unknown>> implements AsyncRepository<T>, AsyncBulkRepository<T> {
+  /** `update` and `delete` evaluate `options.precondition` in the same atomic step as the write. */
+  readonly atomicPreconditions = true
+  readonly builder: SqlBuilder
+  readonly #pool: PgPool
+
+  constructor (pool: PgPool, options: SqlTableOptions) {
+    this.#pool = pool
+    this.builder = new SqlBuilder('postgres', options)
+  }
+
+  async #execute (client: PgPoolClient, step: Statement | 'begin' | 'commit' | 'rollback'): Promise<StatementResult> {
+    if (typeof step === 'string') {
+      await client.query(step.toUpperCase())
+      return { rows: [], changes: 0 }
+    }
+    const result = await client.query(step.sql, step.params)
+    // Every statement the builder writes reports a row count.
+    return { rows: result.rows, changes: Number(result.rowCount) }
+  }
+
+  /**
+   * Runs an operation, again when PostgreSQL aborted it for a concurrent transaction (a
+   * deadlock, a serialization failure): it was rolled back whole, so a new attempt is safe.
+   * After the last attempt the client gets the 503 with `Retry-After`.
+   */
+  async #run<R> (start: () => Operation<R>): Promise<R> {
+    return await this.#attempt(start, 1)
+  }
+
+  async #attempt<R> (start: () => Operation<R>, attempt: number): Promise<R> {
+    try {
+      return await this.#once(start())
+    } catch (error) {
+      if (attempt >= ATTEMPTS || !isTransient((error as { cause?: unknown }).cause)) throw error
+      return await this.#attempt(start, attempt + 1)
+    }
+  }
+
+  async #once<R> (operation: Operation<R>): Promise<R> {
+    let client: PgPoolClient
+    try {
+      client = await this.#pool.connect()
+    } catch (error) {
+      throw translateError(error)
+    }
+    let broken = false
+    // A checked-out client whose connection dies also emits `error`; unheard, Node would crash.
+    // The failing query reports the same failure, which becomes the 503.
+    const onError = (): void => { broken = true }
+    client.on('error', onError)
+    const result = await runAsync(operation, (step) => this.#execute(client, step)).then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error })
+    )
+    client.off('error', onError)
+    // A client whose connection failed must not go back to the pool; one whose transaction
+    // lost to another (a deadlock) is fine.
+    const failed = 'error' in result ? result.error as { statusCode?: number, cause?: unknown } : undefined
+    client.release(broken || (failed?.statusCode === 503 && !isTransient(failed.cause)))
+    if ('error' in result) throw result.error
+    return result.value
+  }
+
+  create (values: Record<string, unknown>, _options?: RepositoryOptions): Promise<T | null> { return this.#run(() => operations.create(this.builder, values)) as Promise<T | null> }
+  get (criteria: Criteria, _options?: RepositoryOptions): Promise<T | null> { return this.#run(() => operations.get(this.builder, criteria)) as Promise<T | null> }
+  list (criteria: Criteria, query: ListQuery = { orderBy: [] }, _options?: RepositoryOptions): Promise<T[]> { return this.#run(() => operations.list(this.builder, criteria, query)) as Promise<T[]> }
+  /** A page and its total from one snapshot (one REPEATABLE READ transaction on one connection). */
+  listAndCount (criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>, _options?: RepositoryOptions): Promise<{ items: T[], total: number }> {
+    return this.#run(() => operations.listAndCount(this.builder, criteria, query, countQuery)) as Promise<{ items: T[], total: number }>
+  }
+
+  count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, _options?: RepositoryOptions): Promise<number> { return this.#run(() => operations.count(this.builder, criteria, query)) }
+  update (criteria: Criteria, values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> { return this.#run(() => operations.update(this.builder, criteria, values, preconditionOf(options))) as Promise<T | null> }
+  delete (criteria: Criteria, options?: RepositoryOptions): Promise<boolean> { return this.#run(() => operations.delete(this.builder, criteria, preconditionOf(options))) }
+  createMany (items: Array<Record<string, unknown>>, _options?: RepositoryOptions): Promise<T[]> { return this.#run(() => operations.createMany(this.builder, items)) as Promise<T[]> }
+  updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): Promise<T[]> { return this.#run(() => operations.updateMany(this.builder, values, kwargs, args)) as Promise<T[]> }
+  bulkUpdate (items: Array<Record<string, unknown>>, _options?: RepositoryOptions): Promise<void> { return this.#run(() => operations.bulkUpdate(this.builder, items)) }
+  deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): Promise<void> { return this.#run(() => operations.deleteMany(this.builder, kwargs, args)) }
+}

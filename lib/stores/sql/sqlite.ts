@@ -1,0 +1,77 @@
+import { preconditionOf, type BulkRepository, type Criteria, type ListQuery, type Repository, type RepositoryOptions } from '../repository.js'
+import type { SqliteDatabase, SqliteStatement } from './drivers.js'
+import { SqlBuilder } from './builder.js'
+import { translateError } from './errors.js'
+import { operations } from './operations.js'
+import { runSync } from './run.js'
+import type { Operation, SqlTableOptions, Statement, StatementResult } from './statement.js'
+
+/** Prepared statements kept per repository, the oldest dropped first. */
+const CACHE_SIZE = 256
+
+/**
+ * A CRUD and bulk repository over one SQLite table through `better-sqlite3`:
+ * synchronous, for the sync view family. Every bulk call runs in one transaction.
+ */
+export class SqliteRepository<T = Record<string, unknown>> implements Repository<T>, BulkRepository<T> {
+  /** `update` and `delete` evaluate `options.precondition` in the same atomic step as the write. */
+  readonly atomicPreconditions = true
+  readonly builder: SqlBuilder
+  readonly #db: SqliteDatabase
+  readonly #cache = new Map<string, SqliteStatement>()
+
+  constructor (db: SqliteDatabase, options: SqlTableOptions) {
+    this.#db = db
+    this.builder = new SqlBuilder('sqlite', options)
+  }
+
+  #execute (step: Statement | 'begin' | 'commit' | 'rollback'): StatementResult {
+    if (typeof step === 'string') {
+      this.#db.exec(step === 'begin' ? 'BEGIN IMMEDIATE' : step.toUpperCase())
+      return { rows: [], changes: 0 }
+    }
+    const statement = this.#prepared(step.sql)
+    if (step.returns === 'count') return { rows: [], changes: statement.run(...step.params).changes }
+    const rows = statement.all(...step.params) as Array<Record<string, unknown>>
+    return { rows, changes: rows.length }
+  }
+
+  #prepared (sql: string): SqliteStatement {
+    let statement = this.#cache.get(sql)
+    if (statement === undefined) {
+      // The text varies with criteria and list lengths: keep the most recent statements only.
+      if (this.#cache.size >= CACHE_SIZE) this.#cache.delete(this.#cache.keys().next().value!)
+      this.#cache.set(sql, statement = this.#db.prepare(sql))
+    }
+    return statement
+  }
+
+  #run<R> (operation: Operation<R>): R {
+    return runSync(operation, (step) => this.#execute(step))
+  }
+
+  create (values: Record<string, unknown>, _options?: RepositoryOptions): T | null { return this.#run(operations.create(this.builder, values)) as T | null }
+  /** A detail read: one cached statement and `.get()`, without the operation runner (the hot path of every retrieve). */
+  get (criteria: Criteria, _options?: RepositoryOptions): T | null {
+    const step = this.builder.selectOne(criteria)
+    try {
+      return (this.#prepared(step.sql).get(...step.params) ?? null) as T | null
+    } catch (error) {
+      throw translateError(error)
+    }
+  }
+
+  list (criteria: Criteria, query: ListQuery = { orderBy: [] }, _options?: RepositoryOptions): T[] { return this.#run(operations.list(this.builder, criteria, query)) as T[] }
+  /** A page and its total from one snapshot (one read transaction). */
+  listAndCount (criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>, _options?: RepositoryOptions): { items: T[], total: number } {
+    return this.#run(operations.listAndCount(this.builder, criteria, query, countQuery)) as { items: T[], total: number }
+  }
+
+  count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, _options?: RepositoryOptions): number { return this.#run(operations.count(this.builder, criteria, query)) }
+  update (criteria: Criteria, values: Record<string, unknown>, options?: RepositoryOptions): T | null { return this.#run(operations.update(this.builder, criteria, values, preconditionOf(options))) as T | null }
+  delete (criteria: Criteria, options?: RepositoryOptions): boolean { return this.#run(operations.delete(this.builder, criteria, preconditionOf(options))) }
+  createMany (items: Array<Record<string, unknown>>, _options?: RepositoryOptions): T[] { return this.#run(operations.createMany(this.builder, items)) as T[] }
+  updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): T[] { return this.#run(operations.updateMany(this.builder, values, kwargs, args)) as T[] }
+  bulkUpdate (items: Array<Record<string, unknown>>, _options?: RepositoryOptions): void { this.#run(operations.bulkUpdate(this.builder, items)) }
+  deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): void { this.#run(operations.deleteMany(this.builder, kwargs, args)) }
+}

@@ -1,0 +1,87 @@
+import type { TSchema } from '@sinclair/typebox'
+import type { Raises } from './decorators.js'
+import { BadRequest, type APIErrorClass } from '../http/errors.js'
+import type { Dependency } from '../routes/types.js'
+import { View } from './view.js'
+import type { SerializerOptions } from '../schema/wire.js'
+
+export type { SerializerOptions }
+
+
+/** Methods that only read (RFC 9110 §9.2.1); every other one is a write. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE'])
+
+/** Where an instance keeps its own serializer options once a handler touched them. */
+export const OWN_SERIALIZER_OPTIONS = Symbol('fastify-views.serializer-options')
+
+/**
+ * `View` plus the conventions of an API: a class-level response schema validated and
+ * serialized for every route, documented errors, exception mapping (`raises`,
+ * `Catch`), per-action dependencies, and per-request serializer options.
+ */
+export class APIView extends View {
+  /** Human-readable name of the resource in messages and the API description (default: from `responseSchema`, else the class name). */
+  static apiComponentName: string | undefined = undefined
+  /** The resource name in the plural, for collection operationIds, summaries and the tag (default: `plural(apiComponentName)`). */
+  static apiPluralName: string | undefined = undefined
+  /** Schema of the success body of standard actions, and the fallback of custom routes. */
+  static responseSchema: TSchema | undefined = undefined
+  /** Validate returned values before serializing: a mismatch is a 500 and nothing wrong is sent. */
+  static validateResponse = true
+  /**
+   * `true`: returned objects are read attribute by attribute (getters and inherited
+   * properties included) into plain data first, as for ORM entities. `false`: only
+   * plain objects are accepted. `null`: values are taken as they are.
+   */
+  static fromAttributes: boolean | null = null
+  /** Dump options, copied onto `this.serializerOptions` when a handler reads them. */
+  static defaultSerializerOptions: SerializerOptions = { byAlias: true }
+  /** Errors documented on every route. */
+  static defaultErrors: APIErrorClass[] = [BadRequest]
+  /** Errors documented on every route of this view, besides `defaultErrors`. */
+  static errors: APIErrorClass[] = []
+  /** Exception type -> error detail (status 400) or `{ status, detail }`, applied by `Catch`. */
+  static raises: Raises = []
+  /** Action name -> route-level dependencies of that action's route only. A key that names no action is refused at registration. */
+  static actionDependencies: Record<string, Dependency[]> = {}
+  /**
+   * Dependencies of every route whose method is unsafe (POST, PUT, PATCH, DELETE; RFC 9110
+   * §9.2.1): the standard writes, the four bulk actions and decorated routes alike, so that
+   * guarding writes needs one line and no write is left open by omission. They run before
+   * the action's own `actionDependencies`.
+   */
+  static unsafeDependencies: Dependency[] = []
+
+  /** The dependencies of one action served with one method; override for dynamic behaviour. */
+  static getDependencies (action: string, method?: string): Dependency[] {
+    const own = this.actionDependencies[action] ?? []
+    return method !== undefined && this.unsafeDependencies.length > 0 && !SAFE_METHODS.has(method) ? [...this.unsafeDependencies, ...own] : own
+  }
+
+  declare [OWN_SERIALIZER_OPTIONS]: SerializerOptions | undefined
+  declare private ownValidationContext: Record<string, unknown> | undefined
+
+  /**
+   * This request's dump options. Created from `defaultSerializerOptions` on first
+   * access, so a request whose handler never touches them allocates nothing.
+   */
+  get serializerOptions (): SerializerOptions {
+    return (this[OWN_SERIALIZER_OPTIONS] ??= { ...(this.constructor as typeof APIView).defaultSerializerOptions })
+  }
+
+  set serializerOptions (options: SerializerOptions) {
+    this[OWN_SERIALIZER_OPTIONS] = options
+  }
+
+  /**
+   * Per-request data for the view's own checks.
+   * TypeBox validation has no context, so the built-in response check does not read it.
+   */
+  get validationContext (): Record<string, unknown> {
+    return (this.ownValidationContext ??= {})
+  }
+
+  set validationContext (context: Record<string, unknown>) {
+    this.ownValidationContext = context
+  }
+}

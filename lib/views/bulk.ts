@@ -1,0 +1,337 @@
+import { Type, type TSchema } from '@sinclair/typebox'
+import type { FastifyReply, FastifyRequest, preValidationHookHandler } from 'fastify'
+import { actionMixin, type ActionViewClass, type Get, type ItemOf, type Req, type Ret } from './actions.js'
+import type { APIView } from './api-view.js'
+import { BadRequest, Conflict, ContentTooLarge, NotFound, type ProblemErrorEntry } from '../http/errors.js'
+import type { FilterClass } from '../query/filters.js'
+import { GenericViewMixin, type GenericHooks, type GenericStatics } from './generics.js'
+import type { ActionRegistry, MixinClass } from './mixins.js'
+import type { AsyncBulkRepository, BulkRepository, Criteria } from '../stores/repository.js'
+import type { ViewRouteOptions } from '../routes/types.js'
+import { type ViewClass, type StandardAction } from './view.js'
+import { then as settle, type Awaitable } from '../core/maybe-promise.js'
+import { ConfigurationError } from '../core/configuration-error.js'
+
+type Result<T> = T | Promise<T>
+type BulkReq<Q, B> = Req<unknown, Q, B>
+
+/** `fn` on a hook's or the repository's result, awaited when it is a thenable other than the view's reply. */
+const then = <T, R>(view: BulkView, value: Awaitable<T>, fn: (value: T) => R): Result<R> => settle(value, fn, view.reply)
+
+/** The item types of bulk views, besides `item`: `create`, `bulkUpdate`, `update` and the filter `query`. */
+export interface BulkModels { item?: unknown, create?: unknown, bulkUpdate?: unknown, update?: unknown, query?: unknown }
+
+/** `bulkCreate`: POST on `bulkRoute`, 201, an array of created objects. */
+export interface BulkCreateActions<M, Async> { bulkCreate (request: BulkReq<unknown, Array<Get<M, 'create', unknown>>>): Ret<Async, Array<ItemOf<M>> | FastifyReply> }
+/** `bulkUpdate`: PUT on `bulkRoute`, 204. */
+export interface BulkUpdateActions<M, Async> { bulkUpdate (request: BulkReq<unknown, Array<Get<M, 'bulkUpdate', unknown>>>): Ret<Async, unknown> }
+type PartialOf<T> = unknown extends T ? unknown : Partial<T>
+/** `updateMany`: PATCH on `bulkRoute` with filter parameters, 200, the updated objects; the body is any subset of `update`. */
+export interface UpdateManyActions<M, Async> { updateMany (request: BulkReq<Get<M, 'query', unknown>, PartialOf<Get<M, 'update', unknown>>>): Ret<Async, Array<ItemOf<M>> | FastifyReply> }
+/** `bulkDelete`: DELETE on `bulkRoute` with filter parameters, 204. */
+export interface BulkDestroyActions<M, Async> { bulkDelete (request: BulkReq<Get<M, 'query', unknown>, unknown>): Ret<Async, unknown> }
+
+/** The hooks around each bulk repository call (docs/bulk.md): plain methods on sync views, awaited on async ones. */
+export interface BulkHooks<M, Async> {
+  beforeBulkCreate (data: Array<Record<string, unknown>>): Ret<Async, void> | void
+  afterBulkCreate (objs: Array<ItemOf<M>>): Ret<Async, void> | void
+  beforeBulkUpdate (data: Array<Record<string, unknown>>): Ret<Async, void> | void
+  afterBulkUpdate (): Ret<Async, void> | void
+  beforeUpdateMany (values: Record<string, unknown>): Ret<Async, void> | void
+  afterUpdateMany (objs: Array<ItemOf<M>>): Ret<Async, void> | void
+  beforeBulkDelete (): Ret<Async, void> | void
+  afterBulkDelete (): Ret<Async, void> | void
+}
+
+/** Generic bulk views: a repository with the bulk protocol, and the merge of filter criteria and options. */
+export interface GenericBulkMembers<M, Async> extends GenericHooks, BulkHooks<M, Async> {
+  readonly repository: Async extends true ? AsyncBulkRepository<ItemOf<M>> : BulkRepository<ItemOf<M>>
+  /** `getRepositoryOptions(action)` added to the criteria; a key in both is a `TypeError` (docs/generics.md). */
+  mergeRepositoryOptions (kwargs: Criteria, action: string): Record<string, unknown>
+}
+
+/** Types `repository` as an async bulk repository (docs/bulk.md). */
+export interface WithAsyncBulkRepositoryMixin<M> { readonly repository: AsyncBulkRepository<ItemOf<M>> }
+/** Types `repository` as a sync bulk repository. */
+export interface WithBulkRepositoryMixin<M> { readonly repository: BulkRepository<ItemOf<M>> }
+
+declare module './mixins.js' {
+  interface ActionRegistry<M> {
+    asyncBulkCreate: BulkCreateActions<M, true>
+    bulkCreate: BulkCreateActions<M, false>
+    asyncBulkUpdate: BulkUpdateActions<M, true>
+    bulkUpdate: BulkUpdateActions<M, false>
+    asyncUpdateMany: UpdateManyActions<M, true>
+    updateMany: UpdateManyActions<M, false>
+    asyncBulkDestroy: BulkDestroyActions<M, true>
+    bulkDestroy: BulkDestroyActions<M, false>
+    asyncGenericBulk: GenericBulkMembers<M, true>
+    genericBulk: GenericBulkMembers<M, false>
+  }
+  interface ActionNameRegistry {
+    asyncBulkCreate: 'bulkCreate', bulkCreate: 'bulkCreate', asyncBulkUpdate: 'bulkUpdate', bulkUpdate: 'bulkUpdate'
+    asyncUpdateMany: 'updateMany', updateMany: 'updateMany', asyncBulkDestroy: 'bulkDelete', bulkDestroy: 'bulkDelete'
+  }
+}
+
+/** Statics of bulk views (docs/bulk.md). */
+export interface BulkStatics {
+  /** Path of all bulk actions, relative to the prefix (default `/bulk`). */
+  bulkRoute: string
+  /** Per-item schema of the POST body. */
+  createSchema: TSchema | undefined
+  /** Per-item schema of the PUT body; carries the primary key. */
+  bulkUpdateSchema: TSchema | undefined
+  /** Schema of the values PATCH applies to every selected row. */
+  updateSchema: TSchema | undefined
+  /** The filter selecting rows for PATCH and DELETE; required: `null` acts on what `getKwargs` selects. */
+  filter: FilterClass | null | undefined
+  /** The primary key field of PUT items (default `id`). */
+  primaryKey: string
+  /** Largest accepted array; a longer one is a 413 before any item is validated (default: no limit). */
+  maxBatchSize: number | undefined
+  /** PATCH and DELETE without any filter parameter act on every selected row instead of answering 400 (default false). */
+  allowUnfiltered: boolean
+  /** POST responds with the created objects (default true). */
+  returnOnCreate: boolean
+  /** PATCH responds with the updated objects (default true). */
+  returnOnUpdate: boolean
+}
+
+type Loose = ViewClass & Partial<BulkStatics> & { responseSchema?: TSchema }
+type BulkView = APIView & GenericBulkMembers<unknown, false> & { request: FastifyRequest }
+
+function batchLimit (klass: Loose): Pick<ViewRouteOptions, 'preValidation' | 'responses'> {
+  const max = klass.maxBatchSize
+  if (max === undefined) return {}
+  // Runs before validation, so an oversized batch costs no per-item checks.
+  const hook: preValidationHookHandler = (request, _reply, done) => {
+    const body = request.body
+    done(Array.isArray(body) && body.length > max ? new ContentTooLarge(`A batch holds at most ${max} items; this one has ${body.length}.`) : undefined)
+  }
+  return { preValidation: [hook], responses: { 413: { errors: [ContentTooLarge] } } }
+}
+
+const arrayOf = (schema: TSchema | undefined, klass: Loose): TSchema | undefined =>
+  schema === undefined ? undefined : Type.Array(schema, klass.maxBatchSize === undefined ? {} : { maxItems: klass.maxBatchSize })
+
+const criteriaQuery = (klass: Loose): { querystring?: TSchema } => klass.filter == null ? {} : { querystring: klass.filter.criteriaSchema() }
+
+const responseList = (klass: ViewClass): TSchema | undefined => {
+  const item = (klass as Loose).responseSchema
+  return item === undefined ? undefined : Type.Array(item)
+}
+
+/** The four bulk actions on `bulkRoute` (docs/bulk.md). */
+export const BULK_ACTIONS = {
+  bulkCreate: {
+    name: 'bulkCreate', method: 'POST', detail: false, status: 201, throws: [Conflict],
+    path: (k) => (k as Loose).bulkRoute!,
+    options: (k) => ({ ...batchLimit(k as Loose), schema: { body: arrayOf((k as Loose).createSchema, k as Loose) } }),
+    responseSchema: responseList,
+    emptyBody: (k) => (k as Loose).returnOnCreate === false
+  },
+  bulkUpdate: {
+    name: 'bulkUpdate', method: 'PUT', detail: false, status: 204, throws: [NotFound, Conflict],
+    path: (k) => (k as Loose).bulkRoute!,
+    options: (k) => ({ ...batchLimit(k as Loose), schema: { body: arrayOf((k as Loose).bulkUpdateSchema, k as Loose) } }),
+    emptyBody: () => true
+  },
+  updateMany: {
+    name: 'updateMany', method: 'PATCH', detail: false, status: 200, throws: [Conflict],
+    path: (k) => (k as Loose).bulkRoute!,
+    options: (k) => {
+      const values = (k as Loose).updateSchema
+      // Only the fields sent are applied, so each is optional; an empty object would select
+      // rows and change nothing: refused rather than a silent no-op. `updateSchema` itself
+      // can stay the full PUT body of a CRUD view mixed in.
+      const body = values === undefined ? undefined : Type.Partial(values, { minProperties: 1 }) as TSchema
+      return { schema: { ...criteriaQuery(k as Loose), ...(body === undefined ? {} : { body }) } }
+    },
+    responseSchema: responseList,
+    emptyBody: (k) => (k as Loose).returnOnUpdate === false
+  },
+  bulkDelete: {
+    name: 'bulkDelete', method: 'DELETE', detail: false, status: 204,
+    path: (k) => (k as Loose).bulkRoute!,
+    options: (k) => ({ schema: criteriaQuery(k as Loose) }),
+    emptyBody: () => true
+  }
+} satisfies Record<string, StandardAction>
+
+const bulkMembers = (Base: typeof APIView): typeof APIView => {
+  const cls = class extends Base {
+    static bulkRoute = '/bulk'
+    static createSchema: TSchema | undefined = undefined
+    static bulkUpdateSchema: TSchema | undefined = undefined
+    static updateSchema: TSchema | undefined = undefined
+    static filter: FilterClass | null | undefined = undefined
+    static primaryKey = 'id'
+    static maxBatchSize: number | undefined = undefined
+    static allowUnfiltered = false
+    static returnOnCreate = true
+    static returnOnUpdate = true
+  }
+  for (const hook of ['beforeBulkCreate', 'afterBulkCreate', 'beforeBulkUpdate', 'afterBulkUpdate', 'beforeUpdateMany', 'afterUpdateMany', 'beforeBulkDelete', 'afterBulkDelete']) {
+    if (!(hook in cls.prototype)) Object.defineProperty(cls.prototype, hook, { value: () => undefined, writable: true, configurable: true })
+  }
+  return cls
+}
+
+/** Two PUT items with one primary key would make the result depend on their order: a 400 naming each of them. */
+function duplicateKeys (items: Array<Record<string, unknown>>, key: string): ProblemErrorEntry[] {
+  const positions = new Map<unknown, number[]>()
+  items.forEach((item, index) => {
+    const list = positions.get(item[key])
+    if (list === undefined) positions.set(item[key], [index])
+    else list.push(index)
+  })
+  const pointer = (index: number): string => `#/${index}/${key}`
+  const entries: Array<ProblemErrorEntry & { index: number }> = []
+  for (const [value, indexes] of positions) {
+    if (indexes.length < 2) continue
+    for (const index of indexes) {
+      const others = indexes.filter((i) => i !== index).map(pointer).join(', ')
+      entries.push({ index, detail: `Duplicate primary key ${JSON.stringify(value)}, also at ${others}`, pointer: pointer(index) })
+    }
+  }
+  return entries.sort((a, b) => a.index - b.index).map(({ index: _index, ...entry }) => entry)
+}
+
+/** The criteria and positional arguments of PATCH and DELETE, options merged, the unfiltered guard applied. */
+function selection (view: BulkView, action: string): { args: unknown[], kwargs: Record<string, unknown> } {
+  const klass = view.constructor as Loose
+  const filter = view.getFilter(view.request)
+  if (filter !== undefined && !klass.allowUnfiltered && Object.keys(filter.asKwargs()).length === 0) {
+    throw new BadRequest('At least one filter parameter is required to select rows.')
+  }
+  const { args, kwargs } = view.getFilterArgs(filter, action)
+  return { args, kwargs: view.mergeRepositoryOptions(kwargs, action) }
+}
+
+const withKwargs = (view: BulkView, items: unknown, action: string): Array<Record<string, unknown>> => {
+  const extra = view.getKwargs(action)
+  return (items as Array<Record<string, unknown>>).map((item) => ({ ...item, ...extra }))
+}
+
+/** Generic bulk actions: one repository call per request, none for an empty batch, hooks around it. */
+const bulkImpls: Record<string, (view: BulkView, request: FastifyRequest) => unknown> = {
+  bulkCreate: (view, request) => {
+    const data = withKwargs(view, request.body, 'bulkCreate')
+    if (data.length === 0) return []
+    return then(view, view.beforeBulkCreate(data), () => then(view, view.repository.createMany(data, view.getRepositoryOptions('bulkCreate')),
+      (objs) => then(view, view.afterBulkCreate(objs), () => objs)))
+  },
+  bulkUpdate: (view, request) => {
+    const data = withKwargs(view, request.body, 'bulkUpdate')
+    const duplicates = duplicateKeys(data, (view.constructor as Loose).primaryKey!)
+    if (duplicates.length > 0) throw new BadRequest('The request body is invalid.', { errors: duplicates })
+    if (data.length === 0) return true
+    return then(view, view.beforeBulkUpdate(data), () => then(view, view.repository.bulkUpdate(data, view.getRepositoryOptions('bulkUpdate')),
+      () => then(view, view.afterBulkUpdate(), () => true)))
+  },
+  updateMany: (view, request) => {
+    const values = request.body as Record<string, unknown>
+    const { args, kwargs } = selection(view, 'updateMany')
+    return then(view, view.beforeUpdateMany(values), () => then(view, view.repository.updateMany(values, kwargs, ...args),
+      (objs) => then(view, view.afterUpdateMany(objs), () => objs)))
+  },
+  bulkDelete: (view) => {
+    const { args, kwargs } = selection(view, 'bulkDelete')
+    return then(view, view.beforeBulkDelete(), () => then(view, view.repository.deleteMany(kwargs, ...args), () => then(view, view.afterBulkDelete(), () => true)))
+  }
+}
+
+/** What each generic bulk action needs (docs/bulk.md); `filter` must be set, `null` to opt out. */
+const REQUIRED: Record<string, Array<keyof BulkStatics | 'responseSchema'>> = {
+  bulkCreate: ['createSchema', 'responseSchema'],
+  bulkUpdate: ['bulkUpdateSchema'],
+  updateMany: ['updateSchema', 'filter', 'responseSchema'],
+  bulkDelete: ['filter']
+}
+
+/**
+ * Whether every item `schema` accepts carries `key` (docs/bulk.md: PUT items carry their primary
+ * key): an object schema listing it as required, an intersection with such a member, a union
+ * of such members only.
+ */
+function requiresKey (schema: TSchema, key: string): boolean {
+  if (Array.isArray(schema.allOf)) return (schema.allOf as TSchema[]).some((member) => requiresKey(member, key))
+  if (Array.isArray(schema.anyOf)) return (schema.anyOf as TSchema[]).every((member) => requiresKey(member, key))
+  return schema.properties?.[key] !== undefined && (schema.required as string[] | undefined ?? []).includes(key)
+}
+
+function genericBulkMembers (name: string) {
+  return (Base: typeof APIView): typeof APIView => {
+    const cls = class extends bulkMembers(Base) {
+      static override assertRegistrable (): void {
+        super.assertRegistrable()
+        for (const attribute of REQUIRED[name]) {
+          if ((this as Loose)[attribute] !== undefined) continue
+          const hint = attribute === 'filter' ? ' (a filter class, or null to act on what getKwargs selects)' : ''
+          throw new ConfigurationError('FV_ERR_BULK_CONFIG', `Cannot register ${this.name}: ${name} needs ${attribute}${hint}`)
+        }
+        const klass = this as Loose
+        if (name === 'bulkUpdate' && !requiresKey(klass.bulkUpdateSchema!, klass.primaryKey!)) {
+          throw new ConfigurationError('FV_ERR_BULK_CONFIG', `Cannot register ${this.name}: bulkUpdateSchema must require the primary key "${klass.primaryKey!}" (set primaryKey to the field that identifies a PUT item)`)
+        }
+      }
+
+      mergeRepositoryOptions (this: BulkView, kwargs: Criteria, action: string): Record<string, unknown> {
+        const options = this.getRepositoryOptions(action)
+        for (const key of Object.keys(options)) {
+          if (key in kwargs) throw new ConfigurationError('FV_ERR_OPTION_IS_CRITERION', `${this.constructor.name}: repository option "${key}" is also a filter criterion; override mergeRepositoryOptions to choose a precedence`)
+        }
+        return { ...kwargs, ...options }
+      }
+    }
+    const impl = bulkImpls[name]
+    Object.defineProperty(cls.prototype, name, {
+      value: function (this: BulkView, request: FastifyRequest) { return impl(this, request) },
+      writable: true,
+      configurable: true
+    })
+    return cls
+  }
+}
+
+type Family<K> = K extends `async${string}` ? 'asyncGenericBulk' : 'genericBulk'
+type Abstract<K extends keyof ActionRegistry<unknown>> = ActionViewClass<K, BulkStatics>
+type BulkRepositoryOf<K> = K extends `async${string}` ? AsyncBulkRepository<unknown> : BulkRepository<unknown>
+type Generic<K extends keyof ActionRegistry<unknown>> = ActionViewClass<K | Family<K>, BulkStatics & GenericStatics<BulkRepositoryOf<K>>>
+
+const GENERIC = [GenericViewMixin as unknown as MixinClass]
+
+/** POST on `bulkRoute`: implement `bulkCreate(request)`, which receives the validated array. */
+export const AsyncBulkCreateAPIView = actionMixin<Abstract<'asyncBulkCreate'>>('AsyncBulkCreateAPIView', BULK_ACTIONS.bulkCreate, [], bulkMembers)
+/** Sync counterpart of `AsyncBulkCreateAPIView`. */
+export const BulkCreateAPIView = actionMixin<Abstract<'bulkCreate'>>('BulkCreateAPIView', BULK_ACTIONS.bulkCreate, [], bulkMembers)
+/** PUT on `bulkRoute`, 204: implement `bulkUpdate(request)`. */
+export const AsyncBulkUpdateAPIView = actionMixin<Abstract<'asyncBulkUpdate'>>('AsyncBulkUpdateAPIView', BULK_ACTIONS.bulkUpdate, [], bulkMembers)
+/** Sync counterpart of `AsyncBulkUpdateAPIView`. */
+export const BulkUpdateAPIView = actionMixin<Abstract<'bulkUpdate'>>('BulkUpdateAPIView', BULK_ACTIONS.bulkUpdate, [], bulkMembers)
+/** PATCH on `bulkRoute` with filter parameters: implement `updateMany(request)`. */
+export const AsyncUpdateManyAPIView = actionMixin<Abstract<'asyncUpdateMany'>>('AsyncUpdateManyAPIView', BULK_ACTIONS.updateMany, [], bulkMembers)
+/** Sync counterpart of `AsyncUpdateManyAPIView`. */
+export const UpdateManyAPIView = actionMixin<Abstract<'updateMany'>>('UpdateManyAPIView', BULK_ACTIONS.updateMany, [], bulkMembers)
+/** DELETE on `bulkRoute` with filter parameters, 204: implement `bulkDelete(request)`. */
+export const AsyncBulkDestroyAPIView = actionMixin<Abstract<'asyncBulkDestroy'>>('AsyncBulkDestroyAPIView', BULK_ACTIONS.bulkDelete, [], bulkMembers)
+/** Sync counterpart of `AsyncBulkDestroyAPIView`. */
+export const BulkDestroyAPIView = actionMixin<Abstract<'bulkDestroy'>>('BulkDestroyAPIView', BULK_ACTIONS.bulkDelete, [], bulkMembers)
+
+/** POST on `bulkRoute` over `repository.createMany`. */
+export const AsyncGenericBulkCreateAPIView = actionMixin<Generic<'asyncBulkCreate'>>('AsyncGenericBulkCreateAPIView', BULK_ACTIONS.bulkCreate, GENERIC, genericBulkMembers('bulkCreate'))
+/** Sync counterpart of `AsyncGenericBulkCreateAPIView`. */
+export const GenericBulkCreateAPIView = actionMixin<Generic<'bulkCreate'>>('GenericBulkCreateAPIView', BULK_ACTIONS.bulkCreate, GENERIC, genericBulkMembers('bulkCreate'))
+/** PUT on `bulkRoute` over `repository.bulkUpdate`. */
+export const AsyncGenericBulkUpdateAPIView = actionMixin<Generic<'asyncBulkUpdate'>>('AsyncGenericBulkUpdateAPIView', BULK_ACTIONS.bulkUpdate, GENERIC, genericBulkMembers('bulkUpdate'))
+/** Sync counterpart of `AsyncGenericBulkUpdateAPIView`. */
+export const GenericBulkUpdateAPIView = actionMixin<Generic<'bulkUpdate'>>('GenericBulkUpdateAPIView', BULK_ACTIONS.bulkUpdate, GENERIC, genericBulkMembers('bulkUpdate'))
+/** PATCH on `bulkRoute` over `repository.updateMany`. */
+export const AsyncGenericUpdateManyAPIView = actionMixin<Generic<'asyncUpdateMany'>>('AsyncGenericUpdateManyAPIView', BULK_ACTIONS.updateMany, GENERIC, genericBulkMembers('updateMany'))
+/** Sync counterpart of `AsyncGenericUpdateManyAPIView`. */
+export const GenericUpdateManyAPIView = actionMixin<Generic<'updateMany'>>('GenericUpdateManyAPIView', BULK_ACTIONS.updateMany, GENERIC, genericBulkMembers('updateMany'))
+/** DELETE on `bulkRoute` over `repository.deleteMany`. */
+export const AsyncGenericBulkDestroyAPIView = actionMixin<Generic<'asyncBulkDestroy'>>('AsyncGenericBulkDestroyAPIView', BULK_ACTIONS.bulkDelete, GENERIC, genericBulkMembers('bulkDelete'))
+/** Sync counterpart of `AsyncGenericBulkDestroyAPIView`. */
+export const GenericBulkDestroyAPIView = actionMixin<Generic<'bulkDestroy'>>('GenericBulkDestroyAPIView', BULK_ACTIONS.bulkDelete, GENERIC, genericBulkMembers('bulkDelete'))

@@ -1,0 +1,353 @@
+import { Readable } from 'node:stream'
+import { Type, type TSchema } from '@sinclair/typebox'
+import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler, preValidationHookHandler } from 'fastify'
+import type { APIView } from './api-view.js'
+import { PreconditionFailed, PreconditionRequired } from '../http/errors.js'
+import type { ActionViewClass } from './actions.js'
+import { defineMixin } from './mixins.js'
+import {
+  etagOf, failsPrecondition, httpDate, isNotModified, parseEntityTags, parseHttpDate, toSeconds, weakMatch, type Validators
+} from '../http/preconditions.js'
+import { alwaysSent } from '../http/response-headers.js'
+import { honoursPreconditions, type Precondition } from '../stores/repository.js'
+import { compileRepresentation, type SerializerOptions } from '../schema/wire.js'
+import type { ResponsesMap } from '../routes/types.js'
+import { keepView, type View, type RouteDefinition } from './view.js'
+import { then } from '../core/maybe-promise.js'
+import { ConfigurationError } from '../core/configuration-error.js'
+
+/** The instance members `ConditionalMixin` adds (docs/conditional.md). */
+export interface ConditionalMembers {
+  /** Answers 304 when the client's copy (`If-None-Match`) is current; otherwise stamps `ETag` and returns `undefined`. */
+  checkEtag (etag: string): FastifyReply | undefined
+  /**
+   * Answers 304 when `If-Modified-Since` shows the client's copy is current; otherwise
+   * stamps `Last-Modified` and returns `undefined`: `return this.checkLastModified(item.updatedAt) ?? item`.
+   */
+  checkLastModified (value: Date | string | number): FastifyReply | undefined
+  /** Sends a 304: the headers set so far (ETag, Cache-Control, Vary, Expires), no body. */
+  notModified (): FastifyReply
+  /** Whether `If-None-Match` matches the tag (weak comparison, lists and `*`). */
+  etagMatches (etag: string): boolean
+  /** Whether `If-Modified-Since` is at or after the value (second precision); false when absent or invalid. */
+  notModifiedSince (value: Date | string | number): boolean
+  /**
+   * The current validators of the target resource, for the 412 preconditions of PUT,
+   * PATCH and DELETE; `null` when it does not exist (preconditions are then ignored and
+   * the action answers its 404). Generic views read the object through their repository.
+   */
+  getValidators (request: FastifyRequest): Validators | null | undefined | Promise<Validators | null | undefined>
+  /**
+   * The precondition a generic write hands its repository (`options.precondition`) when the
+   * request is conditional, so that the check and the write are one atomic step; `undefined`
+   * for an unconditional request.
+   */
+  writePrecondition (request: FastifyRequest): Precondition | undefined
+}
+
+/** Statics of `ConditionalMixin`. */
+export interface ConditionalStatics {
+  /** Hash every 2xx GET/HEAD body into a strong ETag and answer 304 when the client's copy is current. */
+  etag: boolean
+  /** Document validators, 304 and 412 for hand-rolled validators (`checkEtag`, `checkLastModified`). */
+  conditionalRequests: boolean
+  /** The field holding an object's modification time, for `Last-Modified` of generic views' preconditions. */
+  lastModifiedField: string | undefined
+  /**
+   * Refuse an unsafe detail request that carries neither `If-Match` nor `If-Unmodified-Since`
+   * with 428 Precondition Required (RFC 6585 §3), so that no client can overwrite blindly.
+   */
+  requirePreconditions: boolean
+}
+
+declare module './mixins.js' {
+  interface ActionRegistry<M> { conditional: ConditionalMembers }
+}
+
+type Loose = typeof View & Partial<ConditionalStatics> & { responseSchema?: TSchema, defaultSerializerOptions?: SerializerOptions }
+/** Where a view serving a conditional write keeps the representation its route hashes. */
+const REPRESENTATION = Symbol('fastify-views.representation')
+
+type ConditionalView = APIView & ConditionalMembers & {
+  [REPRESENTATION]?: (value: unknown) => string
+  repository?: { get?: (criteria: Record<string, unknown>, options: Record<string, unknown>) => unknown }
+  // Present whenever `repository` is: both come from GenericViewMixin.
+  getKwargs: (action?: string) => Record<string, unknown>
+  getRepositoryOptions: (action: string) => Record<string, unknown>
+}
+
+const SAFE = new Set(['GET', 'HEAD'])
+/** The generic actions that write one object through the repository. */
+const GENERIC_WRITES = new Set(['update', 'partialUpdate', 'destroy'])
+
+/**
+ * The body of a 304. Fastify's HEAD route ends with a hook that sets `content-length: 0`
+ * for an empty payload (and fails on `null`), and a 304 must not claim a length the 200
+ * would not have (RFC 9110 section 8.6); an ended stream is the one payload it passes on
+ * untouched. GET needs none of this.
+ */
+function notModifiedBody (request: FastifyRequest): Readable | null {
+  return request.method === 'HEAD' ? Readable.from([]) : null
+}
+const UNSAFE = new Set(['PUT', 'PATCH', 'DELETE'])
+
+/**
+ * The `onSend` hook of GET/HEAD routes of views with `etag = true`: hashes a 2xx body
+ * into a strong ETag (unless the handler set one) and turns a fresh request into a 304
+ * with no body, no Content-Type and no Content-Length (RFC 9110 sections 13.2.2, 15.4.5).
+ */
+export const etagOnSend: onSendHookHandler = (request, reply, payload, done) => {
+  const status = reply.statusCode
+  if (status < 200 || status >= 300 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) {
+    done(null, payload)
+    return
+  }
+  let etag = reply.getHeader('etag') as string | undefined
+  if (etag === undefined) {
+    etag = etagOf(payload)
+    reply.header('etag', etag)
+  }
+  const lastModified = reply.getHeader('last-modified') as string | undefined
+  if (isNotModified(request.headers, { etag, lastModified })) {
+    reply.code(304)
+    reply.removeHeader('content-type')
+    reply.removeHeader('content-length')
+    done(null, notModifiedBody(request))
+    return
+  }
+  done(null, payload)
+}
+
+/** The `onSend` hook of PUT/PATCH detail routes with `etag = true`: the ETag of the new representation. */
+const etagOnWrite: onSendHookHandler = (_request, reply, payload, done) => {
+  // Only a representation gets a tag: a success with the body the serializer wrote, and no tag of the handler's own.
+  if (reply.statusCode < 300 && typeof payload === 'string' && payload !== '' && !reply.hasHeader('etag')) reply.header('etag', etagOf(payload))
+  done(null, payload)
+}
+
+/**
+ * The precondition check of unsafe detail routes. It runs in `preValidation`: after
+ * the route's `onRequest` and `preValidation` dependencies (authentication comes
+ * first), before the body is validated, because preconditions are evaluated before
+ * the request content is processed (RFC 9110 section 13.2.1): a stale If-Match with
+ * an invalid body is a 412. A request without conditional headers costs three
+ * property lookups; one with them reads the current validators and answers 412 when
+ * they fail (section 13.2.2).
+ */
+function preconditionCheck (klass: Loose, representation: ((value: unknown) => string) | undefined): preValidationHookHandler {
+  const Klass = klass as unknown as new (request: FastifyRequest, reply: FastifyReply) => ConditionalView // a view class is constructed with the request and reply; its statics type says nothing of instances
+  const required = klass.requirePreconditions === true
+  async function evaluate (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    // The handler serves the request with this same instance, which knows the representation to hash.
+    const view = keepView(request, new Klass(request, reply))
+    view[REPRESENTATION] = representation
+    const current = await view.getValidators(request)
+    // No current representation: the action's own answer (404) wins over preconditions (RFC 9110 section 13.2.1).
+    if (current != null && failsPrecondition(request.headers, current)) throw new PreconditionFailed(CHANGED)
+  }
+  // A callback hook: a request without conditional headers, the common write, costs no promise.
+  return function checkPreconditions (request, reply, done) {
+    const headers = request.headers
+    if (required && headers['if-match'] === undefined && headers['if-unmodified-since'] === undefined) {
+      done(new PreconditionRequired('Send If-Match with the ETag (or If-Unmodified-Since with the Last-Modified) of the representation you change.'))
+      return
+    }
+    // The target is named by the URI: a malformed path or query is answered (400) before
+    // any precondition, and a valid one is converted (an integer id) before it is used.
+    if ((headers['if-match'] === undefined && headers['if-none-match'] === undefined && headers['if-unmodified-since'] === undefined) || !validTarget(request)) {
+      done()
+      return
+    }
+    evaluate(request, reply).then(() => { done() }, done)
+  }
+}
+
+/** Validates (and converts, in place) the path and query with the route's own validators; Fastify's validation later repeats it at no harm. */
+const TARGET_PARTS = ['params', 'querystring'] as const
+
+function validTarget (request: FastifyRequest): boolean {
+  for (const part of TARGET_PARTS) {
+    const validate = request.getValidationFunction(part)
+    if (validate !== undefined && validate(part === 'params' ? request.params : request.query) !== true) return false
+  }
+  return true
+}
+
+const CHANGED = 'The resource has changed since the validators the request was made with.'
+
+// The conditional request headers, documented as parameters so that Swagger UI's "Try it out" can send them (RFC 9110 §13.1).
+const READ_CONDITIONS: Record<string, TSchema> = {
+  'if-none-match': Type.Optional(Type.String({ description: 'The ETags of the copies the client holds, or *: 304 when one is current (RFC 9110 §13.1.2).' })),
+  'if-modified-since': Type.Optional(Type.String({ description: 'The Last-Modified of the client\'s copy, an HTTP-date: 304 when unchanged since (RFC 9110 §13.1.3).' }))
+}
+const WRITE_CONDITIONS: Record<string, TSchema> = {
+  'if-match': Type.Optional(Type.String({ description: 'The ETag the change is based on (strong comparison), or *: 412 when it no longer matches (RFC 9110 §13.1.1).' })),
+  'if-unmodified-since': Type.Optional(Type.String({ description: 'The Last-Modified the change is based on, an HTTP-date: 412 when modified since (RFC 9110 §13.1.4).' })),
+  'if-none-match': Type.Optional(Type.String({ description: '*: change only a resource that does not exist yet; 412 otherwise (RFC 9110 §13.1.2).' }))
+}
+
+/** The validators of a stored object: the ETag of the representation GET sends, and its modification time. */
+function validatorsOf (view: ConditionalView, item: unknown): Validators {
+  const represent = view[REPRESENTATION]
+  const validators: Validators = {}
+  if (represent !== undefined) validators.etag = etagOf(represent(item))
+  const field = (view.constructor as Loose).lastModifiedField
+  if (field !== undefined) validators.lastModified = (item as Record<string, Date | string | number>)[field]
+  return validators
+}
+
+/** Stamps `Last-Modified` from a field of the object a GET returns, so If-Modified-Since can answer 304. */
+function lastModifiedStamp (field: string): preSerializationHookHandler<unknown> {
+  return (_request, reply, payload, done) => {
+    const value = typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>)[field] : undefined
+    const stamp = value instanceof Date || typeof value === 'string' || typeof value === 'number' ? httpDate(value) : undefined
+    if (stamp !== undefined && reply.statusCode < 300 && !reply.hasHeader('last-modified')) reply.header('last-modified', stamp)
+    done(null, payload)
+  }
+}
+
+const validatorHeaders = (klass: Loose, route: RouteDefinition): Record<string, unknown> => {
+  const etag = Type.String({ description: 'Strong validator of the representation (RFC 9110 section 8.8.3).' })
+  // With etag = true every 2xx and 304 of the route carries one; hand-rolled validators may not.
+  const headers: Record<string, unknown> = { etag: klass.etag === true ? alwaysSent(etag) : etag }
+  // A list has no single modification time; lastModifiedField stamps single objects only.
+  const single = route.responseSchema?.type !== 'array' && route.name !== 'list'
+  if (klass.conditionalRequests === true || (klass.lastModifiedField !== undefined && single)) {
+    headers['last-modified'] = Type.String({ description: 'When the representation last changed, as an HTTP-date (RFC 9110 section 8.8.2).' })
+  }
+  return headers
+}
+
+/**
+ * Conditional requests with no cache backend (docs/conditional.md). Mix it in first:
+ * `mix(ConditionalMixin, AsyncGenericViewSet)`. `etag = true` adds strong ETags and
+ * 304s to GET/HEAD; PUT, PATCH and DELETE of detail routes check If-Match,
+ * If-Unmodified-Since and If-None-Match before the action and answer 412.
+ */
+export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', ConditionalStatics>>('ConditionalMixin', (Base) => {
+  const cls = class ConditionalMixin extends Base {
+    static etag = false
+    static conditionalRequests = false
+    static lastModifiedField: string | undefined = undefined
+    static requirePreconditions = false
+
+    static override assertRegistrable (): void {
+      super.assertRegistrable()
+      const self = this as Loose & { repository?: unknown }
+      if (self.etag !== true && self.conditionalRequests !== true) return
+      const writes = this.standardActions().filter((a) => GENERIC_WRITES.has(a.name)).map((a) => a.name)
+      // A repository from an instance getter is only known per request: its class answers for it.
+      if (writes.length === 0 || self.repository === undefined || honoursPreconditions(self.repository)) return
+      throw new ConfigurationError('FV_ERR_NOT_ATOMIC', `Cannot register ${this.name}: it checks If-Match on ${writes.join(', ')}, but its repository does not declare ` +
+        'atomicPreconditions: true, so a concurrent write could slip between the check and the write. Evaluate options.precondition ' +
+        'in update and delete in the same step as the write and declare it (docs/repositories.md, "Conditional writes").')
+    }
+
+    static override routeHooks (route: RouteDefinition, method: string): ReturnType<typeof Base.routeHooks> {
+      const inherited = super.routeHooks(route, method)
+      const self = this as Loose
+      if (self.etag === true && SAFE.has(method)) {
+        const stamp = self.lastModifiedField === undefined ? [] : [lastModifiedStamp(self.lastModifiedField)]
+        return { ...inherited, onSend: [etagOnSend, ...toList(inherited.onSend)], preSerialization: [...stamp, ...toList(inherited.preSerialization)] }
+      }
+      if ((self.etag === true || self.conditionalRequests === true) && UNSAFE.has(method) && route.path.includes(':')) {
+        // The representation GET sends, compiled now with the application's serializers: the one its ETag was hashed from.
+        const representation = self.responseSchema === undefined
+          ? undefined
+          : compileRepresentation(self.responseSchema, self.defaultSerializerOptions ?? { byAlias: true }, route.compileSerializer)
+        const hooks = { ...inherited, preValidation: [preconditionCheck(self, representation), ...toList(inherited.preValidation)] }
+        // A write's response carries the new validators, equal to what a GET would send, so a
+        // client can chain conditional writes without reading again (RFC 9110 §8.8.3).
+        if (self.etag !== true || method === 'DELETE') return hooks
+        const stamp = self.lastModifiedField === undefined ? [] : [lastModifiedStamp(self.lastModifiedField)]
+        return { ...hooks, onSend: [etagOnWrite, ...toList(inherited.onSend)], preSerialization: [...stamp, ...toList(inherited.preSerialization)] }
+      }
+      return inherited
+    }
+
+    static override extraResponses (route: RouteDefinition, method: string): ResponsesMap | undefined {
+      const self = this as Loose
+      if (self.etag !== true && self.conditionalRequests !== true) return super.extraResponses(route, method)
+      if (SAFE.has(method)) {
+        const headers = validatorHeaders(self, route)
+        return { [route.status]: { headers }, 304: { description: 'Not Modified: the client\'s copy is current.', headers } }
+      }
+      if (UNSAFE.has(method) && route.path.includes(':')) {
+        const refusals: ResponsesMap = { 412: { errors: [PreconditionFailed] } }
+        if (self.requirePreconditions === true) refusals[428] = { errors: [PreconditionRequired] }
+        if (self.etag !== true || method === 'DELETE') return refusals
+        return { [route.status]: { headers: validatorHeaders(self, route) }, ...refusals }
+      }
+      return super.extraResponses(route, method)
+    }
+
+    static override documentedHeaders (route: RouteDefinition, method: string): Record<string, TSchema> | undefined {
+      const self = this as Loose
+      if (self.etag !== true && self.conditionalRequests !== true) return super.documentedHeaders(route, method)
+      if (SAFE.has(method)) return READ_CONDITIONS
+      if (UNSAFE.has(method) && route.path.includes(':')) return WRITE_CONDITIONS
+      return super.documentedHeaders(route, method)
+    }
+
+    checkEtag (this: ConditionalView, etag: string): FastifyReply | undefined {
+      this.reply.header('etag', etag)
+      // Only GET and HEAD may answer 304 (RFC 9110 section 15.4.5).
+      return SAFE.has(this.request.method) && isNotModified(this.request.headers, { etag }) ? this.notModified() : undefined
+    }
+
+    checkLastModified (this: ConditionalView, value: Date | string | number): FastifyReply | undefined {
+      // An unreadable date stamps nothing and never answers 304: the body is served.
+      const seconds = toSeconds(value)
+      if (seconds === undefined) return undefined
+      // The value is read once; the comparison gets it as milliseconds, which need no parsing.
+      const lastModified = seconds * 1000
+      this.reply.header('last-modified', new Date(lastModified).toUTCString())
+      // With `etag`, a 304 must carry the ETag the 200 would have (RFC 9110 section 15.4.5),
+      // which exists only once the body is serialized: the onSend hook decides then.
+      if ((this.constructor as Loose).etag === true) return undefined
+      return SAFE.has(this.request.method) && isNotModified(this.request.headers, { lastModified }) ? this.notModified() : undefined
+    }
+
+    notModified (this: ConditionalView): FastifyReply {
+      this.reply.code(304)
+      this.reply.removeHeader('content-type')
+      return this.reply.send(notModifiedBody(this.request) ?? undefined)
+    }
+
+    etagMatches (this: ConditionalView, etag: string): boolean {
+      const header = this.request.headers['if-none-match']
+      return typeof header === 'string' && weakMatch(parseEntityTags(header), etag)
+    }
+
+    notModifiedSince (this: ConditionalView, value: Date | string | number): boolean {
+      const header = this.request.headers['if-modified-since']
+      const since = typeof header === 'string' ? parseHttpDate(header) : undefined
+      const modified = toSeconds(value)
+      return since !== undefined && modified !== undefined && modified <= Math.floor(since / 1000)
+    }
+
+    getValidators (this: ConditionalView, request: FastifyRequest): Validators | null | undefined | Promise<Validators | null | undefined> {
+      const repository = this.repository
+      if (typeof repository?.get !== 'function') return undefined
+      const action = request.routeOptions.config.action!
+      const criteria = { ...(request.params as Record<string, unknown>), ...this.getKwargs(action) }
+      const found = repository.get(criteria, this.getRepositoryOptions(action))
+      const toValidators = (item: unknown): Validators | null => item === null || item === undefined ? null : validatorsOf(this, item)
+      return then(found, toValidators)
+    }
+
+    writePrecondition (this: ConditionalView, request: FastifyRequest): Precondition | undefined {
+      const headers = request.headers
+      if (headers['if-match'] === undefined && headers['if-none-match'] === undefined && headers['if-unmodified-since'] === undefined) return undefined
+      return (current) => {
+        if (failsPrecondition(headers, validatorsOf(this, current))) throw new PreconditionFailed(CHANGED)
+      }
+    }
+  }
+  return cls
+})
+
+function toList<T> (value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value]
+}
+

@@ -1,0 +1,203 @@
+import type { TSchema } from '@sinclair/typebox'
+import type { HTTPMethods } from 'fastify'
+import { APIError, type APIErrorClass } from '../http/errors.js'
+import { annotate, copyRouteMeta, type CatchSpec } from '../routes/route-meta.js'
+import type { RouteMethod, RouteSchemas, ViewRouteOptions } from '../routes/types.js'
+import { isThenable } from '../core/maybe-promise.js'
+import { ConfigurationError } from '../core/configuration-error.js'
+
+/** What TypeScript knows of a public instance method's decorator context: static and `#private` methods are refused by the types too. */
+export interface PublicInstance { readonly static: false, readonly private: false }
+
+/** A TC39 method decorator that records a route; the method's type is checked against the route's schemas. */
+export type RouteDecorator<S extends RouteSchemas, R> =
+  <This, F extends RouteMethod<This, S, R>>(method: F, context: ClassMethodDecoratorContext<This, F> & PublicInstance) => void
+
+/** A TC39 method decorator that only records metadata (`Override`, `Throws`). */
+export type MetaDecorator = (method: (...args: never[]) => unknown, context: ClassMethodDecoratorContext & PublicInstance) => void
+
+function checkContext (context: { static: boolean, private: boolean, name: string | symbol }, decorator: string): void {
+  if (context.static || context.private) {
+    throw new ConfigurationError('FV_ERR_DECORATOR_TARGET', `@${decorator} applies to public instance methods, not to ${String(context.name)}`)
+  }
+}
+
+/** `statsSummary` -> `stats-summary`: the default path of an `Action`. */
+export function hyphenate (name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').replace(/_/g, '-').toLowerCase()
+}
+
+function route<S extends RouteSchemas, R extends TSchema | undefined> (
+  decorator: string, methods: HTTPMethods[], defaultStatus: number, path: string | undefined, options: ViewRouteOptions<S, R> | undefined, detail?: boolean
+): RouteDecorator<S, R> {
+  return (method, context) => {
+    checkContext(context, decorator)
+    annotate(method, {
+      methods,
+      path: path ?? '/' + hyphenate(String(context.name)),
+      detail,
+      defaultStatus,
+      options: (options ?? {}) as ViewRouteOptions
+    })
+  }
+}
+
+/** Declares a GET route (200). The method receives the request typed from `options.schema`. */
+export function Get<const S extends RouteSchemas = {}, R extends TSchema | undefined = undefined> (path: string, options?: ViewRouteOptions<S, R>): RouteDecorator<S, R> {
+  return route('Get', ['GET'], 200, path, options)
+}
+
+/** Declares a POST route (201). */
+export function Post<const S extends RouteSchemas = {}, R extends TSchema | undefined = undefined> (path: string, options?: ViewRouteOptions<S, R>): RouteDecorator<S, R> {
+  return route('Post', ['POST'], 201, path, options)
+}
+
+/** Declares a PUT route (200). */
+export function Put<const S extends RouteSchemas = {}, R extends TSchema | undefined = undefined> (path: string, options?: ViewRouteOptions<S, R>): RouteDecorator<S, R> {
+  return route('Put', ['PUT'], 200, path, options)
+}
+
+/** Declares a PATCH route (200). */
+export function Patch<const S extends RouteSchemas = {}, R extends TSchema | undefined = undefined> (path: string, options?: ViewRouteOptions<S, R>): RouteDecorator<S, R> {
+  return route('Patch', ['PATCH'], 200, path, options)
+}
+
+/** Declares a DELETE route (204). */
+export function Delete<const S extends RouteSchemas = {}, R extends TSchema | undefined = undefined> (path: string, options?: ViewRouteOptions<S, R>): RouteDecorator<S, R> {
+  return route('Delete', ['DELETE'], 204, path, options)
+}
+
+/** Options of `Route` and `Action`: the HTTP methods besides the route options. */
+export interface MethodsOption { methods?: HTTPMethods[] }
+
+/** Declares a route for any methods (GET by default, 200). */
+export function Route<const S extends RouteSchemas = {}, R extends TSchema | undefined = undefined> (path: string, options?: ViewRouteOptions<S, R> & MethodsOption): RouteDecorator<S, R> {
+  const { methods = ['GET'], ...rest } = options ?? {}
+  return route('Route', methods, 200, path, rest as ViewRouteOptions<S, R>)
+}
+
+/**
+ * Declares an extra action (GET by default, 200). The path defaults to the hyphenated
+ * method name; `detail: true` nests it under the view's detail route (`/:id/...`).
+ */
+export function Action<const S extends RouteSchemas = {}, R extends TSchema | undefined = undefined> (path?: string, options?: ViewRouteOptions<S, R> & MethodsOption & { detail?: boolean }): RouteDecorator<S, R> {
+  const { methods = ['GET'], detail = false, ...rest } = options ?? {}
+  return route('Action', methods, 200, path, rest as ViewRouteOptions<S, R>, detail)
+}
+
+/**
+ * Changes the route options of a standard action that has no route decorator of its
+ * own, such as `@Override({ statusCode: 200, summary: 'Create an item' })` on `create`.
+ */
+export function Override (options: ViewRouteOptions): MetaDecorator {
+  return (method, context) => {
+    checkContext(context, 'Override')
+    annotate(method, { options })
+  }
+}
+
+/** Alias of `Override`. */
+export const Annotate = Override
+
+/** Documents the errors an action can answer with (docs/openapi.md). */
+export function Throws (...errors: APIErrorClass[]): MetaDecorator {
+  return (method, context) => {
+    checkContext(context, 'Throws')
+    annotate(method, { throws: errors })
+  }
+}
+
+/** What `raises` maps an exception type to: a detail (status 400) or a status and detail. */
+export type RaisesEntry = string | { status: number, detail: string }
+
+/** The `raises` attribute: exception type -> error (a `Map` or an array of pairs). */
+export type Raises = Iterable<readonly [abstract new (...args: never[]) => unknown, RaisesEntry]>
+
+interface RaisesOwner { raises?: Raises }
+
+function lookupRaises (owner: RaisesOwner, error: unknown): RaisesEntry | undefined {
+  for (const [type, entry] of owner.raises ?? []) {
+    if (error instanceof type) return entry
+  }
+  return undefined
+}
+
+function toAPIError (entry: RaisesEntry, cause: unknown): APIError {
+  if (typeof entry === 'string') return new APIError(entry, { status: 400, cause })
+  return new APIError(entry.detail, { status: entry.status, cause })
+}
+
+function mapCaught (view: object, specs: CatchSpec[] | undefined, error: unknown): unknown {
+  const owner = view.constructor as RaisesOwner
+  if (specs === undefined) {
+    const entry = lookupRaises(owner, error)
+    return entry === undefined ? error : toAPIError(entry, error)
+  }
+  for (const spec of specs) {
+    if (!(error instanceof spec.type)) continue
+    if (spec.status !== undefined || spec.detail !== undefined) {
+      return new APIError(spec.detail, { status: spec.status ?? 400, cause: error })
+    }
+    // Registration refused a Catch(Type) that `raises` does not map, so an error of
+    // that type (or a subclass) always finds its entry.
+    return toAPIError(lookupRaises(owner, error)!, error)
+  }
+  return error
+}
+
+/** Catch specs recorded on a wrapper, for the registration-time check and the docs. */
+export const CATCH_SPECS = Symbol('fastify-views.catch-specs')
+
+type Catching = { [CATCH_SPECS]?: CatchSpec[] | 'defined' }
+
+/** The catch specs of a method: the listed types, `'defined'` for `CatchDefined`, or none. */
+export function getCatchSpecs (fn: object): CatchSpec[] | 'defined' | undefined {
+  return (fn as Catching)[CATCH_SPECS]
+}
+
+function wrapCatching<F extends (...args: never[]) => unknown> (method: F, specs: CatchSpec[] | undefined): F {
+  const wrapper = function (this: object, ...args: Parameters<F>): unknown {
+    let result: unknown
+    try {
+      result = method.apply(this, args)
+    } catch (error) {
+      throw mapCaught(this, specs, error)
+    }
+    // A rejected thenable (a query builder's) is caught as a rejected promise is; the view's reply is not waited on.
+    if (isThenable(result, (this as { reply?: unknown }).reply)) {
+      return Promise.resolve(result).catch((error: unknown) => { throw mapCaught(this, specs, error) })
+    }
+    return result
+  } as unknown as F
+  copyRouteMeta(method, wrapper)
+  const previous = getCatchSpecs(method)
+  ;(wrapper as Catching)[CATCH_SPECS] = specs === undefined || previous === 'defined'
+    ? 'defined'
+    : [...(previous ?? []), ...specs]
+  return wrapper
+}
+
+/**
+ * Turns an exception of `type` thrown by the method (sync or async) into an API error:
+ * the one `raises` maps it to, or the status and detail given here.
+ */
+export function Catch (type: abstract new (...args: never[]) => unknown, options?: { status?: number, detail?: string }) {
+  return <F extends (...args: never[]) => unknown>(method: F, context: ClassMethodDecoratorContext & PublicInstance): F => {
+    checkContext(context, 'Catch')
+    return wrapCatching(method, [{ type, ...options }])
+  }
+}
+
+/** Turns every exception type listed in the view's `raises` into its API error. */
+export function CatchDefined<F extends (...args: never[]) => unknown> (method: F, context: ClassMethodDecoratorContext & PublicInstance): F {
+  checkContext(context, 'CatchDefined')
+  return wrapCatching(method, undefined)
+}
+
+/** The `raises` entry for an exception type, if the owner maps it. */
+export function findRaises (owner: RaisesOwner, type: abstract new (...args: never[]) => unknown): RaisesEntry | undefined {
+  for (const [t, entry] of owner.raises ?? []) {
+    if (t === type || type.prototype instanceof t) return entry
+  }
+  return undefined
+}

@@ -1,0 +1,268 @@
+import { Type, type TSchema } from '@sinclair/typebox'
+import type { FastifyRequest } from 'fastify'
+import {
+  actionMixin, createMembers, DETAIL, listMembers, STANDARD_ACTIONS, updateMembers,
+  type ActionViewClass, type CreateStatics, type DetailStatics, type ItemOf, type ListStatics, type UpdateStatics
+} from './actions.js'
+import type { APIView } from './api-view.js'
+import { orderToken, type BaseFilter, type FilterClass } from '../query/filters.js'
+import { defineMixin, type ActionRegistry, type MixinClass } from './mixins.js'
+import type { ConditionalMembers } from './conditional.js'
+import { CursorPage, encodeCursor, NumberedPage, OffsetPage } from '../query/pagination.js'
+import type { AsyncRepository, Criteria, ListQuery, OrderKey, Repository, RepositoryOptions } from '../stores/repository.js'
+import { type ViewClass, type StandardAction } from './view.js'
+import { then, type Awaitable } from '../core/maybe-promise.js'
+import { ConfigurationError } from '../core/configuration-error.js'
+
+type AnyRepository = Repository<unknown> | AsyncRepository<unknown>
+type Result<T> = T | Promise<T>
+
+/**
+ * An optional repository method: a page and the total it belongs to, read in one snapshot.
+ * The generic list of numbered and offset pages calls it instead of `list` then `count`.
+ */
+export interface PageSnapshot<T = unknown> {
+  listAndCount (criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>, options: RepositoryOptions): Awaitable<{ items: T[], total: number }>
+}
+
+/** What `resolveFilter` hands the repository: positional criteria (SQL expressions) and keyword criteria. */
+export interface FilterArgs { args: unknown[], kwargs: Criteria }
+
+/** The `get*` hooks of generic views (docs/generics.md), shared by CRUD and bulk ones. */
+export interface GenericHooks {
+  /** Criteria merged into every repository call of an action (tenant scoping). */
+  getKwargs (action?: string): Criteria
+  /** Options forwarded to every repository call of an action; default: `repositoryOptions`. */
+  getRepositoryOptions (action: string): RepositoryOptions
+  /** The filter of this request, built from its validated query; `undefined` without a `filter`. */
+  getFilter (request: FastifyRequest): BaseFilter | undefined
+  /** Turns a filter into repository criteria. Default: no positional criteria, `filter.asKwargs()`. */
+  resolveFilter (filter: BaseFilter): FilterArgs
+  /** `getKwargs(action)` merged into the filter (they win over what the client sent), then `resolveFilter`. */
+  getFilterArgs (filter: BaseFilter | undefined, action?: string): FilterArgs
+}
+
+/** The members every generic CRUD view has, typed by the view's item type. */
+export interface GenericMembers<M, Async> extends GenericHooks {
+  /** The repository the actions call; override the getter to take it from `this.server`. */
+  readonly repository: Async extends true ? AsyncRepository<ItemOf<M>> : Repository<ItemOf<M>>
+}
+
+declare module './mixins.js' {
+  interface ActionRegistry<M> {
+    asyncGeneric: GenericMembers<M, true>
+    generic: GenericMembers<M, false>
+  }
+}
+
+/** Statics of generic views; `R` is the repository protocol of the family (and of bulk actions, when mixed in). */
+export interface GenericStatics<R = object> {
+  /** The repository instance (or leave it unset and override the `repository` getter). */
+  repository: R | undefined
+  /** The filter class whose fields are the list's query parameters and whose pagination shapes its page; `null` for none. */
+  filter: FilterClass | null
+  /** Extra options forwarded to every repository call. */
+  repositoryOptions: RepositoryOptions
+}
+
+type Loose = ViewClass & Partial<GenericStatics> & { responseSchema?: TSchema }
+type GenericView = APIView & GenericMembers<unknown, false>
+
+/** The class of generic views: a repository, an optional filter, the `get*` hooks (docs/generics.md). */
+export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericStatics>>('GenericViewMixin', (Base) => {
+  const cls = class GenericViewMixin extends Base {
+    static repository: object | undefined = undefined
+    static filter: FilterClass | null = null
+    static repositoryOptions: RepositoryOptions = {}
+
+    static override assertRegistrable (): void {
+      super.assertRegistrable()
+      const getter = Object.getOwnPropertyDescriptor(cls.prototype, 'repository')?.get
+      let own: PropertyDescriptor | undefined
+      for (let proto = this.prototype; proto !== cls.prototype && own === undefined; proto = Object.getPrototypeOf(proto)) {
+        own = Object.getOwnPropertyDescriptor(proto, 'repository')
+      }
+      if (this.repository === undefined && (own === undefined || own.get === getter)) {
+        throw new ConfigurationError('FV_ERR_NO_REPOSITORY', `Cannot register ${this.name}: set its static repository or override its repository getter`)
+      }
+    }
+
+    get repository (): AnyRepository {
+      return (this.constructor as Loose).repository as AnyRepository
+    }
+
+    getKwargs (_action?: string): Criteria {
+      return {}
+    }
+
+    getRepositoryOptions (_action: string): RepositoryOptions {
+      return (this.constructor as Loose).repositoryOptions!
+    }
+
+    getFilter (request: FastifyRequest): BaseFilter | undefined {
+      const Filter = (this.constructor as Loose).filter
+      return Filter == null ? undefined : new Filter(request.query as Record<string, unknown>)
+    }
+
+    resolveFilter (filter: BaseFilter): FilterArgs {
+      return { args: [], kwargs: filter.asKwargs() }
+    }
+
+    getFilterArgs (filter: BaseFilter | undefined, action?: string): FilterArgs {
+      if (filter === undefined) return { args: [], kwargs: this.getKwargs(action) }
+      return this.resolveFilter(filter.withKwargs(this.getKwargs(action)))
+    }
+  }
+  return cls
+})
+
+const keysOf = (item: unknown, ordering: OrderKey[]): unknown[] =>
+  ordering.map(({ field }) => {
+    const value = (item as Record<string, unknown>)[field]
+    return value instanceof Date ? value.toISOString() : value
+  })
+
+const reversed = (ordering: OrderKey[]): OrderKey[] => ordering.map((k) => ({ field: k.field, descending: !k.descending }))
+
+/** The generic `list`: reads through the filter, then shapes the page its pagination asks for. */
+function genericList (view: GenericView, request: FastifyRequest): Result<unknown> {
+  const filter = view.getFilter(request)
+  const { args, kwargs } = view.getFilterArgs(filter, 'list')
+  const options = view.getRepositoryOptions('list')
+  const repo = view.repository
+  const base: ListQuery = { orderBy: filter?.ordering ?? [] }
+  if (filter?.search !== undefined) base.search = filter.search
+  if (args.length > 0) base.args = args
+  const window = filter?.window ?? { kind: 'none' as const }
+  if (window.kind === 'none') return repo.list(kwargs, base, options)
+  if (window.kind === 'page' || window.kind === 'offset') {
+    const offset = window.kind === 'page' ? (window.page - 1) * window.pageSize : window.offset
+    const limit = window.kind === 'page' ? window.pageSize : window.limit
+    const shape = ({ items, total }: { items: unknown[], total: number }): unknown => {
+      const hasMore = offset + items.length < total
+      if (window.kind === 'offset') return { items, offset, limit, total_items: total, has_more: hasMore }
+      return { items, current_page: window.page, page_size: limit, total_pages: Math.ceil(total / limit), total_items: total, has_more: hasMore }
+    }
+    // A repository that can read the page and its total in one snapshot does, so that they agree under concurrent writes.
+    const snapshot = repo as Partial<PageSnapshot>
+    if (typeof snapshot.listAndCount === 'function') return then(snapshot.listAndCount(kwargs, { ...base, offset, limit }, base, options), shape)
+    return then(repo.list(kwargs, { ...base, offset, limit }, options), (items) => then(repo.count(kwargs, base, options), (total) => shape({ items, total })))
+  }
+  // Keyset pages: read one row more than asked to learn whether another page follows.
+  const ordering = filter!.cursorOrdering()
+  const tokens = ordering.map(orderToken)
+  const { cursor, pageSize } = window
+  const backwards = cursor?.direction === 'previous'
+  const query: ListQuery = { ...base, orderBy: backwards ? reversed(ordering) : ordering, limit: pageSize + 1 }
+  if (cursor !== undefined) query.after = cursor.values
+  return then(repo.list(kwargs, query, options), (rows) => {
+    const more = rows.length > pageSize
+    const items = backwards ? rows.slice(0, pageSize).reverse() : rows.slice(0, pageSize)
+    const first = items[0]
+    const last = items[items.length - 1]
+    const hasNext = backwards ? items.length > 0 : more
+    const hasPrevious = backwards ? more : cursor !== undefined && items.length > 0
+    return {
+      items,
+      next_page: hasNext ? encodeCursor({ direction: 'next', values: keysOf(last, ordering) }, tokens) : null,
+      previous_page: hasPrevious ? encodeCursor({ direction: 'previous', values: keysOf(first, ordering) }, tokens) : null
+    }
+  })
+}
+
+function detailCriteria (view: GenericView, request: FastifyRequest, action: string): Criteria {
+  return { ...(request.params as Criteria), ...view.getKwargs(action) }
+}
+
+/** The list response of a generic view comes from its filter, whatever `responseSchemaAsList` says. */
+function pageSchema (klass: ViewClass): TSchema | undefined {
+  const { responseSchema: item, filter } = klass as Loose
+  if (item === undefined) return undefined
+  switch (filter?.pagination) {
+    case 'page': return NumberedPage(item)
+    case 'offset': return OffsetPage(item)
+    case 'cursor': return CursorPage(item)
+    default: return Type.Array(item)
+  }
+}
+
+/** The generic actions: the standard ones with the list's query and page taken from the filter. */
+export const GENERIC_ACTIONS = {
+  list: {
+    ...STANDARD_ACTIONS.list,
+    options: (k) => {
+      const filter = (k as Loose).filter
+      return filter == null ? {} : { schema: { querystring: filter.querySchema() } }
+    },
+    responseSchema: pageSchema
+  }
+} satisfies Record<string, StandardAction>
+
+const GENERIC = [GenericViewMixin as unknown as MixinClass]
+
+function implementing (name: string, body: (view: GenericView, request: FastifyRequest) => unknown, members?: (base: typeof APIView) => typeof APIView) {
+  return (Base: typeof APIView): typeof APIView => {
+    const Parent = members === undefined ? Base : members(Base)
+    const cls = class extends Parent {}
+    Object.defineProperty(cls.prototype, name, {
+      value: function (this: GenericView, request: FastifyRequest) { return body(this, request) },
+      writable: true,
+      configurable: true
+    })
+    return cls
+  }
+}
+
+const listImpl = implementing('list', genericList, listMembers)
+const createImpl = implementing('create', (view, request) =>
+  view.repository.create({ ...(request.body as Record<string, unknown>), ...view.getKwargs('create') }, view.getRepositoryOptions('create')), createMembers)
+const retrieveImpl = implementing('retrieve', (view, request) =>
+  view.repository.get(detailCriteria(view, request, 'retrieve'), view.getRepositoryOptions('retrieve')))
+const updateImpl = implementing('update', (view, request) =>
+  view.repository.update(detailCriteria(view, request, 'update'), request.body as Record<string, unknown>, writeOptions(view, request, 'update')), updateMembers)
+// The body holds only what the client sent, so a partial update changes only those fields.
+const partialUpdateImpl = implementing('partialUpdate', (view, request) =>
+  view.repository.update(detailCriteria(view, request, 'partialUpdate'), request.body as Record<string, unknown>, writeOptions(view, request, 'partialUpdate')), updateMembers)
+const destroyImpl = implementing('destroy', (view, request) =>
+  then(view.repository.delete(detailCriteria(view, request, 'destroy'), writeOptions(view, request, 'destroy')), (deleted) => deleted ? true : null))
+
+/**
+ * The options of a detail write. A conditional request on a view with `ConditionalMixin`
+ * adds its precondition, which the repository checks in the same atomic step as the write.
+ */
+function writeOptions (view: GenericView, request: FastifyRequest, action: string): RepositoryOptions {
+  const options = view.getRepositoryOptions(action)
+  const precondition = (view as Partial<Pick<ConditionalMembers, 'writePrecondition'>>).writePrecondition?.(request)
+  return precondition === undefined ? options : { ...options, precondition }
+}
+
+type Family<K> = K extends `async${string}` ? 'asyncGeneric' : 'generic'
+type RepositoryOf<K> = K extends `async${string}` ? AsyncRepository<unknown> : Repository<unknown>
+type G<K extends keyof ActionRegistry<unknown>, S> = ActionViewClass<K | Family<K>, GenericStatics<RepositoryOf<K>> & S>
+type Detail<K extends keyof ActionRegistry<unknown>, S = unknown> = ActionViewClass<K | Family<K> | 'detail', GenericStatics<RepositoryOf<K>> & DetailStatics & S>
+
+/** GET on the prefix over `repository.list` (and `count` for numbered and offset pages), filtered by `filter`. */
+export const AsyncGenericListAPIView = actionMixin<G<'asyncList', ListStatics>>('AsyncGenericListAPIView', GENERIC_ACTIONS.list, GENERIC, listImpl)
+/** Sync counterpart of `AsyncGenericListAPIView`. */
+export const GenericListAPIView = actionMixin<G<'list', ListStatics>>('GenericListAPIView', GENERIC_ACTIONS.list, GENERIC, listImpl)
+/** POST on the prefix over `repository.create` (`getKwargs('create')` merged into the values); `null` is a 409. */
+export const AsyncGenericCreateAPIView = actionMixin<G<'asyncCreate', CreateStatics>>('AsyncGenericCreateAPIView', STANDARD_ACTIONS.create, GENERIC, createImpl)
+/** Sync counterpart of `AsyncGenericCreateAPIView`. */
+export const GenericCreateAPIView = actionMixin<G<'create', CreateStatics>>('GenericCreateAPIView', STANDARD_ACTIONS.create, GENERIC, createImpl)
+/** GET on the detail route over `repository.get`. */
+export const AsyncGenericRetrieveAPIView = actionMixin<Detail<'asyncRetrieve'>>('AsyncGenericRetrieveAPIView', STANDARD_ACTIONS.retrieve, [...GENERIC, ...DETAIL], retrieveImpl)
+/** Sync counterpart of `AsyncGenericRetrieveAPIView`. */
+export const GenericRetrieveAPIView = actionMixin<Detail<'retrieve'>>('GenericRetrieveAPIView', STANDARD_ACTIONS.retrieve, [...GENERIC, ...DETAIL], retrieveImpl)
+/** PUT on the detail route over `repository.update`. */
+export const AsyncGenericUpdateAPIView = actionMixin<Detail<'asyncUpdate', UpdateStatics & Pick<CreateStatics, 'createSchema'>>>('AsyncGenericUpdateAPIView', STANDARD_ACTIONS.update, [...GENERIC, ...DETAIL], updateImpl)
+/** Sync counterpart of `AsyncGenericUpdateAPIView`. */
+export const GenericUpdateAPIView = actionMixin<Detail<'update', UpdateStatics & Pick<CreateStatics, 'createSchema'>>>('GenericUpdateAPIView', STANDARD_ACTIONS.update, [...GENERIC, ...DETAIL], updateImpl)
+/** PATCH on the detail route over `repository.update` with only the fields sent. */
+export const AsyncGenericPartialUpdateAPIView = actionMixin<Detail<'asyncPartialUpdate', UpdateStatics & Pick<CreateStatics, 'createSchema'>>>('AsyncGenericPartialUpdateAPIView', STANDARD_ACTIONS.partialUpdate, [...GENERIC, ...DETAIL], partialUpdateImpl)
+/** Sync counterpart of `AsyncGenericPartialUpdateAPIView`. */
+export const GenericPartialUpdateAPIView = actionMixin<Detail<'partialUpdate', UpdateStatics & Pick<CreateStatics, 'createSchema'>>>('GenericPartialUpdateAPIView', STANDARD_ACTIONS.partialUpdate, [...GENERIC, ...DETAIL], partialUpdateImpl)
+/** DELETE on the detail route over `repository.delete`; nothing deleted is a 404. */
+export const AsyncGenericDestroyAPIView = actionMixin<Detail<'asyncDestroy'>>('AsyncGenericDestroyAPIView', STANDARD_ACTIONS.destroy, [...GENERIC, ...DETAIL], destroyImpl)
+/** Sync counterpart of `AsyncGenericDestroyAPIView`. */
+export const GenericDestroyAPIView = actionMixin<Detail<'destroy'>>('GenericDestroyAPIView', STANDARD_ACTIONS.destroy, [...GENERIC, ...DETAIL], destroyImpl)
+

@@ -1,0 +1,176 @@
+import type { TSchema } from '@sinclair/typebox'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
+import { ConfigurationError } from '../core/configuration-error.js'
+import type { APIErrorClass } from '../http/errors.js'
+import type { ResponseHeadersClass } from '../http/response-headers.js'
+import type { ResponsesMap, ViewRouteOptions } from '../routes/types.js'
+
+/**
+ * A standard action a view class contributes (list, create, retrieve, ...): the
+ * route it gets when the class implements the method, whatever decorators it has.
+ */
+export interface StandardAction {
+  /** The action and method name: `list`, `create`, `retrieve`, ... */
+  name: string
+  method: HTTPMethods
+  /** Whether the route is the detail route (`/:id`) rather than the prefix itself. */
+  detail: boolean
+  /** A path of its own relative to the prefix (bulk actions: `bulkRoute`), instead of the prefix or the detail route. */
+  path?: (view: ViewClass) => string
+  status: number
+  /** The options the action generates (schemas, documented errors); the method's own decorators win. */
+  options: (view: ViewClass) => ViewRouteOptions
+  /** The success body schema, derived from the class (a list wraps `responseSchema` in an array). */
+  responseSchema?: (view: ViewClass) => TSchema | undefined
+  /** Errors documented on the action (404 on detail actions, 409 on create). */
+  throws?: APIErrorClass[]
+  /** Returning `null` or `undefined` throws the error this makes (detail actions with `raiseOnNone`). */
+  onNone?: (view: ViewClass) => (() => Error) | undefined
+  /** The success response has no body (`returnOnCreate = false`). */
+  emptyBody?: (view: ViewClass) => boolean
+  /** Work on the reply once the action returned a value (the `Location` of a create), if the class needs any. */
+  after?: (view: ViewClass) => AfterAction | undefined
+}
+
+/** Runs after an action returned a non-empty value, before the response is built. */
+export type AfterAction = (view: View, value: unknown, reply: FastifyReply) => void
+
+/** The sentinel of a standard action method a class leaves to its subclasses. */
+export const ABSTRACT = Symbol('fastify-views.abstract')
+
+/** Marks a standard action's placeholder method as not implemented. */
+export function abstractAction (name: string): (...args: unknown[]) => never {
+  const fn = (): never => { throw new ConfigurationError('FV_ERR_NOT_IMPLEMENTED', `${name} is not implemented`) }
+  Object.defineProperty(fn, ABSTRACT, { value: true })
+  return fn
+}
+
+/** One route of a view, resolved from its standard action or decorators. */
+export interface RouteDefinition {
+  name: string
+  methods: HTTPMethods[]
+  path: string
+  status: number
+  options: ViewRouteOptions
+  throws: APIErrorClass[]
+  responseSchema: TSchema | undefined
+  onNone?: () => Error
+  after?: AfterAction
+  emptyBody: boolean
+  standard: boolean
+  /**
+   * The application's serializer compiler, for what a mixin serializes at registration
+   * (the representation ConditionalMixin hashes): shared schemas of the app resolve.
+   */
+  compileSerializer: (schema: TSchema) => (value: unknown) => string
+}
+
+/** A route as the class declares it, before registration gives it the application's compilers. */
+export type CollectedRoute = Omit<RouteDefinition, 'compileSerializer'>
+
+/** Where a request keeps the view a hook made for it, so that the handler uses the same one. */
+const REQUEST_VIEW = Symbol('fastify-views.view')
+type Keeping = FastifyRequest & { [REQUEST_VIEW]?: View }
+
+/**
+ * The view instance of a request, made by a hook before the handler (the precondition
+ * check of a conditional write). The handler uses it too: one instance per request.
+ */
+export function keepView<V extends View> (request: FastifyRequest, view: V): V {
+  (request as Keeping)[REQUEST_VIEW] = view
+  return view
+}
+
+/** The view a hook kept for this request, if any. */
+export function keptView (request: FastifyRequest): View | undefined {
+  return (request as Keeping)[REQUEST_VIEW]
+}
+
+/**
+ * The low-level base class: routes come from the decorators (`Get`, `Post`, ...),
+ * a new instance serves each request, and returned values are serialized by the
+ * route's own response schema. No class-level response schema, no error conventions.
+ */
+export class View {
+  /** Path suffix of detail routes and of `Action(..., { detail: true })`. */
+  static detailRoute = '/:id'
+
+  /** The detail path of an action; override to vary it per action. */
+  static getDetailRoute (_action: string): string {
+    return this.detailRoute
+  }
+
+  /**
+   * The standard actions (list, create, ...) this class contributes. Action mixins
+   * extend the list; a plain view has none.
+   */
+  static standardActions (): StandardAction[] {
+    return []
+  }
+
+  /**
+   * Route-level Fastify hooks a mixin adds to one operation (ConditionalMixin's `onSend`
+   * and precondition check). Called once per operation at registration; a plain view adds none.
+   * They run after the route's dependencies of the same phase.
+   */
+  static routeHooks (_route: RouteDefinition, _method: string): Pick<ViewRouteOptions, 'onSend' | 'preValidation' | 'preHandler' | 'preSerialization'> {
+    return {}
+  }
+
+  /** Responses a mixin documents on one operation (a 304, a 412), merged before the route's explicit `responses`. */
+  static extraResponses (_route: RouteDefinition, _method: string): ResponsesMap | undefined {
+    return undefined
+  }
+
+  /**
+   * Request headers a mixin documents on one operation without validating them (the
+   * conditional request headers), as TypeBox properties; `undefined` for none.
+   */
+  static documentedHeaders (_route: RouteDefinition, _method: string): Record<string, TSchema> | undefined {
+    return undefined
+  }
+
+  /** Throws a `TypeError` when the class cannot serve requests as configured; called at registration. */
+  static assertRegistrable (): void {}
+
+  /** The documented headers of an action's success response, or `undefined` (docs/openapi.md). */
+  static getResponseHeaders (_action?: string): ResponseHeadersClass | undefined {
+    return undefined
+  }
+
+  /** The request being served. */
+  readonly request: FastifyRequest
+  /** The reply of that request. */
+  readonly reply: FastifyReply
+
+  /**
+   * Called once per request by the route handler. A subclass that needs more state
+   * overrides it, calls `super(request, reply)`, and reads what it needs from
+   * `request.server` (Fastify decorations) or the request itself.
+   */
+  constructor (request: FastifyRequest, reply: FastifyReply) {
+    this.request = request
+    this.reply = reply
+  }
+
+  /**
+   * Whether an action's result is this request's reply (an action that answered by hand,
+   * such as a 304 from `checkLastModified`) rather than a value to serialize: narrows
+   * `super.list(request)` to the page or array it returned otherwise.
+   */
+  isReply<T> (value: T | FastifyReply): value is FastifyReply {
+    return value === this.reply
+  }
+
+  /**
+   * The Fastify instance the route belongs to: the typed way to reach databases,
+   * services and configuration declared with `fastify.decorate` (and typed by
+   * declaration merging on `FastifyInstance`).
+   */
+  get server (): FastifyInstance {
+    return this.request.server
+  }
+}
+
+/** A view class: the constructor the route handler instantiates per request. */
+export type ViewClass<V extends View = View> = (abstract new (request: FastifyRequest, reply: FastifyReply) => V) & typeof View

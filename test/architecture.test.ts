@@ -1,0 +1,64 @@
+import { test } from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+
+/**
+ * The layers of lib/, lowest first: a module imports only from its own layer or lower ones,
+ * and no chain of imports (types included) comes back to where it started. docs/architecture.md
+ * draws the same picture; this keeps the two honest.
+ */
+const LAYERS = ['core', 'http', 'schema', 'stores', 'query', 'routes', 'views', 'openapi', 'registration', '.']
+
+function modules (): Map<string, string[]> {
+  const graph = new Map<string, string[]>()
+  const walk = (dir: string): void => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name)
+      if (entry.isDirectory()) walk(file)
+      else if (file.endsWith('.ts')) {
+        const source = fs.readFileSync(file, 'utf8')
+        graph.set(file, [...source.matchAll(/from '(\.[^']+)'/g)].map((m) => path.join(path.dirname(file), m[1]).replace(/\.js$/, '.ts')))
+      }
+    }
+  }
+  walk('lib')
+  return graph
+}
+
+const layerOf = (file: string): number => {
+  const top = path.relative('lib', file).split(path.sep)
+  return LAYERS.indexOf(top.length === 1 ? '.' : top[0])
+}
+
+test('every module of lib/ belongs to a layer and imports only from its own or lower ones', async (t) => {
+  const graph = modules()
+  t.ok(graph.size > 40, 'the whole library is read')
+  const upward: string[] = []
+  for (const [file, deps] of graph) {
+    t.not(layerOf(file), -1, `${file} is in a layer`)
+    for (const dep of deps) {
+      t.ok(graph.has(dep), `${file} imports ${dep}, which exists`)
+      if (layerOf(dep) > layerOf(file)) upward.push(`${file} -> ${dep}`)
+    }
+  }
+  t.same(upward, [], 'no import points up')
+})
+
+test('no import cycles, type imports included', async (t) => {
+  const graph = modules()
+  const cycles: string[] = []
+  const state = new Map<string, 'open' | 'done'>()
+  const stack: string[] = []
+  const visit = (file: string): void => {
+    state.set(file, 'open')
+    stack.push(file)
+    for (const dep of graph.get(file) ?? []) {
+      if (state.get(dep) === 'open') cycles.push([...stack.slice(stack.indexOf(dep)), dep].join(' -> '))
+      else if (!state.has(dep)) visit(dep)
+    }
+    stack.pop()
+    state.set(file, 'done')
+  }
+  for (const file of graph.keys()) if (!state.has(file)) visit(file)
+  t.same(cycles, [])
+})
