@@ -252,9 +252,10 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
       }
       if ((self.etag === true || self.conditionalRequests === true) && UNSAFE.has(method) && route.path.includes(':')) {
         // The representation GET sends, compiled now with the application's serializers: the one its ETag was hashed from.
+        // (Every conditional view is an APIView, which declares defaultSerializerOptions.)
         const representation = self.responseSchema === undefined
           ? undefined
-          : compileRepresentation(self.responseSchema, self.defaultSerializerOptions ?? { byAlias: true }, route.compileSerializer)
+          : compileRepresentation(self.responseSchema, self.defaultSerializerOptions!, route.compileSerializer)
         const hooks = { ...inherited, preValidation: [preconditionCheck(self, representation), ...toList(inherited.preValidation)] }
         // A write's response carries the new validators, equal to what a GET would send, so a
         // client can chain conditional writes without reading again (RFC 9110 §8.8.3).
