@@ -78,8 +78,13 @@ async function openStore ({ databaseUrl }: StoreOptions): Promise<Store> {
  */
 function itemsView (repository: ItemRepository) {
   return class Items extends mix(ConditionalMixin, AsyncBulkAPIViewSet, AsyncGenericViewSet)<{
-    item: Item, create: Static<typeof ItemIn>, update: Static<typeof ItemIn>, partialUpdate: Static<typeof ItemPatch>,
-    bulkUpdate: Static<typeof ItemUpdate>, params: Static<typeof ItemParams>, list: NumberedPageOf<Item>
+    item: Item,
+    create: Static<typeof ItemIn>,
+    update: Static<typeof ItemIn>,
+    partialUpdate: Static<typeof ItemPatch>,
+    bulkUpdate: Static<typeof ItemUpdate>,
+    params: Static<typeof ItemParams>,
+    list: NumberedPageOf<Item>
   }> {
     static override responseSchema = Item
     static override createSchema = ItemIn

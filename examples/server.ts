@@ -14,5 +14,7 @@ console.log(`Swagger UI: ${base}/docs  OpenAPI JSON: ${base}/docs/json`)
 console.log(`Store: ${databaseUrl?.startsWith('postgres') === true ? 'PostgreSQL' : `SQLite ${databaseUrl?.replace(/^sqlite:/, '') ?? './data/shop.db'}`}`)
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => { void app.close().then(() => process.exit(0)) })
+  process.once(signal, () => {
+    app.close().then(() => process.exit(0), (error: unknown) => { console.error(error); process.exit(1) })
+  })
 }

@@ -44,16 +44,30 @@ const families = [
   {
     name: 'async',
     wrap: <T>(value: T) => Promise.resolve(value),
-    List: AsyncListAPIView, Create: AsyncCreateAPIView, Retrieve: AsyncRetrieveAPIView,
-    Update: AsyncUpdateAPIView, PartialUpdate: AsyncPartialUpdateAPIView, Destroy: AsyncDestroyAPIView,
-    ViewSet: AsyncAPIViewSet, ReadOnly: AsyncReadOnlyAPIViewSet, ListCreate: AsyncListCreateAPIView, RetrieveUpdateDestroy: AsyncRetrieveUpdateDestroyAPIView
+    List: AsyncListAPIView,
+    Create: AsyncCreateAPIView,
+    Retrieve: AsyncRetrieveAPIView,
+    Update: AsyncUpdateAPIView,
+    PartialUpdate: AsyncPartialUpdateAPIView,
+    Destroy: AsyncDestroyAPIView,
+    ViewSet: AsyncAPIViewSet,
+    ReadOnly: AsyncReadOnlyAPIViewSet,
+    ListCreate: AsyncListCreateAPIView,
+    RetrieveUpdateDestroy: AsyncRetrieveUpdateDestroyAPIView
   },
   {
     name: 'sync',
     wrap: <T>(value: T) => value,
-    List: ListAPIView, Create: CreateAPIView, Retrieve: RetrieveAPIView,
-    Update: UpdateAPIView, PartialUpdate: PartialUpdateAPIView, Destroy: DestroyAPIView,
-    ViewSet: APIViewSet, ReadOnly: ReadOnlyAPIViewSet, ListCreate: ListCreateAPIView, RetrieveUpdateDestroy: RetrieveUpdateDestroyAPIView
+    List: ListAPIView,
+    Create: CreateAPIView,
+    Retrieve: RetrieveAPIView,
+    Update: UpdateAPIView,
+    PartialUpdate: PartialUpdateAPIView,
+    Destroy: DestroyAPIView,
+    ViewSet: APIViewSet,
+    ReadOnly: ReadOnlyAPIViewSet,
+    ListCreate: ListCreateAPIView,
+    RetrieveUpdateDestroy: RetrieveUpdateDestroyAPIView
   }
 ] as const
 

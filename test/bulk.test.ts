@@ -90,8 +90,11 @@ const families = [
 type Family = (typeof families)[number]
 
 /** `run` now on a sync view; on an async view after a timer, so that only a hook that is awaited has run before the next step. */
-const later = (family: Family, run: () => unknown): Promise<void> | undefined =>
-  family.async ? new Promise((resolve) => setTimeout(() => { run(); resolve() }, 1)) : void run()
+function later (family: Family, run: () => unknown): Promise<void> | undefined {
+  if (family.async) return new Promise((resolve) => setTimeout(() => { run(); resolve() }, 1))
+  run()
+  return undefined
+}
 
 /** Mixes `classes` into a plain `typeof APIView`, whatever family they come from. */
 const mixAny = (...classes: unknown[]) => (mix as unknown as (...c: unknown[]) => typeof APIView)(...classes)

@@ -134,4 +134,3 @@ test('the packed library in consumer projects', { timeout: 600_000 }, async (t) 
   t.match(bad.headers.get('content-type'), /^application\/problem\+json/)
   t.comment(`consumer test took ${Date.now() - started} ms`)
 })
-

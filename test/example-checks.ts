@@ -52,7 +52,6 @@ export async function checkDocs (t: Test, app: FastifyInstance): Promise<void> {
   t.same(await new Validator().validate(doc), { valid: true })
 }
 
-
 /**
  * Every string of `NASTY` as an item name through the example's `/items`: created, read,
  * filtered by `name`, written by PUT and PATCH, by bulk POST and PUT, and selected by the

@@ -30,12 +30,22 @@ function seed (): MemoryRepository<ItemT> {
 /** The same table runs on the async family (promises from the repository) and the sync one (values). */
 const families = [
   {
-    name: 'async', ViewSet: AsyncGenericViewSet, List: AsyncGenericListAPIView, wrap: (repo: MemoryRepository<ItemT>) => asyncRepository<ItemT, MemoryRepository<ItemT>>(repo),
-    ReadOnly: AsyncGenericReadOnlyViewSet, ListCreate: AsyncGenericListCreateAPIView, RetrieveUpdateDestroy: AsyncGenericRetrieveUpdateDestroyAPIView
+    name: 'async',
+    ViewSet: AsyncGenericViewSet,
+    List: AsyncGenericListAPIView,
+    wrap: (repo: MemoryRepository<ItemT>) => asyncRepository<ItemT, MemoryRepository<ItemT>>(repo),
+    ReadOnly: AsyncGenericReadOnlyViewSet,
+    ListCreate: AsyncGenericListCreateAPIView,
+    RetrieveUpdateDestroy: AsyncGenericRetrieveUpdateDestroyAPIView
   },
   {
-    name: 'sync', ViewSet: GenericViewSet, List: GenericListAPIView, wrap: (repo: MemoryRepository<ItemT>) => repo,
-    ReadOnly: GenericReadOnlyViewSet, ListCreate: GenericListCreateAPIView, RetrieveUpdateDestroy: GenericRetrieveUpdateDestroyAPIView
+    name: 'sync',
+    ViewSet: GenericViewSet,
+    List: GenericListAPIView,
+    wrap: (repo: MemoryRepository<ItemT>) => repo,
+    ReadOnly: GenericReadOnlyViewSet,
+    ListCreate: GenericListCreateAPIView,
+    RetrieveUpdateDestroy: GenericRetrieveUpdateDestroyAPIView
   }
 ] as const
 type Family = (typeof families)[number]

@@ -63,6 +63,7 @@ export class APIError extends Error {
   static get title (): string {
     return statusTitle(this.status)
   }
+
   /** Problem `type` URI; `about:blank` means the title is the status phrase (RFC 9457 section 4.2.1). */
   static type = 'about:blank'
   /** Detail used when none is given; by default the title, or a generic sentence for server errors. */
@@ -95,7 +96,6 @@ export class APIError extends Error {
     this.headers = options.headers
     this.extensions = options.extensions
   }
-
 
   /** The problem document for this error; `instance` is the request path. */
   toProblem (instance?: string): Problem {

@@ -8,7 +8,6 @@ export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
 
 const GENERIC_DETAIL = 'An unexpected error occurred.'
 
-
 /** The request path without its query: the problem's `instance` (RFC 9457 section 3.1.5). */
 export function instanceOf (request: FastifyRequest): string {
   const url = request.url

@@ -6,7 +6,6 @@ import { PART_DETAIL, PART_LOCATION, type HttpPart } from '../http/request-parts
 
 export type { HttpPart }
 
-
 const MAX_REPORTED_ERRORS = 20
 
 type FormatDefinition = RegExp | ((value: string) => boolean) | { type?: string, validate: RegExp | ((value: string) => boolean) }
@@ -92,7 +91,6 @@ export function compileCheck<T extends TSchema> (schema: T): TypeCheck<T> {
   useFormatsOf(schema)
   return TypeCompiler.Compile(schema)
 }
-
 
 /** The 400 error a failed request validation throws; Fastify adds `validationContext`. */
 export class RequestValidationError extends BadRequest {}

@@ -66,9 +66,18 @@ declare module './mixins.js' {
     destroy: DestroyActions<M, false>
   }
   interface ActionNameRegistry {
-    asyncList: 'list', list: 'list', asyncCreate: 'create', create: 'create', asyncRetrieve: 'retrieve', retrieve: 'retrieve'
-    asyncUpdate: 'update', update: 'update', asyncPartialUpdate: 'partialUpdate', partialUpdate: 'partialUpdate'
-    asyncDestroy: 'destroy', destroy: 'destroy'
+    asyncList: 'list',
+    list: 'list',
+    asyncCreate: 'create',
+    create: 'create',
+    asyncRetrieve: 'retrieve',
+    retrieve: 'retrieve'
+    asyncUpdate: 'update',
+    update: 'update',
+    asyncPartialUpdate: 'partialUpdate',
+    partialUpdate: 'partialUpdate'
+    asyncDestroy: 'destroy',
+    destroy: 'destroy'
   }
 }
 
@@ -145,7 +154,10 @@ const LOCATION_HEADER = Type.String({ format: 'uri-reference', description: 'The
 /** The standard CRUD actions (docs/actions.md), as the registration reads them. */
 export const STANDARD_ACTIONS = {
   list: {
-    name: 'list', method: 'GET', detail: false, status: 200,
+    name: 'list',
+    method: 'GET',
+    detail: false,
+    status: 200,
     options: () => ({}),
     responseSchema: (k) => {
       const schema = (k as Loose).responseSchema
@@ -153,7 +165,11 @@ export const STANDARD_ACTIONS = {
     }
   },
   create: {
-    name: 'create', method: 'POST', detail: false, status: 201, throws: [Conflict],
+    name: 'create',
+    method: 'POST',
+    detail: false,
+    status: 201,
+    throws: [Conflict],
     options: (k) => ((k as Loose).createSchema === undefined ? {} : { schema: { body: (k as Loose).createSchema } }),
     responseSchema: (k) => (k as Loose).responseSchema,
     onNone: () => () => new Conflict(),
@@ -167,27 +183,43 @@ export const STANDARD_ACTIONS = {
     }
   },
   retrieve: {
-    name: 'retrieve', method: 'GET', detail: true, status: 200, throws: [NotFound],
+    name: 'retrieve',
+    method: 'GET',
+    detail: true,
+    status: 200,
+    throws: [NotFound],
     options: (k) => detailSchema(k as Loose),
     responseSchema: (k) => (k as Loose).responseSchema,
     onNone: (k) => notFound(k as Loose)
   },
   update: {
-    name: 'update', method: 'PUT', detail: true, status: 200, throws: [NotFound, Conflict],
+    name: 'update',
+    method: 'PUT',
+    detail: true,
+    status: 200,
+    throws: [NotFound, Conflict],
     options: (k) => detailSchema(k as Loose, updateBody(k as Loose)),
     responseSchema: (k) => (k as Loose).responseSchema,
     onNone: (k) => notFound(k as Loose),
     emptyBody: (k) => (k as Loose).returnOnUpdate === false
   },
   partialUpdate: {
-    name: 'partialUpdate', method: 'PATCH', detail: true, status: 200, throws: [NotFound, Conflict],
+    name: 'partialUpdate',
+    method: 'PATCH',
+    detail: true,
+    status: 200,
+    throws: [NotFound, Conflict],
     options: (k) => detailSchema(k as Loose, partialBody(k as Loose)),
     responseSchema: (k) => (k as Loose).responseSchema,
     onNone: (k) => notFound(k as Loose),
     emptyBody: (k) => (k as Loose).returnOnUpdate === false
   },
   destroy: {
-    name: 'destroy', method: 'DELETE', detail: true, status: 204, throws: [NotFound],
+    name: 'destroy',
+    method: 'DELETE',
+    detail: true,
+    status: 204,
+    throws: [NotFound],
     options: (k) => detailSchema(k as Loose),
     onNone: (k) => notFound(k as Loose),
     emptyBody: () => true

@@ -7,7 +7,6 @@ import type { SerializerOptions } from '../schema/wire.js'
 
 export type { SerializerOptions }
 
-
 /** Methods that only read (RFC 9110 §9.2.1); every other one is a write. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE'])
 

@@ -69,8 +69,14 @@ declare module './mixins.js' {
     genericBulk: GenericBulkMembers<M, false>
   }
   interface ActionNameRegistry {
-    asyncBulkCreate: 'bulkCreate', bulkCreate: 'bulkCreate', asyncBulkUpdate: 'bulkUpdate', bulkUpdate: 'bulkUpdate'
-    asyncUpdateMany: 'updateMany', updateMany: 'updateMany', asyncBulkDestroy: 'bulkDelete', bulkDestroy: 'bulkDelete'
+    asyncBulkCreate: 'bulkCreate',
+    bulkCreate: 'bulkCreate',
+    asyncBulkUpdate: 'bulkUpdate',
+    bulkUpdate: 'bulkUpdate'
+    asyncUpdateMany: 'updateMany',
+    updateMany: 'updateMany',
+    asyncBulkDestroy: 'bulkDelete',
+    bulkDestroy: 'bulkDelete'
   }
 }
 
@@ -125,20 +131,32 @@ const responseList = (klass: ViewClass): TSchema | undefined => {
 /** The four bulk actions on `bulkRoute` (docs/bulk.md). */
 export const BULK_ACTIONS = {
   bulkCreate: {
-    name: 'bulkCreate', method: 'POST', detail: false, status: 201, throws: [Conflict],
+    name: 'bulkCreate',
+    method: 'POST',
+    detail: false,
+    status: 201,
+    throws: [Conflict],
     path: (k) => (k as Loose).bulkRoute!,
     options: (k) => ({ ...batchLimit(k as Loose), schema: { body: arrayOf((k as Loose).createSchema, k as Loose) } }),
     responseSchema: responseList,
     emptyBody: (k) => (k as Loose).returnOnCreate === false
   },
   bulkUpdate: {
-    name: 'bulkUpdate', method: 'PUT', detail: false, status: 204, throws: [NotFound, Conflict],
+    name: 'bulkUpdate',
+    method: 'PUT',
+    detail: false,
+    status: 204,
+    throws: [NotFound, Conflict],
     path: (k) => (k as Loose).bulkRoute!,
     options: (k) => ({ ...batchLimit(k as Loose), schema: { body: arrayOf((k as Loose).bulkUpdateSchema, k as Loose) } }),
     emptyBody: () => true
   },
   updateMany: {
-    name: 'updateMany', method: 'PATCH', detail: false, status: 200, throws: [Conflict],
+    name: 'updateMany',
+    method: 'PATCH',
+    detail: false,
+    status: 200,
+    throws: [Conflict],
     path: (k) => (k as Loose).bulkRoute!,
     options: (k) => {
       const values = (k as Loose).updateSchema
@@ -152,7 +170,10 @@ export const BULK_ACTIONS = {
     emptyBody: (k) => (k as Loose).returnOnUpdate === false
   },
   bulkDelete: {
-    name: 'bulkDelete', method: 'DELETE', detail: false, status: 204,
+    name: 'bulkDelete',
+    method: 'DELETE',
+    detail: false,
+    status: 204,
     path: (k) => (k as Loose).bulkRoute!,
     options: (k) => ({ schema: criteriaQuery(k as Loose) }),
     emptyBody: () => true

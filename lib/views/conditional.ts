@@ -61,6 +61,8 @@ export interface ConditionalStatics {
 }
 
 declare module './mixins.js' {
+  // An augmentation repeats the interface's type parameters, used or not.
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
   interface ActionRegistry<M> { conditional: ConditionalMembers }
 }
 
@@ -351,4 +353,3 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
 function toList<T> (value: T | T[] | undefined): T[] {
   return value === undefined ? [] : Array.isArray(value) ? value : [value]
 }
-

@@ -265,4 +265,3 @@ export const GenericPartialUpdateAPIView = actionMixin<Detail<'partialUpdate', U
 export const AsyncGenericDestroyAPIView = actionMixin<Detail<'asyncDestroy'>>('AsyncGenericDestroyAPIView', STANDARD_ACTIONS.destroy, [...GENERIC, ...DETAIL], destroyImpl)
 /** Sync counterpart of `AsyncGenericDestroyAPIView`. */
 export const GenericDestroyAPIView = actionMixin<Detail<'destroy'>>('GenericDestroyAPIView', STANDARD_ACTIONS.destroy, [...GENERIC, ...DETAIL], destroyImpl)
-

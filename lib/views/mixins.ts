@@ -74,7 +74,7 @@ export type StaticsOf<T> = T extends unknown ? Omit<T, 'prototype' | typeof ACTI
  * The action interfaces, by key, for the item types `M`. Each action module adds its
  * interfaces here by declaration merging, so `mix` can type any combination.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
+
 export interface ActionRegistry<M> { base: { readonly models?: M } }
 
 /**
@@ -82,7 +82,7 @@ export interface ActionRegistry<M> { base: { readonly models?: M } }
  * members but no action (`generic`, `detail`, `conditional`) are absent. Each action
  * module adds its names here by declaration merging.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
+
 export interface ActionNameRegistry {}
 
 /** The action names of a class built from the registry keys `K`. */

@@ -23,11 +23,43 @@ const UNCOUNTABLE = new Set(['health', 'information', 'info', 'equipment', 'news
   'metrics', 'sheep', 'fish', 'deer', 'aircraft', 'money', 'rice', 'traffic', 'weather', 'progress', 'research', 'evidence', 'advice'])
 // A Map, not an object literal: a resource named `Constructor` must not find Object.prototype's.
 const IRREGULAR = new Map(Object.entries({
-  person: 'people', child: 'children', man: 'men', woman: 'women', mouse: 'mice', goose: 'geese', tooth: 'teeth', foot: 'feet',
-  ox: 'oxen', datum: 'data', criterion: 'criteria', phenomenon: 'phenomena', index: 'indexes', matrix: 'matrices', vertex: 'vertices',
-  leaf: 'leaves', knife: 'knives', life: 'lives', wife: 'wives', half: 'halves', shelf: 'shelves', wolf: 'wolves', thief: 'thieves',
-  loaf: 'loaves', calf: 'calves', hero: 'heroes', potato: 'potatoes', tomato: 'tomatoes', echo: 'echoes', veto: 'vetoes',
-  analysis: 'analyses', basis: 'bases', crisis: 'crises', thesis: 'theses', diagnosis: 'diagnoses', axis: 'axes', quiz: 'quizzes'
+  person: 'people',
+  child: 'children',
+  man: 'men',
+  woman: 'women',
+  mouse: 'mice',
+  goose: 'geese',
+  tooth: 'teeth',
+  foot: 'feet',
+  ox: 'oxen',
+  datum: 'data',
+  criterion: 'criteria',
+  phenomenon: 'phenomena',
+  index: 'indexes',
+  matrix: 'matrices',
+  vertex: 'vertices',
+  leaf: 'leaves',
+  knife: 'knives',
+  life: 'lives',
+  wife: 'wives',
+  half: 'halves',
+  shelf: 'shelves',
+  wolf: 'wolves',
+  thief: 'thieves',
+  loaf: 'loaves',
+  calf: 'calves',
+  hero: 'heroes',
+  potato: 'potatoes',
+  tomato: 'tomatoes',
+  echo: 'echoes',
+  veto: 'vetoes',
+  analysis: 'analyses',
+  basis: 'bases',
+  crisis: 'crises',
+  thesis: 'theses',
+  diagnosis: 'diagnoses',
+  axis: 'axes',
+  quiz: 'quizzes'
 }))
 const IRREGULAR_PLURALS = new Set(IRREGULAR.values())
 // Singular nouns that end in a lone `s`: not already plural.

@@ -9,7 +9,6 @@ function quote (name: string): string {
   return `"${name}"`
 }
 
-
 /**
  * Writes the SQL of one table. Column names come only from the declared list, so a
  * criterion or sort key naming anything else is a `TypeError`, and every value is a

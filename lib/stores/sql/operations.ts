@@ -50,10 +50,12 @@ export const operations = {
     }
   },
   * update (b: SqlBuilder, criteria: Criteria, values: Record<string, unknown>, precondition?: Precondition): Operation<Record<string, unknown> | null> {
-    if (precondition !== undefined) return yield * conditionally(b, criteria, precondition, function * (current) {
+    if (precondition !== undefined) {
+      return yield * conditionally(b, criteria, precondition, function * (current) {
       // The row is locked by this transaction: the update finds it.
-      return Object.keys(values).length === 0 ? current : (yield b.update(criteria, values, true)).rows[0] as Record<string, unknown>
-    })
+        return Object.keys(values).length === 0 ? current : (yield b.update(criteria, values, true)).rows[0] as Record<string, unknown>
+      })
+    }
     // Nothing to change: the row as it is, not even its touch column stamped.
     if (Object.keys(values).length === 0) return yield * operations.get(b, criteria)
     return (yield b.update(criteria, values, true)).rows[0] ?? null

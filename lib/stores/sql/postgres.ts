@@ -6,7 +6,6 @@ import { operations } from './operations.js'
 import { runAsync } from './run.js'
 import type { Operation, SqlTableOptions, Statement, StatementResult } from './statement.js'
 
-
 /** How many times an operation PostgreSQL aborted for a concurrent transaction is run in all. */
 const ATTEMPTS = 3
 /**

@@ -35,4 +35,3 @@ export async function runAsync<T> (operation: Operation<T>, execute: (step: Stat
   }
   return next.value
 }
-

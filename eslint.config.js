@@ -1,0 +1,16 @@
+import neostandard from 'neostandard'
+
+// The Fastify ecosystem's style (standard, with TypeScript), as Fastify core and the @fastify plugins use it.
+export default [
+  ...neostandard({
+    ts: true,
+    ignores: ['dist/**', 'build/**', 'coverage/**', '.tap/**', 'tap-snapshots/**', 'test/fixtures/consumer/**']
+  }),
+  {
+    rules: {
+      // TypeBox's idiom names a schema and its static type alike (`const Item = Type.Object(...)`,
+      // `type Item = Static<typeof Item>`); the compiler itself refuses a real redeclaration.
+      '@typescript-eslint/no-redeclare': 'off'
+    }
+  }
+]
