@@ -581,3 +581,25 @@ test('one view instance serves a conditional write: the precondition check and t
   t.ok(seen.length >= 2, 'the check and the action both read the view')
   t.ok(seen.every((view) => view === seen[0]), 'one instance')
 })
+
+test('a conditional write validates its path once, before the precondition, not again in Fastify\'s phase', async (t) => {
+  const { FormatRegistry } = await import('@sinclair/typebox')
+  let checks = 0
+  FormatRegistry.Set('counted-id', (value) => { checks++; return /^\d+$/.test(value) })
+  t.teardown(() => FormatRegistry.Delete('counted-id'))
+  const Coded = Type.Object({ id: Type.String(), name: Type.String() })
+  const repo = new MemoryRepository<Static<typeof Coded>>({ rows: [{ id: '1', name: 'lamp' }] })
+  class Items extends mix(ConditionalMixin, GenericViewSet)<{ item: Static<typeof Coded>, params: { id: string } }> {
+    static override responseSchema = Coded
+    static override detailParams = Type.Object({ id: Type.String({ format: 'counted-id' }) })
+    static override etag = true
+    static override repository = repo
+  }
+  const app = await build({ views: [{ view: Items, prefix: '/items' }] })
+  t.teardown(() => app.close())
+  const etag = (await app.inject('/items/1')).headers.etag as string
+  checks = 0
+  t.equal((await app.inject({ method: 'PATCH', url: '/items/1', headers: { 'if-match': etag }, payload: { name: 'desk' } })).statusCode, 200)
+  t.equal(checks, 1, 'the path was checked once')
+  problem(t, await app.inject({ method: 'PATCH', url: '/items/x', headers: { 'if-match': etag }, payload: { name: 'desk' } }), 400)
+})

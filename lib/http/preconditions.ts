@@ -24,20 +24,29 @@ export function parseEntityTags (header: string): '*' | EntityTag[] {
   }
 }
 
+/**
+ * The server's own tag (one tag, as `etagOf` or the application wrote it) split into its
+ * weakness and opaque part without the list parser. A client's tags are parsed strictly, so
+ * a server tag with characters no valid tag has can never equal one of them.
+ */
+function ownTag (etag: string): EntityTag | undefined {
+  const weak = etag.startsWith('W/')
+  const opaque = weak ? etag.slice(2) : etag
+  return opaque.length >= 2 && opaque.charCodeAt(0) === 34 && opaque.charCodeAt(opaque.length - 1) === 34 ? { weak, opaque } : undefined
+}
+
 /** Weak comparison (RFC 9110 section 8.8.3.2): opaque tags equal, whatever their weakness. */
 export function weakMatch (tags: '*' | EntityTag[], etag: string): boolean {
   if (tags === '*') return true
-  const current = parseEntityTags(etag)
-  if (current === '*' || current.length === 0) return false
-  return tags.some((t) => t.opaque === (current as EntityTag[])[0].opaque)
+  const current = ownTag(etag)
+  return current !== undefined && tags.some((t) => t.opaque === current.opaque)
 }
 
 /** Strong comparison: neither tag weak, opaque tags equal. If-Match uses it (RFC 9110 section 13.1.1). */
 export function strongMatch (tags: '*' | EntityTag[], etag: string): boolean {
   if (tags === '*') return true
-  const current = parseEntityTags(etag)
-  if (current === '*' || current.length === 0 || current[0].weak) return false
-  return tags.some((t) => !t.weak && t.opaque === (current as EntityTag[])[0].opaque)
+  const current = ownTag(etag)
+  return current !== undefined && !current.weak && tags.some((t) => !t.weak && t.opaque === current.opaque)
 }
 
 const MONTHS: Record<string, number> = { Jan: 0, Feb: 1, Mar: 2, Apr: 3, May: 4, Jun: 5, Jul: 6, Aug: 7, Sep: 8, Oct: 9, Nov: 10, Dec: 11 }

@@ -1,6 +1,7 @@
 import { FormatRegistry, Kind, type TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import { fullFormats } from 'ajv-formats/dist/formats.js'
+import type { FastifyRequest } from 'fastify'
 import { BadRequest, type ProblemErrorEntry } from '../http/errors.js'
 import { PART_DETAIL, PART_LOCATION, type HttpPart } from '../http/request-parts.js'
 
@@ -268,6 +269,26 @@ function lowerCaseKeys (schema: AnySchema): AnySchema {
   return { ...schema, properties: lowered, ...(required === undefined ? {} : { required }) }
 }
 
+const checkedTargets = new WeakSet<object>()
+const TARGET_PARTS = ['params', 'querystring'] as const
+
+/**
+ * Validates (and converts, in place) the path and query of a request before Fastify's
+ * validation phase, for a hook that must know its target first: a precondition check
+ * reads the current object before the body is processed (RFC 9110 section 13.2.1). What
+ * passes is remembered, so the route's own validators do not check it a second time.
+ */
+export function validateTargetEarly (request: FastifyRequest): boolean {
+  for (const part of TARGET_PARTS) {
+    const validate = request.getValidationFunction(part)
+    if (validate === undefined) continue
+    const value = part === 'params' ? request.params : request.query
+    if (validate(value) !== true) return false
+    checkedTargets.add(value as object) // Fastify's parsed path and query are objects
+  }
+  return true
+}
+
 /** A compiled validator as Fastify's route-level `validatorCompiler` returns it. */
 export type PartValidator = (data: unknown) => true | { error: Error }
 
@@ -282,12 +303,14 @@ export function compilePartValidator (schema: TSchema, part: HttpPart): PartVali
   const fail = (data: unknown): { error: Error } => ({
     error: new RequestValidationError(PART_DETAIL[part], { errors: validationEntries(check, data, part) })
   })
-  const validate: PartValidator = coerce === undefined
+  const run: PartValidator = coerce === undefined
     ? (data) => check.Check(data) ? true : fail(data)
     : (data) => {
         coerce(data as Record<string, unknown>)
         return check.Check(data) ? true : fail(data)
       }
+  // A path or query a hook validated ahead of Fastify's phase (validateTargetEarly) is not checked twice.
+  const validate: PartValidator = part === 'params' || part === 'querystring' ? (data) => checkedTargets.has(data as object) || run(data) : run
   // A recursive schema (TypeBox `Recursive`) is checked by recursion, so a value nested
   // deeper than the stack allows (a few kilobytes of `[[[...`) would end in a RangeError
   // and a 500: it is a 400. A try costs nothing until something is thrown.

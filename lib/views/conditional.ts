@@ -11,6 +11,7 @@ import {
 import { alwaysSent } from '../http/response-headers.js'
 import { honoursPreconditions, type Precondition } from '../stores/repository.js'
 import { compileRepresentation, type SerializerOptions } from '../schema/wire.js'
+import { validateTargetEarly } from '../schema/validation.js'
 import type { ResponsesMap } from '../routes/types.js'
 import { keepView, type View, type RouteDefinition } from './view.js'
 import { then } from '../core/maybe-promise.js'
@@ -156,23 +157,12 @@ function preconditionCheck (klass: Loose, representation: ((value: unknown) => s
     }
     // The target is named by the URI: a malformed path or query is answered (400) before
     // any precondition, and a valid one is converted (an integer id) before it is used.
-    if ((headers['if-match'] === undefined && headers['if-none-match'] === undefined && headers['if-unmodified-since'] === undefined) || !validTarget(request)) {
+    if ((headers['if-match'] === undefined && headers['if-none-match'] === undefined && headers['if-unmodified-since'] === undefined) || !validateTargetEarly(request)) {
       done()
       return
     }
     evaluate(request, reply).then(() => { done() }, done)
   }
-}
-
-/** Validates (and converts, in place) the path and query with the route's own validators; Fastify's validation later repeats it at no harm. */
-const TARGET_PARTS = ['params', 'querystring'] as const
-
-function validTarget (request: FastifyRequest): boolean {
-  for (const part of TARGET_PARTS) {
-    const validate = request.getValidationFunction(part)
-    if (validate !== undefined && validate(part === 'params' ? request.params : request.query) !== true) return false
-  }
-  return true
 }
 
 const CHANGED = 'The resource has changed since the validators the request was made with.'
