@@ -116,7 +116,11 @@ export async function buildApp (options: FastifyServerOptions & StoreOptions = {
   configureApp(app)
   app.addHook('onClose', async () => { await store.close() })
   await app.register(swagger, swaggerOptions({
-    info: { title: 'Shop', version: '1.0.0', description: 'The fastify-views example API.' }
+    info: { title: 'Shop', version: '1.0.0', description: 'The fastify-views example API.', license: { name: 'MIT', identifier: 'MIT' } },
+    // Relative: the document is right whatever host and port the server listens on.
+    servers: [{ url: '/', description: 'This server' }],
+    // The example has no authentication: every operation is public, and says so.
+    security: []
   }))
   await app.register(swaggerUi, { routePrefix: '/docs' })
   await app.register(views, { views: [{ view: itemsView(store.repository), prefix: '/items' }, { view: Health, prefix: '/health' }] })

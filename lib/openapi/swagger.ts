@@ -16,8 +16,32 @@ export const refResolver: RefResolver = {
 }
 
 type HeaderObject = { required?: boolean, schema?: Record<string, unknown> }
+type Content = Record<string, { schema?: Record<string, unknown> }>
 // What @fastify/swagger generates, before a transformObject of the user's: every path has operations, every operation responses.
-type GeneratedPaths = Record<string, Record<string, { responses: Record<string, { headers?: Record<string, HeaderObject> }> }>>
+type GeneratedPaths = Record<string, Record<string, {
+  requestBody?: { content?: Content }
+  responses: Record<string, { headers?: Record<string, HeaderObject>, content?: Content }>
+}>>
+
+/**
+ * A named body is referenced directly. The generator hoists an `$id` schema into a
+ * component only when it is nested, so the route schema wraps it in a one-member `allOf`;
+ * in the document that wrapper says nothing (linters flag it), and a bare `$ref` is what
+ * OpenAPI 3.1 clients read best.
+ */
+export function unwrapReferences (paths: GeneratedPaths): void {
+  for (const operations of Object.values(paths)) {
+    for (const operation of Object.values(operations)) {
+      const contents = [operation.requestBody?.content, ...Object.values(operation.responses).map((response) => response.content)]
+      for (const content of contents) {
+        for (const media of Object.values(content ?? {})) {
+          const schema = media.schema
+          if (schema !== undefined && Object.keys(schema).length === 1 && Array.isArray(schema.allOf) && schema.allOf.length === 1) media.schema = schema.allOf[0]
+        }
+      }
+    }
+  }
+}
 
 /** Headers marked `alwaysSent` become `required: true`; the marker leaves the schema. */
 export function markRequiredHeaders (paths: GeneratedPaths): void {
@@ -77,7 +101,9 @@ export function swaggerOptions (document: NonNullable<FastifyDynamicSwaggerOptio
     if (!('openapiObject' in input)) return theirs === undefined ? input.swaggerObject : theirs(input)
     const openapiObject = input.openapiObject
     components.addTo(openapiObject)
-    markRequiredHeaders(openapiObject.paths as GeneratedPaths) // the generator's own output: its type allows the absent parts it never leaves out
+    const paths = openapiObject.paths as GeneratedPaths // the generator's own output: its type allows the absent parts it never leaves out
+    markRequiredHeaders(paths)
+    unwrapReferences(paths)
     return theirs === undefined ? openapiObject : theirs({ openapiObject })
   }
   return { ...options, openapi: { openapi: '3.1.0', ...document }, refResolver, transform, transformObject }
