@@ -10,6 +10,7 @@ import views, {
 } from '../lib/index.js'
 import { buildViewRoutes } from '../lib/registration/register.js'
 import { documentedSchema, swaggerOptions } from '../lib/openapi/swagger.js'
+import { problem } from './helpers.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number({ minimum: 0 }) }, { $id: 'Item' })
 const ItemIn = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), price: Type.Number({ minimum: 0 }) }, { $id: 'ItemIn' })
@@ -443,6 +444,31 @@ test('bulk views: 400 everywhere, 409 on POST/PUT/PATCH, 404 on PUT, filter para
   }
   t.same(bulk.patch.parameters.map((p: any) => p.name), ['name'], 'PATCH selects by the filter fields only (no sort)')
   t.same(bulk.delete.parameters.map((p: any) => p.name), ['name'])
+  for (const method of ['patch', 'delete']) {
+    t.equal(bulk[method].parameters[0].required, true, `${method}: the one filter parameter the server requires is required`)
+    t.match(bulk[method].description, /filter parameter `name`, which is required/)
+  }
+  problem(t, await app.inject({ method: 'DELETE', url: '/items/bulk' }), 400)
+
+  // Several filter parameters: OpenAPI has no "at least one of", so the description says it; with
+  // allowUnfiltered, none is needed; without a filter, the view alone selects.
+  class ByNameOrPrice extends ByName { static override fields = { name: Type.String(), price: Type.Number() } }
+  const views = [
+    { view: class extends Bulk { static override filter = ByNameOrPrice }, prefix: '/several' },
+    { view: class extends Bulk { static override allowUnfiltered = true }, prefix: '/open' },
+    { view: class extends Bulk { static override filter = null }, prefix: '/scoped' }
+  ]
+  const more = await documented({ views })
+  t.teardown(() => more.app.close())
+  const several = more.doc.paths['/several/bulk'].delete
+  t.same(several.parameters.map((p: any) => [p.name, p.required]), [['name', false], ['price', false]])
+  t.match(several.description, /filter parameters `name`, `price`: at least one is required/)
+  t.equal(problem(t, await more.app.inject({ method: 'DELETE', url: '/several/bulk' }), 400).detail, 'At least one filter parameter is required to select rows.')
+  const open = more.doc.paths['/open/bulk'].patch
+  t.same(open.parameters.map((p: any) => [p.name, p.required]), [['name', false]])
+  t.match(open.description, /with none, every row this endpoint selects/)
+  t.notOk(more.doc.paths['/scoped/bulk'].delete.parameters, 'no filter, no parameters')
+  t.equal(more.doc.paths['/scoped/bulk'].delete.description, 'Deletes every row this endpoint selects.')
   t.equal(bulk.post.requestBody.content['application/json'].schema.maxItems, 500)
   t.same(bulk.post.responses['201'].content['application/json'].schema, { type: 'array', items: { $ref: '#/components/schemas/Item' } })
   t.equal(bulk.patch.requestBody.content['application/json'].schema.minProperties, 1)

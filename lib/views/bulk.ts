@@ -121,7 +121,21 @@ function batchLimit (klass: Loose): Pick<ViewRouteOptions, 'preValidation' | 're
 const arrayOf = (schema: TSchema | undefined, klass: Loose): TSchema | undefined =>
   schema === undefined ? undefined : Type.Array(schema, klass.maxBatchSize === undefined ? {} : { maxItems: klass.maxBatchSize })
 
-const criteriaQuery = (klass: Loose): { querystring?: TSchema } => klass.filter == null ? {} : { querystring: klass.filter.criteriaSchema() }
+/**
+ * The query of PATCH and DELETE on `bulkRoute`, and what the operation says selects the rows.
+ * Unless `allowUnfiltered`, the server refuses a request that names no filter parameter
+ * (`selection`): a single parameter is then documented as required (and validated so), and
+ * several, which OpenAPI cannot mark "at least one of", are named in the description.
+ */
+function selectionOptions (klass: Loose, verb: string): { querystring?: TSchema, description?: string } {
+  if (klass.filter == null) return { description: `${verb} every row this endpoint selects.` }
+  const criteria = klass.filter.criteriaSchema()
+  const names = Object.keys(criteria.properties)
+  const list = names.map((name) => `\`${name}\``).join(', ')
+  if (klass.allowUnfiltered) return { querystring: criteria, description: `${verb} the rows selected by the filter parameters ${list}; with none, every row this endpoint selects.` }
+  if (names.length === 1) return { querystring: Type.Object(criteria.properties, { required: names }), description: `${verb} the rows selected by the filter parameter ${list}, which is required.` }
+  return { querystring: criteria, description: `${verb} the rows selected by the filter parameters ${list}: at least one is required, and a request without any is a 400.` }
+}
 
 const responseList = (klass: ViewClass): TSchema | undefined => {
   const item = (klass as Loose).responseSchema
@@ -164,7 +178,8 @@ export const BULK_ACTIONS = {
       // rows and change nothing: refused rather than a silent no-op. `updateSchema` itself
       // can stay the full PUT body of a CRUD view mixed in.
       const body = values === undefined ? undefined : Type.Partial(values, { minProperties: 1 }) as TSchema
-      return { schema: { ...criteriaQuery(k as Loose), ...(body === undefined ? {} : { body }) } }
+      const { querystring, description } = selectionOptions(k as Loose, 'Updates')
+      return { description, schema: { ...(querystring === undefined ? {} : { querystring }), ...(body === undefined ? {} : { body }) } }
     },
     responseSchema: responseList,
     emptyBody: (k) => (k as Loose).returnOnUpdate === false
@@ -175,7 +190,10 @@ export const BULK_ACTIONS = {
     detail: false,
     status: 204,
     path: (k) => (k as Loose).bulkRoute!,
-    options: (k) => ({ schema: criteriaQuery(k as Loose) }),
+    options: (k) => {
+      const { querystring, description } = selectionOptions(k as Loose, 'Deletes')
+      return { description, schema: querystring === undefined ? {} : { querystring } }
+    },
     emptyBody: () => true
   }
 } satisfies Record<string, StandardAction>
