@@ -423,7 +423,7 @@ test('bulk views: 400 everywhere, 409 on POST/PUT/PATCH, 404 on PUT, filter para
     static override createSchema = ItemIn
     static override bulkUpdateSchema = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() })
     static override updateSchema = Type.Partial(ItemIn)
-    static override filter = ByName
+    static override filter: typeof ByName | null = ByName
     static override maxBatchSize = 500
     static override repository = asyncRepository(new MemoryRepository()) as never
   }
@@ -478,8 +478,9 @@ test('bulk views: 400 everywhere, 409 on POST/PUT/PATCH, 404 on PUT, filter para
 
 test('conditional views document validators, 304 on safe methods and 412 on unsafe detail routes; explicit responses keep them', async (t) => {
   const { ConditionalMixin, AsyncGenericViewSet, MemoryRepository, asyncRepository } = await import('../lib/index.js')
+  const Stamped = Type.Object({ ...Item.properties, updated_at: Type.String() }, { $id: 'StampedItem' })
   class Conditional extends mix(ConditionalMixin, AsyncGenericViewSet) {
-    static override responseSchema = Item
+    static override responseSchema = Stamped
     static override createSchema = ItemIn
     static override detailParams = Type.Object({ id: Type.Integer() })
     static override etag = true
@@ -508,7 +509,9 @@ test('conditional views document validators, 304 on safe methods and 412 on unsa
   t.notOk(responses('/c', 'post')['412'], 'no 412 on POST')
   t.notOk(responses('/c', 'post')['304'], 'no 304 on POST')
   const summary = responses('/c/{id}/summary', 'get')
-  t.same(Object.keys(summary['200'].headers).sort(), ['etag', 'last-modified', 'x-extra'], 'an explicit entry never drops the validators')
+  t.same(Object.keys(summary['200'].headers).sort(), ['etag', 'x-extra'], 'an explicit entry never drops the validators; Last-Modified only where the body has the field')
+  t.notOk(responses('/c', 'get')['200'].headers['last-modified'], 'a list has no Last-Modified')
+  t.match(responses('/c/{id}', 'get')['200'].headers['last-modified'].schema, { pattern: /GMT\$$/, examples: ['Thu, 01 Jan 2026 10:00:00 GMT'] }, 'an HTTP-date')
   t.equal(summary['200'].description, 'Short')
   t.same(Object.keys(responses('/h', 'get')), ['200', '304', '400'], 'conditionalRequests documents hand-rolled validators')
   // etag = true sends an ETag with every 2xx and 304: a client may rely on it. Last-Modified depends on the stored value.
@@ -589,7 +592,7 @@ test('documentation corners: CatchDefined string entries, Catch with a detail on
 })
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
-const LOCATION = { schema: { type: 'string', format: 'uri-reference' }, description: 'The URL of the created item.' }
+const LOCATION = { schema: { type: 'string', format: 'uri-reference' }, description: 'The URL of the created item.', required: true }
 
 test('create documents Location on its success response exactly when the view provides getLocation', async (t) => {
   const { AsyncGenericViewSet, MemoryRepository, asyncRepository } = await import('../lib/index.js')

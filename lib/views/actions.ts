@@ -6,6 +6,7 @@ import { defineMixin, type ActionRegistry, type MixedClass, type MixinClass, typ
 import { componentName } from './naming.js'
 import { mergeResponses } from '../routes/route-meta.js'
 import type { ResponsesMap } from '../routes/types.js'
+import { alwaysSent } from '../http/response-headers.js'
 import { type ViewClass, abstractAction, type RouteDefinition, type StandardAction } from './view.js'
 
 export type Ret<Async, T> = Async extends true ? Promise<T> : T
@@ -148,8 +149,8 @@ const defaultGetLocation = (): string | undefined => undefined
 /** Whether a create view sends `Location`: its `getLocation` is its own, not the default. */
 const providesLocation = (k: ViewClass): boolean => (k.prototype as { getLocation?: unknown }).getLocation !== defaultGetLocation
 
-/** The documented `Location` of a create view that provides one. */
-const LOCATION_HEADER = Type.String({ format: 'uri-reference', description: 'The URL of the created item.' })
+/** The documented `Location` of a create view that provides one: its getLocation answers every created object (docs/actions.md). */
+const LOCATION_HEADER = alwaysSent(Type.String({ format: 'uri-reference', description: 'The URL of the created item.' }))
 
 /** The standard CRUD actions (docs/actions.md), as the registration reads them. */
 export const STANDARD_ACTIONS = {

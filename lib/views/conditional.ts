@@ -198,15 +198,25 @@ function lastModifiedStamp (field: string): preSerializationHookHandler<unknown>
   }
 }
 
+/**
+ * `Last-Modified` as servers send it: an IMF-fixdate (RFC 9110 section 5.6.7). JSON Schema has
+ * no format for HTTP-dates, so the shape is a pattern, with an example for Swagger UI.
+ */
+const LAST_MODIFIED = Type.String({
+  description: 'When the representation last changed, as an HTTP-date (RFC 9110 section 8.8.2).',
+  pattern: '^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), [0-9]{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT$',
+  examples: ['Thu, 01 Jan 2026 10:00:00 GMT']
+})
+
 const validatorHeaders = (klass: Loose, route: RouteDefinition): Record<string, unknown> => {
   const etag = Type.String({ description: 'Strong validator of the representation (RFC 9110 section 8.8.3).' })
   // With etag = true every 2xx and 304 of the route carries one; hand-rolled validators may not.
   const headers: Record<string, unknown> = { etag: klass.etag === true ? alwaysSent(etag) : etag }
-  // A list has no single modification time; lastModifiedField stamps single objects only.
-  const single = route.responseSchema?.type !== 'array' && route.name !== 'list'
-  if (klass.conditionalRequests === true || (klass.lastModifiedField !== undefined && single)) {
-    headers['last-modified'] = Type.String({ description: 'When the representation last changed, as an HTTP-date (RFC 9110 section 8.8.2).' })
-  }
+  // lastModifiedField is stamped (with etag) from that field of the object sent: only a route
+  // whose body has the field sends it; a list, a page or a custom shape never does.
+  const field = klass.lastModifiedField
+  const stamped = klass.etag === true && field !== undefined && (route.responseSchema?.properties as Record<string, unknown> | undefined)?.[field] !== undefined
+  if (klass.conditionalRequests === true || stamped) headers['last-modified'] = LAST_MODIFIED
   return headers
 }
 
