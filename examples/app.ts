@@ -14,16 +14,16 @@ import { PostgresRepository, SqliteRepository } from '../lib/stores/sql/index.js
 import { swaggerOptions } from '../lib/openapi/swagger.js'
 
 export const Item = Type.Object({
-  id: Type.Integer(),
+  id: Type.Integer({ description: 'Assigned by the server.' }),
   name: Type.String({ minLength: 1, maxLength: 100 }),
-  price: Type.Number({ minimum: 0 }),
-  updated_at: Type.String({ format: 'date-time' })
-}, { $id: 'Item' })
+  price: Type.Number({ minimum: 0, description: 'In the shop\'s currency.' }),
+  updated_at: Type.String({ format: 'date-time', description: 'Set by the server on every change; the Last-Modified of the item.' })
+}, { $id: 'Item', examples: [{ id: 1, name: 'Desk lamp', price: 24.5, updated_at: '2026-01-01T10:00:00.000Z' }] })
 type Item = Static<typeof Item>
 export const ItemIn = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100 }),
   price: Type.Number({ minimum: 0 })
-}, { $id: 'ItemIn' })
+}, { $id: 'ItemIn', examples: [{ name: 'Desk lamp', price: 24.5 }] })
 const ItemPatch = Type.Partial(ItemIn, { $id: 'ItemPatch' })
 const ItemParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) })
 const ItemUpdate = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }), ...ItemIn.properties }, { $id: 'ItemUpdate' })
@@ -86,6 +86,7 @@ function itemsView (repository: ItemRepository) {
     params: Static<typeof ItemParams>,
     list: NumberedPageOf<Item>
   }> {
+    static override apiDescription = 'The shop\'s items. Reads carry an ETag and a Last-Modified; send If-Match with a write to change only what you read.'
     static override responseSchema = Item
     static override createSchema = ItemIn
     static override updateSchema = ItemIn
@@ -103,7 +104,8 @@ function itemsView (repository: ItemRepository) {
 
 /** `/health`: a plain APIView with one custom route. */
 export class Health extends APIView {
-  @Get('/', { responseSchema: Type.Object({ status: Type.Literal('ok') }), summary: 'Liveness probe' })
+  static override apiDescription = 'Whether the server is up, for load balancers and orchestrators.'
+  @Get('/', { responseSchema: Type.Object({ status: Type.Literal('ok') }), summary: 'Liveness probe', description: 'Answers 200 while the process serves requests.' })
   health () { return { status: 'ok' as const } }
 }
 

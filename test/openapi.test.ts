@@ -999,3 +999,46 @@ test('every problem schema has one shape: an integer status and a uri-reference 
     t.equal(schema.properties?.type?.format, 'uri-reference', `${name}.type is a URI reference`)
   }
 })
+
+test('the document reads as views declare: paths and methods in action order, tags with descriptions, described operations, sample problems', async (t) => {
+  const { buildApp } = await import('../examples/app.js')
+  const app = await buildApp({ databaseUrl: 'sqlite::memory:' })
+  t.teardown(() => app.close())
+  await app.ready()
+  const doc = JSON.parse(JSON.stringify(app.swagger()))
+  t.same(Object.keys(doc.paths), ['/items', '/items/{id}', '/items/bulk', '/health'], 'list and create, detail, bulk; the next view after')
+  t.same(Object.keys(doc.paths['/items/{id}']), ['get', 'put', 'patch', 'delete'])
+  t.same(Object.keys(doc.paths['/items/bulk']), ['post', 'put', 'patch', 'delete'])
+  t.same(doc.tags.map((tag: { name: string }) => tag.name), ['Items', 'Health'])
+  t.match(doc.tags[0].description, /^The shop's items/, 'a view\'s apiDescription describes its tag')
+  t.equal(doc.paths['/items/{id}'].get.description, 'Returns the Item the path names; 404 when there is none.')
+  t.equal(doc.paths['/items'].get.description, 'Returns the Items.')
+  t.match(doc.paths['/items/bulk'].post.description, /all or nothing/)
+  t.equal(doc.paths['/health'].get.description, 'Answers 200 while the process serves requests.', 'a route\'s own description')
+  t.same(doc.components.schemas.NotFoundProblem.examples[0], { type: 'about:blank', title: 'Not Found', status: 404, detail: 'The resource does not exist.', instance: '/items/1' })
+  t.ok(doc.components.schemas.BadRequestProblem.examples[0].errors.length > 0, 'a validation problem sample lists an invalid value')
+  t.same(doc.components.schemas.Item.examples[0].name, 'Desk lamp', 'schema examples reach the document')
+  t.same(await new Validator().validate(doc), { valid: true })
+})
+
+test('paths of routes that are not views keep their place after the views; tags the document declares come first', async (t) => {
+  const app = Fastify()
+  await app.register(swagger, swaggerOptions({ info: { title: 'Shop', version: '1.0.0' }, tags: [{ name: 'Ops', description: 'Operations.' }] }))
+  app.get('/ping', { schema: { tags: ['Ops'] } }, async () => 'pong')
+  class Items extends AsyncCreateAPIView {
+    static override responseSchema = Item
+    static override createSchema = ItemIn
+    override async create () { return { id: 1, name: 'a', price: 1 } }
+  }
+  class Reports extends APIView {
+    @Get('/:id/history') history () { return {} }
+    @Get('/') list () { return [] }
+  }
+  await app.register(views, { views: [{ view: Reports, prefix: '/reports' }, { view: Items, prefix: '/items' }] })
+  await app.ready()
+  t.teardown(() => app.close())
+  const doc = JSON.parse(JSON.stringify(app.swagger()))
+  t.same(Object.keys(doc.paths), ['/reports', '/reports/{id}/history', '/items', '/ping'], 'views in registration order, a custom list first, then routes of the app')
+  t.same(doc.tags, [{ name: 'Ops', description: 'Operations.' }, { name: 'Reports' }, { name: 'Items' }])
+  t.equal(doc.paths['/items'].post.description, 'Creates one Item from the request body.')
+})

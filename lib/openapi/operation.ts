@@ -2,7 +2,7 @@ import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import type { FastifySchema } from 'fastify'
 import { findRaises, getCatchSpecs, type Raises } from '../views/decorators.js'
 import { BadRequest, ContentTooLarge, statusTitle, UnsupportedMediaType, type APIErrorClass } from '../http/errors.js'
-import { operationIdOf, summaryOf, tagOf } from '../views/naming.js'
+import { descriptionOf, operationIdOf, summaryOf, tagOf } from '../views/naming.js'
 import { PROBLEM_CONTENT_TYPE } from '../http/problem.js'
 import { problemBody, ProblemSchema, ValidationProblemSchema } from './problem-schema.js'
 import type { ResponseHeadersClass } from '../http/response-headers.js'
@@ -17,7 +17,7 @@ const ANY_JSON = {} as TSchema
 /** The key @fastify/swagger reads a plain-form response's description from. */
 const RESPONSE_DESCRIPTION = 'x-response-description'
 
-type DocumentedView = ViewClass & { defaultErrors?: APIErrorClass[], errors?: APIErrorClass[], raises?: Raises }
+type DocumentedView = ViewClass & { defaultErrors?: APIErrorClass[], errors?: APIErrorClass[], raises?: Raises, apiDescription?: string }
 
 /** What the registration knows about one operation beyond its route definition. */
 export interface OperationContext {
@@ -205,9 +205,18 @@ export function buildRouteSchema (klass: ViewClass, route: RouteDefinition, cont
     detail: route.path.includes(':'), standard: route.standard, method: context.multiMethod ? context.method : undefined
   })
   schema.summary = summaryOf(klass, route.name, route.standard)
+  if (route.standard) {
+    const description = descriptionOf(klass, route.name)
+    if (description !== undefined) schema.description = description
+  }
   schema.tags = options.tags ?? [tagOf(klass)]
   for (const key of DOC_FIELDS) {
     if (options[key] !== undefined) schema[key] = options[key]
+  }
+  // The view's own tag (with its description) goes to the document's top-level `tags`, in view order.
+  if (options.tags === undefined) {
+    const about = (klass as DocumentedView).apiDescription
+    schema[DOCUMENTED_TAG] = about === undefined ? { name: tagOf(klass) } : { name: tagOf(klass), description: about }
   }
   if (schema.security === undefined) {
     // A view route's options always carry its dependencies: buildViewRoutes merges every level into them.
@@ -250,6 +259,9 @@ export function buildRouteSchema (klass: ViewClass, route: RouteDefinition, cont
  * documents. A symbol, so Fastify never sees it.
  */
 export const DOCUMENTED_RESPONSES: unique symbol = Symbol.for('fastify-views.documentedResponses')
+
+/** Where a view route's schema keeps its view's tag and description, for the document's top-level `tags`. */
+export const DOCUMENTED_TAG: unique symbol = Symbol.for('fastify-views.documentedTag')
 
 /** Where a view route's schema keeps the request headers it documents without validating them. */
 export const DOCUMENTED_HEADERS: unique symbol = Symbol.for('fastify-views.documentedHeaders')

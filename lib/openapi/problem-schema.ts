@@ -21,7 +21,8 @@ const problemProperties = {
 export const ProblemSchema = Type.Object(problemProperties, {
   $id: 'Problem',
   description: 'An RFC 9457 problem document.',
-  additionalProperties: true
+  additionalProperties: true,
+  examples: [{ type: 'about:blank', title: 'Not Found', status: 404, detail: 'Item 1 does not exist.', instance: '/items/1' }]
 })
 
 /** A 400 problem carrying one entry per invalid part of the request. */
@@ -31,7 +32,15 @@ export const ValidationProblemSchema = Type.Object({
 }, {
   $id: 'ValidationProblem',
   description: 'An RFC 9457 problem document; validation errors list each invalid value in `errors`.',
-  additionalProperties: true
+  additionalProperties: true,
+  examples: [{
+    type: 'about:blank',
+    title: 'Bad Request',
+    status: 400,
+    detail: 'The request body is invalid.',
+    instance: '/items',
+    errors: [{ detail: 'Expected string length greater or equal to 1', pointer: '#/name' }]
+  }]
 })
 
 const classSchemas = new WeakMap<APIErrorClass, TSchema>()
@@ -52,7 +61,20 @@ export function errorClassSchema (cls: APIErrorClass): TSchema {
     status: Type.Integer({ const: cls.status, description: problemProperties.status.description }),
     detail: Type.String({ description: problemProperties.detail.description, examples: [cls.defaultDetail] }),
     ...(validation ? { errors: Type.Optional(Type.Array(ProblemErrorEntrySchema)) } : {})
-  }, { $id: `${cls.name}Problem`, description: `${cls.title}: ${cls.defaultDetail}`, additionalProperties: true })
+  }, {
+    $id: `${cls.name}Problem`,
+    description: `${cls.title}: ${cls.defaultDetail}`,
+    additionalProperties: true,
+    // A whole sample, so that a UI shows a problem rather than inventing extension members.
+    examples: [{
+      type: cls.type,
+      title: cls.title,
+      status: cls.status,
+      detail: cls.defaultDetail,
+      instance: '/items/1',
+      ...(validation ? { errors: [{ detail: 'Expected string length greater or equal to 1', pointer: '#/name' }] } : {})
+    }]
+  })
   classSchemas.set(cls, schema)
   return schema
 }

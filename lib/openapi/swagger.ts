@@ -1,5 +1,6 @@
 import type { FastifyDynamicSwaggerOptions, SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger'
-import { documentedSchema } from './operation.js'
+import { DOCUMENTED_TAG, documentedSchema } from './operation.js'
+import { DocumentOrder, type DocumentTag } from './order.js'
 import { ComponentCollector } from './components.js'
 import { ALWAYS_SENT } from '../http/response-headers.js'
 
@@ -91,7 +92,12 @@ export function swaggerOptions (document: NonNullable<FastifyDynamicSwaggerOptio
   const theirTransform = options.transform
   // One collector per call, so per application: each document names its own components.
   const components = new ComponentCollector()
+  const order = new DocumentOrder()
   const transform: SwaggerTransform = (input) => {
+    // View routes carry their view and action in their config; the application's own routes do not.
+    order.note(input.url, input.route.config?.view, input.route.config?.action)
+    const tag = (input.schema as { [DOCUMENTED_TAG]?: DocumentTag } | undefined)?.[DOCUMENTED_TAG]
+    if (tag !== undefined) order.noteTag(tag)
     const schema = withComponents(components, documentedSchema(input.schema))
     if (theirTransform === undefined) return { schema, url: input.url }
     return theirTransform(schema === input.schema ? input : { ...input, schema })
@@ -104,6 +110,7 @@ export function swaggerOptions (document: NonNullable<FastifyDynamicSwaggerOptio
     const paths = openapiObject.paths as GeneratedPaths // the generator's own output: its type allows the absent parts it never leaves out
     markRequiredHeaders(paths)
     unwrapReferences(paths)
+    order.apply(openapiObject as { paths: GeneratedPaths, tags?: DocumentTag[] }) // the 3.1 document's paths and tags, as the generator wrote them
     return theirs === undefined ? openapiObject : theirs({ openapiObject })
   }
   return { ...options, openapi: { openapi: '3.1.0', ...document }, refResolver, transform, transformObject }

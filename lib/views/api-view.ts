@@ -21,6 +21,8 @@ export const OWN_SERIALIZER_OPTIONS = Symbol('fastify-views.serializer-options')
 export class APIView extends View {
   /** Human-readable name of the resource in messages and the API description (default: from `responseSchema`, else the class name). */
   static apiComponentName: string | undefined = undefined
+  /** What the resource is, for API readers: the description of the view's tag in the OpenAPI document. */
+  static apiDescription: string | undefined = undefined
   /** The resource name in the plural, for collection operationIds, summaries and the tag (default: `plural(apiComponentName)`). */
   static apiPluralName: string | undefined = undefined
   /** Schema of the success body of standard actions, and the fallback of custom routes. */

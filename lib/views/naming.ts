@@ -124,6 +124,23 @@ const STANDARD_SUMMARIES: Record<string, string> = {
   bulkDelete: 'Delete the {+} a filter selects'
 }
 
+// What each standard action does, for API readers: `{}` is the resource, `{+}` its plural.
+const STANDARD_DESCRIPTIONS: Record<string, string> = {
+  list: 'Returns the {+}.',
+  create: 'Creates one {} from the request body.',
+  retrieve: 'Returns the {} the path names; 404 when there is none.',
+  update: 'Replaces the {} the path names with the request body; 404 when there is none.',
+  partialUpdate: 'Changes the fields the request body sends of the {} the path names; 404 when there is none.',
+  destroy: 'Deletes the {} the path names; 404 when there is none.',
+  bulkCreate: 'Creates every {} of the request body, all or nothing: when one item is refused, none is created.',
+  bulkUpdate: 'Replaces every {} of the request body, each found by its key, all or nothing: when one item is refused, none is changed.'
+}
+
+/** The default description of a standard action, or `undefined` (custom routes, actions that describe themselves). */
+export function descriptionOf (klass: ViewClass, action: string): string | undefined {
+  return STANDARD_DESCRIPTIONS[action]?.replace('{+}', pluralName(klass)).replace('{}', componentName(klass))
+}
+
 /** Collection-level actions name the resource in the plural. */
 const PLURAL_ACTIONS = new Set(['list', 'bulkCreate', 'bulkUpdate', 'updateMany', 'bulkDelete'])
 
