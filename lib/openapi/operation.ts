@@ -103,8 +103,10 @@ function collectResponses (klass: ViewClass, route: RouteDefinition, context: Op
   if (headers !== undefined) success.headers = headers
   generated[route.status] = success
 
-  // A plain View documents the 400 its validation or body parsing can answer; an APIView always documents its defaultErrors.
-  const defaults = view.defaultErrors ?? (canAnswerBadRequest(route, context.method) ? [BadRequest] : [])
+  // Default errors are documented on every route, except a 400 (BadRequest or a subclass) on a
+  // route that validates nothing and reads no body: nothing there can answer it (docs/openapi.md).
+  const answersBadRequest = canAnswerBadRequest(route, context.method)
+  const defaults = (view.defaultErrors ?? [BadRequest]).filter((cls) => answersBadRequest || !(cls === BadRequest || cls.prototype instanceof BadRequest))
   for (const cls of new Set([...defaults, ...bodyErrors(context.method), ...(view.errors ?? []), ...route.throws, ...dependencyErrors(route.options.dependencies)])) {
     const entry = generated[cls.status] ?? (generated[cls.status] = { description: statusTitle(cls.status), errors: [] })
     entry.errors = [...entry.errors!, cls]

@@ -30,7 +30,7 @@ type GeneratedPaths = Record<string, Record<string, {
  * in the document that wrapper says nothing (linters flag it), and a bare `$ref` is what
  * OpenAPI 3.1 clients read best.
  */
-export function unwrapReferences (paths: GeneratedPaths): void {
+function unwrapReferences (paths: GeneratedPaths): void {
   for (const operations of Object.values(paths)) {
     for (const operation of Object.values(operations)) {
       const contents = [operation.requestBody?.content, ...Object.values(operation.responses).map((response) => response.content)]
@@ -45,7 +45,7 @@ export function unwrapReferences (paths: GeneratedPaths): void {
 }
 
 /** Headers marked `alwaysSent` become `required: true`; the marker leaves the schema. */
-export function markRequiredHeaders (paths: GeneratedPaths): void {
+function markRequiredHeaders (paths: GeneratedPaths): void {
   for (const operations of Object.values(paths)) {
     for (const operation of Object.values(operations)) {
       for (const response of Object.values(operation.responses)) {

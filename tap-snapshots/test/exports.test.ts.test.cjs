@@ -258,7 +258,6 @@ Object {
     "RefResolver",
     "ViewsSwaggerOptions",
     "documentedSchema",
-    "markRequiredHeaders",
     "refResolver",
     "swaggerOptions",
   ],
