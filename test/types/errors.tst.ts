@@ -75,7 +75,7 @@ describe('errors and raises statics of an APIView', () => {
 
   test('an unannotated array literal for raises is refused (no contextual type from the base class)', () => {
     // TypeScript infers `(string | RangeErrorConstructor)[][]`, not pairs: annotate with `Raises`, use a Map or `as const`.
-    expect(class extends APIView { static override raises = [[RangeError, 'Out of range']] }).type.toRaiseError("Target requires 2 element(s) but source may have fewer")
+    expect(class extends APIView { static override raises = [[RangeError, 'Out of range']] }).type.toRaiseError('Target requires 2 element(s) but source may have fewer')
   })
 
   test('Throws and Catch take the same classes', () => {
