@@ -621,3 +621,13 @@ test('bulk PATCH accepts any subset of updateSchema, which can stay the full PUT
   problem(t, await app.inject({ method: 'PUT', url: '/items/1', payload: { price: 4 } }), 400)
   t.equal((await app.inject({ method: 'PUT', url: '/items/1', payload: { name: 'apple', price: 4 } })).statusCode, 200, 'the whole object for PUT')
 })
+
+test('generic bulk actions are real methods of named classes', async (t) => {
+  const { GenericBulkAPIViewSet } = await import('../lib/index.js')
+  for (const [action, owner] of [['bulkCreate', 'GenericBulkCreate'], ['bulkUpdate', 'GenericBulkUpdate'], ['updateMany', 'GenericUpdateMany'], ['bulkDelete', 'GenericBulkDelete']]) {
+    let proto: object | null = GenericBulkAPIViewSet.prototype
+    while (proto !== null && !Object.hasOwn(proto, action)) proto = Object.getPrototypeOf(proto)
+    t.equal((proto as Record<string, { name: string }>)[action].name, action)
+    t.equal((proto as { constructor: { name: string } }).constructor.name, owner)
+  }
+})

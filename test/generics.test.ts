@@ -594,3 +594,16 @@ test('a paginated list override is typed as its page, and isReply tells it from 
   t.equal((await app.inject({ url: '/items', headers: { 'x-by-hand': '1' } })).statusCode, 204, 'a reply answered by hand is passed through')
   t.equal((await app.inject('/probe')).json().length, 3, 'the reply is a reply, the rows are not')
 })
+
+test('generic actions are real methods of named classes: what a debugger or a stack trace shows', async (t) => {
+  const { GenericViewSet, AsyncGenericViewSet } = await import('../lib/index.js')
+  for (const ViewSet of [GenericViewSet, AsyncGenericViewSet]) {
+    for (const [action, owner] of [['list', 'GenericList'], ['create', 'GenericCreate'], ['retrieve', 'GenericRetrieve'], ['update', 'GenericUpdate'], ['partialUpdate', 'GenericPartialUpdate'], ['destroy', 'GenericDestroy']]) {
+      let proto: object | null = ViewSet.prototype
+      while (proto !== null && !Object.hasOwn(proto, action)) proto = Object.getPrototypeOf(proto)
+      const method = (proto as Record<string, { name: string }>)[action]
+      t.equal(method.name, action, `${action} is named`)
+      t.equal((proto as { constructor: { name: string } }).constructor.name, owner, `${action} is a method of ${owner}`)
+    }
+  }
+})

@@ -254,30 +254,40 @@ const withKwargs = (view: BulkView, items: unknown, action: string): Array<Recor
 }
 
 /** Generic bulk actions: one repository call per request, none for an empty batch, hooks around it. */
-const bulkImpls: Record<string, (view: BulkView, request: FastifyRequest) => unknown> = {
-  bulkCreate: (view, request) => {
-    const data = withKwargs(view, request.body, 'bulkCreate')
-    if (data.length === 0) return []
-    return then(view, view.beforeBulkCreate(data), () => then(view, view.repository.createMany(data, view.getRepositoryOptions('bulkCreate')),
-      (objs) => then(view, view.afterBulkCreate(objs), () => objs)))
+// Each generic bulk action is a real method of a named class (what a stack trace or a
+// debugger stepping into `super.bulkCreate(request)` shows).
+const bulkImpls: Record<string, (base: typeof APIView) => typeof APIView> = {
+  bulkCreate: (Base) => class GenericBulkCreate extends Base {
+    bulkCreate (this: BulkView, request: FastifyRequest): unknown {
+      const data = withKwargs(this, request.body, 'bulkCreate')
+      if (data.length === 0) return []
+      return then(this, this.beforeBulkCreate(data), () => then(this, this.repository.createMany(data, this.getRepositoryOptions('bulkCreate')),
+        (objs) => then(this, this.afterBulkCreate(objs), () => objs)))
+    }
   },
-  bulkUpdate: (view, request) => {
-    const data = withKwargs(view, request.body, 'bulkUpdate')
-    const duplicates = duplicateKeys(data, (view.constructor as Loose).primaryKey!)
-    if (duplicates.length > 0) throw new BadRequest('The request body is invalid.', { errors: duplicates })
-    if (data.length === 0) return true
-    return then(view, view.beforeBulkUpdate(data), () => then(view, view.repository.bulkUpdate(data, view.getRepositoryOptions('bulkUpdate')),
-      () => then(view, view.afterBulkUpdate(), () => true)))
+  bulkUpdate: (Base) => class GenericBulkUpdate extends Base {
+    bulkUpdate (this: BulkView, request: FastifyRequest): unknown {
+      const data = withKwargs(this, request.body, 'bulkUpdate')
+      const duplicates = duplicateKeys(data, (this.constructor as Loose).primaryKey!)
+      if (duplicates.length > 0) throw new BadRequest('The request body is invalid.', { errors: duplicates })
+      if (data.length === 0) return true
+      return then(this, this.beforeBulkUpdate(data), () => then(this, this.repository.bulkUpdate(data, this.getRepositoryOptions('bulkUpdate')),
+        () => then(this, this.afterBulkUpdate(), () => true)))
+    }
   },
-  updateMany: (view, request) => {
-    const values = request.body as Record<string, unknown>
-    const { args, kwargs } = selection(view, 'updateMany')
-    return then(view, view.beforeUpdateMany(values), () => then(view, view.repository.updateMany(values, kwargs, ...args),
-      (objs) => then(view, view.afterUpdateMany(objs), () => objs)))
+  updateMany: (Base) => class GenericUpdateMany extends Base {
+    updateMany (this: BulkView, request: FastifyRequest): unknown {
+      const values = request.body as Record<string, unknown>
+      const { args, kwargs } = selection(this, 'updateMany')
+      return then(this, this.beforeUpdateMany(values), () => then(this, this.repository.updateMany(values, kwargs, ...args),
+        (objs) => then(this, this.afterUpdateMany(objs), () => objs)))
+    }
   },
-  bulkDelete: (view) => {
-    const { args, kwargs } = selection(view, 'bulkDelete')
-    return then(view, view.beforeBulkDelete(), () => then(view, view.repository.deleteMany(kwargs, ...args), () => then(view, view.afterBulkDelete(), () => true)))
+  bulkDelete: (Base) => class GenericBulkDelete extends Base {
+    bulkDelete (this: BulkView): unknown {
+      const { args, kwargs } = selection(this, 'bulkDelete')
+      return then(this, this.beforeBulkDelete(), () => then(this, this.repository.deleteMany(kwargs, ...args), () => then(this, this.afterBulkDelete(), () => true)))
+    }
   }
 }
 
@@ -324,13 +334,7 @@ function genericBulkMembers (name: string) {
         return { ...kwargs, ...options }
       }
     }
-    const impl = bulkImpls[name]
-    Object.defineProperty(cls.prototype, name, {
-      value: function (this: BulkView, request: FastifyRequest) { return impl(this, request) },
-      writable: true,
-      configurable: true
-    })
-    return cls
+    return bulkImpls[name](cls)
   }
 }
 

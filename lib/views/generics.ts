@@ -200,31 +200,44 @@ export const GENERIC_ACTIONS = {
 
 const GENERIC = [GenericViewMixin as unknown as MixinClass]
 
-function implementing (name: string, body: (view: GenericView, request: FastifyRequest) => unknown, members?: (base: typeof APIView) => typeof APIView) {
-  return (Base: typeof APIView): typeof APIView => {
-    const Parent = members === undefined ? Base : members(Base)
-    const cls = class extends Parent {}
-    Object.defineProperty(cls.prototype, name, {
-      value: function (this: GenericView, request: FastifyRequest) { return body(this, request) },
-      writable: true,
-      configurable: true
-    })
-    return cls
+// Each generic action is a real method of a named class, so a stack trace or a debugger
+// stepping into `super.partialUpdate(request)` lands in `GenericPartialUpdate.partialUpdate`.
+type Members = (base: typeof APIView) => typeof APIView
+
+const listImpl: Members = (Base) => class GenericList extends listMembers(Base) {
+  list (this: GenericView, request: FastifyRequest): unknown { return genericList(this, request) }
+}
+
+const createImpl: Members = (Base) => class GenericCreate extends createMembers(Base) {
+  create (this: GenericView, request: FastifyRequest): unknown {
+    return this.repository.create({ ...(request.body as Record<string, unknown>), ...this.getKwargs('create') }, this.getRepositoryOptions('create'))
   }
 }
 
-const listImpl = implementing('list', genericList, listMembers)
-const createImpl = implementing('create', (view, request) =>
-  view.repository.create({ ...(request.body as Record<string, unknown>), ...view.getKwargs('create') }, view.getRepositoryOptions('create')), createMembers)
-const retrieveImpl = implementing('retrieve', (view, request) =>
-  view.repository.get(detailCriteria(view, request, 'retrieve'), view.getRepositoryOptions('retrieve')))
-const updateImpl = implementing('update', (view, request) =>
-  view.repository.update(detailCriteria(view, request, 'update'), request.body as Record<string, unknown>, writeOptions(view, request, 'update')), updateMembers)
-// The body holds only what the client sent, so a partial update changes only those fields.
-const partialUpdateImpl = implementing('partialUpdate', (view, request) =>
-  view.repository.update(detailCriteria(view, request, 'partialUpdate'), request.body as Record<string, unknown>, writeOptions(view, request, 'partialUpdate')), updateMembers)
-const destroyImpl = implementing('destroy', (view, request) =>
-  then(view.repository.delete(detailCriteria(view, request, 'destroy'), writeOptions(view, request, 'destroy')), (deleted) => deleted ? true : null))
+const retrieveImpl: Members = (Base) => class GenericRetrieve extends Base {
+  retrieve (this: GenericView, request: FastifyRequest): unknown {
+    return this.repository.get(detailCriteria(this, request, 'retrieve'), this.getRepositoryOptions('retrieve'))
+  }
+}
+
+const updateImpl: Members = (Base) => class GenericUpdate extends updateMembers(Base) {
+  update (this: GenericView, request: FastifyRequest): unknown {
+    return this.repository.update(detailCriteria(this, request, 'update'), request.body as Record<string, unknown>, writeOptions(this, request, 'update'))
+  }
+}
+
+const partialUpdateImpl: Members = (Base) => class GenericPartialUpdate extends updateMembers(Base) {
+  // The body holds only what the client sent, so a partial update changes only those fields.
+  partialUpdate (this: GenericView, request: FastifyRequest): unknown {
+    return this.repository.update(detailCriteria(this, request, 'partialUpdate'), request.body as Record<string, unknown>, writeOptions(this, request, 'partialUpdate'))
+  }
+}
+
+const destroyImpl: Members = (Base) => class GenericDestroy extends Base {
+  destroy (this: GenericView, request: FastifyRequest): unknown {
+    return then(this.repository.delete(detailCriteria(this, request, 'destroy'), writeOptions(this, request, 'destroy')), (deleted) => deleted ? true : null)
+  }
+}
 
 /**
  * The options of a detail write. A conditional request on a view with `ConditionalMixin`
