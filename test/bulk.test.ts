@@ -623,9 +623,9 @@ test('bulk PATCH accepts any subset of updateSchema, which can stay the full PUT
 })
 
 test('generic bulk actions are real methods of named classes', async (t) => {
-  const { GenericBulkAPIViewSet } = await import('../lib/index.js')
+  const { BulkAPIViewSet } = await import('../lib/index.js')
   for (const [action, owner] of [['bulkCreate', 'GenericBulkCreate'], ['bulkUpdate', 'GenericBulkUpdate'], ['updateMany', 'GenericUpdateMany'], ['bulkDelete', 'GenericBulkDelete']]) {
-    let proto: object | null = GenericBulkAPIViewSet.prototype
+    let proto: object | null = BulkAPIViewSet.prototype
     while (proto !== null && !Object.hasOwn(proto, action)) proto = Object.getPrototypeOf(proto)
     t.equal((proto as Record<string, { name: string }>)[action].name, action)
     t.equal((proto as { constructor: { name: string } }).constructor.name, owner)
