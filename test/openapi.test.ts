@@ -1042,3 +1042,17 @@ test('paths of routes that are not views keep their place after the views; tags 
   t.same(doc.tags, [{ name: 'Ops', description: 'Operations.' }, { name: 'Reports' }, { name: 'Items' }])
   t.equal(doc.paths['/items'].post.description, 'Creates one Item from the request body.')
 })
+
+test('default errors on a route that validates nothing: every class but a 400 (BadRequest or a subclass) is documented', async (t) => {
+  const { Unauthorized, BadRequest } = await import('../lib/index.js')
+  class Malformed extends BadRequest {}
+  class Status extends APIView {
+    static override defaultErrors = [Malformed, Unauthorized]
+    @Get('/') status () { return { ok: true } }
+    @Get('/:id', { schema: { params: Type.Object({ id: Type.Integer() }) } }) one () { return { ok: true } }
+  }
+  const { app, doc } = await documented({ views: [{ view: Status, prefix: '/status' }] })
+  t.teardown(() => app.close())
+  t.same(Object.keys(doc.paths['/status'].get.responses), ['200', '401'], 'no input: the 401 stays, the 400 subclass goes')
+  t.same(Object.keys(doc.paths['/status/{id}'].get.responses), ['200', '400', '401'], 'a validated path: both')
+})
