@@ -1,0 +1,427 @@
+import { test } from 'tap'
+import Fastify, { type FastifyInstance, type InjectOptions } from 'fastify'
+import swagger from '@fastify/swagger'
+import Database from 'better-sqlite3'
+import { Type } from '@sinclair/typebox'
+import views, {
+  APIError, APIView, AsyncGenericBulkCreateAPIView, AsyncGenericBulkDestroyAPIView, AsyncGenericListAPIView, AsyncListAPIView, AsyncRetrieveAPIView,
+  BaseFilter, CONFIGURATION_ERRORS, Catch, ConditionalMixin, ConfigurationError, GenericBulkDestroyAPIView, GenericListAPIView, GenericViewSet, Get,
+  MemoryRepository, OffsetLimitFilter, Override, PaginationFilter, Throws, View, composeFilters, mix, type ConfigurationErrorCode, type FastifyViewsOptions
+} from '../lib/index.js'
+import { swaggerOptions } from '../lib/openapi/swagger.js'
+import { SqliteRepository } from '../lib/stores/sql/index.js'
+import { build, problem } from './helpers.js'
+
+const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() }, { $id: 'ConfigItem' })
+const rows = () => new MemoryRepository({ rows: [{ id: 1, name: 'apple', price: 3 }, { id: 2, name: 'pear', price: 5 }] })
+
+const COLUMNS = ['id', 'name', 'price']
+function sqlite (): SqliteRepository {
+  const db = new Database(':memory:')
+  db.exec('CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL NOT NULL)')
+  db.exec("INSERT INTO items (id, name, price) VALUES (1, 'apple', 3), (2, 'pear', 5)")
+  return new SqliteRepository(db, { table: 'items', columns: COLUMNS })
+}
+
+class NameFilter extends BaseFilter {
+  static override fields = { name: Type.String() }
+}
+
+/** A mistake that throws where the user makes it: at class definition, in a call, or at registration. */
+interface ThrownCase {
+  code: ConfigurationErrorCode
+  mistake: string
+  /** Makes the mistake; what it throws or rejects with is checked. */
+  act: () => unknown
+  /** The user's own names the message must carry. */
+  message: RegExp
+}
+
+/** A mistake only a request reveals: the client gets a bare 500 problem, the log gets the error. */
+interface RequestCase {
+  code: ConfigurationErrorCode
+  mistake: string
+  options: () => FastifyViewsOptions
+  request: InjectOptions
+  message: RegExp
+}
+
+const thrown: ThrownCase[] = [
+  {
+    code: 'FV_ERR_ABSTRACT_VIEW',
+    mistake: 'a mixed view leaves one of its standard actions unimplemented',
+    act: () => {
+      class HalfDone extends mix(AsyncListAPIView, AsyncRetrieveAPIView) {
+        override async list () { return [] }
+      }
+      return build({ views: [HalfDone] })
+    },
+    message: /^Cannot register HalfDone: it is abstract, action method "retrieve" is not implemented$/
+  },
+  {
+    code: 'FV_ERR_NO_ROUTE',
+    mistake: '@Override on a helper that is neither a route nor a standard action',
+    act: () => {
+      class Stray extends APIView {
+        @Override({ summary: 'nothing to override' })
+        helper () { return 1 }
+      }
+      return build({ views: [Stray] })
+    },
+    message: /^Stray\.helper has @Override or @Throws but no route decorator/
+  },
+  {
+    code: 'FV_ERR_NO_ROUTE',
+    mistake: '@Throws on a helper that is neither a route nor a standard action',
+    act: () => {
+      class Gone extends APIError { static override status = 410 }
+      class Thrower extends APIView {
+        @Throws(Gone)
+        lookup () { return 1 }
+      }
+      return build({ views: [Thrower] })
+    },
+    message: /^Thrower\.lookup has @Override or @Throws/
+  },
+  {
+    code: 'FV_ERR_DECORATOR_TARGET',
+    mistake: 'a route decorator on a static method (thrown while the class is defined)',
+    act: () => {
+      class StaticRoute extends View {
+        // @ts-expect-error route decorators refuse static methods
+        @Get('/') static ping () { return {} }
+      }
+      return StaticRoute
+    },
+    message: /^@Get applies to public instance methods, not to ping$/
+  },
+  {
+    code: 'FV_ERR_DECORATOR_TARGET',
+    mistake: 'a route decorator on a #private method',
+    act: () => {
+      class PrivateRoute extends View {
+        // @ts-expect-error route decorators refuse #private methods
+        @Get('/') #hidden () { return {} }
+        use () { return this.#hidden() }
+      }
+      return PrivateRoute
+    },
+    message: /^@Get applies to public instance methods, not to #hidden$/
+  },
+  {
+    code: 'FV_ERR_CATCH_UNMAPPED',
+    mistake: '@Catch(Type) with no raises entry and no status or detail of its own',
+    act: () => {
+      class Unmapped extends Error {}
+      class Shop extends APIView {
+        @Get('/')
+        @Catch(Unmapped)
+        show () { return {} }
+      }
+      return build({ views: [Shop] })
+    },
+    message: /^Shop\.show: @Catch\(Unmapped\) needs an entry in Shop\.raises or its own status and detail$/
+  },
+  {
+    code: 'FV_ERR_NO_RESPONSE_SCHEMA',
+    mistake: 'a generic view over a repository with no responseSchema',
+    act: () => {
+      class Users extends GenericViewSet {
+        static override repository = rows() as never
+      }
+      return build({ views: [Users] })
+    },
+    message: /^Cannot register Users: partialUpdate, update, retrieve, create, list send stored objects but have no response schema/
+  },
+  {
+    code: 'FV_ERR_UNKNOWN_ACTION',
+    mistake: 'a misspelt action in actionDependencies',
+    act: () => {
+      // @ts-expect-error 'destory' is not an action of the view
+      class Things extends GenericViewSet {
+        static override responseSchema = Item
+        static override repository = rows() as never
+        static override actionDependencies = { destory: [() => {}] }
+      }
+      return build({ views: [Things] })
+    },
+    message: /^Cannot register Things: actionDependencies names "destory", which is not an action of this view/
+  },
+  {
+    code: 'FV_ERR_NO_REPOSITORY',
+    mistake: 'a generic view with no repository',
+    act: () => {
+      class Missing extends AsyncGenericListAPIView { static override responseSchema = Item }
+      return build({ views: [Missing] })
+    },
+    message: /^Cannot register Missing: set its static repository or override its repository getter$/
+  },
+  {
+    code: 'FV_ERR_NOT_ATOMIC',
+    mistake: 'If-Match checked over a hand-written repository that does not declare atomicPreconditions',
+    act: () => {
+      const store = rows()
+      const plain = {
+        create: (values: Record<string, unknown>) => store.create(values),
+        get: (criteria: Record<string, unknown>) => store.get(criteria),
+        list: () => store.list({}),
+        count: () => store.count({}),
+        update: (criteria: Record<string, unknown>, values: Record<string, unknown>) => store.update(criteria, values),
+        delete: (criteria: Record<string, unknown>) => store.delete(criteria)
+      }
+      class Tagged extends mix(ConditionalMixin, GenericViewSet) {
+        static override responseSchema = Item
+        static override etag = true
+        static override repository = plain as never
+      }
+      return build({ views: [Tagged] })
+    },
+    message: /^Cannot register Tagged: it checks If-Match on .*update.*, but its repository does not declare atomicPreconditions: true/
+  },
+  {
+    code: 'FV_ERR_BULK_CONFIG',
+    mistake: 'a generic bulk create view without createSchema',
+    act: () => {
+      class Imports extends AsyncGenericBulkCreateAPIView {
+        static override responseSchema = Item
+        static override repository = rows() as never
+      }
+      return build({ views: [Imports] })
+    },
+    message: /^Cannot register Imports: bulkCreate needs createSchema$/
+  },
+  {
+    code: 'FV_ERR_BULK_CONFIG',
+    mistake: 'a generic bulk delete view with filter left unset',
+    act: () => {
+      class Purge extends AsyncGenericBulkDestroyAPIView { static override repository = rows() as never }
+      return build({ views: [Purge] })
+    },
+    message: /^Cannot register Purge: bulkDelete needs filter \(a filter class, or null/
+  },
+  {
+    code: 'FV_ERR_FILTER_FIELD',
+    mistake: "a filter's operator names a field it does not declare (met when its view registers)",
+    act: () => {
+      class PriceFilter extends BaseFilter { static override operators = { price: ['gt'] as const } }
+      class Cheap extends GenericListAPIView {
+        static override responseSchema = Item
+        static override filter = PriceFilter
+        static override repository = rows() as never
+      }
+      return build({ views: [Cheap] })
+    },
+    message: /^PriceFilter\.operators\.price: declare the field in fields or operatorFields$/
+  },
+  {
+    code: 'FV_ERR_FILTER_PAGINATION',
+    mistake: 'composeFilters over two filters that paginate differently',
+    act: () => {
+      class Pages extends PaginationFilter {}
+      class Window extends OffsetLimitFilter {}
+      return composeFilters(NameFilter, Pages, Window)
+    },
+    message: /^composeFilters: NameFilter, Pages, Window paginate in 2 different ways$/
+  },
+  {
+    code: 'FV_ERR_NOT_A_MIXIN',
+    mistake: 'mix() given a view class of its own rather than a mixin',
+    act: () => {
+      class Catalogue extends APIView {}
+      return mix(Catalogue as never)
+    },
+    message: /^mix\(\) combines mixin classes such as AsyncListAPIView; got Catalogue$/
+  },
+  {
+    code: 'FV_ERR_VIEW_ENTRY',
+    mistake: 'a views entry that is a plain class, not a view',
+    act: async () => {
+      class NotAView {}
+      const app = Fastify()
+      try {
+        await app.register(views, { views: [NotAView] } as unknown as FastifyViewsOptions).ready()
+      } finally {
+        await app.close()
+      }
+    },
+    message: /^fastify-views: each entry of `views` must be a View class, \{ view, \.\.\.options \} or a ViewRouter$/
+  },
+  {
+    code: 'FV_ERR_COMPONENT_CLASH',
+    mistake: 'two different error classes with one name documented in one OpenAPI document',
+    act: async () => {
+      const teapot = class Refused extends APIError { static override status = 418 }
+      const legal = class Refused extends APIError { static override status = 451 }
+      class Orders extends APIView {
+        @Get('/a')
+        @Throws(teapot)
+        a () { return {} }
+
+        @Get('/b')
+        @Throws(legal)
+        b () { return {} }
+      }
+      const app = Fastify()
+      try {
+        await app.register(swagger, swaggerOptions({ info: { title: 'Shop', version: '1.0.0' } }))
+        await app.register(views, { views: [Orders] })
+        await app.ready()
+        return app.swagger()
+      } finally {
+        await app.close()
+      }
+    },
+    message: /^Two different schemas are documented as the component "RefusedProblem"; give one of them \(or its error class\) another name$/
+  },
+  {
+    code: 'FV_ERR_SQL_NAME',
+    mistake: 'a SqliteRepository whose column is not a plain identifier',
+    act: () => new SqliteRepository(new Database(':memory:'), { table: 'items', columns: ['id', 'name; DROP TABLE items'] }),
+    message: /^Not a plain SQL identifier: "name; DROP TABLE items"$/
+  },
+  {
+    code: 'FV_ERR_SQL_NAME',
+    mistake: 'a SqliteRepository asked for a column it was not given',
+    act: () => sqlite().list({ colour: 'red' }, { orderBy: [] }),
+    message: /^"items": no column "colour"$/
+  },
+  {
+    code: 'FV_ERR_SQL_FRAGMENT',
+    mistake: 'a positional criterion given as a bare SQL string, not a { sql, params } fragment',
+    act: () => sqlite().deleteMany({}, 'price > 3'),
+    message: /^SQL repositories take positional criteria as \{ sql, params \} fragments$/
+  },
+  {
+    // The check that throws it is on LIMIT and OFFSET, before they are written into the SQL text.
+    code: 'FV_ERR_SQL_DRIVER',
+    mistake: 'a LIMIT that is not a whole row count',
+    act: () => sqlite().list({}, { orderBy: [], limit: 1.5 }),
+    message: /^Not a row count: 1\.5$/
+  },
+  {
+    code: 'FV_ERR_SQL_DRIVER',
+    mistake: 'an OFFSET that is not a whole row count',
+    act: () => sqlite().list({}, { orderBy: [], offset: 2.5 }),
+    message: /^Not a row count: 2\.5$/
+  }
+]
+
+const atRequest: RequestCase[] = [
+  {
+    code: 'FV_ERR_NOT_IMPLEMENTED',
+    mistake: "an implemented action that calls the mixin's placeholder through super",
+    options: () => {
+      class Delegating extends AsyncListAPIView {
+        // The type of the placeholder is an implementation; only running it shows it is not one.
+        override async list () { return await (super.list as () => Promise<unknown[]>)() }
+      }
+      return { views: [{ view: Delegating, prefix: '/delegating' }] }
+    },
+    request: { method: 'GET', url: '/delegating' },
+    message: /^list is not implemented$/
+  },
+  {
+    code: 'FV_ERR_OPTION_IS_CRITERION',
+    mistake: 'a repository option named like a filter criterion, once a request sends that criterion',
+    options: () => {
+      class Purge extends GenericBulkDestroyAPIView {
+        static override filter = NameFilter
+        static override repository = rows() as never
+        static override repositoryOptions = { name: 'shadow' }
+      }
+      return { views: [{ view: Purge, prefix: '/purge' }] }
+    },
+    request: { method: 'DELETE', url: '/purge/bulk?name=apple' },
+    message: /^Purge: repository option "name" is also a filter criterion; override mergeRepositoryOptions to choose a precedence$/
+  },
+  {
+    code: 'FV_ERR_SQL_NAME',
+    mistake: 'a filter field that is not a column of the SQL repository behind the view',
+    options: () => {
+      class ColourFilter extends BaseFilter { static override fields = { colour: Type.String() } }
+      class Items extends GenericListAPIView {
+        static override responseSchema = Item
+        static override filter = ColourFilter
+        static override repository = sqlite() as never
+      }
+      return { views: [{ view: Items, prefix: '/items' }] }
+    },
+    request: { method: 'GET', url: '/items?colour=red' },
+    message: /^"items": no column "colour"$/
+  },
+  {
+    code: 'FV_ERR_SQL_FRAGMENT',
+    mistake: 'a bulk view whose resolveFilter passes a bare SQL string as a positional criterion',
+    options: () => {
+      class Sweep extends GenericBulkDestroyAPIView {
+        static override filter = NameFilter
+        static override repository = sqlite() as never
+        override resolveFilter (filter: BaseFilter) { return { args: ['price > 3'], kwargs: filter.asKwargs() } }
+      }
+      return { views: [{ view: Sweep, prefix: '/sweep' }] }
+    },
+    request: { method: 'DELETE', url: '/sweep/bulk?name=apple' },
+    message: /^SQL repositories take positional criteria as \{ sql, params \} fragments$/
+  }
+]
+
+async function caught (act: () => unknown): Promise<unknown> {
+  try {
+    await act()
+  } catch (error) {
+    return error
+  }
+  return undefined
+}
+
+for (const { code, mistake, act, message } of thrown) {
+  test(`${code}: ${mistake}`, async (t) => {
+    const error = await caught(act)
+    t.ok(error instanceof ConfigurationError, 'a ConfigurationError')
+    t.ok(error instanceof TypeError, 'a TypeError')
+    t.equal((error as ConfigurationError).code, code, 'its code')
+    t.equal((error as Error).name, 'TypeError', 'named as JavaScript names a value of the wrong shape')
+    t.match((error as Error).message, message, "the message names the user's mistake")
+  })
+}
+
+async function app (options: FastifyViewsOptions, lines: string[], errors: unknown[]): Promise<FastifyInstance> {
+  const instance = Fastify({ logger: { level: 'error', stream: { write: (line: string) => { lines.push(line) } } } })
+  instance.addHook('onError', async (_request, _reply, error) => { errors.push(error) })
+  await instance.register(views, options)
+  await instance.ready()
+  return instance
+}
+
+for (const { code, mistake, options, request, message } of atRequest) {
+  test(`${code} at request time: ${mistake}`, async (t) => {
+    const lines: string[] = []
+    const errors: unknown[] = []
+    const server = await app(options(), lines, errors)
+    t.teardown(() => server.close())
+    const res = await server.inject(request)
+    const body = problem(t, res, 500)
+    t.equal(body.detail, 'An unexpected error occurred.', 'a generic detail')
+    t.same(Object.keys(body).sort(), ['detail', 'instance', 'status', 'title', 'type'], 'nothing but the problem members')
+    for (const leak of [code, 'TypeError', 'ConfigurationError', 'at ']) t.notOk(res.body.includes(leak), `the body does not carry ${JSON.stringify(leak)}`)
+
+    t.equal(errors.length, 1, 'one error')
+    const [error] = errors
+    t.ok(error instanceof ConfigurationError, 'a ConfigurationError')
+    t.ok(error instanceof TypeError, 'a TypeError')
+    t.equal((error as ConfigurationError).code, code, 'its code')
+    t.match((error as Error).message, message)
+    t.notOk(res.body.includes((error as Error).message), 'the body does not carry the message')
+
+    const logged = lines.map((line) => JSON.parse(line)).filter((entry) => entry.err !== undefined)
+    t.equal(logged.length, 1, 'logged once')
+    t.match(logged[0], { level: 50, err: { type: 'ConfigurationError', code, message, stack: /ConfigurationError|TypeError/ } }, 'the log has the error, its code and its stack')
+  })
+}
+
+test('every configuration error code has a case', async (t) => {
+  const covered = new Set([...thrown, ...atRequest].map((c) => c.code))
+  for (const code of Object.keys(CONFIGURATION_ERRORS)) t.ok(covered.has(code as ConfigurationErrorCode), `${code} has a case`)
+  t.same([...covered].filter((code) => !(code in CONFIGURATION_ERRORS)), [], 'no case names a code that does not exist')
+  t.same(Object.entries(CONFIGURATION_ERRORS).filter(([key, value]) => key !== value), [], 'each code is its own value')
+})
