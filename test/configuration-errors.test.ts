@@ -293,16 +293,16 @@ const thrown: ThrownCase[] = [
   },
   {
     // The check that throws it is on LIMIT and OFFSET, before they are written into the SQL text.
-    code: 'FV_ERR_SQL_DRIVER',
+    code: 'FV_ERR_SQL_ROW_COUNT',
     mistake: 'a LIMIT that is not a whole row count',
     act: () => sqlite().list({}, { orderBy: [], limit: 1.5 }),
-    message: /^Not a row count: 1\.5$/
+    message: /^LIMIT or OFFSET must be a whole, non-negative row count; got 1\.5$/
   },
   {
-    code: 'FV_ERR_SQL_DRIVER',
+    code: 'FV_ERR_SQL_ROW_COUNT',
     mistake: 'an OFFSET that is not a whole row count',
     act: () => sqlite().list({}, { orderBy: [], offset: 2.5 }),
-    message: /^Not a row count: 2\.5$/
+    message: /^LIMIT or OFFSET must be a whole, non-negative row count; got 2\.5$/
   }
 ]
 

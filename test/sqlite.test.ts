@@ -204,7 +204,7 @@ test('SqlBuilder and SqliteRepository corners', async (t) => {
   const pgBuilder = new SqlBuilder('postgres', { table: 't', columns: ['id', 'tenant'], scopeFields: ['tenant'] })
   t.throws(() => pgBuilder.select({ ghost: 1 }, { orderBy: [] }), { name: 'TypeError', message: /no column "ghost"/ })
   t.equal(pgBuilder.select({}, { orderBy: [], offset: 2 }).sql, 'SELECT "id", "tenant" FROM "t" ORDER BY "id" ASC NULLS LAST OFFSET 2', 'PostgreSQL takes OFFSET alone')
-  t.throws(() => pgBuilder.select({}, { orderBy: [], limit: 1.5 }), { name: 'TypeError', message: 'Not a row count: 1.5' }, 'window sizes are checked before they are written')
+  t.throws(() => pgBuilder.select({}, { orderBy: [], limit: 1.5 }), { name: 'TypeError', message: 'LIMIT or OFFSET must be a whole, non-negative row count; got 1.5' }, 'window sizes are checked before they are written')
   t.same(pgBuilder.itemCriteria({ id: 1, tenant: 'a' }), { id: 1, tenant: 'a' })
   t.same(pgBuilder.itemCriteria({ id: 1 }), { id: 1 })
   t.match(pgBuilder.select({ id__in: [], tenant__not_in: [] }, { orderBy: [] }).sql, /WHERE FALSE AND "tenant" IS NOT NULL/, 'empty lists never write IN ()')

@@ -40,8 +40,8 @@ export const CONFIGURATION_ERRORS = {
   FV_ERR_SQL_NAME: 'FV_ERR_SQL_NAME',
   /** A SQL repository was given a positional criterion that is not a `{ sql, params }` fragment. */
   FV_ERR_SQL_FRAGMENT: 'FV_ERR_SQL_FRAGMENT',
-  /** A SQL driver answered a row count that is not one. */
-  FV_ERR_SQL_DRIVER: 'FV_ERR_SQL_DRIVER'
+  /** A SQL repository was given a LIMIT or OFFSET that is not a whole, non-negative row count. */
+  FV_ERR_SQL_ROW_COUNT: 'FV_ERR_SQL_ROW_COUNT'
 } as const
 
 /** One configuration error code. */

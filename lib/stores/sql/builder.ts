@@ -245,6 +245,6 @@ export class SqlBuilder {
 
 /** A LIMIT or OFFSET, checked before it is written into the SQL text. */
 function windowSize (n: number): number {
-  if (!Number.isSafeInteger(n) || n < 0) throw new ConfigurationError('FV_ERR_SQL_DRIVER', `Not a row count: ${String(n)}`)
+  if (!Number.isSafeInteger(n) || n < 0) throw new ConfigurationError('FV_ERR_SQL_ROW_COUNT', `LIMIT or OFFSET must be a whole, non-negative row count; got ${String(n)}`)
   return n
 }
