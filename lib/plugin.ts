@@ -66,7 +66,8 @@ const fastifyViews: FastifyPluginAsync<FastifyViewsOptions> = async (app, option
       const { view, ...rest } = entry
       registerView(app, view, rest)
     } else {
-      throw new ConfigurationError('FV_ERR_VIEW_ENTRY', 'fastify-views: each entry of `views` must be a View class, { view, ...options } or a ViewRouter')
+      const given = typeof entry === 'function' ? `the class ${entry.name}` : String(JSON.stringify(entry))
+      throw new ConfigurationError('FV_ERR_VIEW_ENTRY', `fastify-views: each entry of \`views\` must be a View class, { view, ...options } or a ViewRouter; got ${given}`)
     }
   }
 }

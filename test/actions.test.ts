@@ -385,7 +385,7 @@ test('body schemas: partialUpdateSchema wins; without create or update schemas b
 
 test('an abstract action placeholder refuses to run if called directly', async (t) => {
   const view = new (AsyncListAPIView as unknown as new (...a: unknown[]) => { list: () => unknown })({}, {})
-  t.throws(() => view.list(), { name: 'TypeError', message: 'list is not implemented' })
+  t.throws(() => view.list(), { name: 'TypeError', message: /^AsyncListAPIView\.list is not implemented/ })
 })
 
 test('Override can add request schemas to a standard action; Throws and Override stack in either order', async (t) => {

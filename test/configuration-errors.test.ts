@@ -244,7 +244,7 @@ const thrown: ThrownCase[] = [
         await app.close()
       }
     },
-    message: /^fastify-views: each entry of `views` must be a View class, \{ view, \.\.\.options \} or a ViewRouter$/
+    message: /^fastify-views: each entry of `views` must be a View class, \{ view, \.\.\.options \} or a ViewRouter; got the class NotAView$/
   },
   {
     code: 'FV_ERR_COMPONENT_CLASH',
@@ -318,7 +318,7 @@ const atRequest: RequestCase[] = [
       return { views: [{ view: Delegating, prefix: '/delegating' }] }
     },
     request: { method: 'GET', url: '/delegating' },
-    message: /^list is not implemented$/
+    message: /^Delegating\.list is not implemented/
   },
   {
     code: 'FV_ERR_OPTION_IS_CRITERION',

@@ -183,3 +183,11 @@ test('configureApp on the root after the plugin configured a child context still
   }
   t.same((await app.inject('/api/b/1')).json(), { one: true })
 })
+
+test('an entry of views that is neither a view, an entry object nor a router is refused, naming what was given', async (t) => {
+  for (const [entry, given] of [[{ prefix: '/x' }, '{"prefix":"/x"}'], [42, '42']] as const) {
+    const app = Fastify()
+    await t.rejects(async () => { await app.register(views, { views: [entry] } as unknown as FastifyViewsOptions) }, { code: 'FV_ERR_VIEW_ENTRY', message: new RegExp(`got ${given.replace(/[{}]/g, '\\$&')}$`) })
+    await app.close()
+  }
+})

@@ -40,7 +40,11 @@ export const ABSTRACT = Symbol('fastify-views.abstract')
 
 /** Marks a standard action's placeholder method as not implemented. */
 export function abstractAction (name: string): (...args: unknown[]) => never {
-  const fn = (): never => { throw new ConfigurationError('FV_ERR_NOT_IMPLEMENTED', `${name} is not implemented`) }
+  // A function, not an arrow: the error names the class of the view it was called on.
+  const fn = function (this: unknown): never {
+    const owner = (this as object).constructor.name // called as a method of a view
+    throw new ConfigurationError('FV_ERR_NOT_IMPLEMENTED', `${owner}.${name} is not implemented: implement it, or call it only on a view that does`)
+  }
   Object.defineProperty(fn, ABSTRACT, { value: true })
   return fn
 }
