@@ -197,7 +197,8 @@ function buildFinish (klass: ViewStatics, route: CollectedRoute): Finish {
 function buildHandler (klass: ViewClass, route: CollectedRoute, fn: (this: View, request: FastifyRequest) => MaybePromise<unknown>) {
   const finish = buildFinish(klass as ViewStatics, route)
   const bodyRename = route.options.schema?.body === undefined ? undefined : compileRenamer(route.options.schema.body, false)
-  const Klass = klass as unknown as new (request: FastifyRequest, reply: FastifyReply) => View
+  // Registration refused abstract views (assertRegistrable): this class is concrete.
+  const Klass = klass as new (request: FastifyRequest, reply: FastifyReply) => View
   return function viewRouteHandler (request: FastifyRequest, reply: FastifyReply): unknown {
     if (bodyRename !== undefined) request.body = bodyRename(request.body)
     // A hook that needed the view first (a precondition check) made it; else it is made here.
@@ -266,15 +267,20 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
         serializerCompiler,
         errorHandler: problemErrorHandler
       } as RouteOptions
+      // Options Fastify takes as they are, then the hooks of each phase: copied in by name.
+      const passed: Record<string, unknown> = {}
       for (const key of PASS_THROUGH) {
-        if (merged[key] !== undefined) (routeOptions as unknown as Record<string, unknown>)[key] = merged[key]
+        if (merged[key] !== undefined) passed[key] = merged[key]
       }
+      Object.assign(routeOptions, passed)
       routeOptions.config = { ...merged.config, view: klass.name, action: route.name }
       const own = klass.routeHooks(definition, method)
+      const phases: Record<string, unknown> = {}
       for (const phase of HOOK_PHASES) {
         const list = [...hooks[phase], ...toArray(merged[phase]), ...(phase === 'onRequest' ? [] : toArray(own[phase]))]
-        if (list.length > 0) (routeOptions as unknown as Record<string, unknown>)[phase] = list
+        if (list.length > 0) phases[phase] = list
       }
+      Object.assign(routeOptions, phases)
       // The view's own hooks run first, so a 304 is decided before any user hook sees the payload.
       const onSend = [...toArray(own.onSend), ...toArray(merged.onSend)]
       if (onSend.length > 0) routeOptions.onSend = onSend as RouteOptions['onSend']

@@ -7,7 +7,7 @@ import { componentName } from './naming.js'
 import { mergeResponses } from '../routes/route-meta.js'
 import type { ResponsesMap } from '../routes/types.js'
 import { alwaysSent } from '../http/response-headers.js'
-import { type ViewClass, abstractAction, type RouteDefinition, type StandardAction } from './view.js'
+import { type View, type ViewClass, abstractAction, type RouteDefinition, type StandardAction } from './view.js'
 
 export type Ret<Async, T> = Async extends true ? Promise<T> : T
 export type Get<M, K extends string, D> = M extends { [P in K]: infer T } ? T : D
@@ -178,7 +178,7 @@ export const STANDARD_ACTIONS = {
     after: (k) => {
       if (!providesLocation(k)) return undefined
       return (view, value, reply) => {
-        const location = (view as unknown as CreateActions<object, false>).getLocation(value)
+        const location = (view as View & Pick<CreateActions<object, false>, 'getLocation'>).getLocation(value)
         if (location !== undefined) reply.header('location', location)
       }
     }
@@ -271,7 +271,7 @@ export const updateMembers = (Base: typeof APIView): typeof APIView => class ext
   static returnOnUpdate = true
 }
 
-export const DETAIL = [DetailViewMixin as unknown as MixinClass]
+export const DETAIL: MixinClass[] = [DetailViewMixin]
 
 /** GET on the prefix: implement `async list(request)`. */
 export const AsyncListAPIView = actionMixin<ActionViewClass<'asyncList', ListStatics>>('AsyncListAPIView', STANDARD_ACTIONS.list, [], listMembers)

@@ -4,8 +4,8 @@ import { actionMixin, type ActionViewClass, type Get, type ItemOf, type Req, typ
 import type { APIView } from './api-view.js'
 import { BadRequest, Conflict, ContentTooLarge, NotFound, type ProblemErrorEntry } from '../http/errors.js'
 import type { FilterClass } from '../query/filters.js'
-import { GenericViewMixin, type GenericHooks, type GenericStatics } from './generics.js'
-import type { ActionRegistry, MixinClass } from './mixins.js'
+import { GENERIC, type GenericHooks, type GenericStatics } from './generics.js'
+import type { ActionRegistry } from './mixins.js'
 import type { AsyncBulkRepository, BulkRepository, Criteria } from '../stores/repository.js'
 import type { ViewRouteOptions } from '../routes/types.js'
 import { type ViewClass, type StandardAction } from './view.js'
@@ -343,7 +343,6 @@ type Abstract<K extends keyof ActionRegistry<unknown>> = ActionViewClass<K, Bulk
 type BulkRepositoryOf<K> = K extends `async${string}` ? AsyncBulkRepository<unknown> : BulkRepository<unknown>
 type Generic<K extends keyof ActionRegistry<unknown>> = ActionViewClass<K | Family<K>, BulkStatics & GenericStatics<BulkRepositoryOf<K>>>
 
-const GENERIC = [GenericViewMixin as unknown as MixinClass]
 
 /** POST on `bulkRoute`: implement `bulkCreate(request)`, which receives the validated array. */
 export const AsyncBulkCreateAPIView = actionMixin<Abstract<'asyncBulkCreate'>>('AsyncBulkCreateAPIView', BULK_ACTIONS.bulkCreate, [], bulkMembers)

@@ -198,7 +198,8 @@ export const GENERIC_ACTIONS = {
   }
 } satisfies Record<string, StandardAction>
 
-const GENERIC = [GenericViewMixin as unknown as MixinClass]
+/** What every generic action mixin requires below it. */
+export const GENERIC: MixinClass[] = [GenericViewMixin]
 
 // Each generic action is a real method of a named class, so a stack trace or a debugger
 // stepping into `super.partialUpdate(request)` lands in `GenericPartialUpdate.partialUpdate`.

@@ -127,9 +127,9 @@ export interface ActionModels {
 }
 
 /** Gives a composed class its public name (in messages and as a mixin). */
-export function named<C> (name: string, cls: C): C {
+export function named<C extends MixinClass> (name: string, cls: C): C {
   Object.defineProperty(cls, 'name', { value: name })
-  const info = (cls as unknown as MixinClass)[MIXIN]
+  const info = cls[MIXIN]
   Object.defineProperty(cls, MIXIN, { value: { ...info, name }, configurable: true })
   return cls
 }
