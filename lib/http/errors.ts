@@ -82,7 +82,7 @@ export class APIError extends Error {
   readonly extensions: Record<string, unknown> | undefined
 
   constructor (detail?: string, options: APIErrorOptions = {}) {
-    const ctor = new.target as unknown as APIErrorClass
+    const ctor = new.target as unknown as APIErrorClass // new.target is typed as the base constructor; at run time it is the thrown subclass, with its statics
     // An error raised with only a status describes that status, not the class's own.
     const message = detail ?? (options.status === undefined || options.status === ctor.status ? ctor.defaultDetail : `${statusTitle(options.status)}.`)
     super(message, options.cause === undefined ? undefined : { cause: options.cause })

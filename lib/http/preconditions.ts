@@ -96,6 +96,7 @@ export function httpDate (value: Date | string | number): string | undefined {
 }
 
 const hash: (data: string | Buffer) => string = typeof (crypto as { hash?: unknown }).hash === 'function'
+  // Node boundary: crypto.hash exists from Node 21.7 / 20.12, newer than the @types/node the package supports.
   ? (data) => (crypto as unknown as { hash: (alg: string, data: string | Buffer, enc: string) => string }).hash('sha1', data, 'base64url')
   : /* c8 ignore next */ (data) => crypto.createHash('sha1').update(data).digest('base64url')
 

@@ -54,7 +54,7 @@ export class ResponseHeaders {
   static define<F extends HeaderFields> (fields: F): DefinedResponseHeaders<F> {
     return class extends ResponseHeaders {
       static override fields = fields
-    } as unknown as DefinedResponseHeaders<F>
+    } as unknown as DefinedResponseHeaders<F> // the class has exactly these fields; TypeScript types a class expression's statics by its declaration
   }
 
   /** Wire header names -> schemas. */

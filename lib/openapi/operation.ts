@@ -49,6 +49,7 @@ export function errors (...classes: APIErrorClass[]): ResponsesMap {
  * `$ref` to its named component instead of inlining it (it only hoists nested ones).
  */
 function referable (schema: TSchema): TSchema {
+  // TypeBox boundary: a plain JSON Schema wrapper, read by the generator, not by TypeBox (it has no Kind).
   return typeof schema.$id === 'string' ? { allOf: [schema] } as unknown as TSchema : schema
 }
 

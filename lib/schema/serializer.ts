@@ -14,6 +14,7 @@ const stringify: Serialize = (payload) => JSON.stringify(payload)
  * compiler, with the app's shared schemas, and reused wherever the same object recurs.
  */
 export function serializerCompilerFor (app?: FastifyInstance): SerializerCompiler {
+  // Fastify boundary: the selector's declared type is Fastify's generic compiler factory; called with a schema it returns fast-json-stringify's function.
   const compile = SerializerSelector()(app?.getSchemas() ?? {}, {}) as unknown as (input: { schema: object }) => Serialize
   const cache = new WeakMap<object, Serialize>()
   return ({ schema, contentType, httpStatus }) => {

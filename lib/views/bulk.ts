@@ -343,7 +343,6 @@ type Abstract<K extends keyof ActionRegistry<unknown>> = ActionViewClass<K, Bulk
 type BulkRepositoryOf<K> = K extends `async${string}` ? AsyncBulkRepository<unknown> : BulkRepository<unknown>
 type Generic<K extends keyof ActionRegistry<unknown>> = ActionViewClass<K | Family<K>, BulkStatics & GenericStatics<BulkRepositoryOf<K>>>
 
-
 /** POST on `bulkRoute`: implement `bulkCreate(request)`, which receives the validated array. */
 export const AsyncBulkCreateAPIView = actionMixin<Abstract<'asyncBulkCreate'>>('AsyncBulkCreateAPIView', BULK_ACTIONS.bulkCreate, [], bulkMembers)
 /** Sync counterpart of `AsyncBulkCreateAPIView`. */

@@ -168,7 +168,7 @@ function wrapCatching<F extends (...args: never[]) => unknown> (method: F, specs
       return Promise.resolve(result).catch((error: unknown) => { throw mapCaught(this, specs, error) })
     }
     return result
-  } as unknown as F
+  } as unknown as F // the wrapper takes and returns what the method does; TypeScript cannot see that through the rest parameters
   copyRouteMeta(method, wrapper)
   const previous = getCatchSpecs(method)
   ;(wrapper as Catching)[CATCH_SPECS] = specs === undefined || previous === 'defined'

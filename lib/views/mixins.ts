@@ -59,7 +59,7 @@ export function defineMixin<C> (name: string, apply: (base: typeof APIView) => t
   const info: MixinInfo = { name, apply, requires: requires.map((r) => r[MIXIN]) }
   const standalone = build([info], name)
   Object.defineProperty(standalone, MIXIN, { value: info })
-  return standalone as unknown as C
+  return standalone as unknown as C // the one bridge from the run-time class to the class type the mixin declares
 }
 
 type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never
