@@ -11,7 +11,7 @@ import { compileResponseCheck } from '../schema/response-check.js'
 import { serializerCompilerFor } from '../schema/serializer.js'
 import { getRouteMeta, mergeRouteOptions } from '../routes/route-meta.js'
 import { aliasedSchema, compileRenamer } from '../schema/serialization.js'
-import { wireForm, type SerializerOptions } from '../schema/wire.js'
+import { wireForm, type SerializerOptions, type WireForm } from '../schema/wire.js'
 import type { ResponseHeadersClass } from '../http/response-headers.js'
 import type { MaybePromise, RouteSchemas, SharedRouteOptions } from '../routes/types.js'
 import { compilePartValidator, strictBodySchema, type HttpPart, type PartValidator } from '../schema/validation.js'
@@ -156,10 +156,9 @@ const SERVED: SerializerOptions = { byAlias: true }
  * optional properties) gets its own serializer on this reply, and the body stays an
  * object, so preSerialization hooks still see it.
  */
-function applySerializerOptions (schema: TSchema, options: SerializerOptions, value: unknown, reply: FastifyReply, status: number): unknown {
-  const form = wireForm(schema, options)
+function applySerializerOptions (form: WireForm, served: WireForm, value: unknown, reply: FastifyReply, status: number): unknown {
   const out = form.toWire === undefined ? value : form.toWire(value)
-  if (form === wireForm(schema, SERVED)) return out
+  if (form === served) return out
   reply.type('application/json; charset=utf-8').serializer(reply.compileSerializationSchema(form.schema as Record<string, unknown>, String(status)))
   return out
 }
@@ -169,7 +168,9 @@ function buildFinish (klass: ViewStatics, route: CollectedRoute): Finish {
   const schema = route.responseSchema
   const check = schema !== undefined && klass.validateResponse === true ? compileResponseCheck(schema, klass.fromAttributes ?? null) : undefined
   const defaults = klass.defaultSerializerOptions ?? SERVED
-  const defaultsNeedWork = schema !== undefined && (defaults.excludeNone === true || defaults.byAlias === false || wireForm(schema, defaults).toWire !== undefined)
+  // The forms the route's own options pick are found once here; a request's own options look theirs up.
+  const forms = schema === undefined ? undefined : { schema, served: wireForm(schema, SERVED), defaults: wireForm(schema, defaults) }
+  const defaultsNeedWork = forms !== undefined && (defaults.excludeNone === true || defaults.byAlias === false || forms.defaults.toWire !== undefined)
 
   return (value, view, reply) => {
     // An async action that returned the reply (`return this.checkLastModified(...) ?? item`)
@@ -187,10 +188,10 @@ function buildFinish (klass: ViewStatics, route: CollectedRoute): Finish {
       return value
     }
     const body = check === undefined ? value : check(value)
-    if (schema === undefined) return body
+    if (forms === undefined) return body
     const own = (view as Partial<APIView>)[OWN_SERIALIZER_OPTIONS]
     if (own === undefined && !defaultsNeedWork) return body
-    return applySerializerOptions(schema, own ?? defaults, body, reply, status)
+    return applySerializerOptions(own === undefined ? forms.defaults : wireForm(forms.schema, own), forms.served, body, reply, status)
   }
 }
 
