@@ -139,10 +139,11 @@ describe('route handlers are typed from the route schemas', () => {
 
   test('the decorator does not type the request parameter: it must be annotated', () => {
     // TC39 decorators give no contextual type to the method they decorate.
+    // Bare toRaiseError(): the error is noImplicitAny on the parameter, not a relation between two types.
     expect(class {
       @Get('/:id', { schema: { params: IdParams } })
       retrieve (request) { return request }
-    }).type.toRaiseError("Parameter 'request' implicitly has an 'any' type")
+    }).type.toRaiseError()
 
     class Items extends APIView {
       @(expect(Get('/:id', { schema: { params: IdParams } })).type.toBeApplicable)
@@ -251,23 +252,33 @@ describe('route options', () => {
   })
 
   test('unknown or mistyped options are compile errors', () => {
-    expect(Get('/', { tag: ['items'] })).type.toRaiseError("'tag' does not exist")
-    expect(Get('/', { tags: 'items' })).type.toRaiseError("Type 'string' is not assignable to type 'string[]'")
-    expect(Get('/', { statusCode: '200' })).type.toRaiseError("Type 'string' is not assignable to type 'number'")
-    expect(Get('/', { responseSchema: { type: 'object' } })).type.toRaiseError()
-    expect(Get('/', { dependencies: ['auth'] })).type.toRaiseError()
+    expect(Get).type.toBeCallableWith('/', { tags: ['items'] })
+    expect(Get).type.not.toBeCallableWith('/', { tag: ['items'] })
+    expect(Get).type.not.toBeCallableWith('/', { tags: 'items' })
+
+    expect(Get).type.toBeCallableWith('/', { statusCode: 200 })
+    expect(Get).type.not.toBeCallableWith('/', { statusCode: '200' })
+
+    expect(Get).type.toBeCallableWith('/', { responseSchema: Item })
+    expect(Get).type.not.toBeCallableWith('/', { responseSchema: { type: 'object' } })
+
+    expect(Get).type.toBeCallableWith('/', { dependencies: [async () => {}] })
+    expect(Get).type.not.toBeCallableWith('/', { dependencies: ['auth'] })
   })
 
   test('schema keys other than params, querystring, body and headers are refused', () => {
-    expect(Get('/', { schema: { tags: ['items'] } })).type.toRaiseError(/'tags' does not exist in type 'RouteSchemas/)
-    expect(Get('/', { schema: { params: 'id' } })).type.toRaiseError()
+    expect(Get).type.toBeCallableWith('/', { schema: { params: IdParams, querystring: ListQuery, body: ItemBody, headers: OtherBody } })
+    expect(Get).type.not.toBeCallableWith('/', { schema: { tags: ['items'] } })
+    expect(Get).type.not.toBeCallableWith('/', { schema: { params: 'id' } })
   })
 
   test('an unknown schema key next to a known one is refused too', () => {
     // `schema` is the inferred type parameter S; ViewRouteOptions maps every key outside
     // RouteSchemas to `never`, so an extra key fails even though inference accepts it.
-    expect(Get('/', { schema: { params: IdParams, tags: ['items'] } })).type.toRaiseError()
-    expect(Post('/', { schema: { body: ItemBody, response: { 201: Item } } })).type.toRaiseError()
+    expect(Get).type.toBeCallableWith('/', { schema: { params: IdParams }, tags: ['items'] })
+    expect(Get).type.not.toBeCallableWith('/', { schema: { params: IdParams, tags: ['items'] } })
+    expect(Post).type.toBeCallableWith('/', { schema: { body: ItemBody }, responseSchema: Item, statusCode: 201 })
+    expect(Post).type.not.toBeCallableWith('/', { schema: { body: ItemBody, response: { 201: Item } } })
   })
 })
 
@@ -289,7 +300,8 @@ describe('metadata decorators', () => {
   })
 
   test('their arguments are typed', () => {
-    expect(Override({ tag: ['x'] })).type.toRaiseError("'tag' does not exist")
+    expect(Override).type.toBeCallableWith({ tags: ['x'] })
+    expect(Override).type.not.toBeCallableWith({ tag: ['x'] })
     expect(Throws).type.toBeCallableWith(NotFound)
     expect(Throws).type.not.toBeCallableWith(Error)
     expect(Catch).type.toBeCallableWith(RangeError)

@@ -53,8 +53,10 @@ describe('errors and raises statics of an APIView', () => {
   test('errors is a list of APIError classes', () => {
     expect(class extends APIView { static override errors = [NotFound, Conflict] }).type.not.toRaiseError()
     expect(class extends APIView { static override defaultErrors = [BadRequest, Unauthorized] }).type.not.toRaiseError()
-    expect(class extends APIView { static override errors = [Error] }).type.toRaiseError("incorrectly extends base class static side 'typeof APIView'")
-    expect(class extends APIView { static override errors = ['NotFound'] }).type.toRaiseError("incorrectly extends base class static side 'typeof APIView'")
+    // `static override errors = list` fails to compile when the type of `list` is not assignable to APIView's.
+    expect([NotFound, Conflict]).type.toBeAssignableTo<typeof APIView.errors>()
+    expect([Error]).type.not.toBeAssignableTo<typeof APIView.errors>()
+    expect(['NotFound']).type.not.toBeAssignableTo<typeof APIView.errors>()
   })
 
   test('raises maps exception types to a detail or { status, detail }', () => {
@@ -75,7 +77,10 @@ describe('errors and raises statics of an APIView', () => {
 
   test('an unannotated array literal for raises is refused (no contextual type from the base class)', () => {
     // TypeScript infers `(string | RangeErrorConstructor)[][]`, not pairs: annotate with `Raises`, use a Map or `as const`.
-    expect(class extends APIView { static override raises = [[RangeError, 'Out of range']] }).type.toRaiseError('Target requires 2 element(s) but source may have fewer')
+    const unannotated = [[RangeError, 'Out of range']]
+    expect(unannotated).type.toBe<Array<Array<string | RangeErrorConstructor>>>()
+    expect(unannotated).type.not.toBeAssignableTo<typeof APIView.raises>()
+    expect([[RangeError, 'Out of range']] as const).type.toBeAssignableTo<typeof APIView.raises>()
   })
 
   test('Throws and Catch take the same classes', () => {
