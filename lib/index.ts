@@ -1,5 +1,5 @@
 export { views, views as default, configureApp, type FastifyViewsOptions, type ViewEntry } from './plugin.js'
-export { View, type ViewClass } from './views/view.js'
+export { View, type ViewClass, type StandardAction, type ActionRoute, type AfterAction, type RouteDefinition } from './views/view.js'
 export { APIView, type SerializerOptions } from './views/api-view.js'
 export { ViewRouter, type ViewRouterOptions } from './registration/router.js'
 export { registerView, type RegisterViewOptions } from './registration/register.js'
@@ -17,7 +17,7 @@ export type {
   ViewRequest, RouteSchemas, HandlerResult, Dependency, DependencyFn, DependencyDocs, SecurityRequirement, ResponseDoc, ResponsesMap,
   ViewRouteOptions, SharedRouteOptions, RouteDocOptions, MaybePromise
 } from './routes/types.js'
-export { mix, defineMixin, MIXIN, ACTION_KEYS, type MixinInfo, type ActionNameRegistry, type ActionNameOf, type ActionDependencies, type KeysOf, type StaticsOf, type MixinClass, type MixedClass, type ActionModels, type ActionRegistry } from './views/mixins.js'
+export { mix, defineMixin, MIXIN, ACTION_KEYS, type ViewBase, type MixinInfo, type ActionNameRegistry, type ActionNameOf, type ActionDependencies, type KeysOf, type StaticsOf, type MixinClass, type MixedClass, type ActionModels, type ActionRegistry } from './views/mixins.js'
 export {
   DetailViewMixin, AsyncListAPIView, ListAPIView, AsyncCreateAPIView, CreateAPIView, AsyncRetrieveAPIView, RetrieveAPIView,
   AsyncUpdateAPIView, UpdateAPIView, AsyncPartialUpdateAPIView, PartialUpdateAPIView, AsyncDestroyAPIView, DestroyAPIView,

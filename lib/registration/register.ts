@@ -81,18 +81,19 @@ export function collectRoutes (klass: ViewClass): CollectedRoute[] {
       throw new ConfigurationError('FV_ERR_ABSTRACT_VIEW', `Cannot register ${klass.name}: it is abstract, action method "${action.name}" is not implemented`)
     }
     const meta = getRouteMeta(fn)
-    const options = meta === undefined ? action.options(klass) : mergeRouteOptions(action.options(klass), meta.options)
+    const route = klass.getActionRoute(action)
+    const options = meta === undefined ? route.options : mergeRouteOptions(route.options, meta.options)
     routes.push({
       name: action.name,
       methods: [action.method],
-      path: action.path?.(klass) ?? (action.detail ? klass.getDetailRoute(action.name) : '/'),
+      path: route.path,
       status: options.statusCode ?? action.status,
       options,
       throws: [...(action.throws ?? []), ...(meta?.throws ?? [])],
-      responseSchema: options.responseSchema ?? action.responseSchema?.(klass),
-      onNone: action.onNone?.(klass),
-      after: action.after?.(klass),
-      emptyBody: action.emptyBody?.(klass) ?? false,
+      responseSchema: options.responseSchema ?? route.responseSchema,
+      onNone: route.onNone,
+      after: route.after,
+      emptyBody: route.emptyBody,
       standard: true
     })
   }

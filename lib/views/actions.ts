@@ -2,12 +2,12 @@ import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { APIView } from './api-view.js'
 import { Conflict, NotFound } from '../http/errors.js'
-import { defineMixin, type ActionRegistry, type MixedClass, type MixinClass, type StaticsOf } from './mixins.js'
+import { defineMixin, type ActionRegistry, type MixedClass, type MixinClass, type StaticsOf, type ViewBase } from './mixins.js'
 import { componentName } from './naming.js'
 import { mergeResponses } from '../routes/route-meta.js'
-import type { ResponsesMap } from '../routes/types.js'
+import type { ResponsesMap, RouteSchemas, ViewRouteOptions } from '../routes/types.js'
 import { alwaysSent } from '../http/response-headers.js'
-import { type View, type ViewClass, abstractAction, type RouteDefinition, type StandardAction } from './view.js'
+import { type ActionRoute, type AfterAction, type View, abstractAction, type RouteDefinition, type StandardAction } from './view.js'
 
 export type Ret<Async, T> = Async extends true ? Promise<T> : T
 export type Get<M, K extends string, D> = M extends { [P in K]: infer T } ? T : D
@@ -117,7 +117,9 @@ type Statics = StaticsOf<typeof APIView>
 /** The class type of an action mixin: generic in its item types (`<{ item: Item }>`). */
 export type ActionViewClass<K extends keyof ActionRegistry<unknown>, S> = MixedClass<K, Statics & S>
 
-type Loose = ViewClass & Partial<DetailStatics & ListStatics & CreateStatics & UpdateStatics> & { responseSchema?: TSchema, getLocation?: unknown }
+/** Adds request schemas to options, keeping the ones already there. */
+export const withSchema = (options: ViewRouteOptions, schema: RouteSchemas): ViewRouteOptions =>
+  ({ ...options, schema: { ...options.schema, ...schema } })
 
 /** The class of detail views: `detailRoute`, `raiseOnNone`, `errorMessage`, `detailParams`. */
 export const DetailViewMixin = defineMixin<ActionViewClass<'detail', DetailStatics>>('DetailViewMixin', (Base) =>
@@ -125,116 +127,50 @@ export const DetailViewMixin = defineMixin<ActionViewClass<'detail', DetailStati
     static raiseOnNone = true
     static errorMessage = '{} does not exist'
     static detailParams: TSchema = Type.Object({ id: Type.String() })
+
+    // Every detail action reads its path parameters with detailParams and, unless
+    // raiseOnNone is off, answers 404 when it finds nothing.
+    static override getActionRoute (action: StandardAction): ActionRoute {
+      const route = super.getActionRoute(action)
+      if (!action.detail) return route
+      const message = this.errorMessage.replace('{}', componentName(this))
+      return { ...route, options: withSchema(route.options, { params: this.detailParams }), onNone: this.raiseOnNone ? () => new NotFound(message) : undefined }
+    }
   })
-
-function notFound (klass: Loose): (() => Error) | undefined {
-  if (klass.raiseOnNone === false) return undefined
-  const message = klass.errorMessage!.replace('{}', componentName(klass))
-  return () => new NotFound(message)
-}
-
-const detailSchema = (klass: Loose, body?: TSchema): { schema: { params: TSchema, body?: TSchema } } =>
-  ({ schema: body === undefined ? { params: klass.detailParams! } : { params: klass.detailParams!, body } })
-
-const updateBody = (klass: Loose): TSchema | undefined => klass.updateSchema ?? klass.createSchema
-
-function partialBody (klass: Loose): TSchema | undefined {
-  if (klass.partialUpdateSchema !== undefined) return klass.partialUpdateSchema
-  const full = updateBody(klass)
-  return full === undefined ? undefined : Type.Partial(full)
-}
 
 const defaultGetLocation = (): string | undefined => undefined
 
 /** Whether a create view sends `Location`: its `getLocation` is its own, not the default. */
-const providesLocation = (k: ViewClass): boolean => (k.prototype as { getLocation?: unknown }).getLocation !== defaultGetLocation
+const providesLocation = (k: ViewBase): boolean => (k.prototype as Partial<CreateActions<unknown, false>>).getLocation !== defaultGetLocation
+
+/** Sends the `Location` of a created object, when `getLocation` gives one. */
+const sendLocation: AfterAction = (view, value, reply) => {
+  const location = (view as View & Pick<CreateActions<unknown, false>, 'getLocation'>).getLocation(value)
+  if (location !== undefined) reply.header('location', location)
+}
 
 /** The documented `Location` of a create view that provides one: its getLocation answers every created object (docs/actions.md). */
 const LOCATION_HEADER = alwaysSent(Type.String({ format: 'uri-reference', description: 'The URL of the created item.' }))
 
-/** The standard CRUD actions (docs/actions.md), as the registration reads them. */
+/** The standard CRUD actions (docs/actions.md): what is the same for every class. */
 export const STANDARD_ACTIONS = {
-  list: {
-    name: 'list',
-    method: 'GET',
-    detail: false,
-    status: 200,
-    options: () => ({}),
-    responseSchema: (k) => {
-      const schema = (k as Loose).responseSchema
-      return schema !== undefined && (k as Loose).responseSchemaAsList !== false ? Type.Array(schema) : schema
-    }
-  },
-  create: {
-    name: 'create',
-    method: 'POST',
-    detail: false,
-    status: 201,
-    throws: [Conflict],
-    options: (k) => ((k as Loose).createSchema === undefined ? {} : { schema: { body: (k as Loose).createSchema } }),
-    responseSchema: (k) => (k as Loose).responseSchema,
-    onNone: () => () => new Conflict(),
-    emptyBody: (k) => (k as Loose).returnOnCreate === false,
-    after: (k) => {
-      if (!providesLocation(k)) return undefined
-      return (view, value, reply) => {
-        const location = (view as View & Pick<CreateActions<object, false>, 'getLocation'>).getLocation(value)
-        if (location !== undefined) reply.header('location', location)
-      }
-    }
-  },
-  retrieve: {
-    name: 'retrieve',
-    method: 'GET',
-    detail: true,
-    status: 200,
-    throws: [NotFound],
-    options: (k) => detailSchema(k as Loose),
-    responseSchema: (k) => (k as Loose).responseSchema,
-    onNone: (k) => notFound(k as Loose)
-  },
-  update: {
-    name: 'update',
-    method: 'PUT',
-    detail: true,
-    status: 200,
-    throws: [NotFound, Conflict],
-    options: (k) => detailSchema(k as Loose, updateBody(k as Loose)),
-    responseSchema: (k) => (k as Loose).responseSchema,
-    onNone: (k) => notFound(k as Loose),
-    emptyBody: (k) => (k as Loose).returnOnUpdate === false
-  },
-  partialUpdate: {
-    name: 'partialUpdate',
-    method: 'PATCH',
-    detail: true,
-    status: 200,
-    throws: [NotFound, Conflict],
-    options: (k) => detailSchema(k as Loose, partialBody(k as Loose)),
-    responseSchema: (k) => (k as Loose).responseSchema,
-    onNone: (k) => notFound(k as Loose),
-    emptyBody: (k) => (k as Loose).returnOnUpdate === false
-  },
-  destroy: {
-    name: 'destroy',
-    method: 'DELETE',
-    detail: true,
-    status: 204,
-    throws: [NotFound],
-    options: (k) => detailSchema(k as Loose),
-    onNone: (k) => notFound(k as Loose),
-    emptyBody: () => true
-  }
-} satisfies Record<string, StandardAction>
+  list: { name: 'list', method: 'GET', detail: false, status: 200 },
+  create: { name: 'create', method: 'POST', detail: false, status: 201, throws: [Conflict] },
+  retrieve: { name: 'retrieve', method: 'GET', detail: true, status: 200, throws: [NotFound] },
+  update: { name: 'update', method: 'PUT', detail: true, status: 200, throws: [NotFound, Conflict] },
+  partialUpdate: { name: 'partialUpdate', method: 'PATCH', detail: true, status: 200, throws: [NotFound, Conflict] },
+  destroy: { name: 'destroy', method: 'DELETE', detail: true, status: 204, throws: [NotFound] }
+} as const satisfies Record<string, StandardAction>
 
 /**
  * Builds one action mixin: `members` adds the action's statics and hooks (and may
  * implement the action), then the action joins `standardActions()`; a method nothing
- * implements yet starts out abstract.
+ * implements yet starts out abstract. `B` is the base `members` needs: what the mixins
+ * in `requires` put below it.
  */
-export function actionMixin<C> (name: string, action: StandardAction, requires: MixinClass[], members?: (base: typeof APIView) => typeof APIView): C {
-  return defineMixin<C>(name, (Base) => {
-    const Parent = members === undefined ? Base : members(Base)
+export function actionMixin<C, B extends ViewBase = ViewBase> (name: string, action: StandardAction, requires: MixinClass[], members?: (base: B) => ViewBase): C {
+  return defineMixin<C, B>(name, (Base) => {
+    const Parent: ViewBase = members === undefined ? Base : members(Base)
     const cls = class extends Parent {
       static override standardActions (): StandardAction[] {
         return [...super.standardActions(), action]
@@ -247,13 +183,34 @@ export function actionMixin<C> (name: string, action: StandardAction, requires: 
   }, requires)
 }
 
-export const listMembers = (Base: typeof APIView): typeof APIView => class extends Base {
+/** The statics and route of `list`: an array of `responseSchema`, unless `responseSchemaAsList` is off. */
+export const listMembers = <B extends ViewBase>(Base: B): B & ListStatics => class extends Base {
   static responseSchemaAsList = true
+
+  static override getActionRoute (action: StandardAction): ActionRoute {
+    const route = super.getActionRoute(action)
+    if (action.name !== 'list' || this.responseSchema === undefined || !this.responseSchemaAsList) return route
+    return { ...route, responseSchema: Type.Array(this.responseSchema) }
+  }
 }
-export const createMembers = (Base: typeof APIView): typeof APIView => {
+
+/** The statics and route of `create`: its body, the 409 of `null`, the 201's `Location`. */
+export const createMembers = <B extends ViewBase>(Base: B): B & CreateStatics => {
   const cls = class extends Base {
     static createSchema: TSchema | undefined = undefined
     static returnOnCreate = true
+
+    static override getActionRoute (action: StandardAction): ActionRoute {
+      const route = super.getActionRoute(action)
+      if (action.name !== 'create') return route
+      return {
+        ...route,
+        options: this.createSchema === undefined ? route.options : withSchema(route.options, { body: this.createSchema }),
+        onNone: () => new Conflict(),
+        emptyBody: this.returnOnCreate === false,
+        after: providesLocation(this) ? sendLocation : undefined
+      }
+    }
 
     // The 201 documents `Location` when the view provides one (docs/actions.md).
     static override extraResponses (route: RouteDefinition, method: string): ResponsesMap | undefined {
@@ -265,10 +222,23 @@ export const createMembers = (Base: typeof APIView): typeof APIView => {
   Object.defineProperty(cls.prototype, 'getLocation', { value: defaultGetLocation, writable: true, configurable: true })
   return cls
 }
-export const updateMembers = (Base: typeof APIView): typeof APIView => class extends Base {
+
+/** The statics and routes of `update` and `partialUpdate`: their bodies and empty responses. */
+export const updateMembers = <B extends ViewBase>(Base: B): B & UpdateStatics => class extends Base {
   static updateSchema: TSchema | undefined = undefined
   static partialUpdateSchema: TSchema | undefined = undefined
   static returnOnUpdate = true
+  /** Owned by the create mixins; the default body of `update` when `updateSchema` is unset. */
+  declare static createSchema: TSchema | undefined
+
+  static override getActionRoute (action: StandardAction): ActionRoute {
+    const route = super.getActionRoute(action)
+    if (action.name !== 'update' && action.name !== 'partialUpdate') return route
+    const full = this.updateSchema ?? this.createSchema
+    const partial = this.partialUpdateSchema ?? (full === undefined ? undefined : Type.Partial(full))
+    const body = action.name === 'update' ? full : partial
+    return { ...route, options: body === undefined ? route.options : withSchema(route.options, { body }), emptyBody: this.returnOnUpdate === false }
+  }
 }
 
 export const DETAIL: MixinClass[] = [DetailViewMixin]

@@ -2,7 +2,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { Raises } from './decorators.js'
 import { BadRequest, type APIErrorClass } from '../http/errors.js'
 import type { Dependency } from '../routes/types.js'
-import { View } from './view.js'
+import { View, type ActionRoute, type StandardAction } from './view.js'
 import type { SerializerOptions } from '../schema/wire.js'
 
 export type { SerializerOptions }
@@ -52,6 +52,12 @@ export class APIView extends View {
    * the action's own `actionDependencies`.
    */
   static unsafeDependencies: Dependency[] = []
+
+  /** A standard action with a body answers `responseSchema`; the mixin that owns the action refines it. */
+  static override getActionRoute (action: StandardAction): ActionRoute {
+    const route = super.getActionRoute(action)
+    return route.emptyBody ? route : { ...route, responseSchema: this.responseSchema }
+  }
 
   /** The dependencies of one action served with one method; override for dynamic behaviour. */
   static getDependencies (action: string, method?: string): Dependency[] {

@@ -1,14 +1,14 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest, preValidationHookHandler } from 'fastify'
-import { actionMixin, type ActionViewClass, type Get, type ItemOf, type Req, type Ret } from './actions.js'
+import { actionMixin, withSchema, type ActionViewClass, type Get, type ItemOf, type Req, type Ret } from './actions.js'
 import type { APIView } from './api-view.js'
 import { BadRequest, Conflict, ContentTooLarge, NotFound, type ProblemErrorEntry } from '../http/errors.js'
 import type { FilterClass } from '../query/filters.js'
-import { GENERIC, type GenericHooks, type GenericStatics } from './generics.js'
-import type { ActionRegistry } from './mixins.js'
+import { GENERIC, type GenericBase, type GenericHooks, type GenericStatics } from './generics.js'
+import type { ActionRegistry, ViewBase } from './mixins.js'
 import type { AsyncBulkRepository, BulkRepository, Criteria } from '../stores/repository.js'
 import type { ViewRouteOptions } from '../routes/types.js'
-import { type ViewClass, type StandardAction } from './view.js'
+import type { ActionRoute, StandardAction } from './view.js'
 import { then as settle, type Awaitable } from '../core/maybe-promise.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 
@@ -104,10 +104,11 @@ export interface BulkStatics {
   returnOnUpdate: boolean
 }
 
-type Loose = ViewClass & Partial<BulkStatics> & { responseSchema?: TSchema }
+/** A class with the bulk statics, as the bulk mixins build it. */
+type BulkClass = ViewBase & BulkStatics
 type BulkView = APIView & GenericBulkMembers<unknown, false> & { request: FastifyRequest }
 
-function batchLimit (klass: Loose): Pick<ViewRouteOptions, 'preValidation' | 'responses'> {
+function batchLimit (klass: BulkClass): Pick<ViewRouteOptions, 'preValidation' | 'responses'> {
   const max = klass.maxBatchSize
   if (max === undefined) return {}
   // Runs before validation, so an oversized batch costs no per-item checks.
@@ -118,8 +119,11 @@ function batchLimit (klass: Loose): Pick<ViewRouteOptions, 'preValidation' | 're
   return { preValidation: [hook], responses: { 413: { errors: [ContentTooLarge] } } }
 }
 
-const arrayOf = (schema: TSchema | undefined, klass: Loose): TSchema | undefined =>
-  schema === undefined ? undefined : Type.Array(schema, klass.maxBatchSize === undefined ? {} : { maxItems: klass.maxBatchSize })
+/** The body of POST and PUT: an array of `schema`, as long as `maxBatchSize` allows. */
+function batchOptions (klass: BulkClass, route: ActionRoute, schema: TSchema | undefined): ViewRouteOptions {
+  const options = { ...route.options, ...batchLimit(klass) }
+  return schema === undefined ? options : withSchema(options, { body: Type.Array(schema, klass.maxBatchSize === undefined ? {} : { maxItems: klass.maxBatchSize }) })
+}
 
 /**
  * The query of PATCH and DELETE on `bulkRoute`, and what the operation says selects the rows.
@@ -127,78 +131,55 @@ const arrayOf = (schema: TSchema | undefined, klass: Loose): TSchema | undefined
  * (`selection`): a single parameter is then documented as required (and validated so), and
  * several, which OpenAPI cannot mark "at least one of", are named in the description.
  */
-function selectionOptions (klass: Loose, verb: string): { querystring?: TSchema, description?: string } {
-  if (klass.filter == null) return { description: `${verb} every row this endpoint selects.` }
+function selectionOptions (klass: BulkClass, route: ActionRoute, verb: string): ViewRouteOptions {
+  if (klass.filter == null) return { ...route.options, description: `${verb} every row this endpoint selects.` }
   const criteria = klass.filter.criteriaSchema()
   const names = Object.keys(criteria.properties)
   const list = names.map((name) => `\`${name}\``).join(', ')
-  if (klass.allowUnfiltered) return { querystring: criteria, description: `${verb} the rows selected by the filter parameters ${list}; with none, every row this endpoint selects.` }
-  if (names.length === 1) return { querystring: Type.Object(criteria.properties, { required: names }), description: `${verb} the rows selected by the filter parameter ${list}, which is required.` }
-  return { querystring: criteria, description: `${verb} the rows selected by the filter parameters ${list}: at least one is required, and a request without any is a 400.` }
+  if (klass.allowUnfiltered) return withSchema({ ...route.options, description: `${verb} the rows selected by the filter parameters ${list}; with none, every row this endpoint selects.` }, { querystring: criteria })
+  if (names.length === 1) return withSchema({ ...route.options, description: `${verb} the rows selected by the filter parameter ${list}, which is required.` }, { querystring: Type.Object(criteria.properties, { required: names }) })
+  return withSchema({ ...route.options, description: `${verb} the rows selected by the filter parameters ${list}: at least one is required, and a request without any is a 400.` }, { querystring: criteria })
 }
 
-const responseList = (klass: ViewClass): TSchema | undefined => {
-  const item = (klass as Loose).responseSchema
-  return item === undefined ? undefined : Type.Array(item)
-}
+const responseList = (klass: BulkClass): TSchema | undefined => klass.responseSchema === undefined ? undefined : Type.Array(klass.responseSchema)
 
-/** The four bulk actions on `bulkRoute` (docs/bulk.md). */
+/** The four bulk actions on `bulkRoute` (docs/bulk.md): what is the same for every class. */
 export const BULK_ACTIONS = {
-  bulkCreate: {
-    name: 'bulkCreate',
-    method: 'POST',
-    detail: false,
-    status: 201,
-    throws: [Conflict],
-    path: (k) => (k as Loose).bulkRoute!,
-    options: (k) => ({ ...batchLimit(k as Loose), schema: { body: arrayOf((k as Loose).createSchema, k as Loose) } }),
-    responseSchema: responseList,
-    emptyBody: (k) => (k as Loose).returnOnCreate === false
-  },
-  bulkUpdate: {
-    name: 'bulkUpdate',
-    method: 'PUT',
-    detail: false,
-    status: 204,
-    throws: [NotFound, Conflict],
-    path: (k) => (k as Loose).bulkRoute!,
-    options: (k) => ({ ...batchLimit(k as Loose), schema: { body: arrayOf((k as Loose).bulkUpdateSchema, k as Loose) } }),
-    emptyBody: () => true
-  },
-  updateMany: {
-    name: 'updateMany',
-    method: 'PATCH',
-    detail: false,
-    status: 200,
-    throws: [Conflict],
-    path: (k) => (k as Loose).bulkRoute!,
-    options: (k) => {
-      const values = (k as Loose).updateSchema
+  bulkCreate: { name: 'bulkCreate', method: 'POST', detail: false, status: 201, throws: [Conflict] },
+  bulkUpdate: { name: 'bulkUpdate', method: 'PUT', detail: false, status: 204, throws: [NotFound, Conflict] },
+  updateMany: { name: 'updateMany', method: 'PATCH', detail: false, status: 200, throws: [Conflict] },
+  bulkDelete: { name: 'bulkDelete', method: 'DELETE', detail: false, status: 204 }
+} as const satisfies Record<string, StandardAction>
+
+/** The bulk routes of a class, from its statics. */
+function bulkActionRoute (klass: BulkClass, action: StandardAction, inherited: ActionRoute): ActionRoute {
+  const route = { ...inherited, path: klass.bulkRoute }
+  switch (action.name) {
+    case 'bulkCreate':
+      return { ...route, options: batchOptions(klass, route, klass.createSchema), responseSchema: responseList(klass), emptyBody: klass.returnOnCreate === false }
+    case 'bulkUpdate':
+      return { ...route, options: batchOptions(klass, route, klass.bulkUpdateSchema) }
+    case 'updateMany': {
       // Only the fields sent are applied, so each is optional; an empty object would select
       // rows and change nothing: refused rather than a silent no-op. `updateSchema` itself
       // can stay the full PUT body of a CRUD view mixed in.
-      const body = values === undefined ? undefined : Type.Partial(values, { minProperties: 1 }) as TSchema
-      const { querystring, description } = selectionOptions(k as Loose, 'Updates')
-      return { description, schema: { ...(querystring === undefined ? {} : { querystring }), ...(body === undefined ? {} : { body }) } }
-    },
-    responseSchema: responseList,
-    emptyBody: (k) => (k as Loose).returnOnUpdate === false
-  },
-  bulkDelete: {
-    name: 'bulkDelete',
-    method: 'DELETE',
-    detail: false,
-    status: 204,
-    path: (k) => (k as Loose).bulkRoute!,
-    options: (k) => {
-      const { querystring, description } = selectionOptions(k as Loose, 'Deletes')
-      return { description, schema: querystring === undefined ? {} : { querystring } }
-    },
-    emptyBody: () => true
+      const options = selectionOptions(klass, route, 'Updates')
+      const values = klass.updateSchema
+      return {
+        ...route,
+        options: values === undefined ? options : withSchema(options, { body: Type.Partial(values, { minProperties: 1 }) }),
+        responseSchema: responseList(klass),
+        emptyBody: klass.returnOnUpdate === false
+      }
+    }
+    default:
+      return { ...route, options: selectionOptions(klass, route, 'Deletes') }
   }
-} satisfies Record<string, StandardAction>
+}
 
-const bulkMembers = (Base: typeof APIView): typeof APIView => {
+const BULK_NAMES = new Set(Object.keys(BULK_ACTIONS))
+
+const bulkMembers = <B extends ViewBase>(Base: B): B & BulkStatics => {
   const cls = class extends Base {
     static bulkRoute = '/bulk'
     static createSchema: TSchema | undefined = undefined
@@ -210,6 +191,11 @@ const bulkMembers = (Base: typeof APIView): typeof APIView => {
     static allowUnfiltered = false
     static returnOnCreate = true
     static returnOnUpdate = true
+
+    static override getActionRoute (action: StandardAction): ActionRoute {
+      const route = super.getActionRoute(action)
+      return BULK_NAMES.has(action.name) ? bulkActionRoute(this, action, route) : route
+    }
   }
   for (const hook of ['beforeBulkCreate', 'afterBulkCreate', 'beforeBulkUpdate', 'afterBulkUpdate', 'beforeUpdateMany', 'afterUpdateMany', 'beforeBulkDelete', 'afterBulkDelete']) {
     if (!(hook in cls.prototype)) Object.defineProperty(cls.prototype, hook, { value: () => undefined, writable: true, configurable: true })
@@ -237,9 +223,12 @@ function duplicateKeys (items: Array<Record<string, unknown>>, key: string): Pro
   return entries.sort((a, b) => a.index - b.index).map(({ index: _index, ...entry }) => entry)
 }
 
+/** The class of a generic bulk view (TypeScript types an instance's `constructor` as `Function`). */
+const classOf = (view: BulkView): BulkClass => view.constructor as BulkClass
+
 /** The criteria and positional arguments of PATCH and DELETE, options merged, the unfiltered guard applied. */
 function selection (view: BulkView, action: string): { args: unknown[], kwargs: Record<string, unknown> } {
-  const klass = view.constructor as Loose
+  const klass = classOf(view)
   const filter = view.getFilter(view.request)
   if (filter !== undefined && !klass.allowUnfiltered && Object.keys(filter.asKwargs()).length === 0) {
     throw new BadRequest('At least one filter parameter is required to select rows.')
@@ -256,7 +245,7 @@ const withKwargs = (view: BulkView, items: unknown, action: string): Array<Recor
 /** Generic bulk actions: one repository call per request, none for an empty batch, hooks around it. */
 // Each generic bulk action is a real method of a named class (what a stack trace or a
 // debugger stepping into `super.bulkCreate(request)` shows).
-const bulkImpls: Record<string, (base: typeof APIView) => typeof APIView> = {
+const bulkImpls: Record<string, (base: ViewBase) => ViewBase> = {
   bulkCreate: (Base) => class GenericBulkCreate extends Base {
     bulkCreate (this: BulkView, request: FastifyRequest): unknown {
       const data = withKwargs(this, request.body, 'bulkCreate')
@@ -268,7 +257,7 @@ const bulkImpls: Record<string, (base: typeof APIView) => typeof APIView> = {
   bulkUpdate: (Base) => class GenericBulkUpdate extends Base {
     bulkUpdate (this: BulkView, request: FastifyRequest): unknown {
       const data = withKwargs(this, request.body, 'bulkUpdate')
-      const duplicates = duplicateKeys(data, (this.constructor as Loose).primaryKey!)
+      const duplicates = duplicateKeys(data, classOf(this).primaryKey)
       if (duplicates.length > 0) throw new BadRequest('The request body is invalid.', { errors: duplicates })
       if (data.length === 0) return true
       return then(this, this.beforeBulkUpdate(data), () => then(this, this.repository.bulkUpdate(data, this.getRepositoryOptions('bulkUpdate')),
@@ -311,18 +300,17 @@ function requiresKey (schema: TSchema, key: string): boolean {
 }
 
 function genericBulkMembers (name: string) {
-  return (Base: typeof APIView): typeof APIView => {
+  return (Base: GenericBase): ViewBase => {
     const cls = class extends bulkMembers(Base) {
       static override assertRegistrable (): void {
         super.assertRegistrable()
         for (const attribute of REQUIRED[name]) {
-          if ((this as Loose)[attribute] !== undefined) continue
+          if (this[attribute] !== undefined) continue
           const hint = attribute === 'filter' ? ' (a filter class, or null to act on what getKwargs selects)' : ''
           throw new ConfigurationError('FV_ERR_BULK_CONFIG', `Cannot register ${this.name}: ${name} needs ${attribute}${hint}`)
         }
-        const klass = this as Loose
-        if (name === 'bulkUpdate' && !requiresKey(klass.bulkUpdateSchema!, klass.primaryKey!)) {
-          throw new ConfigurationError('FV_ERR_BULK_CONFIG', `Cannot register ${this.name}: bulkUpdateSchema must require the primary key "${klass.primaryKey!}" (set primaryKey to the field that identifies a PUT item)`)
+        if (name === 'bulkUpdate' && !requiresKey(this.bulkUpdateSchema!, this.primaryKey)) {
+          throw new ConfigurationError('FV_ERR_BULK_CONFIG', `Cannot register ${this.name}: bulkUpdateSchema must require the primary key "${this.primaryKey}" (set primaryKey to the field that identifies a PUT item)`)
         }
       }
 
@@ -361,18 +349,18 @@ export const AsyncBulkDestroyAPIView = actionMixin<Abstract<'asyncBulkDestroy'>>
 export const BulkDestroyAPIView = actionMixin<Abstract<'bulkDestroy'>>('BulkDestroyAPIView', BULK_ACTIONS.bulkDelete, [], bulkMembers)
 
 /** POST on `bulkRoute` over `repository.createMany`. */
-export const AsyncGenericBulkCreateAPIView = actionMixin<Generic<'asyncBulkCreate'>>('AsyncGenericBulkCreateAPIView', BULK_ACTIONS.bulkCreate, GENERIC, genericBulkMembers('bulkCreate'))
+export const AsyncGenericBulkCreateAPIView = actionMixin<Generic<'asyncBulkCreate'>, GenericBase>('AsyncGenericBulkCreateAPIView', BULK_ACTIONS.bulkCreate, GENERIC, genericBulkMembers('bulkCreate'))
 /** Sync counterpart of `AsyncGenericBulkCreateAPIView`. */
-export const GenericBulkCreateAPIView = actionMixin<Generic<'bulkCreate'>>('GenericBulkCreateAPIView', BULK_ACTIONS.bulkCreate, GENERIC, genericBulkMembers('bulkCreate'))
+export const GenericBulkCreateAPIView = actionMixin<Generic<'bulkCreate'>, GenericBase>('GenericBulkCreateAPIView', BULK_ACTIONS.bulkCreate, GENERIC, genericBulkMembers('bulkCreate'))
 /** PUT on `bulkRoute` over `repository.bulkUpdate`. */
-export const AsyncGenericBulkUpdateAPIView = actionMixin<Generic<'asyncBulkUpdate'>>('AsyncGenericBulkUpdateAPIView', BULK_ACTIONS.bulkUpdate, GENERIC, genericBulkMembers('bulkUpdate'))
+export const AsyncGenericBulkUpdateAPIView = actionMixin<Generic<'asyncBulkUpdate'>, GenericBase>('AsyncGenericBulkUpdateAPIView', BULK_ACTIONS.bulkUpdate, GENERIC, genericBulkMembers('bulkUpdate'))
 /** Sync counterpart of `AsyncGenericBulkUpdateAPIView`. */
-export const GenericBulkUpdateAPIView = actionMixin<Generic<'bulkUpdate'>>('GenericBulkUpdateAPIView', BULK_ACTIONS.bulkUpdate, GENERIC, genericBulkMembers('bulkUpdate'))
+export const GenericBulkUpdateAPIView = actionMixin<Generic<'bulkUpdate'>, GenericBase>('GenericBulkUpdateAPIView', BULK_ACTIONS.bulkUpdate, GENERIC, genericBulkMembers('bulkUpdate'))
 /** PATCH on `bulkRoute` over `repository.updateMany`. */
-export const AsyncGenericUpdateManyAPIView = actionMixin<Generic<'asyncUpdateMany'>>('AsyncGenericUpdateManyAPIView', BULK_ACTIONS.updateMany, GENERIC, genericBulkMembers('updateMany'))
+export const AsyncGenericUpdateManyAPIView = actionMixin<Generic<'asyncUpdateMany'>, GenericBase>('AsyncGenericUpdateManyAPIView', BULK_ACTIONS.updateMany, GENERIC, genericBulkMembers('updateMany'))
 /** Sync counterpart of `AsyncGenericUpdateManyAPIView`. */
-export const GenericUpdateManyAPIView = actionMixin<Generic<'updateMany'>>('GenericUpdateManyAPIView', BULK_ACTIONS.updateMany, GENERIC, genericBulkMembers('updateMany'))
+export const GenericUpdateManyAPIView = actionMixin<Generic<'updateMany'>, GenericBase>('GenericUpdateManyAPIView', BULK_ACTIONS.updateMany, GENERIC, genericBulkMembers('updateMany'))
 /** DELETE on `bulkRoute` over `repository.deleteMany`. */
-export const AsyncGenericBulkDestroyAPIView = actionMixin<Generic<'asyncBulkDestroy'>>('AsyncGenericBulkDestroyAPIView', BULK_ACTIONS.bulkDelete, GENERIC, genericBulkMembers('bulkDelete'))
+export const AsyncGenericBulkDestroyAPIView = actionMixin<Generic<'asyncBulkDestroy'>, GenericBase>('AsyncGenericBulkDestroyAPIView', BULK_ACTIONS.bulkDelete, GENERIC, genericBulkMembers('bulkDelete'))
 /** Sync counterpart of `AsyncGenericBulkDestroyAPIView`. */
-export const GenericBulkDestroyAPIView = actionMixin<Generic<'bulkDestroy'>>('GenericBulkDestroyAPIView', BULK_ACTIONS.bulkDelete, GENERIC, genericBulkMembers('bulkDelete'))
+export const GenericBulkDestroyAPIView = actionMixin<Generic<'bulkDestroy'>, GenericBase>('GenericBulkDestroyAPIView', BULK_ACTIONS.bulkDelete, GENERIC, genericBulkMembers('bulkDelete'))

@@ -4,16 +4,16 @@ import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationH
 import type { APIView } from './api-view.js'
 import { PreconditionFailed, PreconditionRequired } from '../http/errors.js'
 import type { ActionViewClass } from './actions.js'
-import { defineMixin } from './mixins.js'
+import { defineMixin, type ViewBase } from './mixins.js'
 import {
   etagOf, failsPrecondition, httpDate, isNotModified, parseEntityTags, parseHttpDate, toSeconds, weakMatch, type Validators
 } from '../http/preconditions.js'
 import { alwaysSent } from '../http/response-headers.js'
 import { honoursPreconditions, type Precondition } from '../stores/repository.js'
-import { compileRepresentation, type SerializerOptions } from '../schema/wire.js'
+import { compileRepresentation } from '../schema/wire.js'
 import { validateTargetEarly } from '../schema/validation.js'
 import type { ResponsesMap } from '../routes/types.js'
-import { keepView, type View, type RouteDefinition } from './view.js'
+import { keepView, type RouteDefinition } from './view.js'
 import { then } from '../core/maybe-promise.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 
@@ -67,7 +67,8 @@ declare module './mixins.js' {
   interface ActionRegistry<M> { conditional: ConditionalMembers }
 }
 
-type Loose = typeof View & Partial<ConditionalStatics> & { responseSchema?: TSchema, defaultSerializerOptions?: SerializerOptions }
+/** A class with `ConditionalMixin`'s statics, as the mixin builds it. */
+type ConditionalClass = ViewBase & ConditionalStatics
 /** Where a view serving a conditional write keeps the representation its route hashes. */
 const REPRESENTATION = Symbol('fastify-views.representation')
 
@@ -137,7 +138,7 @@ const etagOnWrite: onSendHookHandler = (_request, reply, payload, done) => {
  * property lookups; one with them reads the current validators and answers 412 when
  * they fail (section 13.2.2).
  */
-function preconditionCheck (klass: Loose, representation: ((value: unknown) => string) | undefined): preValidationHookHandler {
+function preconditionCheck (klass: ConditionalClass, representation: ((value: unknown) => string) | undefined): preValidationHookHandler {
   const Klass = klass as unknown as new (request: FastifyRequest, reply: FastifyReply) => ConditionalView // a view class is constructed with the request and reply; its statics type says nothing of instances
   const required = klass.requirePreconditions === true
   async function evaluate (request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -183,7 +184,7 @@ function validatorsOf (view: ConditionalView, item: unknown): Validators {
   const represent = view[REPRESENTATION]
   const validators: Validators = {}
   if (represent !== undefined) validators.etag = etagOf(represent(item))
-  const field = (view.constructor as Loose).lastModifiedField
+  const field = (view.constructor as ConditionalClass).lastModifiedField // an instance's constructor is its class
   if (field !== undefined) validators.lastModified = (item as Record<string, Date | string | number>)[field]
   return validators
 }
@@ -208,7 +209,7 @@ const LAST_MODIFIED = Type.String({
   examples: ['Thu, 01 Jan 2026 10:00:00 GMT']
 })
 
-const validatorHeaders = (klass: Loose, route: RouteDefinition): Record<string, unknown> => {
+const validatorHeaders = (klass: ConditionalClass, route: RouteDefinition): Record<string, unknown> => {
   const etag = Type.String({ description: 'Strong validator of the representation (RFC 9110 section 8.8.3).' })
   // With etag = true every 2xx and 304 of the route carries one; hand-rolled validators may not.
   const headers: Record<string, unknown> = { etag: klass.etag === true ? alwaysSent(etag) : etag }
@@ -235,11 +236,12 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
 
     static override assertRegistrable (): void {
       super.assertRegistrable()
-      const self = this as Loose & { repository?: unknown }
-      if (self.etag !== true && self.conditionalRequests !== true) return
+      if (this.etag !== true && this.conditionalRequests !== true) return
       const writes = this.standardActions().filter((a) => GENERIC_WRITES.has(a.name)).map((a) => a.name)
       // A repository from an instance getter is only known per request: its class answers for it.
-      if (writes.length === 0 || self.repository === undefined || honoursPreconditions(self.repository)) return
+      // The repository is GenericViewMixin's static, when there is one.
+      const repository: unknown = 'repository' in this ? this.repository : undefined
+      if (writes.length === 0 || repository === undefined || honoursPreconditions(repository)) return
       throw new ConfigurationError('FV_ERR_NOT_ATOMIC', `Cannot register ${this.name}: it checks If-Match on ${writes.join(', ')}, but its repository does not declare ` +
         'atomicPreconditions: true, so a concurrent write could slip between the check and the write. Evaluate options.precondition ' +
         'in update and delete in the same step as the write and declare it (docs/repositories.md, "Conditional writes").')
@@ -247,46 +249,42 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
 
     static override routeHooks (route: RouteDefinition, method: string): ReturnType<typeof Base.routeHooks> {
       const inherited = super.routeHooks(route, method)
-      const self = this as Loose
-      if (self.etag === true && SAFE.has(method)) {
-        const stamp = self.lastModifiedField === undefined ? [] : [lastModifiedStamp(self.lastModifiedField)]
+      if (this.etag === true && SAFE.has(method)) {
+        const stamp = this.lastModifiedField === undefined ? [] : [lastModifiedStamp(this.lastModifiedField)]
         return { ...inherited, onSend: [etagOnSend, ...toList(inherited.onSend)], preSerialization: [...stamp, ...toList(inherited.preSerialization)] }
       }
-      if ((self.etag === true || self.conditionalRequests === true) && UNSAFE.has(method) && route.path.includes(':')) {
+      if ((this.etag === true || this.conditionalRequests === true) && UNSAFE.has(method) && route.path.includes(':')) {
         // The representation GET sends, compiled now with the application's serializers: the one its ETag was hashed from.
-        // (Every conditional view is an APIView, which declares defaultSerializerOptions.)
-        const representation = self.responseSchema === undefined
+        const representation = this.responseSchema === undefined
           ? undefined
-          : compileRepresentation(self.responseSchema, self.defaultSerializerOptions!, route.compileSerializer)
-        const hooks = { ...inherited, preValidation: [preconditionCheck(self, representation), ...toList(inherited.preValidation)] }
+          : compileRepresentation(this.responseSchema, this.defaultSerializerOptions, route.compileSerializer)
+        const hooks = { ...inherited, preValidation: [preconditionCheck(this, representation), ...toList(inherited.preValidation)] }
         // A write's response carries the new validators, equal to what a GET would send, so a
         // client can chain conditional writes without reading again (RFC 9110 §8.8.3).
-        if (self.etag !== true || method === 'DELETE') return hooks
-        const stamp = self.lastModifiedField === undefined ? [] : [lastModifiedStamp(self.lastModifiedField)]
+        if (this.etag !== true || method === 'DELETE') return hooks
+        const stamp = this.lastModifiedField === undefined ? [] : [lastModifiedStamp(this.lastModifiedField)]
         return { ...hooks, onSend: [etagOnWrite, ...toList(inherited.onSend)], preSerialization: [...stamp, ...toList(inherited.preSerialization)] }
       }
       return inherited
     }
 
     static override extraResponses (route: RouteDefinition, method: string): ResponsesMap | undefined {
-      const self = this as Loose
-      if (self.etag !== true && self.conditionalRequests !== true) return super.extraResponses(route, method)
+      if (this.etag !== true && this.conditionalRequests !== true) return super.extraResponses(route, method)
       if (SAFE.has(method)) {
-        const headers = validatorHeaders(self, route)
+        const headers = validatorHeaders(this, route)
         return { [route.status]: { headers }, 304: { description: 'Not Modified: the client\'s copy is current.', headers } }
       }
       if (UNSAFE.has(method) && route.path.includes(':')) {
         const refusals: ResponsesMap = { 412: { errors: [PreconditionFailed] } }
-        if (self.requirePreconditions === true) refusals[428] = { errors: [PreconditionRequired] }
-        if (self.etag !== true || method === 'DELETE') return refusals
-        return { [route.status]: { headers: validatorHeaders(self, route) }, ...refusals }
+        if (this.requirePreconditions === true) refusals[428] = { errors: [PreconditionRequired] }
+        if (this.etag !== true || method === 'DELETE') return refusals
+        return { [route.status]: { headers: validatorHeaders(this, route) }, ...refusals }
       }
       return super.extraResponses(route, method)
     }
 
     static override documentedHeaders (route: RouteDefinition, method: string): Record<string, TSchema> | undefined {
-      const self = this as Loose
-      if (self.etag !== true && self.conditionalRequests !== true) return super.documentedHeaders(route, method)
+      if (this.etag !== true && this.conditionalRequests !== true) return super.documentedHeaders(route, method)
       if (SAFE.has(method)) return READ_CONDITIONS
       if (UNSAFE.has(method) && route.path.includes(':')) return WRITE_CONDITIONS
       return super.documentedHeaders(route, method)
@@ -307,7 +305,7 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
       this.reply.header('last-modified', new Date(lastModified).toUTCString())
       // With `etag`, a 304 must carry the ETag the 200 would have (RFC 9110 section 15.4.5),
       // which exists only once the body is serialized: the onSend hook decides then.
-      if ((this.constructor as Loose).etag === true) return undefined
+      if ((this.constructor as ConditionalClass).etag === true) return undefined // an instance's constructor is its class
       return SAFE.has(this.request.method) && isNotModified(this.request.headers, { lastModified }) ? this.notModified() : undefined
     }
 

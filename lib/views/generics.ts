@@ -1,16 +1,16 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import {
-  actionMixin, createMembers, DETAIL, listMembers, STANDARD_ACTIONS, updateMembers,
+  actionMixin, createMembers, DETAIL, listMembers, STANDARD_ACTIONS, updateMembers, withSchema,
   type ActionViewClass, type CreateStatics, type DetailStatics, type ItemOf, type ListStatics, type UpdateStatics
 } from './actions.js'
 import type { APIView } from './api-view.js'
 import { orderToken, type BaseFilter, type FilterClass } from '../query/filters.js'
-import { defineMixin, type ActionRegistry, type MixinClass } from './mixins.js'
+import { defineMixin, type ActionRegistry, type MixinClass, type ViewBase } from './mixins.js'
 import type { ConditionalMembers } from './conditional.js'
 import { CursorPage, encodeCursor, NumberedPage, OffsetPage } from '../query/pagination.js'
 import type { AsyncRepository, Criteria, ListQuery, OrderKey, Repository, RepositoryOptions } from '../stores/repository.js'
-import { type ViewClass, type StandardAction } from './view.js'
+import type { ActionRoute, StandardAction } from './view.js'
 import { then, type Awaitable } from '../core/maybe-promise.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 
@@ -65,7 +65,8 @@ export interface GenericStatics<R = object> {
   repositoryOptions: RepositoryOptions
 }
 
-type Loose = ViewClass & Partial<GenericStatics> & { responseSchema?: TSchema }
+/** A base with the statics of `GenericViewMixin` below it: what every generic action builds on. */
+export type GenericBase = ViewBase & GenericStatics
 type GenericView = APIView & GenericMembers<unknown, false>
 
 /** The class of generic views: a repository, an optional filter, the `get*` hooks (docs/generics.md). */
@@ -88,7 +89,7 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
     }
 
     get repository (): AnyRepository {
-      return (this.constructor as Loose).repository as AnyRepository
+      return (this.constructor as typeof cls).repository as AnyRepository
     }
 
     getKwargs (_action?: string): Criteria {
@@ -96,11 +97,11 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
     }
 
     getRepositoryOptions (_action: string): RepositoryOptions {
-      return (this.constructor as Loose).repositoryOptions!
+      return (this.constructor as typeof cls).repositoryOptions
     }
 
     getFilter (request: FastifyRequest): BaseFilter | undefined {
-      const Filter = (this.constructor as Loose).filter
+      const Filter = (this.constructor as typeof cls).filter
       return Filter == null ? undefined : new Filter(request.query as Record<string, unknown>)
     }
 
@@ -175,8 +176,7 @@ function detailCriteria (view: GenericView, request: FastifyRequest, action: str
 }
 
 /** The list response of a generic view comes from its filter, whatever `responseSchemaAsList` says. */
-function pageSchema (klass: ViewClass): TSchema | undefined {
-  const { responseSchema: item, filter } = klass as Loose
+function pageSchema (item: TSchema | undefined, filter: FilterClass | null): TSchema | undefined {
   if (item === undefined) return undefined
   switch (filter?.pagination) {
     case 'page': return NumberedPage(item)
@@ -186,55 +186,49 @@ function pageSchema (klass: ViewClass): TSchema | undefined {
   }
 }
 
-/** The generic actions: the standard ones with the list's query and page taken from the filter. */
-export const GENERIC_ACTIONS = {
-  list: {
-    ...STANDARD_ACTIONS.list,
-    options: (k) => {
-      const filter = (k as Loose).filter
-      return filter == null ? {} : { schema: { querystring: filter.querySchema() } }
-    },
-    responseSchema: pageSchema
-  }
-} satisfies Record<string, StandardAction>
-
 /** What every generic action mixin requires below it. */
 export const GENERIC: MixinClass[] = [GenericViewMixin]
 
 // Each generic action is a real method of a named class, so a stack trace or a debugger
 // stepping into `super.partialUpdate(request)` lands in `GenericPartialUpdate.partialUpdate`.
-type Members = (base: typeof APIView) => typeof APIView
+const listImpl = <B extends GenericBase>(Base: B): ViewBase => class GenericList extends listMembers(Base) {
+  // The query parameters are the filter's fields, and the page its pagination shapes.
+  static override getActionRoute (action: StandardAction): ActionRoute {
+    const route = super.getActionRoute(action)
+    if (action.name !== 'list') return route
+    const options = this.filter == null ? route.options : withSchema(route.options, { querystring: this.filter.querySchema() })
+    return { ...route, options, responseSchema: pageSchema(this.responseSchema, this.filter) }
+  }
 
-const listImpl: Members = (Base) => class GenericList extends listMembers(Base) {
   list (this: GenericView, request: FastifyRequest): unknown { return genericList(this, request) }
 }
 
-const createImpl: Members = (Base) => class GenericCreate extends createMembers(Base) {
+const createImpl = (Base: GenericBase): ViewBase => class GenericCreate extends createMembers(Base) {
   create (this: GenericView, request: FastifyRequest): unknown {
     return this.repository.create({ ...(request.body as Record<string, unknown>), ...this.getKwargs('create') }, this.getRepositoryOptions('create'))
   }
 }
 
-const retrieveImpl: Members = (Base) => class GenericRetrieve extends Base {
+const retrieveImpl = (Base: GenericBase): ViewBase => class GenericRetrieve extends Base {
   retrieve (this: GenericView, request: FastifyRequest): unknown {
     return this.repository.get(detailCriteria(this, request, 'retrieve'), this.getRepositoryOptions('retrieve'))
   }
 }
 
-const updateImpl: Members = (Base) => class GenericUpdate extends updateMembers(Base) {
+const updateImpl = (Base: GenericBase): ViewBase => class GenericUpdate extends updateMembers(Base) {
   update (this: GenericView, request: FastifyRequest): unknown {
     return this.repository.update(detailCriteria(this, request, 'update'), request.body as Record<string, unknown>, writeOptions(this, request, 'update'))
   }
 }
 
-const partialUpdateImpl: Members = (Base) => class GenericPartialUpdate extends updateMembers(Base) {
+const partialUpdateImpl = (Base: GenericBase): ViewBase => class GenericPartialUpdate extends updateMembers(Base) {
   // The body holds only what the client sent, so a partial update changes only those fields.
   partialUpdate (this: GenericView, request: FastifyRequest): unknown {
     return this.repository.update(detailCriteria(this, request, 'partialUpdate'), request.body as Record<string, unknown>, writeOptions(this, request, 'partialUpdate'))
   }
 }
 
-const destroyImpl: Members = (Base) => class GenericDestroy extends Base {
+const destroyImpl = (Base: GenericBase): ViewBase => class GenericDestroy extends Base {
   destroy (this: GenericView, request: FastifyRequest): unknown {
     return then(this.repository.delete(detailCriteria(this, request, 'destroy'), writeOptions(this, request, 'destroy')), (deleted) => deleted ? true : null)
   }
@@ -256,26 +250,26 @@ type G<K extends keyof ActionRegistry<unknown>, S> = ActionViewClass<K | Family<
 type Detail<K extends keyof ActionRegistry<unknown>, S = unknown> = ActionViewClass<K | Family<K> | 'detail', GenericStatics<RepositoryOf<K>> & DetailStatics & S>
 
 /** GET on the prefix over `repository.list` (and `count` for numbered and offset pages), filtered by `filter`. */
-export const AsyncGenericListAPIView = actionMixin<G<'asyncList', ListStatics>>('AsyncGenericListAPIView', GENERIC_ACTIONS.list, GENERIC, listImpl)
+export const AsyncGenericListAPIView = actionMixin<G<'asyncList', ListStatics>, GenericBase>('AsyncGenericListAPIView', STANDARD_ACTIONS.list, GENERIC, listImpl)
 /** Sync counterpart of `AsyncGenericListAPIView`. */
-export const GenericListAPIView = actionMixin<G<'list', ListStatics>>('GenericListAPIView', GENERIC_ACTIONS.list, GENERIC, listImpl)
+export const GenericListAPIView = actionMixin<G<'list', ListStatics>, GenericBase>('GenericListAPIView', STANDARD_ACTIONS.list, GENERIC, listImpl)
 /** POST on the prefix over `repository.create` (`getKwargs('create')` merged into the values); `null` is a 409. */
-export const AsyncGenericCreateAPIView = actionMixin<G<'asyncCreate', CreateStatics>>('AsyncGenericCreateAPIView', STANDARD_ACTIONS.create, GENERIC, createImpl)
+export const AsyncGenericCreateAPIView = actionMixin<G<'asyncCreate', CreateStatics>, GenericBase>('AsyncGenericCreateAPIView', STANDARD_ACTIONS.create, GENERIC, createImpl)
 /** Sync counterpart of `AsyncGenericCreateAPIView`. */
-export const GenericCreateAPIView = actionMixin<G<'create', CreateStatics>>('GenericCreateAPIView', STANDARD_ACTIONS.create, GENERIC, createImpl)
+export const GenericCreateAPIView = actionMixin<G<'create', CreateStatics>, GenericBase>('GenericCreateAPIView', STANDARD_ACTIONS.create, GENERIC, createImpl)
 /** GET on the detail route over `repository.get`. */
-export const AsyncGenericRetrieveAPIView = actionMixin<Detail<'asyncRetrieve'>>('AsyncGenericRetrieveAPIView', STANDARD_ACTIONS.retrieve, [...GENERIC, ...DETAIL], retrieveImpl)
+export const AsyncGenericRetrieveAPIView = actionMixin<Detail<'asyncRetrieve'>, GenericBase>('AsyncGenericRetrieveAPIView', STANDARD_ACTIONS.retrieve, [...GENERIC, ...DETAIL], retrieveImpl)
 /** Sync counterpart of `AsyncGenericRetrieveAPIView`. */
-export const GenericRetrieveAPIView = actionMixin<Detail<'retrieve'>>('GenericRetrieveAPIView', STANDARD_ACTIONS.retrieve, [...GENERIC, ...DETAIL], retrieveImpl)
+export const GenericRetrieveAPIView = actionMixin<Detail<'retrieve'>, GenericBase>('GenericRetrieveAPIView', STANDARD_ACTIONS.retrieve, [...GENERIC, ...DETAIL], retrieveImpl)
 /** PUT on the detail route over `repository.update`. */
-export const AsyncGenericUpdateAPIView = actionMixin<Detail<'asyncUpdate', UpdateStatics & Pick<CreateStatics, 'createSchema'>>>('AsyncGenericUpdateAPIView', STANDARD_ACTIONS.update, [...GENERIC, ...DETAIL], updateImpl)
+export const AsyncGenericUpdateAPIView = actionMixin<Detail<'asyncUpdate', UpdateStatics & Pick<CreateStatics, 'createSchema'>>, GenericBase>('AsyncGenericUpdateAPIView', STANDARD_ACTIONS.update, [...GENERIC, ...DETAIL], updateImpl)
 /** Sync counterpart of `AsyncGenericUpdateAPIView`. */
-export const GenericUpdateAPIView = actionMixin<Detail<'update', UpdateStatics & Pick<CreateStatics, 'createSchema'>>>('GenericUpdateAPIView', STANDARD_ACTIONS.update, [...GENERIC, ...DETAIL], updateImpl)
+export const GenericUpdateAPIView = actionMixin<Detail<'update', UpdateStatics & Pick<CreateStatics, 'createSchema'>>, GenericBase>('GenericUpdateAPIView', STANDARD_ACTIONS.update, [...GENERIC, ...DETAIL], updateImpl)
 /** PATCH on the detail route over `repository.update` with only the fields sent. */
-export const AsyncGenericPartialUpdateAPIView = actionMixin<Detail<'asyncPartialUpdate', UpdateStatics & Pick<CreateStatics, 'createSchema'>>>('AsyncGenericPartialUpdateAPIView', STANDARD_ACTIONS.partialUpdate, [...GENERIC, ...DETAIL], partialUpdateImpl)
+export const AsyncGenericPartialUpdateAPIView = actionMixin<Detail<'asyncPartialUpdate', UpdateStatics & Pick<CreateStatics, 'createSchema'>>, GenericBase>('AsyncGenericPartialUpdateAPIView', STANDARD_ACTIONS.partialUpdate, [...GENERIC, ...DETAIL], partialUpdateImpl)
 /** Sync counterpart of `AsyncGenericPartialUpdateAPIView`. */
-export const GenericPartialUpdateAPIView = actionMixin<Detail<'partialUpdate', UpdateStatics & Pick<CreateStatics, 'createSchema'>>>('GenericPartialUpdateAPIView', STANDARD_ACTIONS.partialUpdate, [...GENERIC, ...DETAIL], partialUpdateImpl)
+export const GenericPartialUpdateAPIView = actionMixin<Detail<'partialUpdate', UpdateStatics & Pick<CreateStatics, 'createSchema'>>, GenericBase>('GenericPartialUpdateAPIView', STANDARD_ACTIONS.partialUpdate, [...GENERIC, ...DETAIL], partialUpdateImpl)
 /** DELETE on the detail route over `repository.delete`; nothing deleted is a 404. */
-export const AsyncGenericDestroyAPIView = actionMixin<Detail<'asyncDestroy'>>('AsyncGenericDestroyAPIView', STANDARD_ACTIONS.destroy, [...GENERIC, ...DETAIL], destroyImpl)
+export const AsyncGenericDestroyAPIView = actionMixin<Detail<'asyncDestroy'>, GenericBase>('AsyncGenericDestroyAPIView', STANDARD_ACTIONS.destroy, [...GENERIC, ...DETAIL], destroyImpl)
 /** Sync counterpart of `AsyncGenericDestroyAPIView`. */
-export const GenericDestroyAPIView = actionMixin<Detail<'destroy'>>('GenericDestroyAPIView', STANDARD_ACTIONS.destroy, [...GENERIC, ...DETAIL], destroyImpl)
+export const GenericDestroyAPIView = actionMixin<Detail<'destroy'>, GenericBase>('GenericDestroyAPIView', STANDARD_ACTIONS.destroy, [...GENERIC, ...DETAIL], destroyImpl)

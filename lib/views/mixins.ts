@@ -3,10 +3,17 @@ import { APIView } from './api-view.js'
 import type { Dependency } from '../routes/types.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 
+/**
+ * A base a mixin extends: `APIView` or a class built on it, with its statics. The construct
+ * signature takes `any[]` because TypeScript allows a class to extend a type parameter only
+ * through such a signature (TS2545), which is how a mixin keeps the statics of its base.
+ */
+export type ViewBase = (new (...args: any[]) => APIView) & Omit<typeof APIView, 'prototype'>
+
 /** The runtime description of a mixin: how it extends a base, and what it needs below it. */
 export interface MixinInfo {
   readonly name: string
-  readonly apply: (base: typeof APIView) => typeof APIView
+  readonly apply: (base: ViewBase) => ViewBase
   readonly requires: readonly MixinInfo[]
 }
 
@@ -44,19 +51,22 @@ function linearize (infos: readonly MixinInfo[]): MixinInfo[] {
   return kept
 }
 
-function build (infos: readonly MixinInfo[], name: string): typeof APIView {
-  let base: typeof APIView = APIView
+function build (infos: readonly MixinInfo[], name: string): ViewBase {
+  let base: ViewBase = APIView
   for (const info of linearize(infos).reverse()) base = info.apply(base)
   Object.defineProperty(base, 'name', { value: name })
   return base
 }
 
 /**
- * Declares a mixin: `apply` extends any `APIView` base. The returned class is the
- * mixin applied to `APIView` (with what it requires), usable alone or in `mix(...)`.
+ * Declares a mixin: `apply` extends a base that has what `requires` lists (by default any
+ * `APIView`). The returned class is the mixin applied to `APIView` with what it requires,
+ * usable alone or in `mix(...)`.
  */
-export function defineMixin<C> (name: string, apply: (base: typeof APIView) => typeof APIView, requires: readonly MixinClass[] = []): C {
-  const info: MixinInfo = { name, apply, requires: requires.map((r) => r[MIXIN]) }
+export function defineMixin<C, B extends ViewBase = ViewBase> (name: string, apply: (base: B) => ViewBase, requires: readonly MixinClass[] = []): C {
+  // `build` applies every mixin in `requires` below this one (linearize), so the base it
+  // hands `apply` always has the statics `B` names.
+  const info: MixinInfo = { name, apply: apply as (base: ViewBase) => ViewBase, requires: requires.map((r) => r[MIXIN]) }
   const standalone = build([info], name)
   Object.defineProperty(standalone, MIXIN, { value: info })
   return standalone as unknown as C // the one bridge from the run-time class to the class type the mixin declares

@@ -6,30 +6,35 @@ import type { ResponseHeadersClass } from '../http/response-headers.js'
 import type { ResponsesMap, ViewRouteOptions } from '../routes/types.js'
 
 /**
- * A standard action a view class contributes (list, create, retrieve, ...): the
- * route it gets when the class implements the method, whatever decorators it has.
+ * A standard action a view class contributes (list, create, retrieve, ...): the route it
+ * gets when the class implements the method, whatever decorators it has. Plain data: what
+ * depends on the class (schemas, the 404, an empty body) comes from `getActionRoute`.
  */
 export interface StandardAction {
   /** The action and method name: `list`, `create`, `retrieve`, ... */
-  name: string
-  method: HTTPMethods
+  readonly name: string
+  readonly method: HTTPMethods
   /** Whether the route is the detail route (`/:id`) rather than the prefix itself. */
-  detail: boolean
-  /** A path of its own relative to the prefix (bulk actions: `bulkRoute`), instead of the prefix or the detail route. */
-  path?: (view: ViewClass) => string
-  status: number
-  /** The options the action generates (schemas, documented errors); the method's own decorators win. */
-  options: (view: ViewClass) => ViewRouteOptions
-  /** The success body schema, derived from the class (a list wraps `responseSchema` in an array). */
-  responseSchema?: (view: ViewClass) => TSchema | undefined
+  readonly detail: boolean
+  readonly status: number
   /** Errors documented on the action (404 on detail actions, 409 on create). */
-  throws?: APIErrorClass[]
+  readonly throws?: readonly APIErrorClass[]
+}
+
+/** What a class makes of one of its standard actions: the parts that depend on its statics. */
+export interface ActionRoute {
+  /** Relative to the prefix: `/`, the detail route, or a path of its own (`bulkRoute`). */
+  path: string
+  /** The options the action generates (schemas, documented errors); the method's own decorators win. */
+  options: ViewRouteOptions
+  /** The success body schema (a list wraps `responseSchema` in an array). */
+  responseSchema?: TSchema | undefined
   /** Returning `null` or `undefined` throws the error this makes (detail actions with `raiseOnNone`). */
-  onNone?: (view: ViewClass) => (() => Error) | undefined
-  /** The success response has no body (`returnOnCreate = false`). */
-  emptyBody?: (view: ViewClass) => boolean
+  onNone?: (() => Error) | undefined
+  /** The success response has no body (`returnOnCreate = false`, a 204). */
+  emptyBody: boolean
   /** Work on the reply once the action returned a value (the `Location` of a create), if the class needs any. */
-  after?: (view: ViewClass) => AfterAction | undefined
+  after?: AfterAction | undefined
 }
 
 /** Runs after an action returned a non-empty value, before the response is built. */
@@ -110,6 +115,14 @@ export class View {
    */
   static standardActions (): StandardAction[] {
     return []
+  }
+
+  /**
+   * The route of one standard action of this class. Each mixin that owns an action (or a
+   * static the action reads) overrides it for that action and calls `super` for the rest.
+   */
+  static getActionRoute (action: StandardAction): ActionRoute {
+    return { path: action.detail ? this.getDetailRoute(action.name) : '/', options: {}, emptyBody: action.status === 204 }
   }
 
   /**
