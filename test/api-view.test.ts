@@ -3,6 +3,8 @@ import { Type } from '@sinclair/typebox'
 import { APIView, Get, Post, type SerializerOptions, type ViewRequest } from '../lib/index.js'
 import { build, problem } from './helpers.js'
 
+const CaseParams = Type.Object({ case: Type.String() })
+
 const Item = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
@@ -39,6 +41,44 @@ test('validateResponse: a returned value that does not match is a 500 and nothin
   t.notMatch(res.body, /secret|one/)
   t.match(lines.join(''), /"mismatches":\[\{"detail":"Expected integer","pointer":"#\/id"\}\]/, 'the log names the mismatch')
   t.same((await app.inject('/good')).json(), { id: 1, name: 'x' }, 'unknown properties are dropped by the serializer')
+})
+
+test('validateResponse checks the shape by default; strictResponse adds formats and bounds', async (t) => {
+  const Event = Type.Object({
+    id: Type.Integer({ minimum: 1 }),
+    code: Type.String({ pattern: '^[A-Z]{3}$', minLength: 3, maxLength: 3 }),
+    at: Type.String({ format: 'date-time' }),
+    tags: Type.Array(Type.String(), { minItems: 1, uniqueItems: true }),
+    kind: Type.Union([Type.Literal('a'), Type.Literal('b')]),
+    parent: Type.Union([Type.Object({ id: Type.Integer() }), Type.Null()])
+  })
+  // Within the shape, outside every bound.
+  const outOfBounds = { id: 0, code: 'toolong', at: 'yesterday', tags: [], kind: 'a', parent: null }
+  const shapes: Record<string, unknown> = {
+    '/type': { ...outOfBounds, id: '1' },
+    '/missing': { code: 'ABC', at: '2026-01-01T00:00:00.000Z', tags: ['x'], kind: 'a', parent: null },
+    '/literal': { ...outOfBounds, kind: 'c' },
+    '/nested': { ...outOfBounds, parent: { id: 'x' } },
+    '/item': { ...outOfBounds, tags: [1] }
+  }
+  class Events extends APIView {
+    static override responseSchema = Event
+    @Get('/bounds') bounds () { return outOfBounds }
+    @Get('/:case', { schema: { params: CaseParams } }) shape (request: ViewRequest<{ params: typeof CaseParams }>) { return shapes['/' + request.params.case] }
+  }
+  class StrictEvents extends Events {
+    static override strictResponse = true
+  }
+  const app = await build({ views: [{ view: Events, prefix: '/default' }, { view: StrictEvents, prefix: '/strict' }] })
+  t.teardown(() => app.close())
+  const sent = await app.inject('/default/bounds')
+  t.equal(sent.statusCode, 200, 'the default check lets value constraints pass')
+  t.same(sent.json(), outOfBounds, 'the value is sent as returned')
+  problem(t, await app.inject('/strict/bounds'), 500)
+  for (const path of Object.keys(shapes)) {
+    problem(t, await app.inject('/default' + path), 500)
+    problem(t, await app.inject('/strict' + path), 500)
+  }
 })
 
 test('validateResponse = false serializes without validating', async (t) => {

@@ -11,7 +11,7 @@ const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
  */
 const requireJsonBody: preParsingHookHandler = function requireJsonBody (request, _reply, payload, done) {
   const type = request.headers['content-type']
-  if (type !== undefined && !JSON_MEDIA_TYPE.test(type)) {
+  if (type !== undefined && type !== 'application/json' && !JSON_MEDIA_TYPE.test(type)) {
     done(new UnsupportedMediaType(`This route takes application/json, not ${type.split(';')[0].trim()}.`))
     return
   }

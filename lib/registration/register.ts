@@ -40,7 +40,7 @@ export interface RouterContext {
 }
 
 type ViewStatics = ViewClass & Partial<Pick<typeof APIView,
-  'responseSchema' | 'validateResponse' | 'fromAttributes' | 'defaultSerializerOptions' | 'defaultErrors' | 'errors' | 'raises' | 'getDependencies'>>
+  'responseSchema' | 'validateResponse' | 'strictResponse' | 'fromAttributes' | 'defaultSerializerOptions' | 'defaultErrors' | 'errors' | 'raises' | 'getDependencies'>>
 
 /** Joins a prefix and a route path: `('/items', '/')` -> `/items`, `('', '/')` -> `/`. */
 export function joinPath (prefix: string, path: string): string {
@@ -167,7 +167,7 @@ function applySerializerOptions (form: WireForm, served: WireForm, value: unknow
 function buildFinish (klass: ViewStatics, route: CollectedRoute): Finish {
   const { status, emptyBody, onNone, after } = route
   const schema = route.responseSchema
-  const check = schema !== undefined && klass.validateResponse === true ? compileResponseCheck(schema, klass.fromAttributes ?? null) : undefined
+  const check = schema !== undefined && klass.validateResponse === true ? compileResponseCheck(schema, klass.fromAttributes ?? null, klass.strictResponse === true) : undefined
   const defaults = klass.defaultSerializerOptions ?? SERVED
   // The forms the route's own options pick are found once here; a request's own options look theirs up.
   const forms = schema === undefined ? undefined : { schema, served: wireForm(schema, SERVED), defaults: wireForm(schema, defaults) }

@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox'
 import { InternalServerError, type ProblemErrorEntry } from '../http/errors.js'
-import { compileProjection, isPlainData } from './serialization.js'
+import { compileProjection, isPlainData, shapeSchema } from './serialization.js'
 import { compileCheck, validationEntries } from './validation.js'
 
 /**
@@ -18,11 +18,12 @@ export class ResponseValidationError extends InternalServerError {
 }
 
 /**
- * Compiles the response check of a route (`validateResponse = true`): the returned
- * value, read per `fromAttributes`, must match the success schema before it is sent.
+ * Compiles the response check of a route: the returned value, read per `fromAttributes`,
+ * must have the shape of the success schema before it is sent (`validateResponse = true`),
+ * or match every keyword of it, value constraints included (`strictResponse`).
  */
-export function compileResponseCheck (schema: TSchema, fromAttributes: boolean | null): (value: unknown) => unknown {
-  const check = compileCheck(schema)
+export function compileResponseCheck (schema: TSchema, fromAttributes: boolean | null, strict = false): (value: unknown) => unknown {
+  const check = compileCheck(strict ? schema : shapeSchema(schema))
   const project = fromAttributes === true ? compileProjection(schema) : undefined
   return (value) => {
     const data = project === undefined ? value : project(value)

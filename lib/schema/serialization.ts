@@ -72,6 +72,27 @@ export function aliasedSchema<T extends TSchema> (schema: T): T {
   }) as T
 }
 
+/**
+ * Keywords that bound a value without changing how it is written: a string's format,
+ * pattern and length, a number's range, an array's or object's size.
+ */
+const VALUE_CONSTRAINTS = ['format', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum',
+  'multipleOf', 'minItems', 'maxItems', 'uniqueItems', 'minContains', 'maxContains', 'minProperties', 'maxProperties']
+
+/**
+ * The schema without its value constraints: what decides how the serializer writes a value
+ * (types, required properties, nullability, unions, literals and enums, nesting) and nothing
+ * that only bounds it. The default response check compiles this (docs/views.md).
+ */
+export function shapeSchema<T extends TSchema> (schema: T): T {
+  return rebuild(schema as AnySchema, (s) => {
+    if (!VALUE_CONSTRAINTS.some((key) => key in s)) return s
+    const out = { ...s }
+    for (const key of VALUE_CONSTRAINTS) delete out[key]
+    return out
+  }) as T
+}
+
 /** The schema with every `required` list dropped: what `excludeNone` output is serialized with. */
 export function optionalSchema<T extends TSchema> (schema: T): T {
   return rebuild(schema as AnySchema, (s) => {

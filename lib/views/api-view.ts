@@ -27,8 +27,13 @@ export class APIView extends View {
   static apiPluralName: string | undefined = undefined
   /** Schema of the success body of standard actions, and the fallback of custom routes. */
   static responseSchema: TSchema | undefined = undefined
-  /** Validate returned values before serializing: a mismatch is a 500 and nothing wrong is sent. */
+  /**
+   * Check the shape of returned values before serializing (types, required properties,
+   * nesting): a mismatch is a 500 and nothing wrong is sent (docs/views.md).
+   */
   static validateResponse = true
+  /** With `validateResponse`, also check every value constraint: string formats, patterns, lengths, bounds. */
+  static strictResponse = false
   /**
    * `true`: returned objects are read attribute by attribute (getters and inherited
    * properties included) into plain data first, as for ORM entities. `false`: only
