@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox'
 import views, {
   APIError, APIView, AsyncGenericBulkCreateAPIView, AsyncGenericBulkDestroyAPIView, AsyncGenericListAPIView, AsyncListAPIView, AsyncRetrieveAPIView,
   BaseFilter, CONFIGURATION_ERRORS, Catch, ConditionalMixin, ConfigurationError, GenericBulkDestroyAPIView, GenericListAPIView, GenericViewSet, Get,
-  MemoryRepository, OffsetLimitFilter, Override, PaginationFilter, Throws, View, composeFilters, mix, type ConfigurationErrorCode, type FastifyViewsOptions
+  MemoryRepository, OffsetLimitFilter, Override, PaginationFilter, PartialUpdateAPIView, Throws, View, composeFilters, mix, type ConfigurationErrorCode, type FastifyViewsOptions
 } from '../lib/index.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
 import { SqliteRepository } from '../lib/stores/sql/index.js'
@@ -177,6 +177,20 @@ const thrown: ThrownCase[] = [
       return build({ views: [Tagged] })
     },
     message: /^Cannot register Tagged: it checks If-Match on .*update.*, but its repository does not declare atomicPreconditions: true/
+  },
+  {
+    code: 'FV_ERR_PATCH_TARGET',
+    mistake: 'an action view that takes JSON Patch with no way to read the object it applies to',
+    act: () => {
+      class Notes extends PartialUpdateAPIView {
+        static override responseSchema = Item
+        static override createSchema = Type.Object({ name: Type.String() })
+        static override patchFormats = ['json', 'json-patch'] as const
+        override partialUpdate () { return null }
+      }
+      return build({ views: [Notes] })
+    },
+    message: /^Cannot register Notes: patchFormats json-patch need the current object; implement getPatchTarget\(request\), or set patchFormats = \['json'\]$/
   },
   {
     code: 'FV_ERR_BULK_CONFIG',

@@ -8,6 +8,7 @@ import { build, problem } from './helpers.js'
 import { startPostgres } from './pg-server.js'
 import { hostileQueries } from './hostile-cases.js'
 import { raceConditionalWrites } from './optimistic-cases.js'
+import { patchOverHttp } from './patch-cases.js'
 import { checkNoHiddenColumn, USERS_OPTIONS, USERS_SEED, USERS_TABLE } from './leak-cases.js'
 import { buildApp } from '../examples/app.js'
 import { checkDocs, exerciseItems, literalItems } from './example-checks.js'
@@ -282,6 +283,14 @@ t0.test('PostgreSQL: a page and its total come from one snapshot, also across tw
     await Promise.all([writes, ...pages])
   }
   t.same(contradictions, [], `${reads} pages read during concurrent bulk deletes and creates agree with their totals`)
+})
+
+t0.test('PostgreSQL: the three PATCH formats, their refusals, and one winner among concurrent test-and-set patches over two instances', async (t) => {
+  await pool.query('DROP TABLE IF EXISTS items')
+  const one = await buildApp({ databaseUrl: server.url })
+  const two = await buildApp({ databaseUrl: server.url })
+  t.teardown(async () => { await one.close(); await two.close() })
+  await patchOverHttp(t, [one, two])
 })
 
 t0.test('PostgreSQL: concurrent conditional writes with one ETag, one winner, on one instance and on two', async (t) => {

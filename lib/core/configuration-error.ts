@@ -22,6 +22,8 @@ export const CONFIGURATION_ERRORS = {
   FV_ERR_NO_REPOSITORY: 'FV_ERR_NO_REPOSITORY',
   /** A view checks If-Match but its repository cannot check it in the same step as the write. */
   FV_ERR_NOT_ATOMIC: 'FV_ERR_NOT_ATOMIC',
+  /** A partial update takes patch documents but has no way to read the object they apply to. */
+  FV_ERR_PATCH_TARGET: 'FV_ERR_PATCH_TARGET',
   /** A bulk view lacks an attribute its actions need, or its PUT schema does not require the key. */
   FV_ERR_BULK_CONFIG: 'FV_ERR_BULK_CONFIG',
   /** A repository option has the name of a filter criterion: which one wins is the view's choice. */

@@ -36,8 +36,30 @@ const BODYLESS = new Set(['GET', 'HEAD'])
 
 // Callback hooks, not async ones: no promise per request on every route with a body.
 
-/** The media-type hook a view route needs, chosen once at registration; `undefined` for none. */
-export function mediaTypeHook (method: string, hasBodySchema: boolean): preParsingHookHandler | undefined {
+/**
+ * A route whose body may have one of several media types (a partial update's patch formats)
+ * answers 415 to any other, naming the ones it takes in `Accept-Patch` (RFC 5789 section 2.2).
+ */
+function acceptOnly (types: readonly string[]): preParsingHookHandler {
+  const accepted = new Set(types)
+  const headers = { 'accept-patch': types.join(', ') }
+  return function acceptMediaTypes (request, _reply, payload, done) {
+    const type = request.headers['content-type']
+    const essence = type?.split(';')[0].trim().toLowerCase()
+    if (essence !== undefined && !accepted.has(essence)) {
+      done(new UnsupportedMediaType(`This route takes ${types.join(', ')}, not ${essence}.`, { headers }))
+      return
+    }
+    done(null, payload)
+  }
+}
+
+/**
+ * The media-type hook a view route needs, chosen once at registration; `undefined` for none.
+ * `bodyMediaTypes` lists the media types of a body taken in several.
+ */
+export function mediaTypeHook (method: string, hasBodySchema: boolean, bodyMediaTypes?: readonly string[]): preParsingHookHandler | undefined {
+  if (bodyMediaTypes !== undefined) return acceptOnly(bodyMediaTypes)
   if (hasBodySchema) return requireJsonBody
   return BODYLESS.has(method) ? undefined : ignoreEmptyBody
 }

@@ -27,14 +27,21 @@ export class ComponentCollector {
     if (response === undefined) return undefined
     let out: Record<string, unknown> | undefined
     for (const [status, doc] of Object.entries(response)) {
-      const content = (doc as { content?: Record<string, { schema?: unknown }> } | null)?.content
-      if (content === undefined) continue
-      const shown: Record<string, unknown> = {}
-      for (const [type, media] of Object.entries(content)) shown[type] = media.schema === undefined ? media : { ...media, schema: this.reference(media.schema) }
+      const shown = this.content(doc)
+      if (shown === doc) continue
       out ??= { ...response }
-      out[status] = { ...(doc as Json), content: shown }
+      out[status] = shown
     }
     return out ?? response
+  }
+
+  /** A body or response given per media type (`{ content: { type: { schema } } }`) with its schemas referenced; anything else as it is. */
+  content (doc: unknown): unknown {
+    const content = (doc as { content?: Record<string, { schema?: unknown }> } | null)?.content
+    if (content === undefined) return doc
+    const shown: Record<string, unknown> = {}
+    for (const [type, media] of Object.entries(content)) shown[type] = media.schema === undefined ? media : { ...media, schema: this.reference(media.schema) }
+    return { ...(doc as Json), content: shown }
   }
 
   /**

@@ -203,7 +203,12 @@ export function buildRouteSchema (klass: ViewClass, route: RouteDefinition, cont
   if (parts.params !== undefined) schema.params = parts.params
   if (parts.querystring !== undefined) schema.querystring = parts.querystring
   if (parts.headers !== undefined) schema.headers = lowerCaseHeaders(parts.headers)
-  if (parts.body !== undefined) schema.body = referable(aliasedSchema(parts.body))
+  if (route.bodyMediaTypes !== undefined) {
+    // A body taken in several media types: one schema per type, for Fastify's validation and the document.
+    const content: Record<string, { schema: TSchema }> = {}
+    for (const [type, { schema: typed }] of Object.entries(route.bodyMediaTypes)) content[type] = { schema: referable(aliasedSchema(typed)) }
+    schema.body = { content }
+  } else if (parts.body !== undefined) schema.body = referable(aliasedSchema(parts.body))
   schema.operationId = options.operationId ?? operationIdOf(klass, route.name, {
     detail: route.path.includes(':'), standard: route.standard, method: context.multiMethod ? context.method : undefined
   })

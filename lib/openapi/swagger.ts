@@ -67,11 +67,16 @@ export type ViewsSwaggerOptions = FastifyDynamicSwaggerOptions & {
   transformObject: SwaggerTransformObject
 }
 
-/** A route schema whose `content` bodies (problems) reference named components collected for the document. */
+/**
+ * A route schema whose `content` bodies (problems, a body taken in several media types)
+ * reference named components collected for the document.
+ */
 function withComponents<S> (components: ComponentCollector, schema: S): S {
-  const response = (schema as { response?: Record<string, unknown> } | undefined)?.response
+  const { response, body } = (schema ?? {}) as { response?: Record<string, unknown>, body?: unknown }
   const shown = components.responses(response)
-  return shown === response ? schema : { ...schema, response: shown }
+  const shownBody = components.content(body)
+  if (shown === response && shownBody === body) return schema
+  return { ...schema, response: shown, ...(shownBody === body ? {} : { body: shownBody }) }
 }
 
 /**

@@ -15,8 +15,9 @@ import { wireForm, type SerializerOptions, type WireForm } from '../schema/wire.
 import type { ResponseHeadersClass } from '../http/response-headers.js'
 import type { MaybePromise, RouteSchemas, SharedRouteOptions } from '../routes/types.js'
 import { compilePartValidator, strictBodySchema, type HttpPart, type PartValidator } from '../schema/validation.js'
-import { ABSTRACT, keptView, type CollectedRoute, type RouteDefinition, type View, type ViewClass } from '../views/view.js'
+import { ABSTRACT, keptView, type BodyMediaType, type CollectedRoute, type RouteDefinition, type View, type ViewClass } from '../views/view.js'
 import { then } from '../core/maybe-promise.js'
+import { toList } from '../core/list.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 
 declare module 'fastify' {
@@ -94,7 +95,8 @@ export function collectRoutes (klass: ViewClass): CollectedRoute[] {
       onNone: route.onNone,
       after: route.after,
       emptyBody: route.emptyBody,
-      standard: true
+      standard: true,
+      ...(route.bodyMediaTypes === undefined ? {} : { bodyMediaTypes: route.bodyMediaTypes })
     })
   }
   for (const [name, fn] of methods) {
@@ -216,23 +218,23 @@ const PASS_THROUGH = ['config', 'bodyLimit', 'logLevel', 'logSerializers', 'cons
 
 const HOOK_PHASES = ['onRequest', 'preValidation', 'preHandler'] as const
 
-function toArray<T> (value: T | T[] | undefined): T[] {
-  return value === undefined ? [] : Array.isArray(value) ? value : [value]
-}
-
 /**
  * The route's validator compiler: it compiles the schemas the view declared (a body
  * closed against unknown properties, by its wire names), whatever wrapper the
  * route's documented schema puts around them.
  */
-function validatorCompilerFor (parts: RouteSchemas): (input: { httpPart?: string }) => PartValidator {
-  // Fastify compiles exactly the parts the route's schema has, which are the declared ones.
-  return ({ httpPart }) => {
+function validatorCompilerFor (parts: RouteSchemas, bodyMediaTypes: Record<string, BodyMediaType> | undefined): (input: { httpPart?: string, contentType?: string }) => PartValidator {
+  // Fastify compiles exactly the parts the route's schema has, which are the declared ones;
+  // a body taken in several media types is compiled once per type.
+  return ({ httpPart, contentType }) => {
     const part = httpPart as HttpPart
-    const declared = parts[part]!
+    const declared = part === 'body' && contentType !== undefined && bodyMediaTypes !== undefined ? bodyMediaTypes[contentType].validation : parts[part]!
+    if (declared === undefined) return acceptAny // a patch document is checked when it is applied, with pointers into it
     return compilePartValidator(part === 'body' ? strictBodySchema(aliasedSchema(declared)) : declared, part)
   }
 }
+
+const acceptAny: PartValidator = () => true
 
 /**
  * Builds the Fastify route options of every operation of a view, most specific first.
@@ -254,7 +256,7 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
     // Response headers add up across levels instead of the innermost replacing the rest.
     const headerClasses = [router?.options.responseHeaders, registration.responseHeaders, route.options.responseHeaders, klass.getResponseHeaders(route.name)]
       .filter((h): h is ResponseHeadersClass => h !== undefined)
-    const validatorCompiler = validatorCompilerFor(route.options.schema ?? {})
+    const validatorCompiler = validatorCompilerFor(route.options.schema ?? {}, route.bodyMediaTypes)
     for (const method of route.methods) {
       // Dependencies run router first, then registration, then the route's own, then the action's.
       const dependencies = [...(base.dependencies ?? []), ...(route.options.dependencies ?? []), ...(statics.getDependencies?.(route.name, method) ?? [])]
@@ -279,16 +281,16 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
       const own = klass.routeHooks(definition, method)
       const phases: Record<string, unknown> = {}
       for (const phase of HOOK_PHASES) {
-        const list = [...hooks[phase], ...toArray(merged[phase]), ...(phase === 'onRequest' ? [] : toArray(own[phase]))]
+        const list = [...hooks[phase], ...toList(merged[phase]), ...(phase === 'onRequest' ? [] : toList(own[phase]))]
         if (list.length > 0) phases[phase] = list
       }
       Object.assign(routeOptions, phases)
       // The view's own hooks run first, so a 304 is decided before any user hook sees the payload.
-      const onSend = [...toArray(own.onSend), ...toArray(merged.onSend)]
+      const onSend = [...toList(own.onSend), ...toList(merged.onSend)]
       if (onSend.length > 0) routeOptions.onSend = onSend as RouteOptions['onSend']
-      const mediaType = mediaTypeHook(method, route.options.schema?.body !== undefined)
-      if (mediaType !== undefined) routeOptions.preParsing = [mediaType, ...toArray(merged.preParsing)] as RouteOptions['preParsing']
-      const preSerialization = [...toArray(own.preSerialization), ...toArray(merged.preSerialization)]
+      const mediaType = mediaTypeHook(method, route.options.schema?.body !== undefined, route.bodyMediaTypes === undefined ? undefined : Object.keys(route.bodyMediaTypes))
+      if (mediaType !== undefined) routeOptions.preParsing = [mediaType, ...toList(merged.preParsing)] as RouteOptions['preParsing']
+      const preSerialization = [...toList(own.preSerialization), ...toList(merged.preSerialization)]
       if (preSerialization.length > 0) routeOptions.preSerialization = preSerialization as RouteOptions['preSerialization']
       built.push(routeOptions)
     }
@@ -316,6 +318,22 @@ function uniqueOperationId (app: FastifyInstance, schema: { operationId?: string
 export function registerView (app: FastifyInstance, klass: ViewClass, options: RegisterViewOptions = {}, router?: RouterContext): void {
   for (const route of buildViewRoutes(klass, options, router, app)) {
     uniqueOperationId(app, route.schema as { operationId?: string })
+    parseJsonMediaTypes(app, route)
     app.route(route)
+  }
+}
+
+/**
+ * The `+json` media types a route's body may have (a merge patch, a JSON Patch) are parsed
+ * as JSON, with the app's own protections against prototype poisoning. Fastify parses only
+ * `application/json` as JSON by default.
+ */
+function parseJsonMediaTypes (app: FastifyInstance, route: RouteOptions): void {
+  const content = (route.schema?.body as { content?: Record<string, unknown> } | undefined)?.content
+  if (content === undefined) return
+  for (const type of Object.keys(content)) {
+    if (app.hasContentTypeParser(type)) continue
+    const { onProtoPoisoning = 'error', onConstructorPoisoning = 'error' } = app.initialConfig as { onProtoPoisoning?: 'error', onConstructorPoisoning?: 'error' }
+    app.addContentTypeParser(type, { parseAs: 'string' }, app.getDefaultJsonParser(onProtoPoisoning, onConstructorPoisoning))
   }
 }

@@ -4,6 +4,10 @@ import type { APIView } from './api-view.js'
 import { Conflict, NotFound } from '../http/errors.js'
 import { defineMixin, type ActionRegistry, type MixedClass, type MixinClass, type StaticsOf, type ViewBase } from './mixins.js'
 import { componentName } from './naming.js'
+import { hasPatchHooks, patchHooks, patchMediaTypes, type PatchFormat, type PatchTarget } from './patch.js'
+import { ConfigurationError } from '../core/configuration-error.js'
+import { honoursPreconditions } from '../stores/repository.js'
+import { toList } from '../core/list.js'
 import { mergeResponses } from '../routes/route-meta.js'
 import type { ResponsesMap, RouteSchemas, ViewRouteOptions } from '../routes/types.js'
 import { alwaysSent } from '../http/response-headers.js'
@@ -41,6 +45,12 @@ export interface UpdateActions<M, Async> {
 /** `partialUpdate`: PATCH on the detail route, 200; `null` answers 404. */
 export interface PartialUpdateActions<M, Async> {
   partialUpdate (request: Req<ParamsOf<M>, unknown, Get<M, 'partialUpdate', unknown>>): Ret<Async, DetailResult<M>>
+  /**
+   * The current object a merge patch or JSON Patch applies to, `null` when there is none
+   * (docs/patch.md). Generic views read it through their repository; an action view that
+   * accepts patch formats implements it.
+   */
+  getPatchTarget (request: Req<ParamsOf<M>, unknown, unknown>): Ret<Async, ItemOf<M> | null | undefined>
 }
 /** Any value but a promise: what a sync action may return when its result is not typed. */
 type SyncValue = null | undefined | string | number | boolean | bigint | symbol | FastifyReply | (object & { then?: never })
@@ -111,6 +121,13 @@ export interface UpdateStatics {
   partialUpdateSchema: TSchema | undefined
   /** Respond with the updated object (default true); false keeps the 200 with an empty body. */
   returnOnUpdate: boolean
+  /**
+   * The body formats `partialUpdate` takes, chosen by `Content-Type` (docs/patch.md); unset: the
+   * family's default (`['json']` on action views, all three on generic views over an atomic repository).
+   */
+  patchFormats: readonly PatchFormat[] | undefined
+  /** The formats in effect: `patchFormats`, or the default. */
+  acceptedPatchFormats (): readonly PatchFormat[]
 }
 
 type Statics = StaticsOf<typeof APIView>
@@ -223,23 +240,90 @@ export const createMembers = <B extends ViewBase>(Base: B): B & CreateStatics =>
   return cls
 }
 
-/** The statics and routes of `update` and `partialUpdate`: their bodies and empty responses. */
-export const updateMembers = <B extends ViewBase>(Base: B): B & UpdateStatics => class extends Base {
-  static updateSchema: TSchema | undefined = undefined
-  static partialUpdateSchema: TSchema | undefined = undefined
-  static returnOnUpdate = true
-  /** Owned by the create mixins; the default body of `update` when `updateSchema` is unset. */
-  declare static createSchema: TSchema | undefined
-
-  static override getActionRoute (action: StandardAction): ActionRoute {
-    const route = super.getActionRoute(action)
-    if (action.name !== 'update' && action.name !== 'partialUpdate') return route
-    const full = this.updateSchema ?? this.createSchema
-    const partial = this.partialUpdateSchema ?? (full === undefined ? undefined : Type.Partial(full))
-    const body = action.name === 'update' ? full : partial
-    return { ...route, options: body === undefined ? route.options : withSchema(route.options, { body }), emptyBody: this.returnOnUpdate === false }
-  }
+/** Stands for `getPatchTarget` until a view implements it: action views read their objects themselves. */
+function noPatchTarget (this: View): never {
+  throw new ConfigurationError('FV_ERR_PATCH_TARGET', `${this.constructor.name}.getPatchTarget is not implemented: a partial update that accepts patch documents reads the object they apply to through it`)
 }
+
+/** The statics and routes of `update` and `partialUpdate`: their bodies, empty responses, and patch formats. */
+export const updateMembers = <B extends ViewBase>(Base: B): B & UpdateStatics => {
+  const cls = class extends Base {
+    static updateSchema: TSchema | undefined = undefined
+    static partialUpdateSchema: TSchema | undefined = undefined
+    static returnOnUpdate = true
+    static patchFormats: readonly PatchFormat[] | undefined = undefined
+    /** Owned by the create mixins; the default body of `update` when `updateSchema` is unset. */
+    declare static createSchema: TSchema | undefined
+
+    // A generic view (a `repository` static) takes every format when its repository writes
+    // atomically (the patch's read and write are then one step) and it has the representation
+    // a patch applies to. An action view reads its
+    // objects itself, so it takes JSON unless it says otherwise.
+    static acceptedPatchFormats (): readonly PatchFormat[] {
+      if (this.patchFormats !== undefined) return this.patchFormats
+      return 'repository' in this && honoursPreconditions(this.repository) && this.responseSchema !== undefined ? ALL_PATCH_FORMATS : ['json']
+    }
+
+    static override getActionRoute (action: StandardAction): ActionRoute {
+      const route = super.getActionRoute(action)
+      if (action.name !== 'update' && action.name !== 'partialUpdate') return route
+      const full = this.updateSchema ?? this.createSchema
+      const partial = this.partialUpdateSchema ?? (full === undefined ? undefined : Type.Partial(full))
+      const body = action.name === 'update' ? full : partial
+      const options = body === undefined ? route.options : withSchema(route.options, { body })
+      // A partial update takes exactly its formats: another `+json` type is a 415, not a plain body.
+      const formats = action.name === 'partialUpdate' && partial !== undefined ? patchMediaTypes(this.acceptedPatchFormats(), partial) : undefined
+      return { ...route, options, emptyBody: this.returnOnUpdate === false, bodyMediaTypes: formats }
+    }
+
+    static override assertRegistrable (): void {
+      super.assertRegistrable()
+      const patches = this.acceptedPatchFormats().filter((f) => f !== 'json')
+      if (patches.length === 0 || !this.standardActions().some((a) => a.name === 'partialUpdate')) return
+      if (this.responseSchema === undefined) {
+        throw new ConfigurationError('FV_ERR_PATCH_TARGET', `Cannot register ${this.name}: patchFormats ${patches.join(', ')} apply to the representation responseSchema describes; set responseSchema`)
+      }
+      if ((this.prototype as Partial<PatchTarget>).getPatchTarget === noPatchTarget) { // the prototype of a view class with this mixin
+        throw new ConfigurationError('FV_ERR_PATCH_TARGET', `Cannot register ${this.name}: patchFormats ${patches.join(', ')} need the current object; implement getPatchTarget(request), or set patchFormats = ['json']`)
+      }
+      // A repository from an instance getter is only known per request: its class answers for it.
+      const repository: unknown = 'repository' in this ? this.repository : undefined
+      if (repository !== undefined && !honoursPreconditions(repository)) {
+        throw new ConfigurationError('FV_ERR_NOT_ATOMIC', `Cannot register ${this.name}: patchFormats ${patches.join(', ')} read the object and write the change in one step, ` +
+          'but its repository does not declare atomicPreconditions: true. Set patchFormats = [\'json\'], or evaluate options.precondition in update ' +
+          'in the same step as the write and declare it (docs/repositories.md, "Conditional writes").')
+      }
+    }
+
+    // Accept-Patch on every answer of the route, and patch documents turned into the members they change.
+    static override routeHooks (route: RouteDefinition, method: string): ReturnType<ViewBase['routeHooks']> {
+      const inherited = super.routeHooks(route, method)
+      // Both update mixins bring this hook; the route gets the patch hooks once.
+      if (route.name !== 'partialUpdate' || method !== 'PATCH' || route.options.schema?.body === undefined || hasPatchHooks(toList(inherited.preValidation))) return inherited
+      const hooks = patchHooks(this, route, this.acceptedPatchFormats(), route.options.schema.body, this.updateSchema ?? this.createSchema)
+      return {
+        ...inherited,
+        preValidation: [hooks.preValidation, ...toList(inherited.preValidation)],
+        ...(hooks.preHandler === undefined ? {} : { preHandler: [...toList(inherited.preHandler), hooks.preHandler] })
+      }
+    }
+
+    // A 415 names the formats the route takes (RFC 5789 section 2.2).
+    static override extraResponses (route: RouteDefinition, method: string): ResponsesMap | undefined {
+      const inherited = super.extraResponses(route, method)
+      if (route.name !== 'partialUpdate' || method !== 'PATCH') return inherited
+      return mergeResponses(inherited, { [route.status]: { headers: { 'accept-patch': ACCEPT_PATCH_HEADER } } })
+    }
+  }
+  // A generic view reads the target through its repository (GenericViewMixin, below).
+  if (!('getPatchTarget' in cls.prototype)) Object.defineProperty(cls.prototype, 'getPatchTarget', { value: noPatchTarget, writable: true, configurable: true })
+  return cls
+}
+
+const ALL_PATCH_FORMATS: readonly PatchFormat[] = ['json', 'merge-patch', 'json-patch']
+
+/** The documented `Accept-Patch` of a partial update's success response. */
+const ACCEPT_PATCH_HEADER = alwaysSent(Type.String({ description: 'The media types PATCH takes here (RFC 5789 section 3.1).', examples: ['application/json, application/merge-patch+json, application/json-patch+json'] }))
 
 export const DETAIL: MixinClass[] = [DetailViewMixin]
 

@@ -15,6 +15,7 @@ import { validateTargetEarly } from '../schema/validation.js'
 import type { ResponsesMap } from '../routes/types.js'
 import { keepView, type RouteDefinition } from './view.js'
 import { then } from '../core/maybe-promise.js'
+import { toList } from '../core/list.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 
 /** The instance members `ConditionalMixin` adds (docs/conditional.md). */
@@ -347,7 +348,3 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
   }
   return cls
 })
-
-function toList<T> (value: T | T[] | undefined): T[] {
-  return value === undefined ? [] : Array.isArray(value) ? value : [value]
-}

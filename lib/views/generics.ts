@@ -9,7 +9,8 @@ import { orderToken, type BaseFilter, type FilterClass } from '../query/filters.
 import { defineMixin, type ActionRegistry, type MixinClass, type ViewBase } from './mixins.js'
 import type { ConditionalMembers } from './conditional.js'
 import { CursorPage, encodeCursor, NumberedPage, OffsetPage } from '../query/pagination.js'
-import type { AsyncRepository, Criteria, ListQuery, OrderKey, Repository, RepositoryOptions } from '../stores/repository.js'
+import { type AsyncRepository, type Criteria, type ListQuery, type OrderKey, type Precondition, type Repository, type RepositoryOptions } from '../stores/repository.js'
+import { patchPrecondition } from './patch.js'
 import type { ActionRoute, StandardAction } from './view.js'
 import { then, type Awaitable } from '../core/maybe-promise.js'
 import { ConfigurationError } from '../core/configuration-error.js'
@@ -112,6 +113,11 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
     getFilterArgs (filter: BaseFilter | undefined, action?: string): FilterArgs {
       if (filter === undefined) return { args: [], kwargs: this.getKwargs(action) }
       return this.resolveFilter(filter.withKwargs(this.getKwargs(action)))
+    }
+
+    // The object a merge patch or JSON Patch applies to: the one the partial update's criteria select.
+    getPatchTarget (request: FastifyRequest): unknown {
+      return this.repository.get(detailCriteria(this as GenericView, request, 'partialUpdate'), this.getRepositoryOptions('partialUpdate'))
     }
   }
   return cls
@@ -222,7 +228,7 @@ const updateImpl = (Base: GenericBase): ViewBase => class GenericUpdate extends 
 }
 
 const partialUpdateImpl = (Base: GenericBase): ViewBase => class GenericPartialUpdate extends updateMembers(Base) {
-  // The body holds only what the client sent, so a partial update changes only those fields.
+  // The body holds only what the client sent (or what its patch changed), so a partial update changes only those fields.
   partialUpdate (this: GenericView, request: FastifyRequest): unknown {
     return this.repository.update(detailCriteria(this, request, 'partialUpdate'), request.body as Record<string, unknown>, writeOptions(this, request, 'partialUpdate'))
   }
@@ -236,12 +242,16 @@ const destroyImpl = (Base: GenericBase): ViewBase => class GenericDestroy extend
 
 /**
  * The options of a detail write. A conditional request on a view with `ConditionalMixin`
- * adds its precondition, which the repository checks in the same atomic step as the write.
+ * adds its precondition, and a patch document the check that the object is still the one
+ * it was applied to: the repository checks both in the same atomic step as the write.
  */
 function writeOptions (view: GenericView, request: FastifyRequest, action: string): RepositoryOptions {
   const options = view.getRepositoryOptions(action)
-  const precondition = (view as Partial<Pick<ConditionalMembers, 'writePrecondition'>>).writePrecondition?.(request)
-  return precondition === undefined ? options : { ...options, precondition }
+  const client = (view as Partial<Pick<ConditionalMembers, 'writePrecondition'>>).writePrecondition?.(request)
+  const patched = patchPrecondition(request)
+  if (client === undefined && patched === undefined) return options
+  const precondition: Precondition = client === undefined ? patched! : patched === undefined ? client : (current) => { client(current); patched(current) }
+  return { ...options, precondition }
 }
 
 type Family<K> = K extends `async${string}` ? 'asyncGeneric' : 'generic'

@@ -35,6 +35,16 @@ export interface ActionRoute {
   emptyBody: boolean
   /** Work on the reply once the action returned a value (the `Location` of a create), if the class needs any. */
   after?: AfterAction | undefined
+  /** A body taken in several media types (a partial update's patch formats): media type -> its schemas. */
+  bodyMediaTypes?: Record<string, BodyMediaType> | undefined
+}
+
+/** One media type a route's body may have: what the API description shows, and what is validated before the action. */
+export interface BodyMediaType {
+  /** The documented schema. */
+  schema: TSchema
+  /** The schema validated in Fastify's validation phase, as a plain body is; `undefined`: the action's hooks check it. */
+  validation: TSchema | undefined
 }
 
 /** Runs after an action returned a non-empty value, before the response is built. */
@@ -67,6 +77,8 @@ export interface RouteDefinition {
   after?: AfterAction
   emptyBody: boolean
   standard: boolean
+  /** The media types of a body taken in several (media type -> schemas); `undefined`: JSON only. */
+  bodyMediaTypes?: Record<string, BodyMediaType>
   /**
    * The application's serializer compiler, for what a mixin serializes at registration
    * (the representation ConditionalMixin hashes): shared schemas of the app resolve.

@@ -204,7 +204,8 @@ export class SqlBuilder {
   update (criteria: Criteria, values: Record<string, unknown>, first: boolean, args: unknown[] = []): Statement {
     const data = this.touched(values)
     const params: unknown[] = []
-    const sets = Object.keys(data).map((c) => { params.push(data[c]); return `${this.column(c)} = ?` })
+    // A member present as `undefined` (removed by a merge patch or JSON Patch) is unset: NULL.
+    const sets = Object.keys(data).map((c) => { params.push(data[c] === undefined ? null : data[c]); return `${this.column(c)} = ?` })
     const target = this.target(criteria, params, first, args)
     return this.finish(`UPDATE ${this.table} SET ${sets.join(', ')}${target} RETURNING ${this.selectList}`, params, 'rows')
   }

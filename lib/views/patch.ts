@@ -1,0 +1,220 @@
+import { Type, type TSchema } from '@sinclair/typebox'
+import type { FastifyRequest, preHandlerHookHandler, preValidationHookHandler } from 'fastify'
+import { BadRequest, Conflict, type ProblemErrorEntry } from '../http/errors.js'
+import { applyJsonPatch, applyMergePatch, jsonEqual, type PatchError } from '../http/json-patch.js'
+import { compilePartValidator, RequestValidationError, strictBodySchema } from '../schema/validation.js'
+import { PART_DETAIL } from '../http/request-parts.js'
+import { aliasedSchema } from '../schema/serialization.js'
+import { compileRepresentation } from '../schema/wire.js'
+import type { Precondition } from '../stores/repository.js'
+import { isThenable, then, type Awaitable } from '../core/maybe-promise.js'
+import { keepView, keptView, type BodyMediaType, type RouteDefinition, type View } from './view.js'
+import type { ViewBase } from './mixins.js'
+
+/**
+ * The body formats a partial update accepts (docs/patch.md): `json` is the plain partial body,
+ * `merge-patch` an RFC 7396 JSON Merge Patch, `json-patch` an RFC 6902 JSON Patch.
+ */
+export type PatchFormat = 'json' | 'merge-patch' | 'json-patch'
+
+/** The media type of each patch format, as `Content-Type` and `Accept-Patch` name it. */
+export const PATCH_MEDIA_TYPES: Readonly<Record<PatchFormat, string>> = {
+  json: 'application/json',
+  'merge-patch': 'application/merge-patch+json',
+  'json-patch': 'application/json-patch+json'
+}
+
+/** One RFC 6902 operation, as the API description shows it (a named component). */
+export const JsonPatchOperation = Type.Union([
+  Type.Object({
+    op: Type.Union([Type.Literal('add'), Type.Literal('replace'), Type.Literal('test')]),
+    path: Type.String({ description: 'A JSON Pointer (RFC 6901) into the representation.', examples: ['/name'] }),
+    value: Type.Unknown()
+  }),
+  Type.Object({ op: Type.Literal('remove'), path: Type.String() }),
+  Type.Object({ op: Type.Union([Type.Literal('move'), Type.Literal('copy')]), from: Type.String(), path: Type.String() })
+], { $id: 'JsonPatchOperation', title: 'JsonPatchOperation', description: 'One operation of a JSON Patch (RFC 6902 section 4).' })
+
+/**
+ * The merge patch schema shown for a partial body: every property optional, and `null`
+ * (which removes the member, RFC 7396 section 2) allowed for each.
+ */
+export function mergePatchSchema (partial: TSchema): TSchema {
+  const properties = Object(partial.properties) as Record<string, TSchema>
+  const members: Record<string, TSchema> = {}
+  for (const [name, schema] of Object.entries(properties)) members[name] = Type.Optional(Type.Union([schema, Type.Null()]))
+  return Type.Object(members, { description: 'A JSON Merge Patch (RFC 7396): the members to change; null removes one.' })
+}
+
+/** The body media types of a partial update accepting `formats`, over its plain partial body. */
+export function patchMediaTypes (formats: readonly PatchFormat[], partial: TSchema): Record<string, BodyMediaType> {
+  const types: Record<string, BodyMediaType> = {}
+  for (const format of formats) {
+    if (format === 'json') types[PATCH_MEDIA_TYPES.json] = { schema: partial, validation: partial }
+    else if (format === 'merge-patch') types[PATCH_MEDIA_TYPES[format]] = { schema: mergePatchSchema(partial), validation: undefined }
+    else types[PATCH_MEDIA_TYPES[format]] = { schema: Type.Array(JsonPatchOperation), validation: undefined }
+  }
+  return types
+}
+
+/** The `Accept-Patch` value of a route (RFC 5789 section 3.1). */
+export const acceptPatch = (formats: readonly PatchFormat[]): string => formats.map((f) => PATCH_MEDIA_TYPES[f]).join(', ')
+
+/** A view whose partial update applies patch documents: it reads the object the patch applies to. */
+export interface PatchTarget {
+  /**
+   * The current object a merge patch or JSON Patch applies to, or `null` when there is none
+   * (the action's 404). Generic views read it through their repository.
+   */
+  getPatchTarget (request: FastifyRequest): Awaitable<unknown>
+}
+
+/** What a request's patch was applied to: the representation read, kept for the atomic write. */
+interface Snapshot { representation: string, represent: (value: unknown) => string }
+
+const SNAPSHOT = Symbol('fastify-views.patch-snapshot')
+type Patched = FastifyRequest & { [SNAPSHOT]?: Snapshot }
+
+/** Marks the hooks `patchHooks` made, so a class that mixes both update actions adds them once. */
+const PATCH_HOOKS = Symbol('fastify-views.patch-hooks')
+
+/** Whether a route's hooks already include the patch hooks. */
+export const hasPatchHooks = (hooks: unknown[]): boolean => hooks.some((hook) => (hook as { [PATCH_HOOKS]?: boolean })[PATCH_HOOKS] === true)
+
+const CHANGED_MEANWHILE = 'The resource changed while the patch was applied; send the patch again.'
+
+/**
+ * The precondition a patched write hands its repository: the row must still have the
+ * representation the patch was applied to, checked in the same atomic step as the write,
+ * so that a JSON Patch `test` holds when the write happens. `undefined` for a plain body.
+ */
+export function patchPrecondition (request: FastifyRequest): Precondition | undefined {
+  const snapshot = (request as Patched)[SNAPSHOT]
+  if (snapshot === undefined) return undefined
+  return (current) => {
+    if (snapshot.represent(current) !== snapshot.representation) throw new Conflict(CHANGED_MEANWHILE)
+  }
+}
+
+/** A plain object: what a resource's representation and a merge patch of it are. */
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * The top-level members whose value the patch changed. A removed member is present with the
+ * value `undefined`: the partial-update schema refuses it where the member is required, and a
+ * repository unsets it (SQL stores write NULL).
+ */
+function changedMembers (before: Record<string, unknown>, after: Record<string, unknown>): Record<string, unknown> {
+  const changed: Record<string, unknown> = {}
+  for (const key of Object.keys(after)) {
+    if (!Object.hasOwn(before, key) || !jsonEqual(before[key], after[key])) changed[key] = after[key]
+  }
+  for (const key of Object.keys(before)) {
+    if (!Object.hasOwn(after, key)) changed[key] = undefined
+  }
+  return changed
+}
+
+/** Where the last JSON Patch operation that touched each top-level member names it (`#/2/path`, `#/1/from` of a move). */
+function lastOperationOf (operations: unknown[]): Map<string, string> {
+  const touched = new Map<string, string>()
+  operations.forEach((operation, index) => {
+    const { op, path, from } = operation as { op: string, path: string, from?: string }
+    if (op === 'move') touched.set(memberOf(from!), `#/${index}/from`)
+    touched.set(memberOf(path), `#/${index}/path`)
+  })
+  return touched
+}
+
+/** The top-level member a pointer names (RFC 6901 escapes undone). */
+const memberOf = (pointer: string): string => String(pointer.split('/')[1]).replace(/~1/g, '/').replace(/~0/g, '~')
+
+/**
+ * The problem of a patch whose result is not a valid update. Each entry points at the JSON
+ * Patch operation that last touched the member (a merge patch's pointers are its own); a
+ * member no operation touched keeps the pointer to itself.
+ */
+function invalidResult (entries: ProblemErrorEntry[], format: PatchFormat, document: unknown): BadRequest {
+  const touched = format === 'json-patch' ? lastOperationOf(document as unknown[]) : new Map<string, string>()
+  const errors = entries.map((entry) => ({ ...entry, pointer: touched.get(memberOf(entry.pointer.slice(1))) ?? entry.pointer }))
+  return new BadRequest('The patch does not give a valid update.', { errors })
+}
+
+/** The format of a request's body, from its media type; `json` for anything else Fastify let through. */
+function formatOf (request: FastifyRequest): PatchFormat {
+  const essence = String(request.headers['content-type']).split(';')[0].trim().toLowerCase()
+  return essence === PATCH_MEDIA_TYPES['merge-patch'] ? 'merge-patch' : essence === PATCH_MEDIA_TYPES['json-patch'] ? 'json-patch' : 'json'
+}
+
+/**
+ * The hooks of a partial update that accepts patch documents: `Accept-Patch` on every
+ * answer, and, for a merge patch or JSON Patch, a `preHandler` that applies it to the
+ * representation of the current object and hands the action the members it changed, as
+ * a plain partial body (validated like one), so the action and any override see what they
+ * see today.
+ */
+export function patchHooks (Klass: ViewBase, route: RouteDefinition, formats: readonly PatchFormat[], partial: TSchema, full: TSchema | undefined): { preValidation: preValidationHookHandler, preHandler?: preHandlerHookHandler } {
+  const header = acceptPatch(formats)
+  // Set before validation, so that a 400 about the body names the formats too (RFC 5789 section 3.1).
+  const preValidation: preValidationHookHandler = (request, reply, done) => {
+    reply.header('accept-patch', header)
+    // Fastify validates a body by its media type; a request with none has no body to validate.
+    done(request.body === undefined ? new RequestValidationError(PART_DETAIL.body, { errors: [{ detail: 'Expected a body', pointer: '#' }] }) : undefined)
+  }
+  Object.defineProperty(preValidation, PATCH_HOOKS, { value: true })
+  if (formats.every((f) => f === 'json') || Klass.responseSchema === undefined) return { preValidation }
+  const represent = compileRepresentation(Klass.responseSchema, Klass.defaultSerializerOptions, route.compileSerializer)
+  const validate = compilePartValidator(strictBodySchema(aliasedSchema(partial)), 'body')
+  // The resource after the patch must still be a valid whole: a removed required member is
+  // refused. Its members are checked against the update schema, or, for a view that has only a
+  // partial one, against the representation's own schema.
+  const whole = aliasedSchema(full ?? Klass.responseSchema)
+  const validateWhole = compilePartValidator(whole, 'body')
+  const members = Object.keys(Object(whole.properties) as Record<string, unknown>)
+  const missing = route.onNone
+  const preHandler: preHandlerHookHandler = function applyPatch (request, reply, done) {
+    const format = formatOf(request)
+    if (format === 'json') {
+      done()
+      return
+    }
+    const apply = (current: unknown): void => {
+      if (current === null || current === undefined) {
+        // Nothing to patch: the action answers as it does for nothing found (a 404 unless raiseOnNone is off).
+        if (missing !== undefined) throw missing()
+        request.body = {}
+        return
+      }
+      const representation = represent(current)
+      const before = JSON.parse(representation) as Record<string, unknown>
+      const document = request.body
+      let after: unknown
+      try {
+        after = format === 'merge-patch' ? applyMergePatch(before, document) : applyJsonPatch(before, document)
+      } catch (error) {
+        // The patch functions throw PatchError only: every failure is the client's document.
+        const { message, pointer } = error as PatchError
+        throw new BadRequest('The patch cannot be applied.', { errors: [{ detail: message, pointer }] })
+      }
+      if (!isObject(after)) throw new BadRequest('The patch cannot be applied.', { errors: [{ detail: 'The result is not an object', pointer: '#' }] })
+      const changed = changedMembers(before, after)
+      let verdict = validate(changed)
+      if (verdict === true) verdict = validateWhole(Object.fromEntries(members.filter((m) => Object.hasOwn(after, m)).map((m) => [m, after[m]])))
+      if (verdict !== true) throw invalidResult((verdict.error as BadRequest).errors!, format, document) // a failed check always lists its errors
+      request.body = changed;
+      (request as Patched)[SNAPSHOT] = { representation, represent }
+    }
+    let settled: void | Promise<void>
+    try {
+      // Every partial-update view has getPatchTarget: the update mixins install it.
+      const view = (keptView(request) ?? keepView(request, new Klass(request, reply))) as View & PatchTarget
+      settled = then(view.getPatchTarget(request), apply, reply)
+    } catch (error) {
+      done(error as Error)
+      return
+    }
+    if (isThenable(settled)) settled.then(() => { done() }, (error: Error) => { done(error) })
+    else done()
+  }
+  return { preValidation, preHandler }
+}
