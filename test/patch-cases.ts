@@ -66,18 +66,22 @@ export async function patchOverHttp (t: Test, apps: FastifyInstance[], { clients
   t.equal(res.headers['accept-patch'], ACCEPT_PATCH, 'naming the formats taken')
   t.equal((await patch(404404, JSON_PATCH, JSON.stringify([{ op: 'replace', path: '/price', value: 1 }]))).statusCode, 404, 'no such item: 404')
 
-  // Concurrent test-and-set: every client tests the price it read and sets its own.
+  // Concurrent test-and-set: every client tests the price it read and sets its own; every
+  // other one also sends the ETag it read, as If-Match.
   let exactlyOne = 0
   const failures: string[] = []
   for (let round = 0; round < rounds; round++) {
     const row = await create(`race ${round}`, 100)
+    const etag = (await app.inject(`/items/${row.id}`)).headers.etag as string
     const answers = await Promise.all(Array.from({ length: clients }, async (_, i) =>
-      await patch(row.id, JSON_PATCH, JSON.stringify([{ op: 'test', path: '/price', value: 100 }, { op: 'replace', path: '/price', value: i }]), apps[i % apps.length])))
+      await patch(row.id, i % 2 === 0 ? JSON_PATCH : { ...JSON_PATCH, 'if-match': etag },
+        JSON.stringify([{ op: 'test', path: '/price', value: 100 }, { op: 'replace', path: '/price', value: i }]), apps[i % apps.length])))
     const winners = answers.flatMap((r, i) => r.statusCode === 200 ? [i] : [])
     if (winners.length === 1) exactlyOne++
     else failures.push(`round ${round}: ${winners.length} successes`)
     for (const r of answers) {
-      if (r.statusCode !== 200 && r.statusCode !== 400 && r.statusCode !== 409) failures.push(`round ${round}: ${r.statusCode} ${r.body}`)
+      // A loser's test fails (400), its If-Match no longer matches (412), or the row changed between its read and its write (409).
+      if (![200, 400, 409, 412].includes(r.statusCode)) failures.push(`round ${round}: ${r.statusCode} ${r.body}`)
     }
     const after = await read(row.id)
     if (winners.length === 1 && after.price !== winners[0]) failures.push(`round ${round}: price ${after.price}, the winner set ${winners[0]}`)
