@@ -32,6 +32,20 @@ export async function patchOverHttp (t: Test, apps: FastifyInstance[], { clients
   t.equal(res.statusCode, 200, 'merge patch')
   t.same([res.json().name, res.json().price], ['desk lamp', 8], 'only the member sent changes')
 
+  // Every RFC 6902 operation, as the item's shape allows them.
+  const operations: Array<[string, unknown[], Partial<Row>]> = [
+    ['add (an existing member is replaced)', [{ op: 'add', path: '/name', value: 'lamp' }], { name: 'lamp' }],
+    ['remove then add', [{ op: 'remove', path: '/price' }, { op: 'add', path: '/price', value: 7 }], { price: 7 }],
+    ['copy', [{ op: 'copy', from: '/name', path: '/name' }, { op: 'test', path: '/name', value: 'lamp' }], { name: 'lamp' }],
+    ['move onto itself', [{ op: 'move', from: '/price', path: '/price' }], { price: 7 }],
+    ['replace and test', [{ op: 'replace', path: '/name', value: 'desk lamp' }, { op: 'test', path: '/name', value: 'desk lamp' }], { name: 'desk lamp' }]
+  ]
+  for (const [what, ops, expected] of operations) {
+    res = await patch(item.id, JSON_PATCH, JSON.stringify(ops))
+    t.equal(res.statusCode, 200, what)
+    t.match(await read(item.id), expected, `${what}: stored`)
+  }
+
   res = await patch(item.id, { 'content-type': 'application/json' }, JSON.stringify({ price: 9 }))
   t.equal(res.statusCode, 200, 'the plain JSON body as before')
 

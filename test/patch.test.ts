@@ -12,6 +12,7 @@ import { swaggerOptions } from '../lib/openapi/swagger.js'
 import { buildApp } from '../examples/app.js'
 import { build, problem } from './helpers.js'
 import { patchOverHttp } from './patch-cases.js'
+import { RFC6902, RFC7396 } from './patch-appendix.js'
 
 const Meta = Type.Object({ color: Type.Optional(Type.String()), size: Type.Optional(Type.Integer()) })
 const Thing = Type.Object({ id: Type.Integer(), name: Type.String(), nickname: Type.Optional(Type.String()), tags: Type.Array(Type.String()), meta: Meta })
@@ -274,4 +275,38 @@ test('SqliteRepository: a member a patch removed is written as NULL', async (t) 
   const res = await app.inject({ method: 'PATCH', url: '/notes/1', headers: JSON_PATCH, payload: JSON.stringify([{ op: 'remove', path: '/note' }]) })
   t.equal(res.statusCode, 200)
   t.same(db.prepare('SELECT note FROM notes WHERE id = 1').get(), { note: null })
+})
+
+test('the appendix examples of RFC 6902 and RFC 7396 through HTTP, on a resource that is an open JSON document', async (t) => {
+  const Open = Type.Object({ id: Type.Integer() }, { additionalProperties: true })
+  const Members = Type.Object({}, { additionalProperties: true })
+  class Documents extends GenericViewSet {
+    static override responseSchema = Open
+    static override createSchema = Members
+    static override detailParams = IdParams
+    static override repository = new MemoryRepository<Record<string, unknown>>()
+  }
+  const app = await build({ views: [{ view: Documents, prefix: '/documents' }] })
+  t.teardown(() => app.close())
+  const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+  for (const [name, document, patch, expected] of RFC6902) {
+    const { id } = (await app.inject({ method: 'POST', url: '/documents', payload: document as object })).json()
+    const res = await app.inject({ method: 'PATCH', url: `/documents/${id}`, headers: JSON_PATCH, payload: JSON.stringify(patch) })
+    if ('result' in expected) {
+      t.equal(res.statusCode, 200, name)
+      t.same((await app.inject(`/documents/${id}`)).json(), { id, ...(expected.result as object) }, `${name}: the stored document`)
+    } else {
+      t.same(problem(t, res, 400).errors, [{ detail: expected.error.message, pointer: expected.error.pointer }], name)
+      t.same((await app.inject(`/documents/${id}`)).json(), { id, ...(document as object) }, `${name}: nothing written`)
+    }
+  }
+  // A resource is an object: the rows whose original or result is not one cannot be a resource's patch.
+  const objects = RFC7396.filter(([original, patch, result]) => isObject(original) && isObject(patch) && isObject(result))
+  t.equal(objects.length, 10, 'ten of the fifteen examples')
+  for (const [original, patch, result] of objects) {
+    const { id } = (await app.inject({ method: 'POST', url: '/documents', payload: original as object })).json()
+    const res = await app.inject({ method: 'PATCH', url: `/documents/${id}`, headers: MERGE, payload: JSON.stringify(patch) })
+    t.equal(res.statusCode, 200, `${JSON.stringify(original)} + ${JSON.stringify(patch)}`)
+    t.same((await app.inject(`/documents/${id}`)).json(), { id, ...(result as object) }, `gives ${JSON.stringify(result)}`)
+  }
 })

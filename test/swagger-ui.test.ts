@@ -20,7 +20,7 @@ test('a missing browser is named at once', async (t) => {
   t.match(missingBrowser('/nonexistent/chromium'), /Chromium is not installed at \/nonexistent\/chromium/)
 })
 
-test('Swagger UI in headless Chromium lists every item operation and runs one through "Try it out"', async (t) => {
+test('Swagger UI in headless Chromium lists every item operation, runs one through "Try it out", and sends each PATCH format', async (t) => {
   const missing = missingBrowser(CHROMIUM)
   if (missing !== undefined) throw new Error(missing)
   const app = await buildApp({ databaseUrl: 'sqlite::memory:' })
@@ -56,5 +56,27 @@ test('Swagger UI in headless Chromium lists every item operation and runs one th
   await status.waitFor({ timeout: 30_000 })
   t.equal((await status.textContent())?.trim(), '200', '"Try it out" got a 200')
   t.match(await list.locator('.live-responses-table .microlight').first().textContent(), /"name": "Lamp"/)
+
+  // PATCH offers each media type in its body menu, and "Try it out" sends each.
+  const patch = page.locator('.opblock-patch').filter({ has: page.locator('[data-path="/items/{id}"]') }).first()
+  await patch.locator('.opblock-summary').click()
+  await patch.locator('button.try-out__btn').click()
+  await patch.locator('tr[data-param-name="id"] input').fill('1')
+  const media = patch.locator('.body-param-content-type select')
+  t.same(await media.locator('option').allTextContents(), ['application/json', 'application/merge-patch+json', 'application/json-patch+json'], 'the three media types are offered')
+  const sent: Array<[string, string, number]> = [
+    ['application/json-patch+json', '[{"op": "test", "path": "/price", "value": 30}, {"op": "replace", "path": "/price", "value": 31}]', 31],
+    ['application/merge-patch+json', '{"price": 32}', 32]
+  ]
+  for (const [type, body, price] of sent) {
+    await media.selectOption(type)
+    await patch.locator('textarea.body-param__text').fill(body)
+    await patch.locator('button.execute').click()
+    const answer = patch.locator('.live-responses-table .response .response-col_status').first()
+    await answer.waitFor({ timeout: 30_000 })
+    t.equal((await answer.textContent())?.trim(), '200', `"Try it out" sent ${type}`)
+    t.equal((await app.inject('/items/1')).json().price, price, `${type}: applied`)
+    await patch.locator('button.btn-clear').click()
+  }
   if (process.env.SWAGGER_SCREENSHOT !== undefined) await page.screenshot({ path: process.env.SWAGGER_SCREENSHOT, fullPage: false })
 })
