@@ -214,6 +214,36 @@ const thrown: ThrownCase[] = [
     message: /^Cannot register Purge: bulkDelete needs filter \(a filter class, or null/
   },
   {
+    code: 'FV_ERR_UNKNOWN_FIELD',
+    mistake: 'a misspelt orderingFields entry over a SQL table (a 500 on ?sort=yaer otherwise)',
+    act: () => {
+      const db = new Database(':memory:')
+      db.exec('CREATE TABLE films (id INTEGER PRIMARY KEY, title TEXT, year INTEGER)')
+      class FilmFilter extends BaseFilter { static override orderingFields = ['title', 'yaer'] }
+      class Films extends GenericListAPIView {
+        static override responseSchema = Type.Object({ id: Type.Integer(), title: Type.String(), year: Type.Integer() })
+        static override filter = FilmFilter
+        static override repository = new SqliteRepository(db, { table: 'films', columns: ['id', 'title', 'year'] })
+      }
+      return build({ views: [Films] })
+    },
+    message: /^Cannot register Films: FilmFilter\.orderingFields names "yaer", which its repository does not have \(its fields: id, title, year\)$/
+  },
+  {
+    code: 'FV_ERR_UNKNOWN_FIELD',
+    mistake: 'a misspelt lastModifiedField (Last-Modified silently never sent otherwise)',
+    act: () => {
+      class Stamped extends mix(ConditionalMixin, GenericViewSet) {
+        static override responseSchema = Type.Object({ id: Type.Integer(), updated_at: Type.String() })
+        static override etag = true
+        static override lastModifiedField = 'updatedAt'
+        static override repository = rows() as never
+      }
+      return build({ views: [Stamped] })
+    },
+    message: /^Cannot register Stamped: lastModifiedField "updatedAt" is not a property of its responseSchema \(its properties: id, updated_at\)$/
+  },
+  {
     code: 'FV_ERR_FILTER_FIELD',
     mistake: "a filter's operator names a field it does not declare (met when its view registers)",
     act: () => {
@@ -350,17 +380,16 @@ const atRequest: RequestCase[] = [
   },
   {
     code: 'FV_ERR_SQL_NAME',
-    mistake: 'a filter field that is not a column of the SQL repository behind the view',
+    mistake: 'a getKwargs criterion that is not a column of the SQL repository behind the view (a filter field is refused at registration)',
     options: () => {
-      class ColourFilter extends BaseFilter { static override fields = { colour: Type.String() } }
       class Items extends GenericListAPIView {
         static override responseSchema = Item
-        static override filter = ColourFilter
         static override repository = sqlite() as never
+        override getKwargs () { return { colour: 'red' } }
       }
       return { views: [{ view: Items, prefix: '/items' }] }
     },
-    request: { method: 'GET', url: '/items?colour=red' },
+    request: { method: 'GET', url: '/items' },
     message: /^"items": no column "colour"$/
   },
   {

@@ -107,6 +107,23 @@ export class BaseFilter {
     return schema
   }
 
+  /**
+   * Every stored field the filter names, with the static that names it: what the repository
+   * must have (checked at registration against a repository with a fixed set of fields).
+   */
+  static namedFields (): Array<{ field: string, static: string }> {
+    const named = (names: Iterable<string>, where: string): Array<{ field: string, static: string }> => [...names].map((field) => ({ field, static: where }))
+    return [
+      ...named(Object.keys(this.fields), 'fields'),
+      ...named(Object.keys(this.operators), 'operators'),
+      ...named(Object.keys(this.operatorFields), 'operatorFields'),
+      ...named(this.orderingFields, 'orderingFields'),
+      ...named(this.defaultOrdering.map((key) => key.replace(/^-/, '')), 'defaultOrdering'),
+      ...named(this.searchFields, 'searchFields'),
+      ...named(this.pagination === 'cursor' ? [this.tieBreaker] : [], 'tieBreaker')
+    ]
+  }
+
   /** The page size used when the client sends none: `defaultPageSize`, capped at `maxPageSize`. */
   static pageSize (): number {
     return Math.min(this.defaultPageSize, this.maxPageSize)

@@ -24,6 +24,16 @@ export function honoursPreconditions (repository: unknown): boolean {
   return (repository as { atomicPreconditions?: unknown } | null)?.atomicPreconditions === true
 }
 
+/**
+ * The fields a repository can select, order and search by, when it has a fixed set (the
+ * columns of a SQL table), or `undefined`. A view checks its filter against them at
+ * registration, so a misspelt field fails there rather than on the first request.
+ */
+export function fieldNamesOf (repository: unknown): readonly string[] | undefined {
+  const names = (repository as { fieldNames?: unknown } | null)?.fieldNames
+  return Array.isArray(names) ? names as readonly string[] : undefined
+}
+
 /** The precondition a write's options carry, if any. */
 export function preconditionOf (options: RepositoryOptions | undefined): Precondition | undefined {
   return options?.precondition as Precondition | undefined
@@ -103,8 +113,10 @@ export function asyncRepository<T, R extends object> (repository: R): Promised<R
       }
     }
   }
-  // The declaration is a property, not a method: carried over as it is.
+  // The declarations are properties, not methods: carried over as they are.
   if (honoursPreconditions(repository)) wrapped.atomicPreconditions = true
+  const fieldNames = fieldNamesOf(repository)
+  if (fieldNames !== undefined) wrapped.fieldNames = fieldNames
   return wrapped as Promised<R> & AsyncRepository<T>
 }
 

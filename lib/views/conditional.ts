@@ -237,6 +237,13 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
 
     static override assertRegistrable (): void {
       super.assertRegistrable()
+      // Last-Modified is stamped from that field of the body sent: a field the response schema
+      // does not have would silently never be sent.
+      const field = this.lastModifiedField
+      const properties = this.responseSchema?.properties as Record<string, unknown> | undefined
+      if (field !== undefined && properties !== undefined && !Object.hasOwn(properties, field)) {
+        throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${this.name}: lastModifiedField "${field}" is not a property of its responseSchema (its properties: ${Object.keys(properties).join(', ')})`)
+      }
       if (this.etag !== true && this.conditionalRequests !== true) return
       const writes = this.standardActions().filter((a) => GENERIC_WRITES.has(a.name)).map((a) => a.name)
       // A repository from an instance getter is only known per request: its class answers for it.

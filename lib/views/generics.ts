@@ -9,7 +9,7 @@ import { orderToken, type BaseFilter, type FilterClass } from '../query/filters.
 import { defineMixin, type ActionRegistry, type MixinClass, type ViewBase } from './mixins.js'
 import type { ConditionalMembers } from './conditional.js'
 import { CursorPage, encodeCursor, NumberedPage, OffsetPage } from '../query/pagination.js'
-import { type AsyncRepository, type Criteria, type ListQuery, type OrderKey, type Precondition, type Repository, type RepositoryOptions } from '../stores/repository.js'
+import { fieldNamesOf, type AsyncRepository, type Criteria, type ListQuery, type OrderKey, type Precondition, type Repository, type RepositoryOptions } from '../stores/repository.js'
 import { patchPrecondition } from './patch.js'
 import type { ActionRoute, StandardAction } from './view.js'
 import { then, type Awaitable } from '../core/maybe-promise.js'
@@ -86,6 +86,14 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
       }
       if (this.repository === undefined && (own === undefined || own.get === getter)) {
         throw new ConfigurationError('FV_ERR_NO_REPOSITORY', `Cannot register ${this.name}: set its static repository or override its repository getter`)
+      }
+      // A field the repository does not have would fail on the first request that uses it (or,
+      // on a store without fixed fields, match nothing): refused now, by name.
+      const fields = fieldNamesOf(this.repository)
+      if (this.filter == null || fields === undefined) return
+      const unknown = this.filter.namedFields().find(({ field }) => !fields.includes(field))
+      if (unknown !== undefined) {
+        throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${this.name}: ${this.filter.name}.${unknown.static} names "${unknown.field}", which its repository does not have (its fields: ${fields.join(', ')})`)
       }
     }
 

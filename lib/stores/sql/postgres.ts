@@ -17,11 +17,14 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
   /** `update` and `delete` evaluate `options.precondition` in the same atomic step as the write. */
   readonly atomicPreconditions = true
   readonly builder: SqlBuilder
+  /** The table's declared columns: what a view's filter may name (checked at registration). */
+  readonly fieldNames: readonly string[]
   readonly #pool: PgPool
 
   constructor (pool: PgPool, options: SqlTableOptions) {
     this.#pool = pool
     this.builder = new SqlBuilder('postgres', options)
+    this.fieldNames = [...this.builder.columns]
   }
 
   async #execute (client: PgPoolClient, step: Statement | 'begin' | 'commit' | 'rollback'): Promise<StatementResult> {

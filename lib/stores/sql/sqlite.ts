@@ -17,12 +17,15 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
   /** `update` and `delete` evaluate `options.precondition` in the same atomic step as the write. */
   readonly atomicPreconditions = true
   readonly builder: SqlBuilder
+  /** The table's declared columns: what a view's filter may name (checked at registration). */
+  readonly fieldNames: readonly string[]
   readonly #db: SqliteDatabase
   readonly #cache = new Map<string, SqliteStatement>()
 
   constructor (db: SqliteDatabase, options: SqlTableOptions) {
     this.#db = db
     this.builder = new SqlBuilder('sqlite', options)
+    this.fieldNames = [...this.builder.columns]
   }
 
   #execute (step: Statement | 'begin' | 'commit' | 'rollback'): StatementResult {
