@@ -930,7 +930,7 @@ test('one app with every kind of view and documented response: a valid document,
   add('/conditional/etag', class extends generic(mix(ConditionalMixin, lib.AsyncGenericViewSet), true) {
     static etag = true
     // A modification time the response shows: Last-Modified is stamped from it.
-    static responseSchema = Type.Object({ ...Item.properties, updated_at: Type.String() })
+    static override responseSchema = Type.Object({ ...Item.properties, updated_at: Type.String() })
     static lastModifiedField = 'updated_at'
   })
   add('/conditional/hand-rolled', class extends concrete(mix(ConditionalMixin, lib.ReadOnlyAPIViewSet)) {
