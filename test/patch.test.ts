@@ -310,3 +310,24 @@ test('the appendix examples of RFC 6902 and RFC 7396 through HTTP, on a resource
     t.same((await app.inject(`/documents/${id}`)).json(), { id, ...(result as object) }, `gives ${JSON.stringify(result)}`)
   }
 })
+
+test('a write that lands between the patch\'s read and its write: 409, and the patch writes nothing', async (t) => {
+  const rows = new MemoryRepository<ThingT>({ rows: [{ id: 1, name: 'a', tags: [], meta: {} }] })
+  class Racy extends GenericViewSet {
+    static override responseSchema = Thing
+    static override createSchema = ThingIn
+    static override detailParams = IdParams
+    static override repository = rows
+    // Another client's write lands right after this request read the object.
+    override getPatchTarget (request: Parameters<InstanceType<typeof GenericViewSet>['getPatchTarget']>[0]) {
+      const current = super.getPatchTarget(request)
+      rows.update({ id: 1 }, { name: 'theirs' })
+      return current
+    }
+  }
+  const app = await build({ views: [{ view: Racy, prefix: '/racy' }] })
+  t.teardown(() => app.close())
+  const res = await app.inject({ method: 'PATCH', url: '/racy/1', headers: JSON_PATCH, payload: JSON.stringify([{ op: 'add', path: '/tags/-', value: 'mine' }]) })
+  t.equal(problem(t, res, 409).detail, 'The resource changed while the patch was applied; send the patch again.')
+  t.same((await app.inject('/racy/1')).json(), { id: 1, name: 'theirs', tags: [], meta: {} }, 'the other write stands; the patch wrote nothing')
+})

@@ -43,7 +43,8 @@ interface Location { text: string, tokens: string[], at: string }
 
 interface Operation { op: string, path: Location, from: Location, value: unknown, index: number }
 
-const isObject = (value: unknown): value is JsonObject =>
+/** A JSON object: not `null`, not an array (what a resource's representation and a merge patch of it are). */
+export const isObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** A member read only from the object itself: a patch never takes `op` or `value` from a prototype. */

@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyRequest, preHandlerHookHandler, preValidationHookHandler } from 'fastify'
 import { BadRequest, Conflict, type ProblemErrorEntry } from '../http/errors.js'
-import { applyJsonPatch, applyMergePatch, jsonEqual, type PatchError } from '../http/json-patch.js'
+import { applyJsonPatch, applyMergePatch, isObject, jsonEqual, parsePointer, type PatchError } from '../http/json-patch.js'
 import { compilePartValidator, RequestValidationError, strictBodySchema } from '../schema/validation.js'
 import { PART_DETAIL } from '../http/request-parts.js'
 import { aliasedSchema } from '../schema/serialization.js'
@@ -96,9 +96,6 @@ export function patchPrecondition (request: FastifyRequest): Precondition | unde
   }
 }
 
-/** A plain object: what a resource's representation and a merge patch of it are. */
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
-
 /**
  * The top-level members whose value the patch changed. A removed member is present with the
  * value `undefined`: the partial-update schema refuses it where the member is required, and a
@@ -126,8 +123,8 @@ function lastOperationOf (operations: unknown[]): Map<string, string> {
   return touched
 }
 
-/** The top-level member a pointer names (RFC 6901 escapes undone). */
-const memberOf = (pointer: string): string => String(pointer.split('/')[1]).replace(/~1/g, '/').replace(/~0/g, '~')
+/** The top-level member a pointer names (already valid: it was applied, or written by a check). */
+const memberOf = (pointer: string): string => String(parsePointer(pointer)[0])
 
 /**
  * The problem of a patch whose result is not a valid update. Each entry points at the JSON
