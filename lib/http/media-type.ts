@@ -45,9 +45,9 @@ function acceptOnly (types: readonly string[]): preParsingHookHandler {
   const headers = { 'accept-patch': types.join(', ') }
   return function acceptMediaTypes (request, _reply, payload, done) {
     const type = request.headers['content-type']
-    const essence = type?.split(';')[0].trim().toLowerCase()
-    if (essence !== undefined && !accepted.has(essence)) {
-      done(new UnsupportedMediaType(`This route takes ${types.join(', ')}, not ${essence}.`, { headers }))
+    // Fastify's own reading of the header: the one its body validation is chosen by.
+    if (type !== undefined && !accepted.has(request.mediaType!)) {
+      done(new UnsupportedMediaType(`This route takes ${types.join(', ')}, not ${type.split(';')[0].trim()}.`, { headers }))
       return
     }
     done(null, payload)

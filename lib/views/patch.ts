@@ -137,10 +137,10 @@ function invalidResult (entries: ProblemErrorEntry[], format: PatchFormat, docum
   return new BadRequest('The patch does not give a valid update.', { errors })
 }
 
-/** The format of a request's body, from its media type; `json` for anything else Fastify let through. */
+/** The format of a request's body, from the media type Fastify read; `json` for anything else it let through. */
 function formatOf (request: FastifyRequest): PatchFormat {
-  const essence = String(request.headers['content-type']).split(';')[0].trim().toLowerCase()
-  return essence === PATCH_MEDIA_TYPES['merge-patch'] ? 'merge-patch' : essence === PATCH_MEDIA_TYPES['json-patch'] ? 'json-patch' : 'json'
+  const type = request.mediaType
+  return type === PATCH_MEDIA_TYPES['merge-patch'] ? 'merge-patch' : type === PATCH_MEDIA_TYPES['json-patch'] ? 'json-patch' : 'json'
 }
 
 /**
