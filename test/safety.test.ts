@@ -119,6 +119,66 @@ test('415 for a body that is not JSON; an empty body with a JSON media type on a
   t.equal(problem(t, emptyPost, 400).status, 400, 'a route that takes a body still needs one')
 })
 
+test('415 for a body of another media type that a parser of the app reads, and on a route with its own error handler', async (t) => {
+  class Items extends GenericViewSet {
+    static override responseSchema = Item
+    static override createSchema = ItemIn
+    static override updateSchema = ItemIn
+    static override detailParams = IdParams
+    static override repository = seeded() as never
+  }
+  class Guarded extends Items {}
+  const seen: unknown[] = []
+  const app = Fastify()
+  // A form parser gives an object that passes the body's validation: the route still takes JSON only.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)))
+  })
+  await app.register(views, {
+    views: [
+      { view: Items, prefix: '/items' },
+      {
+        view: Guarded,
+        prefix: '/guarded',
+        errorHandler (error, _request, reply) {
+          seen.push(error)
+          return reply.code((error as { statusCode: number }).statusCode).send({ own: true })
+        }
+      }
+    ]
+  })
+  const form = await app.inject({ method: 'POST', url: '/items', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'name=lamp' })
+  t.equal(problem(t, form, 415).detail, 'This route takes application/json, not application/x-www-form-urlencoded.', 'a valid form body: 415')
+  const invalidForm = await app.inject({ method: 'POST', url: '/items', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'colour=red' })
+  t.equal(problem(t, invalidForm, 415).status, 415, 'an invalid form body: 415, not a 400 about its shape')
+  t.same((await app.inject('/items')).json().length, 2, 'nothing was written')
+  const jsonString = await app.inject({ method: 'POST', url: '/items', headers: { 'content-type': 'application/json' }, payload: '"name=lamp"' })
+  t.equal(problem(t, jsonString, 400).status, 400, 'a JSON string where an object is expected: 400')
+  const other = await app.inject({ method: 'GET', url: '/items/abc', headers: { 'content-type': 'text/plain' } })
+  t.equal(problem(t, other, 400).status, 400, 'another error of a request that names a media type keeps its status')
+
+  for (const type of ['text/plain', 'application/xml']) {
+    const res = await app.inject({ method: 'POST', url: '/guarded', headers: { 'content-type': type }, payload: 'name=x' })
+    t.same(res.json(), { own: true }, `${type}: the route's own error handler answers`)
+    t.equal(res.statusCode, 415, `${type}: with a 415`)
+  }
+  t.match(seen, [{ statusCode: 415, message: 'This route takes application/json, not text/plain.' }, { statusCode: 415 }], 'and it was given the 415 itself')
+  const json = await app.inject({ method: 'POST', url: '/guarded', headers: { 'content-type': 'application/json' }, payload: '{"name":"lamp"}' })
+  t.equal(json.statusCode, 201, 'JSON passes the hook')
+})
+
+test('a thrown value that is not an Error, on a request with another media type, is a 500', async (t) => {
+  class Thrower extends APIView {
+    @Post('/')
+    async boom (): Promise<never> {
+      throw 'not an error' // eslint-disable-line no-throw-literal -- what the error handler must survive
+    }
+  }
+  const app = await build({ views: [{ view: Thrower, prefix: '/thrower' }] })
+  const res = await app.inject({ method: 'POST', url: '/thrower', headers: { 'content-type': 'text/plain' }, payload: 'x' })
+  t.equal(problem(t, res, 500).detail, 'An unexpected error occurred.')
+})
+
 test('configureApp first: a route registered before the plugin answers problem+json too', async (t) => {
   const app = Fastify()
   configureApp(app)

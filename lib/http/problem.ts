@@ -2,6 +2,7 @@ import type { Socket } from 'node:net'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { APIError, statusTitle, type Problem, type ProblemErrorEntry } from './errors.js'
 import { PART_DETAIL, PART_LOCATION, type HttpPart } from './request-parts.js'
+import { jsonBodyError } from './media-type.js'
 
 /** Media type of every error response (RFC 9457 section 3). */
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
@@ -64,7 +65,8 @@ export function toProblem (error: unknown, request: FastifyRequest): { problem: 
  * their stack; the body only ever carries a generic detail.
  */
 export function problemErrorHandler (this: unknown, error: unknown, request: FastifyRequest, reply: FastifyReply): void {
-  const { problem, headers } = toProblem(error, request)
+  // A body refused on a JSON-only view route because it was not JSON at all is a 415, not a 400.
+  const { problem, headers } = toProblem(jsonBodyError(error, request) ?? error, request)
   if (problem.status >= 500) {
     request.log.error({ err: error }, 'request failed')
   } else {

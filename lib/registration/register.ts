@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import { OWN_SERIALIZER_OPTIONS, type APIView } from '../views/api-view.js'
 import { findRaises, getCatchSpecs } from '../views/decorators.js'
 import { dependencyHooks } from '../routes/dependencies.js'
-import { mediaTypeHook } from '../http/media-type.js'
+import { isJsonContent, JSON_BODY_ONLY, mediaTypeHook, notJson } from '../http/media-type.js'
 import { assertDependencyKeys, assertStoredObjectsSchema } from './checks.js'
 import { buildRouteSchema } from '../openapi/operation.js'
 import { problemErrorHandler } from '../http/problem.js'
@@ -198,15 +198,24 @@ function buildFinish (klass: ViewStatics, route: CollectedRoute): Finish {
   }
 }
 
-function buildHandler (klass: ViewClass, route: CollectedRoute, fn: (this: View, request: FastifyRequest) => MaybePromise<unknown>) {
+/**
+ * `jsonChecked`: the route takes a JSON body only and refuses another media type here,
+ * once the body passed validation (a failed one is refused by the error handler).
+ * `keepsView`: a hook of the route may have made the request's view already.
+ */
+function buildHandler (klass: ViewClass, route: CollectedRoute, fn: (this: View, request: FastifyRequest) => MaybePromise<unknown>, jsonChecked: boolean, keepsView: boolean) {
   const finish = buildFinish(klass as ViewStatics, route)
   const bodyRename = route.options.schema?.body === undefined ? undefined : compileRenamer(route.options.schema.body, false)
   // Registration refused abstract views (assertRegistrable): this class is concrete.
   const Klass = klass as new (request: FastifyRequest, reply: FastifyReply) => View
   return function viewRouteHandler (request: FastifyRequest, reply: FastifyReply): unknown {
+    if (jsonChecked) {
+      const type = request.headers['content-type']
+      if (!isJsonContent(type)) throw notJson(type!)
+    }
     if (bodyRename !== undefined) request.body = bodyRename(request.body)
     // A hook that needed the view first (a precondition check) made it; else it is made here.
-    const view = keptView(request) ?? new Klass(request, reply)
+    const view = (keepsView ? keptView(request) : undefined) ?? new Klass(request, reply)
     const result = fn.call(view, request)
     // Returning the reply (thenable too) means the response is already sent: it is not waited on.
     return then(result, (value) => finish(value, view, reply), reply)
@@ -223,14 +232,25 @@ const HOOK_PHASES = ['onRequest', 'preValidation', 'preHandler'] as const
  * closed against unknown properties, by its wire names), whatever wrapper the
  * route's documented schema puts around them.
  */
-function validatorCompilerFor (parts: RouteSchemas, bodyMediaTypes: Record<string, BodyMediaType> | undefined): (input: { httpPart?: string, contentType?: string }) => PartValidator {
+function validatorCompilerFor (parts: RouteSchemas, bodyMediaTypes: Record<string, BodyMediaType> | undefined, jsonChecked: boolean): (input: { httpPart?: string, contentType?: string }) => PartValidator {
   // Fastify compiles exactly the parts the route's schema has, which are the declared ones;
   // a body taken in several media types is compiled once per type.
   return ({ httpPart, contentType }) => {
     const part = httpPart as HttpPart
     const declared = part === 'body' && contentType !== undefined && bodyMediaTypes !== undefined ? bodyMediaTypes[contentType].validation : parts[part]!
     if (declared === undefined) return acceptAny // a patch document is checked when it is applied, with pointers into it
-    return compilePartValidator(part === 'body' ? strictBodySchema(aliasedSchema(declared)) : declared, part)
+    if (part !== 'body') return compilePartValidator(declared, part)
+    const validate = compilePartValidator(strictBodySchema(aliasedSchema(declared)), part)
+    return jsonChecked ? markJsonBodyErrors(validate) : validate
+  }
+}
+
+/** The body validator of a JSON-only route: its failures carry `JSON_BODY_ONLY`, for the error handler. */
+function markJsonBodyErrors (validate: PartValidator): PartValidator {
+  return (data) => {
+    const result = validate(data)
+    if (result !== true) (result.error as Error & { [JSON_BODY_ONLY]?: true })[JSON_BODY_ONLY] = true
+    return result
   }
 }
 
@@ -252,15 +272,24 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
   for (const route of collectRoutes(klass)) {
     const merged = mergeRouteOptions(base, route.options)
     const implementation = methods.get(route.name)!
-    const handler = buildHandler(klass, route, implementation as (this: View, request: FastifyRequest) => MaybePromise<unknown>)
+    const hasBodySchema = route.options.schema?.body !== undefined
+    // A JSON-only body is checked after parsing, at no cost to a JSON request, unless the route
+    // names its own error handler: that handler gets the 415 from a hook before parsing instead.
+    const jsonChecked = hasBodySchema && route.bodyMediaTypes === undefined && merged.errorHandler === undefined
     // Response headers add up across levels instead of the innermost replacing the rest.
     const headerClasses = [router?.options.responseHeaders, registration.responseHeaders, route.options.responseHeaders, klass.getResponseHeaders(route.name)]
       .filter((h): h is ResponseHeadersClass => h !== undefined)
-    const validatorCompiler = validatorCompilerFor(route.options.schema ?? {}, route.bodyMediaTypes)
-    for (const method of route.methods) {
+    const validatorCompiler = validatorCompilerFor(route.options.schema ?? {}, route.bodyMediaTypes, jsonChecked)
+    const operations = route.methods.map((method) => {
       // Dependencies run router first, then registration, then the route's own, then the action's.
       const dependencies = [...(base.dependencies ?? []), ...(route.options.dependencies ?? []), ...(statics.getDependencies?.(route.name, method) ?? [])]
       const definition: RouteDefinition = { ...route, options: { ...merged, dependencies }, compileSerializer }
+      return { method, dependencies, definition, own: klass.routeHooks(definition, method) }
+    })
+    // Only the view's own hooks of these phases may have made the request's view (keepView).
+    const keepsView = operations.some(({ own }) => own.preValidation !== undefined || own.preHandler !== undefined)
+    const handler = buildHandler(klass, route, implementation as (this: View, request: FastifyRequest) => MaybePromise<unknown>, jsonChecked, keepsView)
+    for (const { method, dependencies, definition, own } of operations) {
       const hooks = dependencyHooks(dependencies)
       const routeOptions: RouteOptions = {
         method,
@@ -278,7 +307,6 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
       }
       Object.assign(routeOptions, passed)
       routeOptions.config = { ...merged.config, view: klass.name, action: route.name }
-      const own = klass.routeHooks(definition, method)
       const phases: Record<string, unknown> = {}
       for (const phase of HOOK_PHASES) {
         const list = [...hooks[phase], ...toList(merged[phase]), ...(phase === 'onRequest' ? [] : toList(own[phase]))]
@@ -288,7 +316,7 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
       // The view's own hooks run first, so a 304 is decided before any user hook sees the payload.
       const onSend = [...toList(own.onSend), ...toList(merged.onSend)]
       if (onSend.length > 0) routeOptions.onSend = onSend as RouteOptions['onSend']
-      const mediaType = mediaTypeHook(method, route.options.schema?.body !== undefined, route.bodyMediaTypes === undefined ? undefined : Object.keys(route.bodyMediaTypes))
+      const mediaType = mediaTypeHook(method, hasBodySchema, route.bodyMediaTypes === undefined ? undefined : Object.keys(route.bodyMediaTypes), jsonChecked)
       if (mediaType !== undefined) routeOptions.preParsing = [mediaType, ...toList(merged.preParsing)] as RouteOptions['preParsing']
       const preSerialization = [...toList(own.preSerialization), ...toList(merged.preSerialization)]
       if (preSerialization.length > 0) routeOptions.preSerialization = preSerialization as RouteOptions['preSerialization']

@@ -186,7 +186,15 @@ function genericList (view: GenericView, request: FastifyRequest): Result<unknow
 }
 
 function detailCriteria (view: GenericView, request: FastifyRequest, action: string): Criteria {
-  return { ...(request.params as Criteria), ...view.getKwargs(action) }
+  return withKwargs(request.params as Criteria, view.getKwargs(action))
+}
+
+/**
+ * The request's own values (its path, its body) with the view's kwargs over them, which win.
+ * Without kwargs, the default, they are passed as they are: no copy per request.
+ */
+function withKwargs (values: Record<string, unknown>, kwargs: Criteria): Record<string, unknown> {
+  return Object.keys(kwargs).length === 0 ? values : { ...values, ...kwargs }
 }
 
 /** The list response of a generic view comes from its filter, whatever `responseSchemaAsList` says. */
@@ -219,7 +227,7 @@ const listImpl = <B extends GenericBase>(Base: B): ViewBase => class GenericList
 
 const createImpl = (Base: GenericBase): ViewBase => class GenericCreate extends createMembers(Base) {
   create (this: GenericView, request: FastifyRequest): unknown {
-    return this.repository.create({ ...(request.body as Record<string, unknown>), ...this.getKwargs('create') }, this.getRepositoryOptions('create'))
+    return this.repository.create(withKwargs(request.body as Record<string, unknown>, this.getKwargs('create')), this.getRepositoryOptions('create'))
   }
 }
 
