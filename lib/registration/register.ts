@@ -232,14 +232,14 @@ const HOOK_PHASES = ['onRequest', 'preValidation', 'preHandler'] as const
  * closed against unknown properties, by its wire names), whatever wrapper the
  * route's documented schema puts around them.
  */
-function validatorCompilerFor (parts: RouteSchemas, bodyMediaTypes: Record<string, BodyMediaType> | undefined, jsonChecked: boolean): (input: { httpPart?: string, contentType?: string }) => PartValidator {
+function validatorCompilerFor (parts: RouteSchemas, bodyMediaTypes: Record<string, BodyMediaType> | undefined, jsonChecked: boolean, checkedEarly: boolean): (input: { httpPart?: string, contentType?: string }) => PartValidator {
   // Fastify compiles exactly the parts the route's schema has, which are the declared ones;
   // a body taken in several media types is compiled once per type.
   return ({ httpPart, contentType }) => {
     const part = httpPart as HttpPart
     const declared = part === 'body' && contentType !== undefined && bodyMediaTypes !== undefined ? bodyMediaTypes[contentType].validation : parts[part]!
     if (declared === undefined) return acceptAny // a patch document is checked when it is applied, with pointers into it
-    if (part !== 'body') return compilePartValidator(declared, part)
+    if (part !== 'body') return compilePartValidator(declared, part, checkedEarly)
     const validate = compilePartValidator(strictBodySchema(aliasedSchema(declared)), part)
     return jsonChecked ? markJsonBodyErrors(validate) : validate
   }
@@ -279,7 +279,6 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
     // Response headers add up across levels instead of the innermost replacing the rest.
     const headerClasses = [router?.options.responseHeaders, registration.responseHeaders, route.options.responseHeaders, klass.getResponseHeaders(route.name)]
       .filter((h): h is ResponseHeadersClass => h !== undefined)
-    const validatorCompiler = validatorCompilerFor(route.options.schema ?? {}, route.bodyMediaTypes, jsonChecked)
     const operations = route.methods.map((method) => {
       // Dependencies run router first, then registration, then the route's own, then the action's.
       const dependencies = [...(base.dependencies ?? []), ...(route.options.dependencies ?? []), ...(statics.getDependencies?.(route.name, method) ?? [])]
@@ -289,6 +288,8 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
     // Only the view's own hooks of these phases may have made the request's view (keepView).
     const keepsView = operations.some(({ own }) => own.preValidation !== undefined || own.preHandler !== undefined)
     const handler = buildHandler(klass, route, implementation as (this: View, request: FastifyRequest) => MaybePromise<unknown>, jsonChecked, keepsView)
+    // The hooks that keep a view are the ones that may validate the path and query early.
+    const validatorCompiler = validatorCompilerFor(route.options.schema ?? {}, route.bodyMediaTypes, jsonChecked, keepsView)
     for (const { method, dependencies, definition, own } of operations) {
       const hooks = dependencyHooks(dependencies)
       const routeOptions: RouteOptions = {

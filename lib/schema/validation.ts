@@ -295,8 +295,10 @@ export type PartValidator = (data: unknown) => true | { error: Error }
 /**
  * Compiles the validator of one request part. Called by Fastify at registration
  * (route option `validatorCompiler`); the returned function is the whole per-request cost.
+ * `checkedEarly`: a hook of the route may have validated the path and query already
+ * (`validateTargetEarly`), and what it passed is not checked again.
  */
-export function compilePartValidator (schema: TSchema, part: HttpPart): PartValidator {
+export function compilePartValidator (schema: TSchema, part: HttpPart, checkedEarly = false): PartValidator {
   const target = part === 'headers' ? lowerCaseKeys(schema as AnySchema) : schema
   const check = compileCheck(target)
   const coerce = part === 'body' ? undefined : buildCoercion(target)
@@ -310,7 +312,7 @@ export function compilePartValidator (schema: TSchema, part: HttpPart): PartVali
         return check.Check(data) ? true : fail(data)
       }
   // A path or query a hook validated ahead of Fastify's phase (validateTargetEarly) is not checked twice.
-  const validate: PartValidator = part === 'params' || part === 'querystring' ? (data) => checkedTargets.has(data as object) || run(data) : run
+  const validate: PartValidator = checkedEarly && (part === 'params' || part === 'querystring') ? (data) => checkedTargets.has(data as object) || run(data) : run
   // A recursive schema (TypeBox `Recursive`) is checked by recursion, so a value nested
   // deeper than the stack allows (a few kilobytes of `[[[...`) would end in a RangeError
   // and a 500: it is a 400. A try costs nothing until something is thrown.
