@@ -8,7 +8,7 @@ import pg from 'pg'
 import { Type, type Static } from '@sinclair/typebox'
 import views, {
   APIView, AsyncBulkAPIViewSet, AsyncGenericViewSet, ConditionalMixin, Get, PaginationFilter, asyncRepository, configureApp, mix, problemFrameworkErrors,
-  type AsyncBulkRepository, type AsyncRepository, type NumberedPageOf
+  type AsyncBulkRepository, type AsyncRepository
 } from '../lib/index.js'
 import { PostgresRepository, SqliteRepository } from '../lib/stores/sql/index.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
@@ -77,28 +77,24 @@ async function openStore ({ databaseUrl }: StoreOptions): Promise<Store> {
  * select by `name`), with ETag and Last-Modified on reads, 304 and 412.
  */
 function itemsView (repository: ItemRepository) {
-  return class Items extends mix(ConditionalMixin, AsyncBulkAPIViewSet, AsyncGenericViewSet)<{
-    item: Item,
-    create: Static<typeof ItemIn>,
-    update: Static<typeof ItemIn>,
-    partialUpdate: Static<typeof ItemPatch>,
-    bulkUpdate: Static<typeof ItemUpdate>,
-    params: Static<typeof ItemParams>,
-    list: NumberedPageOf<Item>
-  }> {
+  // Every schema is given once: the types of the actions (getLocation's item below) and the
+  // field lastModifiedField may name are read from them.
+  return class Items extends mix(ConditionalMixin, AsyncBulkAPIViewSet, AsyncGenericViewSet).with({
+    responseSchema: Item,
+    createSchema: ItemIn,
+    updateSchema: ItemIn,
+    partialUpdateSchema: ItemPatch,
+    bulkUpdateSchema: ItemUpdate,
+    detailParams: ItemParams,
+    filter: ItemFilter,
+    lastModifiedField: 'updated_at',
+    repository
+  }, {
+    getLocation (item) { return `/items/${item.id}` }
+  }) {
     static override apiDescription = 'The shop\'s items. Reads carry an ETag and a Last-Modified; send If-Match with a write to change only what you read.'
-    static override responseSchema = Item
-    static override createSchema = ItemIn
-    static override updateSchema = ItemIn
-    static override partialUpdateSchema = ItemPatch
-    static override bulkUpdateSchema = ItemUpdate
-    static override detailParams = ItemParams
-    static override filter = ItemFilter
     static override etag = true
-    static override lastModifiedField = 'updated_at'
     static override maxBatchSize = 1000
-    static override repository = repository
-    override getLocation (item: Item) { return `/items/${item.id}` }
   }
 }
 

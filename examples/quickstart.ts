@@ -3,7 +3,7 @@
 import Fastify from 'fastify'
 import swagger from '@fastify/swagger'
 import { Type, type Static } from '@sinclair/typebox'
-import views, { AsyncListAPIView, AsyncRetrieveAPIView, Get, configureApp, mix, type ViewRequest } from 'fastify-views'
+import views, { AsyncListAPIView, AsyncRetrieveAPIView, Get, configureApp, mix } from 'fastify-views'
 import { swaggerOptions } from 'fastify-views/swagger'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String() }, { $id: 'Item' })
@@ -12,15 +12,13 @@ type Item = Static<typeof Item>
 
 const rows = new Map<number, Item>([[1, { id: 1, name: 'Lamp' }]])
 
-class Items extends mix(AsyncListAPIView, AsyncRetrieveAPIView)<{ item: Item, params: { id: number } }> {
-  static override responseSchema = Item
-  static override detailParams = IdParams
-
-  override async list () { return [...rows.values()] }                  // GET /items -> 200 Item[]
-  override async retrieve (request: ViewRequest<{ params: typeof IdParams }>) {
+// The schemas are given once; the types of the actions below come from them.
+class Items extends mix(AsyncListAPIView, AsyncRetrieveAPIView).with({ responseSchema: Item, detailParams: IdParams }, {
+  async list () { return [...rows.values()] },                          // GET /items -> 200 Item[]
+  async retrieve (request) {
     return rows.get(request.params.id) ?? null                          // GET /items/:id -> 200, or a 404 problem
   }
-
+}) {
   @Get('/count', { responseSchema: Type.Object({ count: Type.Integer() }) })
   count () { return { count: rows.size } }                              // GET /items/count
 }

@@ -2,6 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { APIView } from './api-view.js'
 import type { Dependency } from '../routes/types.js'
 import { ConfigurationError } from '../core/configuration-error.js'
+import type { Static, TSchema } from '@sinclair/typebox'
+import type { ModelsOf } from './schema-models.js'
 
 /**
  * A base a mixin extends: `APIView` or a class built on it, with its statics. The construct
@@ -55,7 +57,44 @@ function build (infos: readonly MixinInfo[], name: string): ViewBase {
   let base: ViewBase = APIView
   for (const info of linearize(infos).reverse()) base = info.apply(base)
   Object.defineProperty(base, 'name', { value: name })
+  Object.defineProperty(base, 'with', { value: withStatics, configurable: true, writable: true })
   return base
+}
+
+/**
+ * `Base` extended by a class that has `statics` as its own static properties and the
+ * functions of `methods` as its own methods. A name `Base` does not have is a typo
+ * (`responseSchemas`, `retreive`) that nothing would ever read: it is refused.
+ */
+function extendWith (Base: ViewBase, statics: Record<string, unknown>, methods: Record<string, unknown>, name: string): ViewBase {
+  const typed = class extends Base {}
+  for (const key of Object.keys(statics)) {
+    if (!(key in Base)) {
+      throw new ConfigurationError('FV_ERR_UNKNOWN_STATIC', `${name}: "${key}" is not a static of ${Base.name}, so it would never be read`)
+    }
+    Object.defineProperty(typed, key, { value: statics[key], writable: true, enumerable: true, configurable: true })
+  }
+  for (const key of Object.keys(methods)) {
+    if (typeof methods[key] !== 'function' || typeof (Base.prototype as unknown as Record<string, unknown>)[key] !== 'function') {
+      throw new ConfigurationError('FV_ERR_UNKNOWN_STATIC', `${name}: "${key}" is not a method of ${Base.name}, so it would never be called`)
+    }
+    // Non-enumerable, as a method declared in a class body is.
+    Object.defineProperty(typed.prototype, key, { value: methods[key], writable: true, enumerable: false, configurable: true })
+  }
+  Object.defineProperty(typed, 'name', { value: name })
+  return typed
+}
+
+/**
+ * The run-time `.with(statics, methods)` of every mixin class: a subclass with those statics
+ * and methods, which mixes again like the class it extends (its description applies the same).
+ */
+function withStatics (this: ViewBase & MixinClass, statics: Record<string, unknown>, methods: Record<string, unknown> = {}): ViewBase {
+  const name = `${this.name}.with(${Object.keys(statics).join(', ')})`
+  const typed = extendWith(this, statics, methods, name)
+  const info: MixinInfo = { name, requires: [this[MIXIN]], apply: (base) => extendWith(base, statics, methods, name) }
+  Object.defineProperty(typed, MIXIN, { value: info, configurable: true })
+  return typed
 }
 
 /**
@@ -77,8 +116,8 @@ type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) exten
 /** Action interface keys a mixin class contributes (type level only). */
 export type KeysOf<T> = T extends { readonly [ACTION_KEYS]?: infer K } ? K : never
 
-/** The statics of a class without its construct signature and prototype. */
-export type StaticsOf<T> = T extends unknown ? Omit<T, 'prototype' | typeof ACTION_KEYS> : never
+/** The statics of a class without its construct signature, prototype and `with` (each class built from mixins types its own). */
+export type StaticsOf<T> = T extends unknown ? Omit<T, 'prototype' | typeof ACTION_KEYS | 'with'> : never
 
 /**
  * The action interfaces, by key, for the item types `M`. Each action module adds its
@@ -105,13 +144,55 @@ export type ActionNameOf<K> = K extends keyof ActionNameRegistry ? ActionNameReg
  */
 export type ActionDependencies<A extends string> = { [P in A]?: Dependency[] }
 
+/** The statics of a class built from the registry keys `K` with statics `S`: `actionDependencies` keyed by its actions. */
+type StaticsWithActions<K, S> = [ActionNameOf<K>] extends [never] ? S : Omit<S, 'actionDependencies'> & { actionDependencies: ActionDependencies<ActionNameOf<K>> }
+
+/**
+ * The statics `.with({...})` takes: any of the class's own, each with its declared type, and
+ * `lastModifiedField` one of the fields of `responseSchema`. A name the class does not have
+ * is typed as a sentence saying so, which is what the compiler prints for the mistake.
+ */
+export type StaticsInput<S, C> = {
+  [P in keyof C]: P extends keyof S
+    ? P extends 'lastModifiedField' ? FieldOf<C, S[P]> : S[P]
+    : `${P & string} is not a static of this view`
+}
+
+/** A field of the item `responseSchema` gives, or (without one) what the static declares. */
+type FieldOf<C, Declared> = C extends { readonly responseSchema: infer T extends TSchema } ? (keyof Static<T> & string) | Exclude<Declared, string> : Declared
+
+/**
+ * A class built from mixins with its statics set by `.with({...})`: its item types are read
+ * from the schemas given (`ModelsOf`), so it takes no type argument that could disagree with them.
+ */
+export type TypedClass<K extends keyof ActionRegistry<unknown>, S, M> = {
+  new (request: FastifyRequest, reply: FastifyReply): ViewInstance<K, M>
+  readonly [ACTION_KEYS]?: K
+  readonly [MIXIN]: MixinInfo
+} & StaticsWithActions<K, S>
+
+/** An instance of a class built from the registry keys `K` for the item types `M`. */
+export type ViewInstance<K extends keyof ActionRegistry<unknown>, M> = APIView & UnionToIntersection<ActionRegistry<M>[K]>
+
+/**
+ * The methods `.with(statics, methods)` takes: the class's own actions and hooks, written as
+ * an object literal, so that TypeScript types each parameter from the action it implements
+ * (a method in a class body gets no type from the method it overrides). `this` is the view.
+ */
+export type ViewMethods<K extends keyof ActionRegistry<unknown>, M> = Partial<UnionToIntersection<ActionRegistry<M>[K]>> & ThisType<ViewInstance<K, M>>
+
 /** A class built from mixins: generic in its item types, with the union of their statics. */
 export type MixedClass<K extends keyof ActionRegistry<unknown>, S> = {
   // Keys outside ActionModels are `never`, so a misspelt one (`crate`) is an error, not silently ignored.
   new <M extends ActionModels & { [P in Exclude<keyof M, keyof ActionModels>]: never } = {}>(request: FastifyRequest, reply: FastifyReply): APIView & UnionToIntersection<ActionRegistry<M>[K]>
   readonly [ACTION_KEYS]?: K
   readonly [MIXIN]: MixinInfo
-} & ([ActionNameOf<K>] extends [never] ? S : Omit<S, 'actionDependencies'> & { actionDependencies: ActionDependencies<ActionNameOf<K>> })
+  /**
+   * This class with its statics set once, its item types read from the schemas among them:
+   * `mix(AsyncListAPIView, AsyncRetrieveAPIView).with({ responseSchema: Item, detailParams: IdParams })`.
+   */
+  with<const C extends StaticsInput<StaticsWithActions<K, S>, C>>(statics: C, methods?: ViewMethods<K, ModelsOf<C>>): TypedClass<K, S, ModelsOf<C>>
+} & StaticsWithActions<K, S>
 
 /**
  * The item types a view's actions are checked against. Give the ones you use:
