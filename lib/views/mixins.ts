@@ -162,13 +162,15 @@ export type StaticsInput<S, C> = {
 type FieldOf<C, Declared> = C extends { readonly responseSchema: infer T extends TSchema } ? (keyof Static<T> & string) | Exclude<Declared, string> : Declared
 
 /**
- * A class built from mixins with its statics set by `.with({...})`: its item types are read
- * from the schemas given (`ModelsOf`), so it takes no type argument that could disagree with them.
+ * A class built from mixins with the statics `C` set by `.with({...})`: its item types are read
+ * from the schemas among them (`ModelsOf`), so it takes no type argument that could disagree.
  */
-export type TypedClass<K extends keyof ActionRegistry<unknown>, S, M> = {
-  new (request: FastifyRequest, reply: FastifyReply): ViewInstance<K, M>
+export type TypedClass<K extends keyof ActionRegistry<unknown>, S, C> = {
+  new (request: FastifyRequest, reply: FastifyReply): ViewInstance<K, ModelsOf<C>>
   readonly [ACTION_KEYS]?: K
   readonly [MIXIN]: MixinInfo
+  /** This class with more statics set (they replace the ones of the same name) and more methods. */
+  with<const C2 extends StaticsInput<StaticsWithActions<K, S>, C2>>(statics: C2, methods?: ViewMethods<K, ModelsOf<C2 & Omit<C, keyof C2>>>): TypedClass<K, S, C2 & Omit<C, keyof C2>>
 } & StaticsWithActions<K, S>
 
 /** An instance of a class built from the registry keys `K` for the item types `M`. */
@@ -191,7 +193,7 @@ export type MixedClass<K extends keyof ActionRegistry<unknown>, S> = {
    * This class with its statics set once, its item types read from the schemas among them:
    * `mix(AsyncListAPIView, AsyncRetrieveAPIView).with({ responseSchema: Item, detailParams: IdParams })`.
    */
-  with<const C extends StaticsInput<StaticsWithActions<K, S>, C>>(statics: C, methods?: ViewMethods<K, ModelsOf<C>>): TypedClass<K, S, ModelsOf<C>>
+  with<const C extends StaticsInput<StaticsWithActions<K, S>, C>>(statics: C, methods?: ViewMethods<K, ModelsOf<C>>): TypedClass<K, S, C>
 } & StaticsWithActions<K, S>
 
 /**

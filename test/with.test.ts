@@ -1,0 +1,87 @@
+import { test } from 'tap'
+import { Type, type Static } from '@sinclair/typebox'
+import {
+  AsyncGenericViewSet, AsyncListAPIView, AsyncRetrieveAPIView, ConditionalMixin, ConfigurationError, GenericRetrieveAPIView, Get, MemoryRepository,
+  PaginationFilter, asyncRepository, mix, MIXIN
+} from '../lib/index.js'
+import { build, problem } from './helpers.js'
+
+const Item = Type.Object({ id: Type.Integer(), name: Type.String(), updated_at: Type.String({ format: 'date-time' }) })
+const ItemIn = Type.Object({ name: Type.String({ minLength: 1 }) })
+const IdParams = Type.Object({ id: Type.Integer() })
+type Item = Static<typeof Item>
+const STAMP = '2026-01-02T03:04:05.000Z'
+
+test('.with(statics, methods): the statics are set, the methods serve the actions, and decorated routes sit beside them', async (t) => {
+  const rows = new Map<number, Item>([[1, { id: 1, name: 'Lamp', updated_at: STAMP }]])
+  class Items extends mix(AsyncListAPIView, AsyncRetrieveAPIView).with({ responseSchema: Item, detailParams: IdParams }, {
+    async list () { return [...rows.values()] },
+    async retrieve (request) { return rows.get(request.params.id) ?? null }
+  }) {
+    @Get('/count', { responseSchema: Type.Object({ count: Type.Integer() }) })
+    count () { return { count: rows.size } }
+  }
+  t.equal(Items.responseSchema, Item, 'the static is read from the class')
+  t.equal(Items.detailParams, IdParams)
+  t.equal(Object.getPrototypeOf(Items).name, 'mix(AsyncListAPIView, AsyncRetrieveAPIView).with(responseSchema, detailParams)', 'the base says what it was made with')
+  t.notOk(Object.keys(Items.prototype).includes('list'), 'methods are not enumerable, as in a class body')
+  const app = await build({ views: [{ view: Items, prefix: '/items' }] })
+  t.same((await app.inject('/items')).json(), [...rows.values()], 'list')
+  t.same((await app.inject('/items/1')).json(), rows.get(1), 'retrieve, with the integer id of detailParams')
+  t.equal(problem(t, await app.inject('/items/2'), 404).status, 404, 'null is a 404')
+  t.match(problem(t, await app.inject('/items/abc'), 400).errors, [{ in: 'path', parameter: 'id' }], 'the params schema validates')
+  t.same((await app.inject('/items/count')).json(), { count: 1 }, 'a decorated route in the class body')
+})
+
+test('.with() on a generic viewset: the repository, a hook in the methods, and more statics in the class body', async (t) => {
+  const repository = asyncRepository(new MemoryRepository<Item>({ rows: [{ id: 1, name: 'Lamp', updated_at: STAMP }] }))
+  class Items extends mix(ConditionalMixin, AsyncGenericViewSet).with({
+    responseSchema: Item, createSchema: ItemIn, detailParams: IdParams, filter: PaginationFilter, lastModifiedField: 'updated_at', repository
+  }, {
+    getLocation (item) { return `/items/${item.id}` },
+    getKwargs (action) { return action === 'create' ? { updated_at: STAMP } : {} }
+  }) {
+    static override etag = true
+  }
+  const app = await build({ views: [{ view: Items, prefix: '/items' }] })
+  const created = await app.inject({ method: 'POST', url: '/items', payload: { name: 'Desk' } })
+  t.equal(created.statusCode, 201)
+  t.equal(created.headers.location, `/items/${created.json().id as number}`, 'getLocation from the methods object')
+  const page = (await app.inject('/items')).json()
+  t.equal(page.total_items, 2, 'the filter given to .with() pages the list')
+  const one = await app.inject('/items/1')
+  t.equal(one.headers['last-modified'], new Date(STAMP).toUTCString(), 'lastModifiedField given to .with()')
+  t.type(one.headers.etag, 'string', 'a static set in the class body')
+})
+
+test('a typed class mixes again with its statics and methods, and .with() chains', async (t) => {
+  const rows = new Map<number, Item>([[1, { id: 1, name: 'Lamp', updated_at: STAMP }]])
+  const Typed = GenericRetrieveAPIView.with({ responseSchema: Item, detailParams: IdParams, repository: new MemoryRepository<Item>({ rows: [...rows.values()] }) }, {
+    getKwargs () { return { name: 'Lamp' } }
+  })
+  t.equal(Typed[MIXIN].requires[0], GenericRetrieveAPIView[MIXIN], 'it stands for what it extends')
+  class Stamped extends mix(ConditionalMixin, Typed) {
+    static override etag = true
+    static override lastModifiedField = 'updated_at'
+  }
+  const Renamed = Typed.with({ errorMessage: 'No such lamp' })
+  const app = await build({ views: [{ view: Stamped, prefix: '/stamped' }, { view: Renamed, prefix: '/renamed' }] })
+  const one = await app.inject('/stamped/1')
+  t.same(one.json(), rows.get(1), 'the statics of .with() survive mixing')
+  t.ok(one.headers['last-modified'], 'with the mixin applied over them')
+  t.equal(problem(t, await app.inject('/renamed/2'), 404).detail, 'No such lamp', 'a second .with() adds to the first')
+})
+
+test('a name the class does not have, or a method that is not a function, is FV_ERR_UNKNOWN_STATIC naming both', async (t) => {
+  const Base = mix(AsyncListAPIView)
+  // What a JavaScript caller (or a cast) can pass: the types refuse all three.
+  const loose = Base.with as unknown as (statics: object, methods?: object) => unknown
+  const cases: Array<[object, object | undefined, RegExp]> = [
+    [{ responseSchemas: Item }, undefined, /mix\(AsyncListAPIView\)\.with\(responseSchemas\): "responseSchemas" is not a static of mix\(AsyncListAPIView\), so it would never be read/],
+    [{ responseSchema: Item }, { retreive () {} }, /"retreive" is not a method of mix\(AsyncListAPIView\), so it would never be called/],
+    [{ responseSchema: Item }, { list: [] }, /"list" is not a method of mix\(AsyncListAPIView\)/]
+  ]
+  for (const [statics, methods, message] of cases) {
+    t.throws(() => loose.call(Base, statics, methods), Object.assign(new ConfigurationError('FV_ERR_UNKNOWN_STATIC', ''), { message }))
+  }
+})
