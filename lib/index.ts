@@ -24,7 +24,7 @@ export {
   DetailViewMixin, AsyncListAPIView, ListAPIView, AsyncCreateAPIView, CreateAPIView, AsyncRetrieveAPIView, RetrieveAPIView,
   AsyncUpdateAPIView, UpdateAPIView, AsyncPartialUpdateAPIView, PartialUpdateAPIView, AsyncDestroyAPIView, DestroyAPIView,
   type ListActions, type CreateActions, type RetrieveActions, type UpdateActions, type PartialUpdateActions, type DestroyActions,
-  type DetailStatics, type ListStatics, type CreateStatics, type UpdateStatics, type ActionViewClass
+  type DetailStatics, type ListStatics, type CreateStatics, type UpdateStatics, type ActionViewClass, type ActionRequest, type SentReply
 } from './views/actions.js'
 export { errors, ProblemSchema, ValidationProblemSchema } from './openapi/operation.js'
 export { errorClassSchema, ProblemErrorEntrySchema } from './openapi/problem-schema.js'

@@ -21,43 +21,50 @@ type ParamsOf<M> = Get<M, 'params', { id: string }>
  * The request an action receives, structurally: every `FastifyRequest` or `ViewRequest`
  * whose params, query and body have these types fits, however its generics are spelled.
  */
-export type Req<P, Q, B> = FastifyRequest & { params: P, query: Q, body: B }
-type DetailResult<M> = ItemOf<M> | null | undefined | FastifyReply
+export type ActionRequest<P, Q, B> = FastifyRequest & { params: P, query: Q, body: B }
+/**
+ * The request's own reply, returned by an action that answered by hand (a 304 from
+ * `checkLastModified`): the response is already on its way. Named, so that a compiler
+ * message about an action's return type reads `Promise<Item[] | SentReply>`, not Fastify's
+ * reply type spelt out with its eight type arguments.
+ */
+export interface SentReply extends FastifyReply {}
+type DetailResult<M> = ItemOf<M> | null | undefined | SentReply
 
 /** `list`: GET on the prefix, 200, an array of `responseSchema` (or an envelope). */
 export interface ListActions<M, Async> {
-  list (request: Req<unknown, Get<M, 'query', unknown>, unknown>): Ret<Async, Get<M, 'list', Array<ItemOf<M>>> | FastifyReply>
+  list (request: ActionRequest<unknown, Get<M, 'query', unknown>, unknown>): Ret<Async, Get<M, 'list', Array<ItemOf<M>>> | SentReply>
 }
 /** `create`: POST on the prefix, 201; `null` answers 409. */
 export interface CreateActions<M, Async> {
-  create (request: Req<unknown, unknown, Get<M, 'create', unknown>>): Ret<Async, DetailResult<M>>
+  create (request: ActionRequest<unknown, unknown, Get<M, 'create', unknown>>): Ret<Async, DetailResult<M>>
   /** The URL sent as `Location` with the 201, or `undefined` for none. */
   getLocation (obj: ItemOf<M>): string | undefined
 }
 /** `retrieve`: GET on the detail route, 200; `null` answers 404. */
 export interface RetrieveActions<M, Async> {
-  retrieve (request: Req<ParamsOf<M>, unknown, unknown>): Ret<Async, DetailResult<M>>
+  retrieve (request: ActionRequest<ParamsOf<M>, unknown, unknown>): Ret<Async, DetailResult<M>>
 }
 /** `update`: PUT on the detail route, 200; `null` answers 404. */
 export interface UpdateActions<M, Async> {
-  update (request: Req<ParamsOf<M>, unknown, Get<M, 'update', unknown>>): Ret<Async, DetailResult<M>>
+  update (request: ActionRequest<ParamsOf<M>, unknown, Get<M, 'update', unknown>>): Ret<Async, DetailResult<M>>
 }
 /** `partialUpdate`: PATCH on the detail route, 200; `null` answers 404. */
 export interface PartialUpdateActions<M, Async> {
-  partialUpdate (request: Req<ParamsOf<M>, unknown, Get<M, 'partialUpdate', unknown>>): Ret<Async, DetailResult<M>>
+  partialUpdate (request: ActionRequest<ParamsOf<M>, unknown, Get<M, 'partialUpdate', unknown>>): Ret<Async, DetailResult<M>>
   /**
    * The current object a merge patch or JSON Patch applies to, `null` when there is none
    * (docs/patch.md). Generic views read it through their repository; an action view that
    * accepts patch formats implements it.
    */
-  getPatchTarget (request: Req<ParamsOf<M>, unknown, unknown>): Ret<Async, ItemOf<M> | null | undefined>
+  getPatchTarget (request: ActionRequest<ParamsOf<M>, unknown, unknown>): Ret<Async, ItemOf<M> | null | undefined>
 }
 /** Any value but a promise: what a sync action may return when its result is not typed. */
-type SyncValue = null | undefined | string | number | boolean | bigint | symbol | FastifyReply | (object & { then?: never })
+type SyncValue = null | undefined | string | number | boolean | bigint | symbol | SentReply | (object & { then?: never })
 
 /** `destroy`: DELETE on the detail route, 204; `null` or `undefined` answers 404. */
 export interface DestroyActions<M, Async> {
-  destroy (request: Req<ParamsOf<M>, unknown, unknown>): Async extends true ? Promise<unknown> : SyncValue
+  destroy (request: ActionRequest<ParamsOf<M>, unknown, unknown>): Async extends true ? Promise<unknown> : SyncValue
 }
 
 declare module './mixins.js' {

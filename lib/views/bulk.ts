@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox'
-import type { FastifyReply, FastifyRequest, preValidationHookHandler } from 'fastify'
-import { actionMixin, withSchema, type ActionViewClass, type Get, type ItemOf, type Req, type Ret } from './actions.js'
+import type { FastifyRequest, preValidationHookHandler } from 'fastify'
+import { actionMixin, withSchema, type ActionViewClass, type Get, type ItemOf, type ActionRequest, type Ret, type SentReply } from './actions.js'
 import type { APIView } from './api-view.js'
 import { BadRequest, Conflict, ContentTooLarge, NotFound, type ProblemErrorEntry } from '../http/errors.js'
 import type { FilterClass } from '../query/filters.js'
@@ -13,7 +13,7 @@ import { then as settle, type Awaitable } from '../core/maybe-promise.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 
 type Result<T> = T | Promise<T>
-type BulkReq<Q, B> = Req<unknown, Q, B>
+type BulkReq<Q, B> = ActionRequest<unknown, Q, B>
 
 /** `fn` on a hook's or the repository's result, awaited when it is a thenable other than the view's reply. */
 const then = <T, R>(view: BulkView, value: Awaitable<T>, fn: (value: T) => R): Result<R> => settle(value, fn, view.reply)
@@ -22,12 +22,12 @@ const then = <T, R>(view: BulkView, value: Awaitable<T>, fn: (value: T) => R): R
 export interface BulkModels { item?: unknown, create?: unknown, bulkUpdate?: unknown, update?: unknown, query?: unknown }
 
 /** `bulkCreate`: POST on `bulkRoute`, 201, an array of created objects. */
-export interface BulkCreateActions<M, Async> { bulkCreate (request: BulkReq<unknown, Array<Get<M, 'create', unknown>>>): Ret<Async, Array<ItemOf<M>> | FastifyReply> }
+export interface BulkCreateActions<M, Async> { bulkCreate (request: BulkReq<unknown, Array<Get<M, 'create', unknown>>>): Ret<Async, Array<ItemOf<M>> | SentReply> }
 /** `bulkUpdate`: PUT on `bulkRoute`, 204. */
 export interface BulkUpdateActions<M, Async> { bulkUpdate (request: BulkReq<unknown, Array<Get<M, 'bulkUpdate', unknown>>>): Ret<Async, unknown> }
 type PartialOf<T> = unknown extends T ? unknown : Partial<T>
 /** `updateMany`: PATCH on `bulkRoute` with filter parameters, 200, the updated objects; the body is any subset of `update`. */
-export interface UpdateManyActions<M, Async> { updateMany (request: BulkReq<Get<M, 'query', unknown>, PartialOf<Get<M, 'update', unknown>>>): Ret<Async, Array<ItemOf<M>> | FastifyReply> }
+export interface UpdateManyActions<M, Async> { updateMany (request: BulkReq<Get<M, 'query', unknown>, PartialOf<Get<M, 'update', unknown>>>): Ret<Async, Array<ItemOf<M>> | SentReply> }
 /** `bulkDelete`: DELETE on `bulkRoute` with filter parameters, 204. */
 export interface BulkDestroyActions<M, Async> { bulkDelete (request: BulkReq<Get<M, 'query', unknown>, unknown>): Ret<Async, unknown> }
 
