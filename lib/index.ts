@@ -19,7 +19,7 @@ export type {
   ViewRouteOptions, SharedRouteOptions, RouteDocOptions, MaybePromise
 } from './routes/types.js'
 export { mix, defineMixin, MIXIN, ACTION_KEYS, type ViewBase, type MixinInfo, type ActionNameRegistry, type ActionNameOf, type ActionDependencies, type KeysOf, type StaticsOf, type MixinClass, type MixedClass, type ActionModels, type ActionRegistry, type TypedClass, type ViewInstance, type ViewMethods, type StaticsInput } from './views/mixins.js'
-export type { ModelsOf } from './views/schema-models.js'
+export type { ModelsOf, RowOf, FilterFieldNames, UnknownFilterFields } from './views/schema-models.js'
 export {
   DetailViewMixin, AsyncListAPIView, ListAPIView, AsyncCreateAPIView, CreateAPIView, AsyncRetrieveAPIView, RetrieveAPIView,
   AsyncUpdateAPIView, UpdateAPIView, AsyncPartialUpdateAPIView, PartialUpdateAPIView, AsyncDestroyAPIView, DestroyAPIView,
@@ -37,7 +37,7 @@ export {
 export * from './views/viewsets.js'
 export {
   BaseFilter, OrderingFilter, SearchFilter, PaginationFilter, OffsetLimitFilter, CursorPaginationFilter, composeFilters,
-  type FilterClass, type FilterFields, type FilterOperators, type PaginationKind, type PageWindow
+  FILTER_STATICS, type FilterClass, type FilterFields, type FilterOperators, type PaginationKind, type PageWindow, type FilterStaticsInput, type TypedFilter
 } from './query/filters.js'
 export {
   NumberedPage, OffsetPage, CursorPage,

@@ -1,8 +1,8 @@
 import { test } from 'tap'
 import { Type, type Static } from '@sinclair/typebox'
 import {
-  AsyncGenericViewSet, AsyncListAPIView, AsyncRetrieveAPIView, ConditionalMixin, ConfigurationError, GenericRetrieveAPIView, Get, MemoryRepository,
-  PaginationFilter, asyncRepository, mix, MIXIN
+  AsyncGenericViewSet, AsyncListAPIView, AsyncRetrieveAPIView, ConditionalMixin, ConfigurationError, GenericListAPIView, GenericRetrieveAPIView, Get,
+  MemoryRepository, PaginationFilter, asyncRepository, mix, MIXIN
 } from '../lib/index.js'
 import { build, problem } from './helpers.js'
 
@@ -84,4 +84,17 @@ test('a name the class does not have, or a method that is not a function, is FV_
   for (const [statics, methods, message] of cases) {
     t.throws(() => loose.call(Base, statics, methods), Object.assign(new ConfigurationError('FV_ERR_UNKNOWN_STATIC', ''), { message }))
   }
+})
+
+test('a filter\'s .with() sets its statics; a name the filter does not have is FV_ERR_UNKNOWN_STATIC', async (t) => {
+  const ByName = PaginationFilter.with({ fields: { name: Type.String() }, orderingFields: ['name'], defaultPageSize: 1 })
+  t.equal(ByName.name, 'PaginationFilter.with(fields, orderingFields, defaultPageSize)')
+  t.same(ByName.orderingFields, ['name'])
+  t.equal(ByName.pagination, 'page', 'the rest is inherited')
+  class Items extends GenericListAPIView.with({ responseSchema: Item, filter: ByName, repository: new MemoryRepository<Item>({ rows: [{ id: 1, name: 'b', updated_at: STAMP }, { id: 2, name: 'a', updated_at: STAMP }] }) }) {}
+  const app = await build({ views: [{ view: Items, prefix: '/items' }] })
+  const page = (await app.inject('/items?sort=name')).json()
+  t.same(page.items.map((i: Item) => i.name), ['a'], 'ordered by the field given, one per page')
+  const loose = PaginationFilter.with as unknown as (statics: object) => unknown
+  t.throws(() => loose.call(PaginationFilter, { orderingField: ['name'] }), { code: 'FV_ERR_UNKNOWN_STATIC', message: /PaginationFilter\.with\(orderingField\): "orderingField" is not a static of PaginationFilter/ })
 })

@@ -3,6 +3,7 @@ import { BadRequest } from '../http/errors.js'
 import { decodeCursor } from './pagination.js'
 import type { Criteria, Operator, OrderKey } from '../stores/repository.js'
 import { ConfigurationError } from '../core/configuration-error.js'
+import { assignStatics, withName } from '../core/statics.js'
 
 /** Filter fields: a query parameter name -> the schema of its value (equality). */
 export type FilterFields = Record<string, TSchema>
@@ -22,6 +23,18 @@ export type PageWindow =
 
 /** A filter class: what a view's `filter` attribute holds. */
 export type FilterClass = typeof BaseFilter
+
+/**
+ * The statics a filter's `.with({...})` takes: any of its own, with its declared type. A name
+ * the filter does not have is typed as a sentence saying so, which is what the compiler prints.
+ */
+export type FilterStaticsInput<F, C> = { [P in keyof C]: P extends keyof F ? F[P] : `${P & string} is not a static of this filter` }
+
+/** Type-level record of the statics a filter's `.with()` set, with their literal types (never set at run time). */
+export const FILTER_STATICS = '~statics'
+
+/** A filter class with the statics `C` set by `.with({...})`. */
+export type TypedFilter<F extends FilterClass, C> = F & { readonly [FILTER_STATICS]?: C }
 
 const querySchemas = new WeakMap<FilterClass, TObject>()
 
@@ -59,11 +72,11 @@ export class BaseFilter {
   /** Schemas of fields that only take operators (no plain equality parameter). */
   static operatorFields: FilterFields = {}
   /** Fields `sort` may name (`sort=name&sort=-price`); empty: no `sort` parameter. */
-  static orderingFields: string[] = []
+  static orderingFields: readonly string[] = []
   /** The ordering when the client sends no `sort`, in `sort` syntax (`['-price']`). */
-  static defaultOrdering: string[] = []
+  static defaultOrdering: readonly string[] = []
   /** Fields `q` searches, case-insensitively; empty: no `q` parameter. */
-  static searchFields: string[] = []
+  static searchFields: readonly string[] = []
   /** The pagination style; set by `PaginationFilter`, `OffsetLimitFilter`, `CursorPaginationFilter`. */
   static pagination: PaginationKind = 'none'
   /** Largest `page_size` / `limit` a client may ask for. */
@@ -72,6 +85,20 @@ export class BaseFilter {
   static defaultPageSize = 100
   /** The field that makes the order total for cursors (the primary key). */
   static tieBreaker = 'id'
+
+  /**
+   * This filter with its statics set once, their literal types kept:
+   * `PaginationFilter.with({ fields: { name: Type.String() }, orderingFields: ['name', 'price'] })`.
+   * A view given it in `.with({ filter })` checks every field it names against its items.
+   */
+  static with<F extends FilterClass, const C extends FilterStaticsInput<F, C>> (this: F, statics: C): TypedFilter<F, C> {
+    const name = withName(this, statics)
+    const Base: FilterClass = this // a generic `this` cannot be extended (TS2545); its class type can
+    const typed = class extends Base {}
+    assignStatics(typed, this, statics, name)
+    Object.defineProperty(typed, 'name', { value: name })
+    return typed as TypedFilter<F, C> // the statics just assigned are the ones `C` names
+  }
 
   /** The query string schema: built once per class, at registration. */
   static querySchema (): TObject {
@@ -177,7 +204,7 @@ export class BaseFilter {
   }
 
   /** The search the client asked for, if any. */
-  get search (): { term: string, fields: string[] } | undefined {
+  get search (): { term: string, fields: readonly string[] } | undefined {
     const term = this.values.q
     const fields = this.statics.searchFields
     // Without search fields `q` is not a parameter of the filter, and like any other undeclared one it is ignored.

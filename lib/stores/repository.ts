@@ -65,7 +65,7 @@ export interface ListQuery {
   /** Sort keys applied in the order given; ties keep the next key's order. */
   orderBy: OrderKey[]
   /** Rows where any of `fields` contains `term`, case-insensitively. */
-  search?: { term: string, fields: string[] }
+  search?: { term: string, fields: readonly string[] }
   /** Skip this many rows. */
   offset?: number
   /** Return at most this many rows. */

@@ -2,8 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { APIView } from './api-view.js'
 import type { Dependency } from '../routes/types.js'
 import { ConfigurationError } from '../core/configuration-error.js'
+import { assignStatics, withName } from '../core/statics.js'
 import type { Static, TSchema } from '@sinclair/typebox'
-import type { ModelsOf } from './schema-models.js'
+import type { ModelsOf, UnknownFilterFields } from './schema-models.js'
 
 /**
  * A base a mixin extends: `APIView` or a class built on it, with its statics. The construct
@@ -68,12 +69,7 @@ function build (infos: readonly MixinInfo[], name: string): ViewBase {
  */
 function extendWith (Base: ViewBase, statics: Record<string, unknown>, methods: Record<string, unknown>, name: string): ViewBase {
   const typed = class extends Base {}
-  for (const key of Object.keys(statics)) {
-    if (!(key in Base)) {
-      throw new ConfigurationError('FV_ERR_UNKNOWN_STATIC', `${name}: "${key}" is not a static of ${Base.name}, so it would never be read`)
-    }
-    Object.defineProperty(typed, key, { value: statics[key], writable: true, enumerable: true, configurable: true })
-  }
+  assignStatics(typed, Base, statics, name)
   for (const key of Object.keys(methods)) {
     if (typeof methods[key] !== 'function' || typeof (Base.prototype as unknown as Record<string, unknown>)[key] !== 'function') {
       throw new ConfigurationError('FV_ERR_UNKNOWN_STATIC', `${name}: "${key}" is not a method of ${Base.name}, so it would never be called`)
@@ -90,7 +86,7 @@ function extendWith (Base: ViewBase, statics: Record<string, unknown>, methods: 
  * and methods, which mixes again like the class it extends (its description applies the same).
  */
 function withStatics (this: ViewBase & MixinClass, statics: Record<string, unknown>, methods: Record<string, unknown> = {}): ViewBase {
-  const name = `${this.name}.with(${Object.keys(statics).join(', ')})`
+  const name = withName(this, statics)
   const typed = extendWith(this, statics, methods, name)
   const info: MixinInfo = { name, requires: [this[MIXIN]], apply: (base) => extendWith(base, statics, methods, name) }
   Object.defineProperty(typed, MIXIN, { value: info, configurable: true })
@@ -148,13 +144,16 @@ export type ActionDependencies<A extends string> = { [P in A]?: Dependency[] }
 type StaticsWithActions<K, S> = [ActionNameOf<K>] extends [never] ? S : Omit<S, 'actionDependencies'> & { actionDependencies: ActionDependencies<ActionNameOf<K>> }
 
 /**
- * The statics `.with({...})` takes: any of the class's own, each with its declared type, and
- * `lastModifiedField` one of the fields of `responseSchema`. A name the class does not have
- * is typed as a sentence saying so, which is what the compiler prints for the mistake.
+ * The statics `.with({...})` takes: any of the class's own, each with its declared type;
+ * `lastModifiedField` one of the fields of `responseSchema`, and a `filter` made with
+ * `.with()` naming only fields the rows have (`UnknownFilterFields`). A name the class does not
+ * have is typed as a sentence saying so, which is what the compiler prints for the mistake.
  */
 export type StaticsInput<S, C> = {
   [P in keyof C]: P extends keyof S
-    ? P extends 'lastModifiedField' ? FieldOf<C, S[P]> : S[P]
+    ? P extends 'lastModifiedField' ? FieldOf<C, S[P]>
+      : P extends 'filter' ? ([UnknownFilterFields<C>] extends [never] ? S[P] : `the filter names ${UnknownFilterFields<C>}, a field the items do not have`)
+        : S[P]
     : `${P & string} is not a static of this view`
 }
 

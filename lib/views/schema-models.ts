@@ -1,5 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox'
-import type { PaginationKind } from '../query/filters.js'
+import type { FILTER_STATICS, PaginationKind } from '../query/filters.js'
 import type { CursorPageOf, NumberedPageOf, OffsetPageOf } from '../query/pagination.js'
 
 /** The one model a schema static gives, under the model's name; nothing when the static is absent. */
@@ -31,3 +31,37 @@ type ListModel<C> = C extends { readonly responseSchema: infer T extends TSchema
 export type ModelsOf<C> =
   From<C, 'responseSchema', 'item'> & From<C, 'createSchema', 'create'> & UpdateModel<C> & PartialUpdateModel<C> &
   From<C, 'bulkUpdateSchema', 'bulkUpdate'> & From<C, 'detailParams', 'params'> & ListModel<C>
+
+/**
+ * The stored rows of a view: the item type of its repository, or the item `responseSchema`
+ * gives when the repository does not say (`Repository<unknown>`); `never` when neither is known.
+ */
+export type RowOf<C> = C extends { readonly repository: { list (...args: never[]): infer R } }
+  ? Awaited<R> extends ReadonlyArray<infer T> ? (unknown extends T ? ItemOf<C> : T) : ItemOf<C>
+  : ItemOf<C>
+
+type ItemOf<C> = C extends { readonly responseSchema: infer T extends TSchema } ? Static<T> : never
+
+/** The literal members of a list of names, or none when its type says only `string`. */
+type Literals<A> = A extends ReadonlyArray<infer E extends string> ? (string extends E ? never : E) : never
+/** The literal keys of a record of fields, or none when its type says only `string`. */
+type LiteralKeys<O> = string extends keyof O ? never : keyof O & string
+
+/** Every field a filter's `.with()` names: fields, operators, operatorFields, orderingFields, defaultOrdering (without `-`), searchFields. */
+export type FilterFieldNames<F> = F extends { readonly [FILTER_STATICS]?: infer C }
+  ? C extends object
+    ? LiteralKeys<Get<C, 'fields'>> | LiteralKeys<Get<C, 'operators'>> | LiteralKeys<Get<C, 'operatorFields'>> |
+      Literals<Get<C, 'orderingFields'>> | Literals<Get<C, 'searchFields'>> |
+      (Literals<Get<C, 'defaultOrdering'>> extends infer O ? O extends `-${infer N}` ? N : O : never)
+    : never
+  : never
+
+type Get<C, K extends string> = C extends { readonly [P in K]: infer T } ? T : never
+
+/**
+ * The fields a view's filter names that its rows do not have: the typo a compiler error points
+ * at. Empty when the rows or the filter's names are not known to the types.
+ */
+export type UnknownFilterFields<C> = C extends { readonly filter: infer F }
+  ? [RowOf<C>] extends [never] ? never : Exclude<FilterFieldNames<F>, keyof RowOf<C>>
+  : never

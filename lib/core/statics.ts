@@ -1,0 +1,18 @@
+import { ConfigurationError } from './configuration-error.js'
+
+/**
+ * Sets `statics` as own static properties of `target`, a new subclass of `base`. A name
+ * `base` does not have is a typo (`orderingField`, `responseSchemas`) that nothing would
+ * ever read: it is refused, naming `owner` (what the user called, `X.with(...)`).
+ */
+export function assignStatics (target: object, base: { name: string }, statics: object, owner: string): void {
+  for (const [key, value] of Object.entries(statics)) {
+    if (!(key in base)) {
+      throw new ConfigurationError('FV_ERR_UNKNOWN_STATIC', `${owner}: "${key}" is not a static of ${base.name}, so it would never be read`)
+    }
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })
+  }
+}
+
+/** The name of a class `.with(...)` made: what it extends and the statics it sets. */
+export const withName = (base: { name: string }, statics: object): string => `${base.name}.with(${Object.keys(statics).join(', ')})`
