@@ -1,0 +1,250 @@
+import { test } from 'tap'
+import Database from 'better-sqlite3'
+import { Type, type Static } from '@sinclair/typebox'
+import {
+  AsyncBulkAPIViewSet, AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, AsyncRetrieveAPIView, BaseFilter,
+  ConditionalMixin, ConfigurationError, MemoryRepository, asyncRepository, mix, type ConfigurationErrorCode
+} from '../lib/index.js'
+import { SqliteRepository } from '../lib/stores/sql/index.js'
+import { build } from './helpers.js'
+
+// The mistakes of test/types/mistakes.tst.ts that the library refuses when the class is defined
+// (a `.with()` the types would refuse, from JavaScript or forced with a cast) or when the plugin
+// registers the view. Each case is made next to its fix, which must define and register cleanly.
+
+const Book = Type.Object({
+  id: Type.Integer(),
+  title: Type.String(),
+  year: Type.Integer(),
+  updated_at: Type.String({ format: 'date-time' })
+}, { $id: 'Book' })
+const BookIn = Type.Object({ title: Type.String(), year: Type.Integer() })
+const BookParams = Type.Object({ id: Type.Integer() })
+type BookData = Static<typeof Book>
+
+const dune: BookData = { id: 1, title: 'Dune', year: 1965, updated_at: '2024-01-01T00:00:00.000Z' }
+const books = () => asyncRepository<BookData, MemoryRepository<BookData>>(new MemoryRepository<BookData>({ rows: [dune] }))
+const statics = () => ({ responseSchema: Book, createSchema: BookIn, detailParams: BookParams, repository: books() })
+
+/** The Book API's base: a generic viewset with ETag and Last-Modified. */
+const BookViews = mix(ConditionalMixin, AsyncGenericViewSet)
+const BASE = /mix\(ConditionalMixin, AsyncGenericViewSet\)/.source
+
+function sqliteBooks () {
+  const db = new Database(':memory:')
+  db.exec('CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT NOT NULL, year INTEGER NOT NULL, updated_at TEXT NOT NULL)')
+  db.prepare('INSERT INTO books (id, title, year, updated_at) VALUES (?, ?, ?, ?)').run(dune.id, dune.title, dune.year, dune.updated_at)
+  return asyncRepository(new SqliteRepository(db, { table: 'books', columns: ['id', 'title', 'year', 'updated_at'] }))
+}
+
+/** Defines the class and registers it, then closes the app. */
+async function register (view: unknown): Promise<void> {
+  const app = await build({ views: [{ view: view as never, prefix: '/books' }] })
+  await app.close()
+}
+
+interface MistakeCase {
+  code: ConfigurationErrorCode
+  /** Its row in the table of test/types/mistakes.tst.ts. */
+  row: number
+  mistake: string
+  when: 'definition' | 'registration'
+  /** Makes the mistake; what it throws or rejects with is checked. */
+  act: () => unknown
+  /** The same code without the mistake: defines and registers. */
+  fix: () => unknown
+  /** The names the message must carry: the view, and the static, method, field or action. */
+  message: RegExp
+}
+
+const cases: MistakeCase[] = [
+  {
+    code: 'FV_ERR_UNKNOWN_STATIC',
+    row: 6,
+    mistake: 'a static the class does not have, forced through the types',
+    when: 'definition',
+    act: () => class Books extends BookViews.with({ ...statics(), nonsense: 1 } as never) {},
+    fix: () => register(class Books extends BookViews.with(statics()) {}),
+    message: new RegExp(`^${BASE}\\.with\\(responseSchema, createSchema, detailParams, repository, nonsense\\): "nonsense" is not a static of ${BASE}, so it would never be read$`)
+  },
+  {
+    code: 'FV_ERR_UNKNOWN_STATIC',
+    row: 6,
+    mistake: 'a misspelt static (responseSchemas), as JavaScript would write it',
+    when: 'definition',
+    act: () => class Books extends BookViews.with({ responseSchemas: Book, repository: books() } as never) {},
+    fix: () => register(class Books extends BookViews.with({ responseSchema: Book, repository: books() }) {}),
+    message: new RegExp(`^${BASE}\\.with\\(responseSchemas, repository\\): "responseSchemas" is not a static of ${BASE}`)
+  },
+  {
+    code: 'FV_ERR_UNKNOWN_STATIC',
+    row: 19,
+    mistake: 'lastModifiedField on a view without ConditionalMixin',
+    when: 'definition',
+    act: () => class Books extends AsyncGenericViewSet.with({ ...statics(), lastModifiedField: 'updated_at' } as never) {},
+    fix: () => register(class Books extends BookViews.with({ ...statics(), lastModifiedField: 'updated_at' }) {}),
+    message: /^AsyncGenericViewSet\.with\(.*lastModifiedField\): "lastModifiedField" is not a static of AsyncGenericViewSet, so it would never be read$/
+  },
+  {
+    code: 'FV_ERR_UNKNOWN_STATIC',
+    row: 9,
+    mistake: 'a misspelt action (retreive) in the methods object, forced through the types',
+    when: 'definition',
+    act: () => class Books extends BookViews.with(statics(), { async retreive () { return null } } as never) {},
+    fix: () => register(class Books extends BookViews.with(statics(), { async retrieve () { return null } }) {}),
+    message: new RegExp(`^${BASE}\\.with\\(responseSchema, createSchema, detailParams, repository\\): "retreive" is not a method of ${BASE}, so it would never be called$`)
+  },
+  {
+    code: 'FV_ERR_UNKNOWN_STATIC',
+    row: 10,
+    mistake: 'an action the view does not have (destroy on a read-only view) in the methods object',
+    when: 'definition',
+    act: () => class Books extends mix(AsyncGenericListAPIView, AsyncGenericRetrieveAPIView).with({ responseSchema: Book, repository: books() }, { async destroy () { return true } } as never) {},
+    fix: () => register(class Books extends BookViews.with(statics(), { async destroy () { return true } }) {}),
+    message: /^mix\(AsyncGenericListAPIView, AsyncGenericRetrieveAPIView\)\.with\(responseSchema, repository\): "destroy" is not a method of mix\(AsyncGenericListAPIView, AsyncGenericRetrieveAPIView\)/
+  },
+  {
+    code: 'FV_ERR_UNKNOWN_STATIC',
+    row: 11,
+    mistake: 'a methods-object entry that is not a function',
+    when: 'definition',
+    act: () => class Books extends BookViews.with(statics(), { retrieve: dune } as never) {},
+    fix: () => register(class Books extends BookViews.with(statics(), { async retrieve () { return dune } }) {}),
+    message: new RegExp(`^${BASE}\\.with\\(responseSchema, createSchema, detailParams, repository\\): "retrieve" is not a method of ${BASE}`)
+  },
+  {
+    code: 'FV_ERR_UNKNOWN_FIELD',
+    row: 8,
+    mistake: 'a misspelt lastModifiedField (updatedAt) with responseSchema set by static override',
+    when: 'registration',
+    act: () => register(class Books extends BookViews.with({ createSchema: BookIn, detailParams: BookParams, repository: books(), etag: true, lastModifiedField: 'updatedAt' }) {
+      static override responseSchema = Book
+    }),
+    fix: () => register(class Books extends BookViews.with({ createSchema: BookIn, detailParams: BookParams, repository: books(), etag: true, lastModifiedField: 'updated_at' }) {
+      static override responseSchema = Book
+    }),
+    message: /^Cannot register Books: lastModifiedField "updatedAt" is not a property of its responseSchema \(its properties: id, title, year, updated_at\)$/
+  },
+  {
+    code: 'FV_ERR_UNKNOWN_ACTION',
+    row: 18,
+    mistake: 'a misspelt actionDependencies key (destory) beside a correct one',
+    when: 'registration',
+    act: () => register(class Books extends BookViews.with({ ...statics(), actionDependencies: { destroy: [() => {}], destory: [() => {}] } }) {}),
+    fix: () => register(class Books extends BookViews.with({ ...statics(), actionDependencies: { destroy: [() => {}] } }) {}),
+    message: /^Cannot register Books: actionDependencies names "destory", which is not an action of this view; its actions are create, destroy, list, partialUpdate, retrieve, update/
+  },
+  {
+    code: 'FV_ERR_ABSTRACT_VIEW',
+    row: 25,
+    mistake: 'a misspelt action (retreive) in the class body of an action view, without override',
+    when: 'registration',
+    act: () => register(class Books extends AsyncRetrieveAPIView.with({ responseSchema: Book, detailParams: BookParams }) {
+      async retreive () { return dune }
+    }),
+    fix: () => register(class Books extends AsyncRetrieveAPIView.with({ responseSchema: Book, detailParams: BookParams }) {
+      override async retrieve () { return dune }
+    }),
+    message: /^Cannot register Books: it is abstract, action method "retrieve" is not implemented$/
+  },
+  {
+    code: 'FV_ERR_NO_REPOSITORY',
+    row: 27,
+    mistake: 'a generic view without a repository',
+    when: 'registration',
+    act: () => register(class Books extends BookViews.with({ responseSchema: Book, createSchema: BookIn, detailParams: BookParams }) {}),
+    fix: () => register(class Books extends BookViews.with({ responseSchema: Book, createSchema: BookIn, detailParams: BookParams, repository: books() }) {}),
+    message: /^Cannot register Books: set its static repository or override its repository getter$/
+  },
+  {
+    code: 'FV_ERR_NO_RESPONSE_SCHEMA',
+    row: 28,
+    mistake: 'a generic view without a responseSchema',
+    when: 'registration',
+    act: () => register(class Books extends BookViews.with({ createSchema: BookIn, detailParams: BookParams, repository: books() }) {}),
+    fix: () => register(class Books extends BookViews.with({ responseSchema: Book, createSchema: BookIn, detailParams: BookParams, repository: books() }) {}),
+    message: /^Cannot register Books: .*retrieve.* no response schema/
+  },
+  {
+    code: 'FV_ERR_UNKNOWN_FIELD',
+    row: 29,
+    mistake: 'a misspelt orderingFields entry (yaer) over a SqliteRepository',
+    when: 'registration',
+    act: () => {
+      class BookFilter extends BaseFilter { static override orderingFields = ['title', 'yaer'] }
+      return register(class Books extends AsyncGenericListAPIView.with({ responseSchema: Book, filter: BookFilter, repository: sqliteBooks() }) {})
+    },
+    fix: () => {
+      class BookFilter extends BaseFilter { static override orderingFields = ['title', 'year'] }
+      return register(class Books extends AsyncGenericListAPIView.with({ responseSchema: Book, filter: BookFilter, repository: sqliteBooks() }) {})
+    },
+    message: /^Cannot register Books: BookFilter\.orderingFields names "yaer", which its repository does not have \(its fields: id, title, year, updated_at\)$/
+  },
+  {
+    code: 'FV_ERR_BULK_CONFIG',
+    row: 31,
+    mistake: 'a bulkUpdateSchema that does not require the primary key',
+    when: 'registration',
+    act: () => register(class Books extends mix(AsyncBulkAPIViewSet, AsyncGenericViewSet).with({ ...statics(), updateSchema: BookIn, filter: null, bulkUpdateSchema: BookIn }) {}),
+    fix: () => register(class Books extends mix(AsyncBulkAPIViewSet, AsyncGenericViewSet).with({ ...statics(), updateSchema: BookIn, filter: null, bulkUpdateSchema: Book }) {}),
+    message: /^Cannot register Books: bulkUpdateSchema must require the primary key "id"/
+  }
+]
+
+async function caught (act: () => unknown): Promise<unknown> {
+  try {
+    await act()
+  } catch (error) {
+    return error
+  }
+  return undefined
+}
+
+for (const { code, row, mistake, when, act, fix, message } of cases) {
+  test(`${row}. ${mistake}: ${code} at ${when}`, async (t) => {
+    const error = await caught(act)
+    t.ok(error instanceof ConfigurationError, 'a ConfigurationError')
+    t.ok(error instanceof TypeError, 'a TypeError')
+    t.equal((error as ConfigurationError).code, code, 'its code')
+    t.match((error as Error).message, message, 'the message names the view and what is wrong in it')
+    t.equal(await caught(fix), undefined, 'the fixed view defines and registers')
+  })
+}
+
+test('a .with() mistake throws where the class is defined, before any registration', async (t) => {
+  let defined = false
+  const error = await caught(() => {
+    class Books extends BookViews.with({ ...statics(), detailParam: BookParams } as never) {}
+    defined = true
+    return Books
+  })
+  t.equal((error as ConfigurationError).code, 'FV_ERR_UNKNOWN_STATIC')
+  t.match((error as Error).message, /"detailParam" is not a static/)
+  t.equal(defined, false, 'the class is never defined')
+})
+
+test('the Book API without mistakes answers', async (t) => {
+  class Books extends BookViews.with({ ...statics(), etag: true, lastModifiedField: 'updated_at' }, {
+    // The body is { title, year }: the server stamps updated_at, which every Book has.
+    async create (request) {
+      return await this.repository.create({ ...request.body, updated_at: new Date().toISOString() }, this.getRepositoryOptions('create'))
+    },
+    getLocation (book) { return `/books/${book.id}` }
+  }) {}
+  const app = await build({ views: [{ view: Books, prefix: '/books' }] })
+  t.teardown(() => app.close())
+
+  const read = await app.inject('/books/1')
+  t.equal(read.statusCode, 200)
+  t.same(read.json(), dune)
+  t.equal(read.headers['last-modified'], new Date(dune.updated_at).toUTCString(), 'Last-Modified from updated_at')
+  t.type(read.headers.etag, 'string', 'an ETag')
+
+  const created = await app.inject({ method: 'POST', url: '/books', payload: { title: 'Emma', year: 1815 } })
+  t.equal(created.statusCode, 201)
+  t.match(created.json(), { id: 2, title: 'Emma', year: 1815, updated_at: String })
+  t.equal(created.headers.location, '/books/2', 'Location from getLocation')
+
+  const wrongId = await app.inject('/books/one')
+  t.equal(wrongId.statusCode, 400, 'the integer detailParams refuse a non-integer id')
+})
