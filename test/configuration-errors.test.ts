@@ -277,6 +277,12 @@ const thrown: ThrownCase[] = [
     message: /^mix\(\) combines mixin classes such as AsyncListAPIView; got Catalogue$/
   },
   {
+    code: 'FV_ERR_UNKNOWN_STATIC',
+    mistake: '.with() given a static the class does not have (a typo, from JavaScript)',
+    act: () => (AsyncListAPIView.with as (statics: object) => unknown).call(AsyncListAPIView, { responseSchemas: {} }),
+    message: /^AsyncListAPIView\.with\(responseSchemas\): "responseSchemas" is not a static of AsyncListAPIView, so it would never be read$/
+  },
+  {
     code: 'FV_ERR_VIEW_ENTRY',
     mistake: 'a views entry that is a plain class, not a view',
     act: async () => {

@@ -110,7 +110,7 @@ const cases: MistakeCase[] = [
     when: 'definition',
     act: () => class Books extends BookViews.with(statics(), { retrieve: dune } as never) {},
     fix: () => register(class Books extends BookViews.with(statics(), { async retrieve () { return dune } }) {}),
-    message: new RegExp(`^${BASE}\\.with\\(responseSchema, createSchema, detailParams, repository\\): "retrieve" is not a method of ${BASE}`)
+    message: new RegExp(`^${BASE}\\.with\\(responseSchema, createSchema, detailParams, repository\\): "retrieve" must be a function, not object$`)
   },
   {
     code: 'FV_ERR_UNKNOWN_FIELD',
@@ -179,6 +179,15 @@ const cases: MistakeCase[] = [
       return register(class Books extends AsyncGenericListAPIView.with({ responseSchema: Book, filter: BookFilter, repository: sqliteBooks() }) {})
     },
     message: /^Cannot register Books: BookFilter\.orderingFields names "yaer", which its repository does not have \(its fields: id, title, year, updated_at\)$/
+  },
+  {
+    code: 'FV_ERR_UNKNOWN_FIELD',
+    row: 35,
+    mistake: 'detailParams naming a parameter the detail path does not have (bookId, path /:id)',
+    when: 'registration',
+    act: () => register(class Books extends BookViews.with({ ...statics(), detailParams: Type.Object({ bookId: Type.Integer() }) }) {}),
+    fix: () => register(class Books extends BookViews.with({ ...statics(), detailParams: Type.Object({ bookId: Type.Integer() }), detailRoute: '/:bookId' }) {}),
+    message: /^Books\.detailParams requires "bookId", which the path of \w+ \(\/:id\) does not have: set detailRoute to name it \(`\/:bookId`\)$/
   },
   {
     code: 'FV_ERR_BULK_CONFIG',

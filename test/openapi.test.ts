@@ -6,7 +6,7 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import views, {
   Action, APIError, APIView, BadRequest as BadRequestError, AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView, AsyncPartialUpdateAPIView, AsyncRetrieveAPIView,
   AsyncUpdateAPIView, Catch, CatchDefined, Conflict, CreateAPIView, Delete, Forbidden, Get, mix, NotFound, Override, Post, ResponseHeaders, Route, Throws, View,
-  ViewRouter, errors, type FastifyViewsOptions
+  ViewRouter, errors, type FastifyViewsOptions, type FilterClass
 } from '../lib/index.js'
 import { buildViewRoutes } from '../lib/registration/register.js'
 import { documentedSchema, swaggerOptions } from '../lib/openapi/swagger.js'
@@ -317,7 +317,7 @@ test('generic views: page schemas are named components, filter parameters show t
     static override filter = Pages
     static override repository = asyncRepository(new MemoryRepository())
   }
-  const list = (filter: typeof OffsetLimitFilter) => class extends GenericListAPIView {
+  const list = (filter: FilterClass) => class extends GenericListAPIView {
     static override responseSchema = Item
     static override filter = filter
     static override repository = new MemoryRepository()

@@ -79,7 +79,8 @@ test('a name the class does not have, or a method that is not a function, is FV_
   const cases: Array<[object, object | undefined, RegExp]> = [
     [{ responseSchemas: Item }, undefined, /mix\(AsyncListAPIView\)\.with\(responseSchemas\): "responseSchemas" is not a static of mix\(AsyncListAPIView\), so it would never be read/],
     [{ responseSchema: Item }, { retreive () {} }, /"retreive" is not a method of mix\(AsyncListAPIView\), so it would never be called/],
-    [{ responseSchema: Item }, { list: [] }, /"list" is not a method of mix\(AsyncListAPIView\)/]
+    [{ responseSchema: Item }, { list: [] }, /"list" must be a function, not object/],
+    [{ name: 'Items' }, undefined, /"name" is not a static of mix\(AsyncListAPIView\)/]
   ]
   for (const [statics, methods, message] of cases) {
     t.throws(() => loose.call(Base, statics, methods), Object.assign(new ConfigurationError('FV_ERR_UNKNOWN_STATIC', ''), { message }))

@@ -1,5 +1,8 @@
 import { ConfigurationError } from './configuration-error.js'
 
+// Every function has these; none is a static a view or a filter reads.
+const FUNCTION_OWN = new Set(['name', 'length', 'prototype'])
+
 /**
  * Sets `statics` as own static properties of `target`, a new subclass of `base`. A name
  * `base` does not have is a typo (`orderingField`, `responseSchemas`) that nothing would
@@ -7,7 +10,7 @@ import { ConfigurationError } from './configuration-error.js'
  */
 export function assignStatics (target: object, base: { name: string }, statics: object, owner: string): void {
   for (const [key, value] of Object.entries(statics)) {
-    if (!(key in base)) {
+    if (!(key in base) || FUNCTION_OWN.has(key)) {
       throw new ConfigurationError('FV_ERR_UNKNOWN_STATIC', `${owner}: "${key}" is not a static of ${base.name}, so it would never be read`)
     }
     Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })

@@ -254,17 +254,20 @@ export class SearchFilter extends BaseFilter {}
 
 /** Page-number pagination: `page` (>= 1, default 1) and `page_size` (1..maxPageSize); lists answer a `NumberedPage`. */
 export class PaginationFilter extends BaseFilter {
-  static override pagination: PaginationKind = 'page'
+  // A literal type: a view's `.with({ filter })` types its list as this kind's page.
+  static override pagination = 'page' as const
 }
 
 /** Offset pagination: `offset` (>= 0) and `limit` (1..maxPageSize, capped); lists answer an `OffsetPage`. */
 export class OffsetLimitFilter extends BaseFilter {
-  static override pagination: PaginationKind = 'offset'
+  // A literal type: a view's `.with({ filter })` types its list as this kind's page.
+  static override pagination = 'offset' as const
 }
 
 /** Keyset pagination: an opaque `cursor` and `page_size`; lists answer a `CursorPage`. */
 export class CursorPaginationFilter extends BaseFilter {
-  static override pagination: PaginationKind = 'cursor'
+  // A literal type: a view's `.with({ filter })` types its list as this kind's page.
+  static override pagination = 'cursor' as const
 }
 
 /**

@@ -98,7 +98,7 @@ export type Promised<R> = { [K in keyof R]: R[K] extends (...args: infer A) => i
 export type AsyncRepository<T = unknown> = Promised<Repository<T>>
 
 /** A synchronous repository seen through the asynchronous protocol, for async views. */
-export function asyncRepository<T, R extends object> (repository: R): Promised<R> & AsyncRepository<T> {
+export function asyncRepository<T, R extends object> (repository: R): AsyncRepository<T> & Promised<R> {
   const wrapped: Record<string, unknown> = {}
   for (let proto: object | null = repository; proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
     for (const key of Object.getOwnPropertyNames(proto)) {

@@ -3,8 +3,8 @@ import { APIView } from './api-view.js'
 import type { Dependency } from '../routes/types.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 import { assignStatics, withName } from '../core/statics.js'
-import type { Static, TSchema } from '@sinclair/typebox'
-import type { ModelsOf, UnknownFilterFields } from './schema-models.js'
+import type { TSchema } from '@sinclair/typebox'
+import type { ModelsOf, RepositoryFits, TimeFieldOf, UnknownFilterFields } from './schema-models.js'
 
 /**
  * A base a mixin extends: `APIView` or a class built on it, with its statics. The construct
@@ -71,8 +71,11 @@ function extendWith (Base: ViewBase, statics: Record<string, unknown>, methods: 
   const typed = class extends Base {}
   assignStatics(typed, Base, statics, name)
   for (const key of Object.keys(methods)) {
-    if (typeof methods[key] !== 'function' || typeof (Base.prototype as unknown as Record<string, unknown>)[key] !== 'function') {
+    if (typeof (Base.prototype as unknown as Record<string, unknown>)[key] !== 'function') {
       throw new ConfigurationError('FV_ERR_UNKNOWN_STATIC', `${name}: "${key}" is not a method of ${Base.name}, so it would never be called`)
+    }
+    if (typeof methods[key] !== 'function') {
+      throw new ConfigurationError('FV_ERR_UNKNOWN_STATIC', `${name}: "${key}" must be a function, not ${typeof methods[key]}`)
     }
     // Non-enumerable, as a method declared in a class body is.
     Object.defineProperty(typed.prototype, key, { value: methods[key], writable: true, enumerable: false, configurable: true })
@@ -145,7 +148,7 @@ type StaticsWithActions<K, S> = [ActionNameOf<K>] extends [never] ? S : Omit<S, 
 
 /**
  * The statics `.with({...})` takes: any of the class's own, each with its declared type;
- * `lastModifiedField` one of the fields of `responseSchema`, and a `filter` made with
+ * `lastModifiedField` a time field of `responseSchema`, a `repository` of those items, and a `filter` made with
  * `.with()` naming only fields the rows have (`UnknownFilterFields`). A name the class does not
  * have is typed as a sentence saying so, which is what the compiler prints for the mistake.
  */
@@ -153,12 +156,13 @@ export type StaticsInput<S, C> = {
   [P in keyof C]: P extends keyof S
     ? P extends 'lastModifiedField' ? FieldOf<C, S[P]>
       : P extends 'filter' ? ([UnknownFilterFields<C>] extends [never] ? S[P] : `the filter names ${UnknownFilterFields<C>}, a field the items do not have`)
-        : S[P]
+        : P extends 'repository' ? (RepositoryFits<C> extends true ? S[P] : 'the repository holds other items than responseSchema describes')
+          : S[P]
     : `${P & string} is not a static of this view`
 }
 
-/** A field of the item `responseSchema` gives, or (without one) what the static declares. */
-type FieldOf<C, Declared> = C extends { readonly responseSchema: infer T extends TSchema } ? (keyof Static<T> & string) | Exclude<Declared, string> : Declared
+/** A field of the item `responseSchema` gives that holds a time, or (without one) what the static declares. */
+type FieldOf<C, Declared> = C extends { readonly responseSchema: TSchema } ? TimeFieldOf<C> | Exclude<Declared, string> : Declared
 
 /**
  * A class built from mixins with the statics `C` set by `.with({...})`: its item types are read

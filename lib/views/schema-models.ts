@@ -16,9 +16,13 @@ type PartialUpdateModel<C> = C extends { readonly partialUpdateSchema: infer T e
 /** The page a list answers for each pagination kind of its filter. */
 interface PageOf<T> { page: NumberedPageOf<T>, offset: OffsetPageOf<T>, cursor: CursorPageOf<T>, none: T[] }
 
-/** What `list` returns: the page its filter's pagination makes, or the array of items. */
+/**
+ * What `list` returns: the page its filter's pagination makes, the `responseSchema` itself when
+ * `responseSchemaAsList` is false (an envelope), or the array of items.
+ */
 type ListModel<C> = C extends { readonly responseSchema: infer T extends TSchema }
-  ? C extends { readonly filter: { readonly pagination: infer K extends PaginationKind } } ? { list: PageOf<Static<T>>[K] } : unknown
+  ? C extends { readonly responseSchemaAsList: false } ? { list: Static<T> }
+    : C extends { readonly filter: { readonly pagination: infer K extends PaginationKind } } ? { list: PageOf<Static<T>>[K] } : unknown
   : unknown
 
 /**
@@ -41,6 +45,26 @@ export type RowOf<C> = C extends { readonly repository: { list (...args: never[]
   : ItemOf<C>
 
 type ItemOf<C> = C extends { readonly responseSchema: infer T extends TSchema } ? Static<T> : never
+
+/** The item type of a view's `repository`, or `unknown` when it has none or its type does not say. */
+export type RepositoryItemOf<C> = C extends { readonly repository: { list (...args: never[]): infer R } }
+  ? Awaited<R> extends ReadonlyArray<infer T> ? T : unknown
+  : unknown
+
+/**
+ * Whether a view's repository holds the items its `responseSchema` describes: its rows may have
+ * more fields (a hidden column), never other ones. True when either type is not known.
+ */
+export type RepositoryFits<C> = C extends { readonly responseSchema: infer T extends TSchema }
+  ? unknown extends RepositoryItemOf<C> ? true
+    : string extends keyof RepositoryItemOf<C> ? true // rows typed as any record (`Record<string, unknown>`) say nothing
+      : RepositoryItemOf<C> extends Static<T> ? true : false
+  : true
+
+/** The fields of the item `responseSchema` gives that can hold a time: a string (date-time) or a `Date`. */
+export type TimeFieldOf<C> = C extends { readonly responseSchema: infer T extends TSchema }
+  ? { [K in keyof Static<T>]-?: NonNullable<Static<T>[K]> extends string | Date ? K : never }[keyof Static<T>] & string
+  : never
 
 /** The literal members of a list of names, or none when its type says only `string`. */
 type Literals<A> = A extends ReadonlyArray<infer E extends string> ? (string extends E ? never : E) : never

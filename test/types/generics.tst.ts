@@ -181,9 +181,10 @@ describe('pages', () => {
 })
 
 describe('filters', () => {
-  test('the pagination kind is a static', () => {
-    expect(PaginationFilter.pagination).type.toBe<PaginationKind>()
-    expect(OffsetLimitFilter.pagination).type.toBe<PaginationKind>()
+  test('the pagination kind is a static, a literal type on the named filters', () => {
+    expect(PaginationFilter.pagination).type.toBe<'page'>()
+    expect(OffsetLimitFilter.pagination).type.toBe<'offset'>()
+    expect(BaseFilter.pagination).type.toBe<PaginationKind>()
     expect(CursorPaginationFilter).type.toBeAssignableTo<FilterClass>()
     expect<PaginationKind>().type.toBe<'none' | 'page' | 'offset' | 'cursor'>()
   })

@@ -40,14 +40,11 @@
 // 29  a misspelt orderingFields entry (`yaer`) over a SqliteRepository  registration (FV_ERR_UNKNOWN_FIELD)
 // 30  the same over a MemoryRepository                                   never: `?sort=yaer` is accepted and orders by id
 // 31  a bulkUpdateSchema that does not require the primary key          registration (FV_ERR_BULK_CONFIG)
-// 32  a repository of other items than responseSchema's                  request time: the item types do not reach the static `repository`
-//                                                                        (asserted below with expect.fail); every read answers a 500
-// 33  a list returning an array over PaginationFilter                    request time (a 500): the library filters declare `pagination` as
-//                                                                        PaginationKind, so `list` is typed as any page kind or an array
-// 34  responseSchemaAsList: false with responseSchema an envelope        request time (a 500) for an array of envelopes, which the types
-//                                                                        accept; the correct list returning one envelope is refused
+// 32  a repository of other items than responseSchema's                  compile time: "the repository holds other items than responseSchema describes"
+// 33  a list returning an array over PaginationFilter                    compile time: the named filters declare `pagination` as a literal
+// 34  responseSchemaAsList: false with responseSchema an envelope        compile time: `list` returns the envelope, not an array of them
 // 35  detailParams naming a parameter the route does not have (`bookId`, route `/:id`)
-//                                                                        request time: every detail request is a 400; the types type `request.params.bookId`
+//                                                                        registration (FV_ERR_UNKNOWN_FIELD); the types still type `request.params.bookId`
 // 36  no detailParams over integer ids in a MemoryRepository             never: the id stays the string '1', no row matches, every detail request is a 404
 // 37  lastModifiedField naming a field that is not a time (`title`)      never: no Last-Modified is sent
 // 38  an item returned with a field the schema does not have (`isbn`)   never, and harmless: the serializer drops it
@@ -286,35 +283,29 @@ describe('where the types come from', () => {
   })
 })
 
-describe('mistakes the types let through', () => {
+describe('the repository and the list', () => {
   test('32: a repository of other items than responseSchema\'s', () => {
-    // The static `repository` keeps its declared type, AsyncRepository<unknown>: the item type
-    // read from responseSchema does not reach it. Every read then answers a 500 (the response check).
     const others = asyncRepository(new MemoryRepository<{ id: number, isbn: string }>({ rows: [] }))
     expect(BookViews.with).type.toBeCallableWith({ ...statics, repository: books })
-    expect.fail(BookViews.with).type.not.toBeCallableWith({ ...statics, repository: others })
+    expect(BookViews.with).type.not.toBeCallableWith({ ...statics, repository: others })
   })
 
   test('33: a list returning an array over PaginationFilter', () => {
-    // PaginationFilter declares `static pagination: PaginationKind`, not 'page', so `list` is
-    // typed as any page kind or an array; the array answers a 500 (NumberedPage expected).
     const Paged = AsyncGenericListAPIView.with
     expect(Paged).type.not.toBeCallableWith({ responseSchema: Book, filter: PaginationFilter }, { async list () { return [{ isbn: '1' }] } })
-    expect.fail(Paged).type.not.toBeCallableWith({ responseSchema: Book, filter: PaginationFilter }, { async list () { return [dune] } })
+    expect(Paged).type.not.toBeCallableWith({ responseSchema: Book, filter: PaginationFilter }, { async list () { return [dune] } })
   })
 
   test('34: responseSchemaAsList: false with an envelope', () => {
-    // ModelsOf reads `list` from the filter only: with an envelope as responseSchema, `list` is
-    // typed as an array of envelopes. The correct list is refused, the wrong one (a 500) accepted.
     const Envelope = Type.Object({ items: Type.Array(Book), total: Type.Integer() })
     const Listed = AsyncListAPIView.with
-    expect.fail(Listed).type.toBeCallableWith({ responseSchema: Envelope, responseSchemaAsList: false }, { async list () { return { items: [dune], total: 1 } } })
-    expect.fail(Listed).type.not.toBeCallableWith({ responseSchema: Envelope, responseSchemaAsList: false }, { async list () { return [{ items: [dune], total: 1 }] } })
+    expect(Listed).type.toBeCallableWith({ responseSchema: Envelope, responseSchemaAsList: false }, { async list () { return { items: [dune], total: 1 } } })
+    expect(Listed).type.not.toBeCallableWith({ responseSchema: Envelope, responseSchemaAsList: false }, { async list () { return [{ items: [dune], total: 1 }] } })
   })
 
   test('35: detailParams naming a parameter the route does not have', () => {
     // The route is `/:id` (detailRoute is a string, not a literal the types could read), so
-    // `request.params.bookId` is typed, and every detail request is a 400.
+    // `request.params.bookId` is typed; registration refuses the view (test/mistakes.test.ts).
     const ByBookId = AsyncRetrieveAPIView.with({ responseSchema: Book, detailParams: Type.Object({ bookId: Type.Integer() }) }, {
       async retrieve (request) {
         expect.fail(request.params).type.not.toHaveProperty('bookId')
