@@ -99,3 +99,9 @@ test('a filter\'s .with() sets its statics; a name the filter does not have is F
   const loose = PaginationFilter.with as unknown as (statics: object) => unknown
   t.throws(() => loose.call(PaginationFilter, { orderingField: ['name'] }), { code: 'FV_ERR_UNKNOWN_STATIC', message: /PaginationFilter\.with\(orderingField\): "orderingField" is not a static of PaginationFilter/ })
 })
+
+test('detailParams without a required parameter registers on any detail path', async (t) => {
+  const Loose = GenericRetrieveAPIView.with({ responseSchema: Item, detailParams: Type.Object({ id: Type.Optional(Type.String()) }), repository: new MemoryRepository<Item>() })
+  const app = await build({ views: [{ view: Loose, prefix: '/loose' }] })
+  t.equal((await app.inject('/loose/1')).statusCode, 404, 'registered, and a missing row is a 404')
+})

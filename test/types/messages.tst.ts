@@ -1,0 +1,41 @@
+// The first line of the compiler's message for the five most common mistakes of a typed view.
+// Each pins only the sentence the library's own types put in the message (README.md of this
+// folder): the rest of the line is the compiler's, and changes between TypeScript versions.
+import { Type } from '@sinclair/typebox'
+import { describe, expect, test } from 'tstyche'
+import { AsyncGenericViewSet, ConditionalMixin, MemoryRepository, PaginationFilter, asyncRepository, mix } from '../../lib/index.js'
+
+const Book = Type.Object({ id: Type.Integer(), title: Type.String(), year: Type.Integer(), updated_at: Type.String({ format: 'date-time' }) })
+const BookParams = Type.Object({ id: Type.Integer() })
+const books = asyncRepository(new MemoryRepository<{ id: number, title: string, year: number, updated_at: string }>())
+const Books = mix(ConditionalMixin, AsyncGenericViewSet)
+
+describe('the message names the mistake', () => {
+  test('a misspelt static', () => {
+    expect(Books.with({ responseSchemas: Book })).type.toRaiseError('"responseSchemas is not a static of this view"')
+    expect(Books.with({ responseSchema: Book })).type.not.toRaiseError()
+  })
+
+  test('a misspelt field in a filter', () => {
+    const ByYear = PaginationFilter.with({ orderingFields: ['title', 'yaer'] })
+    expect(Books.with({ responseSchema: Book, filter: ByYear })).type.toRaiseError('"the filter names yaer, a field the items do not have"')
+    expect(Books.with({ responseSchema: Book, filter: PaginationFilter.with({ orderingFields: ['title', 'year'] }) })).type.not.toRaiseError()
+  })
+
+  test('a misspelt static of a filter', () => {
+    expect(PaginationFilter.with({ orderingField: ['title'] })).type.toRaiseError('"orderingField is not a static of this filter"')
+    expect(PaginationFilter.with({ orderingFields: ['title'] })).type.not.toRaiseError()
+  })
+
+  test('a repository of other items', () => {
+    const others = asyncRepository(new MemoryRepository<{ id: number, isbn: string }>())
+    expect(Books.with({ responseSchema: Book, repository: others })).type.toRaiseError('"the repository holds other items than responseSchema describes"')
+    expect(Books.with({ responseSchema: Book, repository: books })).type.not.toRaiseError()
+  })
+
+  test('a lastModifiedField that is not a time field of the item', () => {
+    // The sentence is the compiler's own suggestion, which names the field the user meant.
+    expect(Books.with({ responseSchema: Book, lastModifiedField: 'updatedAt' })).type.toRaiseError('Did you mean \'"updated_at"\'?')
+    expect(Books.with({ responseSchema: Book, lastModifiedField: 'updated_at', detailParams: BookParams })).type.not.toRaiseError()
+  })
+})
