@@ -10,7 +10,7 @@ import views, {
   APIView, AsyncBulkAPIViewSet, AsyncGenericViewSet, ConditionalMixin, Get, PaginationFilter, asyncRepository, configureApp, mix, problemFrameworkErrors,
   type AsyncBulkRepository, type AsyncRepository
 } from '../lib/index.js'
-import { PostgresRepository, SqliteRepository } from '../lib/stores/sql/index.js'
+import { PostgresRepository, SqliteRepository, type SqlTableOptions } from '../lib/stores/sql/index.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
 
 export const Item = Type.Object({
@@ -32,7 +32,8 @@ const ItemUpdate = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483
 // Made with .with(), the field names keep their literal types: the view checks them against its rows.
 class ItemFilter extends PaginationFilter.with({ fields: { name: Type.String() }, orderingFields: ['name', 'price'], maxPageSize: 100, defaultPageSize: 20 }) {}
 
-const TABLE = { table: 'items', columns: ['id', 'name', 'price', 'updated_at'], touchColumn: 'updated_at' }
+// `satisfies` keeps the column names checked against the item (a misspelt one is a compile error).
+const TABLE = { table: 'items', columns: ['id', 'name', 'price', 'updated_at'], touchColumn: 'updated_at' } satisfies SqlTableOptions<Item>
 
 /** How long a SQLite write waits for another connection's lock before it answers 503. */
 export const SQLITE_BUSY_TIMEOUT_MS = 100

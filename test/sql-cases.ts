@@ -5,6 +5,7 @@ import {
   AsyncBulkAPIViewSet, AsyncGenericListAPIView, AsyncGenericViewSet, BaseFilter, BulkAPIViewSet, CursorPaginationFilter, GenericListAPIView, GenericViewSet,
   MemoryRepository, OffsetLimitFilter, composeFilters, mix, type ViewEntry
 } from '../lib/index.js'
+import type { SqlTableOptions } from '../lib/stores/sql/index.js'
 import { build } from './helpers.js'
 
 export const Product = Type.Object({
@@ -18,8 +19,8 @@ export const Product = Type.Object({
 }, { $id: 'Product' })
 export type ProductT = Static<typeof Product>
 export const ProductIn = Type.Object({ name: Type.String({ minLength: 1 }), price: Type.Number(), category: Type.Optional(Type.Union([Type.String(), Type.Null()])), description: Type.Optional(Type.String()) })
-export const Columns = ['id', 'name', 'price', 'category', 'description', 'tenant', 'updated_at']
-export const TableOptions = { table: 'products', columns: Columns, touchColumn: 'updated_at', optionKeys: ['batch_size'], scopeFields: ['tenant'] }
+export const Columns: Array<keyof ProductT> = ['id', 'name', 'price', 'category', 'description', 'tenant', 'updated_at']
+export const TableOptions = { table: 'products', columns: Columns, touchColumn: 'updated_at', optionKeys: ['batch_size'], scopeFields: ['tenant'] } satisfies SqlTableOptions<ProductT>
 
 /** The table both stores test against; `id` is declared by each dialect. */
 export const createTable = (id: string): string => `CREATE TABLE products (

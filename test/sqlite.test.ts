@@ -242,7 +242,7 @@ test('SqlBuilder and SqliteRepository corners', async (t) => {
   t.same(plain.list({}, { orderBy: byCategory, after: [null, 5] }).map((p) => p.id), [6], 'after a null, ascending: only later nulls')
   t.same(plain.list({ price__lt: 100 }, { orderBy: byCategory, after: ['light', 1] }).map((p) => p.id), [2, 5, 6], 'a seek combined with criteria')
   db.exec('ALTER TABLE products ADD COLUMN active INTEGER NOT NULL DEFAULT 1')
-  const flags = new SqliteRepository<ProductT>(db, { table: 'products', columns: [...Columns, 'active'] })
+  const flags = new SqliteRepository<ProductT & { active: boolean }>(db, { table: 'products', columns: [...Columns, 'active'] })
   t.equal(flags.count({ active: true }), 5, 'a boolean parameter binds as 1')
   t.equal(flags.count({ active: false }), 0)
 })

@@ -6,7 +6,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { asyncRepository, AsyncGenericRetrieveAPIView, ConditionalMixin, GenericBulkCreateAPIView, GenericCreateAPIView, GenericRetrieveAPIView, mix, views } from '../../lib/index.js'
 import { Item as ExampleItem } from '../../examples/app.js'
-import { SqliteRepository } from '../../lib/stores/sql/index.js'
+import { SqliteRepository, type SqlTableOptions } from '../../lib/stores/sql/index.js'
 import type { BatchScenario, Scenario } from './types.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() })
@@ -16,7 +16,7 @@ const ItemIn = Type.Object({ name: Type.String({ minLength: 1 }), price: Type.Nu
 const ExampleParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) })
 type ExampleItem = Static<typeof ExampleItem>
 const BATCH = 1000
-const TABLE = { table: 'items', columns: ['id', 'name', 'price'] }
+const TABLE = { table: 'items', columns: ['id', 'name', 'price'] } satisfies SqlTableOptions<Item>
 
 /**
  * A SQLite file as the example API uses one (WAL, synchronous = NORMAL), in the
@@ -93,7 +93,7 @@ export const sqliteBulkCreate: BatchScenario = {
 }
 
 const RETRIEVE = '/sqlite-retrieve'
-const EXAMPLE_TABLE = { table: 'items', columns: ['id', 'name', 'price', 'updated_at'], touchColumn: 'updated_at' }
+const EXAMPLE_TABLE = { table: 'items', columns: ['id', 'name', 'price', 'updated_at'], touchColumn: 'updated_at' } satisfies SqlTableOptions<ExampleItem>
 
 /**
  * GET one row by id from SQLite, with the example API's own `Item` (an `updated_at`

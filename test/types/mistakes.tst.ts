@@ -51,6 +51,7 @@
 // 39  a generic create whose body lacks a field every item has (`updated_at`, no one stamps it)
 //                                                                        request time: the POST is a 500 but the row is stored, and from then
 //                                                                        on its GET and every list are 500s (the Book API stamps it in `create`)
+// 40  a misspelt column in a SQL repository's options (`titel`)       compile time, when the repository is typed with its rows (`SqliteRepository<Book>`)
 
 import { Type, type Static } from '@sinclair/typebox'
 import { describe, expect, test } from 'tstyche'
@@ -58,6 +59,7 @@ import {
   AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, AsyncListAPIView, AsyncRetrieveAPIView, ConditionalMixin,
   GenericViewSet, MemoryRepository, PaginationFilter, Unauthorized, asyncRepository, mix, type AsyncRepository, type Dependency, type ViewRequest
 } from '../../lib/index.js'
+import { SqliteRepository, type SqliteDatabase } from '../../lib/stores/sql/index.js'
 
 // The Book API.
 const Book = Type.Object({
@@ -69,6 +71,7 @@ const Book = Type.Object({
 const BookIn = Type.Object({ title: Type.String(), year: Type.Integer() })
 const BookParams = Type.Object({ id: Type.Integer() })
 type BookData = Static<typeof Book>
+declare const db: SqliteDatabase
 
 const dune: BookData = { id: 1, title: 'Dune', year: 1965, updated_at: '2024-01-01T00:00:00Z' }
 const memory = new MemoryRepository<BookData>({ rows: [dune] })
@@ -313,5 +316,15 @@ describe('the repository and the list', () => {
       }
     })
     expect(ByBookId).type.not.toRaiseError()
+  })
+})
+
+describe('the SQL table', () => {
+  test('40: a misspelt column in the options of a SQL repository of books', () => {
+    expect(SqliteRepository<BookData>).type.toBeConstructableWith(db, { table: 'books', columns: ['id', 'title', 'year', 'updated_at'], touchColumn: 'updated_at' })
+    expect(SqliteRepository<BookData>).type.not.toBeConstructableWith(db, { table: 'books', columns: ['id', 'titel'] })
+    expect(SqliteRepository<BookData>).type.not.toBeConstructableWith(db, { table: 'books', columns: ['id', 'title'], touchColumn: 'updatedAt' })
+    // Rows typed as any record (the default) take any column.
+    expect(SqliteRepository).type.toBeConstructableWith(db, { table: 'books', columns: ['id', 'titel'] })
   })
 })

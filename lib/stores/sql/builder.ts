@@ -1,7 +1,7 @@
 import { likeToGlob, toSqlite } from './values.js'
 import { splitCriterion, type Criteria, type ListQuery, type OrderKey } from '../repository.js'
 import { ConfigurationError } from '../../core/configuration-error.js'
-import type { Dialect, SqlFragment, SqlTableOptions, Statement } from './statement.js'
+import type { Dialect, SqlFragment, Statement, TableDefinition } from './statement.js'
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
 
@@ -21,7 +21,7 @@ export class SqlBuilder {
   readonly idColumn: string
   readonly touchColumn: string | undefined
   readonly optionKeys: Set<string>
-  readonly scopeFields: string[]
+  readonly scopeFields: readonly string[]
   /**
    * The declared columns, quoted: what every SELECT and RETURNING lists. Never `*`, so a
    * column the repository was not told about (a password hash) never leaves the database.
@@ -30,7 +30,7 @@ export class SqlBuilder {
   /** SELECT texts of single-row reads by plain equality, keyed by the criteria's column names in order. */
   readonly #pointReads = new Map<string, string>()
 
-  constructor (dialect: Dialect, options: SqlTableOptions) {
+  constructor (dialect: Dialect, options: TableDefinition) {
     this.dialect = dialect
     for (const name of [options.table, ...options.columns, options.idColumn ?? 'id']) {
       if (!IDENTIFIER.test(name)) throw new ConfigurationError('FV_ERR_SQL_NAME', `Not a plain SQL identifier: ${JSON.stringify(name)}`)

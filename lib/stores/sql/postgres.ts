@@ -21,7 +21,7 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
   readonly fieldNames: readonly string[]
   readonly #pool: PgPool
 
-  constructor (pool: PgPool, options: SqlTableOptions) {
+  constructor (pool: PgPool, options: SqlTableOptions<T>) {
     this.#pool = pool
     this.builder = new SqlBuilder('postgres', options)
     this.fieldNames = [...this.builder.columns]

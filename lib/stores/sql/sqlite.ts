@@ -22,7 +22,7 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
   readonly #db: SqliteDatabase
   readonly #cache = new Map<string, SqliteStatement>()
 
-  constructor (db: SqliteDatabase, options: SqlTableOptions) {
+  constructor (db: SqliteDatabase, options: SqlTableOptions<T>) {
     this.#db = db
     this.builder = new SqlBuilder('sqlite', options)
     this.fieldNames = [...this.builder.columns]

@@ -9,20 +9,36 @@ export interface Statement { sql: string, params: unknown[], returns: 'rows' | '
 /** What a statement gives back: the rows it returned, and how many rows it changed. */
 export interface StatementResult { rows: Array<Record<string, unknown>>, changes: number }
 
-/** Options of a SQL table repository. */
-export interface SqlTableOptions {
+/**
+ * A column of rows of type `T`: one of its fields, so that a misspelt column is a compile error;
+ * any string when the rows are typed as any record (the default, `Record<string, unknown>`).
+ */
+export type ColumnOf<T> = string extends keyof T ? string : keyof T & string
+
+/**
+ * Options of a SQL table repository over rows of type `T`. Written inline in the constructor
+ * call (or with `satisfies SqlTableOptions<Row>`), the column names are checked against `T`.
+ */
+export interface SqlTableOptions<T = Record<string, unknown>> {
   /** The table name (letters, digits, underscores). */
   table: string
   /** Every column the repository may read, write, filter or sort by. */
-  columns: string[]
+  columns: ReadonlyArray<ColumnOf<T>>
   /** The primary key column (default `id`). */
-  idColumn?: string
+  idColumn?: ColumnOf<T>
   /** A column set to the current time (ISO 8601) by every create and update, such as `updated_at`. */
-  touchColumn?: string
+  touchColumn?: ColumnOf<T>
   /** Keys of `updateMany` / `deleteMany` keyword objects that are options, not criteria. */
-  optionKeys?: string[]
+  optionKeys?: readonly string[]
   /** Columns that scope rows to an owner: a `bulkUpdate` item only updates a row whose scope columns equal its own. */
-  scopeFields?: string[]
+  scopeFields?: ReadonlyArray<ColumnOf<T>>
+}
+
+/** What the statement builder reads of a table's options, whatever its row type. */
+export type TableDefinition = Readonly<Pick<SqlTableOptions<Record<string, unknown>>, 'table' | 'idColumn' | 'touchColumn'>> & {
+  readonly columns: readonly string[]
+  readonly optionKeys?: readonly string[]
+  readonly scopeFields?: readonly string[]
 }
 
 /** A positional criterion from `resolveFilter`: a SQL fragment with its own parameters (`?` placeholders). */
