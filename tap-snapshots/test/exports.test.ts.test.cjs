@@ -261,6 +261,7 @@ Object {
     "views",
   ],
   "./sql": Array [
+    "ColumnOf",
     "Dialect",
     "PgPool",
     "PgPoolClient",
