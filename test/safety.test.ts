@@ -97,14 +97,19 @@ test('unsafeDependencies guards every write, bulk and decorated routes included,
   t.equal(allowed.statusCode, 204, 'with credentials the write goes through')
 })
 
-test('415 for a body that is not JSON; an empty body with a JSON media type on a route without one', async (t) => {
-  class Items extends GenericViewSet {
+/** A full CRUD viewset over two seeded rows, with a JSON body on create and update. */
+function crudItems () {
+  return class Items extends GenericViewSet {
     static override responseSchema = Item
     static override createSchema = ItemIn
     static override updateSchema = ItemIn
     static override detailParams = IdParams
     static override repository = seeded() as never
   }
+}
+
+test('415 for a body that is not JSON; an empty body with a JSON media type on a route without one', async (t) => {
+  const Items = crudItems()
   const app = await build({ views: [{ view: Items, prefix: '/items' }] })
   for (const type of ['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'text/plain; charset=utf-8']) {
     const res = await app.inject({ method: 'POST', url: '/items', headers: { 'content-type': type }, payload: 'name=x' })
@@ -120,13 +125,7 @@ test('415 for a body that is not JSON; an empty body with a JSON media type on a
 })
 
 test('415 for a body of another media type that a parser of the app reads, and on a route with its own error handler', async (t) => {
-  class Items extends GenericViewSet {
-    static override responseSchema = Item
-    static override createSchema = ItemIn
-    static override updateSchema = ItemIn
-    static override detailParams = IdParams
-    static override repository = seeded() as never
-  }
+  const Items = crudItems()
   class Guarded extends Items {}
   const seen: unknown[] = []
   const app = Fastify()

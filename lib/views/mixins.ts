@@ -71,7 +71,7 @@ function extendWith (Base: ViewBase, statics: Record<string, unknown>, methods: 
   const typed = class extends Base {}
   assignStatics(typed, Base, statics, name)
   for (const key of Object.keys(methods)) {
-    if (typeof (Base.prototype as unknown as Record<string, unknown>)[key] !== 'function') {
+    if (typeof Reflect.get(Base.prototype, key) !== 'function') {
       throw new ConfigurationError('FV_ERR_UNKNOWN_STATIC', `${name}: "${key}" is not a method of ${Base.name}, so it would never be called`)
     }
     if (typeof methods[key] !== 'function') {
