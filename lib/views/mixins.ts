@@ -189,7 +189,7 @@ export type ViewMethods<K extends keyof ActionRegistry<unknown>, M> = Partial<Un
 /** A class built from mixins: generic in its item types, with the union of their statics. */
 export type MixedClass<K extends keyof ActionRegistry<unknown>, S> = {
   // Keys outside ActionModels are `never`, so a misspelt one (`crate`) is an error, not silently ignored.
-  new <M extends ActionModels & { [P in Exclude<keyof M, keyof ActionModels>]: never } = {}>(request: FastifyRequest, reply: FastifyReply): APIView & UnionToIntersection<ActionRegistry<M>[K]>
+  new <M extends ActionModels & { [P in Exclude<keyof M, keyof ActionModels>]: never } = {}>(request: FastifyRequest, reply: FastifyReply): ViewInstance<K, M>
   readonly [ACTION_KEYS]?: K
   readonly [MIXIN]: MixinInfo
   /**
