@@ -105,3 +105,50 @@ test('detailParams without a required parameter registers on any detail path', a
   const app = await build({ views: [{ view: Loose, prefix: '/loose' }] })
   t.equal((await app.inject('/loose/1')).statusCode, 404, 'registered, and a missing row is a 404')
 })
+
+test('custom routes given to .with(): typed handlers, installed as routes, kept when mixed again', async (t) => {
+  const Query = Type.Object({ q: Type.String({ minLength: 1 }) })
+  const Typed = AsyncGenericViewSet.with({
+    responseSchema: Item,
+    createSchema: ItemIn,
+    detailParams: IdParams,
+    repository: asyncRepository(new MemoryRepository<Item>({ rows: [{ id: 1, name: 'Lamp', updated_at: STAMP }, { id: 2, name: 'Desk', updated_at: STAMP }] }))
+  }, {}, (route) => ({
+    search: route.get('/search', { schema: { querystring: Query }, responseSchema: Type.Array(Item) }, async function (request) {
+      const rows = await this.repository.list({}, { orderBy: [] }, {})
+      return rows.filter((row) => row.name.toLowerCase().includes(request.query.q))
+    }),
+    touch: route.post('/touch', { responseSchema: Type.Object({ touched: Type.Integer() }) }, function () {
+      return { touched: 2 }
+    }),
+    reset: route.delete('/reset', {}, () => undefined),
+    rename: route.put('/:id/name', { schema: { params: IdParams, body: ItemIn }, responseSchema: Item }, async function (request) {
+      return await this.repository.update({ id: request.params.id }, request.body, {})
+    }),
+    retitle: route.patch('/:id/title', { schema: { params: IdParams, body: ItemIn }, responseSchema: Item }, async function (request) {
+      return await this.repository.update({ id: request.params.id }, request.body, {})
+    })
+  }))
+  class Stamped extends mix(ConditionalMixin, Typed) {
+    static override etag = true
+  }
+  const app = await build({ views: [{ view: Typed, prefix: '/items' }, { view: Stamped, prefix: '/stamped' }] })
+  t.same((await app.inject('/items/search?q=la')).json().map((row: Item) => row.id), [1], 'GET, with the query typed and validated')
+  t.equal(problem(t, await app.inject('/items/search'), 400).status, 400, 'the query schema is the route\'s')
+  const touched = await app.inject({ method: 'POST', url: '/items/touch' })
+  t.equal(touched.statusCode, 201, 'POST answers 201')
+  t.same(touched.json(), { touched: 2 })
+  t.equal((await app.inject({ method: 'DELETE', url: '/items/reset' })).statusCode, 204, 'DELETE answers 204')
+  t.equal((await app.inject({ method: 'PUT', url: '/items/2/name', payload: { name: 'Chair' } })).json().name, 'Chair', 'PUT, with params and body')
+  t.equal((await app.inject({ method: 'PATCH', url: '/items/2/title', payload: { name: 'Stool' } })).json().name, 'Stool', 'PATCH')
+  const stamped = await app.inject('/stamped/search?q=desk')
+  t.equal(stamped.statusCode, 200, 'the routes survive mixing')
+  t.type(stamped.headers.etag, 'string', 'with the mixin applied over them')
+  t.equal(Object.keys(Typed.prototype).length, 0, 'routes are not enumerable, as methods in a class body')
+
+  const loose = AsyncGenericViewSet.with as unknown as (statics: object, methods: object, routes: (route: unknown) => object) => unknown
+  t.throws(() => loose.call(AsyncGenericViewSet, { responseSchema: Item }, {}, () => ({ list: () => [] })), {
+    code: 'FV_ERR_UNKNOWN_STATIC',
+    message: /the route "list" is named like a member of AsyncGenericViewSet; give it another name, or put an action in the methods/
+  })
+})

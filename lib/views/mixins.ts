@@ -3,6 +3,7 @@ import { APIView } from './api-view.js'
 import type { Dependency } from '../routes/types.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 import { assignStatics, withName } from '../core/statics.js'
+import { routeBuilder, type RouteBuilder, type RouteHandler } from './route-builder.js'
 import type { TSchema } from '@sinclair/typebox'
 import type { ModelsOf, RepositoryFits, TimeFieldOf, UnknownFilterFields } from './schema-models.js'
 
@@ -67,9 +68,16 @@ function build (infos: readonly MixinInfo[], name: string): ViewBase {
  * functions of `methods` as its own methods. A name `Base` does not have is a typo
  * (`responseSchemas`, `retreive`) that nothing would ever read: it is refused.
  */
-function extendWith (Base: ViewBase, statics: Record<string, unknown>, methods: Record<string, unknown>, name: string): ViewBase {
+function extendWith (Base: ViewBase, statics: Record<string, unknown>, methods: Record<string, unknown>, routes: Record<string, RouteHandler>, name: string): ViewBase {
   const typed = class extends Base {}
   assignStatics(typed, Base, statics, name)
+  for (const [key, handler] of Object.entries(routes)) {
+    // A route named like a method of the class would replace that method (an action, a hook).
+    if (key in Base.prototype) {
+      throw new ConfigurationError('FV_ERR_UNKNOWN_STATIC', `${name}: the route "${key}" is named like a member of ${Base.name}; give it another name, or put an action in the methods`)
+    }
+    Object.defineProperty(typed.prototype, key, { value: handler, writable: true, enumerable: false, configurable: true })
+  }
   for (const key of Object.keys(methods)) {
     if (typeof Reflect.get(Base.prototype, key) !== 'function') {
       throw new ConfigurationError('FV_ERR_UNKNOWN_STATIC', `${name}: "${key}" is not a method of ${Base.name}, so it would never be called`)
@@ -85,13 +93,16 @@ function extendWith (Base: ViewBase, statics: Record<string, unknown>, methods: 
 }
 
 /**
- * The run-time `.with(statics, methods)` of every mixin class: a subclass with those statics
- * and methods, which mixes again like the class it extends (its description applies the same).
+ * The run-time `.with(statics, methods, routes)` of every mixin class: a subclass with those
+ * statics, methods and custom routes, which mixes again like the class it extends (its
+ * description applies the same).
  */
-function withStatics (this: ViewBase & MixinClass, statics: Record<string, unknown>, methods: Record<string, unknown> = {}): ViewBase {
+function withStatics (this: ViewBase & MixinClass, statics: Record<string, unknown>, methods: Record<string, unknown> = {}, routes?: (route: RouteBuilder<unknown>) => Record<string, RouteHandler>): ViewBase {
   const name = withName(this, statics)
-  const typed = extendWith(this, statics, methods, name)
-  const info: MixinInfo = { name, requires: [this[MIXIN]], apply: (base) => extendWith(base, statics, methods, name) }
+  // Built once: the same handlers (and the routes recorded on them) wherever the class is mixed.
+  const built = routes === undefined ? {} : routes(routeBuilder)
+  const typed = extendWith(this, statics, methods, built, name)
+  const info: MixinInfo = { name, requires: [this[MIXIN]], apply: (base) => extendWith(base, statics, methods, built, name) }
   Object.defineProperty(typed, MIXIN, { value: info, configurable: true })
   return typed
 }
@@ -173,7 +184,7 @@ export type TypedClass<K extends keyof ActionRegistry<unknown>, S, C> = {
   readonly [ACTION_KEYS]?: K
   readonly [MIXIN]: MixinInfo
   /** This class with more statics set (they replace the ones of the same name) and more methods. */
-  with<const C2 extends StaticsInput<StaticsWithActions<K, S>, C2>>(statics: C2, methods?: ViewMethods<K, ModelsOf<C2 & Omit<C, keyof C2>>>): TypedClass<K, S, C2 & Omit<C, keyof C2>>
+  with<const C2 extends StaticsInput<StaticsWithActions<K, S>, C2>>(statics: C2, methods?: ViewMethods<K, ModelsOf<C2 & Omit<C, keyof C2>>>, routes?: ViewRoutes<K, ModelsOf<C2 & Omit<C, keyof C2>>>): TypedClass<K, S, C2 & Omit<C, keyof C2>>
 } & StaticsWithActions<K, S>
 
 /** An instance of a class built from the registry keys `K` for the item types `M`. */
@@ -186,6 +197,13 @@ export type ViewInstance<K extends keyof ActionRegistry<unknown>, M> = APIView &
  */
 export type ViewMethods<K extends keyof ActionRegistry<unknown>, M> = Partial<UnionToIntersection<ActionRegistry<M>[K]>> & ThisType<ViewInstance<K, M>>
 
+/**
+ * The custom routes `.with(statics, methods, routes)` takes: a function of a `RouteBuilder`
+ * returning the routes by method name, each handler typed from its route's schemas, with `this`
+ * the view (`routes: (route) => ({ search: route.get('/search', { schema }, async function (request) { ... }) })`).
+ */
+export type ViewRoutes<K extends keyof ActionRegistry<unknown>, M> = (route: RouteBuilder<ViewInstance<K, M>>) => Record<string, RouteHandler>
+
 /** A class built from mixins: generic in its item types, with the union of their statics. */
 export type MixedClass<K extends keyof ActionRegistry<unknown>, S> = {
   // Keys outside ActionModels are `never`, so a misspelt one (`crate`) is an error, not silently ignored.
@@ -196,7 +214,7 @@ export type MixedClass<K extends keyof ActionRegistry<unknown>, S> = {
    * This class with its statics set once, its item types read from the schemas among them:
    * `mix(AsyncListAPIView, AsyncRetrieveAPIView).with({ responseSchema: Item, detailParams: IdParams })`.
    */
-  with<const C extends StaticsInput<StaticsWithActions<K, S>, C>>(statics: C, methods?: ViewMethods<K, ModelsOf<C>>): TypedClass<K, S, C>
+  with<const C extends StaticsInput<StaticsWithActions<K, S>, C>>(statics: C, methods?: ViewMethods<K, ModelsOf<C>>, routes?: ViewRoutes<K, ModelsOf<C>>): TypedClass<K, S, C>
 } & StaticsWithActions<K, S>
 
 /**

@@ -7,7 +7,7 @@ import {
   CursorPaginationFilter, GenericListAPIView, GenericViewSet, ListAPIView, MemoryRepository, OffsetLimitFilter, PaginationFilter,
   RetrieveAPIView, Unauthorized, asyncRepository, mix,
   type AsyncBulkRepository, type AsyncRepository, type BulkRepository, type CursorPageOf, type Dependency, type NumberedPageOf,
-  type OffsetPageOf, type Repository, type Validators, type ViewRequest
+  type OffsetPageOf, type Repository, type RouteBuilder, type Validators, type ViewRequest
 } from '../../lib/index.js'
 import { IdParams, Item, ItemBody, OtherBody, StringIdParams } from './schemas.js'
 
@@ -427,5 +427,37 @@ describe('the explicit form mix(...)<M> still works', () => {
     type Typed = InstanceType<ReturnType<typeof ReadOnly.with<{ responseSchema: typeof Item, detailParams: typeof IdParams }>>>
     expect<Typed['retrieve']>().type.toBe<Explicit['retrieve']>()
     expect<Typed['list']>().type.toBe<Explicit['list']>()
+  })
+})
+
+declare const route: RouteBuilder<unknown>
+
+describe('.with(statics, methods, routes)', () => {
+  test('a custom route\'s handler is typed from its schemas, with the view as this', () => {
+    const Search = Type.Object({ q: Type.String() })
+    const Typed = AsyncGenericViewSet.with({ responseSchema: Item, repository: asyncMemory }, {}, (route) => ({
+      search: route.get('/search', { schema: { querystring: Search }, responseSchema: Type.Array(Item) }, async function (request) {
+        expect(request.query).type.toBe<{ q: string }>()
+        expect(this.repository).type.toBe<AsyncRepository<ItemData>>()
+        return await this.repository.list({}, { orderBy: [] }, {})
+      }),
+      rename: route.put('/:id/name', { schema: { params: IdParams, body: ItemBody }, responseSchema: Item }, async function (request) {
+        expect(request.params).type.toBe<{ id: number }>()
+        expect(request.body).type.toBe<NewItem>()
+        return item
+      })
+    }))
+    expect(Typed).type.not.toRaiseError()
+  })
+
+  test('a return the route\'s responseSchema refuses is a compile error', () => {
+    const Count = Type.Object({ count: Type.Integer() })
+    expect(route.get).type.toBeCallableWith('/count', { responseSchema: Count }, () => ({ count: 1 }))
+    expect(route.get).type.not.toBeCallableWith('/count', { responseSchema: Count }, () => ({ count: 'one' }))
+    expect(route.post).type.not.toBeCallableWith('/count', { schema: { body: ItemBody } }, (request: ViewRequest<{ body: typeof OtherBody }>) => request.body.title)
+  })
+
+  test('the third argument is a function of the builder', () => {
+    expect(AsyncGenericViewSet.with).type.not.toBeCallableWith({ responseSchema: Item, repository: asyncMemory }, {}, { count: () => 1 })
   })
 })
