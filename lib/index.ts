@@ -18,9 +18,9 @@ export type {
   ViewRequest, RouteSchemas, HandlerResult, Dependency, DependencyFn, DependencyDocs, SecurityRequirement, ResponseDoc, ResponsesMap,
   ViewRouteOptions, SharedRouteOptions, RouteDocOptions, MaybePromise
 } from './routes/types.js'
-export { mix, defineMixin, MIXIN, ACTION_KEYS, type ViewBase, type MixinInfo, type ActionNameRegistry, type ActionNameOf, type ActionDependencies, type KeysOf, type StaticsOf, type MixinClass, type MixedClass, type ActionModels, type ActionRegistry, type TypedClass, type ViewInstance, type ViewMethods, type ViewRoutes, type StaticsInput } from './views/mixins.js'
+export { mix, defineMixin, MIXIN, ACTION_KEYS, type ViewBase, type MixinInfo, type ActionNameRegistry, type ActionNameOf, type ActionDependencies, type KeysOf, type StaticsOf, type MixinClass, type MixedClass, type ActionModels, type ActionRegistry, type TypedClass, type ViewInstance, type ViewMethods, type ViewRoutes, type StaticsInput, type StaticsWithActions, type LastModifiedFieldOf } from './views/mixins.js'
 export type { RouteBuilder, RouteHandler } from './views/route-builder.js'
-export type { ModelsOf, RowOf, FilterFieldNames, UnknownFilterFields } from './views/schema-models.js'
+export type { ModelsOf, RowOf, FilterFieldNames, UnknownFilterFields, RepositoryItemOf, RepositoryFits, TimeFieldOf } from './views/schema-models.js'
 export {
   DetailViewMixin, AsyncListAPIView, ListAPIView, AsyncCreateAPIView, CreateAPIView, AsyncRetrieveAPIView, RetrieveAPIView,
   AsyncUpdateAPIView, UpdateAPIView, AsyncPartialUpdateAPIView, PartialUpdateAPIView, AsyncDestroyAPIView, DestroyAPIView,

@@ -155,7 +155,7 @@ export type ActionNameOf<K> = K extends keyof ActionNameRegistry ? ActionNameReg
 export type ActionDependencies<A extends string> = { [P in A]?: Dependency[] }
 
 /** The statics of a class built from the registry keys `K` with statics `S`: `actionDependencies` keyed by its actions. */
-type StaticsWithActions<K, S> = [ActionNameOf<K>] extends [never] ? S : Omit<S, 'actionDependencies'> & { actionDependencies: ActionDependencies<ActionNameOf<K>> }
+export type StaticsWithActions<K, S> = [ActionNameOf<K>] extends [never] ? S : Omit<S, 'actionDependencies'> & { actionDependencies: ActionDependencies<ActionNameOf<K>> }
 
 /**
  * The statics `.with({...})` takes: any of the class's own, each with its declared type;
@@ -165,15 +165,15 @@ type StaticsWithActions<K, S> = [ActionNameOf<K>] extends [never] ? S : Omit<S, 
  */
 export type StaticsInput<S, C> = {
   [P in keyof C]: P extends keyof S
-    ? P extends 'lastModifiedField' ? FieldOf<C, S[P]>
+    ? P extends 'lastModifiedField' ? LastModifiedFieldOf<C, S[P]>
       : P extends 'filter' ? ([UnknownFilterFields<C>] extends [never] ? S[P] : `the filter names ${UnknownFilterFields<C>}, a field the items do not have`)
         : P extends 'repository' ? (RepositoryFits<C> extends true ? S[P] : 'the repository holds other items than responseSchema describes')
           : S[P]
     : `${P & string} is not a static of this view`
 }
 
-/** A field of the item `responseSchema` gives that holds a time, or (without one) what the static declares. */
-type FieldOf<C, Declared> = C extends { readonly responseSchema: TSchema } ? TimeFieldOf<C> | Exclude<Declared, string> : Declared
+/** What `lastModifiedField` may be in `.with()`: a field of the item `responseSchema` gives that holds a time, or (without one) what the static declares. */
+export type LastModifiedFieldOf<C, Declared> = C extends { readonly responseSchema: TSchema } ? TimeFieldOf<C> | Exclude<Declared, string> : Declared
 
 /**
  * A class built from mixins with the statics `C` set by `.with({...})`: its item types are read
