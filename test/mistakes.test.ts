@@ -1,28 +1,18 @@
 import { test } from 'tap'
 import Database from 'better-sqlite3'
-import { Type, type Static } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
 import {
   AsyncBulkAPIViewSet, AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, AsyncRetrieveAPIView, BaseFilter,
   ConditionalMixin, ConfigurationError, MemoryRepository, asyncRepository, mix, type ConfigurationErrorCode
 } from '../lib/index.js'
 import { SqliteRepository } from '../lib/stores/sql/index.js'
 import { build } from './helpers.js'
+import { Book, BookIn, BookParams, dune, type BookData } from './types/schemas.js'
 
 // The mistakes of test/types/mistakes.tst.ts that the library refuses when the class is defined
 // (a `.with()` the types would refuse, from JavaScript or forced with a cast) or when the plugin
 // registers the view. Each case is made next to its fix, which must define and register cleanly.
 
-const Book = Type.Object({
-  id: Type.Integer(),
-  title: Type.String(),
-  year: Type.Integer(),
-  updated_at: Type.String({ format: 'date-time' })
-}, { $id: 'Book' })
-const BookIn = Type.Object({ title: Type.String(), year: Type.Integer() })
-const BookParams = Type.Object({ id: Type.Integer() })
-type BookData = Static<typeof Book>
-
-const dune: BookData = { id: 1, title: 'Dune', year: 1965, updated_at: '2024-01-01T00:00:00.000Z' }
 const books = () => asyncRepository<BookData, MemoryRepository<BookData>>(new MemoryRepository<BookData>({ rows: [dune] }))
 const statics = () => ({ responseSchema: Book, createSchema: BookIn, detailParams: BookParams, repository: books() })
 

@@ -60,20 +60,11 @@ import {
   GenericViewSet, MemoryRepository, PaginationFilter, Unauthorized, asyncRepository, mix, type AsyncRepository, type Dependency, type ViewRequest
 } from '../../lib/index.js'
 import { SqliteRepository, type SqliteDatabase } from '../../lib/stores/sql/index.js'
+import { Book, BookIn, BookParams, dune, type BookData } from './schemas.js'
 
-// The Book API.
-const Book = Type.Object({
-  id: Type.Integer(),
-  title: Type.String(),
-  year: Type.Integer(),
-  updated_at: Type.String({ format: 'date-time' })
-}, { $id: 'Book' })
-const BookIn = Type.Object({ title: Type.String(), year: Type.Integer() })
-const BookParams = Type.Object({ id: Type.Integer() })
-type BookData = Static<typeof Book>
+// The Book API (schemas.ts).
 declare const db: SqliteDatabase
 
-const dune: BookData = { id: 1, title: 'Dune', year: 1965, updated_at: '2024-01-01T00:00:00Z' }
 const memory = new MemoryRepository<BookData>({ rows: [dune] })
 const books = asyncRepository<BookData, MemoryRepository<BookData>>(memory)
 const authenticate: Dependency = { onRequest: () => {}, errors: [Unauthorized] }

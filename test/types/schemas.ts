@@ -1,5 +1,5 @@
 // TypeBox schemas shared by the type tests (test/types/*.tst.ts).
-import { Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 
 /** `/:id` with an integer id: `req.params.id` is a number. */
 export const IdParams = Type.Object({ id: Type.Integer() })
@@ -20,3 +20,15 @@ export const TokenHeaders = Type.Object({
   'x-trace': Type.Optional(Type.String())
 })
 export const Item = Type.Object({ id: Type.Integer(), name: Type.String() })
+
+/** The Book API of the table of mistakes (mistakes.tst.ts, and test/mistakes.test.ts at run time). */
+export const Book = Type.Object({
+  id: Type.Integer(),
+  title: Type.String(),
+  year: Type.Integer(),
+  updated_at: Type.String({ format: 'date-time' })
+}, { $id: 'Book' })
+export const BookIn = Type.Object({ title: Type.String(), year: Type.Integer() })
+export const BookParams = Type.Object({ id: Type.Integer() })
+export type BookData = Static<typeof Book>
+export const dune: BookData = { id: 1, title: 'Dune', year: 1965, updated_at: '2024-01-01T00:00:00.000Z' }
