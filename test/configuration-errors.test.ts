@@ -10,7 +10,7 @@ import views, {
 } from '../lib/index.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
 import { SqliteRepository } from '../lib/stores/sql/index.js'
-import { build, problem } from './helpers.js'
+import { build, caught, problem } from './helpers.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() }, { $id: 'ConfigItem' })
 const rows = () => new MemoryRepository({ rows: [{ id: 1, name: 'apple', price: 3 }, { id: 2, name: 'pear', price: 5 }] })
@@ -413,15 +413,6 @@ const atRequest: RequestCase[] = [
     message: /^SQL repositories take positional criteria as \{ sql, params \} fragments$/
   }
 ]
-
-async function caught (act: () => unknown): Promise<unknown> {
-  try {
-    await act()
-  } catch (error) {
-    return error
-  }
-  return undefined
-}
 
 for (const { code, mistake, act, message } of thrown) {
   test(`${code}: ${mistake}`, async (t) => {

@@ -58,3 +58,13 @@ export async function expectActions (t: Assert, app: FastifyInstance, prefix: st
   }
   return out
 }
+
+/** What `act` throws or rejects with; `undefined` when it completes. */
+export async function caught (act: () => unknown): Promise<unknown> {
+  try {
+    await act()
+  } catch (error) {
+    return error
+  }
+  return undefined
+}

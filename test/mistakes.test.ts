@@ -6,7 +6,7 @@ import {
   ConditionalMixin, ConfigurationError, MemoryRepository, asyncRepository, mix, type ConfigurationErrorCode
 } from '../lib/index.js'
 import { SqliteRepository } from '../lib/stores/sql/index.js'
-import { build } from './helpers.js'
+import { build, caught } from './helpers.js'
 import { Book, BookIn, BookParams, dune, type BookData } from './types/schemas.js'
 
 // The mistakes of test/types/mistakes.tst.ts that the library refuses when the class is defined
@@ -189,15 +189,6 @@ const cases: MistakeCase[] = [
     message: /^Cannot register Books: bulkUpdateSchema must require the primary key "id"/
   }
 ]
-
-async function caught (act: () => unknown): Promise<unknown> {
-  try {
-    await act()
-  } catch (error) {
-    return error
-  }
-  return undefined
-}
 
 for (const { code, row, mistake, when, act, fix, message } of cases) {
   test(`${row}. ${mistake}: ${code} at ${when}`, async (t) => {
