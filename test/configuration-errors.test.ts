@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, type InjectOptions } from 'fastify'
 import swagger from '@fastify/swagger'
 import Database from 'better-sqlite3'
 import { Type } from '@sinclair/typebox'
+import { Type as Type1 } from 'typebox'
 import views, {
   APIError, APIView, AsyncGenericBulkCreateAPIView, AsyncGenericBulkDestroyAPIView, AsyncGenericListAPIView, AsyncListAPIView, AsyncRetrieveAPIView,
   BaseFilter, CONFIGURATION_ERRORS, Catch, ConditionalMixin, ConfigurationError, GenericBulkDestroyAPIView, GenericListAPIView, GenericViewSet, Get,
@@ -281,6 +282,19 @@ const thrown: ThrownCase[] = [
     mistake: '.with() given a static the class does not have (a typo, from JavaScript)',
     act: () => (AsyncListAPIView.with as (statics: object) => unknown).call(AsyncListAPIView, { responseSchemas: {} }),
     message: /^AsyncListAPIView\.with\(responseSchemas\): "responseSchemas" is not a static of AsyncListAPIView, so it would never be read$/
+  },
+  {
+    code: 'FV_ERR_UNSUPPORTED_SCHEMA',
+    mistake: 'a typebox 1.x Type.Refine in a response schema: its function would never run',
+    act: () => {
+      class Refined extends APIView {
+        static override responseSchema = Type1.Object({ name: Type1.Refine(Type1.String(), (name) => name !== '') })
+        @Get('/')
+        one () { return { name: 'x' } }
+      }
+      return build({ views: [Refined] })
+    },
+    message: /^Refined\.responseSchema: Type\.Refine \(typebox 1\.x\) is not supported: views check their schemas as JSON Schema, which cannot say what it means$/
   },
   {
     code: 'FV_ERR_VIEW_ENTRY',

@@ -38,6 +38,8 @@ export const CONFIGURATION_ERRORS = {
   FV_ERR_NOT_A_MIXIN: 'FV_ERR_NOT_A_MIXIN',
   /** `.with(statics, methods)` named a static or a method the class does not have. */
   FV_ERR_UNKNOWN_STATIC: 'FV_ERR_UNKNOWN_STATIC',
+  /** A schema uses a `typebox` 1.x feature that JSON Schema cannot check (`Type.Refine`, `Type.Codec`, `Type.Unsafe`, `Type.Cyclic`). */
+  FV_ERR_UNSUPPORTED_SCHEMA: 'FV_ERR_UNSUPPORTED_SCHEMA',
   /** An entry of the plugin's `views` option is not a view, an entry object or a router. */
   FV_ERR_VIEW_ENTRY: 'FV_ERR_VIEW_ENTRY',
   /** Two different schemas are documented under one component name. */

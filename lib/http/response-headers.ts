@@ -1,8 +1,9 @@
-import type { Static, TSchema } from '@sinclair/typebox'
+import type { TSchema } from '@sinclair/typebox'
+import { toTypeBox, type Schema, type StaticOf } from '../core/typebox-lines.js'
 import type { FastifyReply } from 'fastify'
 
 /** Header fields: an attribute name (`x_total_count`) -> the header value's schema. */
-export type HeaderFields = Record<string, TSchema>
+export type HeaderFields = Record<string, Schema>
 
 /** A `ResponseHeaders` class: what `responseHeaders` options and `getResponseHeaders` take. */
 export interface ResponseHeadersClass<F extends HeaderFields = HeaderFields> {
@@ -10,7 +11,7 @@ export interface ResponseHeadersClass<F extends HeaderFields = HeaderFields> {
   /** Wire header names (`x-total-count`) -> schemas. */
   headers (): Record<string, TSchema>
   /** Sets the declared headers on a reply from typed values. */
-  apply (reply: FastifyReply, values: Partial<{ [K in keyof F]: Static<F[K]> }>): FastifyReply
+  apply (reply: FastifyReply, values: Partial<{ [K in keyof F]: StaticOf<F[K]> }>): FastifyReply
 }
 
 /**
@@ -21,8 +22,9 @@ export interface ResponseHeadersClass<F extends HeaderFields = HeaderFields> {
 export const ALWAYS_SENT = 'x-always-sent'
 
 /** A header schema marked as sent on every response it documents. */
-export function alwaysSent<S extends TSchema> (schema: S): S {
-  return { ...schema, [ALWAYS_SENT]: true }
+export function alwaysSent<S extends Schema> (schema: S): S {
+  // Copied with its descriptors: the markers of a typebox 1.x schema are non-enumerable.
+  return Object.defineProperties({ [ALWAYS_SENT]: true }, Object.getOwnPropertyDescriptors(schema)) as unknown as S // the same schema, plus the mark
 }
 
 /** The header an attribute stands for: `x_total_count` -> `x-total-count`. */
@@ -60,7 +62,7 @@ export class ResponseHeaders {
   /** Wire header names -> schemas. */
   static headers (): Record<string, TSchema> {
     const out: Record<string, TSchema> = {}
-    for (const [field, schema] of Object.entries(this.fields)) out[headerName(field)] = schema
+    for (const [field, schema] of Object.entries(this.fields)) out[headerName(field)] = toTypeBox(schema, `${this.name}.fields.${field}`)
     return out
   }
 

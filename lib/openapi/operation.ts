@@ -170,7 +170,7 @@ function toFastifyResponse (status: string, doc: ResponseDoc): Record<string, un
     // @fastify/swagger reads this key instead and removes it. A top-level `$id` is
     // only hoisted when nested, so it is wrapped.
     const plain = doc.headers === undefined ? { [RESPONSE_DESCRIPTION]: description } : { [RESPONSE_DESCRIPTION]: description, headers: doc.headers }
-    return typeof doc.schema.$id === 'string' ? { ...plain, allOf: [doc.schema] } : { ...doc.schema, ...plain }
+    return '$id' in doc.schema && typeof doc.schema.$id === 'string' ? { ...plain, allOf: [doc.schema] } : { ...doc.schema, ...plain }
   }
   // No body: @fastify/swagger leaves `content` out for a `null` type.
   return { ...head, type: 'null' }

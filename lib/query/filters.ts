@@ -4,9 +4,10 @@ import { decodeCursor } from './pagination.js'
 import type { Criteria, Operator, OrderKey } from '../stores/repository.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 import { assignStatics, withName } from '../core/statics.js'
+import { toTypeBoxRecord, type Schema } from '../core/typebox-lines.js'
 
 /** Filter fields: a query parameter name -> the schema of its value (equality). */
-export type FilterFields = Record<string, TSchema>
+export type FilterFields = Record<string, Schema>
 
 /** Field operators: a field -> the operators it accepts as `field__op` parameters. */
 export type FilterOperators = Record<string, readonly Operator[]>
@@ -105,9 +106,11 @@ export class BaseFilter {
     let schema = querySchemas.get(this)
     if (schema !== undefined) return schema
     const props: Record<string, TSchema> = {}
-    for (const [name, field] of Object.entries(this.fields)) props[name] = Type.Optional(field)
+    const fields = toTypeBoxRecord(this.fields, `${this.name}.fields`)
+    const operatorFields = toTypeBoxRecord(this.operatorFields, `${this.name}.operatorFields`)
+    for (const [name, field] of Object.entries(fields)) props[name] = Type.Optional(field)
     for (const [name, ops] of Object.entries(this.operators)) {
-      const field = this.fields[name] ?? this.operatorFields[name]
+      const field = fields[name] ?? operatorFields[name]
       if (field === undefined) throw new ConfigurationError('FV_ERR_FILTER_FIELD', `${this.name}.operators.${name}: declare the field in fields or operatorFields`)
       for (const op of ops) props[`${name}__${op}`] = Type.Optional(operatorSchema(op, field))
     }

@@ -9,11 +9,12 @@ import { buildRouteSchema } from '../openapi/operation.js'
 import { problemErrorHandler } from '../http/problem.js'
 import { compileResponseCheck } from '../schema/response-check.js'
 import { serializerCompilerFor } from '../schema/serializer.js'
-import { getRouteMeta, mergeRouteOptions } from '../routes/route-meta.js'
+import { getRouteMeta, mergeRouteOptions, resolveRouteOptions } from '../routes/route-meta.js'
+import { schemaStatic, toTypeBox } from '../core/typebox-lines.js'
 import { aliasedSchema, compileRenamer } from '../schema/serialization.js'
 import { wireForm, type SerializerOptions, type WireForm } from '../schema/wire.js'
 import type { ResponseHeadersClass } from '../http/response-headers.js'
-import type { MaybePromise, RouteSchemas, SharedRouteOptions } from '../routes/types.js'
+import type { MaybePromise, ResolvedRouteSchemas, SharedRouteOptions } from '../routes/types.js'
 import { compilePartValidator, strictBodySchema, type HttpPart, type PartValidator } from '../schema/validation.js'
 import { ABSTRACT, keptView, type BodyMediaType, type CollectedRoute, type RouteDefinition, type View, type ViewClass } from '../views/view.js'
 import { then } from '../core/maybe-promise.js'
@@ -83,7 +84,8 @@ export function collectRoutes (klass: ViewClass): CollectedRoute[] {
     }
     const meta = getRouteMeta(fn)
     const route = klass.getActionRoute(action)
-    const options = meta === undefined ? route.options : mergeRouteOptions(route.options, meta.options)
+    const where = `${klass.name}.${action.name}`
+    const options = resolveRouteOptions(meta === undefined ? route.options : mergeRouteOptions(route.options, meta.options), where)
     routes.push({
       name: action.name,
       methods: [action.method],
@@ -91,7 +93,7 @@ export function collectRoutes (klass: ViewClass): CollectedRoute[] {
       status: options.statusCode ?? action.status,
       options,
       throws: [...(action.throws ?? []), ...(meta?.throws ?? [])],
-      responseSchema: options.responseSchema ?? route.responseSchema,
+      responseSchema: options.responseSchema ?? toTypeBox(route.responseSchema, `${where} responseSchema`),
       onNone: route.onNone,
       after: route.after,
       emptyBody: route.emptyBody,
@@ -108,14 +110,15 @@ export function collectRoutes (klass: ViewClass): CollectedRoute[] {
     // A route decorator always records a path and its default status.
     const path = meta.detail === true ? joinPath(klass.getDetailRoute(name), meta.path!) : meta.path!
     const status = meta.options.statusCode ?? meta.defaultStatus!
+    const options = resolveRouteOptions(meta.options, `${klass.name}.${name}`)
     routes.push({
       name,
       methods: meta.methods,
       path,
       status,
-      options: meta.options,
+      options,
       throws: meta.throws,
-      responseSchema: status === 204 ? undefined : meta.options.responseSchema ?? statics.responseSchema,
+      responseSchema: status === 204 ? undefined : options.responseSchema ?? schemaStatic(statics, 'responseSchema'),
       emptyBody: status === 204,
       standard: false
     })
@@ -232,7 +235,7 @@ const HOOK_PHASES = ['onRequest', 'preValidation', 'preHandler'] as const
  * closed against unknown properties, by its wire names), whatever wrapper the
  * route's documented schema puts around them.
  */
-function validatorCompilerFor (parts: RouteSchemas, bodyMediaTypes: Record<string, BodyMediaType> | undefined, jsonChecked: boolean, checkedEarly: boolean): (input: { httpPart?: string, contentType?: string }) => PartValidator {
+function validatorCompilerFor (parts: ResolvedRouteSchemas, bodyMediaTypes: Record<string, BodyMediaType> | undefined, jsonChecked: boolean, checkedEarly: boolean): (input: { httpPart?: string, contentType?: string }) => PartValidator {
   // Fastify compiles exactly the parts the route's schema has, which are the declared ones;
   // a body taken in several media types is compiled once per type.
   return ({ httpPart, contentType }) => {

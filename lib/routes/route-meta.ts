@@ -1,6 +1,7 @@
 import type { HTTPMethods } from 'fastify'
 import type { APIErrorClass } from '../http/errors.js'
-import type { ResponseDoc, ResponsesMap, ViewRouteOptions } from './types.js'
+import type { ResolvedRouteOptions, ResolvedRouteSchemas, ResponseDoc, ResponsesMap, ViewRouteOptions } from './types.js'
+import { toTypeBox } from '../core/typebox-lines.js'
 
 /** How one `Catch` maps an exception type to an error (its own status and detail, else `raises`). */
 export interface CatchSpec {
@@ -81,8 +82,8 @@ const asList = (value: unknown): unknown[] => Array.isArray(value) ? value : [va
  * Merges route options: `over` wins on scalars (tags included: the innermost list
  * replaces the outer ones); responses, dependencies, hooks and `config` combine.
  */
-export function mergeRouteOptions (base: ViewRouteOptions, over: ViewRouteOptions): ViewRouteOptions {
-  const merged: ViewRouteOptions = { ...base, ...over }
+export function mergeRouteOptions<O extends ViewRouteOptions> (base: ViewRouteOptions, over: O): O {
+  const merged: O = { ...base, ...over }
   const responses = mergeResponses(base.responses, over.responses)
   if (responses !== undefined) merged.responses = responses
   if (base.schema !== undefined && over.schema !== undefined) merged.schema = { ...base.schema, ...over.schema }
@@ -94,6 +95,26 @@ export function mergeRouteOptions (base: ViewRouteOptions, over: ViewRouteOption
   }
   return merged
 }
+
+/**
+ * The options of a route with its request schemas and success schema in the 0.34 form, so
+ * that a route may declare them with either TypeBox line. `where` names the route in errors.
+ */
+export function resolveRouteOptions (options: ViewRouteOptions, where: string): ResolvedRouteOptions {
+  const { schema, responseSchema, ...rest } = options
+  const resolved: ResolvedRouteOptions = rest
+  if (responseSchema !== undefined) resolved.responseSchema = toTypeBox(responseSchema, `${where} responseSchema`)
+  if (schema !== undefined) {
+    const parts: ResolvedRouteSchemas = {}
+    for (const part of REQUEST_PARTS) {
+      if (schema[part] !== undefined) parts[part] = toTypeBox(schema[part], `${where} schema.${part}`)
+    }
+    resolved.schema = parts
+  }
+  return resolved
+}
+
+const REQUEST_PARTS = ['params', 'querystring', 'body', 'headers'] as const
 
 /** Records metadata on a method, merging with what earlier (inner) decorators recorded. */
 export function annotate (fn: object, patch: Partial<RouteMeta>): void {

@@ -1,4 +1,5 @@
-import type { Static, TSchema } from '@sinclair/typebox'
+import type { TSchema } from '@sinclair/typebox'
+import type { Schema, StaticOf } from '../core/typebox-lines.js'
 import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
 import type { APIErrorClass } from '../http/errors.js'
 import type { ResponseHeadersClass } from '../http/response-headers.js'
@@ -8,13 +9,11 @@ export type MaybePromise<T> = T | Promise<T>
 
 /** The request parts a route validates, as TypeBox schemas. */
 export interface RouteSchemas {
-  params?: TSchema
-  querystring?: TSchema
-  body?: TSchema
-  headers?: TSchema
+  params?: Schema
+  querystring?: Schema
+  body?: Schema
+  headers?: Schema
 }
-
-type StaticOf<T> = T extends TSchema ? Static<T> : unknown
 
 /** The Fastify request of a route, typed from its TypeBox schemas (params, query, body, headers). */
 export type ViewRequest<S extends RouteSchemas = RouteSchemas> = FastifyRequest<{
@@ -25,7 +24,7 @@ export type ViewRequest<S extends RouteSchemas = RouteSchemas> = FastifyRequest<
 }>
 
 /** What a handler may return: the typed body, a reply it sent itself, text, or nothing. */
-export type HandlerResult<R> = (R extends TSchema ? Static<R> : unknown) | FastifyReply | string | Buffer | null | undefined
+export type HandlerResult<R> = StaticOf<R> | FastifyReply | string | Buffer | null | undefined
 
 /** A dependency function: a Fastify hook that may throw an `APIError` to refuse the request. */
 export type DependencyFn = (request: FastifyRequest, reply: FastifyReply) => unknown
@@ -58,9 +57,9 @@ export interface DependencyDocs {
 export interface ResponseDoc {
   description?: string
   /** The body schema; replaces the generated one for that status. */
-  schema?: TSchema
+  schema?: Schema
   /** Full `content` map (media type -> `{ schema }`); replaces the generated body. */
-  content?: Record<string, { schema: TSchema }>
+  content?: Record<string, { schema: Schema }>
   /** Response headers: header name -> schema (or `{ schema, description }`). */
   headers?: Record<string, unknown>
   /** Error classes documented for this status (what `errors(...)` produces). */
@@ -99,7 +98,7 @@ export interface SharedRouteOptions extends FastifyPassThroughOptions, RouteDocO
 }
 
 /** Options of one route: Fastify's, the request schemas, the success status and body schema. */
-export interface ViewRouteOptions<S extends RouteSchemas = RouteSchemas, R extends TSchema | undefined = TSchema | undefined> extends SharedRouteOptions {
+export interface ViewRouteOptions<S extends RouteSchemas = RouteSchemas, R extends Schema | undefined = Schema | undefined> extends SharedRouteOptions {
   /** The validated request parts. */
   schema?: S & { [K in Exclude<keyof S, keyof RouteSchemas>]: never }
   /** The success status code (defaults: POST 201, DELETE 204, others 200). */
@@ -107,6 +106,17 @@ export interface ViewRouteOptions<S extends RouteSchemas = RouteSchemas, R exten
   /** The success body schema; defaults to the view's `responseSchema`. */
   responseSchema?: R
 }
+
+/** The request parts of a route in the `@sinclair/typebox` 0.34 form the library validates with. */
+export interface ResolvedRouteSchemas {
+  params?: TSchema
+  querystring?: TSchema
+  body?: TSchema
+  headers?: TSchema
+}
+
+/** Route options once registration has turned their schemas into the 0.34 form (`toTypeBox`). */
+export type ResolvedRouteOptions = ViewRouteOptions<ResolvedRouteSchemas, TSchema | undefined>
 
 /** A route handler method of a view, typed from its route's schemas. */
 export type RouteMethod<This, S extends RouteSchemas, R> = (this: This, request: ViewRequest<S>) => MaybePromise<HandlerResult<R>>

@@ -88,7 +88,9 @@ export function shapeSchema<T extends TSchema> (schema: T): T {
   return rebuild(schema as AnySchema, (s) => {
     if (!VALUE_CONSTRAINTS.some((key) => key in s)) return s
     const out = { ...s }
-    for (const key of VALUE_CONSTRAINTS) delete out[key]
+    // A tuple's length is part of its shape (and TypeBox requires both bounds on a tuple).
+    const tuple = Array.isArray(s.items)
+    for (const key of VALUE_CONSTRAINTS) if (!tuple || (key !== 'minItems' && key !== 'maxItems')) delete out[key]
     return out
   }) as T
 }

@@ -4,6 +4,7 @@ import { fullFormats } from 'ajv-formats/dist/formats.js'
 import type { FastifyRequest } from 'fastify'
 import { BadRequest, type ProblemErrorEntry } from '../http/errors.js'
 import { PART_DETAIL, PART_LOCATION, type HttpPart } from '../http/request-parts.js'
+import { toTypeBox, type Schema } from '../core/typebox-lines.js'
 
 export type { HttpPart }
 
@@ -326,7 +327,8 @@ export function compilePartValidator (schema: TSchema, part: HttpPart, checkedEa
   }
 }
 
-/** Fastify's `validatorCompiler` route option, backed by the TypeBox compiler. */
-export function typeboxValidatorCompiler ({ schema, httpPart }: { schema: unknown, httpPart?: string }): PartValidator {
-  return compilePartValidator(schema as TSchema, (httpPart ?? 'body') as HttpPart)
+/** Fastify's `validatorCompiler` route option, backed by the TypeBox compiler; takes schemas of either TypeBox line. */
+export function typeboxValidatorCompiler ({ schema, httpPart, url }: { schema: unknown, httpPart?: string, url?: string }): PartValidator {
+  const part = (httpPart ?? 'body') as HttpPart // Fastify names one of the four parts
+  return compilePartValidator(toTypeBox(schema as Schema, `the ${part} schema of ${url ?? 'a route'}`), part) // Fastify passes the route's schema as it was given
 }

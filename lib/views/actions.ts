@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox'
+import { schemaStatic, type Schema } from '../core/typebox-lines.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { APIView } from './api-view.js'
 import { Conflict, NotFound } from '../http/errors.js'
@@ -106,7 +107,7 @@ export interface DetailStatics {
   /** The 404 detail; `{}` is replaced by the view's component name. */
   errorMessage: string
   /** Schema of the detail route's path parameters (default `{ id: string }`). */
-  detailParams: TSchema
+  detailParams: Schema
 }
 /** Statics of list views. */
 export interface ListStatics {
@@ -116,16 +117,16 @@ export interface ListStatics {
 /** Statics of create views. */
 export interface CreateStatics {
   /** Body schema of `create`. */
-  createSchema: TSchema | undefined
+  createSchema: Schema | undefined
   /** Respond with the created object (default true); false keeps the 201 with an empty body. */
   returnOnCreate: boolean
 }
 /** Statics of update views. */
 export interface UpdateStatics {
   /** Body schema of `update` (default `createSchema`). */
-  updateSchema: TSchema | undefined
+  updateSchema: Schema | undefined
   /** Body schema of `partialUpdate` (default: `updateSchema` with every property optional). */
-  partialUpdateSchema: TSchema | undefined
+  partialUpdateSchema: Schema | undefined
   /** Respond with the updated object (default true); false keeps the 200 with an empty body. */
   returnOnUpdate: boolean
   /**
@@ -150,7 +151,7 @@ export const DetailViewMixin = defineMixin<ActionViewClass<'detail', DetailStati
   class DetailViewMixin extends Base {
     static raiseOnNone = true
     static errorMessage = '{} does not exist'
-    static detailParams: TSchema = Type.Object({ id: Type.String() })
+    static detailParams: Schema = Type.Object({ id: Type.String() })
 
     // Every detail action reads its path parameters with detailParams and, unless
     // raiseOnNone is off, answers 404 when it finds nothing.
@@ -158,8 +159,9 @@ export const DetailViewMixin = defineMixin<ActionViewClass<'detail', DetailStati
       const route = super.getActionRoute(action)
       if (!action.detail) return route
       const message = this.errorMessage.replace('{}', componentName(this))
-      assertParamsInPath(this.name, action.name, route.path, this.detailParams)
-      return { ...route, options: withSchema(route.options, { params: this.detailParams }), onNone: this.raiseOnNone ? () => new NotFound(message) : undefined }
+      const params = schemaStatic(this, 'detailParams')
+      assertParamsInPath(this.name, action.name, route.path, params)
+      return { ...route, options: withSchema(route.options, { params }), onNone: this.raiseOnNone ? () => new NotFound(message) : undefined }
     }
   })
 
@@ -229,14 +231,14 @@ export const listMembers = <B extends ViewBase>(Base: B): B & ListStatics => cla
   static override getActionRoute (action: StandardAction): ActionRoute {
     const route = super.getActionRoute(action)
     if (action.name !== 'list' || this.responseSchema === undefined || !this.responseSchemaAsList) return route
-    return { ...route, responseSchema: Type.Array(this.responseSchema) }
+    return { ...route, responseSchema: Type.Array(schemaStatic(this, 'responseSchema')!) } // checked defined above
   }
 }
 
 /** The statics and route of `create`: its body, the 409 of `null`, the 201's `Location`. */
 export const createMembers = <B extends ViewBase>(Base: B): B & CreateStatics => {
   const cls = class extends Base {
-    static createSchema: TSchema | undefined = undefined
+    static createSchema: Schema | undefined = undefined
     static returnOnCreate = true
 
     static override getActionRoute (action: StandardAction): ActionRoute {
@@ -268,14 +270,19 @@ function noPatchTarget (this: View): never {
 }
 
 /** The statics and routes of `update` and `partialUpdate`: their bodies, empty responses, and patch formats. */
+/** The body of `update`: `updateSchema`, else `createSchema`. */
+function updateBody (klass: ViewBase & Partial<UpdateStatics & CreateStatics>): TSchema | undefined {
+  return klass.updateSchema === undefined ? schemaStatic(klass, 'createSchema') : schemaStatic(klass, 'updateSchema')
+}
+
 export const updateMembers = <B extends ViewBase>(Base: B): B & UpdateStatics => {
   const cls = class extends Base {
-    static updateSchema: TSchema | undefined = undefined
-    static partialUpdateSchema: TSchema | undefined = undefined
+    static updateSchema: Schema | undefined = undefined
+    static partialUpdateSchema: Schema | undefined = undefined
     static returnOnUpdate = true
     static patchFormats: readonly PatchFormat[] | undefined = undefined
     /** Owned by the create mixins; the default body of `update` when `updateSchema` is unset. */
-    declare static createSchema: TSchema | undefined
+    declare static createSchema: Schema | undefined
 
     // A generic view (a `repository` static) takes every format when its repository writes
     // atomically (the patch's read and write are then one step) and it has the representation
@@ -289,8 +296,8 @@ export const updateMembers = <B extends ViewBase>(Base: B): B & UpdateStatics =>
     static override getActionRoute (action: StandardAction): ActionRoute {
       const route = super.getActionRoute(action)
       if (action.name !== 'update' && action.name !== 'partialUpdate') return route
-      const full = this.updateSchema ?? this.createSchema
-      const partial = this.partialUpdateSchema ?? (full === undefined ? undefined : Type.Partial(full))
+      const full = updateBody(this)
+      const partial = schemaStatic(this, 'partialUpdateSchema') ?? (full === undefined ? undefined : Type.Partial(full))
       const body = action.name === 'update' ? full : partial
       const options = body === undefined ? route.options : withSchema(route.options, { body })
       // A partial update takes exactly its formats: another `+json` type is a 415, not a plain body.
@@ -322,7 +329,7 @@ export const updateMembers = <B extends ViewBase>(Base: B): B & UpdateStatics =>
       const inherited = super.routeHooks(route, method)
       // Both update mixins bring this hook; the route gets the patch hooks once.
       if (route.name !== 'partialUpdate' || method !== 'PATCH' || route.options.schema?.body === undefined || hasPatchHooks(toList(inherited.preValidation))) return inherited
-      const hooks = patchHooks(this, route, this.acceptedPatchFormats(), route.options.schema.body, this.updateSchema ?? this.createSchema)
+      const hooks = patchHooks(this, route, this.acceptedPatchFormats(), route.options.schema.body, updateBody(this))
       return {
         ...inherited,
         preValidation: [hooks.preValidation, ...toList(inherited.preValidation)],

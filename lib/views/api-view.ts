@@ -1,4 +1,4 @@
-import type { TSchema } from '@sinclair/typebox'
+import type { Schema } from '../core/typebox-lines.js'
 import type { Raises } from './decorators.js'
 import { BadRequest, type APIErrorClass } from '../http/errors.js'
 import type { Dependency } from '../routes/types.js'
@@ -26,7 +26,7 @@ export class APIView extends View {
   /** The resource name in the plural, for collection operationIds, summaries and the tag (default: `plural(apiComponentName)`). */
   static apiPluralName: string | undefined = undefined
   /** Schema of the success body of standard actions, and the fallback of custom routes. */
-  static responseSchema: TSchema | undefined = undefined
+  static responseSchema: Schema | undefined = undefined
   /**
    * Check the shape of returned values before serializing (types, required properties,
    * nesting): a mismatch is a 500 and nothing wrong is sent (docs/views.md).

@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox'
+import { schemaStatic, type Schema } from '../core/typebox-lines.js'
 import type { FastifyRequest, preValidationHookHandler } from 'fastify'
 import { actionMixin, withSchema, type ActionViewClass, type Get, type ItemOf, type ActionRequest, type Ret, type SentReply } from './actions.js'
 import type { APIView } from './api-view.js'
@@ -85,11 +86,11 @@ export interface BulkStatics {
   /** Path of all bulk actions, relative to the prefix (default `/bulk`). */
   bulkRoute: string
   /** Per-item schema of the POST body. */
-  createSchema: TSchema | undefined
+  createSchema: Schema | undefined
   /** Per-item schema of the PUT body; carries the primary key. */
-  bulkUpdateSchema: TSchema | undefined
+  bulkUpdateSchema: Schema | undefined
   /** Schema of the values PATCH applies to every selected row. */
-  updateSchema: TSchema | undefined
+  updateSchema: Schema | undefined
   /** The filter selecting rows for PATCH and DELETE; required: `null` acts on what `getKwargs` selects. */
   filter: FilterClass | null | undefined
   /** The primary key field of PUT items (default `id`). */
@@ -141,7 +142,10 @@ function selectionOptions (klass: BulkClass, route: ActionRoute, verb: string): 
   return withSchema({ ...route.options, description: `${verb} the rows selected by the filter parameters ${list}: at least one is required, and a request without any is a 400.` }, { querystring: criteria })
 }
 
-const responseList = (klass: BulkClass): TSchema | undefined => klass.responseSchema === undefined ? undefined : Type.Array(klass.responseSchema)
+const responseList = (klass: BulkClass): TSchema | undefined => {
+  const item = schemaStatic(klass, 'responseSchema')
+  return item === undefined ? undefined : Type.Array(item)
+}
 
 /** The four bulk actions on `bulkRoute` (docs/bulk.md): what is the same for every class. */
 export const BULK_ACTIONS = {
@@ -156,15 +160,15 @@ function bulkActionRoute (klass: BulkClass, action: StandardAction, inherited: A
   const route = { ...inherited, path: klass.bulkRoute }
   switch (action.name) {
     case 'bulkCreate':
-      return { ...route, options: batchOptions(klass, route, klass.createSchema), responseSchema: responseList(klass), emptyBody: klass.returnOnCreate === false }
+      return { ...route, options: batchOptions(klass, route, schemaStatic(klass, 'createSchema')), responseSchema: responseList(klass), emptyBody: klass.returnOnCreate === false }
     case 'bulkUpdate':
-      return { ...route, options: batchOptions(klass, route, klass.bulkUpdateSchema) }
+      return { ...route, options: batchOptions(klass, route, schemaStatic(klass, 'bulkUpdateSchema')) }
     case 'updateMany': {
       // Only the fields sent are applied, so each is optional; an empty object would select
       // rows and change nothing: refused rather than a silent no-op. `updateSchema` itself
       // can stay the full PUT body of a CRUD view mixed in.
       const options = selectionOptions(klass, route, 'Updates')
-      const values = klass.updateSchema
+      const values = schemaStatic(klass, 'updateSchema')
       return {
         ...route,
         options: values === undefined ? options : withSchema(options, { body: Type.Partial(values, { minProperties: 1 }) }),
@@ -182,9 +186,9 @@ const BULK_NAMES = new Set(Object.keys(BULK_ACTIONS))
 const bulkMembers = <B extends ViewBase>(Base: B): B & BulkStatics => {
   const cls = class extends Base {
     static bulkRoute = '/bulk'
-    static createSchema: TSchema | undefined = undefined
-    static bulkUpdateSchema: TSchema | undefined = undefined
-    static updateSchema: TSchema | undefined = undefined
+    static createSchema: Schema | undefined = undefined
+    static bulkUpdateSchema: Schema | undefined = undefined
+    static updateSchema: Schema | undefined = undefined
     static filter: FilterClass | null | undefined = undefined
     static primaryKey = 'id'
     static maxBatchSize: number | undefined = undefined
@@ -309,7 +313,7 @@ function genericBulkMembers (name: string) {
           const hint = attribute === 'filter' ? ' (a filter class, or null to act on what getKwargs selects)' : ''
           throw new ConfigurationError('FV_ERR_BULK_CONFIG', `Cannot register ${this.name}: ${name} needs ${attribute}${hint}`)
         }
-        if (name === 'bulkUpdate' && !requiresKey(this.bulkUpdateSchema!, this.primaryKey)) {
+        if (name === 'bulkUpdate' && !requiresKey(schemaStatic(this, 'bulkUpdateSchema')!, this.primaryKey)) {
           throw new ConfigurationError('FV_ERR_BULK_CONFIG', `Cannot register ${this.name}: bulkUpdateSchema must require the primary key "${this.primaryKey}" (set primaryKey to the field that identifies a PUT item)`)
         }
       }

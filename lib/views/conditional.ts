@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream'
+import { schemaStatic } from '../core/typebox-lines.js'
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler, preValidationHookHandler } from 'fastify'
 import type { APIView } from './api-view.js'
@@ -240,7 +241,7 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
       // Last-Modified is stamped from that field of the body sent: a field the response schema
       // does not have would silently never be sent.
       const field = this.lastModifiedField
-      const properties = this.responseSchema?.properties as Record<string, unknown> | undefined
+      const properties = schemaStatic(this, 'responseSchema')?.properties as Record<string, unknown> | undefined
       if (field !== undefined && properties !== undefined && !Object.hasOwn(properties, field)) {
         throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${this.name}: lastModifiedField "${field}" is not a property of its responseSchema (its properties: ${Object.keys(properties).join(', ')})`)
       }
@@ -263,9 +264,8 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
       }
       if ((this.etag === true || this.conditionalRequests === true) && UNSAFE.has(method) && route.path.includes(':')) {
         // The representation GET sends, compiled now with the application's serializers: the one its ETag was hashed from.
-        const representation = this.responseSchema === undefined
-          ? undefined
-          : compileRepresentation(this.responseSchema, this.defaultSerializerOptions, route.compileSerializer)
+        const item = schemaStatic(this, 'responseSchema')
+        const representation = item === undefined ? undefined : compileRepresentation(item, this.defaultSerializerOptions, route.compileSerializer)
         const hooks = { ...inherited, preValidation: [preconditionCheck(this, representation), ...toList(inherited.preValidation)] }
         // A write's response carries the new validators, equal to what a GET would send, so a
         // client can chain conditional writes without reading again (RFC 9110 §8.8.3).

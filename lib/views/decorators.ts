@@ -1,4 +1,4 @@
-import type { TSchema } from '@sinclair/typebox'
+import type { Schema } from '../core/typebox-lines.js'
 import type { HTTPMethods } from 'fastify'
 import { APIError, type APIErrorClass } from '../http/errors.js'
 import { annotate, copyRouteMeta, type CatchSpec } from '../routes/route-meta.js'
@@ -27,7 +27,7 @@ export function hyphenate (name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').replace(/_/g, '-').toLowerCase()
 }
 
-function route<S extends RouteSchemas, R extends TSchema | undefined> (
+function route<S extends RouteSchemas, R extends Schema | undefined> (
   decorator: string, methods: HTTPMethods[], defaultStatus: number, path: string | undefined, options: ViewRouteOptions<S, R> | undefined, detail?: boolean
 ): RouteDecorator<S, R> {
   return (method, context) => {
@@ -43,27 +43,27 @@ function route<S extends RouteSchemas, R extends TSchema | undefined> (
 }
 
 /** Declares a GET route (200). The method receives the request typed from `options.schema`. */
-export function Get<const S extends RouteSchemas = {}, R extends TSchema | undefined = undefined> (path: string, options?: ViewRouteOptions<S, R>): RouteDecorator<S, R> {
+export function Get<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (path: string, options?: ViewRouteOptions<S, R>): RouteDecorator<S, R> {
   return route('Get', ['GET'], 200, path, options)
 }
 
 /** Declares a POST route (201). */
-export function Post<const S extends RouteSchemas = {}, R extends TSchema | undefined = undefined> (path: string, options?: ViewRouteOptions<S, R>): RouteDecorator<S, R> {
+export function Post<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (path: string, options?: ViewRouteOptions<S, R>): RouteDecorator<S, R> {
   return route('Post', ['POST'], 201, path, options)
 }
 
 /** Declares a PUT route (200). */
-export function Put<const S extends RouteSchemas = {}, R extends TSchema | undefined = undefined> (path: string, options?: ViewRouteOptions<S, R>): RouteDecorator<S, R> {
+export function Put<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (path: string, options?: ViewRouteOptions<S, R>): RouteDecorator<S, R> {
   return route('Put', ['PUT'], 200, path, options)
 }
 
 /** Declares a PATCH route (200). */
-export function Patch<const S extends RouteSchemas = {}, R extends TSchema | undefined = undefined> (path: string, options?: ViewRouteOptions<S, R>): RouteDecorator<S, R> {
+export function Patch<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (path: string, options?: ViewRouteOptions<S, R>): RouteDecorator<S, R> {
   return route('Patch', ['PATCH'], 200, path, options)
 }
 
 /** Declares a DELETE route (204). */
-export function Delete<const S extends RouteSchemas = {}, R extends TSchema | undefined = undefined> (path: string, options?: ViewRouteOptions<S, R>): RouteDecorator<S, R> {
+export function Delete<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (path: string, options?: ViewRouteOptions<S, R>): RouteDecorator<S, R> {
   return route('Delete', ['DELETE'], 204, path, options)
 }
 
@@ -71,7 +71,7 @@ export function Delete<const S extends RouteSchemas = {}, R extends TSchema | un
 export interface MethodsOption { methods?: HTTPMethods[] }
 
 /** Declares a route for any methods (GET by default, 200). */
-export function Route<const S extends RouteSchemas = {}, R extends TSchema | undefined = undefined> (path: string, options?: ViewRouteOptions<S, R> & MethodsOption): RouteDecorator<S, R> {
+export function Route<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (path: string, options?: ViewRouteOptions<S, R> & MethodsOption): RouteDecorator<S, R> {
   const { methods = ['GET'], ...rest } = options ?? {}
   return route('Route', methods, 200, path, rest as ViewRouteOptions<S, R>)
 }
@@ -80,7 +80,7 @@ export function Route<const S extends RouteSchemas = {}, R extends TSchema | und
  * Declares an extra action (GET by default, 200). The path defaults to the hyphenated
  * method name; `detail: true` nests it under the view's detail route (`/:id/...`).
  */
-export function Action<const S extends RouteSchemas = {}, R extends TSchema | undefined = undefined> (path?: string, options?: ViewRouteOptions<S, R> & MethodsOption & { detail?: boolean }): RouteDecorator<S, R> {
+export function Action<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (path?: string, options?: ViewRouteOptions<S, R> & MethodsOption & { detail?: boolean }): RouteDecorator<S, R> {
   const { methods = ['GET'], detail = false, ...rest } = options ?? {}
   return route('Action', methods, 200, path, rest as ViewRouteOptions<S, R>, detail)
 }

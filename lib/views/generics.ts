@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox'
+import { schemaStatic } from '../core/typebox-lines.js'
 import type { FastifyRequest } from 'fastify'
 import {
   actionMixin, createMembers, DETAIL, listMembers, STANDARD_ACTIONS, updateMembers, withSchema,
@@ -219,7 +220,7 @@ const listImpl = <B extends GenericBase>(Base: B): ViewBase => class GenericList
     const route = super.getActionRoute(action)
     if (action.name !== 'list') return route
     const options = this.filter == null ? route.options : withSchema(route.options, { querystring: this.filter.querySchema() })
-    return { ...route, options, responseSchema: pageSchema(this.responseSchema, this.filter) }
+    return { ...route, options, responseSchema: pageSchema(schemaStatic(this, 'responseSchema'), this.filter) }
   }
 
   list (this: GenericView, request: FastifyRequest): unknown { return genericList(this, request) }

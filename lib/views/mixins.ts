@@ -4,7 +4,7 @@ import type { Dependency } from '../routes/types.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 import { assignStatics, withName } from '../core/statics.js'
 import { routeBuilder, type RouteBuilder, type RouteHandler } from './route-builder.js'
-import type { TSchema } from '@sinclair/typebox'
+import type { Schema } from '../core/typebox-lines.js'
 import type { ModelsOf, RepositoryFits, TimeFieldOf, UnknownFilterFields } from './schema-models.js'
 
 /**
@@ -173,7 +173,7 @@ export type StaticsInput<S, C> = {
 }
 
 /** What `lastModifiedField` may be in `.with()`: a field of the item `responseSchema` gives that holds a time, or (without one) what the static declares. */
-export type LastModifiedFieldOf<C, Declared> = C extends { readonly responseSchema: TSchema } ? TimeFieldOf<C> | Exclude<Declared, string> : Declared
+export type LastModifiedFieldOf<C, Declared> = C extends { readonly responseSchema: Schema } ? TimeFieldOf<C> | Exclude<Declared, string> : Declared
 
 /**
  * A class built from mixins with the statics `C` set by `.with({...})`: its item types are read

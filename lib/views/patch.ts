@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox'
+import { schemaStatic } from '../core/typebox-lines.js'
 import type { FastifyRequest, preHandlerHookHandler, preValidationHookHandler } from 'fastify'
 import { BadRequest, Conflict, type ProblemErrorEntry } from '../http/errors.js'
 import { applyJsonPatch, applyMergePatch, isObject, jsonEqual, parsePointer, type PatchError } from '../http/json-patch.js'
@@ -159,13 +160,14 @@ export function patchHooks (Klass: ViewBase, route: RouteDefinition, formats: re
     done(request.body === undefined ? new RequestValidationError(PART_DETAIL.body, { errors: [{ detail: 'Expected a body', pointer: '#' }] }) : undefined)
   }
   Object.defineProperty(preValidation, PATCH_HOOKS, { value: true })
-  if (formats.every((f) => f === 'json') || Klass.responseSchema === undefined) return { preValidation }
-  const represent = compileRepresentation(Klass.responseSchema, Klass.defaultSerializerOptions, route.compileSerializer)
+  const item = schemaStatic(Klass, 'responseSchema')
+  if (formats.every((f) => f === 'json') || item === undefined) return { preValidation }
+  const represent = compileRepresentation(item, Klass.defaultSerializerOptions, route.compileSerializer)
   const validate = compilePartValidator(strictBodySchema(aliasedSchema(partial)), 'body')
   // The resource after the patch must still be a valid whole: a removed required member is
   // refused. Its members are checked against the update schema, or, for a view that has only a
   // partial one, against the representation's own schema.
-  const whole = aliasedSchema(full ?? Klass.responseSchema)
+  const whole = aliasedSchema(full ?? item)
   const validateWhole = compilePartValidator(whole, 'body')
   const members = Object.keys(Object(whole.properties) as Record<string, unknown>)
   const missing = route.onNone

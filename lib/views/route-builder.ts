@@ -1,4 +1,4 @@
-import type { TSchema } from '@sinclair/typebox'
+import type { Schema } from '../core/typebox-lines.js'
 import type { HTTPMethods } from 'fastify'
 import { annotate } from '../routes/route-meta.js'
 import type { RouteMethod, RouteSchemas, ViewRouteOptions } from '../routes/types.js'
@@ -7,7 +7,7 @@ import type { RouteMethod, RouteSchemas, ViewRouteOptions } from '../routes/type
 export type RouteHandler = (...args: never[]) => unknown
 
 /** Declares one route of a method (or several), with the handler typed from the route's schemas and `this` the view `V`. */
-type BuildRoute<V> = <const S extends RouteSchemas = {}, R extends TSchema | undefined = undefined>(path: string, options: ViewRouteOptions<S, R>, handler: RouteMethod<V, S, R>) => RouteHandler
+type BuildRoute<V> = <const S extends RouteSchemas = {}, R extends Schema | undefined = undefined>(path: string, options: ViewRouteOptions<S, R>, handler: RouteMethod<V, S, R>) => RouteHandler
 
 /**
  * What the third argument of `.with(statics, methods, routes)` is given: one function per HTTP

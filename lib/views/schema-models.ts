@@ -1,16 +1,16 @@
-import type { Static, TSchema } from '@sinclair/typebox'
+import type { Schema, StaticOf } from '../core/typebox-lines.js'
 import type { FILTER_STATICS, PaginationKind } from '../query/filters.js'
 import type { CursorPageOf, NumberedPageOf, OffsetPageOf } from '../query/pagination.js'
 
 /** The one model a schema static gives, under the model's name; nothing when the static is absent. */
-type From<C, K extends string, Model extends string> = C extends { readonly [P in K]: infer T extends TSchema } ? { [P in Model]: Static<T> } : unknown
+type From<C, K extends string, Model extends string> = C extends { readonly [P in K]: infer T extends Schema } ? { [P in Model]: StaticOf<T> } : unknown
 
 /** `update` is typed by `updateSchema`, or by `createSchema`, which it defaults to. */
-type UpdateModel<C> = C extends { readonly updateSchema: infer T extends TSchema } ? { update: Static<T> }
-  : C extends { readonly createSchema: infer T extends TSchema } ? { update: Static<T> } : unknown
+type UpdateModel<C> = C extends { readonly updateSchema: infer T extends Schema } ? { update: StaticOf<T> }
+  : C extends { readonly createSchema: infer T extends Schema } ? { update: StaticOf<T> } : unknown
 
 /** `partialUpdate` is typed by `partialUpdateSchema`, or is the update body with every member optional. */
-type PartialUpdateModel<C> = C extends { readonly partialUpdateSchema: infer T extends TSchema } ? { partialUpdate: Static<T> }
+type PartialUpdateModel<C> = C extends { readonly partialUpdateSchema: infer T extends Schema } ? { partialUpdate: StaticOf<T> }
   : UpdateModel<C> extends { update: infer U } ? { partialUpdate: Partial<U> } : unknown
 
 /** The page a list answers for each pagination kind of its filter. */
@@ -20,9 +20,9 @@ interface PageOf<T> { page: NumberedPageOf<T>, offset: OffsetPageOf<T>, cursor: 
  * What `list` returns: the page its filter's pagination makes, the `responseSchema` itself when
  * `responseSchemaAsList` is false (an envelope), or the array of items.
  */
-type ListModel<C> = C extends { readonly responseSchema: infer T extends TSchema }
-  ? C extends { readonly responseSchemaAsList: false } ? { list: Static<T> }
-    : C extends { readonly filter: { readonly pagination: infer K extends PaginationKind } } ? { list: PageOf<Static<T>>[K] } : unknown
+type ListModel<C> = C extends { readonly responseSchema: infer T extends Schema }
+  ? C extends { readonly responseSchemaAsList: false } ? { list: StaticOf<T> }
+    : C extends { readonly filter: { readonly pagination: infer K extends PaginationKind } } ? { list: PageOf<StaticOf<T>>[K] } : unknown
   : unknown
 
 /**
@@ -44,7 +44,7 @@ export type RowOf<C> = C extends { readonly repository: { list (...args: never[]
   ? Awaited<R> extends ReadonlyArray<infer T> ? (unknown extends T ? ItemOf<C> : T) : ItemOf<C>
   : ItemOf<C>
 
-type ItemOf<C> = C extends { readonly responseSchema: infer T extends TSchema } ? Static<T> : never
+type ItemOf<C> = C extends { readonly responseSchema: infer T extends Schema } ? StaticOf<T> : never
 
 /** The item type of a view's `repository`, or `unknown` when it has none or its type does not say. */
 export type RepositoryItemOf<C> = C extends { readonly repository: { list (...args: never[]): infer R } }
@@ -55,15 +55,15 @@ export type RepositoryItemOf<C> = C extends { readonly repository: { list (...ar
  * Whether a view's repository holds the items its `responseSchema` describes: its rows may have
  * more fields (a hidden column), never other ones. True when either type is not known.
  */
-export type RepositoryFits<C> = C extends { readonly responseSchema: infer T extends TSchema }
+export type RepositoryFits<C> = C extends { readonly responseSchema: infer T extends Schema }
   ? unknown extends RepositoryItemOf<C> ? true
     : string extends keyof RepositoryItemOf<C> ? true // rows typed as any record (`Record<string, unknown>`) say nothing
-      : RepositoryItemOf<C> extends Static<T> ? true : false
+      : RepositoryItemOf<C> extends StaticOf<T> ? true : false
   : true
 
 /** The fields of the item `responseSchema` gives that can hold a time: a string (date-time) or a `Date`. */
-export type TimeFieldOf<C> = C extends { readonly responseSchema: infer T extends TSchema }
-  ? { [K in keyof Static<T>]-?: NonNullable<Static<T>[K]> extends string | Date ? K : never }[keyof Static<T>] & string
+export type TimeFieldOf<C> = C extends { readonly responseSchema: infer T extends Schema }
+  ? { [K in keyof StaticOf<T>]-?: NonNullable<StaticOf<T>[K]> extends string | Date ? K : never }[keyof StaticOf<T>] & string
   : never
 
 /** The literal members of a list of names, or none when its type says only `string`. */

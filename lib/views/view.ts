@@ -1,9 +1,10 @@
 import type { TSchema } from '@sinclair/typebox'
+import type { Schema } from '../core/typebox-lines.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
 import { ConfigurationError } from '../core/configuration-error.js'
 import type { APIErrorClass } from '../http/errors.js'
 import type { ResponseHeadersClass } from '../http/response-headers.js'
-import type { ResponsesMap, ViewRouteOptions } from '../routes/types.js'
+import type { ResolvedRouteOptions, ResponsesMap, ViewRouteOptions } from '../routes/types.js'
 
 /**
  * A standard action a view class contributes (list, create, retrieve, ...): the route it
@@ -28,7 +29,7 @@ export interface ActionRoute {
   /** The options the action generates (schemas, documented errors); the method's own decorators win. */
   options: ViewRouteOptions
   /** The success body schema (a list wraps `responseSchema` in an array). */
-  responseSchema?: TSchema | undefined
+  responseSchema?: Schema | undefined
   /** Returning `null` or `undefined` throws the error this makes (detail actions with `raiseOnNone`). */
   onNone?: (() => Error) | undefined
   /** The success response has no body (`returnOnCreate = false`, a 204). */
@@ -70,7 +71,8 @@ export interface RouteDefinition {
   methods: HTTPMethods[]
   path: string
   status: number
-  options: ViewRouteOptions
+  /** Its options, with every request schema and the success schema in the 0.34 form. */
+  options: ResolvedRouteOptions
   throws: APIErrorClass[]
   responseSchema: TSchema | undefined
   onNone?: () => Error
