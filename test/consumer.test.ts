@@ -87,13 +87,15 @@ test('the packed library in consumer projects', { timeout: 600_000 }, async (t) 
   t.ok(block, 'the README has its quick start code block')
 
   const common = [tarball, dev('fastify'), dev('@sinclair/typebox'), dev('@types/node')]
-  const [app, sqliteOnly, postgresOnly] = await Promise.all([
+  const [app, sqliteOnly, postgresOnly, typebox1] = await Promise.all([
     project(path.join(work, 'app'), [...common, dev('@fastify/swagger'), 'typescript-latest@npm:typescript@latest'], {
       'readme.ts': block?.[1] ?? '',
       'views.ts': fixture('views.ts')
     }),
     project(path.join(work, 'sqlite-only'), [...common, dev('@types/better-sqlite3')], { 'app.ts': fixture('sqlite-only.ts') }),
-    project(path.join(work, 'postgres-only'), [...common, dev('pg'), dev('@types/pg')], { 'app.ts': fixture('postgres-only.ts') })
+    project(path.join(work, 'postgres-only'), [...common, dev('pg'), dev('@types/pg')], { 'app.ts': fixture('postgres-only.ts') }),
+    // What a user of typebox 1.x installs: no @sinclair/typebox, which npm brings as the library's peer.
+    project(path.join(work, 'typebox1'), [tarball, dev('fastify'), dev('typebox'), dev('@fastify/type-provider-typebox'), dev('@types/node')], { 'app.ts': fixture('typebox1.ts') })
   ])
   t.comment(`packed and installed in ${Date.now() - started} ms`)
 
@@ -108,7 +110,10 @@ test('the packed library in consumer projects', { timeout: 600_000 }, async (t) 
     t.equal(await compile(tsc, app, out), '', `${label}: the README code and exported mix(...) classes compile with declaration emit`)
     t.equal(await compile(tsc, sqliteOnly, out), '', `${label}: an SQLite-only app compiles without pg's types`)
     t.equal(await compile(tsc, postgresOnly, out), '', `${label}: a PostgreSQL-only app compiles without better-sqlite3's types`)
+    t.equal(await compile(tsc, typebox1, out), '', `${label}: an app on typebox 1.x and @fastify/type-provider-typebox 6 compiles, with declaration emit`)
   }
+  t.ok(existsSync(path.join(typebox1, 'node_modules', '@sinclair', 'typebox')), 'npm installed the @sinclair/typebox peer for the typebox 1.x app')
+  t.match(String((await node([path.join(typebox1, 'out', 'app.js')], typebox1) as { stdout: string }).stdout), /typebox 1\.x app ok/, 'the typebox 1.x app answers through its views and its own routes')
   t.notOk(existsSync(path.join(sqliteOnly, 'node_modules', '@types', 'pg')), 'the SQLite-only project has no pg types')
   t.notOk(existsSync(path.join(postgresOnly, 'node_modules', '@types', 'better-sqlite3')), 'the PostgreSQL-only project has no better-sqlite3 types')
 
