@@ -25,7 +25,7 @@ import {
 import { parseEntityTags, parseHttpDate, strongMatch, weakMatch, httpDate } from '../lib/http/preconditions.js'
 import { build, problem } from './helpers.js'
 
-const Item = Type.Object({ id: Type.Integer(), name: Type.String(), updated_at: Type.String() }, { $id: 'Item' })
+const Item = Type.Object({ id: Type.Integer(), name: Type.String(), updated_at: Type.String({ format: 'date-time' }) }, { $id: 'Item' })
 const IdParams = Type.Object({ id: Type.Integer() })
 type ItemT = Static<typeof Item>
 const MODIFIED = '2026-01-01T10:00:00.500Z' // milliseconds on the server side
@@ -458,7 +458,7 @@ test('mixins compose their route hooks with ConditionalMixin', async (t) => {
 })
 
 test('preconditions follow excludeNone defaults; checkEtag never answers 304 to PATCH; lastModifiedField answers If-Modified-Since', async (t) => {
-  const Nullable = Type.Object({ id: Type.Integer(), note: Type.Union([Type.String(), Type.Null()]), updated_at: Type.String() })
+  const Nullable = Type.Object({ id: Type.Integer(), note: Type.Union([Type.String(), Type.Null()]), updated_at: Type.String({ format: 'date-time' }) })
   const repo = new MemoryRepository({ rows: [{ id: 1, note: null, updated_at: MODIFIED }] })
   class Sparse extends mix(ConditionalMixin, GenericViewSet) {
     static override responseSchema = Nullable

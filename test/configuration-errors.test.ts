@@ -235,7 +235,7 @@ const thrown: ThrownCase[] = [
     mistake: 'a misspelt lastModifiedField (Last-Modified silently never sent otherwise)',
     act: () => {
       class Stamped extends mix(ConditionalMixin, GenericViewSet) {
-        static override responseSchema = Type.Object({ id: Type.Integer(), updated_at: Type.String() })
+        static override responseSchema = Type.Object({ id: Type.Integer(), updated_at: Type.String({ format: 'date-time' }) })
         static override etag = true
         static override lastModifiedField = 'updatedAt'
         static override repository = rows() as never

@@ -116,6 +116,15 @@ const cases: MistakeCase[] = [
     message: /^Cannot register Books: lastModifiedField "updatedAt" is not a property of its responseSchema \(its properties: id, title, year, updated_at\)$/
   },
   {
+    code: 'FV_ERR_UNKNOWN_FIELD',
+    row: 37,
+    mistake: 'lastModifiedField naming a field that holds no time (title)',
+    when: 'registration',
+    act: () => register(class Books extends BookViews.with({ ...statics(), etag: true, lastModifiedField: 'title' }) {}),
+    fix: () => register(class Books extends BookViews.with({ ...statics(), etag: true, lastModifiedField: 'updated_at' }) {}),
+    message: /^Cannot register Books: lastModifiedField "title" is not a time in its responseSchema: name the field that says when the item last changed, a string with format 'date-time' \(or 'date'\), or a Type\.Date\(\)$/
+  },
+  {
     code: 'FV_ERR_UNKNOWN_ACTION',
     row: 18,
     mistake: 'a misspelt actionDependencies key (destory) beside a correct one',
@@ -237,4 +246,15 @@ test('the Book API without mistakes answers', async (t) => {
 
   const wrongId = await app.inject('/books/one')
   t.equal(wrongId.statusCode, 400, 'the integer detailParams refuse a non-integer id')
+})
+
+test('36. no detailParams over integer ids in a MemoryRepository: the path id finds the integer key, as in a SQL table', async (t) => {
+  class Books extends BookViews.with({ responseSchema: Book, createSchema: BookIn, repository: books() }) {}
+  const app = await build({ views: [{ view: Books, prefix: '/books' }] })
+  t.teardown(() => app.close())
+  t.same((await app.inject('/books/1')).json(), dune, 'GET /books/1 finds the row whose id is 1')
+  t.equal((await app.inject({ method: 'PATCH', url: '/books/1', payload: { year: 1966 } })).json().year, 1966, 'and so do the writes')
+  for (const id of ['01', '1.0', '+1', ' 1', '9007199254740993', 'x']) {
+    t.equal((await app.inject(`/books/${encodeURIComponent(id)}`)).statusCode, 404, `${JSON.stringify(id)} spells no integer key`)
+  }
 })

@@ -478,7 +478,7 @@ test('bulk views: 400 everywhere, 409 on POST/PUT/PATCH, 404 on PUT, filter para
 
 test('conditional views document validators, 304 on safe methods and 412 on unsafe detail routes; explicit responses keep them', async (t) => {
   const { ConditionalMixin, AsyncGenericViewSet, MemoryRepository, asyncRepository } = await import('../lib/index.js')
-  const Stamped = Type.Object({ ...Item.properties, updated_at: Type.String() }, { $id: 'StampedItem' })
+  const Stamped = Type.Object({ ...Item.properties, updated_at: Type.String({ format: 'date-time' }) }, { $id: 'StampedItem' })
   class Conditional extends mix(ConditionalMixin, AsyncGenericViewSet) {
     static override responseSchema = Stamped
     static override createSchema = ItemIn
@@ -930,7 +930,7 @@ test('one app with every kind of view and documented response: a valid document,
   add('/conditional/etag', class extends generic(mix(ConditionalMixin, lib.AsyncGenericViewSet), true) {
     static etag = true
     // A modification time the response shows: Last-Modified is stamped from it.
-    static override responseSchema = Type.Object({ ...Item.properties, updated_at: Type.String() })
+    static override responseSchema = Type.Object({ ...Item.properties, updated_at: Type.String({ format: 'date-time' }) })
     static lastModifiedField = 'updated_at'
   })
   add('/conditional/hand-rolled', class extends concrete(mix(ConditionalMixin, lib.ReadOnlyAPIViewSet)) {

@@ -15,7 +15,7 @@ export const Product = Type.Object({
   category: Type.Union([Type.String(), Type.Null()]),
   description: Type.String(),
   tenant: Type.String(),
-  updated_at: Type.Union([Type.String(), Type.Null()])
+  updated_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()])
 }, { $id: 'Product' })
 export type ProductT = Static<typeof Product>
 export const ProductIn = Type.Object({ name: Type.String({ minLength: 1 }), price: Type.Number(), category: Type.Optional(Type.Union([Type.String(), Type.Null()])), description: Type.Optional(Type.String()) })

@@ -28,7 +28,7 @@ export const CONFIGURATION_ERRORS = {
   FV_ERR_BULK_CONFIG: 'FV_ERR_BULK_CONFIG',
   /** A repository option has the name of a filter criterion: which one wins is the view's choice. */
   FV_ERR_OPTION_IS_CRITERION: 'FV_ERR_OPTION_IS_CRITERION',
-  /** A view names a field its item does not have: a filter's field over a repository's columns, a `lastModifiedField` outside the response schema. */
+  /** A view names a field its item does not have (a filter's field over a repository's columns, a `lastModifiedField` outside the response schema), or one of the wrong kind (a `lastModifiedField` that holds no time). */
   FV_ERR_UNKNOWN_FIELD: 'FV_ERR_UNKNOWN_FIELD',
   /** A filter's operator names a field the filter does not declare. */
   FV_ERR_FILTER_FIELD: 'FV_ERR_FILTER_FIELD',

@@ -100,6 +100,17 @@ function matches (row: Row, field: string, op: Operator, value: unknown): boolea
 }
 
 /**
+ * The integer a path parameter spells (`'42'` -> 42), or `undefined`. A detail route's id is a
+ * string unless `detailParams` says otherwise; an integer column of a SQL database finds its row
+ * by that string too, so the memory store does the same.
+ */
+function integerKey (id: string | number): number | undefined {
+  if (typeof id !== 'string' || !/^(?:0|-?[1-9][0-9]*)$/.test(id)) return undefined
+  const n = Number(id)
+  return Number.isSafeInteger(n) ? n : undefined
+}
+
+/**
  * A repository over an in-process `Map`, for tests, examples and prototypes. It
  * implements the CRUD protocol and the filters honestly: every field operator, search,
  * several sort keys applied in the order given, offsets, and keyset seeks. Rows are
@@ -219,7 +230,7 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
   #first (criteria: Criteria): Row | undefined {
     const id = criteria[this.idField]
     if ((typeof id === 'string' || (typeof id === 'number' && !Number.isNaN(id))) && Object.hasOwn(criteria, this.idField)) {
-      const row = this.#rows.get(id)
+      const row = this.#rows.get(id) ?? this.#rows.get(integerKey(id))
       if (row === undefined) return undefined
       for (const key in criteria) {
         if (key !== this.idField && !matches(row, ...splitCriterion(key), criteria[key])) return undefined

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream'
 import { schemaStatic } from '../core/typebox-lines.js'
-import { Type, type TSchema } from '@sinclair/typebox'
+import { Kind, Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler, preValidationHookHandler } from 'fastify'
 import type { APIView } from './api-view.js'
 import { PreconditionFailed, PreconditionRequired } from '../http/errors.js'
@@ -192,6 +192,17 @@ function validatorsOf (view: ConditionalView, item: unknown): Validators {
 }
 
 /** Stamps `Last-Modified` from a field of the object a GET returns, so If-Modified-Since can answer 304. */
+type SchemaNode = Record<string | symbol, unknown>
+
+/** Whether a property schema holds a time: a date-time or date string, or a Date (a nullable one too). */
+function holdsTime (schema: SchemaNode): boolean {
+  if (Array.isArray(schema.anyOf)) {
+    const members = (schema.anyOf as SchemaNode[]).filter((member) => member.type !== 'null')
+    return members.length > 0 && members.every(holdsTime)
+  }
+  return schema[Kind] === 'Date' || (schema.type === 'string' && (schema.format === 'date-time' || schema.format === 'date'))
+}
+
 function lastModifiedStamp (field: string): preSerializationHookHandler<unknown> {
   return (_request, reply, payload, done) => {
     const value = typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>)[field] : undefined
@@ -244,6 +255,11 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
       const properties = schemaStatic(this, 'responseSchema')?.properties as Record<string, unknown> | undefined
       if (field !== undefined && properties !== undefined && !Object.hasOwn(properties, field)) {
         throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${this.name}: lastModifiedField "${field}" is not a property of its responseSchema (its properties: ${Object.keys(properties).join(', ')})`)
+      }
+      // A field that holds no time (a title, a year) would be read as one, or never sent.
+      if (field !== undefined && properties !== undefined && !holdsTime(properties[field] as SchemaNode)) {
+        throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${this.name}: lastModifiedField "${field}" is not a time in its responseSchema: ` +
+          'name the field that says when the item last changed, a string with format \'date-time\' (or \'date\'), or a Type.Date()')
       }
       if (this.etag !== true && this.conditionalRequests !== true) return
       const writes = this.standardActions().filter((a) => GENERIC_WRITES.has(a.name)).map((a) => a.name)
