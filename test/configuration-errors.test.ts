@@ -284,6 +284,19 @@ const thrown: ThrownCase[] = [
     message: /^AsyncListAPIView\.with\(responseSchemas\): "responseSchemas" is not a static of AsyncListAPIView, so it would never be read$/
   },
   {
+    code: 'FV_ERR_MISSPELT_MEMBER',
+    mistake: 'a misspelt hook in the class body (getKwarg): the rows it meant to scope would all be served',
+    act: () => {
+      class Notes extends GenericViewSet {
+        static override repository = rows()
+        static override responseSchema = Type.Object({ id: Type.Integer() })
+        getKwarg () { return { owner: 'ann' } }
+      }
+      return build({ views: [Notes] })
+    },
+    message: /^Cannot register Notes: Notes\.prototype\.getKwarg looks like a misspelling of getKwargs, which it does not replace \(the inherited getKwargs still applies\); rename it getKwargs, or give it a name of its own$/
+  },
+  {
     code: 'FV_ERR_UNSUPPORTED_SCHEMA',
     mistake: 'a typebox 1.x Type.Refine in a response schema: its function would never run',
     act: () => {

@@ -2,7 +2,7 @@ import { test } from 'tap'
 import Database from 'better-sqlite3'
 import { Type } from '@sinclair/typebox'
 import {
-  AsyncBulkAPIViewSet, AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, AsyncRetrieveAPIView, BaseFilter,
+  AsyncBulkAPIViewSet, AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, AsyncRetrieveAPIView, BaseFilter, Get,
   ConditionalMixin, ConfigurationError, MemoryRepository, asyncRepository, mix, type ConfigurationErrorCode
 } from '../lib/index.js'
 import { SqliteRepository } from '../lib/stores/sql/index.js'
@@ -147,6 +147,32 @@ const cases: MistakeCase[] = [
     message: /^Cannot register Books: it is abstract, action method "retrieve" is not implemented$/
   },
   {
+    code: 'FV_ERR_MISSPELT_MEMBER',
+    row: 26,
+    mistake: 'a misspelt action (retreive) in the class body of a generic view, without override',
+    when: 'registration',
+    act: () => register(class Books extends BookViews.with(statics()) {
+      async retreive () { return dune }
+    }),
+    fix: () => register(class Books extends BookViews.with(statics()) {
+      override async retrieve () { return dune }
+    }),
+    message: /^Cannot register Books: Books\.prototype\.retreive looks like a misspelling of retrieve, which it does not replace \(the inherited retrieve still applies\); rename it retrieve, or give it a name of its own$/
+  },
+  {
+    code: 'FV_ERR_MISSPELT_MEMBER',
+    row: 26,
+    mistake: 'a misspelt static in the class body (reponseSchema), without override',
+    when: 'registration',
+    act: () => register(class Books extends BookViews.with({ createSchema: BookIn, detailParams: BookParams, repository: books() }) {
+      static reponseSchema = Book
+    }),
+    fix: () => register(class Books extends BookViews.with({ createSchema: BookIn, detailParams: BookParams, repository: books() }) {
+      static override responseSchema = Book
+    }),
+    message: /^Cannot register Books: Books\.reponseSchema looks like a misspelling of responseSchema/
+  },
+  {
     code: 'FV_ERR_NO_REPOSITORY',
     row: 27,
     mistake: 'a generic view without a repository',
@@ -178,6 +204,21 @@ const cases: MistakeCase[] = [
       return register(class Books extends AsyncGenericListAPIView.with({ responseSchema: Book, filter: BookFilter, repository: sqliteBooks() }) {})
     },
     message: /^Cannot register Books: BookFilter\.orderingFields names "yaer", which its repository does not have \(its fields: id, title, year, updated_at\)$/
+  },
+  {
+    code: 'FV_ERR_UNKNOWN_FIELD',
+    row: 30,
+    mistake: 'a misspelt orderingFields entry (yaer) over a MemoryRepository',
+    when: 'registration',
+    act: () => {
+      class BookFilter extends BaseFilter { static override orderingFields = ['title', 'yaer'] }
+      return register(class Books extends AsyncGenericListAPIView.with({ responseSchema: Book, filter: BookFilter, repository: books() }) {})
+    },
+    fix: () => {
+      class BookFilter extends BaseFilter { static override orderingFields = ['title', 'year'] }
+      return register(class Books extends AsyncGenericListAPIView.with({ responseSchema: Book, filter: BookFilter, repository: books() }) {})
+    },
+    message: /^Cannot register Books: BookFilter\.orderingFields names "yaer", which neither its responseSchema nor a row of its repository has \(their fields: id, title, year, updated_at\)$/
   },
   {
     code: 'FV_ERR_UNKNOWN_FIELD',
@@ -257,4 +298,30 @@ test('36. no detailParams over integer ids in a MemoryRepository: the path id fi
   for (const id of ['01', '1.0', '+1', ' 1', '9007199254740993', 'x']) {
     t.equal((await app.inject(`/books/${encodeURIComponent(id)}`)).statusCode, 404, `${JSON.stringify(id)} spells no integer key`)
   }
+})
+
+test('30. over a MemoryRepository, a filter may name a field its rows hold beyond the response schema, or one the schema has and no row yet', async (t) => {
+  class Hidden extends BaseFilter { static override fields = { owner: Type.String() }; static override orderingFields = ['year'] }
+  const hidden = asyncRepository<BookData & { owner: string }, MemoryRepository<BookData & { owner: string }>>(new MemoryRepository({ rows: [{ ...dune, owner: 'ann' }] }))
+  class Owned extends AsyncGenericListAPIView.with({ responseSchema: Book, filter: Hidden, repository: hidden }) {}
+  const app = await build({ views: [{ view: Owned, prefix: '/books' }] })
+  t.teardown(() => app.close())
+  t.same((await app.inject('/books?owner=ann')).json(), [dune], 'a hidden field of the rows filters, and the response schema drops it')
+  class Empty extends AsyncGenericListAPIView.with({ responseSchema: Book, filter: Hidden, repository: asyncRepository<BookData, MemoryRepository<BookData>>(new MemoryRepository<BookData>()) }) {}
+  t.match(await caught(() => register(Empty)), { code: 'FV_ERR_UNKNOWN_FIELD', message: /Hidden\.fields names "owner"/ }, 'over an empty store, only the response schema says what exists')
+})
+
+test('26. a new member one edit from an inherited one is refused only when it is one: helpers, routes and distant names pass', async (t) => {
+  class Books extends BookViews.with(statics()) {
+    _list () { return [] } // a private helper by convention
+    listAll () { return [] } // more than one edit from list
+    @Get('/lists')
+    lists () { return [] } // a route is a new member by intent
+  }
+  t.equal(await caught(() => register(Books)), undefined)
+  class Child extends Books {
+    override getKwargs () { return {} } // overrides, through a class of the user's own
+    getKWargs () { return {} } // but this differs by case only
+  }
+  t.match(await caught(() => register(Child)), { code: 'FV_ERR_MISSPELT_MEMBER', message: /Child\.prototype\.getKWargs looks like a misspelling of getKwargs/ })
 })

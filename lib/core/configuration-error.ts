@@ -40,6 +40,8 @@ export const CONFIGURATION_ERRORS = {
   FV_ERR_UNKNOWN_STATIC: 'FV_ERR_UNKNOWN_STATIC',
   /** A schema uses a `typebox` 1.x feature that JSON Schema cannot check (`Type.Refine`, `Type.Codec`, `Type.Unsafe`, `Type.Cyclic`). */
   FV_ERR_UNSUPPORTED_SCHEMA: 'FV_ERR_UNSUPPORTED_SCHEMA',
+  /** A member of a view class is one edit away from one it inherits (`getKwarg` for `getKwargs`): it would replace nothing. */
+  FV_ERR_MISSPELT_MEMBER: 'FV_ERR_MISSPELT_MEMBER',
   /** An entry of the plugin's `views` option is not a view, an entry object or a router. */
   FV_ERR_VIEW_ENTRY: 'FV_ERR_VIEW_ENTRY',
   /** Two different schemas are documented under one component name. */

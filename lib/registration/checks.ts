@@ -1,4 +1,7 @@
-import { type ViewClass, type CollectedRoute } from '../views/view.js'
+import { View, type ViewClass, type CollectedRoute } from '../views/view.js'
+import { APIView } from '../views/api-view.js'
+import { MIXIN } from '../views/mixins.js'
+import { getRouteMeta } from '../routes/route-meta.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 
 // Mistakes of configuration refused when a view is registered, each naming the view.
@@ -25,4 +28,69 @@ export function assertDependencyKeys (statics: ViewClass, routes: CollectedRoute
   if (unknown.length === 0) return
   throw new ConfigurationError('FV_ERR_UNKNOWN_ACTION', `Cannot register ${statics.name}: actionDependencies names ${unknown.map((k) => JSON.stringify(k)).join(', ')}, ` +
     `which ${unknown.length === 1 ? 'is not an action' : 'are not actions'} of this view; its actions are ${[...known].sort().join(', ')}`)
+}
+
+/** A class the library made: `View`, `APIView`, or one built by `mix`, a mixin or `.with()`. */
+function isLibraryClass (cls: object): boolean {
+  return cls === View || cls === APIView || Object.hasOwn(cls, MIXIN)
+}
+
+/** Names every class has, never a misspelling of anything. */
+const BUILT_IN = new Set(['length', 'name', 'prototype', 'constructor', 'arguments', 'caller'])
+
+/**
+ * A member of the user's own classes whose name is one edit away from a member the view
+ * inherits (`getKwarg` for `getKwargs`, `reponseSchema` for `responseSchema`) replaces
+ * nothing: the inherited one still runs, or its default stays. When that member scopes rows
+ * or sets a schema, the mistake widens access or leaks fields without a sign, and no compiler
+ * sees it (a new name needs no `override`). Refused, naming both. Route methods and names
+ * starting with `_` are new members by intent.
+ */
+export function assertNoNearMisses (klass: ViewClass): void {
+  const own: object[] = []
+  let base: object = klass
+  while (typeof base === 'function' && base !== Function.prototype && !isLibraryClass(base)) {
+    own.push(base)
+    base = Object.getPrototypeOf(base) as object
+  }
+  const inherited = new Set<string>()
+  for (let c: object | null = base; c !== null && c !== Function.prototype; c = Object.getPrototypeOf(c) as object | null) {
+    for (const key of Object.getOwnPropertyNames(c)) inherited.add(key)
+    const proto = (c as { prototype?: object }).prototype
+    for (let p = proto ?? null; p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p) as object | null) {
+      for (const key of Object.getOwnPropertyNames(p)) inherited.add(key)
+    }
+  }
+  for (const cls of own) {
+    const members = [
+      ...Object.getOwnPropertyNames(cls).map((name) => ({ name, shown: `${(cls as { name: string }).name}.${name}`, value: (cls as Record<string, unknown>)[name] })),
+      ...Object.getOwnPropertyNames((cls as { prototype: object }).prototype).map((name) => ({ name, shown: `${(cls as { name: string }).name}.prototype.${name}`, value: Object.getOwnPropertyDescriptor((cls as { prototype: object }).prototype, name)?.value }))
+    ]
+    for (const { name, shown, value } of members) {
+      if (BUILT_IN.has(name) || inherited.has(name) || name.startsWith('_') || (typeof value === 'function' && getRouteMeta(value) !== undefined)) continue
+      const meant = [...inherited].find((known) => oneEditApart(name, known))
+      if (meant === undefined) continue
+      throw new ConfigurationError('FV_ERR_MISSPELT_MEMBER', `Cannot register ${klass.name}: ${shown} looks like a misspelling of ${meant}, which it does not replace ` +
+        `(the inherited ${meant} still applies); rename it ${meant}, or give it a name of its own`)
+    }
+  }
+}
+
+/**
+ * Whether two names of at least four characters differ by one edit: a character added,
+ * dropped, changed or two neighbours swapped, letter case ignored (`getkwargs`).
+ */
+function oneEditApart (a: string, b: string): boolean {
+  if (a.length < 4 || b.length < 4 || Math.abs(a.length - b.length) > 1) return false
+  const x = a.toLowerCase()
+  const y = b.toLowerCase()
+  if (x === y) return true
+  let i = 0
+  while (i < x.length && i < y.length && x[i] === y[i]) i++
+  if (x.length === y.length) {
+    // One changed character, or two neighbours swapped.
+    return x.slice(i + 1) === y.slice(i + 1) || (x[i] === y[i + 1] && x[i + 1] === y[i] && x.slice(i + 2) === y.slice(i + 2))
+  }
+  // One character added or dropped.
+  return x.length > y.length ? x.slice(i + 1) === y.slice(i) : x.slice(i) === y.slice(i + 1)
 }

@@ -240,6 +240,13 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
     return this.#where(criteria)[0]
   }
 
+  /** Every field a stored row has now: what a view's filter is checked against at registration, beside its response schema. */
+  get storedFieldNames (): readonly string[] {
+    const names = new Set<string>()
+    for (const row of this.#rows.values()) for (const key of Object.keys(row)) names.add(key)
+    return [...names]
+  }
+
   get (criteria: Criteria, _options: RepositoryOptions = {}): T | null {
     const row = this.#first(criteria)
     return row === undefined ? null : { ...row } as T

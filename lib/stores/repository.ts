@@ -34,6 +34,16 @@ export function fieldNamesOf (repository: unknown): readonly string[] | undefine
   return Array.isArray(names) ? names as readonly string[] : undefined
 }
 
+/**
+ * The fields the rows of a store without a fixed set hold now (every key of every row of a
+ * `MemoryRepository`), or `undefined` when the store cannot say. Registration checks a filter
+ * against them and the response schema together: a field in neither is a typo.
+ */
+export function storedFieldNamesOf (repository: unknown): readonly string[] | undefined {
+  const names = (repository as { storedFieldNames?: unknown } | null)?.storedFieldNames
+  return Array.isArray(names) ? names as readonly string[] : undefined
+}
+
 /** The precondition a write's options carry, if any. */
 export function preconditionOf (options: RepositoryOptions | undefined): Precondition | undefined {
   return options?.precondition as Precondition | undefined
@@ -117,6 +127,7 @@ export function asyncRepository<T, R extends object> (repository: R): AsyncRepos
   if (honoursPreconditions(repository)) wrapped.atomicPreconditions = true
   const fieldNames = fieldNamesOf(repository)
   if (fieldNames !== undefined) wrapped.fieldNames = fieldNames
+  if (storedFieldNamesOf(repository) !== undefined) Object.defineProperty(wrapped, 'storedFieldNames', { get: () => storedFieldNamesOf(repository) })
   return wrapped as Promised<R> & AsyncRepository<T>
 }
 

@@ -10,7 +10,7 @@ import { orderToken, type BaseFilter, type FilterClass } from '../query/filters.
 import { defineMixin, type ActionRegistry, type MixinClass, type ViewBase } from './mixins.js'
 import type { ConditionalMembers } from './conditional.js'
 import { CursorPage, encodeCursor, NumberedPage, OffsetPage } from '../query/pagination.js'
-import { fieldNamesOf, type AsyncRepository, type Criteria, type ListQuery, type OrderKey, type Precondition, type Repository, type RepositoryOptions } from '../stores/repository.js'
+import { fieldNamesOf, storedFieldNamesOf, type AsyncRepository, type Criteria, type ListQuery, type OrderKey, type Precondition, type Repository, type RepositoryOptions } from '../stores/repository.js'
 import { patchPrecondition } from './patch.js'
 import type { ActionRoute, StandardAction } from './view.js'
 import { then, type Awaitable } from '../core/maybe-promise.js'
@@ -89,12 +89,23 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
         throw new ConfigurationError('FV_ERR_NO_REPOSITORY', `Cannot register ${this.name}: set its static repository or override its repository getter`)
       }
       // A field the repository does not have would fail on the first request that uses it (or,
-      // on a store without fixed fields, match nothing): refused now, by name.
+      // on a store without fixed fields, match nothing and order nothing): refused now, by name.
+      if (this.filter == null) return
       const fields = fieldNamesOf(this.repository)
-      if (this.filter == null || fields === undefined) return
-      const unknown = this.filter.namedFields().find(({ field }) => !fields.includes(field))
+      if (fields !== undefined) {
+        const unknown = this.filter.namedFields().find(({ field }) => !fields.includes(field))
+        if (unknown !== undefined) {
+          throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${this.name}: ${this.filter.name}.${unknown.static} names "${unknown.field}", which its repository does not have (its fields: ${fields.join(', ')})`)
+        }
+        return
+      }
+      // A store of rows of any shape: a field that neither the response schema nor any stored row has.
+      const stored = storedFieldNamesOf(this.repository)
+      if (stored === undefined) return
+      const known = new Set([...stored, ...Object.keys(Object(schemaStatic(this, 'responseSchema')?.properties) as object)])
+      const unknown = this.filter.namedFields().find(({ field }) => !known.has(field))
       if (unknown !== undefined) {
-        throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${this.name}: ${this.filter.name}.${unknown.static} names "${unknown.field}", which its repository does not have (its fields: ${fields.join(', ')})`)
+        throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${this.name}: ${this.filter.name}.${unknown.static} names "${unknown.field}", which neither its responseSchema nor a row of its repository has (their fields: ${[...known].join(', ')})`)
       }
     }
 

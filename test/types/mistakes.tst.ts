@@ -34,20 +34,21 @@
 // 23  an action in the class body with an unannotated request            compile time (noImplicitAny); the methods object types it
 // 24  `override` on a misspelt action in the class body                  compile time
 // 25  the same without `override`, on an action view                     registration (FV_ERR_ABSTRACT_VIEW: the real action is unimplemented)
-// 26  the same without `override`, on a generic view                     never: the generic action answers, the misspelt method is never called
+// 26  the same without `override`, on a generic view (or a misspelt static) registration (FV_ERR_MISSPELT_MEMBER: one edit from an inherited member)
 // 27  a generic view without a repository                                registration (FV_ERR_NO_REPOSITORY)
 // 28  a generic view without a responseSchema                            registration (FV_ERR_NO_RESPONSE_SCHEMA)
 // 29  a misspelt orderingFields entry (`yaer`) over a SqliteRepository  registration (FV_ERR_UNKNOWN_FIELD)
-// 30  the same over a MemoryRepository                                   never: `?sort=yaer` is accepted and orders by id
+// 30  the same over a MemoryRepository                                   registration (FV_ERR_UNKNOWN_FIELD: in neither responseSchema nor a stored row)
 // 31  a bulkUpdateSchema that does not require the primary key          registration (FV_ERR_BULK_CONFIG)
 // 32  a repository of other items than responseSchema's                  compile time: "the repository holds other items than responseSchema describes"
 // 33  a list returning an array over PaginationFilter                    compile time: the named filters declare `pagination` as a literal
 // 34  responseSchemaAsList: false with responseSchema an envelope        compile time: `list` returns the envelope, not an array of them
 // 35  detailParams naming a parameter the route does not have (`bookId`, route `/:id`)
 //                                                                        registration (FV_ERR_UNKNOWN_FIELD); the types still type `request.params.bookId`
-// 36  no detailParams over integer ids in a MemoryRepository             never: the id stays the string '1', no row matches, every detail request is a 404
-// 37  lastModifiedField naming a field that is not a time (`title`)      never: no Last-Modified is sent
-// 38  an item returned with a field the schema does not have (`isbn`)   never, and harmless: the serializer drops it
+// 36  no detailParams over integer ids in a MemoryRepository             not a mistake any more: the string id '1' finds the integer key, as in SQL
+// 37  lastModifiedField naming a field that is not a time (`title`)      registration (FV_ERR_UNKNOWN_FIELD: not a date-time, date or Date)
+// 38  an item returned with a field the schema does not have (`isbn`)   never, by design: the schema says what clients see, so the serializer
+//                                                                        drops it (a hidden column); `additionalProperties: false` makes it a 500
 // 39  a generic create whose body lacks a field every item has (`updated_at`, no one stamps it)
 //                                                                        request time: the POST is a 500 but the row is stored, and from then
 //                                                                        on its GET and every list are 500s (the Book API stamps it in `create`)
