@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger'
 import { Type as T034 } from '@sinclair/typebox'
 import { Type, type Static } from 'typebox'
 import { Value } from 'typebox/value'
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { Type as ProviderType, TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import {
   APIView, ConditionalMixin, ConfigurationError, GenericViewSet, Get, MemoryRepository, PaginationFilter, Post, ResponseHeaders, alwaysSent,
   mix, typeboxValidatorCompiler, views
@@ -259,4 +259,23 @@ test('every kind typebox 1.x builds converts to a 0.34 schema that accepts exact
     compared += values.length
   }
   t.ok(compared > 1000, `${compared} comparisons`)
+})
+
+test('an app whose validator compiler is TypeBoxValidatorCompiler of @fastify/type-provider-typebox 6: views keep their own', async (t) => {
+  const Note = ProviderType.Object({ text: ProviderType.String({ minLength: 2 }) }) // the Type the type provider re-exports
+  class Notes extends APIView {
+    @Post('/notes', { schema: { body: Note }, responseSchema: Note, statusCode: 200 })
+    note (request: import('../lib/index.js').ViewRequest<{ body: typeof Note }>) { return { text: request.body.text } }
+  }
+  const app = Fastify().withTypeProvider<TypeBoxTypeProvider>()
+  app.setValidatorCompiler(TypeBoxValidatorCompiler)
+  await app.register(views, { views: [Notes] })
+  app.post('/plain', { schema: { body: Note } }, async (request) => ({ text: request.body.text }))
+  await app.ready()
+  t.teardown(() => app.close())
+  t.same((await app.inject({ method: 'POST', url: '/plain', payload: { text: 'ok' } })).json(), { text: 'ok' }, 'the app route, checked by typebox 1.x')
+  t.equal((await app.inject({ method: 'POST', url: '/plain', payload: { text: 'x' } })).statusCode, 400)
+  t.same((await app.inject({ method: 'POST', url: '/notes', payload: { text: 'ok' } })).json(), { text: 'ok' }, 'the view, checked by the library')
+  const refused = problem(t, await app.inject({ method: 'POST', url: '/notes', payload: { text: 'x', extra: 1 } }), 400)
+  t.same(refused.errors.map((e: { pointer: string }) => e.pointer).sort(), ['#/extra', '#/text'], 'with the library\'s problem entries and its closed body')
 })
