@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import net from 'node:net'
-import { Type, type Static } from '@sinclair/typebox'
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import {
   APIView,
@@ -602,4 +602,30 @@ test('a conditional write validates its path once, before the precondition, not 
   t.equal((await app.inject({ method: 'PATCH', url: '/items/1', headers: { 'if-match': etag }, payload: { name: 'desk' } })).statusCode, 200)
   t.equal(checks, 1, 'the path was checked once')
   problem(t, await app.inject({ method: 'PATCH', url: '/items/x', headers: { 'if-match': etag }, payload: { name: 'desk' } }), 400)
+})
+
+test('lastModifiedField names a time: a date-time or date string, nullable or not; anything else is refused at registration', async (t) => {
+  const stamped = (field: TSchema) => {
+    class Stamped extends mix(ConditionalMixin, GenericViewSet) {
+      static override responseSchema = Type.Object({ id: Type.Integer(), changed: field })
+      static override etag = true
+      static override lastModifiedField = 'changed'
+      static override repository = new MemoryRepository({ rows: [] }) as never
+    }
+    return Stamped
+  }
+  const accepted = [
+    Type.String({ format: 'date-time' }), Type.String({ format: 'date' }),
+    Type.Union([Type.String({ format: 'date-time' }), Type.Null()])
+  ]
+  for (const field of accepted) {
+    const app = await build({ views: [stamped(field)] })
+    await app.close()
+    t.pass(`${JSON.stringify(field)} holds a time`)
+  }
+  const refused = [Type.String(), Type.String({ format: 'email' }), Type.Integer(), Type.Union([Type.String({ format: 'date-time' }), Type.Integer()]), Type.Union([Type.Null()])]
+  for (const field of refused) {
+    const error = await build({ views: [stamped(field)] }).then(() => undefined, (e: unknown) => e)
+    t.match(error, { code: 'FV_ERR_UNKNOWN_FIELD', message: /lastModifiedField "changed" is not a time in its responseSchema/ }, `${JSON.stringify(field)} holds no time`)
+  }
 })

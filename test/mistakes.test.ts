@@ -122,7 +122,7 @@ const cases: MistakeCase[] = [
     when: 'registration',
     act: () => register(class Books extends BookViews.with({ ...statics(), etag: true, lastModifiedField: 'title' }) {}),
     fix: () => register(class Books extends BookViews.with({ ...statics(), etag: true, lastModifiedField: 'updated_at' }) {}),
-    message: /^Cannot register Books: lastModifiedField "title" is not a time in its responseSchema: name the field that says when the item last changed, a string with format 'date-time' \(or 'date'\), or a Type\.Date\(\)$/
+    message: /^Cannot register Books: lastModifiedField "title" is not a time in its responseSchema: name the field that says when the item last changed, a string with format 'date-time' \(or 'date'\)$/
   },
   {
     code: 'FV_ERR_UNKNOWN_ACTION',

@@ -56,8 +56,8 @@ export function assertNoNearMisses (klass: ViewClass): void {
   const inherited = new Set<string>()
   for (let c: object | null = base; c !== null && c !== Function.prototype; c = Object.getPrototypeOf(c) as object | null) {
     for (const key of Object.getOwnPropertyNames(c)) inherited.add(key)
-    const proto = (c as { prototype?: object }).prototype
-    for (let p = proto ?? null; p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p) as object | null) {
+    // Every class on the chain up to Function.prototype has a prototype object.
+    for (let p: object | null = (c as { prototype: object }).prototype; p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p) as object | null) {
       for (const key of Object.getOwnPropertyNames(p)) inherited.add(key)
     }
   }

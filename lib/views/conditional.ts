@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream'
 import { schemaStatic } from '../core/typebox-lines.js'
-import { Kind, Type, type TSchema } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationHookHandler, preValidationHookHandler } from 'fastify'
 import type { APIView } from './api-view.js'
 import { PreconditionFailed, PreconditionRequired } from '../http/errors.js'
@@ -194,13 +194,13 @@ function validatorsOf (view: ConditionalView, item: unknown): Validators {
 /** Stamps `Last-Modified` from a field of the object a GET returns, so If-Modified-Since can answer 304. */
 type SchemaNode = Record<string | symbol, unknown>
 
-/** Whether a property schema holds a time: a date-time or date string, or a Date (a nullable one too). */
+/** Whether a property schema holds a time: a date-time or date string, nullable or not. */
 function holdsTime (schema: SchemaNode): boolean {
   if (Array.isArray(schema.anyOf)) {
     const members = (schema.anyOf as SchemaNode[]).filter((member) => member.type !== 'null')
     return members.length > 0 && members.every(holdsTime)
   }
-  return schema[Kind] === 'Date' || (schema.type === 'string' && (schema.format === 'date-time' || schema.format === 'date'))
+  return schema.type === 'string' && (schema.format === 'date-time' || schema.format === 'date')
 }
 
 function lastModifiedStamp (field: string): preSerializationHookHandler<unknown> {
@@ -259,7 +259,7 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
       // A field that holds no time (a title, a year) would be read as one, or never sent.
       if (field !== undefined && properties !== undefined && !holdsTime(properties[field] as SchemaNode)) {
         throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${this.name}: lastModifiedField "${field}" is not a time in its responseSchema: ` +
-          'name the field that says when the item last changed, a string with format \'date-time\' (or \'date\'), or a Type.Date()')
+          'name the field that says when the item last changed, a string with format \'date-time\' (or \'date\')')
       }
       if (this.etag !== true && this.conditionalRequests !== true) return
       const writes = this.standardActions().filter((a) => GENERIC_WRITES.has(a.name)).map((a) => a.name)

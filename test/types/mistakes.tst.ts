@@ -46,7 +46,7 @@
 // 35  detailParams naming a parameter the route does not have (`bookId`, route `/:id`)
 //                                                                        registration (FV_ERR_UNKNOWN_FIELD); the types still type `request.params.bookId`
 // 36  no detailParams over integer ids in a MemoryRepository             not a mistake any more: the string id '1' finds the integer key, as in SQL
-// 37  lastModifiedField naming a field that is not a time (`title`)      registration (FV_ERR_UNKNOWN_FIELD: not a date-time, date or Date)
+// 37  lastModifiedField naming a field that is not a time (`title`)      registration (FV_ERR_UNKNOWN_FIELD: not a date-time or date string)
 // 38  an item returned with a field the schema does not have (`isbn`)   never, by design: the schema says what clients see, so the serializer
 //                                                                        drops it (a hidden column); `additionalProperties: false` makes it a 500
 // 39  a generic create whose body lacks a field every item has (`updated_at`, no one stamps it)
