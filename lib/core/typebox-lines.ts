@@ -67,7 +67,7 @@ const converted = new WeakMap<object, unknown>()
 export function toTypeBox (schema: Schema, where: string): TSchema
 export function toTypeBox (schema: Schema | undefined, where: string): TSchema | undefined
 export function toTypeBox (schema: Schema | undefined, where: string): TSchema | undefined {
-  return convert(schema, where, new Set()) as TSchema | undefined
+  return convert(schema, where, new Set()) as TSchema | undefined // a schema converts to a schema
 }
 
 /** `toTypeBox` over each schema of a record (filter fields, response headers). */
@@ -88,7 +88,7 @@ function convert (value: unknown, where: string, open: Set<object>): unknown {
   // A cycle of objects is not JSON Schema TypeBox makes; leave it to the validator to refuse.
   if (open.has(value)) return value
   open.add(value)
-  const out = Array.isArray(value) ? convertArray(value, where, open) : convertNode(value as Node, where, open)
+  const out = Array.isArray(value) ? convertArray(value, where, open) : convertNode(value as Node, where, open) // an object that is no array
   open.delete(value)
   converted.set(value, out)
   return out
@@ -100,7 +100,7 @@ function convertArray (list: unknown[], where: string, open: Set<object>): unkno
 }
 
 function convertNode (node: Node, where: string, open: Set<object>): Node {
-  const kind = Object.hasOwn(node, '~kind') ? node['~kind'] as string : undefined
+  const kind = Object.hasOwn(node, '~kind') ? node['~kind'] as string : undefined // typebox 1.x names every kind with a string
   const refused = kind === undefined ? (Object.hasOwn(node, '~unsafe') ? 'Type.Unsafe' : undefined) : refusedFeature(node, kind)
   if (refused !== undefined) {
     throw new ConfigurationError('FV_ERR_UNSUPPORTED_SCHEMA', `${where}: ${refused} (typebox 1.x) is not supported: views check their schemas as JSON Schema, which cannot say what it means`)
@@ -116,7 +116,7 @@ function convertNode (node: Node, where: string, open: Set<object>): Node {
   }
   if (copy === undefined || kind === undefined) return copy ?? node
   if (kind === 'Enum') {
-    const values = copy.enum as unknown[]
+    const values = copy.enum as unknown[] // `Type.Enum` of 1.x always lists its values
     delete copy.enum
     copy.anyOf = values.map((v) => ({ [Kind]: 'Literal', const: v, type: typeof v }))
     copy[Kind] = 'Union'

@@ -30,6 +30,8 @@ export function assertDependencyKeys (statics: ViewClass, routes: CollectedRoute
     `which ${unknown.length === 1 ? 'is not an action' : 'are not actions'} of this view; its actions are ${[...known].sort().join(', ')}`)
 }
 
+interface ClassLike { readonly name: string, readonly prototype: object }
+
 /** A class the library made: `View`, `APIView`, or one built by `mix`, a mixin or `.with()`. */
 function isLibraryClass (cls: object): boolean {
   return cls === View || cls === APIView || Object.hasOwn(cls, MIXIN)
@@ -47,24 +49,23 @@ const BUILT_IN = new Set(['length', 'name', 'prototype', 'constructor', 'argumen
  * starting with `_` are new members by intent.
  */
 export function assertNoNearMisses (klass: ViewClass): void {
-  const own: object[] = []
-  let base: object = klass
-  while (typeof base === 'function' && base !== Function.prototype && !isLibraryClass(base)) {
+  const own: ClassLike[] = []
+  let base: ClassLike = klass
+  while (!isLibraryClass(base)) {
     own.push(base)
-    base = Object.getPrototypeOf(base) as object
+    base = Object.getPrototypeOf(base) as ClassLike // every view class extends View, a library class, before Function.prototype
   }
   const inherited = new Set<string>()
-  for (let c: object | null = base; c !== null && c !== Function.prototype; c = Object.getPrototypeOf(c) as object | null) {
+  for (let c: object = base; c !== Function.prototype; c = Object.getPrototypeOf(c) as object) {
     for (const key of Object.getOwnPropertyNames(c)) inherited.add(key)
-    // Every class on the chain up to Function.prototype has a prototype object.
-    for (let p: object | null = (c as { prototype: object }).prototype; p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p) as object | null) {
+    for (let p: object = (c as ClassLike).prototype; p !== Object.prototype; p = Object.getPrototypeOf(p) as object) { // classes up to Function.prototype
       for (const key of Object.getOwnPropertyNames(p)) inherited.add(key)
     }
   }
   for (const cls of own) {
     const members = [
-      ...Object.getOwnPropertyNames(cls).map((name) => ({ name, shown: `${(cls as { name: string }).name}.${name}`, value: (cls as Record<string, unknown>)[name] })),
-      ...Object.getOwnPropertyNames((cls as { prototype: object }).prototype).map((name) => ({ name, shown: `${(cls as { name: string }).name}.prototype.${name}`, value: Object.getOwnPropertyDescriptor((cls as { prototype: object }).prototype, name)?.value }))
+      ...Object.getOwnPropertyNames(cls).map((name) => ({ name, shown: `${cls.name}.${name}`, value: Object.getOwnPropertyDescriptor(cls, name)?.value as unknown })),
+      ...Object.getOwnPropertyNames(cls.prototype).map((name) => ({ name, shown: `${cls.name}.prototype.${name}`, value: Object.getOwnPropertyDescriptor(cls.prototype, name)?.value as unknown }))
     ]
     for (const { name, shown, value } of members) {
       if (BUILT_IN.has(name) || inherited.has(name) || name.startsWith('_') || (typeof value === 'function' && getRouteMeta(value) !== undefined)) continue

@@ -1,10 +1,10 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { describe, expect, test } from 'tstyche'
 import {
   APIViewSet, AsyncAPIViewSet, AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView, AsyncListCreateAPIView, AsyncPartialUpdateAPIView,
   AsyncReadOnlyAPIViewSet, AsyncRetrieveAPIView, AsyncRetrieveUpdateDestroyAPIView, AsyncUpdateAPIView, CreateAPIView, ListAPIView,
-  ListCreateAPIView, ReadOnlyAPIViewSet, RetrieveAPIView, RetrieveUpdateDestroyAPIView, UpdateAPIView, mix, type ActionModels, type ViewRequest
+  ListCreateAPIView, ReadOnlyAPIViewSet, RetrieveAPIView, RetrieveUpdateDestroyAPIView, UpdateAPIView, mix, type ActionModels, type ViewRequest, type Schema
 } from '../../lib/index.js'
 import { IdParams, Item, ItemBody, ListQuery, OtherBody, StringIdParams } from './schemas.js'
 
@@ -249,7 +249,7 @@ describe('the statics of a mixed class', () => {
   const Crud = mix(AsyncListAPIView, AsyncCreateAPIView, AsyncRetrieveAPIView, AsyncUpdateAPIView, AsyncPartialUpdateAPIView, AsyncDestroyAPIView)
 
   test('detail mixins add detailParams, raiseOnNone and errorMessage', () => {
-    expect(ReadOnly.detailParams).type.toBe<TSchema>()
+    expect(ReadOnly.detailParams).type.toBe<Schema>()
     expect(ReadOnly.raiseOnNone).type.toBe<boolean>()
     expect(ReadOnly.errorMessage).type.toBe<string>()
     expect(mix(AsyncDestroyAPIView)).type.toHaveProperty('detailParams')
@@ -260,7 +260,7 @@ describe('the statics of a mixed class', () => {
 
   test('list adds responseSchemaAsList; create adds createSchema and returnOnCreate', () => {
     expect(ListOnly.responseSchemaAsList).type.toBe<boolean>()
-    expect(ListCreate.createSchema).type.toBe<TSchema | undefined>()
+    expect(ListCreate.createSchema).type.toBe<Schema | undefined>()
     expect(ListCreate.returnOnCreate).type.toBe<boolean>()
     expect(ListOnly).type.not.toHaveProperty('createSchema')
     expect(ReadOnly).type.not.toHaveProperty('createSchema')
@@ -269,8 +269,8 @@ describe('the statics of a mixed class', () => {
   })
 
   test('update mixins add updateSchema, partialUpdateSchema, returnOnUpdate (and read createSchema)', () => {
-    expect(Crud.updateSchema).type.toBe<TSchema | undefined>()
-    expect(Crud.partialUpdateSchema).type.toBe<TSchema | undefined>()
+    expect(Crud.updateSchema).type.toBe<Schema | undefined>()
+    expect(Crud.partialUpdateSchema).type.toBe<Schema | undefined>()
     expect(Crud.returnOnUpdate).type.toBe<boolean>()
     expect(mix(AsyncPartialUpdateAPIView)).type.toHaveProperty('createSchema')
     expect(ListCreate).type.not.toHaveProperty('updateSchema')
@@ -278,7 +278,7 @@ describe('the statics of a mixed class', () => {
   })
 
   test('the APIView statics are kept', () => {
-    expect(ListOnly.responseSchema).type.toBe<TSchema | undefined>()
+    expect(ListOnly.responseSchema).type.toBe<Schema | undefined>()
     expect(Crud.detailRoute).type.toBe<string>()
     expect(Crud.getDetailRoute).type.toBeCallableWith('retrieve')
   })
@@ -380,8 +380,8 @@ describe('viewsets', () => {
   })
 
   test('viewset statics follow their mixins', () => {
-    expect(AsyncAPIViewSet.createSchema).type.toBe<TSchema | undefined>()
-    expect(APIViewSet.detailParams).type.toBe<TSchema>()
+    expect(AsyncAPIViewSet.createSchema).type.toBe<Schema | undefined>()
+    expect(APIViewSet.detailParams).type.toBe<Schema>()
     expect(AsyncReadOnlyAPIViewSet).type.not.toHaveProperty('createSchema')
     expect(ListCreateAPIView).type.not.toHaveProperty('detailParams')
     expect(RetrieveUpdateDestroyAPIView).type.not.toHaveProperty('responseSchemaAsList')

@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { describe, expect, test } from 'tstyche'
 import {
@@ -6,7 +6,7 @@ import {
   CursorPaginationFilter, GenericListAPIView, GenericReadOnlyViewSet, GenericViewSet, MemoryRepository, NumberedPage, OffsetLimitFilter,
   OffsetPage, OrderingFilter, PaginationFilter, SearchFilter, asyncRepository, composeFilters,
   type AsyncRepository, type Criteria, type CursorPageOf, type FilterArgs, type FilterClass, type NumberedPageOf, type NumberedPageSchema,
-  type OffsetPageOf, type OrderKey, type PageWindow, type PaginationKind, type Repository, type RepositoryOptions
+  type OffsetPageOf, type OrderKey, type PageWindow, type PaginationKind, type Repository, type RepositoryOptions, type Schema
 } from '../../lib/index.js'
 import { Item, ItemBody } from './schemas.js'
 
@@ -81,7 +81,7 @@ describe('the statics of a generic view', () => {
     expect(GenericViewSet.repository).type.toBe<Repository<unknown> | undefined>()
     expect(AsyncGenericListAPIView.filter).type.toBe<FilterClass | null>()
     expect(GenericViewSet.repositoryOptions).type.toBe<RepositoryOptions>()
-    expect(AsyncGenericReadOnlyViewSet.detailParams).type.toBe<TSchema>()
+    expect(AsyncGenericReadOnlyViewSet.detailParams).type.toBe<Schema>()
     expect(AsyncGenericListAPIView).type.not.toHaveProperty('detailParams')
     expect(AsyncGenericRetrieveAPIView).type.not.toHaveProperty('createSchema')
   })

@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
 import { describe, expect, test } from 'tstyche'
 import {
@@ -7,7 +7,7 @@ import {
   CursorPaginationFilter, GenericListAPIView, GenericViewSet, ListAPIView, MemoryRepository, OffsetLimitFilter, PaginationFilter,
   RetrieveAPIView, Unauthorized, asyncRepository, mix,
   type AsyncBulkRepository, type AsyncRepository, type BulkRepository, type CursorPageOf, type Dependency, type NumberedPageOf,
-  type OffsetPageOf, type Repository, type RouteBuilder, type Validators, type ViewRequest
+  type OffsetPageOf, type Repository, type RouteBuilder, type Validators, type ViewRequest, type Schema
 } from '../../lib/index.js'
 import { IdParams, Item, ItemBody, OtherBody, StringIdParams } from './schemas.js'
 
@@ -101,8 +101,8 @@ describe('.with(statics): the models read from the schemas', () => {
 
   test('the statics keep their declared types', () => {
     const Items = ReadOnly.with({ responseSchema: Item, detailParams: IdParams, raiseOnNone: false })
-    expect(Items.responseSchema).type.toBe<TSchema | undefined>()
-    expect(Items.detailParams).type.toBe<TSchema>()
+    expect(Items.responseSchema).type.toBe<Schema | undefined>()
+    expect(Items.detailParams).type.toBe<Schema>()
     expect(Items.raiseOnNone).type.toBe<boolean>()
     expect(Items).type.not.toHaveProperty('createSchema')
   })
