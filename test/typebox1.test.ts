@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import Fastify from 'fastify'
 import swagger from '@fastify/swagger'
-import { Type as T034 } from '@sinclair/typebox'
+import { Kind, Type as T034, TypeRegistry } from '@sinclair/typebox'
 import { Type, type Static } from 'typebox'
 import { Value } from 'typebox/value'
 import { Type as ProviderType, TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
@@ -171,10 +171,28 @@ test('toTypeBox: a 0.34 schema is itself, a 1.x one is converted once; tuples of
   const old = T034.Object({ id: T034.Integer(), pair: T034.Tuple([T034.Literal(1), T034.Boolean()]) })
   t.equal(toTypeBox(old, 'x'), old, 'a 0.34 schema is returned as it is')
   t.equal(toTypeBox(Book, 'x'), toTypeBox(Book, 'y'), 'a 1.x schema is converted once')
-  const looped: Record<string, unknown> = { type: 'object', properties: { name: Type.String() } }
+  const looped = T034.Object({ name: Type.String() } as never) as ReturnType<typeof T034.Object> & { examples?: unknown[] } // a 1.x member inside 0.34, made only to build a cycle
   looped.examples = [looped]
-  const done = toTypeBox(looped as never, 'x') as unknown as { examples: unknown[], properties: { name: object } } // a cyclic object is no schema of either line
-  t.equal(done.examples[0], looped, 'a cycle of objects ends: the inner reference is left as it was')
+  const done = toTypeBox(looped, 'x') as typeof looped
+  t.equal(done.examples?.[0], looped, 'a cycle of objects ends: the inner reference is left as it was')
+  t.match(await caught(() => toTypeBox({ type: 'string' } as never, 'Books.responseSchema')), { code: 'FV_ERR_UNSUPPORTED_SCHEMA', message: /^Books\.responseSchema is not a TypeBox schema/ }, 'a plain JSON Schema object is refused by name')
+  const Unsafe = T034.Unsafe<string>({ type: 'string', format: 'isbn' })
+  class Isbn extends APIView {
+    @Get('/', { schema: { querystring: T034.Object({ isbn: Unsafe }) } })
+    one () { return null }
+  }
+  t.match(await caught(() => build({ views: [Isbn] })), { code: 'FV_ERR_UNSUPPORTED_SCHEMA', message: /^Isbn\.one schema\.querystring: a schema of kind "Unsafe" \(Type\.Unsafe of @sinclair\/typebox\) has no TypeRegistry entry/ }, 'a 0.34 Type.Unsafe without a TypeRegistry entry is refused by name')
+  TypeRegistry.Set('Isbn', (_schema, value) => typeof value === 'string' && /^[0-9]{13}$/.test(value))
+  t.teardown(() => { TypeRegistry.Delete('Isbn') })
+  const Registered = T034.Unsafe<string>({ [Kind]: 'Isbn', type: 'string' })
+  class Registry extends APIView {
+    @Get('/', { schema: { querystring: T034.Object({ isbn: Registered }) } })
+    one () { return null }
+  }
+  const registry = await build({ views: [Registry] })
+  t.teardown(() => registry.close())
+  t.equal((await registry.inject('/?isbn=9780441013593')).statusCode, 200, 'a kind with a TypeRegistry entry is checked by it')
+  t.equal((await registry.inject('/?isbn=x')).statusCode, 400)
   const fresh = Type.Object({ id: Type.Integer(), pair: Type.Tuple([Type.Literal(1), Type.Boolean()]) })
   class Pairs extends APIView {
     @Get('/old', { responseSchema: old })

@@ -38,7 +38,7 @@ export const CONFIGURATION_ERRORS = {
   FV_ERR_NOT_A_MIXIN: 'FV_ERR_NOT_A_MIXIN',
   /** `.with(statics, methods)` named a static or a method the class does not have. */
   FV_ERR_UNKNOWN_STATIC: 'FV_ERR_UNKNOWN_STATIC',
-  /** A schema uses a `typebox` 1.x feature that JSON Schema cannot check (`Type.Refine`, `Type.Codec`, `Type.Unsafe`, `Type.Cyclic`). */
+  /** A schema the library cannot check: no TypeBox type, a 0.34 kind without a `TypeRegistry` entry, or a `typebox` 1.x feature JSON Schema cannot say (`Type.Refine`, `Type.Codec`, `Type.Unsafe`, `Type.Cyclic`). */
   FV_ERR_UNSUPPORTED_SCHEMA: 'FV_ERR_UNSUPPORTED_SCHEMA',
   /** A member of a view class is one edit away from one it inherits (`getKwarg` for `getKwargs`): it would replace nothing. */
   FV_ERR_MISSPELT_MEMBER: 'FV_ERR_MISSPELT_MEMBER',

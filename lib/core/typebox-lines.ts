@@ -1,4 +1,4 @@
-import { Kind, OptionalKind, ReadonlyKind, type Static, type TSchema } from '@sinclair/typebox'
+import { Kind, OptionalKind, ReadonlyKind, TypeRegistry, type Static, type TSchema } from '@sinclair/typebox'
 import { ConfigurationError } from './configuration-error.js'
 
 /**
@@ -50,6 +50,11 @@ type Object1<P, O extends keyof P = Marked<P, '~optional'>, R extends keyof P = 
 // The kinds whose 1.x form is the 0.34 form under the same name: the marker is all that differs.
 const SAME_KINDS = new Set(['Any', 'Array', 'Boolean', 'Integer', 'Intersect', 'Literal', 'Never', 'Null', 'Number', 'Object', 'Record', 'Ref', 'String', 'TemplateLiteral', 'Tuple', 'Union', 'Unknown'])
 
+// The kinds @sinclair/typebox 0.34's compiler checks by itself; any other needs a TypeRegistry entry.
+const COMPILED_KINDS = new Set(['Any', 'Argument', 'Array', 'AsyncIterator', 'BigInt', 'Boolean', 'Constructor', 'Date', 'Function', 'Import', 'Integer', 'Intersect',
+  'Iterator', 'Literal', 'Never', 'Not', 'Null', 'Number', 'Object', 'Promise', 'Record', 'Ref', 'RegExp', 'String', 'Symbol', 'TemplateLiteral', 'This', 'Tuple',
+  'Uint8Array', 'Undefined', 'Union', 'Unknown', 'Void'])
+
 type Node = Record<string | symbol, unknown>
 
 const converted = new WeakMap<object, unknown>()
@@ -67,7 +72,15 @@ const converted = new WeakMap<object, unknown>()
 export function toTypeBox (schema: Schema, where: string): TSchema
 export function toTypeBox (schema: Schema | undefined, where: string): TSchema | undefined
 export function toTypeBox (schema: Schema | undefined, where: string): TSchema | undefined {
+  if (schema !== undefined && !isMarked(schema as Node)) {
+    throw new ConfigurationError('FV_ERR_UNSUPPORTED_SCHEMA', `${where} is not a TypeBox schema (of @sinclair/typebox 0.34 or typebox 1.x): build it with Type.* rather than as a plain JSON Schema object`)
+  }
   return convert(schema, where, new Set()) as TSchema | undefined // a schema converts to a schema
+}
+
+/** Whether a value carries the marker of a schema of either line. */
+function isMarked (value: Node): boolean {
+  return typeof value === 'object' && value !== null && (typeof value[Kind] === 'string' || Object.hasOwn(value, '~kind') || Object.hasOwn(value, '~unsafe'))
 }
 
 /** `toTypeBox` over each schema of a record (filter fields, response headers). */
@@ -104,6 +117,12 @@ function convertNode (node: Node, where: string, open: Set<object>): Node {
   const refused = kind === undefined ? (Object.hasOwn(node, '~unsafe') ? 'Type.Unsafe' : undefined) : refusedFeature(node, kind)
   if (refused !== undefined) {
     throw new ConfigurationError('FV_ERR_UNSUPPORTED_SCHEMA', `${where}: ${refused} (typebox 1.x) is not supported: views check their schemas as JSON Schema, which cannot say what it means`)
+  }
+  // A 0.34 kind the compiler does not know (a `Type.Unsafe`) is checked by its TypeRegistry entry, or not at all.
+  const old = node[Kind]
+  if (typeof old === 'string' && !COMPILED_KINDS.has(old) && !TypeRegistry.Has(old)) {
+    throw new ConfigurationError('FV_ERR_UNSUPPORTED_SCHEMA', `${where}: a schema of kind "${old}" (Type.Unsafe of @sinclair/typebox) has no TypeRegistry entry, so it cannot be checked: ` +
+      `register one (TypeRegistry.Set('${old}', check)), or build the schema from TypeBox's types`)
   }
   let copy: Node | undefined = kind === undefined ? undefined : {}
   // Enumerable keys only, symbols included: the 1.x markers are not copied, 0.34's are.
