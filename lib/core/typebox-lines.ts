@@ -66,8 +66,10 @@ const converted = new WeakMap<object, unknown>()
  * description and Fastify's serializer see exactly what the user wrote. `Type.Enum` becomes the
  * union of literals 0.34's `Type.Enum` makes. Done once per schema object.
  *
- * Throws `FV_ERR_UNSUPPORTED_SCHEMA`, naming `where`, for what cannot be checked as JSON Schema:
- * a `Type.Refine` or `Type.Codec` (its function would never run), `Type.Unsafe`, `Type.Cyclic`.
+ * Throws `FV_ERR_UNSUPPORTED_SCHEMA`, naming `where`, for what the library cannot check: a value
+ * that is no TypeBox schema (a plain JSON Schema object), a 0.34 kind without a `TypeRegistry`
+ * entry, and the 1.x features JSON Schema cannot say: `Type.Refine` or `Type.Codec` (its
+ * function would never run), `Type.Unsafe`, `Type.Cyclic`.
  */
 export function toTypeBox (schema: Schema, where: string): TSchema
 export function toTypeBox (schema: Schema | undefined, where: string): TSchema | undefined
