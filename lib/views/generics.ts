@@ -91,22 +91,15 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
       // A field the repository does not have would fail on the first request that uses it (or,
       // on a store without fixed fields, match nothing and order nothing): refused now, by name.
       if (this.filter == null) return
-      const fields = fieldNamesOf(this.repository)
-      if (fields !== undefined) {
-        const unknown = this.filter.namedFields().find(({ field }) => !fields.includes(field))
-        if (unknown !== undefined) {
-          throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${this.name}: ${this.filter.name}.${unknown.static} names "${unknown.field}", which its repository does not have (its fields: ${fields.join(', ')})`)
-        }
-        return
-      }
+      const fixed = fieldNamesOf(this.repository)
       // A store of rows of any shape: a field that neither the response schema nor any stored row has.
-      const stored = storedFieldNamesOf(this.repository)
-      if (stored === undefined) return
-      const known = new Set([...stored, ...Object.keys(Object(schemaStatic(this, 'responseSchema')?.properties) as object)])
+      const stored = fixed === undefined ? storedFieldNamesOf(this.repository) : undefined
+      if (fixed === undefined && stored === undefined) return
+      const known = new Set(fixed ?? [...stored!, ...Object.keys(Object(schemaStatic(this, 'responseSchema')?.properties) as object)])
       const unknown = this.filter.namedFields().find(({ field }) => !known.has(field))
-      if (unknown !== undefined) {
-        throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${this.name}: ${this.filter.name}.${unknown.static} names "${unknown.field}", which neither its responseSchema nor a row of its repository has (their fields: ${[...known].join(', ')})`)
-      }
+      if (unknown === undefined) return
+      const lacking = fixed === undefined ? 'which neither its responseSchema nor a row of its repository has (their fields' : 'which its repository does not have (its fields'
+      throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${this.name}: ${this.filter.name}.${unknown.static} names "${unknown.field}", ${lacking}: ${[...known].join(', ')})`)
     }
 
     get repository (): AnyRepository {
