@@ -127,7 +127,8 @@ export function asyncRepository<T, R extends object> (repository: R): AsyncRepos
   if (honoursPreconditions(repository)) wrapped.atomicPreconditions = true
   const fieldNames = fieldNamesOf(repository)
   if (fieldNames !== undefined) wrapped.fieldNames = fieldNames
-  if (storedFieldNamesOf(repository) !== undefined) Object.defineProperty(wrapped, 'storedFieldNames', { get: () => storedFieldNamesOf(repository) })
+  // Read when asked: the rows a store holds change.
+  if ('storedFieldNames' in repository) Object.defineProperty(wrapped, 'storedFieldNames', { get: () => storedFieldNamesOf(repository) })
   return wrapped as Promised<R> & AsyncRepository<T>
 }
 

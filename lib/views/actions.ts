@@ -230,8 +230,8 @@ export const listMembers = <B extends ViewBase>(Base: B): B & ListStatics => cla
 
   static override getActionRoute (action: StandardAction): ActionRoute {
     const route = super.getActionRoute(action)
-    if (action.name !== 'list' || this.responseSchema === undefined || !this.responseSchemaAsList) return route
-    return { ...route, responseSchema: Type.Array(schemaStatic(this, 'responseSchema')!) } // checked defined above
+    const item = action.name === 'list' && this.responseSchemaAsList ? schemaStatic(this, 'responseSchema') : undefined
+    return item === undefined ? route : { ...route, responseSchema: Type.Array(item) }
   }
 }
 
