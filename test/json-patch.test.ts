@@ -1,5 +1,8 @@
 import { test } from 'tap'
-import { PatchError, applyJsonPatch, applyMergePatch, jsonEqual, parsePointer } from '../lib/http/json-patch.js'
+import { applyJsonPatch, parsePointer } from '../lib/http/json-patch.js'
+import { applyMergePatch } from '../lib/http/merge-patch.js'
+import { jsonEqual } from '../lib/http/patch-budget.js'
+import { PatchError } from '../lib/http/patch-error.js'
 import { RFC6902, RFC7396 } from './patch-appendix.js'
 
 /** The PatchError `run` throws; anything else (or nothing) fails the test that asked. */

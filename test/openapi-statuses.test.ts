@@ -81,9 +81,10 @@ function probesFor ({ facts, url, missing, invalid, body }: Target, bodyLimit: n
   const { method } = facts
   const out: Probe[] = []
   const withBody = (probe: Probe): Probe => body === undefined ? probe : { ...probe, headers: { ...JSON_TYPE, ...probe.headers }, payload: JSON.stringify(body) }
-  // A conditional write that names no version is a 428 before anything else is looked at;
-  // If-Match: * lets the request through to what the probe is about.
-  const anyVersion = facts.conditional && ['PUT', 'PATCH', 'DELETE'].includes(method) && missing !== undefined ? { 'if-match': '*' } : undefined
+  // A conditional write that names no version is a 428 before anything else is looked at. A
+  // strong tag names one, and lets the request through to what the probe is about: a target
+  // that is malformed (400) or missing (404) is answered before any precondition.
+  const anyVersion = facts.conditional && ['PUT', 'PATCH', 'DELETE'].includes(method) && missing !== undefined ? { 'if-match': '"some-version"' } : undefined
   if (BODY_METHODS.has(method)) {
     out.push({ why: 'malformed JSON', status: 400, method, url, headers: JSON_TYPE, payload: '{"name":' })
     out.push({ why: 'a media type no parser takes', status: 415, method, url, headers: { 'content-type': 'text/csv' }, payload: 'name\nlamp' })

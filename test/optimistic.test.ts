@@ -5,11 +5,11 @@ import path from 'node:path'
 import Fastify, { type FastifyRequest } from 'fastify'
 import swagger from '@fastify/swagger'
 import { Type } from '@sinclair/typebox'
-import views, { AsyncGenericViewSet, ConditionalMixin, Put, GenericReadOnlyViewSet, GenericViewSet, MemoryRepository, asyncRepository, mix } from '../lib/index.js'
+import views, { AsyncGenericViewSet, ConditionalMixin, Put, GenericReadOnlyViewSet, GenericViewSet, MemoryRepository, asyncRepository, failsPrecondition, mix } from '../lib/index.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
 import { buildApp } from '../examples/app.js'
 import { build, problem } from './helpers.js'
-import { raceConditionalWrites } from './optimistic-cases.js'
+import { raceConditionalWrites, raceUnmodifiedSince } from './optimistic-cases.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() })
 type ItemT = { id: number, name: string, price: number }
@@ -44,6 +44,45 @@ test('SQLite (the example API): concurrent conditional writes with one ETag, one
   const app = await buildApp({ databaseUrl: `sqlite:${path.join(dir, 'shop.db')}` })
   t.teardown(async () => { await app.close(); rmSync(dir, { recursive: true, force: true }) })
   await raceConditionalWrites(t, [app])
+})
+
+test('SQLite, two instances over one file: concurrent writes with one If-Unmodified-Since, at most one winner', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'fastify-views-race-'))
+  const file = path.join(dir, 'shop.db')
+  const one = await buildApp({ databaseUrl: `sqlite:${file}` })
+  const two = await buildApp({ databaseUrl: `sqlite:${file}` })
+  t.teardown(async () => { await one.close(); await two.close(); rmSync(dir, { recursive: true, force: true }) })
+  await raceUnmodifiedSince(t, [one, two])
+})
+
+test('If-Unmodified-Since: a representation changed within the current second counts as changed', async (t) => {
+  const second = Date.UTC(2026, 0, 1, 10, 0, 0)
+  const date = new Date(second).toUTCString()
+  const fails = (lastModified: number, now: number): boolean => failsPrecondition({ 'if-unmodified-since': date }, { lastModified }, now)
+  t.equal(fails(second + 500, second + 1000), false, 'changed within the named second, which has ended: unchanged since')
+  t.equal(fails(second + 500, second + 999), true, 'changed within the named second, which is the current one: it may have changed again')
+  t.equal(fails(second - 1000, second + 200), false, 'changed in an earlier second: unchanged since, even within the current one')
+  t.equal(fails(second + 1000, second + 5000), true, 'changed in a later second: changed')
+  t.equal(fails(second + 60_000, second + 1000), true, 'a change stamped ahead of this clock counts as changed')
+  t.equal(failsPrecondition({ 'if-unmodified-since': date }, { lastModified: second + 500 }), false, 'the clock is the current time by default')
+  t.equal(failsPrecondition({ 'if-match': '"a"', 'if-unmodified-since': date }, { etag: '"a"', lastModified: second + 500 }, second + 500), false,
+    'with If-Match, If-Unmodified-Since is not evaluated (RFC 9110 section 13.2.2)')
+
+  const app = await buildApp({ databaseUrl: 'sqlite::memory:' })
+  t.teardown(() => app.close())
+  const id = (await app.inject({ method: 'POST', url: '/items', payload: { name: 'lamp', price: 1 } })).json().id
+  const read = await app.inject(`/items/${id}`)
+  const lastModified = read.headers['last-modified'] as string
+  if (Math.floor(Date.now() / 1000) === Math.floor(Date.parse(read.json().updated_at) / 1000)) {
+    const early = await app.inject({ method: 'PUT', url: `/items/${id}`, headers: { 'if-unmodified-since': lastModified }, payload: { name: 'desk', price: 2 } })
+    t.equal(problem(t, early, 412).status, 412, 'a write within the second of the last change is refused: another change in that second would look the same')
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 5))
+  const later = await app.inject({ method: 'PUT', url: `/items/${id}`, headers: { 'if-unmodified-since': lastModified }, payload: { name: 'desk', price: 2 } })
+  t.equal(later.statusCode, 200, 'once that second is over, the same date is enough')
+  const again = await app.inject({ method: 'PUT', url: `/items/${id}`, headers: { 'if-unmodified-since': lastModified }, payload: { name: 'chair', price: 3 } })
+  t.equal(again.statusCode, 412, 'and the write it allowed is stamped later: the date no longer holds')
+  t.equal((await app.inject(`/items/${id}`)).json().name, 'desk')
 })
 
 test('a successful PUT or PATCH carries the ETag and Last-Modified a following GET sends', async (t) => {
@@ -86,10 +125,31 @@ test('requirePreconditions: an unconditional write is 428; the conditional heade
   t.teardown(() => app.close())
   const blind = await app.inject({ method: 'PUT', url: '/items/1', payload: { name: 'desk', price: 2 } })
   t.equal(problem(t, blind, 428).title, 'Precondition Required')
+  t.equal(blind.json().detail, 'Send If-Match with the ETag of the representation you change; If-Match: *, a weak ETag or If-Unmodified-Since alone does not say which version you read.')
+  // Only a strong tag names the version the client read (RFC 9110 sections 8.8.1, 8.8.2.2, 13.1.1).
+  const namesNoVersion: Array<[string, Record<string, string>]> = [
+    ['If-Match: *', { 'if-match': '*' }],
+    ['a weak tag', { 'if-match': 'W/"x"' }],
+    ['weak tags only', { 'if-match': 'W/"x", W/"y"' }],
+    ['an unquoted tag', { 'if-match': 'abc' }],
+    ['an empty If-Match', { 'if-match': '' }],
+    ['If-Unmodified-Since alone', { 'if-unmodified-since': 'Thu, 01 Jan 2099 00:00:00 GMT' }],
+    ['an invalid If-Unmodified-Since', { 'if-unmodified-since': 'not-a-date' }],
+    ['an empty If-Unmodified-Since', { 'if-unmodified-since': '' }],
+    ['If-None-Match: *', { 'if-none-match': '*' }]
+  ]
+  for (const [name, headers] of namesNoVersion) {
+    for (const method of ['PUT', 'PATCH', 'DELETE'] as const) {
+      const res = await app.inject({ method, url: '/items/1', headers, ...(method === 'DELETE' ? {} : { payload: { name: 'desk', price: 2 } }) })
+      t.equal(res.statusCode, 428, `${method} with ${name}: 428`)
+    }
+  }
   t.equal((await app.inject({ method: 'DELETE', url: '/items/1' })).statusCode, 428, 'DELETE too')
   t.equal((await app.inject('/items/1')).json().name, 'lamp', 'nothing was written')
   const etag = (await app.inject('/items/1')).headers.etag as string
-  t.equal((await app.inject({ method: 'PATCH', url: '/items/1', headers: { 'if-match': etag }, payload: { name: 'desk' } })).statusCode, 200, 'a conditional write goes through')
+  t.equal((await app.inject({ method: 'PATCH', url: '/items/1', headers: { 'if-match': '"other"' }, payload: { name: 'desk' } })).statusCode, 412, 'a strong tag of another version: 412')
+  t.equal((await app.inject({ method: 'PATCH', url: '/items/1', headers: { 'if-match': `W/"x", ${etag}` }, payload: { name: 'desk' } })).statusCode, 200,
+    'a list with a strong tag of this version goes through')
   t.equal((await app.inject({ method: 'GET', url: '/items' })).statusCode, 200, 'reads need no precondition')
 
   const doc = app.swagger() as unknown as { paths: Record<string, Record<string, { parameters?: Array<{ in: string, name: string }>, responses: Record<string, unknown> }>> }

@@ -7,7 +7,7 @@ import { PostgresRepository } from '../lib/stores/sql/index.js'
 import { build, problem } from './helpers.js'
 import { startPostgres } from './pg-server.js'
 import { hostileQueries } from './hostile-cases.js'
-import { raceConditionalWrites } from './optimistic-cases.js'
+import { raceConditionalWrites, raceUnmodifiedSince } from './optimistic-cases.js'
 import { patchOverHttp } from './patch-cases.js'
 import { checkNoHiddenColumn, USERS_OPTIONS, USERS_SEED, USERS_TABLE } from './leak-cases.js'
 import { buildApp } from '../examples/app.js'
@@ -293,11 +293,12 @@ t0.test('PostgreSQL: the three PATCH formats, their refusals, and one winner amo
   await patchOverHttp(t, [one, two])
 })
 
-t0.test('PostgreSQL: concurrent conditional writes with one ETag, one winner, on one instance and on two', async (t) => {
+t0.test('PostgreSQL: concurrent conditional writes with one ETag, one winner, on one instance and on two; with one If-Unmodified-Since, at most one', async (t) => {
   await pool.query('DROP TABLE IF EXISTS items')
   const one = await buildApp({ databaseUrl: server.url })
   const two = await buildApp({ databaseUrl: server.url })
   t.teardown(async () => { await one.close(); await two.close() })
   await t.test('one instance', async (t) => { await raceConditionalWrites(t, [one]) })
   await t.test('two instances over one database', async (t) => { await raceConditionalWrites(t, [one, two]) })
+  await t.test('If-Unmodified-Since, two instances over one database: at most one winner', async (t) => { await raceUnmodifiedSince(t, [one, two]) })
 })

@@ -127,11 +127,28 @@ export function isNotModified (headers: Record<string, string | string[] | undef
 }
 
 /**
+ * Whether an `If-Match` value names a version: at least one strong entity-tag. `*` matches
+ * any version, and a weak tag never matches under the strong comparison If-Match uses (RFC 9110
+ * sections 8.8.1 and 13.1.1), so neither says which representation the client read.
+ */
+export function namesStrongTag (header: string | string[] | undefined): boolean {
+  if (typeof header !== 'string') return false
+  const tags = parseEntityTags(header)
+  return tags !== '*' && tags.some((tag) => !tag.weak)
+}
+
+/**
  * Whether the preconditions of an unsafe request fail against the current validators
  * (RFC 9110 section 13.2.2 steps 1, 2 and 3): If-Match (strong), else
  * If-Unmodified-Since, then If-None-Match, which fails on any match.
+ *
+ * If-Unmodified-Since compares to the second, so two changes within one second look alike
+ * (RFC 9110 section 8.8.2.2). A representation last modified within the current second of
+ * `now` (or later, by this clock) is therefore treated as modified: the write that replaces a
+ * version this way is stamped in a later second than that version, so a second client holding
+ * the same date is refused (docs/conditional.md, "If-Unmodified-Since and the one-second clock").
  */
-export function failsPrecondition (headers: Record<string, string | string[] | undefined>, current: Validators): boolean {
+export function failsPrecondition (headers: Record<string, string | string[] | undefined>, current: Validators, now = Date.now()): boolean {
   const im = headers['if-match']
   if (typeof im === 'string') {
     if (current.etag === undefined) return parseEntityTags(im) !== '*'
@@ -140,7 +157,7 @@ export function failsPrecondition (headers: Record<string, string | string[] | u
     const ius = headers['if-unmodified-since']
     const since = typeof ius === 'string' ? parseHttpDate(ius) : undefined
     const modified = current.lastModified === undefined ? undefined : toSeconds(current.lastModified)
-    if (since !== undefined && modified !== undefined && modified > Math.floor(since / 1000)) return true
+    if (since !== undefined && modified !== undefined && (modified > Math.floor(since / 1000) || modified >= Math.floor(now / 1000))) return true
   }
   const inm = headers['if-none-match']
   if (typeof inm === 'string') {

@@ -271,6 +271,8 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
   const { prefix = '', ...registration } = options
   const base = router === undefined ? registration : mergeRouteOptions(router.options, registration)
   const fullPrefix = joinPath(router?.prefix ?? '', prefix)
+  // Fastify's own default when the application sets none.
+  const appBodyLimit = app?.initialConfig.bodyLimit ?? 1024 * 1024
   const methods = methodsOf(klass)
   const built: RouteOptions[] = []
   for (const route of collectRoutes(klass)) {
@@ -286,7 +288,7 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
     const operations = route.methods.map((method) => {
       // Dependencies run router first, then registration, then the route's own, then the action's.
       const dependencies = [...(base.dependencies ?? []), ...(route.options.dependencies ?? []), ...(statics.getDependencies?.(route.name, method) ?? [])]
-      const definition: RouteDefinition = { ...route, options: { ...merged, dependencies }, compileSerializer }
+      const definition: RouteDefinition = { ...route, options: { ...merged, dependencies }, compileSerializer, bodyLimit: merged.bodyLimit ?? appBodyLimit }
       return { method, dependencies, definition, own: klass.routeHooks(definition, method) }
     })
     // Only the view's own hooks of these phases may have made the request's view (keepView).

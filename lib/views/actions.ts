@@ -9,6 +9,7 @@ import { hasPatchHooks, patchHooks, patchMediaTypes, type PatchFormat, type Patc
 import { ConfigurationError } from '../core/configuration-error.js'
 import { honoursPreconditions } from '../stores/repository.js'
 import { toList } from '../core/list.js'
+import { DEFAULT_PATCH_LIMITS } from '../http/patch-budget.js'
 import { mergeResponses } from '../routes/route-meta.js'
 import type { ResponsesMap, RouteSchemas, ViewRouteOptions } from '../routes/types.js'
 import { alwaysSent } from '../http/response-headers.js'
@@ -136,6 +137,15 @@ export interface UpdateStatics {
   patchFormats: readonly PatchFormat[] | undefined
   /** The formats in effect: `patchFormats`, or the default. */
   acceptedPatchFormats (): readonly PatchFormat[]
+  /** The operations a JSON Patch may hold (default 1,000; docs/patch.md, "Limits"). */
+  maxPatchOperations: number
+  /** How many levels arrays and objects may nest in a patch and in the patched representation (default 64). */
+  maxPatchDepth: number
+  /**
+   * The largest patched representation, in characters of its JSON text, and the work a patch
+   * may take, in steps; unset: the route's body limit.
+   */
+  maxPatchSize: number | undefined
 }
 
 type Statics = StaticsOf<typeof APIView>
@@ -281,6 +291,9 @@ export const updateMembers = <B extends ViewBase>(Base: B): B & UpdateStatics =>
     static partialUpdateSchema: Schema | undefined = undefined
     static returnOnUpdate = true
     static patchFormats: readonly PatchFormat[] | undefined = undefined
+    static maxPatchOperations = DEFAULT_PATCH_LIMITS.maxOperations
+    static maxPatchDepth = DEFAULT_PATCH_LIMITS.maxDepth
+    static maxPatchSize: number | undefined = undefined
     /** Owned by the create mixins; the default body of `update` when `updateSchema` is unset. */
     declare static createSchema: Schema | undefined
 
@@ -329,7 +342,8 @@ export const updateMembers = <B extends ViewBase>(Base: B): B & UpdateStatics =>
       const inherited = super.routeHooks(route, method)
       // Both update mixins bring this hook; the route gets the patch hooks once.
       if (route.name !== 'partialUpdate' || method !== 'PATCH' || route.options.schema?.body === undefined || hasPatchHooks(toList(inherited.preValidation))) return inherited
-      const hooks = patchHooks(this, route, this.acceptedPatchFormats(), route.options.schema.body, updateBody(this))
+      const limits = { maxOperations: this.maxPatchOperations, maxDepth: this.maxPatchDepth, maxSize: this.maxPatchSize ?? route.bodyLimit }
+      const hooks = patchHooks(this, route, this.acceptedPatchFormats(), route.options.schema.body, updateBody(this), limits)
       return {
         ...inherited,
         preValidation: [hooks.preValidation, ...toList(inherited.preValidation)],

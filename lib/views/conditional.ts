@@ -7,7 +7,7 @@ import { PreconditionFailed, PreconditionRequired } from '../http/errors.js'
 import type { ActionViewClass } from './actions.js'
 import { defineMixin, type ViewBase } from './mixins.js'
 import {
-  etagOf, failsPrecondition, httpDate, isNotModified, parseEntityTags, parseHttpDate, toSeconds, weakMatch, type Validators
+  etagOf, failsPrecondition, httpDate, isNotModified, namesStrongTag, parseEntityTags, parseHttpDate, toSeconds, weakMatch, type Validators
 } from '../http/preconditions.js'
 import { alwaysSent } from '../http/response-headers.js'
 import { honoursPreconditions, type Precondition } from '../stores/repository.js'
@@ -57,8 +57,8 @@ export interface ConditionalStatics {
   /** The field holding an object's modification time, for `Last-Modified` of generic views' preconditions. */
   lastModifiedField: string | undefined
   /**
-   * Refuse an unsafe detail request that carries neither `If-Match` nor `If-Unmodified-Since`
-   * with 428 Precondition Required (RFC 6585 §3), so that no client can overwrite blindly.
+   * Refuse an unsafe detail request whose `If-Match` names no strong ETag with 428 Precondition
+   * Required (RFC 6585 §3), so that no client can overwrite a version it did not read.
    */
   requirePreconditions: boolean
 }
@@ -154,8 +154,10 @@ function preconditionCheck (klass: ConditionalClass, representation: ((value: un
   // A callback hook: a request without conditional headers, the common write, costs no promise.
   return function checkPreconditions (request, reply, done) {
     const headers = request.headers
-    if (required && headers['if-match'] === undefined && headers['if-unmodified-since'] === undefined) {
-      done(new PreconditionRequired('Send If-Match with the ETag (or If-Unmodified-Since with the Last-Modified) of the representation you change.'))
+    // Only a strong tag names the version the client read; a date cannot tell two changes
+    // within one second apart, and `*` matches any version (RFC 9110 sections 8.8.2.2, 13.1.1).
+    if (required && !namesStrongTag(headers['if-match'])) {
+      done(new PreconditionRequired(REQUIRED))
       return
     }
     // The target is named by the URI: a malformed path or query is answered (400) before
@@ -169,6 +171,7 @@ function preconditionCheck (klass: ConditionalClass, representation: ((value: un
 }
 
 const CHANGED = 'The resource has changed since the validators the request was made with.'
+const REQUIRED = 'Send If-Match with the ETag of the representation you change; If-Match: *, a weak ETag or If-Unmodified-Since alone does not say which version you read.'
 
 // The conditional request headers, documented as parameters so that Swagger UI's "Try it out" can send them (RFC 9110 §13.1).
 const READ_CONDITIONS: Record<string, TSchema> = {
@@ -177,7 +180,7 @@ const READ_CONDITIONS: Record<string, TSchema> = {
 }
 const WRITE_CONDITIONS: Record<string, TSchema> = {
   'if-match': Type.Optional(Type.String({ description: 'The ETag the change is based on (strong comparison), or *: 412 when it no longer matches (RFC 9110 §13.1.1).' })),
-  'if-unmodified-since': Type.Optional(Type.String({ description: 'The Last-Modified the change is based on, an HTTP-date: 412 when modified since (RFC 9110 §13.1.4).' })),
+  'if-unmodified-since': Type.Optional(Type.String({ description: 'The Last-Modified the change is based on, an HTTP-date: 412 when modified since, or within the current second (RFC 9110 §13.1.4).' })),
   'if-none-match': Type.Optional(Type.String({ description: '*: change only a resource that does not exist yet; 412 otherwise (RFC 9110 §13.1.2).' }))
 }
 

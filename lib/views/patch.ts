@@ -2,7 +2,10 @@ import { Type, type TSchema } from '@sinclair/typebox'
 import { schemaStatic } from '../core/typebox-lines.js'
 import type { FastifyRequest, preHandlerHookHandler, preValidationHookHandler } from 'fastify'
 import { BadRequest, Conflict, type ProblemErrorEntry } from '../http/errors.js'
-import { applyJsonPatch, applyMergePatch, isObject, jsonEqual, parsePointer, type PatchError } from '../http/json-patch.js'
+import { applyJsonPatch, parsePointer } from '../http/json-patch.js'
+import { applyMergePatch } from '../http/merge-patch.js'
+import { jsonEqual, type PatchLimits } from '../http/patch-budget.js'
+import { isObject, type PatchError } from '../http/patch-error.js'
 import { compilePartValidator, RequestValidationError, strictBodySchema } from '../schema/validation.js'
 import { PART_DETAIL } from '../http/request-parts.js'
 import { aliasedSchema } from '../schema/serialization.js'
@@ -151,7 +154,7 @@ function formatOf (request: FastifyRequest): PatchFormat {
  * a plain partial body (validated like one), so the action and any override see what they
  * see today.
  */
-export function patchHooks (Klass: ViewBase, route: RouteDefinition, formats: readonly PatchFormat[], partial: TSchema, full: TSchema | undefined): { preValidation: preValidationHookHandler, preHandler?: preHandlerHookHandler } {
+export function patchHooks (Klass: ViewBase, route: RouteDefinition, formats: readonly PatchFormat[], partial: TSchema, full: TSchema | undefined, limits: PatchLimits): { preValidation: preValidationHookHandler, preHandler?: preHandlerHookHandler } {
   const header = acceptPatch(formats)
   // Set before validation, so that a 400 about the body names the formats too (RFC 5789 section 3.1).
   const preValidation: preValidationHookHandler = (request, reply, done) => {
@@ -189,7 +192,7 @@ export function patchHooks (Klass: ViewBase, route: RouteDefinition, formats: re
       const document = request.body
       let after: unknown
       try {
-        after = format === 'merge-patch' ? applyMergePatch(before, document) : applyJsonPatch(before, document)
+        after = format === 'merge-patch' ? applyMergePatch(before, document, { limits, text: representation }) : applyJsonPatch(before, document, { limits, text: representation })
       } catch (error) {
         // The patch functions throw PatchError only: every failure is the client's document.
         const { message, pointer } = error as PatchError

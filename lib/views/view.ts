@@ -86,10 +86,12 @@ export interface RouteDefinition {
    * (the representation ConditionalMixin hashes): shared schemas of the app resolve.
    */
   compileSerializer: (schema: TSchema) => (value: unknown) => string
+  /** The largest body the route reads, in bytes: its `bodyLimit`, or the application's. */
+  bodyLimit: number
 }
 
-/** A route as the class declares it, before registration gives it the application's compilers. */
-export type CollectedRoute = Omit<RouteDefinition, 'compileSerializer'>
+/** A route as the class declares it, before registration gives it the application's compilers and limits. */
+export type CollectedRoute = Omit<RouteDefinition, 'compileSerializer' | 'bodyLimit'>
 
 /** Where a request keeps the view a hook made for it, so that the handler uses the same one. */
 const REQUEST_VIEW = Symbol('fastify-views.view')
