@@ -8,6 +8,7 @@ import { build, problem } from './helpers.js'
 import { startPostgres } from './pg-server.js'
 import { hostileQueries } from './hostile-cases.js'
 import { raceConditionalWrites, raceUnmodifiedSince } from './optimistic-cases.js'
+import { sendPatchAttacks } from './patch-attacks.js'
 import { patchOverHttp } from './patch-cases.js'
 import { checkNoHiddenColumn, USERS_OPTIONS, USERS_SEED, USERS_TABLE } from './leak-cases.js'
 import { buildApp } from '../examples/app.js'
@@ -218,6 +219,14 @@ t0.test('PostgreSQL: seeded hostile query strings on the example API: no 5xx, ev
   t.teardown(() => app.close())
   for (let i = 0; i < 5; i++) await app.inject({ method: 'POST', url: '/items', payload: { name: `lamp ${i}`, price: i } })
   await hostileQueries(t, app, 1000)
+})
+
+t0.test('PostgreSQL: hostile patches are 400 problems with pointers, nothing written, the server answers at once', async (t) => {
+  await pool.query('DROP TABLE IF EXISTS items')
+  const app = await buildApp({ databaseUrl: server.url })
+  t.teardown(() => app.close())
+  const id = (await app.inject({ method: 'POST', url: '/items', payload: { name: 'lamp', price: 3 } })).json().id
+  await sendPatchAttacks(t, app, `/items/${id}`)
 })
 
 t0.test('PostgreSQL: two bulk PUTs over the same rows in opposite orders never deadlock', async (t) => {
