@@ -221,17 +221,26 @@ test('a deeply nested body never becomes a stack overflow 500', async (t) => {
   const app = await build({ views: [Shop] }, { bodyLimit: 10 * 1024 * 1024 })
   t.teardown(() => app.close())
   const depth = 1_000_000
-  const res = await app.inject({ method: 'POST', url: '/deep', headers: { 'content-type': 'application/json' }, payload: '['.repeat(depth) + ']'.repeat(depth) })
-  t.equal(res.statusCode, 201, 'an array of anything is accepted without a deep check')
+  const deep = problem(t, await app.inject({ method: 'POST', url: '/deep', headers: { 'content-type': 'application/json' }, payload: '['.repeat(depth) + ']'.repeat(depth) }), 400)
+  t.same(deep.errors, [{ detail: 'Nested more than 128 levels deep', pointer: '#' + '/0'.repeat(128) }], 'an array of anything nests at most maxBodyDepth levels: the first too deep is named')
+  t.equal((await app.inject({ method: 'POST', url: '/deep', headers: { 'content-type': 'application/json' }, payload: '['.repeat(128) + ']'.repeat(128) })).statusCode, 201, 'exactly 128 is accepted')
   const nested = (n: number, leaf: string): string => '{"children":['.repeat(n) + leaf + ']}'.repeat(n)
   t.equal((await app.inject({ method: 'POST', url: '/tree', payload: JSON.parse(nested(50, '')) })).statusCode, 201, 'a recursive schema checks a shallow tree')
   t.equal(problem(t, await app.inject({ method: 'POST', url: '/tree', headers: { 'content-type': 'application/json' }, payload: nested(50, '1') }), 400).errors[0].pointer.split('/children/0').length, 51,
     'an invalid leaf 50 levels down is named by its pointer')
   for (const [depth, leaf] of [[2_000, '1'], [100_000, '']] as const) {
     const body = problem(t, await app.inject({ method: 'POST', url: '/tree', headers: { 'content-type': 'application/json' }, payload: nested(depth, leaf) }), 400)
-    t.same([body.detail, body.errors], ['The request body is invalid. It is nested too deeply to be checked.', [{ detail: 'Nested too deeply', pointer: '#' }]],
-      `${depth} levels of a recursive schema: a 400, not a stack overflow`)
+    t.same(body.errors, [{ detail: 'Nested more than 128 levels deep', pointer: '#' + '/children/0'.repeat(64) }], `${depth} levels of a recursive schema: a 400 naming where, checked before the recursion`)
   }
+  // With the bound lifted, a recursive schema meets the stack: still a 400, without a pointer.
+  class Unbounded extends Shop {
+    static override maxBodyDepth = Number.POSITIVE_INFINITY
+  }
+  const unbounded = await build({ views: [Unbounded] }, { bodyLimit: 10 * 1024 * 1024 })
+  t.teardown(() => unbounded.close())
+  const body = problem(t, await unbounded.inject({ method: 'POST', url: '/tree', headers: { 'content-type': 'application/json' }, payload: nested(100_000, '') }), 400)
+  t.same([body.detail, body.errors], ['The request body is invalid. It is nested too deeply to be checked.', [{ detail: 'Nested too deeply', pointer: '#' }]],
+    'maxBodyDepth = Infinity: 100,000 levels of a recursive schema are a 400, not a stack overflow')
 })
 
 test('a validator that fails for another reason than depth is a 500 problem, not a 400', async (t) => {

@@ -93,14 +93,14 @@ export const PATCH_ATTACKS: PatchAttack[] = [
   {
     name: 'a value within the depth moved where it nests too deep',
     type: JSON_PATCH,
-    body: () => ops([{ op: 'add', path: '/a', value: JSON.parse(nested(60)) as unknown }, { op: 'add', path: '/b', value: { x: { x: { x: { x: {} } } } } },
+    body: () => ops([{ op: 'add', path: '/a', value: JSON.parse(nested(124)) as unknown }, { op: 'add', path: '/b', value: { x: { x: { x: { x: {} } } } } },
       { op: 'move', from: '/a', path: '/b/x/x/x/x/a' }]),
     pointer: /^#\/2\/path$/
   },
   {
     name: 'a value within the depth copied where it nests too deep',
     type: JSON_PATCH,
-    body: () => ops([{ op: 'add', path: '/a', value: JSON.parse(nested(60)) as unknown }, { op: 'add', path: '/b', value: { x: { x: { x: { x: {} } } } } },
+    body: () => ops([{ op: 'add', path: '/a', value: JSON.parse(nested(124)) as unknown }, { op: 'add', path: '/b', value: { x: { x: { x: { x: {} } } } } },
       { op: 'copy', from: '/a', path: '/b/x/x/x/x/a' }]),
     pointer: /^#\/2\/path$/
   },

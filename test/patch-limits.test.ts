@@ -53,13 +53,13 @@ test('depth: a value, a merge patch and the patched document nest at most maxDep
   t.same(refusal(() => applyJsonPatch({ a: [[1]], b: { x: {} } }, [{ op: 'move', from: '/a', path: '/b/x/a' }], { limits: four })),
     { pointer: '#/0/path', message: 'Values may nest at most 4 levels deep' }, 'a move too')
   t.same(refusal(() => applyJsonPatch({}, [{ op: 'add', path: '/a', value: nested(100_000) }])),
-    { pointer: `#/0/value${'/0'.repeat(64)}`, message: 'Values may nest at most 64 levels deep' }, '100,000 deep: refused at the 65th level, without recursion')
+    { pointer: `#/0/value${'/0'.repeat(128)}`, message: 'Values may nest at most 128 levels deep' }, '100,000 deep: refused at the 129th level, without recursion')
 
   t.same(applyMergePatch({ a: 1 }, { b: { c: [[1]] } }, { limits: four }), { a: 1, b: { c: [[1]] } })
   t.same(refusal(() => applyMergePatch({ a: 1 }, { b: { c: [[[1]]] } }, { limits: four })),
     { pointer: '#/b/c/0/0', message: 'Values may nest at most 4 levels deep' }, 'a merge patch five deep')
   const deep = JSON.parse('{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000)) as unknown
-  t.same(refusal(() => applyMergePatch({}, deep)), { pointer: '#' + '/a'.repeat(64), message: 'Values may nest at most 64 levels deep' }, 'a merge patch 100,000 deep')
+  t.same(refusal(() => applyMergePatch({}, deep)), { pointer: '#' + '/a'.repeat(128), message: 'Values may nest at most 128 levels deep' }, 'a merge patch 100,000 deep')
 })
 
 test('size: the patched document may not grow past maxSize characters, checked before anything is built', async (t) => {

@@ -17,7 +17,8 @@
  *                     container in the value nested deeper than allowed.
  */
 import { DEFAULT_PATCH_LIMITS, jsonSize, PatchBudget, type PatchLimits } from './patch-budget.js'
-import { escapeToken, isObject, PatchError, type JsonObject } from './patch-error.js'
+import { escapeToken } from '../core/json-depth.js'
+import { isObject, PatchError, type JsonObject } from './patch-error.js'
 
 /** Member names that would reach an object's prototype if a consumer ever assigned them. */
 export const RESERVED_MEMBERS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype'])

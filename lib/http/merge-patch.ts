@@ -5,7 +5,8 @@
  */
 import { DEFAULT_PATCH_LIMITS, jsonSize, PatchBudget } from './patch-budget.js'
 import { RESERVED_MEMBERS, type PatchOptions } from './json-patch.js'
-import { escapeToken, isObject, PatchError } from './patch-error.js'
+import { escapeToken } from '../core/json-depth.js'
+import { isObject, PatchError } from './patch-error.js'
 
 /**
  * Applies an RFC 7396 JSON Merge Patch (the §2 algorithm) and returns the merged copy: a

@@ -1,4 +1,5 @@
-import { escapeToken, PatchError, type JsonObject } from './patch-error.js'
+import { firstTooDeep } from '../core/json-depth.js'
+import { PatchError, type JsonObject } from './patch-error.js'
 
 /**
  * What applying one patch document may cost, decided when the route is registered and
@@ -26,37 +27,14 @@ export const WORK_PER_CHARACTER = 4
 /** Array elements an insertion or removal may move for one step (a move is a memory copy, a step a walk in JavaScript). */
 export const SHIFTS_PER_STEP = 64
 
-/** The limits of a route that sets none: 1,000 operations, 64 levels, Fastify's default body limit of 1 MiB. */
-export const DEFAULT_PATCH_LIMITS: PatchLimits = { maxOperations: 1000, maxDepth: 64, maxSize: 1024 * 1024 }
+/** The limits of a route that sets none: 1,000 operations, 128 levels, Fastify's default body limit of 1 MiB. */
+export const DEFAULT_PATCH_LIMITS: PatchLimits = { maxOperations: 1000, maxDepth: 128, maxSize: 1024 * 1024 }
 
 /** The JSON text length of a value that is not a container. */
 function scalarSize (value: unknown): number {
   if (typeof value === 'string') return value.length + 2
   if (typeof value === 'number') return String(value).length
   return value === false ? 5 : 4 // true, null
-}
-
-/**
- * Where the first container nested deeper than `room` levels lies inside `value`, in document
- * order, as a pointer suffix (`/a/0`). Only called once `measure` found one, so it exists.
- */
-function tooDeep (value: unknown, room: number): string {
-  // One array or object being walked: its member names (objects), and the next member to visit.
-  const open: Array<{ node: JsonObject | unknown[], keys: string[] | undefined, next: number }> = []
-  let node = value
-  for (;;) {
-    if (typeof node === 'object' && node !== null) {
-      if (open.length === room) return open.map((f) => '/' + escapeToken(f.keys === undefined ? String(f.next - 1) : f.keys[f.next - 1])).join('')
-      open.push({ node: node as JsonObject | unknown[], keys: Array.isArray(node) ? undefined : Object.keys(node), next: 0 })
-    }
-    let frame = open[open.length - 1]
-    while (frame.next === (frame.keys ?? (frame.node as unknown[])).length) {
-      open.pop()
-      frame = open[open.length - 1]
-    }
-    const index = frame.next++
-    node = frame.keys === undefined ? (frame.node as unknown[])[index] : (frame.node as JsonObject)[frame.keys[index]]
-  }
 }
 
 /**
@@ -126,7 +104,7 @@ export class PatchBudget {
     while (pending.length > 0) {
       const node = pending.pop()!
       const level = levels.pop()!
-      if (level > room) throw new PatchError(`Values may nest at most ${this.limits.maxDepth} levels deep`, inside ? at + tooDeep(value, room) : at)
+      if (level > room) throw new PatchError(`Values may nest at most ${this.limits.maxDepth} levels deep`, inside ? at + firstTooDeep(value, room)! : at) // measure found one
       if (level > deepest) deepest = level
       const keys = Array.isArray(node) ? undefined : Object.keys(node)
       const members: unknown[] = keys === undefined ? node as unknown[] : keys.map((key) => (node as JsonObject)[key])

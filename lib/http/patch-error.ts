@@ -1,6 +1,6 @@
 /**
- * The error of a patch document that cannot be applied, and the JSON Pointer helpers its
- * `pointer` is written with (RFC 6901, URI fragment form, as in `ProblemErrorEntry`).
+ * The error of a patch document that cannot be applied, with a JSON Pointer into the patch
+ * (RFC 6901, URI fragment form, as in `ProblemErrorEntry`), and the JSON values patches work on.
  */
 
 /** A patch that cannot be applied: `pointer` says where in the patch document, the message says why. */
@@ -21,6 +21,3 @@ export type JsonObject = Record<string, unknown>
 /** A JSON object: not `null`, not an array (what a resource's representation and a merge patch of it are). */
 export const isObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
-
-/** RFC 6901 §3: `~` and `/` in a member name are written `~0` and `~1`. */
-export const escapeToken = (token: string): string => token.replace(/~/g, '~0').replace(/\//g, '~1')

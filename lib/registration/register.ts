@@ -236,7 +236,7 @@ const HOOK_PHASES = ['onRequest', 'preValidation', 'preHandler'] as const
  * closed against unknown properties, by its wire names), whatever wrapper the
  * route's documented schema puts around them.
  */
-function validatorCompilerFor (parts: ResolvedRouteSchemas, bodyMediaTypes: Record<string, BodyMediaType> | undefined, jsonChecked: boolean, checkedEarly: boolean): (input: { httpPart?: string, contentType?: string }) => PartValidator {
+function validatorCompilerFor (parts: ResolvedRouteSchemas, bodyMediaTypes: Record<string, BodyMediaType> | undefined, jsonChecked: boolean, checkedEarly: boolean, maxBodyDepth: number): (input: { httpPart?: string, contentType?: string }) => PartValidator {
   // Fastify compiles exactly the parts the route's schema has, which are the declared ones;
   // a body taken in several media types is compiled once per type.
   return ({ httpPart, contentType }) => {
@@ -244,7 +244,7 @@ function validatorCompilerFor (parts: ResolvedRouteSchemas, bodyMediaTypes: Reco
     const declared = part === 'body' && contentType !== undefined && bodyMediaTypes !== undefined ? bodyMediaTypes[contentType].validation : parts[part]!
     if (declared === undefined) return acceptAny // a patch document is checked when it is applied, with pointers into it
     if (part !== 'body') return compilePartValidator(declared, part, checkedEarly)
-    const validate = compilePartValidator(strictBodySchema(aliasedSchema(declared)), part)
+    const validate = compilePartValidator(strictBodySchema(aliasedSchema(declared)), part, false, maxBodyDepth)
     return jsonChecked ? markJsonBodyErrors(validate) : validate
   }
 }
@@ -295,7 +295,7 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
     const keepsView = operations.some(({ own }) => own.preValidation !== undefined || own.preHandler !== undefined)
     const handler = buildHandler(klass, route, implementation as (this: View, request: FastifyRequest) => MaybePromise<unknown>, jsonChecked, keepsView)
     // The hooks that keep a view are the ones that may validate the path and query early.
-    const validatorCompiler = validatorCompilerFor(route.options.schema ?? {}, route.bodyMediaTypes, jsonChecked, keepsView)
+    const validatorCompiler = validatorCompilerFor(route.options.schema ?? {}, route.bodyMediaTypes, jsonChecked, keepsView, klass.maxBodyDepth)
     for (const { method, dependencies, definition, own } of operations) {
       const hooks = dependencyHooks(dependencies)
       const routeOptions: RouteOptions = {

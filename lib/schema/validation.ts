@@ -5,6 +5,8 @@ import type { FastifyRequest } from 'fastify'
 import { BadRequest, type ProblemErrorEntry } from '../http/errors.js'
 import { PART_DETAIL, PART_LOCATION, type HttpPart } from '../http/request-parts.js'
 import { toTypeBox, type Schema } from '../core/typebox-lines.js'
+import { firstTooDeep } from '../core/json-depth.js'
+import { schemaDepth } from './depth.js'
 
 export type { HttpPart }
 
@@ -290,6 +292,9 @@ export function validateTargetEarly (request: FastifyRequest): boolean {
   return true
 }
 
+/** How many levels of arrays and objects a JSON body may nest where its schema does not bound it (`View.maxBodyDepth`). */
+export const DEFAULT_MAX_BODY_DEPTH = 128
+
 /** A compiled validator as Fastify's route-level `validatorCompiler` returns it. */
 export type PartValidator = (data: unknown) => true | { error: Error }
 
@@ -297,17 +302,26 @@ export type PartValidator = (data: unknown) => true | { error: Error }
  * Compiles the validator of one request part. Called by Fastify at registration
  * (route option `validatorCompiler`); the returned function is the whole per-request cost.
  * `checkedEarly`: a hook of the route may have validated the path and query already
- * (`validateTargetEarly`), and what it passed is not checked again.
+ * (`validateTargetEarly`), and what it passed is not checked again. `maxBodyDepth`: how deeply a
+ * body may nest where its schema does not bound it (a deeper one is a 400 naming where).
  */
-export function compilePartValidator (schema: TSchema, part: HttpPart, checkedEarly = false): PartValidator {
+export function compilePartValidator (schema: TSchema, part: HttpPart, checkedEarly = false, maxBodyDepth = DEFAULT_MAX_BODY_DEPTH): PartValidator {
   const target = part === 'headers' ? lowerCaseKeys(schema as AnySchema) : schema
   const check = compileCheck(target)
   const coerce = part === 'body' ? undefined : buildCoercion(target)
   const fail = (data: unknown): { error: Error } => ({
     error: new RequestValidationError(PART_DETAIL[part], { errors: validationEntries(check, data, part) })
   })
+  // A body whose schema lets it nest without bound (Type.Unknown, Type.Any) would be stored as it
+  // came, and every later answer that serializes it would fail: it is walked for its depth first.
+  const tooDeep = part === 'body' && schemaDepth(target) > maxBodyDepth
+    ? (data: unknown): { error: Error } | undefined => {
+        const where = firstTooDeep(data, maxBodyDepth)
+        return where === undefined ? undefined : { error: new RequestValidationError(PART_DETAIL.body, { errors: [{ detail: `Nested more than ${maxBodyDepth} levels deep`, pointer: '#' + where }] }) }
+      }
+    : undefined
   const run: PartValidator = coerce === undefined
-    ? (data) => check.Check(data) ? true : fail(data)
+    ? tooDeep === undefined ? (data) => check.Check(data) ? true : fail(data) : (data) => tooDeep(data) ?? (check.Check(data) ? true : fail(data))
     : (data) => {
         coerce(data as Record<string, unknown>)
         return check.Check(data) ? true : fail(data)

@@ -139,7 +139,7 @@ export interface UpdateStatics {
   acceptedPatchFormats (): readonly PatchFormat[]
   /** The operations a JSON Patch may hold (default 1,000; docs/patch.md, "Limits"). */
   maxPatchOperations: number
-  /** How many levels arrays and objects may nest in a patch and in the patched representation (default 64). */
+  /** How many levels arrays and objects may nest in a patch and in the patched representation (default 128). */
   maxPatchDepth: number
   /**
    * The largest patched representation, in characters of its JSON text, and the work a patch

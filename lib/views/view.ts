@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { Schema } from '../core/typebox-lines.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
 import { ConfigurationError } from '../core/configuration-error.js'
+import { DEFAULT_MAX_BODY_DEPTH } from '../schema/validation.js'
 import type { APIErrorClass } from '../http/errors.js'
 import type { ResponseHeadersClass } from '../http/response-headers.js'
 import type { ResolvedRouteOptions, ResponsesMap, ViewRouteOptions } from '../routes/types.js'
@@ -119,6 +120,13 @@ export function keptView (request: FastifyRequest): View | undefined {
 export class View {
   /** Path suffix of detail routes and of `Action(..., { detail: true })`. */
   static detailRoute = '/:id'
+
+  /**
+   * How many levels of arrays and objects a JSON body may nest where its schema does not bound
+   * it (`Type.Unknown`, `Type.Any`, records of those, recursive schemas); a deeper body is a 400
+   * naming the first container too deep (docs/views.md, "Bodies nested too deep").
+   */
+  static maxBodyDepth = DEFAULT_MAX_BODY_DEPTH
 
   /** The detail path of an action; override to vary it per action. */
   static getDetailRoute (_action: string): string {
