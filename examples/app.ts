@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { Server } from 'node:http'
+import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import Database from 'better-sqlite3'
@@ -105,11 +106,38 @@ export class Health extends APIView {
   health () { return { status: 'ok' as const } }
 }
 
-/** Builds the example API: `/items` on the chosen store, `/health`, Swagger UI at `/docs`. */
-export async function buildApp (options: FastifyServerOptions & StoreOptions = {}): Promise<FastifyInstance> {
+/**
+ * How long the server gives a client (ms), so that one that trickles its headers or its body, or
+ * holds an idle connection, cannot keep a socket forever. Why these values: docs/deployment.md#time-outs.
+ */
+export const TIMEOUTS = {
+  /** The request line and headers must have arrived this long after the request began: 408 otherwise. */
+  headersTimeout: 10_000,
+  /** The whole request, body included: 408 otherwise. Fastify's default is 0, no limit. */
+  requestTimeout: 30_000,
+  /** How often Node checks the two above: a slow client is cut at most this much later. */
+  connectionsCheckingInterval: 1_000,
+  /** An idle keep-alive connection is closed after this (Node adds one second); longer than a balancer's idle time-out. */
+  keepAliveTimeout: 72_000
+} as const
+
+/**
+ * Builds the example API: `/items` on the chosen store, `/health`, Swagger UI at `/docs`. Fastify's
+ * options override the example's (`requestTimeout`, `keepAliveTimeout`, and `http`, which replaces
+ * both of `headersTimeout` and `connectionsCheckingInterval`).
+ */
+export async function buildApp (options: FastifyHttpOptions<Server> & StoreOptions = {}): Promise<FastifyInstance> {
   const { databaseUrl, sqliteLockTimeout, ...fastifyOptions } = options
   const store = await openStore({ databaseUrl, sqliteLockTimeout })
-  const app = Fastify({ bodyLimit: 4 * 1024 * 1024, frameworkErrors: problemFrameworkErrors, ...fastifyOptions })
+  const app = Fastify({
+    bodyLimit: 4 * 1024 * 1024,
+    frameworkErrors: problemFrameworkErrors,
+    requestTimeout: TIMEOUTS.requestTimeout,
+    keepAliveTimeout: TIMEOUTS.keepAliveTimeout,
+    // Node's own settings: Fastify hands `http` to http.createServer.
+    http: { headersTimeout: TIMEOUTS.headersTimeout, connectionsCheckingInterval: TIMEOUTS.connectionsCheckingInterval },
+    ...fastifyOptions
+  })
   // First, so that every route answers problem+json whatever is registered after.
   configureApp(app)
   app.addHook('onClose', async () => { await store.close() })
