@@ -33,9 +33,9 @@ export interface SqliteLockOptions {
  *
  * Every operation is atomic (one statement, or a transaction that rolls back on any error), so
  * one that failed with `SQLITE_BUSY` changed nothing and can run again whole, reading the row
- * and judging a precondition afresh. The wait happens only between attempts: inside an open
- * transaction, yielding to the event loop would let another request's statements run in it,
- * since the process has one connection.
+ * and judging a precondition afresh. The wait happens only between attempts: every request of
+ * the process shares the one connection, so yielding to the event loop inside an open
+ * transaction would let another request's statements run in it.
  */
 export class AsyncSqliteRepository<T = Record<string, unknown>> implements AsyncRepository<T>, AsyncBulkRepository<T> {
   /** `update` and `delete` evaluate `options.precondition` in the same atomic step as the write. */
