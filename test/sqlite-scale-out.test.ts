@@ -24,7 +24,7 @@ t.teardown(async () => {
  * writes; the variables make a heavier run for measurement.
  */
 const CLIENTS = Number(process.env.SQLITE_SCALE_CLIENTS ?? 16)
-const ROUNDS = Number(process.env.SQLITE_SCALE_ROUNDS ?? 36)
+const ROUNDS = Number(process.env.SQLITE_SCALE_ROUNDS ?? 28)
 const BULK = Number(process.env.SQLITE_SCALE_BULK ?? 5)
 
 interface Row { name: string, price: number }
