@@ -1,16 +1,17 @@
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { Server } from 'node:http'
+import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import Database from 'better-sqlite3'
 import pg from 'pg'
 import { Type, type Static } from '@sinclair/typebox'
 import views, {
-  APIView, AsyncBulkAPIViewSet, AsyncGenericViewSet, ConditionalMixin, Get, PaginationFilter, asyncRepository, configureApp, mix, problemFrameworkErrors,
+  APIView, AsyncBulkAPIViewSet, AsyncGenericViewSet, ConditionalMixin, Get, PaginationFilter, configureApp, mix, problemFrameworkErrors,
   type AsyncBulkRepository, type AsyncRepository
 } from '../lib/index.js'
-import { PostgresRepository, SqliteRepository, type SqlTableOptions } from '../lib/stores/sql/index.js'
+import { AsyncSqliteRepository, PostgresRepository, type SqlTableOptions } from '../lib/stores/sql/index.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
 
 export const Item = Type.Object({
@@ -35,18 +36,19 @@ class ItemFilter extends PaginationFilter.with({ fields: { name: Type.String() }
 // `satisfies` keeps the column names checked against the item (a misspelt one is a compile error).
 const TABLE = { table: 'items', columns: ['id', 'name', 'price', 'updated_at'], touchColumn: 'updated_at' } satisfies SqlTableOptions<Item>
 
-/** How long a SQLite write waits for another connection's lock before it answers 503. */
-export const SQLITE_BUSY_TIMEOUT_MS = 100
-
 /** `sqlite:<path>` (or nothing: `./data/shop.db`), or a `postgres://` URL. */
-export interface StoreOptions { databaseUrl?: string }
+export interface StoreOptions {
+  databaseUrl?: string
+  /** On SQLite, how long a call waits in all for another process's lock before it answers 503 (ms; the repository's default, 5000). */
+  sqliteLockTimeout?: number
+}
 
 /** The example's items through the asynchronous protocol, whichever store holds them. */
 type ItemRepository = AsyncRepository<Item> & AsyncBulkRepository<Item>
 
 interface Store { repository: ItemRepository, close: () => Promise<void> | void }
 
-async function openStore ({ databaseUrl }: StoreOptions): Promise<Store> {
+async function openStore ({ databaseUrl, sqliteLockTimeout }: StoreOptions): Promise<Store> {
   if (databaseUrl !== undefined && /^postgres(ql)?:\/\//.test(databaseUrl)) {
     const pool = new pg.Pool({ connectionString: databaseUrl })
     pool.on('error', () => {})
@@ -58,15 +60,17 @@ async function openStore ({ databaseUrl }: StoreOptions): Promise<Store> {
   if (databaseUrl !== undefined && !databaseUrl.startsWith('sqlite:')) throw new Error('DATABASE_URL must be sqlite:<path> or postgres://...')
   const file = databaseUrl === undefined ? './data/shop.db' : databaseUrl.slice('sqlite:'.length)
   if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
-  // better-sqlite3 waits for a lock by spinning on the event loop: a short wait keeps every
-  // other request of the process moving while another process holds the write lock, and
-  // the write that could not wait answers 503 with Retry-After (docs/deployment.md).
-  const db = new Database(file, { timeout: SQLITE_BUSY_TIMEOUT_MS })
+  // Before the server listens, the driver's blocking wait for a lock (five seconds) is harmless:
+  // processes started together on one new file take turns turning on WAL and creating the table.
+  const db = new Database(file)
   db.pragma('journal_mode = WAL')
   db.exec(`CREATE TABLE IF NOT EXISTS items (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL NOT NULL CHECK (price >= 0), updated_at TEXT NOT NULL)`)
-  // better-sqlite3 answers synchronously; one class body serves both stores through the async protocol.
-  return { repository: asyncRepository<Item, SqliteRepository<Item>>(new SqliteRepository<Item>(db, TABLE)), close: () => { db.close() } }
+  // From here on, a call that meets another process's lock waits off the event loop and runs
+  // again (the repository sets the connection's busy timeout to 0); one class body serves both
+  // stores through the async protocol (docs/deployment.md).
+  const repository = new AsyncSqliteRepository<Item>(db, TABLE, { lockTimeout: sqliteLockTimeout })
+  return { repository, close: () => { db.close() } }
 }
 
 /**
@@ -102,11 +106,38 @@ export class Health extends APIView {
   health () { return { status: 'ok' as const } }
 }
 
-/** Builds the example API: `/items` on the chosen store, `/health`, Swagger UI at `/docs`. */
-export async function buildApp (options: FastifyServerOptions & StoreOptions = {}): Promise<FastifyInstance> {
-  const { databaseUrl, ...fastifyOptions } = options
-  const store = await openStore({ databaseUrl })
-  const app = Fastify({ bodyLimit: 4 * 1024 * 1024, frameworkErrors: problemFrameworkErrors, ...fastifyOptions })
+/**
+ * How long the server gives a client (ms), so that one that trickles its headers or its body, or
+ * holds an idle connection, cannot keep a socket forever. Why these values: docs/deployment.md#time-outs.
+ */
+export const TIMEOUTS = {
+  /** The request line and headers must have arrived this long after the request began: 408 otherwise. */
+  headersTimeout: 10_000,
+  /** The whole request, body included: 408 otherwise. Fastify's default is 0, no limit. */
+  requestTimeout: 30_000,
+  /** How often Node checks the two above: a slow client is cut at most this much later. */
+  connectionsCheckingInterval: 1_000,
+  /** An idle keep-alive connection is closed after this (Node adds one second); longer than a balancer's idle time-out. */
+  keepAliveTimeout: 72_000
+} as const
+
+/**
+ * Builds the example API: `/items` on the chosen store, `/health`, Swagger UI at `/docs`. Fastify's
+ * options override the example's (`requestTimeout`, `keepAliveTimeout`, and `http`, which replaces
+ * both of `headersTimeout` and `connectionsCheckingInterval`).
+ */
+export async function buildApp (options: FastifyHttpOptions<Server> & StoreOptions = {}): Promise<FastifyInstance> {
+  const { databaseUrl, sqliteLockTimeout, ...fastifyOptions } = options
+  const store = await openStore({ databaseUrl, sqliteLockTimeout })
+  const app = Fastify({
+    bodyLimit: 4 * 1024 * 1024,
+    frameworkErrors: problemFrameworkErrors,
+    requestTimeout: TIMEOUTS.requestTimeout,
+    keepAliveTimeout: TIMEOUTS.keepAliveTimeout,
+    // Node's own settings: Fastify hands `http` to http.createServer.
+    http: { headersTimeout: TIMEOUTS.headersTimeout, connectionsCheckingInterval: TIMEOUTS.connectionsCheckingInterval },
+    ...fastifyOptions
+  })
   // First, so that every route answers problem+json whatever is registered after.
   configureApp(app)
   app.addHook('onClose', async () => { await store.close() })

@@ -10,7 +10,7 @@ import views, {
   MemoryRepository, OffsetLimitFilter, Override, PaginationFilter, PartialUpdateAPIView, Throws, View, composeFilters, mix, type ConfigurationErrorCode, type FastifyViewsOptions
 } from '../lib/index.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
-import { SqliteRepository } from '../lib/stores/sql/index.js'
+import { AsyncSqliteRepository, SqliteRepository } from '../lib/stores/sql/index.js'
 import { build, caught, problem } from './helpers.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() }, { $id: 'ConfigItem' })
@@ -361,6 +361,12 @@ const thrown: ThrownCase[] = [
     mistake: 'a SqliteRepository asked for a column it was not given',
     act: () => sqlite().list({ colour: 'red' }, { orderBy: [] }),
     message: /^"items": no column "colour"$/
+  },
+  {
+    code: 'FV_ERR_SQL_OPTION',
+    mistake: 'an AsyncSqliteRepository told to wait for a lock a time that is not a number of milliseconds',
+    act: () => new AsyncSqliteRepository(new Database(':memory:'), { table: 'items', columns: COLUMNS }, { lockTimeout: Number('5s') }),
+    message: /^lockTimeout must be a finite, non-negative number of milliseconds; got NaN$/
   },
   {
     code: 'FV_ERR_SQL_FRAGMENT',

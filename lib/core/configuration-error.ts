@@ -48,6 +48,8 @@ export const CONFIGURATION_ERRORS = {
   FV_ERR_COMPONENT_CLASH: 'FV_ERR_COMPONENT_CLASH',
   /** A SQL repository was given a name that is not a plain identifier, or not one of its columns. */
   FV_ERR_SQL_NAME: 'FV_ERR_SQL_NAME',
+  /** A SQL repository was given an option it cannot use (a `lockTimeout` that is not a non-negative number of milliseconds). */
+  FV_ERR_SQL_OPTION: 'FV_ERR_SQL_OPTION',
   /** A SQL repository was given a positional criterion that is not a `{ sql, params }` fragment. */
   FV_ERR_SQL_FRAGMENT: 'FV_ERR_SQL_FRAGMENT',
   /** A SQL repository was given a LIMIT or OFFSET that is not a whole, non-negative row count. */

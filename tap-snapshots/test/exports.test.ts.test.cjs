@@ -275,6 +275,7 @@ Object {
     "views",
   ],
   "./sql": Array [
+    "AsyncSqliteRepository",
     "ColumnOf",
     "Dialect",
     "PgPool",
@@ -285,6 +286,7 @@ Object {
     "SqlFragment",
     "SqlTableOptions",
     "SqliteDatabase",
+    "SqliteLockOptions",
     "SqliteRepository",
     "SqliteStatement",
     "Statement",

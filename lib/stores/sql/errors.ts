@@ -7,9 +7,10 @@ const UNIQUE = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKE
 const CONSTRAINT = /^(SQLITE_CONSTRAINT|23\d{3}$)/
 // Connection failures, PostgreSQL's class 08 and 57P0x (shutdown), class 53 (insufficient
 // resources: 53300 too many connections), 55P03 (a lock not available in time) and 57014 (a
-// statement timeout), and SQLite's locked database: the database cannot serve now, not never.
-const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '55P03', '57014', 'SQLITE_BUSY', 'SQLITE_LOCKED'])
-const UNAVAILABLE_CLASS = /^(08|53)[0-9A-Z]{3}$/
+// statement timeout), and SQLite's locked database with its extended codes (SQLITE_BUSY_SNAPSHOT,
+// SQLITE_LOCKED_SHAREDCACHE, ...): the database cannot serve now, not never.
+const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '55P03', '57014'])
+const UNAVAILABLE_CLASS = /^((08|53)[0-9A-Z]{3}|SQLITE_(BUSY|LOCKED)(_[A-Z]+)?)$/
 
 /**
  * PostgreSQL's answers that the transaction lost to a concurrent one (40001 serialization
@@ -18,6 +19,16 @@ const UNAVAILABLE_CLASS = /^(08|53)[0-9A-Z]{3}$/
 export function isTransient (error: unknown): boolean {
   const code = (error as { code?: unknown })?.code
   return code === '40001' || code === '40P01'
+}
+
+/**
+ * SQLite's answer that another connection holds a lock this one needs (`SQLITE_BUSY` and its
+ * extended codes): the statement changed nothing, and once the lock is released it can succeed.
+ */
+export function isBusy (error: unknown): boolean {
+  // Whatever was thrown: only a driver's error has a string `code`, and it is read as unknown.
+  const code = (error as { code?: unknown } | null | undefined)?.code
+  return typeof code === 'string' && /^SQLITE_BUSY(_[A-Z]+)?$/.test(code)
 }
 
 /** Database errors the client can act on become problems: a unique clash 409, an unreachable database 503. */

@@ -2,6 +2,7 @@
 // peer dependencies; they are only referenced as types here, the application passes
 // its own `better-sqlite3` database or `pg` pool.
 export { SqliteRepository } from './sqlite.js'
+export { AsyncSqliteRepository, type SqliteLockOptions } from './sqlite-async.js'
 export { PostgresRepository } from './postgres.js'
 export { SqlBuilder } from './builder.js'
 export { translateError } from './errors.js'

@@ -1,0 +1,101 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import { ConfigurationError } from '../../core/configuration-error.js'
+import { ServiceUnavailable } from '../../http/errors.js'
+import type { AsyncBulkRepository, AsyncRepository, Criteria, ListQuery, RepositoryOptions } from '../repository.js'
+import type { SqlBuilder } from './builder.js'
+import type { SqliteDatabase } from './drivers.js'
+import { isBusy } from './errors.js'
+import { SqliteRepository } from './sqlite.js'
+import type { SqlTableOptions } from './statement.js'
+
+// The SQLite repository of the async view family: each call runs whole on the synchronous
+// repository, and a call that met another connection's lock runs again after a wait that
+// leaves the event loop free, until a time budget is spent.
+
+/** How long a call waits in all for another connection's lock, unless told otherwise (ms). */
+const LOCK_TIMEOUT = 5000
+/** The first wait between two attempts, doubled after each one up to the longest (ms). */
+const FIRST_WAIT = 2
+const LONGEST_WAIT = 50
+
+/** How an `AsyncSqliteRepository` waits for another connection's lock. */
+export interface SqliteLockOptions {
+  /**
+   * How long one call waits in all for a lock another connection holds, in milliseconds, before
+   * it fails with the 503 problem (`Retry-After: 1`). Default 5000; 0 gives up at the first busy answer.
+   */
+  lockTimeout?: number | undefined
+}
+
+/**
+ * A CRUD and bulk repository over one SQLite table through `better-sqlite3`, for the async view
+ * family: the SQL of `SqliteRepository`, and lock waits that do not block the event loop.
+ *
+ * Every operation is atomic (one statement, or a transaction that rolls back on any error), so
+ * one that failed with `SQLITE_BUSY` changed nothing and can run again whole, reading the row
+ * and judging a precondition afresh. The wait happens only between attempts: every request of
+ * the process shares the one connection, so yielding to the event loop inside an open
+ * transaction would let another request's statements run in it.
+ */
+export class AsyncSqliteRepository<T = Record<string, unknown>> implements AsyncRepository<T>, AsyncBulkRepository<T> {
+  /** `update` and `delete` evaluate `options.precondition` in the same atomic step as the write. */
+  readonly atomicPreconditions = true
+  readonly builder: SqlBuilder
+  /** The table's declared columns: what a view's filter may name (checked at registration). */
+  readonly fieldNames: readonly string[]
+  /** How long a call waits in all for another connection's lock (ms). */
+  readonly lockTimeout: number
+  readonly #sync: SqliteRepository<T>
+
+  /**
+   * Sets the connection's busy timeout to 0 (`PRAGMA busy_timeout = 0`): `better-sqlite3` waits
+   * for a lock by sleeping on the event loop (five seconds by default), so each attempt must
+   * give up at once and leave the waiting to this repository.
+   */
+  constructor (db: SqliteDatabase, options: SqlTableOptions<T>, { lockTimeout = LOCK_TIMEOUT }: SqliteLockOptions = {}) {
+    if (!Number.isFinite(lockTimeout) || lockTimeout < 0) {
+      throw new ConfigurationError('FV_ERR_SQL_OPTION', `lockTimeout must be a finite, non-negative number of milliseconds; got ${String(lockTimeout)}`)
+    }
+    // Built first: table options it refuses leave the connection as it was.
+    this.#sync = new SqliteRepository<T>(db, options)
+    db.exec('PRAGMA busy_timeout = 0')
+    this.builder = this.#sync.builder
+    this.fieldNames = this.#sync.fieldNames
+    this.lockTimeout = lockTimeout
+  }
+
+  /**
+   * Runs a call; while it fails because the database is busy, again after a wait (doubling, with
+   * jitter so that waiting requests do not retry in step), until `lockTimeout` is spent. The
+   * clock starts at the first busy answer, so a call that succeeds at once reads no clock.
+   */
+  async #run<R> (call: () => R, deadline?: number, wait = FIRST_WAIT): Promise<R> {
+    try {
+      return call()
+    } catch (error) {
+      // The repository has translated the driver's error into the 503 it answers when the budget is spent.
+      if (!(error instanceof ServiceUnavailable && isBusy(error.cause))) throw error
+      const now = performance.now()
+      deadline ??= now + this.lockTimeout
+      if (now >= deadline) throw error
+      await sleep(Math.min(deadline - now, wait / 2 + Math.random() * wait / 2))
+      return await this.#run(call, deadline, Math.min(wait * 2, LONGEST_WAIT))
+    }
+  }
+
+  create (values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> { return this.#run(() => this.#sync.create(values, options)) }
+  get (criteria: Criteria, options?: RepositoryOptions): Promise<T | null> { return this.#run(() => this.#sync.get(criteria, options)) }
+  list (criteria: Criteria, query: ListQuery = { orderBy: [] }, options?: RepositoryOptions): Promise<T[]> { return this.#run(() => this.#sync.list(criteria, query, options)) }
+  /** A page and its total from one snapshot (one read transaction). */
+  listAndCount (criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>, options?: RepositoryOptions): Promise<{ items: T[], total: number }> {
+    return this.#run(() => this.#sync.listAndCount(criteria, query, countQuery, options))
+  }
+
+  count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, options?: RepositoryOptions): Promise<number> { return this.#run(() => this.#sync.count(criteria, query, options)) }
+  update (criteria: Criteria, values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> { return this.#run(() => this.#sync.update(criteria, values, options)) }
+  delete (criteria: Criteria, options?: RepositoryOptions): Promise<boolean> { return this.#run(() => this.#sync.delete(criteria, options)) }
+  createMany (items: Array<Record<string, unknown>>, options?: RepositoryOptions): Promise<T[]> { return this.#run(() => this.#sync.createMany(items, options)) }
+  updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): Promise<T[]> { return this.#run(() => this.#sync.updateMany(values, kwargs, ...args)) }
+  bulkUpdate (items: Array<Record<string, unknown>>, options?: RepositoryOptions): Promise<void> { return this.#run(() => this.#sync.bulkUpdate(items, options)) }
+  deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): Promise<void> { return this.#run(() => this.#sync.deleteMany(kwargs, ...args)) }
+}
