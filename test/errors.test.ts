@@ -206,15 +206,19 @@ test('the client error handler answers timeouts and oversized headers, and leave
   const { problemClientErrorHandler } = await import('../lib/index.js')
   const written: string[] = []
   let destroyed = 0
-  const socket = { destroyed: false, writable: true, write (s: string) { written.push(s) }, destroy () { destroyed++ } }
+  const socket = { destroyed: false, writable: true, bytesWritten: 0, write (s: string) { written.push(s) }, destroy () { destroyed++ } }
   problemClientErrorHandler(Object.assign(new Error('t'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket as unknown as net.Socket)
   problemClientErrorHandler(Object.assign(new Error('h'), { code: 'HPE_HEADER_OVERFLOW' }), socket as unknown as net.Socket)
   problemClientErrorHandler(Object.assign(new Error('r'), { code: 'ECONNRESET' }), socket as unknown as net.Socket)
   problemClientErrorHandler(new Error('gone'), { ...socket, writable: false } as unknown as net.Socket)
+  problemClientErrorHandler(Object.assign(new Error('t'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), { ...socket, _httpMessage: { headersSent: true } } as unknown as net.Socket)
+  problemClientErrorHandler(Object.assign(new Error('t'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), { ...socket, _httpMessage: { headersSent: false } } as unknown as net.Socket)
+  problemClientErrorHandler(Object.assign(new Error('t'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), { ...socket, _httpMessage: null, bytesWritten: 120 } as unknown as net.Socket)
   t.match(written[0], /^HTTP\/1\.1 408 Request Timeout/)
   t.match(written[1], /^HTTP\/1\.1 431 Request Header Fields Too Large/)
-  t.equal(written.length, 2, 'nothing is written to a reset or unwritable socket')
-  t.equal(destroyed, 3)
+  t.match(written[2], /^HTTP\/1\.1 408 Request Timeout/, 'a response that has not started yet: the problem')
+  t.equal(written.length, 3, 'nothing is written to a reset or unwritable socket, nor once a response has started or been sent')
+  t.equal(destroyed, 6)
 })
 
 test('a deeply nested body never becomes a stack overflow 500', async (t) => {

@@ -115,7 +115,12 @@ export function problemClientErrorHandler (error: Error & { code?: string }, soc
   const [status, detail] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'The request could not be parsed.']
   const title = statusTitle(status)
   const body = JSON.stringify({ type: 'about:blank', title, status, detail })
-  if (socket.writable) {
+  // Only a socket on which nothing has been answered yet gets the problem: a response under way
+  // must not be cut into, and once one has been sent (a request answered before its body finished
+  // arriving, or an earlier request on a keep-alive connection), a 408 written now could be read as
+  // the answer to a request the client has not made yet. Such a socket is closed without one.
+  const response = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage // Node's http server keeps the socket's current response there
+  if (socket.writable && (response === undefined || response === null ? socket.bytesWritten === 0 : response.headersSent !== true)) {
     socket.write(`HTTP/1.1 ${status} ${title}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nConnection: close\r\n\r\n${body}`)
   }
   socket.destroy(error)
