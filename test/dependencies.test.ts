@@ -133,3 +133,37 @@ test('a dependency may answer by itself through the reply', async (t) => {
   t.equal(res.statusCode, 308)
   t.equal(res.headers.location, '/new')
 })
+
+test('a dependency that returns false denies with 403, as a guard does; any other value lets the request through', async (t) => {
+  const rows = new Map<number, string>([[1, 'lamp']])
+  let writes = 0
+  class Guarded extends APIView {
+    static override unsafeDependencies = [async () => false]
+    static override actionDependencies = {
+      sync: [() => false],
+      onPreHandler: [{ preHandler: async () => await Promise.resolve(false) }],
+      truthy: [() => true, async () => ({ user: 'ada' }), () => 0, () => null, () => '']
+    }
+
+    @Post('/', { schema: { body: Type.Object({ name: Type.String() }) } })
+    create (request: FastifyRequest) { writes++; rows.set(2, (request.body as { name: string }).name); return { ok: true } }
+
+    @Get('/sync')
+    sync () { return { reached: true } }
+
+    @Get('/pre')
+    onPreHandler () { return { reached: true } }
+
+    @Get('/truthy')
+    truthy () { return { reached: true } }
+  }
+  const app = await build({ views: [{ view: Guarded, prefix: '/items' }] })
+  t.teardown(() => app.close())
+  const denied = await app.inject({ method: 'POST', url: '/items', payload: { name: 'desk' } })
+  t.equal(problem(t, denied, 403).detail, 'You do not have permission to perform this action.', 'an async guard resolving to false: 403')
+  t.equal(writes, 0, 'the write never ran')
+  t.equal(rows.size, 1)
+  t.equal(problem(t, await app.inject('/items/sync'), 403).status, 403, 'a sync one too')
+  t.equal(problem(t, await app.inject('/items/pre'), 403).status, 403, 'in any phase')
+  t.same((await app.inject('/items/truthy')).json(), { reached: true }, 'true, an object, 0, null and "" let it through: only false denies')
+})

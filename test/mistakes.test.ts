@@ -325,3 +325,27 @@ test('26. a new member one edit from an inherited one is refused only when it is
   }
   t.match(await caught(() => register(Child)), { code: 'FV_ERR_MISSPELT_MEMBER', message: /Child\.prototype\.getKWargs looks like a misspelling of getKwargs/ })
 })
+
+test('26. near names, not only one edit: another case or underscores, singular for plural, two edits in a long name', async (t) => {
+  const requireAuth = (): void => {}
+  const near: Array<[string, () => Promise<void>, RegExp]> = [
+    ['unsafeDependency', async () => { await register(class Books extends BookViews.with(statics()) { static unsafeDependency = [requireAuth] }) }, /Books\.unsafeDependency looks like a misspelling of unsafeDependencies/],
+    ['response_schema', async () => { await register(class Books extends BookViews.with(statics()) { static response_schema = Book }) }, /Books\.response_schema looks like a misspelling of responseSchema/],
+    ['actionDependecies', async () => { await register(class Books extends BookViews.with(statics()) { static actionDependecies = {} }) }, /Books\.actionDependecies looks like a misspelling of actionDependencies/],
+    ['reponseSchma', async () => { await register(class Books extends BookViews.with(statics()) { static reponseSchma = Book }) }, /Books\.reponseSchma looks like a misspelling of responseSchema/],
+    ['get_kwargs', async () => { await register(class Books extends BookViews.with(statics()) { get_kwargs () { return {} } }) }, /Books\.prototype\.get_kwargs looks like a misspelling of getKwargs/],
+    ['requirePrecondition', async () => { await register(class Books extends BookViews.with(statics()) { static requirePrecondition = true }) }, /Books\.requirePrecondition looks like a misspelling of requirePreconditions/]
+  ]
+  for (const [name, act, message] of near) t.match(await caught(act), { code: 'FV_ERR_MISSPELT_MEMBER', message }, name)
+  class Helpers extends BookViews.with(statics()) {
+    static pageTitle = 'Books' // far from every inherited name
+    static tags = ['books'] // too short to compare
+    loadAuthors () { return [] }
+    responseFor () { return {} }
+  }
+  t.equal(await caught(() => register(Helpers)), undefined, 'names of your own pass')
+  t.match(await caught(() => class Books extends BookViews.with({ ...statics(), responseSchemas: Book } as never) {}),
+    { code: 'FV_ERR_UNKNOWN_STATIC', message: /"responseSchemas" is not a static of .*; did you mean "responseSchema"\?$/ }, '.with() says which static was meant')
+  t.match(await caught(() => class Books extends BookViews.with({ ...statics(), zzz: 1 } as never) {}),
+    { code: 'FV_ERR_UNKNOWN_STATIC', message: /"zzz" is not a static of .*, so it would never be read$/ }, 'and nothing when no static is near')
+})

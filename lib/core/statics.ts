@@ -1,4 +1,5 @@
 import { ConfigurationError } from './configuration-error.js'
+import { meantName } from './names.js'
 
 // Every function has these; none is a static a view or a filter reads.
 const FUNCTION_OWN = new Set(['name', 'length', 'prototype'])
@@ -11,7 +12,9 @@ const FUNCTION_OWN = new Set(['name', 'length', 'prototype'])
 export function assignStatics (target: object, base: { name: string }, statics: object, owner: string): void {
   for (const [key, value] of Object.entries(statics)) {
     if (!(key in base) || FUNCTION_OWN.has(key)) {
-      throw new ConfigurationError('FV_ERR_UNKNOWN_STATIC', `${owner}: "${key}" is not a static of ${base.name}, so it would never be read`)
+      const meant = meantName(key, staticNames(base))
+      throw new ConfigurationError('FV_ERR_UNKNOWN_STATIC', `${owner}: "${key}" is not a static of ${base.name}, so it would never be read` +
+        (meant === undefined ? '' : `; did you mean "${meant}"?`))
     }
     Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })
   }
@@ -19,3 +22,12 @@ export function assignStatics (target: object, base: { name: string }, statics: 
 
 /** The name of a class `.with(...)` made: what it extends and the statics it sets. */
 export const withName = (base: { name: string }, statics: object): string => `${base.name}.with(${Object.keys(statics).join(', ')})`
+
+/** Every static `base` has, its own and inherited ones, but those every function has. */
+function staticNames (base: object): Set<string> {
+  const names = new Set<string>()
+  for (let c: object | null = base; c !== null && c !== Function.prototype; c = Object.getPrototypeOf(c) as object | null) {
+    for (const name of Object.getOwnPropertyNames(c)) if (!FUNCTION_OWN.has(name)) names.add(name)
+  }
+  return names
+}

@@ -3,6 +3,7 @@ import { APIView } from '../views/api-view.js'
 import { MIXIN } from '../views/mixins.js'
 import { getRouteMeta } from '../routes/route-meta.js'
 import { ConfigurationError } from '../core/configuration-error.js'
+import { meantName } from '../core/names.js'
 
 // Mistakes of configuration refused when a view is registered, each naming the view.
 
@@ -41,8 +42,9 @@ function isLibraryClass (cls: object): boolean {
 const BUILT_IN = new Set(['length', 'name', 'prototype', 'constructor', 'arguments', 'caller'])
 
 /**
- * A member of the user's own classes whose name is one edit away from a member the view
- * inherits (`getKwarg` for `getKwargs`, `reponseSchema` for `responseSchema`) replaces
+ * A member of the user's own classes whose name is near a member the view inherits
+ * (`getKwarg` for `getKwargs`, `reponseSchema` for `responseSchema`, `unsafeDependency` for
+ * `unsafeDependencies`, `response_schema`; `core/names.ts` says what is near) replaces
  * nothing: the inherited one still runs, or its default stays. When that member scopes rows
  * or sets a schema, the mistake widens access or leaks fields without a sign, and no compiler
  * sees it (a new name needs no `override`). Refused, naming both. Route methods and names
@@ -69,29 +71,10 @@ export function assertNoNearMisses (klass: ViewClass): void {
     ]
     for (const { name, shown, value } of members) {
       if (BUILT_IN.has(name) || inherited.has(name) || name.startsWith('_') || (typeof value === 'function' && getRouteMeta(value) !== undefined)) continue
-      const meant = [...inherited].find((known) => oneEditApart(name, known))
+      const meant = meantName(name, inherited)
       if (meant === undefined) continue
       throw new ConfigurationError('FV_ERR_MISSPELT_MEMBER', `Cannot register ${klass.name}: ${shown} looks like a misspelling of ${meant}, which it does not replace ` +
         `(the inherited ${meant} still applies); rename it ${meant}, or give it a name of its own`)
     }
   }
-}
-
-/**
- * Whether two names of at least four characters differ by one edit: a character added,
- * dropped, changed or two neighbours swapped, letter case ignored (`getkwargs`).
- */
-function oneEditApart (a: string, b: string): boolean {
-  if (a.length < 4 || b.length < 4 || Math.abs(a.length - b.length) > 1) return false
-  const x = a.toLowerCase()
-  const y = b.toLowerCase()
-  if (x === y) return true
-  let i = 0
-  while (i < x.length && i < y.length && x[i] === y[i]) i++
-  if (x.length === y.length) {
-    // One changed character, or two neighbours swapped.
-    return x.slice(i + 1) === y.slice(i + 1) || (x[i] === y[i + 1] && x[i + 1] === y[i] && x.slice(i + 2) === y.slice(i + 2))
-  }
-  // One character added or dropped.
-  return x.length > y.length ? x.slice(i + 1) === y.slice(i) : x.slice(i) === y.slice(i + 1)
 }

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
+import { Forbidden } from '../http/errors.js'
 import type { Dependency, DependencyFn } from './types.js'
 
 type HookPhase = 'onRequest' | 'preValidation' | 'preHandler'
@@ -9,11 +10,13 @@ export type DependencyHooks = Record<HookPhase, onRequestHookHandler[]>
 /**
  * Fastify runs a two-argument hook as async and waits on its promise; a dependency
  * may be a plain function that returns nothing or throws, so each is wrapped once,
- * at registration, into a hook that Fastify can always await.
+ * at registration, into a hook that Fastify can always await. A dependency that returns
+ * (or resolves to) `false` denies the request with 403, the way a guard denies: ignoring
+ * it would let the request through that its author meant to refuse.
  */
 function toHook (dependency: DependencyFn): onRequestHookHandler {
   return async function dependencyHook (this: unknown, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    await dependency.call(this, request, reply)
+    if (await dependency.call(this, request, reply) === false) throw new Forbidden()
   } as onRequestHookHandler
 }
 

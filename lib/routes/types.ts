@@ -26,7 +26,10 @@ export type ViewRequest<S extends RouteSchemas = RouteSchemas> = FastifyRequest<
 /** What a handler may return: the typed body, a reply it sent itself, text, or nothing. */
 export type HandlerResult<R> = StaticOf<R> | FastifyReply | string | Buffer | null | undefined
 
-/** A dependency function: a Fastify hook that may throw an `APIError` to refuse the request. */
+/**
+ * A dependency function: a Fastify hook that refuses the request by throwing an `APIError`
+ * (its problem is the answer) or by returning `false` (403 Forbidden); anything else lets it through.
+ */
 export type DependencyFn = (request: FastifyRequest, reply: FastifyReply) => unknown
 
 /**

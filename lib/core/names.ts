@@ -1,0 +1,67 @@
+/**
+ * Which known name a mistyped one was meant to be: the rule behind the "did you mean" of
+ * configuration errors and the near-miss check of class bodies.
+ */
+
+/** A name without case, underscores or hyphens: `response_schema`, `ResponseSchema` and `responseSchema` read alike. */
+const plain = (name: string): string => name.toLowerCase().replace(/[_-]/g, '')
+
+/** A plain name without a plural ending: `dependencies` and `dependency`, `fields` and `field`, `searches` and `search`. */
+function singular (name: string): string {
+  if (name.endsWith('ies')) return name.slice(0, -3) + 'y'
+  if (/(?:s|x|z|ch|sh)es$/.test(name)) return name.slice(0, -2)
+  if (name.endsWith('s') && !name.endsWith('ss')) return name.slice(0, -1)
+  return name
+}
+
+/** The edit distance of two strings (a character added, dropped, changed, or two neighbours swapped), stopping past `limit`. */
+function distance (a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1
+  let before: number[] = []
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i]
+    let best = i
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      let d = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2] + 1)
+      row.push(d)
+      best = Math.min(best, d)
+    }
+    if (best > limit) return limit + 1
+    before = previous
+    previous = row
+  }
+  return previous[b.length]
+}
+
+/**
+ * How far apart two names are as a user would mistype them, or `undefined` when they are not
+ * near: the same name in another case or with underscores (`response_schema`), singular for
+ * plural (`unsafeDependency`), or a few characters off: one edit under ten characters, two from
+ * ten on. Names under four characters are too short to tell a typo from another word.
+ */
+export function nameDistance (typed: string, known: string): number | undefined {
+  if (typed.length < 4 || known.length < 4 || typed === known) return undefined
+  const a = plain(typed)
+  const b = plain(known)
+  if (a === b || singular(a) === singular(b)) return 0
+  const limit = Math.min(a.length, b.length) >= 10 ? 2 : 1
+  const d = distance(a, b, limit)
+  return d <= limit ? d : undefined
+}
+
+/** The known name `typed` was most likely meant to be (the nearest; the first listed on a tie), or `undefined`. */
+export function meantName (typed: string, known: Iterable<string>): string | undefined {
+  let meant: string | undefined
+  let nearest = Number.POSITIVE_INFINITY
+  for (const name of known) {
+    const d = nameDistance(typed, name)
+    if (d !== undefined && d < nearest) {
+      meant = name
+      nearest = d
+    }
+  }
+  return meant
+}
