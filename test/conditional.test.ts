@@ -362,6 +362,7 @@ test('a precondition waits for a valid target: a bad query is a 400 before any 4
 test('etagMatches and notModifiedSince for hand-rolled logic', async (t) => {
   const seen: unknown[] = []
   class Manual extends ConditionalMixin {
+    static override conditionalRequests = true
     @Get('/')
     get () {
       seen.push([this.etagMatches('"a"'), this.notModifiedSince(MODIFIED), this.notModifiedSince(new Date(0)), this.notModifiedSince(Date.parse(MODIFIED))])
@@ -381,6 +382,7 @@ test('etagMatches and notModifiedSince for hand-rolled logic', async (t) => {
 
 test('checkLastModified with an unreadable date serves the body and stamps nothing', async (t) => {
   class Broken extends ConditionalMixin {
+    static override conditionalRequests = true
     @Get('/')
     get () { return this.checkLastModified('garbage') ?? { served: true } }
   }
@@ -506,6 +508,7 @@ test('an async action returning checkLastModified ?? item answers a clean 304', 
   class AsyncItem extends mix(ConditionalMixin, AsyncGenericViewSet)<{ item: ItemT, params: { id: number } }> {
     static override responseSchema = Item
     static override detailParams = IdParams
+    static override conditionalRequests = true
     static override repository = asyncRepository(new MemoryRepository<ItemT>({ rows: [{ id: 1, name: 'lamp', updated_at: MODIFIED }] })) as never
     override async retrieve (request: FastifyRequest<{ Params: { id: number } }>) {
       const item = (await this.repository.get({ id: request.params.id }, {})) as ItemT

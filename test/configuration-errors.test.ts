@@ -281,7 +281,20 @@ const thrown: ThrownCase[] = [
     code: 'FV_ERR_UNKNOWN_STATIC',
     mistake: '.with() given a static the class does not have (a typo, from JavaScript)',
     act: () => (AsyncListAPIView.with as (statics: object) => unknown).call(AsyncListAPIView, { responseSchemas: {} }),
-    message: /^AsyncListAPIView\.with\(responseSchemas\): "responseSchemas" is not a static of AsyncListAPIView, so it would never be read$/
+    message: /^AsyncListAPIView\.with\(responseSchemas\): "responseSchemas" is not a static of AsyncListAPIView, so it would never be read; did you mean "responseSchema"\?$/
+  },
+  {
+    code: 'FV_ERR_CONDITIONAL_OFF',
+    mistake: 'ConditionalMixin with neither etag nor conditionalRequests: it would send no validators and check nothing',
+    act: () => {
+      class Notes extends mix(ConditionalMixin, GenericViewSet) {
+        static override repository = rows()
+        static override responseSchema = Type.Object({ id: Type.Integer(), updated_at: Type.String({ format: 'date-time' }) })
+        static override lastModifiedField = 'updated_at'
+      }
+      return build({ views: [Notes] })
+    },
+    message: /^Cannot register Notes: it mixes in ConditionalMixin but turns nothing on.*Set etag = true/
   },
   {
     code: 'FV_ERR_MISSPELT_MEMBER',

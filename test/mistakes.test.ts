@@ -17,8 +17,8 @@ const books = () => asyncRepository<BookData, MemoryRepository<BookData>>(new Me
 const statics = () => ({ responseSchema: Book, createSchema: BookIn, detailParams: BookParams, repository: books() })
 
 /** The Book API's base: a generic viewset with ETag and Last-Modified. */
-const BookViews = mix(ConditionalMixin, AsyncGenericViewSet)
-const BASE = /mix\(ConditionalMixin, AsyncGenericViewSet\)/.source
+const BookViews = mix(ConditionalMixin, AsyncGenericViewSet).with({ etag: true })
+const BASE = /mix\(ConditionalMixin, AsyncGenericViewSet\)\.with\(etag\)/.source
 
 function sqliteBooks () {
   const db = new Database(':memory:')

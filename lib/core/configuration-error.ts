@@ -22,6 +22,8 @@ export const CONFIGURATION_ERRORS = {
   FV_ERR_NO_REPOSITORY: 'FV_ERR_NO_REPOSITORY',
   /** A view checks If-Match but its repository cannot check it in the same step as the write. */
   FV_ERR_NOT_ATOMIC: 'FV_ERR_NOT_ATOMIC',
+  /** A view mixes in `ConditionalMixin` but turns on neither `etag` nor `conditionalRequests`: it would do nothing. */
+  FV_ERR_CONDITIONAL_OFF: 'FV_ERR_CONDITIONAL_OFF',
   /** A partial update takes patch documents but has no way to read the object they apply to. */
   FV_ERR_PATCH_TARGET: 'FV_ERR_PATCH_TARGET',
   /** A bulk view lacks an attribute its actions need, or its PUT schema does not require the key. */
@@ -40,7 +42,7 @@ export const CONFIGURATION_ERRORS = {
   FV_ERR_UNKNOWN_STATIC: 'FV_ERR_UNKNOWN_STATIC',
   /** A schema the library cannot check: no TypeBox type, a 0.34 kind without a `TypeRegistry` entry, or a `typebox` 1.x feature JSON Schema cannot say (`Type.Refine`, `Type.Codec`, `Type.Unsafe`, `Type.Cyclic`). */
   FV_ERR_UNSUPPORTED_SCHEMA: 'FV_ERR_UNSUPPORTED_SCHEMA',
-  /** A member of a view class is one edit away from one it inherits (`getKwarg` for `getKwargs`): it would replace nothing. */
+  /** A member of a view class is near one it inherits (`getKwarg` for `getKwargs`, `unsafeDependency`): it would replace nothing. */
   FV_ERR_MISSPELT_MEMBER: 'FV_ERR_MISSPELT_MEMBER',
   /** An entry of the plugin's `views` option is not a view, an entry object or a router. */
   FV_ERR_VIEW_ENTRY: 'FV_ERR_VIEW_ENTRY',

@@ -264,7 +264,13 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
         throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${this.name}: lastModifiedField "${field}" is not a time in its responseSchema: ` +
           'name the field that says when the item last changed, a string with format \'date-time\' (or \'date\')')
       }
-      if (this.etag !== true && this.conditionalRequests !== true) return
+      // Mixed in with nothing turned on, the mixin would do nothing at all: no validators, no 304,
+      // no 412, and lastModifiedField and requirePreconditions would be silently inert.
+      if (this.etag !== true && this.conditionalRequests !== true) {
+        throw new ConfigurationError('FV_ERR_CONDITIONAL_OFF', `Cannot register ${this.name}: it mixes in ConditionalMixin but turns nothing on, so it sends no validators ` +
+          'and checks no preconditions. Set etag = true (an ETag, and Last-Modified from lastModifiedField, on every GET; 304 and 412), or ' +
+          'conditionalRequests = true (validators you set yourself with checkEtag / checkLastModified, and 412 from getValidators), or leave ConditionalMixin out')
+      }
       const writes = this.standardActions().filter((a) => GENERIC_WRITES.has(a.name)).map((a) => a.name)
       // A repository from an instance getter is only known per request: its class answers for it.
       // The repository is GenericViewMixin's static, when there is one.
