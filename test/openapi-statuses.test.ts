@@ -19,6 +19,8 @@ interface Facts {
   action: string | undefined
   /** Whether a path, query or header schema is validated, or a body is read. */
   validates: boolean
+  /** Whether the operation takes a body (documents a request body). */
+  body: boolean
   /** ConditionalMixin: etag or conditionalRequests; with requirePreconditions. */
   conditional: boolean
   requirePreconditions: boolean
@@ -26,22 +28,22 @@ interface Facts {
   declared: number[]
 }
 
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 const DETAIL = new Set(['retrieve', 'update', 'partialUpdate', 'destroy'])
 const CONFLICTS = new Set(['create', 'update', 'partialUpdate', 'bulkCreate', 'bulkUpdate', 'updateMany'])
 
 /**
  * Every error status a route can answer, from its configuration alone, written from the
- * HTTP side rather than from the library's code: Fastify's body handling (400 malformed, 413,
- * 415), validation (400), the standard actions (404 on a missing row, 409 on a clash), the
+ * HTTP side rather than from the library's code: the handling of a body (400 malformed, 413,
+ * 415 for another media type), content on a route that takes none (415, before it is read:
+ * no 413), validation (400), the standard actions (404 on a missing row, 409 on a clash), the
  * conditional requests of RFC 9110 (304 on reads, 412 on detail writes) and RFC 6585 (428),
  * and what the route declares.
  */
 function possibleStatuses (facts: Facts, detail: boolean): number[] {
   const out = new Set<number>(facts.declared)
-  const body = BODY_METHODS.has(facts.method)
-  if (facts.validates || body) out.add(400)
-  if (body) { out.add(413); out.add(415) }
+  if (facts.validates) out.add(400)
+  if (facts.body) out.add(413)
+  out.add(415)
   if (facts.action !== undefined && (DETAIL.has(facts.action) || facts.action === 'bulkUpdate')) out.add(404)
   if (facts.action !== undefined && CONFLICTS.has(facts.action)) out.add(409)
   if (facts.conditional && facts.method === 'GET') out.add(304)
@@ -85,10 +87,13 @@ function probesFor ({ facts, url, missing, invalid, body }: Target, bodyLimit: n
   // strong tag names one, and lets the request through to what the probe is about: a target
   // that is malformed (400) or missing (404) is answered before any precondition.
   const anyVersion = facts.conditional && ['PUT', 'PATCH', 'DELETE'].includes(method) && missing !== undefined ? { 'if-match': '"some-version"' } : undefined
-  if (BODY_METHODS.has(method)) {
+  if (facts.body) {
     out.push({ why: 'malformed JSON', status: 400, method, url, headers: JSON_TYPE, payload: '{"name":' })
     out.push({ why: 'a media type no parser takes', status: 415, method, url, headers: { 'content-type': 'text/csv' }, payload: 'name\nlamp' })
     out.push({ why: 'a body over bodyLimit', status: 413, method, url, headers: JSON_TYPE, payload: JSON.stringify({ name: 'x'.repeat(bodyLimit) }) })
+  } else {
+    out.push({ why: 'content on a route that takes none', status: 415, method, url, headers: JSON_TYPE, payload: '{}' })
+    out.push({ why: 'content over bodyLimit on a route that takes none', status: 415, method, url, headers: JSON_TYPE, payload: JSON.stringify({ name: 'x'.repeat(bodyLimit) }) })
   }
   if (invalid !== undefined) out.push(withBody({ why: 'a path parameter that fails validation', status: 400, method, url: invalid, headers: anyVersion }))
   if (missing !== undefined) out.push(withBody({ why: 'a row that does not exist', status: 404, method, url: missing, headers: anyVersion }))
@@ -152,6 +157,7 @@ test('the example API: every route documents exactly the statuses its configurat
         action: actionOf(operation.operationId),
         // Header parameters of a conditional view are documented, not validated; the rest is.
         validates: (operation.parameters ?? []).some((p) => p.in !== 'header') || operation.requestBody !== undefined,
+        body: operation.requestBody !== undefined,
         conditional: items && !route.endsWith('/bulk'),
         requirePreconditions: false,
         declared: []
@@ -265,6 +271,7 @@ test('a richer app (bulk, conditional, filters, pagination, custom and plain rou
       method: String(route.method),
       action: custom.has(action) ? undefined : action,
       validates: ['params', 'querystring', 'headers', 'body'].some((part) => (schema as Record<string, unknown>)[part] !== undefined),
+      body: (schema as Record<string, unknown>).body !== undefined,
       ...configured[view],
       declared: declared[key] ?? []
     })

@@ -176,22 +176,22 @@ test('errors: defaults, detail and create errors, class errors, Throws, errors()
   const problem = (path: string, method: string, status: string) => doc.paths[path][method].responses[status].content['application/problem+json'].schema
   const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
 
-  t.same(statuses('/items', 'get'), ['200', '403'], 'list: class errors (403); no 400, since it validates nothing and reads no body')
+  t.same(statuses('/items', 'get'), ['200', '403', '415'], 'list: class errors (403), the 415 of content it does not take; no 400, since it validates nothing and reads no body')
   t.same(statuses('/items', 'post'), ['201', '400', '403', '409', '413', '415'], 'create documents 409, and the 413 and 415 of its body')
   t.same(statuses('/items/{id}', 'put'), ['200', '400', '403', '404', '409', '413', '415'], 'update documents 404 and 409 (a documented decision)')
   t.same(statuses('/items/{id}', 'patch'), ['200', '400', '403', '404', '409', '413', '415'], 'partialUpdate documents 404 and 409')
-  t.same(statuses('/items/{id}', 'delete'), ['204', '400', '403', '404', '413', '415'], 'destroy documents 404, no 409; Fastify reads a DELETE body too')
+  t.same(statuses('/items/{id}', 'delete'), ['204', '400', '403', '404', '415'], 'destroy documents 404, no 409; content is refused unread: 415, no 413')
   t.same(problem('/items/{id}', 'put', '409'), ref('ConflictProblem'))
   t.same(problem('/items/{id}', 'patch', '409'), ref('ConflictProblem'))
   t.same(problem('/items/{id}', 'get', '404'), { anyOf: [ref('NotFoundProblem'), ref('ArchivedNotFoundProblem')] }, 'two errors on one status: anyOf')
   t.same(problem('/items/{id}', 'get', '400'), ref('BadRequestProblem'))
-  t.same(statuses('/items/{id}/history', 'get'), ['200', '400', '403', '404', '410'], 'Throws per action')
+  t.same(statuses('/items/{id}/history', 'get'), ['200', '400', '403', '404', '410', '415'], 'Throws per action')
   t.same(problem('/items/import', 'post', '409'), ref('ConflictProblem'), 'responses: errors(...) combine with the rest')
   t.same(problem('/items/import', 'post', '410'), ref('GoneProblem'), 'errors() and Catch(Sold -> 410) share the documented class')
   t.same(problem('/items/sync', 'get', '410'), ref('Problem'), 'CatchDefined documents what raises maps to')
-  t.same(statuses('/paged', 'get'), ['200', '404'])
-  t.same(statuses('/plain/open', 'get'), ['200'], 'a View route without a request schema cannot answer 400')
-  t.same(statuses('/plain/checked', 'get'), ['200', '400'], 'a View route with a schema documents the 400 of its validation')
+  t.same(statuses('/paged', 'get'), ['200', '404', '415'])
+  t.same(statuses('/plain/open', 'get'), ['200', '415'], 'a View route without a request schema cannot answer 400')
+  t.same(statuses('/plain/checked', 'get'), ['200', '400', '415'], 'a View route with a schema documents the 400 of its validation')
   t.same(problem('/plain/body', 'post', '400'), ref('BadRequestProblem'))
 
   const schemas = doc.components.schemas
@@ -390,26 +390,22 @@ test('each application documents its own components: two apps in one process, ea
   }
 })
 
-test('a View route that reads a body documents the 400 of a malformed one', async (t) => {
-  const { app, doc } = await documented(everything())
-  t.teardown(() => app.close())
+test('a View route without a body schema takes no content: it documents and answers 415 alone, before reading any', async (t) => {
   class Bodyless extends View {
     @Post('/')
     post () { return {} }
   }
-  const { app: app2, doc: doc2 } = await documented({ views: [Bodyless] })
-  t.teardown(() => app2.close())
-  t.same(Object.keys(doc2.paths['/'].post.responses), ['201', '400', '413', '415'], 'and the 413 and 415 of Fastify\'s body handling')
-  const res = await app2.inject({ method: 'POST', url: '/', headers: { 'content-type': 'application/json' }, payload: '{' })
-  t.equal(res.statusCode, 400)
-  // Each documented error status is one the route answers, as problem+json.
-  const xml = await app2.inject({ method: 'POST', url: '/', headers: { 'content-type': 'application/xml' }, payload: '<a/>' })
-  t.equal(xml.statusCode, 415)
-  t.match(xml.headers['content-type'], /^application\/problem\+json/)
-  const large = await app2.inject({ method: 'POST', url: '/', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ text: 'x'.repeat(1024 * 1024 + 1) }) })
-  t.equal(large.statusCode, 413)
-  t.match(large.headers['content-type'], /^application\/problem\+json/)
-  t.ok(doc)
+  const { app, doc } = await documented({ views: [Bodyless] })
+  t.teardown(() => app.close())
+  t.same(Object.keys(doc.paths['/'].post.responses), ['201', '415'], 'no 400 and no 413: nothing is read or validated')
+  t.equal(doc.paths['/'].post.requestBody, undefined, 'and no request body')
+  // Each documented error status is one the route answers, as problem+json; malformed or oversized content is refused unread.
+  for (const payload of ['{', '<a/>', JSON.stringify({ text: 'x'.repeat(1024 * 1024 + 1) })]) {
+    const res = await app.inject({ method: 'POST', url: '/', headers: { 'content-type': 'application/json' }, payload })
+    t.equal(res.statusCode, 415)
+    t.match(res.headers['content-type'], /^application\/problem\+json/)
+  }
+  t.equal((await app.inject({ method: 'POST', url: '/', headers: { 'content-type': 'application/json' } })).statusCode, 201, 'an empty body with a JSON media type is no content')
 })
 
 test('bulk views: 400 everywhere, 409 on POST/PUT/PATCH, 404 on PUT, filter parameters on PATCH and DELETE; valid', async (t) => {
@@ -434,7 +430,7 @@ test('bulk views: 400 everywhere, 409 on POST/PUT/PATCH, 404 on PUT, filter para
   t.same(Object.keys(bulk.post.responses), ['201', '400', '409', '413', '415'], 'POST: 201, 400, 409, 413 past maxBatchSize or bodyLimit, 415')
   t.same(Object.keys(bulk.put.responses), ['204', '400', '404', '409', '413', '415'])
   t.same(Object.keys(bulk.patch.responses), ['200', '400', '409', '413', '415'])
-  t.same(Object.keys(bulk.delete.responses), ['204', '400', '413', '415'])
+  t.same(Object.keys(bulk.delete.responses), ['204', '400', '415'], 'DELETE: content is refused unread, so no 413')
   t.same(bulk.post.operationId, 'bulkCreateItems')
   t.same([bulk.put.operationId, bulk.patch.operationId, bulk.delete.operationId], ['bulkUpdateItems', 'updateManyItems', 'bulkDeleteItems'])
   t.same([bulk.post.summary, bulk.put.summary, bulk.patch.summary, bulk.delete.summary],
@@ -498,11 +494,11 @@ test('conditional views document validators, 304 on safe methods and 412 on unsa
   const { app, doc } = await documented({ views: [{ view: Conditional, prefix: '/c' }, { view: HandRolled, prefix: '/h' }] })
   t.teardown(() => app.close())
   const responses = (path: string, method: string) => doc.paths[path][method].responses
-  t.same(Object.keys(responses('/c/{id}', 'get')), ['200', '304', '400', '404'])
+  t.same(Object.keys(responses('/c/{id}', 'get')), ['200', '304', '400', '404', '415'])
   t.same(Object.keys(responses('/c/{id}', 'get')['200'].headers), ['etag', 'last-modified'])
   t.same(responses('/c/{id}', 'get')['304'].headers, responses('/c/{id}', 'get')['200'].headers, 'a 304 documents the same validators')
   t.notOk(responses('/c/{id}', 'get')['304'].content, 'a 304 has no content')
-  t.same(Object.keys(responses('/c', 'get')), ['200', '304'], 'lists are conditional too')
+  t.same(Object.keys(responses('/c', 'get')), ['200', '304', '415'], 'lists are conditional too')
   for (const method of ['put', 'patch', 'delete']) {
     t.same(responses('/c/{id}', method)['412'].content['application/problem+json'].schema, { $ref: '#/components/schemas/PreconditionFailedProblem' }, `${method}: 412`)
   }
@@ -513,7 +509,7 @@ test('conditional views document validators, 304 on safe methods and 412 on unsa
   t.notOk(responses('/c', 'get')['200'].headers['last-modified'], 'a list has no Last-Modified')
   t.match(responses('/c/{id}', 'get')['200'].headers['last-modified'].schema, { pattern: /GMT\$$/, examples: ['Thu, 01 Jan 2026 10:00:00 GMT'] }, 'an HTTP-date')
   t.equal(summary['200'].description, 'Short')
-  t.same(Object.keys(responses('/h', 'get')), ['200', '304'], 'conditionalRequests documents hand-rolled validators')
+  t.same(Object.keys(responses('/h', 'get')), ['200', '304', '415'], 'conditionalRequests documents hand-rolled validators')
   // etag = true sends an ETag with every 2xx and 304: a client may rely on it. Last-Modified depends on the stored value.
   for (const [path, method, status] of [['/c/{id}', 'get', '200'], ['/c/{id}', 'get', '304'], ['/c', 'get', '200'], ['/c/{id}', 'put', '200'], ['/c/{id}', 'patch', '200']]) {
     const headers = responses(path, method)[status].headers
@@ -550,8 +546,8 @@ test('documentation corners: CatchDefined string entries, Catch with a detail on
   }
   const { app, doc } = await documented({ views: [Corners] })
   t.teardown(() => app.close())
-  t.same(Object.keys(doc.paths['/defined'].get.responses), ['200', '400'])
-  t.same(Object.keys(doc.paths['/detail-only'].get.responses), ['200', '400'])
+  t.same(Object.keys(doc.paths['/defined'].get.responses), ['200', '400', '415'])
+  t.same(Object.keys(doc.paths['/detail-only'].get.responses), ['200', '400', '415'])
   t.same(doc.paths['/csv'].get.responses['200'].content, { 'text/csv': { schema: { type: 'string' } } })
 
   t.equal(refResolver.buildLocalReference({}, '', '', 3), 'def-3')
@@ -582,7 +578,7 @@ test('documentation corners: CatchDefined string entries, Catch with a detail on
 
   const itemsRoute = { name: 'retrieve', methods: ['GET'], path: '/:id', status: 200, options: {}, throws: [NotFound], responseSchema: Item, emptyBody: false, standard: true } as never
   const documentedMap = documentedResponses(Items, itemsRoute, { method: 'GET', multiMethod: false, headerClasses: [Paging], implementation: Items.prototype.retrieve })
-  t.same(Object.keys(documentedMap), ['200', '403', '404'], 'documentedResponses: the merged map of one operation')
+  t.same(Object.keys(documentedMap), ['200', '403', '404', '415'], 'documentedResponses: the merged map of one operation')
   t.same(Object.keys(documentedMap[200].headers!), ['x-total-count'])
   t.same(documentedMap[404].errors, [NotFound], 'its errors as classes')
   t.equal(componentName(class APIView2 extends APIView {}), 'APIView2')
@@ -687,7 +683,7 @@ test('an explicit success body is documentation: the route still serves its own 
   t.same(list.json(), [item], 'served with the list schema, not unfiltered because of a documented text/csv')
   t.same((await app.inject('/served/named')).json(), { count: 3 }, 'a custom route serves its own responseSchema')
   t.same((await app.inject('/served/same')).json(), { count: 4 })
-  t.same(Object.keys(doc.paths['/served/queued'].get.responses), ['200', '202', 'default'], 'a status only responses documents is in the document')
+  t.same(Object.keys(doc.paths['/served/queued'].get.responses), ['200', '202', '415', 'default'], 'a status only responses documents is in the document')
   t.same(doc.paths['/served/queued'].get.responses['202'].content['application/json'].schema.properties, { job: { type: 'string' } })
   t.same(doc.paths['/served/queued'].get.responses.default, { description: 'Anything else' })
   const queued = await app.inject({ url: '/served/queued', headers: { 'x-queue': 'yes' } })
@@ -702,8 +698,8 @@ test('an explicit success body is documentation: the route still serves its own 
   t.same((documentedSchema(schema).response['200'] as { required: string[] }).required, ['id'], 'documentedSchema gives the documented form')
   t.equal(documentedSchema(schema).response['400'], schema.response['400'], 'other statuses as they are')
   const [queuedRoute] = buildViewRoutes(Served).filter((r) => r.config?.action === 'queued')
-  t.same(Object.keys((queuedRoute.schema as { response: object }).response), ['200'], 'Fastify serializes only what is served')
-  t.same(Object.keys(documentedSchema(queuedRoute.schema as { response: object }).response), ['200', '202', 'default'])
+  t.same(Object.keys((queuedRoute.schema as { response: object }).response), ['200', '415'], 'Fastify serializes only what is served (and its problems)')
+  t.same(Object.keys(documentedSchema(queuedRoute.schema as { response: object }).response), ['200', '202', '415', 'default'])
   const [same] = buildViewRoutes(Served).filter((r) => r.config?.action === 'same')
   t.equal(documentedSchema(same.schema), same.schema, 'a route whose document is its schema is returned as is')
   t.equal(documentedSchema(undefined), undefined)
@@ -798,7 +794,7 @@ test('header parameters: in header, lower-cased names, required flags', async (t
   ])
   t.same(doc.paths['/optional'].get.parameters, [{ schema: { type: 'string' }, in: 'header', name: 'x-trace', required: false }])
   t.same(doc.paths['/lower'].get.parameters, [{ schema: { type: 'string' }, in: 'header', name: 'x-api-key', required: true }])
-  t.same(Object.keys(doc.paths['/'].get.responses), ['200', '400'], 'validated headers can answer 400')
+  t.same(Object.keys(doc.paths['/'].get.responses), ['200', '400', '415'], 'validated headers can answer 400')
   t.equal((await app.inject({ url: '/', headers: { 'X-Request-Id': '12345678' } })).statusCode, 200, 'validation is unchanged')
   t.equal((await app.inject({ url: '/', headers: { 'x-request-id': 'short' } })).statusCode, 400)
   t.same(await new Validator().validate(doc), { valid: true })
@@ -806,7 +802,7 @@ test('header parameters: in header, lower-cased names, required flags', async (t
 
 test('SEED 7.2: Throws(NotFound) plus responses: errors(Conflict) documents exactly the success, 400, 404 and 409, and the 413 and 415 of a POST body', async (t) => {
   class Orders extends APIView {
-    @Post('/', { responseSchema: Stats, responses: errors(Conflict) })
+    @Post('/', { schema: { body: ItemIn }, responseSchema: Stats, responses: errors(Conflict) })
     @Throws(NotFound)
     place () { return { count: 1 } }
   }
@@ -983,7 +979,7 @@ test('one app with every kind of view and documented response: a valid document,
   t.same(doc.paths['/empty'].post.responses['201'], { description: 'Created' })
   t.same(doc.paths['/empty/{id}'].put.responses['200'], { description: 'OK' })
   t.same(doc.paths['/located'].post.responses['201'].headers, { location: LOCATION })
-  t.same(Object.keys(doc.paths['/headers/thrown'].get.responses), ['200', '403', '404', '409', '410'])
+  t.same(Object.keys(doc.paths['/headers/thrown'].get.responses), ['200', '403', '404', '409', '410', '415'])
   t.same(Object.keys(doc.paths['/headers/thrown'].get.responses['200'].headers).sort(), ['x-rate-limit-remaining', 'x-total-count'])
   t.same(doc.paths['/routed/list'].get.tags, ['routed'])
 })
@@ -1055,6 +1051,6 @@ test('default errors on a route that validates nothing: every class but a 400 (B
   }
   const { app, doc } = await documented({ views: [{ view: Status, prefix: '/status' }] })
   t.teardown(() => app.close())
-  t.same(Object.keys(doc.paths['/status'].get.responses), ['200', '401'], 'no input: the 401 stays, the 400 subclass goes')
-  t.same(Object.keys(doc.paths['/status/{id}'].get.responses), ['200', '400', '401'], 'a validated path: both')
+  t.same(Object.keys(doc.paths['/status'].get.responses), ['200', '401', '415'], 'no input: the 401 stays, the 400 subclass goes')
+  t.same(Object.keys(doc.paths['/status/{id}'].get.responses), ['200', '400', '401', '415'], 'a validated path: both')
 })

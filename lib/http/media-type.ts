@@ -1,17 +1,50 @@
-import type { FastifyRequest, preParsingHookHandler } from 'fastify'
+// The media types a view route takes (RFC 9110 §8.3): what is refused with a 415, and where.
+import type { IncomingHttpHeaders } from 'node:http'
+import { errorCodes, type FastifyBodyParser, type FastifyInstance, type FastifyRequest, type preParsingHookHandler } from 'fastify'
 import { UnsupportedMediaType } from './errors.js'
 
-/** `application/json`, or any `+json` structured syntax suffix (RFC 6839 §3.1), parameters allowed. */
-const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
+/**
+ * `application/json` with or without parameters (`; charset=utf-8`). Type and subtype are
+ * case-insensitive (RFC 9110 §8.3.1), so `APPLICATION/JSON` is JSON too; a `+json` type is
+ * not: it names another format (a merge patch, a problem) written in JSON.
+ */
+const JSON_MEDIA_TYPE = /^application\/json[\t ]*(?:;|$)/i
 
-/** Whether a `Content-Type` names JSON; an absent one says nothing against it. */
-export function isJsonContent (type: string | undefined): boolean {
-  return type === undefined || type === 'application/json' || JSON_MEDIA_TYPE.test(type)
+/**
+ * Whether a request carries content: a Content-Length other than 0, or a Transfer-Encoding,
+ * whose content has a length nobody announced (RFC 9112 §6.3).
+ */
+export function hasContent (headers: IncomingHttpHeaders): boolean {
+  const length = headers['content-length']
+  return (length !== undefined && length !== '0') || headers['transfer-encoding'] !== undefined
 }
 
-/** The 415 (RFC 9110 §15.5.16) of a view route that takes a JSON body only, for another media type. */
-export function notJson (type: string): UnsupportedMediaType {
-  return new UnsupportedMediaType(`This route takes application/json, not ${type.split(';')[0].trim()}.`)
+/**
+ * Whether a request is what a route that takes `application/json` only accepts: JSON, or no
+ * content at all. Content without a Content-Type is not JSON: a recipient may take it for
+ * `application/octet-stream` (RFC 9110 §8.3).
+ */
+export function isJsonRequest (headers: IncomingHttpHeaders): boolean {
+  const type = headers['content-type']
+  if (type === undefined) return !hasContent(headers)
+  return type === 'application/json' || JSON_MEDIA_TYPE.test(type)
+}
+
+/** How a refusal names what was sent: the media type without parameters, or its absence. */
+const sent = (type: string | undefined): string => type === undefined ? '; the content has no media type.' : `, not ${type.split(';')[0].trim()}.`
+
+/** The 415 (RFC 9110 §15.5.16) of a view route that takes a JSON body only, for anything else. */
+export function notJson (type: string | undefined): UnsupportedMediaType {
+  return new UnsupportedMediaType(`This route takes application/json${sent(type)}`)
+}
+
+/**
+ * The 415 of a route that takes no content: its operation documents no request body, so
+ * content would be ignored, and ignoring it could act on more than the client meant (a
+ * bulk DELETE whose criteria were sent in a body instead of the query).
+ */
+export function noContent (): UnsupportedMediaType {
+  return new UnsupportedMediaType('This route takes no content.')
 }
 
 /**
@@ -19,7 +52,7 @@ export function notJson (type: string): UnsupportedMediaType {
  * media type either has no parser (Fastify's own 415), or is parsed and then fails
  * validation (a `text/plain` string) or passes it (a form). The error handler turns the
  * first two into this route's 415 (`jsonBodyError`), and the route handler refuses the
- * third (`isJsonContent`): nothing runs before parsing, so a JSON request pays no hook.
+ * third (`isJsonRequest`): nothing runs before parsing, so a JSON request pays no hook.
  */
 export const JSON_BODY_ONLY = Symbol('fastify-views.jsonBodyOnly')
 
@@ -28,48 +61,57 @@ export const JSON_BODY_ONLY = Symbol('fastify-views.jsonBodyOnly')
  * that takes JSON only; `undefined` for any other error.
  */
 export function jsonBodyError (error: unknown, request: FastifyRequest): UnsupportedMediaType | undefined {
-  const type = request.headers['content-type']
-  if (!(error instanceof Error) || isJsonContent(type)) return undefined
+  if (!(error instanceof Error) || isJsonRequest(request.headers)) return undefined
   const marked = (error as Error & { [JSON_BODY_ONLY]?: true })[JSON_BODY_ONLY] === true
   // Fastify found no parser for the type: on a view route with a JSON body, the route's own answer.
   const unparsed = (error as Error & { code?: unknown }).code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' &&
     request.routeOptions.config.view !== undefined && takesJsonOnly(request.routeOptions.schema?.body)
-  return marked || unparsed ? notJson(type!) : undefined
+  return marked || unparsed ? notJson(request.headers['content-type']) : undefined
 }
 
 /** A documented body without `content`: JSON only (a body in several media types lists them). */
 const takesJsonOnly = (body: unknown): boolean => body !== undefined && (body as { content?: unknown }).content === undefined
+
+// Callback hooks, not async ones: no promise per request on the routes that have them.
 
 /**
  * The same refusal before a parser runs, for a route with an error handler of its own:
  * that handler must see the 415, not a validation error about a body of the wrong type.
  */
 const requireJsonBody: preParsingHookHandler = function requireJsonBody (request, _reply, payload, done) {
-  const type = request.headers['content-type']
-  if (!isJsonContent(type)) {
-    done(notJson(type!))
+  if (!isJsonRequest(request.headers)) {
+    done(notJson(request.headers['content-type']))
     return
   }
   done(null, payload)
 }
 
 /**
- * A route that takes no body must not fail on an empty one: clients that always send
- * `content-type: application/json` send it on a DELETE too, and Fastify's JSON parser
- * refuses an empty document. With nothing to parse, the media type is dropped.
+ * A route that takes no content refuses any before it is read: no parser runs, so neither
+ * its media type nor its size matters (no 400 for malformed JSON, no 413). An empty body is
+ * not content: clients that always send `content-type: application/json` send it on a
+ * DELETE too, and since Fastify's JSON parser refuses an empty document, its media type is
+ * dropped.
  */
-const ignoreEmptyBody: preParsingHookHandler = function ignoreEmptyBody (request, _reply, payload, done) {
+const refuseContent: preParsingHookHandler = function refuseContent (request, _reply, payload, done) {
   const headers = request.headers
-  if (headers['content-type'] !== undefined && (headers['content-length'] === '0' || headers['content-length'] === undefined) && headers['transfer-encoding'] === undefined) {
-    delete headers['content-type']
+  if (hasContent(headers)) {
+    done(noContent())
+    return
   }
+  if (headers['content-type'] !== undefined) delete headers['content-type']
   done(null, payload)
 }
 
-/** Methods whose body Fastify never parses. */
+/**
+ * Methods whose content Fastify never reads or parses (RFC 9110 §9.3.1: content of a GET
+ * has no defined semantics). No hook before parsing is needed to keep it from being read;
+ * a route that takes none refuses it in its handler (`readsNoContent`).
+ */
 const BODYLESS = new Set(['GET', 'HEAD'])
 
-// Callback hooks, not async ones: no promise per request on every route with a body.
+/** Whether Fastify leaves the content of a request with this method unread. */
+export const readsNoContent = (method: string): boolean => BODYLESS.has(method)
 
 /**
  * A route whose body may have one of several media types (a partial update's patch formats)
@@ -81,8 +123,8 @@ function acceptOnly (types: readonly string[]): preParsingHookHandler {
   return function acceptMediaTypes (request, _reply, payload, done) {
     const type = request.headers['content-type']
     // Fastify's own reading of the header: the one its body validation is chosen by.
-    if (type !== undefined && !accepted.has(request.mediaType!)) {
-      done(new UnsupportedMediaType(`This route takes ${types.join(', ')}, not ${type.split(';')[0].trim()}.`, { headers }))
+    if (type === undefined ? hasContent(request.headers) : !accepted.has(request.mediaType!)) {
+      done(new UnsupportedMediaType(`This route takes ${types.join(', ')}${sent(type)}`, { headers }))
       return
     }
     done(null, payload)
@@ -94,8 +136,37 @@ function acceptOnly (types: readonly string[]): preParsingHookHandler {
  * `bodyMediaTypes` lists the media types of a body taken in several; `jsonChecked`, that the
  * route refuses a body that is not JSON itself, after parsing (`JSON_BODY_ONLY`).
  */
-export function mediaTypeHook (method: string, hasBodySchema: boolean, bodyMediaTypes?: readonly string[], jsonChecked = false): preParsingHookHandler | undefined {
+export function mediaTypeHook (method: string, takesBody: boolean, bodyMediaTypes?: readonly string[], jsonChecked = false): preParsingHookHandler | undefined {
   if (bodyMediaTypes !== undefined) return acceptOnly(bodyMediaTypes)
-  if (hasBodySchema) return jsonChecked ? undefined : requireJsonBody
-  return BODYLESS.has(method) ? undefined : ignoreEmptyBody
+  if (takesBody) return jsonChecked ? undefined : requireJsonBody
+  return readsNoContent(method) ? undefined : refuseContent
+}
+
+/** Whether the route a request reached documents `type` among its body's media types. */
+function listsMediaType (request: FastifyRequest, type: string): boolean {
+  const content = (request.routeOptions.schema?.body as { content?: Record<string, unknown> } | undefined)?.content
+  return content !== undefined && Object.hasOwn(content, type)
+}
+
+/**
+ * The parser of a `+json` media type a view route's body lists (a merge patch, a JSON Patch):
+ * JSON, with the app's own protections against prototype poisoning. Fastify keeps parsers
+ * per context, not per route, so the one parser serves every route of the context and
+ * parses only for the routes whose body lists the type. Any other route (a view route of
+ * another action, the application's own routes) is refused as if the app had no parser for
+ * the type: Fastify's `FST_ERR_CTP_INVALID_MEDIA_TYPE` (415), or its 404 where no route matched.
+ * The content is read, within `bodyLimit`, before that refusal.
+ */
+export function listedJsonParser (app: FastifyInstance, type: string): FastifyBodyParser<string> {
+  const { onProtoPoisoning = 'error', onConstructorPoisoning = 'error' } = app.initialConfig
+  const parse = app.getDefaultJsonParser(onProtoPoisoning, onConstructorPoisoning)
+  return function parseListedJson (request, body, done) {
+    if (listsMediaType(request, type)) {
+      parse(request, body, done)
+      return
+    }
+    // Fastify without a parser lets the not-found handler answer an unknown route.
+    if (request.is404) done(null, undefined)
+    else done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(), undefined)
+  }
 }

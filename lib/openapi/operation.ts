@@ -71,11 +71,12 @@ function caughtStatuses (klass: DocumentedView, implementation: object): number[
   })
 }
 
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+/** Whether a route takes a body: a body schema, one per media type, or any JSON. */
+const takesBody = (route: RouteDefinition): boolean => route.options.schema?.body !== undefined || route.anyJsonBody === true
 
-/** A route can answer 400 when it validates something, or reads a body (malformed JSON). */
-function canAnswerBadRequest (route: RouteDefinition, method: string): boolean {
-  return BODY_METHODS.has(method) || Object.values(route.options.schema ?? {}).some((part) => part !== undefined)
+/** A route can answer 400 when it reads a body (malformed JSON) or validates something: the path, the query or headers. */
+function canAnswerBadRequest (route: RouteDefinition): boolean {
+  return takesBody(route) || Object.values(route.options.schema ?? {}).some((part) => part !== undefined)
 }
 
 /**
@@ -106,9 +107,9 @@ function collectResponses (klass: ViewClass, route: RouteDefinition, context: Op
 
   // Default errors are documented on every route, except a 400 (BadRequest or a subclass) on a
   // route that validates nothing and reads no body: nothing there can answer it (docs/openapi.md).
-  const answersBadRequest = canAnswerBadRequest(route, context.method)
+  const answersBadRequest = canAnswerBadRequest(route)
   const defaults = (view.defaultErrors ?? [BadRequest]).filter((cls) => answersBadRequest || !(cls === BadRequest || cls.prototype instanceof BadRequest))
-  for (const cls of new Set([...defaults, ...bodyErrors(context.method), ...(view.errors ?? []), ...route.throws, ...dependencyErrors(route.options.dependencies)])) {
+  for (const cls of new Set([...defaults, ...bodyErrors(route), ...(view.errors ?? []), ...route.throws, ...dependencyErrors(route.options.dependencies)])) {
     const entry = generated[cls.status] ?? (generated[cls.status] = { description: statusTitle(cls.status), errors: [] })
     entry.errors = [...entry.errors!, cls]
   }
@@ -122,12 +123,12 @@ function collectResponses (klass: ViewClass, route: RouteDefinition, context: Op
 }
 
 /**
- * What Fastify's body handling answers on a method whose body it reads, before any
- * view code runs: 413 for a body over `bodyLimit`, 415 for a media type no parser
- * takes (or, on a route with a body schema, anything but JSON).
+ * What the handling of a request's content answers before any view code runs. A route that
+ * takes a body answers 413 past `bodyLimit` and 415 for a media type its operation does not
+ * list; a route that takes none answers 415 to any content, before reading it (so never 413).
  */
-function bodyErrors (method: string): APIErrorClass[] {
-  return BODY_METHODS.has(method) ? [ContentTooLarge, UnsupportedMediaType] : []
+function bodyErrors (route: RouteDefinition): APIErrorClass[] {
+  return takesBody(route) ? [ContentTooLarge, UnsupportedMediaType] : [UnsupportedMediaType]
 }
 
 /** The errors the route's dependencies declare they answer. */
@@ -209,6 +210,7 @@ export function buildRouteSchema (klass: ViewClass, route: RouteDefinition, cont
     for (const [type, { schema: typed }] of Object.entries(route.bodyMediaTypes)) content[type] = { schema: referable(aliasedSchema(typed)) }
     schema.body = { content }
   } else if (parts.body !== undefined) schema.body = referable(aliasedSchema(parts.body))
+  else if (route.anyJsonBody === true) schema.body = {} // any JSON: Fastify validates it with the route's compiler, which accepts it
   schema.operationId = options.operationId ?? operationIdOf(klass, route.name, {
     detail: route.path.includes(':'), standard: route.standard, method: context.multiMethod ? context.method : undefined
   })

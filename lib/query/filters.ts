@@ -39,13 +39,16 @@ export type TypedFilter<F extends FilterClass, C> = F & { readonly [FILTER_STATI
 
 const querySchemas = new WeakMap<FilterClass, TObject>()
 
-function operatorSchema (op: Operator, field: TSchema): TSchema {
+/** The bounds a filter puts on the size of its parameters (`maxListLength`, `maxPatternLength`). */
+interface SizeBounds { maxListLength: number, maxPatternLength: number }
+
+function operatorSchema (op: Operator, field: TSchema, bounds: SizeBounds): TSchema {
   switch (op) {
     case 'in':
-    case 'not_in': return Type.Array(field, { minItems: 1 })
+    case 'not_in': return Type.Array(field, { minItems: 1, maxItems: bounds.maxListLength })
     case 'is_null': return Type.Boolean()
     case 'like':
-    case 'ilike': return Type.String()
+    case 'ilike': return Type.String({ maxLength: bounds.maxPatternLength })
     default: return field
   }
 }
@@ -86,6 +89,15 @@ export class BaseFilter {
   static defaultPageSize = 100
   /** The field that makes the order total for cursors (the primary key). */
   static tieBreaker = 'id'
+  // Bounds on what one request may ask the store to do (docs/filters.md): a search or a LIKE
+  // pattern costs the store about rows x text length x pattern length comparisons, and each
+  // item of a list is a bound parameter. A value past one is a 400 naming the parameter.
+  /** The longest `q` a client may send, in characters. */
+  static maxSearchLength = 100
+  /** The longest `field__like` / `field__ilike` pattern a client may send, in characters. */
+  static maxPatternLength = 100
+  /** The most items a `field__in` / `field__not_in` list may hold. */
+  static maxListLength = 100
 
   /**
    * This filter with its statics set once, their literal types kept:
@@ -112,13 +124,17 @@ export class BaseFilter {
     for (const [name, ops] of Object.entries(this.operators)) {
       const field = fields[name] ?? operatorFields[name]
       if (field === undefined) throw new ConfigurationError('FV_ERR_FILTER_FIELD', `${this.name}.operators.${name}: declare the field in fields or operatorFields`)
-      for (const op of ops) props[`${name}__${op}`] = Type.Optional(operatorSchema(op, field))
+      for (const op of ops) props[`${name}__${op}`] = Type.Optional(operatorSchema(op, field, this))
     }
     if (this.orderingFields.length > 0) {
       const keys = this.orderingFields.flatMap((f) => [Type.Literal(f), Type.Literal(`-${f}`)])
-      props.sort = Type.Optional(Type.Array(Type.Union(keys), { description: `Sort keys, applied in order; prefix - for descending. One of: ${this.orderingFields.join(', ')}.` }))
+      // Each field orders once at most: a longer list only repeats a key and makes the ORDER BY longer.
+      props.sort = Type.Optional(Type.Array(Type.Union(keys), {
+        maxItems: this.orderingFields.length,
+        description: `Sort keys, applied in order; prefix - for descending. One of: ${this.orderingFields.join(', ')}.`
+      }))
     }
-    if (this.searchFields.length > 0) props.q = Type.Optional(Type.String({ description: `Searches ${this.searchFields.join(', ')}.` }))
+    if (this.searchFields.length > 0) props.q = Type.Optional(Type.String({ maxLength: this.maxSearchLength, description: `Searches ${this.searchFields.join(', ')}.` }))
     const size = Type.Optional(Type.Integer({ minimum: 1, maximum: this.maxPageSize, default: this.pageSize() }))
     // Bounded so that the row offset a page or an offset stands for stays an exact integer:
     // a page beyond what the store can address is a 400 naming the parameter.
@@ -273,6 +289,18 @@ export class CursorPaginationFilter extends BaseFilter {
   static override pagination = 'cursor' as const
 }
 
+const usesOperator = (filter: FilterClass, ops: readonly Operator[]): boolean => Object.values(filter.operators).some((list) => list.some((op) => ops.includes(op)))
+
+/**
+ * A bound of a composed filter: the smallest of the filters whose parameters it bounds
+ * (those that search, or take patterns or lists), so that no parameter accepts more than
+ * the filter that declared it allows; the default when none of them has such parameters.
+ */
+function smallest (filters: FilterClass[], uses: (filter: FilterClass) => boolean, bound: (filter: FilterClass) => number): number {
+  const bounds = filters.filter(uses).map(bound)
+  return bounds.length === 0 ? bound(BaseFilter) : Math.min(...bounds)
+}
+
 /**
  * Combines filters into one: fields, operators, ordering and search fields add up,
  * and at most one of them may paginate.
@@ -281,6 +309,9 @@ export function composeFilters (...filters: FilterClass[]): FilterClass {
   const paging = [...new Set(filters.map((f) => f.pagination).filter((p) => p !== 'none'))]
   if (paging.length > 1) throw new ConfigurationError('FV_ERR_FILTER_PAGINATION', `composeFilters: ${filters.map((f) => f.name).join(', ')} paginate in ${paging.length} different ways`)
   const pager = filters.find((f) => f.pagination !== 'none')
+  const maxSearchLength = smallest(filters, (f) => f.searchFields.length > 0, (f) => f.maxSearchLength)
+  const maxPatternLength = smallest(filters, (f) => usesOperator(f, ['like', 'ilike']), (f) => f.maxPatternLength)
+  const maxListLength = smallest(filters, (f) => usesOperator(f, ['in', 'not_in']), (f) => f.maxListLength)
   return class ComposedFilter extends BaseFilter {
     static override fields = Object.assign({}, ...filters.map((f) => f.fields)) as FilterFields
     static override operators = Object.assign({}, ...filters.map((f) => f.operators)) as FilterOperators
@@ -292,5 +323,8 @@ export function composeFilters (...filters: FilterClass[]): FilterClass {
     static override maxPageSize = pager?.maxPageSize ?? BaseFilter.maxPageSize
     static override defaultPageSize = pager?.defaultPageSize ?? BaseFilter.defaultPageSize
     static override tieBreaker = pager?.tieBreaker ?? BaseFilter.tieBreaker
+    static override maxSearchLength = maxSearchLength
+    static override maxPatternLength = maxPatternLength
+    static override maxListLength = maxListLength
   }
 }

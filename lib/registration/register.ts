@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import { OWN_SERIALIZER_OPTIONS, type APIView } from '../views/api-view.js'
 import { findRaises, getCatchSpecs } from '../views/decorators.js'
 import { dependencyHooks } from '../routes/dependencies.js'
-import { isJsonContent, JSON_BODY_ONLY, mediaTypeHook, notJson } from '../http/media-type.js'
+import { hasContent, isJsonRequest, JSON_BODY_ONLY, listedJsonParser, mediaTypeHook, noContent, notJson, readsNoContent } from '../http/media-type.js'
 import { assertDependencyKeys, assertNoNearMisses, assertStoredObjectsSchema } from './checks.js'
 import { buildRouteSchema } from '../openapi/operation.js'
 import { problemErrorHandler } from '../http/problem.js'
@@ -98,6 +98,8 @@ export function collectRoutes (klass: ViewClass): CollectedRoute[] {
       after: route.after,
       emptyBody: route.emptyBody,
       standard: true,
+      // An action that reads a body takes JSON without a schema for it too: any JSON, and its operation says so.
+      ...(action.body === true && options.schema?.body === undefined ? { anyJsonBody: true } : {}),
       ...(route.bodyMediaTypes === undefined ? {} : { bodyMediaTypes: route.bodyMediaTypes })
     })
   }
@@ -202,21 +204,24 @@ function buildFinish (klass: ViewStatics, route: CollectedRoute): Finish {
   }
 }
 
-/**
- * `jsonChecked`: the route takes a JSON body only and refuses another media type here,
- * once the body passed validation (a failed one is refused by the error handler).
- * `keepsView`: a hook of the route may have made the request's view already.
- */
-function buildHandler (klass: ViewClass, route: CollectedRoute, fn: (this: View, request: FastifyRequest) => MaybePromise<unknown>, jsonChecked: boolean, keepsView: boolean) {
+/** What a route's handler checks of the request's content before the action runs. */
+interface ContentChecks {
+  /** The route takes a JSON body only and refuses another media type here, once the body passed validation (a failed one is refused by the error handler). */
+  json: boolean
+  /** The route takes no content, on a method whose content Fastify never reads: no hook before parsing sees it, so the handler refuses it. */
+  none: boolean
+}
+
+/** `keepsView`: a hook of the route may have made the request's view already. */
+function buildHandler (klass: ViewClass, route: CollectedRoute, fn: (this: View, request: FastifyRequest) => MaybePromise<unknown>, checks: ContentChecks, keepsView: boolean) {
   const finish = buildFinish(klass as ViewStatics, route)
   const bodyRename = route.options.schema?.body === undefined ? undefined : compileRenamer(route.options.schema.body, false)
+  const { json, none } = checks
   // Registration refused abstract views (assertRegistrable): this class is concrete.
   const Klass = klass as new (request: FastifyRequest, reply: FastifyReply) => View
   return function viewRouteHandler (request: FastifyRequest, reply: FastifyReply): unknown {
-    if (jsonChecked) {
-      const type = request.headers['content-type']
-      if (!isJsonContent(type)) throw notJson(type!)
-    }
+    if (json && !isJsonRequest(request.headers)) throw notJson(request.headers['content-type'])
+    if (none && hasContent(request.headers)) throw noContent()
     if (bodyRename !== undefined) request.body = bodyRename(request.body)
     // A hook that needed the view first (a precondition check) made it; else it is made here.
     const view = (keepsView ? keptView(request) : undefined) ?? new Klass(request, reply)
@@ -278,10 +283,10 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
   for (const route of collectRoutes(klass)) {
     const merged = mergeRouteOptions(base, route.options)
     const implementation = methods.get(route.name)!
-    const hasBodySchema = route.options.schema?.body !== undefined
+    const takesBody = route.options.schema?.body !== undefined || route.anyJsonBody === true
     // A JSON-only body is checked after parsing, at no cost to a JSON request, unless the route
     // names its own error handler: that handler gets the 415 from a hook before parsing instead.
-    const jsonChecked = hasBodySchema && route.bodyMediaTypes === undefined && merged.errorHandler === undefined
+    const jsonChecked = takesBody && route.bodyMediaTypes === undefined && merged.errorHandler === undefined
     // Response headers add up across levels instead of the innermost replacing the rest.
     const headerClasses = [router?.options.responseHeaders, registration.responseHeaders, route.options.responseHeaders, klass.getResponseHeaders(route.name)]
       .filter((h): h is ResponseHeadersClass => h !== undefined)
@@ -293,7 +298,9 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
     })
     // Only the view's own hooks of these phases may have made the request's view (keepView).
     const keepsView = operations.some(({ own }) => own.preValidation !== undefined || own.preHandler !== undefined)
-    const handler = buildHandler(klass, route, implementation as (this: View, request: FastifyRequest) => MaybePromise<unknown>, jsonChecked, keepsView)
+    // A route without a body refuses content; on a GET, whose content Fastify never reads, in its handler.
+    const checks: ContentChecks = { json: jsonChecked, none: !takesBody && route.methods.some(readsNoContent) }
+    const handler = buildHandler(klass, route, implementation as (this: View, request: FastifyRequest) => MaybePromise<unknown>, checks, keepsView)
     // The hooks that keep a view are the ones that may validate the path and query early.
     const validatorCompiler = validatorCompilerFor(route.options.schema ?? {}, route.bodyMediaTypes, jsonChecked, keepsView, klass.maxBodyDepth)
     for (const { method, dependencies, definition, own } of operations) {
@@ -323,7 +330,7 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
       // The view's own hooks run first, so a 304 is decided before any user hook sees the payload.
       const onSend = [...toList(own.onSend), ...toList(merged.onSend)]
       if (onSend.length > 0) routeOptions.onSend = onSend as RouteOptions['onSend']
-      const mediaType = mediaTypeHook(method, hasBodySchema, route.bodyMediaTypes === undefined ? undefined : Object.keys(route.bodyMediaTypes), jsonChecked)
+      const mediaType = mediaTypeHook(method, takesBody, route.bodyMediaTypes === undefined ? undefined : Object.keys(route.bodyMediaTypes), jsonChecked)
       if (mediaType !== undefined) routeOptions.preParsing = [mediaType, ...toList(merged.preParsing)] as RouteOptions['preParsing']
       const preSerialization = [...toList(own.preSerialization), ...toList(merged.preSerialization)]
       if (preSerialization.length > 0) routeOptions.preSerialization = preSerialization as RouteOptions['preSerialization']
@@ -360,15 +367,15 @@ export function registerView (app: FastifyInstance, klass: ViewClass, options: R
 
 /**
  * The `+json` media types a route's body may have (a merge patch, a JSON Patch) are parsed
- * as JSON, with the app's own protections against prototype poisoning. Fastify parses only
- * `application/json` as JSON by default.
+ * as JSON for the routes that list them, and for no other route (`listedJsonParser`).
+ * Fastify parses only `application/json` as JSON by default. A parser the application
+ * registered for the type itself is kept.
  */
 function parseJsonMediaTypes (app: FastifyInstance, route: RouteOptions): void {
   const content = (route.schema?.body as { content?: Record<string, unknown> } | undefined)?.content
   if (content === undefined) return
   for (const type of Object.keys(content)) {
     if (app.hasContentTypeParser(type)) continue
-    const { onProtoPoisoning = 'error', onConstructorPoisoning = 'error' } = app.initialConfig as { onProtoPoisoning?: 'error', onConstructorPoisoning?: 'error' }
-    app.addContentTypeParser(type, { parseAs: 'string' }, app.getDefaultJsonParser(onProtoPoisoning, onConstructorPoisoning))
+    app.addContentTypeParser(type, { parseAs: 'string' }, listedJsonParser(app, type))
   }
 }

@@ -206,10 +206,10 @@ const LOCATION_HEADER = alwaysSent(Type.String({ format: 'uri-reference', descri
 /** The standard CRUD actions (docs/actions.md): what is the same for every class. */
 export const STANDARD_ACTIONS = {
   list: { name: 'list', method: 'GET', detail: false, status: 200 },
-  create: { name: 'create', method: 'POST', detail: false, status: 201, throws: [Conflict] },
+  create: { name: 'create', method: 'POST', detail: false, status: 201, body: true, throws: [Conflict] },
   retrieve: { name: 'retrieve', method: 'GET', detail: true, status: 200, throws: [NotFound] },
-  update: { name: 'update', method: 'PUT', detail: true, status: 200, throws: [NotFound, Conflict] },
-  partialUpdate: { name: 'partialUpdate', method: 'PATCH', detail: true, status: 200, throws: [NotFound, Conflict] },
+  update: { name: 'update', method: 'PUT', detail: true, status: 200, body: true, throws: [NotFound, Conflict] },
+  partialUpdate: { name: 'partialUpdate', method: 'PATCH', detail: true, status: 200, body: true, throws: [NotFound, Conflict] },
   destroy: { name: 'destroy', method: 'DELETE', detail: true, status: 204, throws: [NotFound] }
 } as const satisfies Record<string, StandardAction>
 

@@ -149,9 +149,9 @@ const responseList = (klass: BulkClass): TSchema | undefined => {
 
 /** The four bulk actions on `bulkRoute` (docs/bulk.md): what is the same for every class. */
 export const BULK_ACTIONS = {
-  bulkCreate: { name: 'bulkCreate', method: 'POST', detail: false, status: 201, throws: [Conflict] },
-  bulkUpdate: { name: 'bulkUpdate', method: 'PUT', detail: false, status: 204, throws: [NotFound, Conflict] },
-  updateMany: { name: 'updateMany', method: 'PATCH', detail: false, status: 200, throws: [Conflict] },
+  bulkCreate: { name: 'bulkCreate', method: 'POST', detail: false, status: 201, body: true, throws: [Conflict] },
+  bulkUpdate: { name: 'bulkUpdate', method: 'PUT', detail: false, status: 204, body: true, throws: [NotFound, Conflict] },
+  updateMany: { name: 'updateMany', method: 'PATCH', detail: false, status: 200, body: true, throws: [Conflict] },
   bulkDelete: { name: 'bulkDelete', method: 'DELETE', detail: false, status: 204 }
 } as const satisfies Record<string, StandardAction>
 

@@ -19,6 +19,8 @@ export interface StandardAction {
   /** Whether the route is the detail route (`/:id`) rather than the prefix itself. */
   readonly detail: boolean
   readonly status: number
+  /** Whether the action reads a request body (create, the updates): without a body schema it takes any JSON. */
+  readonly body?: boolean
   /** Errors documented on the action (404 on detail actions, 409 on create). */
   readonly throws?: readonly APIErrorClass[]
 }
@@ -82,6 +84,8 @@ export interface RouteDefinition {
   standard: boolean
   /** The media types of a body taken in several (media type -> schemas); `undefined`: JSON only. */
   bodyMediaTypes?: Record<string, BodyMediaType>
+  /** The action reads a body it declares no schema for (a create without `createSchema`): any JSON, unvalidated. */
+  anyJsonBody?: boolean
   /**
    * The application's serializer compiler, for what a mixin serializes at registration
    * (the representation ConditionalMixin hashes): shared schemas of the app resolve.

@@ -161,6 +161,11 @@ describe('.with(statics): generic views', () => {
     type Keyed = InstanceType<ReturnType<typeof AsyncGenericListAPIView.with<{ responseSchema: typeof Item, filter: typeof CursorPaginationFilter }>>>
     expect<ReturnType<Keyed['list']>>().type.toBe<Promise<CursorPageOf<ItemData> | FastifyReply>>()
   })
+  test('a filter\'s bounds are statics of its .with(), numbers', () => {
+    expect(PaginationFilter.with).type.toBeCallableWith({ searchFields: ['name'], maxSearchLength: 50, maxPatternLength: 20, maxListLength: 10 })
+    expect(PaginationFilter.with).type.not.toBeCallableWith({ maxSearchLength: '50' })
+    expect(PaginationFilter.with).type.not.toBeCallableWith({ maxListLenght: 10 })
+  })
 })
 
 describe('.with(statics): bulk views', () => {
