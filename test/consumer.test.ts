@@ -1,4 +1,4 @@
-import { test } from 'tap'
+import t, { test } from 'tap'
 import { execFile, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -11,6 +11,10 @@ import { promisify } from 'node:util'
 // (strict, NodeNext, skipLibCheck off, declaration emit) with only what each feature's user
 // installs, compiled with the TypeScript this repository builds with and with the newest one
 // the registry serves.
+
+// Installing from the registry and compiling with two TypeScript lines takes about two minutes
+// on a busy two-core machine: more than the suite's per-file time-out.
+t.setTimeout(600_000)
 
 const run = promisify(execFile)
 // The child processes are plain Node: tap hands its loaders to every child it sees start

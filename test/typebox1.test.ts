@@ -49,7 +49,8 @@ function booksView () {
     detailParams: IdParams,
     repository: new MemoryRepository<Book>({ rows: rows() }),
     filter: PaginationFilter.with({ fields: { genre: Genre }, orderingFields: ['year', 'title'] }),
-    lastModifiedField: 'updated_at'
+    lastModifiedField: 'updated_at',
+    etag: true
   }, {
     getKwargs (action) { return action === 'create' ? { id: next++, updated_at: STAMP } : {} }
   })

@@ -287,7 +287,7 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
         const stamp = this.lastModifiedField === undefined ? [] : [lastModifiedStamp(this.lastModifiedField)]
         return { ...inherited, onSend: [etagOnSend, ...toList(inherited.onSend)], preSerialization: [...stamp, ...toList(inherited.preSerialization)] }
       }
-      if ((this.etag === true || this.conditionalRequests === true) && UNSAFE.has(method) && route.path.includes(':')) {
+      if (UNSAFE.has(method) && route.path.includes(':')) {
         // The representation GET sends, compiled now with the application's serializers: the one its ETag was hashed from.
         const item = schemaStatic(this, 'responseSchema')
         const representation = item === undefined ? undefined : compileRepresentation(item, this.defaultSerializerOptions, route.compileSerializer)
@@ -301,8 +301,9 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
       return inherited
     }
 
+    // Registration refused a view with neither etag nor conditionalRequests (FV_ERR_CONDITIONAL_OFF):
+    // what follows documents one that has one of them.
     static override extraResponses (route: RouteDefinition, method: string): ResponsesMap | undefined {
-      if (this.etag !== true && this.conditionalRequests !== true) return super.extraResponses(route, method)
       if (SAFE.has(method)) {
         const headers = validatorHeaders(this, route)
         return { [route.status]: { headers }, 304: { description: 'Not Modified: the client\'s copy is current.', headers } }
@@ -317,7 +318,6 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
     }
 
     static override documentedHeaders (route: RouteDefinition, method: string): Record<string, TSchema> | undefined {
-      if (this.etag !== true && this.conditionalRequests !== true) return super.documentedHeaders(route, method)
       if (SAFE.has(method)) return READ_CONDITIONS
       if (UNSAFE.has(method) && route.path.includes(':')) return WRITE_CONDITIONS
       return super.documentedHeaders(route, method)
