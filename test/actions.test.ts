@@ -332,7 +332,7 @@ test('Override changes a standard action; the outer decorator wins on scalars', 
     @Override({ summary: 'inner', tags: ['items'] })
     override async create () { return { id: 1, name: 'n', price: 1 } }
   }
-  const app = await build({ views: [Items] })
+  const app = await build({ views: [{ view: Items, prefix: '' }] })
   t.teardown(() => app.close())
   const res = await app.inject({ method: 'POST', url: '/', payload: { name: 'n', price: 1 } })
   t.equal(res.statusCode, 200, 'statusCode from Override')
@@ -359,7 +359,7 @@ test('the same action mixed in twice is one route', async (t) => {
   class Twice extends (mix(AsyncListAPIView, ListAPIView) as unknown as typeof APIView) {
     list () { return [] }
   }
-  const app = await build({ views: [Twice] })
+  const app = await build({ views: [{ view: Twice, prefix: '' }] })
   t.teardown(() => app.close())
   t.equal((await app.inject('/')).statusCode, 200)
 })
@@ -370,7 +370,7 @@ test('body schemas: partialUpdateSchema wins; without create or update schemas b
     override async create (request: FastifyRequest) { return request.body as object }
     override async partialUpdate (request: FastifyRequest) { return request.body as object }
   }
-  const app = await build({ views: [Explicit] })
+  const app = await build({ views: [{ view: Explicit, prefix: '' }] })
   t.teardown(() => app.close())
   t.same((await app.inject({ method: 'POST', url: '/', payload: { anything: 1 } })).json(), { anything: 1 }, 'no createSchema: any JSON body')
   problem(t, await app.inject({ method: 'PATCH', url: '/1', payload: { name: 'x' } }), 400)
@@ -378,7 +378,7 @@ test('body schemas: partialUpdateSchema wins; without create or update schemas b
   class NoSchemas extends AsyncPartialUpdateAPIView {
     override async partialUpdate (request: FastifyRequest) { return request.body as object }
   }
-  const app2 = await build({ views: [NoSchemas] })
+  const app2 = await build({ views: [{ view: NoSchemas, prefix: '' }] })
   t.teardown(() => app2.close())
   t.same((await app2.inject({ method: 'PATCH', url: '/1', payload: { free: true } })).json(), { free: true })
 })
@@ -400,7 +400,7 @@ test('Override can add request schemas to a standard action; Throws and Override
     @Override({ summary: 'Everything' })
     override async list () { return [] }
   }
-  const app = await build({ views: [Stacked] })
+  const app = await build({ views: [{ view: Stacked, prefix: '' }] })
   t.teardown(() => app.close())
   t.same((await app.inject('/3?expand=true')).json(), { id: 3, expand: true }, 'params from detailParams and query from Override, both validated')
   problem(t, await app.inject('/3?expand=maybe'), 400)

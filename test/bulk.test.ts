@@ -542,7 +542,7 @@ test('updateMany without an updateSchema takes any object; mergeRepositoryOption
   class Loose extends AsyncUpdateManyAPIView {
     override async updateMany (request: FastifyRequest) { return [request.body] as never }
   }
-  const app = await build({ views: [Loose] })
+  const app = await build({ views: [{ view: Loose, prefix: '' }] })
   t.teardown(() => app.close())
   t.same((await app.inject({ method: 'PATCH', url: '/bulk', payload: { any: 1 } })).json(), [{ any: 1 }])
   const { repo } = recorded(false)
@@ -561,7 +561,7 @@ test('the default hooks are no-ops', async (t) => {
     static override filter = NameFilter
     static override repository = repo as never
   }
-  const app = await build({ views: [Plain] })
+  const app = await build({ views: [{ view: Plain, prefix: '' }] })
   t.teardown(() => app.close())
   const created = await app.inject({ method: 'POST', url: '/bulk', payload: [{ name: 'x', price: 1 }] })
   t.equal(created.statusCode, 201, created.body)
@@ -579,7 +579,7 @@ test('bulk PUT never reaches another tenant\'s row when the repository knows its
     static override repository = store as never
     override getKwargs () { return { tenant: String(this.request.headers['x-tenant']) } }
   }
-  const app = await build({ views: [Scoped] })
+  const app = await build({ views: [{ view: Scoped, prefix: '' }] })
   t.teardown(() => app.close())
   const res = await app.inject({ method: 'PUT', url: '/bulk', headers: { 'x-tenant': 'a' }, payload: [{ id: 2, name: 'stolen', price: 0 }] })
   problem(t, res, 404)

@@ -267,7 +267,7 @@ test('views that do not opt in never hash', async (t) => {
     @Get('/')
     get () { return { a: 1 } }
   }
-  const app = await build({ views: [Plain] })
+  const app = await build({ views: [{ view: Plain, prefix: '' }] })
   t.teardown(() => app.close())
   const res = await app.inject({ url: '/', headers: { 'if-none-match': '*' } })
   t.equal(res.statusCode, 200)
@@ -473,7 +473,7 @@ test('preconditions follow excludeNone defaults; checkEtag never answers 304 to 
     @Route('/:id/touch', { methods: ['PATCH'], schema: { params: IdParams }, responseSchema: Type.Object({ touched: Type.Boolean() }) })
     touch () { return this.checkEtag('"same"') ?? { touched: true } }
   }
-  const app = await build({ views: [Sparse] })
+  const app = await build({ views: [{ view: Sparse, prefix: '' }] })
   t.teardown(() => app.close())
   const got = await app.inject('/1')
   t.same(got.json(), { id: 1, updated_at: MODIFIED }, 'the null was left out')
@@ -496,7 +496,7 @@ test('preconditions follow byAlias = false defaults too', async (t) => {
     static override defaultSerializerOptions = { byAlias: false }
     static override repository = new MemoryRepository({ rows: [{ id: 1, full_name: 'Ada' }] }) as never
   }
-  const app = await build({ views: [FieldNames] })
+  const app = await build({ views: [{ view: FieldNames, prefix: '' }] })
   t.teardown(() => app.close())
   const got = await app.inject('/1')
   t.same(got.json(), { id: 1, full_name: 'Ada' })
@@ -515,7 +515,7 @@ test('an async action returning checkLastModified ?? item answers a clean 304', 
       return this.checkLastModified(item.updated_at) ?? item
     }
   }
-  const app = await build({ views: [AsyncItem] }, { logger: { level: 'warn', stream: { write: (l: string) => { lines.push(l) } } } })
+  const app = await build({ views: [{ view: AsyncItem, prefix: '' }] }, { logger: { level: 'warn', stream: { write: (l: string) => { lines.push(l) } } } })
   t.teardown(() => app.close())
   const res = await app.inject({ url: '/1', headers: { 'if-modified-since': LAST_MODIFIED } })
   t.equal(res.statusCode, 304)
@@ -622,13 +622,13 @@ test('lastModifiedField names a time: a date-time or date string, nullable or no
     Type.Union([Type.String({ format: 'date-time' }), Type.Null()])
   ]
   for (const field of accepted) {
-    const app = await build({ views: [stamped(field)] })
+    const app = await build({ views: [{ view: stamped(field), prefix: '' }] })
     await app.close()
     t.pass(`${JSON.stringify(field)} holds a time`)
   }
   const refused = [Type.String(), Type.String({ format: 'email' }), Type.Integer(), Type.Union([Type.String({ format: 'date-time' }), Type.Integer()]), Type.Union([Type.Null()])]
   for (const field of refused) {
-    const error = await build({ views: [stamped(field)] }).then(() => undefined, (e: unknown) => e)
+    const error = await build({ views: [{ view: stamped(field), prefix: '' }] }).then(() => undefined, (e: unknown) => e)
     t.match(error, { code: 'FV_ERR_UNKNOWN_FIELD', message: /lastModifiedField "changed" is not a time in its responseSchema/ }, `${JSON.stringify(field)} holds no time`)
   }
 })

@@ -240,7 +240,7 @@ const thrown: ThrownCase[] = [
         static override lastModifiedField = 'updatedAt'
         static override repository = rows() as never
       }
-      return build({ views: [Stamped] })
+      return build({ views: [{ view: Stamped, prefix: '' }] })
     },
     message: /^Cannot register Stamped: lastModifiedField "updatedAt" is not a property of its responseSchema \(its properties: id, updated_at\)$/
   },
@@ -282,6 +282,31 @@ const thrown: ThrownCase[] = [
     mistake: '.with() given a static the class does not have (a typo, from JavaScript)',
     act: () => (AsyncListAPIView.with as (statics: object) => unknown).call(AsyncListAPIView, { responseSchemas: {} }),
     message: /^AsyncListAPIView\.with\(responseSchemas\): "responseSchemas" is not a static of AsyncListAPIView, so it would never be read; did you mean "responseSchema"\?$/
+  },
+  {
+    code: 'FV_ERR_NO_PREFIX',
+    mistake: 'a CRUD view registered with no prefix: its actions would land on /',
+    act: () => {
+      class Notes extends GenericViewSet {
+        static override repository = rows()
+        static override responseSchema = Type.Object({ id: Type.Integer() })
+      }
+      return build({ views: [Notes] })
+    },
+    message: /^Cannot register Notes: it has no prefix, so its actions \(.*list.*\) would be served at the root of the application\. Register it as \{ view: Notes, prefix: '\/items' \}/
+  },
+  {
+    code: 'FV_ERR_SHARED_ROUTE',
+    mistake: 'two views on one prefix: the second would take the routes of the first',
+    act: () => {
+      class Notes extends GenericViewSet {
+        static override repository = rows()
+        static override responseSchema = Type.Object({ id: Type.Integer() })
+      }
+      class Drafts extends Notes {}
+      return build({ views: [{ view: Notes, prefix: '/notes' }, { view: Drafts, prefix: '/notes' }] })
+    },
+    message: /^Cannot register Drafts: (GET|POST|PUT|PATCH|DELETE) \/notes(\/:id)? is already served by Notes\. Give one of them another prefix/
   },
   {
     code: 'FV_ERR_CONDITIONAL_OFF',

@@ -396,7 +396,7 @@ test('a generic view without a repository is refused at registration; a getter m
     static override responseSchema = Item
     override get repository () { return repo }
   }
-  const app = await build({ views: [FromServer] })
+  const app = await build({ views: [{ view: FromServer, prefix: '' }] })
   t.teardown(() => app.close())
   t.equal((await app.inject('/')).json().length, 3)
 })
@@ -419,7 +419,7 @@ test('repository options and resolveFilter reach the repository', async (t) => {
     override getRepositoryOptions (action: string) { return { ...Spied.repositoryOptions, action } }
     override resolveFilter (filter: InstanceType<typeof Names>) { return { args: ['raw-sql'], kwargs: filter.asKwargs() } }
   }
-  const app = await build({ views: [Spied] })
+  const app = await build({ views: [{ view: Spied, prefix: '' }] })
   t.teardown(() => app.close())
   await app.inject('/?name=apple&page_size=5')
   t.match(calls[0], { criteria: { name: 'apple' }, query: { args: ['raw-sql'], offset: 0, limit: 5 }, options: { batch: 10, action: 'list' } })
@@ -463,7 +463,7 @@ test('cursors carry dates as ISO strings; a list with an open response schema se
     static override filter = Dated
     static override repository = new MemoryRepository({ rows }) as never
   }
-  const app = await build({ views: [Events] })
+  const app = await build({ views: [{ view: Events, prefix: '' }] })
   t.teardown(() => app.close())
   const first = (await app.inject('/?page_size=2&sort=at')).json()
   t.same(first.items.map((i: { id: number }) => i.id), [1, 2])
@@ -485,7 +485,7 @@ test('cursor pages walk a nullable sort column, nulls included', async (t) => {
     static override filter = ByRank
     static override repository = new MemoryRepository({ rows }) as never
   }
-  const app = await build({ views: [Ranked] })
+  const app = await build({ views: [{ view: Ranked, prefix: '' }] })
   t.teardown(() => app.close())
   const seen: number[] = []
   let url: string | null = '/?page_size=1&sort=rank'
@@ -515,7 +515,7 @@ test('a detail id of the wrong kind is a 404, not the first row', async (t) => {
     static override createSchema = ItemIn
     static override repository = seed() as never
   }
-  const app = await build({ views: [Loose] })
+  const app = await build({ views: [{ view: Loose, prefix: '' }] })
   t.teardown(() => app.close())
   problem(t, await app.inject('/abc'), 404)
   problem(t, await app.inject({ method: 'DELETE', url: '/zzz' }), 404)
@@ -529,7 +529,7 @@ test('a unique clash on update is a 409 problem, and documented', async (t) => {
     static override detailParams = IdParams
     static override repository = seed() as never
   }
-  const app = await build({ views: [Unique] })
+  const app = await build({ views: [{ view: Unique, prefix: '' }] })
   t.teardown(() => app.close())
   t.equal(problem(t, await app.inject({ method: 'PATCH', url: '/1', payload: { name: 'banana' } }), 409).title, 'Conflict')
   t.equal(problem(t, await app.inject({ method: 'PUT', url: '/1', payload: { name: 'banana', price: 1 } }), 409).title, 'Conflict')

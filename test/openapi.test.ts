@@ -221,7 +221,7 @@ test('merge rules: explicit entries win key by key, an explicit body replaces th
 
     override async list () { return [] }
   }
-  const { app: app2, doc: doc2 } = await documented({ views: [HeaderKeeper] })
+  const { app: app2, doc: doc2 } = await documented({ views: [{ view: HeaderKeeper, prefix: '' }] })
   t.teardown(() => app2.close())
   t.same(Object.keys(doc2.paths['/x'].post.responses['201'].headers).sort(), ['x-extra', 'x-rate-limit-remaining', 'x-total-count'],
     'an explicit responses entry never drops headers from getResponseHeaders or responseHeaders')

@@ -185,14 +185,14 @@ test('a view that checks If-Match over a repository that does not apply precondi
     static override etag = true
     static override repository = { ...plain, atomicPreconditions: true } as never
   }
-  const app = await build({ views: [Declared] })
+  const app = await build({ views: [{ view: Declared, prefix: '' }] })
   t.equal((await app.inject('/')).statusCode, 200, 'declared: registered')
   class ReadOnly extends mix(ConditionalMixin, GenericReadOnlyViewSet) {
     static override responseSchema = Item
     static override etag = true
     static override repository = plain as never
   }
-  t.ok(await build({ views: [ReadOnly] }), 'a view without writes needs no declaration')
+  t.ok(await build({ views: [{ view: ReadOnly, prefix: '' }] }), 'a view without writes needs no declaration')
   t.equal(asyncRepository<ItemT, MemoryRepository<ItemT>>(rows).atomicPreconditions, true, 'asyncRepository carries the declaration over')
 })
 

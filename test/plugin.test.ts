@@ -191,3 +191,29 @@ test('an entry of views that is neither a view, an entry object nor a router is 
     await app.close()
   }
 })
+
+test('a CRUD view needs a prefix from somewhere: its entry, its router, or the Fastify context', async (t) => {
+  const { AsyncGenericViewSet, MemoryRepository, asyncRepository } = await import('../lib/index.js')
+  class Notes extends AsyncGenericViewSet {
+    static override responseSchema = Type.Object({ id: Type.Integer() })
+    static override repository = asyncRepository(new MemoryRepository({ rows: [{ id: 1 }] })) as never
+  }
+  await t.rejects(build({ views: [Notes] }), { code: 'FV_ERR_NO_PREFIX' }, 'bare: refused')
+  const router = new ViewRouter({ prefix: '/v1' })
+  router.registerView(Notes)
+  const routed = await build({ views: [router] })
+  t.teardown(() => routed.close())
+  t.equal((await routed.inject('/v1')).statusCode, 200, 'the router\'s prefix')
+  const app = Fastify()
+  await app.register(async (child) => { await child.register(views, { views: [Notes] }) }, { prefix: '/notes' })
+  t.teardown(() => app.close())
+  t.equal((await app.inject('/notes/1')).statusCode, 200, 'the context\'s prefix')
+  const root = await build({ views: [{ view: Notes, prefix: '' }] })
+  t.teardown(() => root.close())
+  t.equal((await root.inject('/1')).statusCode, 200, 'prefix: \'\' is the root on purpose')
+
+  const shared = Fastify()
+  shared.get('/notes', async () => ({ mine: true }))
+  await t.rejects(shared.register(views, { views: [{ view: Notes, prefix: '/notes' }] }).ready(),
+    { code: 'FV_ERR_SHARED_ROUTE', message: /^Cannot register Notes: GET \/notes is already served by another route of the application/ }, 'a route of the application')
+})

@@ -38,7 +38,7 @@ test('a view over a repository without a response schema is refused at registrat
     static override responseSchema = Type.Object({}, { additionalProperties: true })
     static override repository = seeded() as never
   }
-  const app = await build({ views: [Deliberate] })
+  const app = await build({ views: [{ view: Deliberate, prefix: '' }] })
   t.same((await app.inject('/')).json(), [{ id: 1, name: 'lamp' }, { id: 2, name: 'desk' }], 'an open schema sends every stored field, deliberately')
 })
 

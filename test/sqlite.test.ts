@@ -154,7 +154,7 @@ test('SQLite: a CHECK failure on a single create is a 409 too', async (t) => {
     static override createSchema = ProductIn
     static override repository = repository(db) as never
   }
-  const app = await build({ views: [Products] })
+  const app = await build({ views: [{ view: Products, prefix: '' }] })
   t.teardown(() => app.close())
   t.equal(problem(t, await app.inject({ method: 'POST', url: '/', payload: { name: 'Negative', price: -5 } }), 409).detail, 'The database refused the change: a constraint failed.')
 })

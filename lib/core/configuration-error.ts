@@ -44,6 +44,10 @@ export const CONFIGURATION_ERRORS = {
   FV_ERR_UNSUPPORTED_SCHEMA: 'FV_ERR_UNSUPPORTED_SCHEMA',
   /** A member of a view class is near one it inherits (`getKwarg` for `getKwargs`, `unsafeDependency`): it would replace nothing. */
   FV_ERR_MISSPELT_MEMBER: 'FV_ERR_MISSPELT_MEMBER',
+  /** A view with standard actions was registered with no prefix, in a context without one: its actions would be served at the root. */
+  FV_ERR_NO_PREFIX: 'FV_ERR_NO_PREFIX',
+  /** A view's route is already served by another view (or another route of the application). */
+  FV_ERR_SHARED_ROUTE: 'FV_ERR_SHARED_ROUTE',
   /** An entry of the plugin's `views` option is not a view, an entry object or a router. */
   FV_ERR_VIEW_ENTRY: 'FV_ERR_VIEW_ENTRY',
   /** Two different schemas are documented under one component name. */

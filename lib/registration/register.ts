@@ -358,11 +358,48 @@ function uniqueOperationId (app: FastifyInstance, schema: { operationId?: string
  * All reading of the class happens here, once; requests only run the handlers.
  */
 export function registerView (app: FastifyInstance, klass: ViewClass, options: RegisterViewOptions = {}, router?: RouterContext): void {
-  for (const route of buildViewRoutes(klass, options, router, app)) {
+  const routes = buildViewRoutes(klass, options, router, app)
+  assertPrefix(app, klass, options, router)
+  for (const route of routes) {
     uniqueOperationId(app, route.schema as { operationId?: string })
     parseJsonMediaTypes(app, route)
-    app.route(route)
+    try {
+      app.route(route)
+    } catch (error) {
+      throw sharedRoute(app, klass, route, error)
+    }
+    servedBy(app).set(`${String(route.method)} ${route.url}`, klass.name)
   }
+}
+
+const viewsOfRoutes = new WeakMap<object, Map<string, string>>()
+
+/** Which view serves each route the library added to an application (method and URL -> view name). */
+function servedBy (app: FastifyInstance): Map<string, string> {
+  let served = viewsOfRoutes.get(app.server)
+  if (served === undefined) viewsOfRoutes.set(app.server, served = new Map())
+  return served
+}
+
+/**
+ * A view with standard actions registered with no prefix at all would serve them at the root
+ * of its context (`GET /`, `DELETE /:id`), which is seldom what was meant: a prefix must be
+ * given, `''` to mean the root.
+ */
+function assertPrefix (app: FastifyInstance, klass: ViewClass, options: RegisterViewOptions, router: RouterContext | undefined): void {
+  if (options.prefix !== undefined || (router?.prefix ?? '') !== '' || app.prefix !== '' || klass.standardActions().length === 0) return
+  const actions = [...new Set(klass.standardActions().map((action) => action.name))]
+  throw new ConfigurationError('FV_ERR_NO_PREFIX', `Cannot register ${klass.name}: it has no prefix, so its actions (${actions.join(', ')}) would be served at the root ` +
+    `of the application. Register it as { view: ${klass.name}, prefix: '/items' } (or prefix: '' to serve it at the root on purpose)`)
+}
+
+/** Fastify's refusal of a route another view already serves, rewritten to name both views. */
+function sharedRoute (app: FastifyInstance, klass: ViewClass, route: RouteOptions, error: unknown): unknown {
+  if ((error as { code?: unknown }).code !== 'FST_ERR_DUPLICATED_ROUTE') return error
+  const method = String(route.method)
+  const other = servedBy(app).get(`${method} ${route.url}`)
+  return new ConfigurationError('FV_ERR_SHARED_ROUTE', `Cannot register ${klass.name}: ${method} ${route.url} is already served by ${other ?? 'another route of the application'}. ` +
+    'Give one of them another prefix (or detailRoute), or leave one of the two actions out')
 }
 
 /**
