@@ -214,6 +214,6 @@ test('a CRUD view needs a prefix from somewhere: its entry, its router, or the F
 
   const shared = Fastify()
   shared.get('/notes', async () => ({ mine: true }))
-  await t.rejects(shared.register(views, { views: [{ view: Notes, prefix: '/notes' }] }).ready(),
+  await t.rejects(async () => { await shared.register(views, { views: [{ view: Notes, prefix: '/notes' }] }) },
     { code: 'FV_ERR_SHARED_ROUTE', message: /^Cannot register Notes: GET \/notes is already served by another route of the application/ }, 'a route of the application')
 })
