@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions, type LightMyRequestResponse } from 'fastify'
 import views, { type FastifyViewsOptions } from '../lib/index.js'
+import { PatchError } from '../lib/http/patch-error.js'
 
 /** A Fastify app with the plugin registered and ready; closed by the caller (or `t.teardown`). */
 export async function build (options: FastifyViewsOptions, serverOptions: FastifyServerOptions = {}): Promise<FastifyInstance> {
@@ -67,4 +68,15 @@ export async function caught (act: () => unknown): Promise<unknown> {
     return error
   }
   return undefined
+}
+
+/** The PatchError `run` throws, as its pointer and message; anything else (or nothing) fails the test that asked. */
+export function patchError (run: () => unknown): { pointer: string, message: string } {
+  try {
+    run()
+  } catch (error) {
+    if (error instanceof PatchError) return { pointer: error.pointer, message: error.message }
+    throw error
+  }
+  throw new Error('no PatchError was thrown')
 }

@@ -1,8 +1,8 @@
 import type { Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 
-/** mulberry32: the same hostile requests on every run and every store. */
-function random (seed: number): () => number {
+/** mulberry32: the same hostile requests (and long texts) on every run and every store. */
+export function random (seed: number): () => number {
   return () => {
     seed = (seed + 0x6d2b79f5) | 0
     let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)

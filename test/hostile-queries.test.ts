@@ -7,7 +7,7 @@ import {
 import { SqliteRepository } from '../lib/stores/sql/index.js'
 import { buildApp, Health } from '../examples/app.js'
 import { build, problem } from './helpers.js'
-import { hostileQueries } from './hostile-cases.js'
+import { hostileQueries, random } from './hostile-cases.js'
 
 test('query keys named like Object.prototype members are not fields', async (t) => {
   const app = await buildApp({ databaseUrl: 'sqlite::memory:' })
@@ -79,15 +79,6 @@ class Bounded extends PaginationFilter {
   static override searchFields = ['name', 'description']
 }
 
-/** A seeded random source, so the long texts are the same on every run. */
-function random (seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 const WORDS = ['lamp', 'desk', 'chair', 'oak', 'walnut', 'brass', 'shade', 'linen', 'matte', 'black', 'white', 'table', 'stool', 'shelf', 'drawer', 'a', 'the', 'with', 'and']
 
 /** `count` rows whose descriptions are `length` characters of words. */

@@ -3,18 +3,8 @@ import { applyJsonPatch, parsePointer } from '../lib/http/json-patch.js'
 import { applyMergePatch } from '../lib/http/merge-patch.js'
 import { jsonEqual } from '../lib/http/patch-budget.js'
 import { PatchError } from '../lib/http/patch-error.js'
+import { patchError } from './helpers.js'
 import { RFC6902, RFC7396 } from './patch-appendix.js'
-
-/** The PatchError `run` throws; anything else (or nothing) fails the test that asked. */
-function patchError (run: () => unknown): { pointer: string, message: string } {
-  try {
-    run()
-  } catch (error) {
-    if (error instanceof PatchError) return { pointer: error.pointer, message: error.message }
-    throw error
-  }
-  throw new Error('no PatchError was thrown')
-}
 
 /** Applies a patch and also checks that neither input was modified, whatever the outcome. */
 function patched (document: unknown, patch: unknown): unknown {

@@ -7,21 +7,9 @@ import { AsyncGenericViewSet, ConditionalMixin, MemoryRepository, asyncRepositor
 import { applyJsonPatch } from '../lib/http/json-patch.js'
 import { applyMergePatch } from '../lib/http/merge-patch.js'
 import { DEFAULT_PATCH_LIMITS, PatchBudget, jsonSize, type PatchLimits } from '../lib/http/patch-budget.js'
-import { PatchError } from '../lib/http/patch-error.js'
 import { buildApp, Health, Item, ItemIn } from '../examples/app.js'
-import { build, problem } from './helpers.js'
+import { build, patchError, problem } from './helpers.js'
 import { PATCH_ATTACKS, sendPatchAttacks } from './patch-attacks.js'
-
-/** The PatchError `run` throws; anything else (or nothing) fails the test that asked. */
-function refusal (run: () => unknown): { pointer: string, message: string } {
-  try {
-    run()
-  } catch (error) {
-    if (error instanceof PatchError) return { pointer: error.pointer, message: error.message }
-    throw error
-  }
-  throw new Error('no PatchError was thrown')
-}
 
 const limits = (over: Partial<PatchLimits>): PatchLimits => ({ ...DEFAULT_PATCH_LIMITS, ...over })
 const nested = (n: number): unknown => JSON.parse('['.repeat(n) + ']'.repeat(n))
@@ -29,7 +17,7 @@ const nested = (n: number): unknown => JSON.parse('['.repeat(n) + ']'.repeat(n))
 test('the number of operations: at most maxOperations, counted before anything applies', async (t) => {
   const three = [{ op: 'add', path: '/a', value: 1 }, { op: 'add', path: '/b', value: 2 }, { op: 'remove', path: '/a' }]
   t.same(applyJsonPatch({}, three, { limits: limits({ maxOperations: 3 }) }), { b: 2 }, 'exactly the maximum applies')
-  t.same(refusal(() => applyJsonPatch({}, [...three, { op: 'nope' }], { limits: limits({ maxOperations: 3 }) })),
+  t.same(patchError(() => applyJsonPatch({}, [...three, { op: 'nope' }], { limits: limits({ maxOperations: 3 }) })),
     { pointer: '#', message: 'A JSON Patch may hold at most 3 operations; this one holds 4' }, 'one more is refused, before the malformed one is read')
   t.equal(DEFAULT_PATCH_LIMITS.maxOperations, 1000)
 })
@@ -37,29 +25,29 @@ test('the number of operations: at most maxOperations, counted before anything a
 test('depth: a value, a merge patch and the patched document nest at most maxDepth levels', async (t) => {
   const four = limits({ maxDepth: 4 })
   t.same(applyJsonPatch({}, [{ op: 'add', path: '/a', value: [[[1]]] }], { limits: four }), { a: [[[1]]] }, 'a value three deep under a member: four levels')
-  t.same(refusal(() => applyJsonPatch({}, [{ op: 'add', path: '/a', value: [[[[1]]]] }], { limits: four })),
+  t.same(patchError(() => applyJsonPatch({}, [{ op: 'add', path: '/a', value: [[[[1]]]] }], { limits: four })),
     { pointer: '#/0/path', message: 'The value at /a would make the document nest more than 4 levels deep' }, 'four deep under a member: five')
-  t.same(refusal(() => applyJsonPatch({}, [{ op: 'add', path: '/a', value: { x: [{ y: [[1]] }] } }], { limits: four })),
+  t.same(patchError(() => applyJsonPatch({}, [{ op: 'add', path: '/a', value: { x: [{ y: [[1]] }] } }], { limits: four })),
     { pointer: '#/0/value/x/0/y/0', message: 'Values may nest at most 4 levels deep' }, 'a value deeper than any document may be: the first container too deep')
-  t.same(refusal(() => applyJsonPatch({}, [{ op: 'replace', path: '', value: { a: 1 } }, { op: 'test', path: '/a', value: { 'b/c': [[[[1]]]] } }], { limits: four })),
+  t.same(patchError(() => applyJsonPatch({}, [{ op: 'replace', path: '', value: { a: 1 } }, { op: 'test', path: '/a', value: { 'b/c': [[[[1]]]] } }], { limits: four })),
     { pointer: '#/1/value/b~1c/0/0/0', message: 'Values may nest at most 4 levels deep' }, 'a test value too, before anything applies; names are escaped')
-  t.same(refusal(() => applyJsonPatch({ a: 1 }, [{ op: 'replace', path: '/a', value: { x: [[1]], y: [] } }, { op: 'replace', path: '/a', value: { x: [[1]], y: [[[1]]] } }], { limits: four })),
+  t.same(patchError(() => applyJsonPatch({ a: 1 }, [{ op: 'replace', path: '/a', value: { x: [[1]], y: [] } }, { op: 'replace', path: '/a', value: { x: [[1]], y: [[[1]]] } }], { limits: four })),
     { pointer: '#/1/path', message: 'The value at /a would make the document nest more than 4 levels deep' }, 'a replacement too; the first fits')
-  t.same(refusal(() => applyJsonPatch({}, [{ op: 'add', path: '/a', value: [{ x: [1], y: [] }, [2], [[[[3]]]]] }], { limits: four })),
+  t.same(patchError(() => applyJsonPatch({}, [{ op: 'add', path: '/a', value: [{ x: [1], y: [] }, [2], [[[[3]]]]] }], { limits: four })),
     { pointer: '#/0/value/2/0/0/0', message: 'Values may nest at most 4 levels deep' }, 'the pointer names the first container too deep, past shallower siblings')
   t.same(applyJsonPatch({ a: [[1]] }, [{ op: 'copy', from: '/a', path: '/b' }, { op: 'move', from: '/b', path: '/c' }], { limits: four }), { a: [[1]], c: [[1]] })
-  t.same(refusal(() => applyJsonPatch({ a: [[1]], b: { x: {} } }, [{ op: 'copy', from: '/a', path: '/b/x/a' }], { limits: four })),
+  t.same(patchError(() => applyJsonPatch({ a: [[1]], b: { x: {} } }, [{ op: 'copy', from: '/a', path: '/b/x/a' }], { limits: four })),
     { pointer: '#/0/path', message: 'Values may nest at most 4 levels deep' }, 'a copy where it would nest too deep')
-  t.same(refusal(() => applyJsonPatch({ a: [[1]], b: { x: {} } }, [{ op: 'move', from: '/a', path: '/b/x/a' }], { limits: four })),
+  t.same(patchError(() => applyJsonPatch({ a: [[1]], b: { x: {} } }, [{ op: 'move', from: '/a', path: '/b/x/a' }], { limits: four })),
     { pointer: '#/0/path', message: 'Values may nest at most 4 levels deep' }, 'a move too')
-  t.same(refusal(() => applyJsonPatch({}, [{ op: 'add', path: '/a', value: nested(100_000) }])),
+  t.same(patchError(() => applyJsonPatch({}, [{ op: 'add', path: '/a', value: nested(100_000) }])),
     { pointer: `#/0/value${'/0'.repeat(128)}`, message: 'Values may nest at most 128 levels deep' }, '100,000 deep: refused at the 129th level, without recursion')
 
   t.same(applyMergePatch({ a: 1 }, { b: { c: [[1]] } }, { limits: four }), { a: 1, b: { c: [[1]] } })
-  t.same(refusal(() => applyMergePatch({ a: 1 }, { b: { c: [[[1]]] } }, { limits: four })),
+  t.same(patchError(() => applyMergePatch({ a: 1 }, { b: { c: [[[1]]] } }, { limits: four })),
     { pointer: '#/b/c/0/0', message: 'Values may nest at most 4 levels deep' }, 'a merge patch five deep')
   const deep = JSON.parse('{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000)) as unknown
-  t.same(refusal(() => applyMergePatch({}, deep)), { pointer: '#' + '/a'.repeat(128), message: 'Values may nest at most 128 levels deep' }, 'a merge patch 100,000 deep')
+  t.same(patchError(() => applyMergePatch({}, deep)), { pointer: '#' + '/a'.repeat(128), message: 'Values may nest at most 128 levels deep' }, 'a merge patch 100,000 deep')
 })
 
 test('size: the patched document may not grow past maxSize characters, checked before anything is built', async (t) => {
@@ -70,17 +58,17 @@ test('size: the patched document may not grow past maxSize characters, checked b
   t.equal(jsonSize(scalars), JSON.stringify(scalars).length + 1, 'every kind of value counted as JSON writes it')
   const small = limits({ maxSize: size + 9 })
   t.same(applyJsonPatch(document, [{ op: 'add', path: '/b', value: 'yy' }], { limits: small }), { a: 'xxxx', b: 'yy' }, 'growing to exactly the maximum')
-  t.same(refusal(() => applyJsonPatch(document, [{ op: 'add', path: '/b', value: 'yyy' }], { limits: small })),
+  t.same(patchError(() => applyJsonPatch(document, [{ op: 'add', path: '/b', value: 'yyy' }], { limits: small })),
     { pointer: '#/0/path', message: `The patched document would be larger than ${size + 9} characters` }, 'one character more')
   t.same(applyJsonPatch(document, [{ op: 'add', path: '/b', value: 'y'.repeat(20) }, { op: 'remove', path: '/a' }, { op: 'remove', path: '/b' }],
     { limits: limits({ maxSize: size + 28 }) }), {}, 'removals make room again')
-  t.same(refusal(() => applyJsonPatch({ a: 'x'.repeat(100) }, [{ op: 'copy', from: '/a', path: '/b' }], { limits: limits({ maxSize: 150 }) })),
+  t.same(patchError(() => applyJsonPatch({ a: 'x'.repeat(100) }, [{ op: 'copy', from: '/a', path: '/b' }], { limits: limits({ maxSize: 150 }) })),
     { pointer: '#/0/path', message: 'The patched document would be larger than 150 characters' }, 'a copy is measured before it is made')
-  t.same(refusal(() => applyJsonPatch({ a: [] }, [{ op: 'replace', path: '', value: 'x'.repeat(200) }], { limits: limits({ maxSize: 150 }) })),
+  t.same(patchError(() => applyJsonPatch({ a: [] }, [{ op: 'replace', path: '', value: 'x'.repeat(200) }], { limits: limits({ maxSize: 150 }) })),
     { pointer: '#/0/path', message: 'The patched document would be larger than 150 characters' }, 'the whole document replaced')
   t.same(applyJsonPatch({ a: 'x'.repeat(100) }, [{ op: 'replace', path: '/a', value: 'y'.repeat(100) }, { op: 'move', from: '/a', path: '/b' }],
     { limits: limits({ maxSize: 110 }) }), { b: 'y'.repeat(100) }, 'a replacement of the same size and a move fit')
-  t.same(refusal(() => applyMergePatch({ a: 'x' }, { b: 'y'.repeat(200) }, { limits: limits({ maxSize: 150 }) })),
+  t.same(patchError(() => applyMergePatch({ a: 'x' }, { b: 'y'.repeat(200) }, { limits: limits({ maxSize: 150 }) })),
     { pointer: '#', message: 'The patched document would be larger than 150 characters' }, 'a merge patch\'s result, as a whole')
   t.same(applyJsonPatch(document, [{ op: 'add', path: '/b', value: 1 }], { text: JSON.stringify(document) }), { a: 'xxxx', b: 1 },
     'the document parsed from its text')
@@ -89,22 +77,22 @@ test('size: the patched document may not grow past maxSize characters, checked b
 test('work: at most 4 steps per character of the patch and the document', async (t) => {
   const budget = new PatchBudget(DEFAULT_PATCH_LIMITS, 10, 15)
   budget.spend(100, '#')
-  t.same(refusal(() => { budget.spend(1, '#/3/path') }), { pointer: '#/3/path', message: 'Applying the patch takes more than 100 steps, 4 per character of the patch and the document' })
+  t.same(patchError(() => { budget.spend(1, '#/3/path') }), { pointer: '#/3/path', message: 'Applying the patch takes more than 100 steps, 4 per character of the patch and the document' })
   const shifts = new PatchBudget(DEFAULT_PATCH_LIMITS, 16, 0)
   shifts.shift(64 * 64, '#')
-  t.same(refusal(() => { shifts.shift(1, '#') }).pointer, '#', '64 array elements moved are one step')
+  t.same(patchError(() => { shifts.shift(1, '#') }).pointer, '#', '64 array elements moved are one step')
 
   // Copying a part of the document again and again costs what the copies are.
   const document = { a: Array.from({ length: 1000 }, (_, i) => i) }
   const copies = (n: number): unknown[] => Array.from({ length: n }, (_, i) => ({ op: 'copy', from: '/a', path: `/c${i % 2}` }))
   t.ok(applyJsonPatch(document, copies(2)), 'two copies of a large part')
-  const refused = refusal(() => applyJsonPatch(document, copies(40)))
+  const refused = patchError(() => applyJsonPatch(document, copies(40)))
   t.match(refused, { pointer: /^#\/\d+\/path$/, message: /^Applying the patch takes more than \d+ steps/ }, 'forty are too many')
   // Inserting at the front of a long array moves every element each time.
   const long = { a: Array.from({ length: 100_000 }, () => 0) }
   const inserts = (n: number): unknown[] => Array.from({ length: n }, () => ({ op: 'add', path: '/a/0', value: 1 }))
   t.equal((applyJsonPatch(long, inserts(100)) as { a: number[] }).a.length, 100_100, 'a hundred inserts at the front of 100,000 elements')
-  t.match(refusal(() => applyJsonPatch(long, inserts(1000))), { pointer: /^#\/\d+\/path$/, message: /^Applying the patch takes more than/ }, 'a thousand cost the square')
+  t.match(patchError(() => applyJsonPatch(long, inserts(1000))), { pointer: /^#\/\d+\/path$/, message: /^Applying the patch takes more than/ }, 'a thousand cost the square')
 })
 
 /** The example's items on a MemoryRepository, with the example's body limit and /health. */

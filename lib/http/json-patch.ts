@@ -173,10 +173,7 @@ function tooDeep (path: Location, budget: PatchBudget): PatchError {
  * separators and the member's name (`PatchBudget.measure` counts them the same way).
  */
 function insert (document: unknown, path: Location, value: unknown, size: number, budget: PatchBudget): unknown {
-  if (path.tokens.length === 0) {
-    budget.resize(size - budget.size, path.at)
-    return value
-  }
+  if (path.tokens.length === 0) return newRoot(value, size, path, budget)
   const slot = locate(document, path, true, budget)
   if (slot.array !== undefined) {
     budget.resize(size + 1, path.at)
@@ -190,12 +187,15 @@ function insert (document: unknown, path: Location, value: unknown, size: number
   return document
 }
 
+/** A value that takes the place of the whole document: the document is its size from now on. */
+function newRoot (value: unknown, size: number, path: Location, budget: PatchBudget): unknown {
+  budget.resize(size - budget.size, path.at)
+  return value
+}
+
 /** RFC 6902 §4.3: the target must exist; the root may be replaced. */
 function replaceAt (document: unknown, path: Location, value: unknown, size: number, budget: PatchBudget): unknown {
-  if (path.tokens.length === 0) {
-    budget.resize(size - budget.size, path.at)
-    return value
-  }
+  if (path.tokens.length === 0) return newRoot(value, size, path, budget)
   const slot = locate(document, path, false, budget)
   if (slot.array !== undefined) {
     budget.resize(size - budget.measure(slot.array[slot.index], path.at), path.at)
