@@ -36,7 +36,7 @@ function peakMiB (pid: number | undefined): string {
   return match === null ? '?' : String(Math.round(Number(match[1]) / 1024))
 }
 
-console.log(`| attack | body | answers | time | peak memory (idle -> after) |\n|---|---:|---|---:|---|`)
+console.log('| attack | body | answers | time | peak memory (idle -> after) |\n|---|---:|---|---:|---|')
 for (const attack of PATCH_ATTACKS) {
   const { child, base } = await start()
   await fetch(`${base}/items`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"lamp","price":1}' })

@@ -44,6 +44,8 @@ export const CONFIGURATION_ERRORS = {
   FV_ERR_UNSUPPORTED_SCHEMA: 'FV_ERR_UNSUPPORTED_SCHEMA',
   /** A member of a view class is near one it inherits (`getKwarg` for `getKwargs`, `unsafeDependency`): it would replace nothing. */
   FV_ERR_MISSPELT_MEMBER: 'FV_ERR_MISSPELT_MEMBER',
+  /** A route answers 204 No Content but declares or would send a body, which would be dropped. */
+  FV_ERR_NO_CONTENT_BODY: 'FV_ERR_NO_CONTENT_BODY',
   /** A view with standard actions was registered with no prefix, in a context without one: its actions would be served at the root. */
   FV_ERR_NO_PREFIX: 'FV_ERR_NO_PREFIX',
   /** A view's route is already served by another view (or another route of the application). */

@@ -20,6 +20,28 @@ export function assertStoredObjectsSchema (klass: ViewClass, routes: CollectedRo
     'Set static responseSchema to the fields clients may see (to send every stored field deliberately: Type.Object({}, { additionalProperties: true })).')
 }
 
+/** The static that turns an action's body off, for the actions that have one. */
+const BODY_SWITCH: Record<string, string> = { create: 'returnOnCreate = false', update: 'returnOnUpdate = false', partialUpdate: 'returnOnUpdate = false', bulkCreate: 'returnOnCreate = false', updateMany: 'returnOnUpdate = false' }
+
+/**
+ * 204 No Content has no content (RFC 9110 §15.3.5): a route that answers it but declares or
+ * sends a body would have that body dropped on the way out, silently. Refused, with the fix.
+ */
+export function assertNoContentHasNoBody (klass: ViewClass, routes: CollectedRoute[]): void {
+  for (const route of routes) {
+    if (route.status !== 204) continue
+    if (route.standard && !route.emptyBody && route.responseSchema !== undefined) {
+      const off = BODY_SWITCH[route.name]
+      throw new ConfigurationError('FV_ERR_NO_CONTENT_BODY', `Cannot register ${klass.name}: ${route.name} answers 204 No Content, which has no body, but it would send ` +
+        `one (its responseSchema). ${off === undefined ? 'Leave its statusCode as it was' : `Set ${off} to answer without one, or answer with another status`}`)
+    }
+    if (!route.standard && route.options.responseSchema !== undefined) {
+      throw new ConfigurationError('FV_ERR_NO_CONTENT_BODY', `Cannot register ${klass.name}: ${klass.name}.${route.name} declares a responseSchema but answers 204 No Content, ` +
+        'which has no body: drop the responseSchema, or answer 200')
+    }
+  }
+}
+
 /** A misspelt `actionDependencies` key would leave the action it meant unguarded: refuse it. */
 export function assertDependencyKeys (statics: ViewClass, routes: CollectedRoute[]): void {
   const declared = (statics as { actionDependencies?: Record<string, unknown> }).actionDependencies

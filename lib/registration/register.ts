@@ -4,7 +4,7 @@ import { OWN_SERIALIZER_OPTIONS, type APIView } from '../views/api-view.js'
 import { findRaises, getCatchSpecs } from '../views/decorators.js'
 import { dependencyHooks } from '../routes/dependencies.js'
 import { hasContent, isJsonRequest, JSON_BODY_ONLY, listedJsonParser, mediaTypeHook, noContent, notJson, readsNoContent } from '../http/media-type.js'
-import { assertDependencyKeys, assertNoNearMisses, assertStoredObjectsSchema } from './checks.js'
+import { assertDependencyKeys, assertNoContentHasNoBody, assertNoNearMisses, assertStoredObjectsSchema } from './checks.js'
 import { buildRouteSchema } from '../openapi/operation.js'
 import { problemErrorHandler } from '../http/problem.js'
 import { compileResponseCheck } from '../schema/response-check.js'
@@ -128,6 +128,7 @@ export function collectRoutes (klass: ViewClass): CollectedRoute[] {
   for (const route of routes) checkCatches(statics, route.name, methods.get(route.name)!)
   assertNoNearMisses(klass)
   assertStoredObjectsSchema(klass, routes)
+  assertNoContentHasNoBody(klass, routes)
   assertDependencyKeys(klass, routes)
   return routes
 }
