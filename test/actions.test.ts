@@ -415,3 +415,25 @@ test('the default getLocation sends no Location', async (t) => {
   const view = new (AsyncCreateAPIView as unknown as new (...a: unknown[]) => { getLocation: (o: object) => unknown })({}, {})
   t.equal(view.getLocation({ id: 1 }), undefined)
 })
+
+test('204 without a body: a create with returnOnCreate = false may answer it, and a custom route without a response schema', async (t) => {
+  const { GenericViewSet, MemoryRepository, Override, Post } = await import('../lib/index.js')
+  const { Type } = await import('@sinclair/typebox')
+  class Notes extends GenericViewSet {
+    static override repository = new MemoryRepository({ rows: [{ id: 1 }] }) as never
+    static override responseSchema = Type.Object({ id: Type.Integer() })
+    static override createSchema = Type.Object({ id: Type.Integer() })
+    static override returnOnCreate = false
+    @Override({ statusCode: 204 })
+    override create (request: FastifyRequest) { return super.create(request as never) }
+    @Post('/touch', { statusCode: 204 })
+    touch () { return { ignored: true } }
+  }
+  const app = await build({ views: [{ view: Notes, prefix: '/notes' }] })
+  t.teardown(() => app.close())
+  const created = await app.inject({ method: 'POST', url: '/notes', payload: { id: 2 } })
+  t.equal(created.statusCode, 204)
+  t.equal(created.body, '')
+  const touched = await app.inject({ method: 'POST', url: '/notes/touch' })
+  t.same([touched.statusCode, touched.body], [204, ''], 'the class responseSchema is no schema of a 204 route')
+})

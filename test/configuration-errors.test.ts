@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import Fastify, { type FastifyInstance, type InjectOptions } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyRequest, type InjectOptions } from 'fastify'
 import swagger from '@fastify/swagger'
 import Database from 'better-sqlite3'
 import { Type } from '@sinclair/typebox'
@@ -282,6 +282,46 @@ const thrown: ThrownCase[] = [
     mistake: '.with() given a static the class does not have (a typo, from JavaScript)',
     act: () => (AsyncListAPIView.with as (statics: object) => unknown).call(AsyncListAPIView, { responseSchemas: {} }),
     message: /^AsyncListAPIView\.with\(responseSchemas\): "responseSchemas" is not a static of AsyncListAPIView, so it would never be read; did you mean "responseSchema"\?$/
+  },
+  {
+    code: 'FV_ERR_NO_CONTENT_BODY',
+    mistake: 'a create answering 204 while it still returns the created object: the body would be dropped',
+    act: () => {
+      class Notes extends GenericViewSet {
+        static override repository = rows()
+        static override responseSchema = Type.Object({ id: Type.Integer() })
+        @Override({ statusCode: 204 })
+        override create (request: FastifyRequest) { return super.create(request as never) }
+      }
+      return build({ views: [{ view: Notes, prefix: '/notes' }] })
+    },
+    message: /^Cannot register Notes: create answers 204 No Content, which has no body, but it would send one \(its responseSchema\)\. Set returnOnCreate = false/
+  },
+  {
+    code: 'FV_ERR_NO_CONTENT_BODY',
+    mistake: 'a custom route declaring a response schema and answering 204',
+    act: () => {
+      class Notes extends APIView {
+        @Get('/touch', { statusCode: 204, responseSchema: Type.Object({ touched: Type.Boolean() }) })
+        touch () { return { touched: true } }
+      }
+      return build({ views: [Notes] })
+    },
+    message: /^Cannot register Notes: Notes\.touch declares a responseSchema but answers 204 No Content, which has no body: drop the responseSchema, or answer 200$/
+  },
+  {
+    code: 'FV_ERR_NO_CONTENT_BODY',
+    mistake: 'a list answering 204',
+    act: () => {
+      class Notes extends GenericViewSet {
+        static override repository = rows()
+        static override responseSchema = Type.Object({ id: Type.Integer() })
+        @Override({ statusCode: 204 })
+        override list (request: FastifyRequest) { return super.list(request as never) }
+      }
+      return build({ views: [{ view: Notes, prefix: '/notes' }] })
+    },
+    message: /^Cannot register Notes: list answers 204 No Content.*Leave its statusCode as it was$/
   },
   {
     code: 'FV_ERR_NO_PREFIX',
