@@ -284,6 +284,36 @@ const thrown: ThrownCase[] = [
     message: /^AsyncListAPIView\.with\(responseSchemas\): "responseSchemas" is not a static of AsyncListAPIView, so it would never be read; did you mean "responseSchema"\?$/
   },
   {
+    code: 'FV_ERR_UNKNOWN_FIELD',
+    mistake: 'a createSchema member that is not a column of the SQL table: every create would fail',
+    act: () => {
+      const db = new Database(':memory:')
+      db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, title TEXT NOT NULL)')
+      class Notes extends GenericViewSet {
+        static override repository = new SqliteRepository(db, { table: 'notes', columns: ['id', 'title'] }) as never
+        static override responseSchema = Type.Object({ id: Type.Integer(), title: Type.String() })
+        static override createSchema = Type.Object({ title: Type.String(), isbn: Type.String() })
+      }
+      return build({ views: [{ view: Notes, prefix: '/notes' }] })
+    },
+    message: /^Cannot register Notes: the body of create, partialUpdate, update has "isbn", which its repository does not have \(its fields: id, title\)\. Remove it from the body schema, add the column.*override those actions/
+  },
+  {
+    code: 'FV_ERR_UNKNOWN_FIELD',
+    mistake: 'a bulk create item with a member that is not a column',
+    act: () => {
+      const db = new Database(':memory:')
+      db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, title TEXT NOT NULL)')
+      class Notes extends AsyncGenericBulkCreateAPIView {
+        static override repository = new AsyncSqliteRepository(db, { table: 'notes', columns: ['id', 'title'] }) as never
+        static override responseSchema = Type.Object({ id: Type.Integer(), title: Type.String() })
+        static override createSchema = Type.Object({ title: Type.String(), tags: Type.Array(Type.String()) })
+      }
+      return build({ views: [{ view: Notes, prefix: '/notes' }] })
+    },
+    message: /^Cannot register Notes: the body of bulkCreate has "tags", which its repository does not have/
+  },
+  {
     code: 'FV_ERR_NO_CONTENT_BODY',
     mistake: 'a create answering 204 while it still returns the created object: the body would be dropped',
     act: () => {

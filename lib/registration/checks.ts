@@ -2,7 +2,10 @@ import { View, type ViewClass, type CollectedRoute } from '../views/view.js'
 import { APIView } from '../views/api-view.js'
 import { MIXIN } from '../views/mixins.js'
 import { getRouteMeta } from '../routes/route-meta.js'
+import type { TSchema } from '@sinclair/typebox'
 import { ConfigurationError } from '../core/configuration-error.js'
+import { fieldNamesOf } from '../stores/repository.js'
+import { writesBodyAsIs } from '../views/generics.js'
 import { meantName } from '../core/names.js'
 
 // Mistakes of configuration refused when a view is registered, each naming the view.
@@ -40,6 +43,38 @@ export function assertNoContentHasNoBody (klass: ViewClass, routes: CollectedRou
         'which has no body: drop the responseSchema, or answer 200')
     }
   }
+}
+
+/** The members of a body schema: an object's properties, or those of an array's items (a bulk body). */
+function bodyMembers (body: TSchema): string[] {
+  const node = body.type === 'array' ? body.items as TSchema | undefined : body
+  return Object.keys(Object(node?.properties) as object)
+}
+
+/**
+ * The library's write actions hand their body to the repository as it is: over a repository with
+ * fixed fields (the columns of a SQL table), a body member it has no field for would fail on the
+ * first request (`no column "isbn"`). Refused here, naming the action, the member and the fields.
+ * An action of the user's own may map its body (a `password` into a `password_hash`): not checked.
+ */
+export function assertBodiesFitRepository (klass: ViewClass, routes: CollectedRoute[], methods: Map<string, object>): void {
+  const fields = fieldNamesOf((klass as { repository?: unknown }).repository)
+  if (fields === undefined) return
+  const actions: string[] = []
+  const unknown = new Set<string>()
+  for (const route of routes) {
+    const body = route.options.schema?.body
+    if (!route.standard || body === undefined || !writesBodyAsIs(methods.get(route.name))) continue
+    const foreign = bodyMembers(body).filter((member) => !fields.includes(member))
+    if (foreign.length === 0) continue
+    actions.push(route.name)
+    for (const member of foreign) unknown.add(member)
+  }
+  if (actions.length === 0) return
+  const members = [...unknown]
+  throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${klass.name}: the body of ${actions.sort().join(', ')} has ${members.map((m) => JSON.stringify(m)).join(', ')}, ` +
+    `which its repository does not have (its fields: ${fields.join(', ')}). Remove ${members.length === 1 ? 'it' : 'them'} from the body schema, add the ` +
+    `column to the repository's columns, or override ${actions.length === 1 ? actions[0] : 'those actions'} to write what the body says`)
 }
 
 /** A misspelt `actionDependencies` key would leave the action it meant unguarded: refuse it. */

@@ -5,7 +5,7 @@ import { actionMixin, withSchema, type ActionViewClass, type Get, type ItemOf, t
 import type { APIView } from './api-view.js'
 import { BadRequest, Conflict, ContentTooLarge, NotFound, type ProblemErrorEntry } from '../http/errors.js'
 import type { FilterClass } from '../query/filters.js'
-import { GENERIC, type GenericBase, type GenericHooks, type GenericStatics } from './generics.js'
+import { bodyWriter, GENERIC, type GenericBase, type GenericHooks, type GenericStatics } from './generics.js'
 import type { ActionRegistry, ViewBase } from './mixins.js'
 import type { AsyncBulkRepository, BulkRepository, Criteria } from '../stores/repository.js'
 import type { ViewRouteOptions } from '../routes/types.js'
@@ -250,15 +250,15 @@ const withKwargs = (view: BulkView, items: unknown, action: string): Array<Recor
 // Each generic bulk action is a real method of a named class (what a stack trace or a
 // debugger stepping into `super.bulkCreate(request)` shows).
 const bulkImpls: Record<string, (base: ViewBase) => ViewBase> = {
-  bulkCreate: (Base) => class GenericBulkCreate extends Base {
+  bulkCreate: (Base) => bodyWriter(class GenericBulkCreate extends Base {
     bulkCreate (this: BulkView, request: FastifyRequest): unknown {
       const data = withKwargs(this, request.body, 'bulkCreate')
       if (data.length === 0) return []
       return then(this, this.beforeBulkCreate(data), () => then(this, this.repository.createMany(data, this.getRepositoryOptions('bulkCreate')),
         (objs) => then(this, this.afterBulkCreate(objs), () => objs)))
     }
-  },
-  bulkUpdate: (Base) => class GenericBulkUpdate extends Base {
+  }, 'bulkCreate'),
+  bulkUpdate: (Base) => bodyWriter(class GenericBulkUpdate extends Base {
     bulkUpdate (this: BulkView, request: FastifyRequest): unknown {
       const data = withKwargs(this, request.body, 'bulkUpdate')
       const duplicates = duplicateKeys(data, classOf(this).primaryKey)
@@ -267,15 +267,15 @@ const bulkImpls: Record<string, (base: ViewBase) => ViewBase> = {
       return then(this, this.beforeBulkUpdate(data), () => then(this, this.repository.bulkUpdate(data, this.getRepositoryOptions('bulkUpdate')),
         () => then(this, this.afterBulkUpdate(), () => true)))
     }
-  },
-  updateMany: (Base) => class GenericUpdateMany extends Base {
+  }, 'bulkUpdate'),
+  updateMany: (Base) => bodyWriter(class GenericUpdateMany extends Base {
     updateMany (this: BulkView, request: FastifyRequest): unknown {
       const values = request.body as Record<string, unknown>
       const { args, kwargs } = selection(this, 'updateMany')
       return then(this, this.beforeUpdateMany(values), () => then(this, this.repository.updateMany(values, kwargs, ...args),
         (objs) => then(this, this.afterUpdateMany(objs), () => objs)))
     }
-  },
+  }, 'updateMany'),
   bulkDelete: (Base) => class GenericBulkDelete extends Base {
     bulkDelete (this: BulkView): unknown {
       const { args, kwargs } = selection(this, 'bulkDelete')

@@ -216,6 +216,22 @@ function pageSchema (item: TSchema | undefined, filter: FilterClass | null): TSc
 /** What every generic action mixin requires below it. */
 export const GENERIC: MixinClass[] = [GenericViewMixin]
 
+/**
+ * The library's actions that hand their body to the repository as it is (create, update and the
+ * bulk writes): a member the repository has no field for would fail there, on the first request,
+ * so registration checks it (`writesBodyAsIs`). An action of the user's own is free to map its body.
+ */
+const BODY_WRITERS = new WeakSet<object>()
+
+/** Marks the named method of a class's prototype as one of the library's body writers; returns the class. */
+export function bodyWriter<C extends { prototype: object }> (cls: C, name: string): C {
+  BODY_WRITERS.add(Reflect.get(cls.prototype, name) as object) // a method the class body just defined
+  return cls
+}
+
+/** Whether `method` is one of the library's actions that write their body as it is. */
+export const writesBodyAsIs = (method: unknown): boolean => typeof method === 'function' && BODY_WRITERS.has(method)
+
 // Each generic action is a real method of a named class, so a stack trace or a debugger
 // stepping into `super.partialUpdate(request)` lands in `GenericPartialUpdate.partialUpdate`.
 const listImpl = <B extends GenericBase>(Base: B): ViewBase => class GenericList extends listMembers(Base) {
@@ -230,11 +246,11 @@ const listImpl = <B extends GenericBase>(Base: B): ViewBase => class GenericList
   list (this: GenericView, request: FastifyRequest): unknown { return genericList(this, request) }
 }
 
-const createImpl = (Base: GenericBase): ViewBase => class GenericCreate extends createMembers(Base) {
+const createImpl = (Base: GenericBase): ViewBase => bodyWriter(class GenericCreate extends createMembers(Base) {
   create (this: GenericView, request: FastifyRequest): unknown {
     return this.repository.create(withKwargs(request.body as Record<string, unknown>, this.getKwargs('create')), this.getRepositoryOptions('create'))
   }
-}
+}, 'create')
 
 const retrieveImpl = (Base: GenericBase): ViewBase => class GenericRetrieve extends Base {
   retrieve (this: GenericView, request: FastifyRequest): unknown {
@@ -242,18 +258,18 @@ const retrieveImpl = (Base: GenericBase): ViewBase => class GenericRetrieve exte
   }
 }
 
-const updateImpl = (Base: GenericBase): ViewBase => class GenericUpdate extends updateMembers(Base) {
+const updateImpl = (Base: GenericBase): ViewBase => bodyWriter(class GenericUpdate extends updateMembers(Base) {
   update (this: GenericView, request: FastifyRequest): unknown {
     return this.repository.update(detailCriteria(this, request, 'update'), request.body as Record<string, unknown>, writeOptions(this, request, 'update'))
   }
-}
+}, 'update')
 
-const partialUpdateImpl = (Base: GenericBase): ViewBase => class GenericPartialUpdate extends updateMembers(Base) {
+const partialUpdateImpl = (Base: GenericBase): ViewBase => bodyWriter(class GenericPartialUpdate extends updateMembers(Base) {
   // The body holds only what the client sent (or what its patch changed), so a partial update changes only those fields.
   partialUpdate (this: GenericView, request: FastifyRequest): unknown {
     return this.repository.update(detailCriteria(this, request, 'partialUpdate'), request.body as Record<string, unknown>, writeOptions(this, request, 'partialUpdate'))
   }
-}
+}, 'partialUpdate')
 
 const destroyImpl = (Base: GenericBase): ViewBase => class GenericDestroy extends Base {
   destroy (this: GenericView, request: FastifyRequest): unknown {
