@@ -426,6 +426,7 @@ test('204 without a body: a create with returnOnCreate = false may answer it, an
     static override returnOnCreate = false
     @Override({ statusCode: 204 })
     override create (request: FastifyRequest) { return super.create(request as never) }
+
     @Post('/touch', { statusCode: 204 })
     touch () { return { ignored: true } }
   }
