@@ -314,6 +314,20 @@ const thrown: ThrownCase[] = [
     message: /^Cannot register Notes: the body of bulkCreate has "tags", which its repository does not have/
   },
   {
+    code: 'FV_ERR_PAGE_SIZE',
+    mistake: 'a default page longer than the longest allowed: pages would silently be shorter',
+    act: () => {
+      class Pages extends PaginationFilter.with({ defaultPageSize: 50, maxPageSize: 20 }) {}
+      class Notes extends GenericListAPIView {
+        static override repository = rows()
+        static override responseSchema = Type.Object({ id: Type.Integer() })
+        static override filter = Pages
+      }
+      return build({ views: [{ view: Notes, prefix: '/notes' }] })
+    },
+    message: /^Pages: defaultPageSize 50 is more than maxPageSize 20, so pages would hold 20 items, not 50\. Lower defaultPageSize to 20 or less, or raise maxPageSize$/
+  },
+  {
     code: 'FV_ERR_NO_CONTENT_BODY',
     mistake: 'a create answering 204 while it still returns the created object: the body would be dropped',
     act: () => {

@@ -255,3 +255,16 @@ test('the memory repository compares like a typed database: no cross-kind matche
   const { asyncRepository } = await import('../lib/index.js')
   t.same(Object.keys(asyncRepository(repo)).sort(), ['atomicPreconditions', 'bulkUpdate', 'count', 'create', 'createMany', 'delete', 'deleteMany', 'get', 'list', 'update', 'updateMany'], 'only the public protocol is wrapped, with its declaration')
 })
+
+test('an inherited default page size is capped at a lowered maxPageSize; composing keeps both rules', async (t) => {
+  const { PaginationFilter, composeFilters, SearchFilter } = await import('../lib/index.js')
+  class Short extends PaginationFilter { static override maxPageSize = 10 }
+  t.equal(Short.pageSize(), 10, 'only maxPageSize set: the inherited 100 is capped')
+  t.ok(Short.querySchema(), 'and accepted')
+  const composed = composeFilters(Short, SearchFilter.with({ searchFields: ['name'] }))
+  t.equal(composed.pageSize(), 10, 'composed: the pager\'s capped default')
+  t.ok(composed.querySchema())
+  class Chosen extends PaginationFilter { static override maxPageSize = 10; static override defaultPageSize = 30 }
+  t.throws(() => composeFilters(Chosen).querySchema(), { code: 'FV_ERR_PAGE_SIZE' }, 'a default the pager chose above its maximum, composed or not')
+  t.throws(() => Chosen.querySchema(), { code: 'FV_ERR_PAGE_SIZE' })
+})

@@ -36,6 +36,8 @@ export const CONFIGURATION_ERRORS = {
   FV_ERR_FILTER_FIELD: 'FV_ERR_FILTER_FIELD',
   /** `composeFilters` was given filters that paginate in different ways. */
   FV_ERR_FILTER_PAGINATION: 'FV_ERR_FILTER_PAGINATION',
+  /** A filter sets a `defaultPageSize` larger than its `maxPageSize`: pages would silently be shorter. */
+  FV_ERR_PAGE_SIZE: 'FV_ERR_PAGE_SIZE',
   /** `mix()` was given something that is not a mixin. */
   FV_ERR_NOT_A_MIXIN: 'FV_ERR_NOT_A_MIXIN',
   /** `.with(statics, methods)` named a static or a method the class does not have. */

@@ -117,6 +117,11 @@ export class BaseFilter {
   static querySchema (): TObject {
     let schema = querySchemas.get(this)
     if (schema !== undefined) return schema
+    // A default page longer than the longest allowed would be cut to it without a word.
+    if (this.pagination !== 'none' && this.defaultPageSize > this.maxPageSize && setsDefaultPageSize(this)) {
+      throw new ConfigurationError('FV_ERR_PAGE_SIZE', `${this.name}: defaultPageSize ${this.defaultPageSize} is more than maxPageSize ${this.maxPageSize}, so pages would ` +
+        `hold ${this.maxPageSize} items, not ${this.defaultPageSize}. Lower defaultPageSize to ${this.maxPageSize} or less, or raise maxPageSize`)
+    }
     const props: Record<string, TSchema> = {}
     const fields = toTypeBoxRecord(this.fields, `${this.name}.fields`)
     const operatorFields = toTypeBoxRecord(this.operatorFields, `${this.name}.operatorFields`)
@@ -257,6 +262,17 @@ export class BaseFilter {
   }
 }
 
+/**
+ * Whether a filter below `BaseFilter` sets `defaultPageSize` itself: lowering only `maxPageSize`
+ * caps the inherited default (documented), a default the filter chose is a promise to keep.
+ */
+function setsDefaultPageSize (filter: FilterClass): boolean {
+  for (let c: FilterClass = filter; c !== BaseFilter; c = Object.getPrototypeOf(c) as FilterClass) { // every filter class extends BaseFilter
+    if (Object.hasOwn(c, 'defaultPageSize')) return true
+  }
+  return false
+}
+
 const NON_CRITERIA = new Set(['sort', 'q', 'page', 'page_size', 'offset', 'limit', 'cursor'])
 const isCriterion = (key: string): boolean => !NON_CRITERIA.has(key)
 
@@ -321,7 +337,8 @@ export function composeFilters (...filters: FilterClass[]): FilterClass {
     static override searchFields = [...new Set(filters.flatMap((f) => f.searchFields))]
     static override pagination: PaginationKind = pager?.pagination ?? 'none'
     static override maxPageSize = pager?.maxPageSize ?? BaseFilter.maxPageSize
-    static override defaultPageSize = pager?.defaultPageSize ?? BaseFilter.defaultPageSize
+    // The pager's own choice, checked against its maxPageSize; an inherited default, already capped.
+    static override defaultPageSize = pager === undefined ? BaseFilter.defaultPageSize : setsDefaultPageSize(pager) ? pager.defaultPageSize : pager.pageSize()
     static override tieBreaker = pager?.tieBreaker ?? BaseFilter.tieBreaker
     static override maxSearchLength = maxSearchLength
     static override maxPatternLength = maxPatternLength
