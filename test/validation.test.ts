@@ -240,3 +240,18 @@ test('the fast date-time check accepts only what ajv-formats accepts, and the ca
   t.ok(registered?.('2024-01-01t10:00:00+02:00'), 'offset via ajv-formats')
   t.notOk(registered?.('2023-02-29T00:00:00.000Z'))
 })
+
+test('a value that is none of a union of literals is answered with the choices', async (t) => {
+  const many = Type.Union(Array.from({ length: 25 }, (_, i) => Type.Literal(`v${i}`)))
+  class Choices extends APIView {
+    @Post('/', { schema: { body: Type.Object({ size: Type.Union([Type.Literal('s'), Type.Literal('m'), Type.Literal(3), Type.Literal(true)]), many: Type.Optional(many) }) }, responseSchema: Type.Object({}) })
+    create () { return {} }
+  }
+  const app = await build({ views: [Choices] })
+  t.teardown(() => app.close())
+  const res = await app.inject({ method: 'POST', url: '/', payload: { size: 'xl', many: 'nope' } })
+  t.same(problem(t, res, 400).errors, [
+    { detail: 'Expected one of: s, m, 3, true', pointer: '#/size' },
+    { detail: `Expected one of: ${Array.from({ length: 20 }, (_, i) => `v${i}`).join(', ')}, and 5 more`, pointer: '#/many' }
+  ])
+})

@@ -107,7 +107,7 @@ export function validationEntries (check: TypeCheck<TSchema>, value: unknown, pa
   for (const error of check.Errors(value)) {
     if (seen.has(error.path)) continue
     seen.add(error.path)
-    const entry: ProblemErrorEntry = { detail: error.message, pointer: '#' + error.path }
+    const entry: ProblemErrorEntry = { detail: allowedValues(error.schema) ?? error.message, pointer: '#' + error.path }
     if (location !== undefined) {
       entry.in = location
       // An error about the whole query (`minProperties`) names no parameter.
@@ -118,6 +118,20 @@ export function validationEntries (check: TypeCheck<TSchema>, value: unknown, pa
     if (entries.length === MAX_REPORTED_ERRORS) break
   }
   return entries
+}
+
+/** Literals a union lists in full before the rest is cut: a client needs the choices, not a page of them. */
+const LISTED_LITERALS = 20
+
+/**
+ * For a value that is none of a union of literals (`sort=author`, an enum), the choices:
+ * `Expected one of: name, -name, price, -price` instead of TypeBox's "Expected union value".
+ */
+function allowedValues (schema: TSchema): string | undefined {
+  const members = (schema as AnySchema).anyOf
+  if (!Array.isArray(members) || members.length === 0 || !members.every((m: AnySchema) => m.const !== undefined)) return undefined
+  const values = members.map((m: AnySchema) => typeof m.const === 'string' ? m.const : JSON.stringify(m.const))
+  return `Expected one of: ${values.slice(0, LISTED_LITERALS).join(', ')}${values.length > LISTED_LITERALS ? `, and ${values.length - LISTED_LITERALS} more` : ''}`
 }
 
 function unescapePointerToken (token: string): string {
