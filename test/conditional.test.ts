@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import net from 'node:net'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import type { FastifyRequest } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyRequest, type InjectOptions } from 'fastify'
 import {
   APIView,
   AsyncGenericViewSet,
@@ -22,6 +22,7 @@ import {
   type ConditionalMembers,
   type ViewRequest
 } from '../lib/index.js'
+import views from '../lib/index.js'
 import { parseEntityTags, parseHttpDate, strongMatch, weakMatch, httpDate } from '../lib/http/preconditions.js'
 import { build, problem } from './helpers.js'
 
@@ -631,4 +632,58 @@ test('lastModifiedField names a time: a date-time or date string, nullable or no
     const error = await build({ views: [{ view: stamped(field), prefix: '' }] }).then(() => undefined, (e: unknown) => e)
     t.match(error, { code: 'FV_ERR_UNKNOWN_FIELD', message: /lastModifiedField "changed" is not a time in its responseSchema/ }, `${JSON.stringify(field)} holds no time`)
   }
+})
+
+test('ConditionalMixin mixed first or last: the same document and the same answers, preconditions before the content either way', async (t) => {
+  const { AsyncBulkAPIViewSet } = await import('../lib/index.js')
+  const swagger = (await import('@fastify/swagger')).default
+  const { swaggerOptions } = await import('../lib/openapi/swagger.js')
+  const Stamped = Type.Object({ id: Type.Integer(), name: Type.String(), updated_at: Type.String({ format: 'date-time' }) })
+  const statics = {
+    responseSchema: Stamped,
+    createSchema: Type.Object({ name: Type.String() }),
+    updateSchema: Type.Object({ name: Type.String() }),
+    bulkUpdateSchema: Stamped,
+    detailParams: IdParams,
+    etag: true,
+    lastModifiedField: 'updated_at' as const,
+    requirePreconditions: true,
+    filter: null
+  }
+  const appFor = async (first: boolean): Promise<FastifyInstance> => {
+    const repository = asyncRepository(new MemoryRepository({ rows: [{ id: 1, name: 'a', updated_at: MODIFIED }, { id: 2, name: 'b', updated_at: MODIFIED }] }))
+    const Items = first
+      ? class extends mix(ConditionalMixin, AsyncBulkAPIViewSet, AsyncGenericViewSet).with({ ...statics, repository }) {}
+      : class extends mix(AsyncBulkAPIViewSet, AsyncGenericViewSet, ConditionalMixin).with({ ...statics, repository }) {}
+    const app = Fastify()
+    await app.register(swagger, swaggerOptions({ info: { title: 'order', version: '1' } }))
+    await app.register(views, { views: [{ view: Items, prefix: '/items' }] })
+    await app.ready()
+    return app
+  }
+  const first = await appFor(true)
+  const last = await appFor(false)
+  t.teardown(async () => { await first.close(); await last.close() })
+  t.same(last.swagger(), first.swagger(), 'the same document, Accept-Patch and the validators included')
+  const etag = (await first.inject('/items/1')).headers.etag as string
+  const requests: InjectOptions[] = [
+    { method: 'GET', url: '/items/1', headers: { 'if-none-match': etag } },
+    { method: 'PATCH', url: '/items/1', headers: { 'if-match': '"stale"' } },
+    { method: 'PATCH', url: '/items/1', headers: { 'if-match': '"stale"', 'content-type': 'application/merge-patch+json' }, payload: '{"name":"x"}' },
+    { method: 'PATCH', url: '/items/1', payload: { name: 'x' } },
+    { method: 'PATCH', url: '/items/1', headers: { 'if-match': etag } },
+    { method: 'PATCH', url: '/items/1', headers: { 'if-match': etag, 'content-type': 'text/plain' }, payload: 'x' },
+    { method: 'PUT', url: '/items/1', headers: { 'if-match': '"stale"' }, payload: { name: 1 } },
+    { method: 'DELETE', url: '/items/1', headers: { 'if-match': '"stale"' } },
+    { method: 'PATCH', url: '/items/2', headers: { 'if-match': (await first.inject('/items/2')).headers.etag as string }, payload: { name: 'y' } }
+  ]
+  for (const request of requests) {
+    const a = await first.inject(request)
+    const b = await last.inject(request)
+    t.same([b.statusCode, b.headers['accept-patch'], b.body], [a.statusCode, a.headers['accept-patch'], a.body], `${request.method} ${request.url} ${JSON.stringify(request.headers ?? {})}: ${a.statusCode} either way`)
+  }
+  const stale = await first.inject(requests[1])
+  t.equal(stale.statusCode, 412, 'a stale If-Match without a body: 412, the precondition before the content')
+  t.match(stale.headers['accept-patch'], /application\/merge-patch\+json/, 'and the refusal names the patch formats')
+  t.match((await first.inject(requests[3])).headers['accept-patch'], /application\/json/, 'a 428 too')
 })

@@ -344,9 +344,12 @@ export const updateMembers = <B extends ViewBase>(Base: B): B & UpdateStatics =>
       if (route.name !== 'partialUpdate' || method !== 'PATCH' || route.options.schema?.body === undefined || hasPatchHooks(toList(inherited.preValidation))) return inherited
       const limits = { maxOperations: this.maxPatchOperations, maxDepth: this.maxPatchDepth, maxSize: this.maxPatchSize ?? route.bodyLimit }
       const hooks = patchHooks(this, route, this.acceptedPatchFormats(), route.options.schema.body, updateBody(this), limits)
+      // After the hooks of the mixins below (a precondition check, RFC 9110 §13.2.1: preconditions
+      // come before the content is looked at), wherever this mixin stands in the mix.
       return {
         ...inherited,
-        preValidation: [hooks.preValidation, ...toList(inherited.preValidation)],
+        preValidation: [...toList(inherited.preValidation), hooks.preValidation],
+        onSend: [hooks.onSend, ...toList(inherited.onSend)],
         ...(hooks.preHandler === undefined ? {} : { preHandler: [...toList(inherited.preHandler), hooks.preHandler] })
       }
     }

@@ -14,6 +14,7 @@ import { honoursPreconditions, type Precondition } from '../stores/repository.js
 import { compileRepresentation } from '../schema/wire.js'
 import { validateTargetEarly } from '../schema/validation.js'
 import type { ResponsesMap } from '../routes/types.js'
+import { mergeResponses } from '../routes/route-meta.js'
 import { keepView, type RouteDefinition } from './view.js'
 import { then } from '../core/maybe-promise.js'
 import { toList } from '../core/list.js'
@@ -306,13 +307,15 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
     static override extraResponses (route: RouteDefinition, method: string): ResponsesMap | undefined {
       if (SAFE.has(method)) {
         const headers = validatorHeaders(this, route)
-        return { [route.status]: { headers }, 304: { description: 'Not Modified: the client\'s copy is current.', headers } }
+        return mergeResponses(super.extraResponses(route, method), { [route.status]: { headers }, 304: { description: 'Not Modified: the client\'s copy is current.', headers } })
       }
       if (UNSAFE.has(method) && route.path.includes(':')) {
         const refusals: ResponsesMap = { 412: { errors: [PreconditionFailed] } }
         if (this.requirePreconditions === true) refusals[428] = { errors: [PreconditionRequired] }
-        if (this.etag !== true || method === 'DELETE') return refusals
-        return { [route.status]: { headers: validatorHeaders(this, route) }, ...refusals }
+        // Added to what the mixins below document (a PATCH's Accept-Patch), wherever this mixin stands.
+        const inherited = super.extraResponses(route, method)
+        if (this.etag !== true || method === 'DELETE') return mergeResponses(inherited, refusals)
+        return mergeResponses(inherited, { [route.status]: { headers: validatorHeaders(this, route) }, ...refusals })
       }
       return super.extraResponses(route, method)
     }

@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { schemaStatic } from '../core/typebox-lines.js'
-import type { FastifyRequest, preHandlerHookHandler, preValidationHookHandler } from 'fastify'
+import type { FastifyRequest, onSendHookHandler, preHandlerHookHandler, preValidationHookHandler } from 'fastify'
 import { BadRequest, Conflict, type ProblemErrorEntry } from '../http/errors.js'
 import { applyJsonPatch, parsePointer } from '../http/json-patch.js'
 import { applyMergePatch } from '../http/merge-patch.js'
@@ -154,17 +154,20 @@ function formatOf (request: FastifyRequest): PatchFormat {
  * a plain partial body (validated like one), so the action and any override see what they
  * see today.
  */
-export function patchHooks (Klass: ViewBase, route: RouteDefinition, formats: readonly PatchFormat[], partial: TSchema, full: TSchema | undefined, limits: PatchLimits): { preValidation: preValidationHookHandler, preHandler?: preHandlerHookHandler } {
+export function patchHooks (Klass: ViewBase, route: RouteDefinition, formats: readonly PatchFormat[], partial: TSchema, full: TSchema | undefined, limits: PatchLimits): { preValidation: preValidationHookHandler, onSend: onSendHookHandler, preHandler?: preHandlerHookHandler } {
   const header = acceptPatch(formats)
-  // Set before validation, so that a 400 about the body names the formats too (RFC 5789 section 3.1).
-  const preValidation: preValidationHookHandler = (request, reply, done) => {
+  // On every answer of the route, a refusal of any kind included (RFC 5789 section 3.1).
+  const onSend: onSendHookHandler = (_request, reply, payload, done) => {
     reply.header('accept-patch', header)
-    // Fastify validates a body by its media type; a request with none has no body to validate.
+    done(null, payload)
+  }
+  // Fastify validates a body by its media type; a request with none has no body to validate.
+  const preValidation: preValidationHookHandler = (request, _reply, done) => {
     done(request.body === undefined ? new RequestValidationError(PART_DETAIL.body, { errors: [{ detail: 'Expected a body', pointer: '#' }] }) : undefined)
   }
   Object.defineProperty(preValidation, PATCH_HOOKS, { value: true })
   const item = schemaStatic(Klass, 'responseSchema')
-  if (formats.every((f) => f === 'json') || item === undefined) return { preValidation }
+  if (formats.every((f) => f === 'json') || item === undefined) return { preValidation, onSend }
   const represent = compileRepresentation(item, Klass.defaultSerializerOptions, route.compileSerializer)
   const validate = compilePartValidator(strictBodySchema(aliasedSchema(partial)), 'body')
   // The resource after the patch must still be a valid whole: a removed required member is
@@ -218,5 +221,5 @@ export function patchHooks (Klass: ViewBase, route: RouteDefinition, formats: re
     if (isThenable(settled)) settled.then(() => { done() }, (error: Error) => { done(error) })
     else done()
   }
-  return { preValidation, preHandler }
+  return { preValidation, onSend, preHandler }
 }
