@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { problemClientErrorHandler, problemErrorHandler, problemNotFoundHandler } from './http/problem.js'
-import { registerView, type RegisterViewOptions } from './registration/register.js'
+import { hasViewRoutes, registerView, type RegisterViewOptions } from './registration/register.js'
 import { ViewRouter } from './registration/router.js'
 import { View, type ViewClass } from './views/view.js'
 import { ConfigurationError } from './core/configuration-error.js'
@@ -57,8 +57,41 @@ export function configureApp (app: FastifyInstance): FastifyInstance {
   return app
 }
 
+/** Fastify's own error handler: a context whose handler is still this one answers errors in Fastify's JSON. */
+const hasDefaultErrorHandler = (app: FastifyInstance): boolean => app.errorHandler.name === 'defaultErrorHandler'
+
+/**
+ * The routes of the application so far, as Fastify prints them (`/ping (GET, HEAD)`), when none of
+ * them is a view's: Fastify gives a route the error handler its context has when the route is added,
+ * so those keep Fastify's JSON errors. With views already registered (a sibling context that
+ * configured itself), the routes cannot be told apart, and none is reported.
+ */
+function plainRoutesSoFar (app: FastifyInstance): string[] {
+  const tree = app.printRoutes({ commonPrefix: false })
+  if (tree === '(empty tree)' || hasViewRoutes(app)) return []
+  return tree.split('\n').map((line) => line.replace(/^[\s│├└─]+/, '')).filter((line) => line.includes('('))
+}
+
 const fastifyViews: FastifyPluginAsync<FastifyViewsOptions> = async (app, options) => {
-  if (options.configureApp !== false) configureApp(app)
+  if (options.configureApp !== false) {
+    // Routes added before the handlers are installed keep Fastify's JSON errors, silently.
+    const before = hasDefaultErrorHandler(app) ? plainRoutesSoFar(app) : []
+    if (before.length > 0) {
+      throw new ConfigurationError('FV_ERR_CONFIGURE_FIRST', `fastify-views: ${before.length} route${before.length === 1 ? ' was' : 's were'} added before the plugin ` +
+        `(${before.slice(0, 5).join(', ')}${before.length > 5 ? ', ...' : ''}), so ${before.length === 1 ? 'it keeps' : 'they keep'} Fastify's JSON errors, not problem+json. ` +
+        'Call configureApp(app) right after creating the app, before any route or plugin')
+    }
+    configureApp(app)
+  } else {
+    // Opted out: something else must answer the application's errors and 404s by the time it starts.
+    app.addHook('onReady', async function checkConfigured () {
+      if (hasDefaultErrorHandler(app)) {
+        throw new ConfigurationError('FV_ERR_CONFIGURE_FIRST', 'fastify-views: configureApp: false, but no error handler was set on the application: its own routes ' +
+          'and its 404s answer Fastify\'s JSON errors, not problem+json. Call configureApp(app) right after creating the app, set your own error handler, ' +
+          'or leave configureApp on')
+      }
+    })
+  }
   for (const entry of options.views ?? []) {
     if (entry instanceof ViewRouter) entry.register(app)
     else if (typeof entry === 'function' && (entry === View || entry.prototype instanceof View)) registerView(app, entry)

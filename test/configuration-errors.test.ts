@@ -368,6 +368,16 @@ const thrown: ThrownCase[] = [
     message: /^Cannot register Notes: list answers 204 No Content.*Leave its statusCode as it was$/
   },
   {
+    code: 'FV_ERR_CONFIGURE_FIRST',
+    mistake: 'a route of the app added before the plugin, without configureApp: it would keep Fastify\'s JSON errors',
+    act: async () => {
+      const app = Fastify()
+      app.get('/ping', async () => 'pong')
+      await app.register(views, { views: [] })
+    },
+    message: /^fastify-views: 1 route was added before the plugin \(\/ping \(GET, HEAD\)\), so it keeps Fastify's JSON errors, not problem\+json\. Call configureApp\(app\) right after creating the app/
+  },
+  {
     code: 'FV_ERR_NO_PREFIX',
     mistake: 'a CRUD view registered with no prefix: its actions would land on /',
     act: () => {

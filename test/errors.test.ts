@@ -2,7 +2,7 @@ import { test } from 'tap'
 import net from 'node:net'
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
-import {
+import views, {
   APIError, APIView, BadRequest, Catch, CatchDefined, Conflict, Forbidden, Get, InternalServerError, NotFound, Post,
   ServiceUnavailable, TooManyRequests, Unauthorized, View, configureApp, isAPIErrorClass, statusTitle, type ViewRequest
 } from '../lib/index.js'
@@ -398,13 +398,18 @@ test('configureApp makes the rest of the app answer problem+json too, and is ide
   problem(t, await app.inject('/missing'), 404)
 })
 
-test('the plugin can leave the app-wide handlers alone', async (t) => {
-  const app = await build({ views: [Shop], configureApp: false })
+test('the plugin can leave the app-wide handlers alone, to an error handler of the app\'s own; with none at all it refuses to start', async (t) => {
+  const app = Fastify()
+  app.setErrorHandler(async (error, _request, reply) => await reply.code(500).send({ mine: String(error) }))
+  await app.register(views, { views: [Shop], configureApp: false })
   t.teardown(() => app.close())
   const res = await app.inject('/nowhere')
   t.equal(res.statusCode, 404)
   t.match(res.headers['content-type'], /^application\/json/, "Fastify's own 404")
   problem(t, await app.inject('/boom'), 500)
+  const forgotten = Fastify()
+  await forgotten.register(views, { views: [Shop], configureApp: false })
+  await t.rejects(async () => { await forgotten.ready() }, { code: 'FV_ERR_CONFIGURE_FIRST', message: /^fastify-views: configureApp: false, but no error handler was set on the application/ })
 })
 
 test('titles and default details follow the status of a class or of a Catch', async (t) => {

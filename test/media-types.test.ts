@@ -230,6 +230,7 @@ test('a parser the app registered for a patch type is kept; the app\'s poisoning
   }
   const seen: string[] = []
   const own = Fastify()
+  configureApp(own)
   own.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (_request, body, done) => {
     seen.push(body as string)
     done(null, JSON.parse(body as string))

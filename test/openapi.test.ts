@@ -6,7 +6,7 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import views, {
   Action, APIError, APIView, BadRequest as BadRequestError, AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView, AsyncPartialUpdateAPIView, AsyncRetrieveAPIView,
   AsyncUpdateAPIView, Catch, CatchDefined, Conflict, CreateAPIView, Delete, Forbidden, Get, mix, NotFound, Override, Post, ResponseHeaders, Route, Throws, View,
-  ViewRouter, errors, type FastifyViewsOptions, type FilterClass
+  ViewRouter, configureApp, errors, type FastifyViewsOptions, type FilterClass
 } from '../lib/index.js'
 import { buildViewRoutes } from '../lib/registration/register.js'
 import { documentedSchema, swaggerOptions } from '../lib/openapi/swagger.js'
@@ -1021,6 +1021,7 @@ test('the document reads as views declare: paths and methods in action order, ta
 
 test('paths of routes that are not views keep their place after the views; tags the document declares come first', async (t) => {
   const app = Fastify()
+  configureApp(app)
   await app.register(swagger, swaggerOptions({ info: { title: 'Shop', version: '1.0.0' }, tags: [{ name: 'Ops', description: 'Operations.' }] }))
   app.get('/ping', { schema: { tags: ['Ops'] } }, async () => 'pong')
   class Items extends AsyncCreateAPIView {

@@ -213,6 +213,7 @@ test('a CRUD view needs a prefix from somewhere: its entry, its router, or the F
   t.equal((await root.inject('/1')).statusCode, 200, 'prefix: \'\' is the root on purpose')
 
   const shared = Fastify()
+  configureApp(shared)
   shared.get('/notes', async () => ({ mine: true }))
   await t.rejects(async () => { await shared.register(views, { views: [{ view: Notes, prefix: '/notes' }] }) },
     { code: 'FV_ERR_SHARED_ROUTE', message: /^Cannot register Notes: GET \/notes is already served by another route of the application/ }, 'a route of the application')

@@ -52,6 +52,8 @@ export const CONFIGURATION_ERRORS = {
   FV_ERR_NO_PREFIX: 'FV_ERR_NO_PREFIX',
   /** A view's route is already served by another view (or another route of the application). */
   FV_ERR_SHARED_ROUTE: 'FV_ERR_SHARED_ROUTE',
+  /** Routes were added before the plugin installed the problem+json handlers, or `configureApp: false` left the application with Fastify's. */
+  FV_ERR_CONFIGURE_FIRST: 'FV_ERR_CONFIGURE_FIRST',
   /** An entry of the plugin's `views` option is not a view, an entry object or a router. */
   FV_ERR_VIEW_ENTRY: 'FV_ERR_VIEW_ENTRY',
   /** Two different schemas are documented under one component name. */

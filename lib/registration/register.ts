@@ -376,6 +376,9 @@ export function registerView (app: FastifyInstance, klass: ViewClass, options: R
 
 const viewsOfRoutes = new WeakMap<object, Map<string, string>>()
 
+/** Whether the library has added any route to the application's server yet. */
+export const hasViewRoutes = (app: FastifyInstance): boolean => (viewsOfRoutes.get(app.server)?.size ?? 0) > 0
+
 /** Which view serves each route the library added to an application (method and URL -> view name). */
 function servedBy (app: FastifyInstance): Map<string, string> {
   let served = viewsOfRoutes.get(app.server)
