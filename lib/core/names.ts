@@ -65,3 +65,21 @@ export function meantName (typed: string, known: Iterable<string>): string | und
   }
   return meant
 }
+
+/** A name without underscores and hyphens, in lower case: the form `nameDistance` compares. */
+type Plain<S extends string> = S extends `${infer A}_${infer B}` ? Plain<`${A}${B}`> : S extends `${infer A}-${infer B}` ? Plain<`${A}${B}`> : Lowercase<S>
+
+/** A plain name without a plural ending, as `singular` reads it. */
+type Singular<S extends string> = S extends `${infer Stem}ies` ? `${Stem}y` : S extends `${infer Stem}s` ? (S extends `${string}ss` ? S : Stem) : S
+
+/**
+ * The known names a mistyped one was probably meant to be, as far as the compiler can tell: the
+ * same name in another case or with underscores, or singular for plural (`nameDistance` also
+ * counts edits, which types cannot). `never` when none is near.
+ */
+export type MeantNameOf<P extends string, Known extends string> = Known extends unknown
+  ? (Singular<Plain<P>> extends Singular<Plain<Known>> ? (P extends Known ? never : Known) : never)
+  : never
+
+/** `; did you mean "responseSchema"?` when a known name is near, else nothing: the end of a compiler message. */
+export type DidYouMean<P extends string, Known extends string> = [MeantNameOf<P, Known>] extends [never] ? '' : `: did you mean ${MeantNameOf<P, Known>}?`

@@ -3,6 +3,7 @@ import { BadRequest } from '../http/errors.js'
 import { decodeCursor } from './pagination.js'
 import type { Criteria, Operator, OrderKey } from '../stores/repository.js'
 import { ConfigurationError } from '../core/configuration-error.js'
+import type { DidYouMean } from '../core/names.js'
 import { assignStatics, withName } from '../core/statics.js'
 import { toTypeBoxRecord, type Schema } from '../core/typebox-lines.js'
 
@@ -29,7 +30,7 @@ export type FilterClass = typeof BaseFilter
  * The statics a filter's `.with({...})` takes: any of its own, with its declared type. A name
  * the filter does not have is typed as a sentence saying so, which is what the compiler prints.
  */
-export type FilterStaticsInput<F, C> = { [P in keyof C]: P extends keyof F ? F[P] : `${P & string} is not a static of this filter` }
+export type FilterStaticsInput<F, C> = { [P in keyof C]: P extends keyof F ? F[P] : `${P & string} is not a static of this filter${DidYouMean<P & string, keyof F & string>}` }
 
 /** Type-level record of the statics a filter's `.with()` set, with their literal types (never set at run time). */
 export const FILTER_STATICS = '~statics'

@@ -3,6 +3,7 @@ import { APIView } from './api-view.js'
 import type { Dependency } from '../routes/types.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 import { assignStatics, withName } from '../core/statics.js'
+import type { DidYouMean } from '../core/names.js'
 import { routeBuilder, type RouteBuilder, type RouteHandler } from './route-builder.js'
 import type { Schema } from '../core/typebox-lines.js'
 import type { ModelsOf, RepositoryFits, TimeFieldOf, UnknownFilterFields } from './schema-models.js'
@@ -169,7 +170,7 @@ export type StaticsInput<S, C> = {
       : P extends 'filter' ? ([UnknownFilterFields<C>] extends [never] ? S[P] : `the filter names ${UnknownFilterFields<C>}, a field the items do not have`)
         : P extends 'repository' ? (RepositoryFits<C> extends true ? S[P] : 'the repository holds other items than responseSchema describes')
           : S[P]
-    : `${P & string} is not a static of this view`
+    : `${P & string} is not a static of this view${DidYouMean<P & string, keyof S & string>}`
 }
 
 /** What `lastModifiedField` may be in `.with()`: a field of the item `responseSchema` gives that holds a time, or (without one) what the static declares. */
