@@ -307,11 +307,11 @@ const thrown: ThrownCase[] = [
       class Notes extends AsyncGenericBulkCreateAPIView {
         static override repository = new AsyncSqliteRepository(db, { table: 'notes', columns: ['id', 'title'] }) as never
         static override responseSchema = Type.Object({ id: Type.Integer(), title: Type.String() })
-        static override createSchema = Type.Object({ title: Type.String(), tags: Type.Array(Type.String()) })
+        static override createSchema = Type.Object({ title: Type.String(), tags: Type.Array(Type.String()), owner: Type.String() })
       }
       return build({ views: [{ view: Notes, prefix: '/notes' }] })
     },
-    message: /^Cannot register Notes: the body of bulkCreate has "tags", which its repository does not have/
+    message: /^Cannot register Notes: the body of bulkCreate has "tags", "owner", which its repository does not have.*Remove them from the body schema.*override bulkCreate to write/
   },
   {
     code: 'FV_ERR_PAGE_SIZE',

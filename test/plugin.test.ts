@@ -218,3 +218,10 @@ test('a CRUD view needs a prefix from somewhere: its entry, its router, or the F
   await t.rejects(async () => { await shared.register(views, { views: [{ view: Notes, prefix: '/notes' }] }) },
     { code: 'FV_ERR_SHARED_ROUTE', message: /^Cannot register Notes: GET \/notes is already served by another route of the application/ }, 'a route of the application')
 })
+
+test('Fastify\'s own refusals of a route pass through as they are; routes added before the plugin are listed, five at most', async (t) => {
+  await t.rejects(build({ views: [{ view: Ping, prefix: '/a', bodyLimit: 1.5 }] }), { code: 'FST_ERR_ROUTE_BODY_LIMIT_OPTION_NOT_INT' })
+  const app = Fastify()
+  for (const path of ['/a', '/b', '/c', '/d', '/e', '/f']) app.get(path, async () => 'x')
+  await t.rejects(async () => { await app.register(views, { views: [] }) }, { code: 'FV_ERR_CONFIGURE_FIRST', message: /^fastify-views: 6 routes were added before the plugin \(\/a \(GET, HEAD\), .*\/e \(GET, HEAD\), \.\.\.\), so they keep Fastify's JSON errors/ })
+})
