@@ -7,7 +7,7 @@ import { Type as Type1 } from 'typebox'
 import views, {
   APIError, APIView, AsyncGenericBulkCreateAPIView, AsyncGenericBulkDestroyAPIView, AsyncGenericListAPIView, AsyncListAPIView, AsyncRetrieveAPIView,
   BaseFilter, CONFIGURATION_ERRORS, Catch, ConditionalMixin, ConfigurationError, GenericBulkDestroyAPIView, GenericListAPIView, GenericViewSet, Get,
-  MemoryRepository, OffsetLimitFilter, Override, PaginationFilter, PartialUpdateAPIView, Throws, View, composeFilters, mix, type ConfigurationErrorCode, type FastifyViewsOptions
+  MemoryRepository, OffsetLimitFilter, Override, PaginationFilter, PartialUpdateAPIView, Post, Throws, View, composeFilters, mix, type ConfigurationErrorCode, type FastifyViewsOptions
 } from '../lib/index.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
 import { AsyncSqliteRepository, SqliteRepository } from '../lib/stores/sql/index.js'
@@ -326,6 +326,30 @@ const thrown: ThrownCase[] = [
       return build({ views: [{ view: Notes, prefix: '/notes' }] })
     },
     message: /^Pages: defaultPageSize 50 is more than maxPageSize 20, so pages would hold 20 items, not 50\. Lower defaultPageSize to 20 or less, or raise maxPageSize$/
+  },
+  {
+    code: 'FV_ERR_UNSUPPORTED_SCHEMA',
+    mistake: 'Type.Date() in a response schema: no answer could be written with it',
+    act: () => {
+      class Notes extends GenericViewSet {
+        static override repository = rows()
+        static override responseSchema = Type.Object({ id: Type.Integer(), updated_at: Type.Date() })
+      }
+      return build({ views: [{ view: Notes, prefix: '/notes' }] })
+    },
+    message: /^Notes\.(\w+ )?responseSchema: Type\.Date\(\) describes a JavaScript value that JSON cannot hold.*Use Type\.String\(\{ format: 'date-time' \}\) and send dates as ISO strings$/
+  },
+  {
+    code: 'FV_ERR_UNSUPPORTED_SCHEMA',
+    mistake: 'Type.Uint8Array() in a body: no JSON body holds one',
+    act: () => {
+      class Uploads extends APIView {
+        @Post('/', { schema: { body: Type.Object({ data: Type.Uint8Array() }) }, responseSchema: Type.Object({}) })
+        upload () { return {} }
+      }
+      return build({ views: [Uploads] })
+    },
+    message: /^Uploads\.upload schema\.body: Type\.Uint8Array\(\) describes a JavaScript value that JSON cannot hold.*Describe the JSON form of the value instead$/
   },
   {
     code: 'FV_ERR_NO_CONTENT_BODY',

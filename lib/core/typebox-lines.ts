@@ -57,6 +57,9 @@ const COMPILED_KINDS = new Set(['Any', 'Argument', 'Array', 'AsyncIterator', 'Bi
 
 type Node = Record<string | symbol, unknown>
 
+/** TypeBox kinds of JavaScript values with no JSON form. */
+const NOT_JSON = new Set(['Date', 'Uint8Array', 'Function', 'Constructor', 'Promise', 'AsyncIterator', 'Iterator', 'Symbol', 'BigInt'])
+
 const converted = new WeakMap<object, unknown>()
 
 /**
@@ -119,6 +122,12 @@ function convertNode (node: Node, where: string, open: Set<object>): Node {
   const refused = kind === undefined ? (Object.hasOwn(node, '~unsafe') ? 'Type.Unsafe' : undefined) : refusedFeature(node, kind)
   if (refused !== undefined) {
     throw new ConfigurationError('FV_ERR_UNSUPPORTED_SCHEMA', `${where}: ${refused} (typebox 1.x) is not supported: views check their schemas as JSON Schema, which cannot say what it means`)
+  }
+  // Kinds of JavaScript values JSON has no form for: a body never holds one, and an answer cannot be written with one.
+  const jsKind = [kind, node[Kind]].find((k) => typeof k === 'string' && NOT_JSON.has(k)) as string | undefined
+  if (jsKind !== undefined) {
+    throw new ConfigurationError('FV_ERR_UNSUPPORTED_SCHEMA', `${where}: Type.${jsKind}() describes a JavaScript value that JSON cannot hold, so no request can carry one and ` +
+      `no answer can be written with it. ${jsKind === 'Date' ? 'Use Type.String({ format: \'date-time\' }) and send dates as ISO strings' : 'Describe the JSON form of the value instead'}`)
   }
   // A 0.34 kind the compiler does not know (a `Type.Unsafe`) is checked by its TypeRegistry entry, or not at all.
   const old = node[Kind]
