@@ -90,15 +90,16 @@ export interface ListQuery {
  * The CRUD repository the generic views call, synchronous (`better-sqlite3`, an
  * in-memory store): every method returns its value. `create` returns `null` on a
  * conflict; `get`, `update` return `null` when no row matches; `delete` reports
- * whether a row was deleted.
+ * whether a row was deleted. The views always pass every argument; a caller of its own may leave
+ * out the query (no order, no window) and the options (none), and an implementation takes that.
  */
 export interface Repository<T = unknown> {
-  create (values: Record<string, unknown>, options: RepositoryOptions): T | null
-  get (criteria: Criteria, options: RepositoryOptions): T | null
-  list (criteria: Criteria, query: ListQuery, options: RepositoryOptions): T[]
-  count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'>, options: RepositoryOptions): number
-  update (criteria: Criteria, values: Record<string, unknown>, options: RepositoryOptions): T | null
-  delete (criteria: Criteria, options: RepositoryOptions): boolean
+  create (values: Record<string, unknown>, options?: RepositoryOptions): T | null
+  get (criteria: Criteria, options?: RepositoryOptions): T | null
+  list (criteria: Criteria, query?: ListQuery, options?: RepositoryOptions): T[]
+  count (criteria: Criteria, query?: Pick<ListQuery, 'search' | 'args'>, options?: RepositoryOptions): number
+  update (criteria: Criteria, values: Record<string, unknown>, options?: RepositoryOptions): T | null
+  delete (criteria: Criteria, options?: RepositoryOptions): boolean
 }
 
 /** `R` with every method returning a promise of what it returned. */
@@ -139,11 +140,11 @@ export function asyncRepository<T, R extends object> (repository: R): AsyncRepos
  */
 export interface BulkRepository<T = unknown> {
   /** Inserts every item or none; returns the created rows. */
-  createMany (items: Array<Record<string, unknown>>, options: RepositoryOptions): T[]
+  createMany (items: Array<Record<string, unknown>>, options?: RepositoryOptions): T[]
   /** Applies `values` to every row the criteria select; returns the updated rows. */
   updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): T[]
   /** Replaces each item's row, found by its primary key, executemany-style; returns nothing. */
-  bulkUpdate (items: Array<Record<string, unknown>>, options: RepositoryOptions): void
+  bulkUpdate (items: Array<Record<string, unknown>>, options?: RepositoryOptions): void
   /** Deletes every row the criteria select. */
   deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): void
 }

@@ -223,3 +223,20 @@ describe('filters', () => {
     expect(unannotated).type.not.toBeAssignableTo<typeof BaseFilter.operators>()
   })
 })
+
+describe('a repository called from a view of your own', () => {
+  test('the query and the options may be left out, as the concrete repositories allow', () => {
+    const rows = asyncRepository(new MemoryRepository<Static<typeof Item>>())
+    expect(class extends AsyncGenericViewSet.with({ responseSchema: Item, repository: rows }, {
+      async list () {
+        const total = await this.repository.count({ name: 'lamp' }, {})
+        const all = await this.repository.list({})
+        const one = await this.repository.get({ id: 1 })
+        return total > 0 && one !== null ? all : []
+      }
+    }) {}).type.not.toRaiseError()
+    const sync = new MemoryRepository<Static<typeof Item>>()
+    expect(sync.count({})).type.toBe<number>()
+    expect((sync as Repository<Static<typeof Item>>).count({})).type.toBe<number>()
+  })
+})
