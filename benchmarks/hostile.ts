@@ -3,7 +3,7 @@
  * (the compiled `examples/server.js`, Node's default heap, SQLite in memory): one fresh server per
  * attack, the attack sent twice at once over HTTP, the time until both are answered (or the server
  * dies, or 60 s pass) and the server's peak resident memory (Linux `VmHWM`).
- * `npx tsc -p tsconfig.json && node build/benchmarks/hostile.js [path to another server.js]`:
+ * `npx tsc -p tsconfig.json && node --conditions=fastify-views-build build/benchmarks/hostile.js [path to another server.js]`:
  * the argument measures another build of the example the same way (an earlier commit's, say).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -15,7 +15,8 @@ const server = process.argv[2] ?? fileURLToPath(new URL('../examples/server.js',
 const LIMIT_MS = 60_000
 
 async function start (): Promise<{ child: ChildProcess, base: string }> {
-  const child = spawn(process.execPath, [server], { env: { ...process.env, PORT: '0', DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'fatal' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  // The conditions this script runs with (`--conditions=fastify-views-build`) resolve the example's `fastify-views`.
+  const child = spawn(process.execPath, [...process.execArgv, server], { env: { ...process.env, PORT: '0', DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'fatal' }, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   const read = (chunk: Buffer): void => { output += chunk.toString() }
   child.stdout?.on('data', read)

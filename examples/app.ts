@@ -10,9 +10,9 @@ import { Type, type Static } from '@sinclair/typebox'
 import views, {
   APIView, AsyncBulkAPIViewSet, AsyncGenericViewSet, ConditionalMixin, Get, PaginationFilter, configureApp, mix, problemFrameworkErrors,
   type AsyncBulkRepository, type AsyncRepository
-} from '../lib/index.js'
-import { AsyncSqliteRepository, PostgresRepository, type SqlTableOptions } from '../lib/stores/sql/index.js'
-import { swaggerOptions } from '../lib/openapi/swagger.js'
+} from 'fastify-views'
+import { AsyncSqliteRepository, PostgresRepository, type SqlTableOptions } from 'fastify-views/sql'
+import { swaggerOptions } from 'fastify-views/swagger'
 
 export const Item = Type.Object({
   id: Type.Integer({ description: 'Assigned by the server.' }),

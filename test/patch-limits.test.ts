@@ -153,9 +153,9 @@ test('a view sets its own bounds; maxPatchSize defaults to the route\'s body lim
 
 test('a server with a 96 MiB heap survives every attack, two copies of each at once, over real sockets', async (t) => {
   const root = fileURLToPath(new URL('..', import.meta.url))
-  // The TypeScript loader the suite runs with, without its coverage collection and process
-  // tracking, which would count against the child's heap.
-  const loader = process.execArgv.filter((arg) => arg.includes('@tapjs/typescript'))
+  // The TypeScript loader the suite runs with (and the condition that resolves `fastify-views` to the
+  // source), without its coverage collection and process tracking, which would count against the child's heap.
+  const loader = process.execArgv.filter((arg) => arg.includes('@tapjs/typescript') || arg.startsWith('--conditions'))
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('_TAPJS_PROCESSINFO') && key !== 'NODE_OPTIONS'))
   const child = spawn(process.execPath, ['--max-old-space-size=96', ...loader, 'examples/server.ts'], {
     cwd: root,
