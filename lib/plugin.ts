@@ -5,6 +5,7 @@ import { hasViewRoutes, registerView, type RegisterViewOptions } from './registr
 import { ViewRouter } from './registration/router.js'
 import { View, type ViewClass } from './views/view.js'
 import { ConfigurationError } from './core/configuration-error.js'
+import { describeColumnsOf } from './stores/repository.js'
 
 /** A view with its registration options: `{ view: Items, prefix: '/items', tags: ['items'] }`. */
 export interface ViewEntry extends RegisterViewOptions {
@@ -92,6 +93,18 @@ const fastifyViews: FastifyPluginAsync<FastifyViewsOptions> = async (app, option
       }
     })
   }
+  // Stores that learn their fields from the database (PostgresRepository) learn them first, so that
+  // registration checks the response schema of every view over them against their columns.
+  const classes = (options.views ?? []).flatMap((entry) => entry instanceof ViewRouter ? entry.entries.map((e) => e.view) : typeof entry === 'function' ? [entry] : [entry?.view])
+  // A database that cannot answer now must not keep the application from starting: its views are
+  // registered unchecked, and say why in the log.
+  await Promise.all(classes.map(async (view) => {
+    try {
+      await describeColumnsOf((view as { repository?: unknown } | undefined)?.repository)
+    } catch (error) {
+      app.log.warn({ err: error }, `fastify-views: the columns of ${view?.name ?? 'a view'}'s table could not be read, so its response schema is not checked against them`)
+    }
+  }))
   for (const entry of options.views ?? []) {
     if (entry instanceof ViewRouter) entry.register(app)
     else if (typeof entry === 'function' && (entry === View || entry.prototype instanceof View)) registerView(app, entry)

@@ -352,6 +352,20 @@ const thrown: ThrownCase[] = [
     message: /^Uploads\.upload schema\.body: Type\.Uint8Array\(\) describes a JavaScript value that JSON cannot hold.*Describe the JSON form of the value instead$/
   },
   {
+    code: 'FV_ERR_SCHEMA_COLUMNS',
+    mistake: 'a response schema that wants a string where the table may hold NULL, and a string where it holds integers',
+    act: () => {
+      const db = new Database(':memory:')
+      db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, title TEXT NOT NULL, note TEXT, year INTEGER NOT NULL)')
+      class Notes extends GenericViewSet {
+        static override repository = new SqliteRepository(db, { table: 'notes', columns: ['id', 'title', 'note', 'year'] }) as never
+        static override responseSchema = Type.Object({ id: Type.Integer(), title: Type.String(), note: Type.String(), year: Type.String() })
+      }
+      return build({ views: [{ view: Notes, prefix: '/notes' }] })
+    },
+    message: /^Cannot register Notes: its responseSchema does not describe every row of its table: "note" may be NULL in the table, and the schema does not accept null; "year" holds integer values, and the schema wants string\. .*Type\.Union\(\[Type\.String\(\), Type\.Null\(\)\]\)/
+  },
+  {
     code: 'FV_ERR_NO_CONTENT_BODY',
     mistake: 'a create answering 204 while it still returns the created object: the body would be dropped',
     act: () => {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import Database from 'better-sqlite3'
-import { Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 import { BulkAPIViewSet, CursorPaginationFilter, GenericListAPIView, GenericViewSet, PaginationFilter, mix } from '../lib/index.js'
 import { SqliteRepository } from '../lib/stores/sql/index.js'
 import { build, problem } from './helpers.js'
@@ -275,4 +275,39 @@ test('SqliteRepository: listAndCount rolls its read transaction back on an error
   t.same(codes.listAndCount({}, { orderBy: [], limit: 2 }, {}), { items: [{ code: 'a', n: 1 }, { code: 'b', n: 2 }], total: 3 })
   codes.bulkUpdate([{ code: 'c', n: 30 }, { code: 'a', n: 10 }])
   t.same(codes.list({}, { orderBy: [] }).map((r) => r.n), [10, 2, 30])
+})
+
+test('SQLite: the response schema is checked against what the table says of its columns', async (t) => {
+  const { AsyncSqliteRepository, SqliteRepository } = await import('../lib/stores/sql/index.js')
+  const { AsyncGenericViewSet, GenericListAPIView, asyncRepository } = await import('../lib/index.js')
+  const db = new Database(':memory:')
+  db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, title VARCHAR(80) NOT NULL, note TEXT, score REAL NOT NULL, raw BLOB, amount NUMERIC NOT NULL)')
+  const table = { table: 'notes', columns: ['id', 'title', 'note', 'score', 'raw', 'amount'] } as const
+  const sync = new SqliteRepository(db, table)
+  t.same(Object.fromEntries(sync.columnFacts ?? []), {
+    id: { nullable: false, kind: 'integer' },
+    title: { nullable: false, kind: 'string' },
+    note: { nullable: true, kind: 'string' },
+    score: { nullable: false, kind: 'number' },
+    raw: { nullable: true, kind: undefined },
+    amount: { nullable: false, kind: undefined }
+  }, 'nullability and the JSON type of each column, from its declared type\'s affinity')
+  t.equal(new SqliteRepository(db, { table: 'later', columns: ['id'] }).columnFacts, undefined, 'a table that does not exist yet says nothing')
+  t.equal(asyncRepository(sync).columnFacts, sync.columnFacts, 'asyncRepository forwards them')
+  t.equal(new AsyncSqliteRepository(db, table).columnFacts?.get('note')?.nullable, true, 'and so does AsyncSqliteRepository')
+
+  const Fits = Type.Object({ id: Type.Integer(), title: Type.String(), note: Type.Union([Type.String(), Type.Null()]), score: Type.Integer(), raw: Type.Unknown(), amount: Type.String() })
+  class Notes extends AsyncGenericViewSet.with({ responseSchema: Fits, repository: new AsyncSqliteRepository<Static<typeof Fits>>(db, table) }) {}
+  const app = await build({ views: [{ view: Notes, prefix: '/notes' }] })
+  t.teardown(() => app.close())
+  t.equal((await app.inject('/notes')).statusCode, 200, 'a schema that accepts what every column holds registers; untyped columns are not checked')
+
+  // A list of your own that maps the rows answers for its own shapes.
+  const Mapped = Type.Object({ id: Type.Integer(), note: Type.String() })
+  class Own extends GenericListAPIView.with({ responseSchema: Mapped, repository: sync }, {
+    list () { return this.repository.list({}).map((row) => ({ id: Number(row.id), note: String(row.note ?? '') })) }
+  }) {}
+  const own = await build({ views: [{ view: Own, prefix: '/own' }] })
+  t.teardown(() => own.close())
+  t.equal((await own.inject('/own')).statusCode, 200, 'a view whose row-sending actions are all its own is not checked')
 })

@@ -4,8 +4,9 @@ import { MIXIN } from '../views/mixins.js'
 import { getRouteMeta } from '../routes/route-meta.js'
 import type { TSchema } from '@sinclair/typebox'
 import { ConfigurationError } from '../core/configuration-error.js'
-import { fieldNamesOf } from '../stores/repository.js'
-import { writesBodyAsIs } from '../views/generics.js'
+import { columnFactsOf, fieldNamesOf, type FieldKind } from '../stores/repository.js'
+import { schemaStatic } from '../core/typebox-lines.js'
+import { sendsStoredRows, writesBodyAsIs } from '../views/generics.js'
 import { meantName } from '../core/names.js'
 
 // Mistakes of configuration refused when a view is registered, each naming the view.
@@ -75,6 +76,50 @@ export function assertBodiesFitRepository (klass: ViewClass, routes: CollectedRo
   throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${klass.name}: the body of ${actions.sort().join(', ')} has ${members.map((m) => JSON.stringify(m)).join(', ')}, ` +
     `which its repository does not have (its fields: ${fields.join(', ')}). Remove ${members.length === 1 ? 'it' : 'them'} from the body schema, add the ` +
     `column to the repository's columns, or override ${actions.length === 1 ? actions[0] : 'those actions'} to write what the body says`)
+}
+
+/** The JSON types a property schema accepts, or `undefined` for any (`Type.Unknown`, `Type.Any`). */
+function acceptedTypes (schema: Record<string, unknown>): Set<string> | undefined {
+  if (Array.isArray(schema.anyOf)) {
+    const out = new Set<string>()
+    for (const member of schema.anyOf as Array<Record<string, unknown>>) {
+      const types = acceptedTypes(member)
+      if (types === undefined) return undefined
+      for (const type of types) out.add(type)
+    }
+    return out
+  }
+  if (schema.const !== undefined) return new Set([schema.const === null ? 'null' : typeof schema.const])
+  if (typeof schema.type === 'string') return new Set([schema.type])
+  if (Array.isArray(schema.type)) return new Set(schema.type as string[])
+  return undefined
+}
+
+/** Whether values of a kind fit the types a schema accepts: numbers are one kind to JSON, integers among them. */
+const fits = (kind: FieldKind, accepted: Set<string>): boolean => kind === 'integer' || kind === 'number' ? accepted.has('integer') || accepted.has('number') : accepted.has(kind)
+
+/**
+ * The library's actions send the rows their repository returns as they are, so the response
+ * schema must describe every row the table can hold: a column that may be NULL where the schema
+ * wants a value, or a column of numbers where it wants strings, would fail every answer that sends
+ * such a row (a 500), though the store says so in advance (`columnFacts` of the SQL repositories).
+ */
+export function assertResponseFitsColumns (klass: ViewClass, routes: CollectedRoute[], methods: Map<string, object>): void {
+  const facts = columnFactsOf((klass as { repository?: unknown }).repository)
+  const properties = schemaStatic(klass, 'responseSchema')?.properties as Record<string, Record<string, unknown>> | undefined
+  if (facts === undefined || properties === undefined || !routes.some((route) => sendsStoredRows(methods.get(route.name)))) return
+  const problems: string[] = []
+  for (const [name, property] of Object.entries(properties)) {
+    const column = facts.get(name)
+    const accepted = column === undefined ? undefined : acceptedTypes(property)
+    if (column === undefined || accepted === undefined) continue
+    if (column.nullable && !accepted.has('null')) problems.push(`"${name}" may be NULL in the table, and the schema does not accept null`)
+    if (column.kind !== undefined && !fits(column.kind, accepted)) problems.push(`"${name}" holds ${column.kind} values, and the schema wants ${[...accepted].join(' or ')}`)
+  }
+  if (problems.length === 0) return
+  throw new ConfigurationError('FV_ERR_SCHEMA_COLUMNS', `Cannot register ${klass.name}: its responseSchema does not describe every row of its table: ${problems.join('; ')}. ` +
+    'A row like that would fail every answer that sends it. Make the schema accept what the column holds (Type.Union([Type.String(), Type.Null()]) for a ' +
+    'column that may be NULL), or change the column (NOT NULL, its type)')
 }
 
 /** A misspelt `actionDependencies` key would leave the action it meant unguarded: refuse it. */

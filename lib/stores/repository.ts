@@ -44,6 +44,31 @@ export function storedFieldNamesOf (repository: unknown): readonly string[] | un
   return Array.isArray(names) ? names as readonly string[] : undefined
 }
 
+/** The JSON type a stored field's values arrive as, when the store knows it. */
+export type FieldKind = 'integer' | 'number' | 'string' | 'boolean'
+
+/** What a store says of one of its fields: may it hold null, and the JSON type of its values (`undefined`: it does not say). */
+export interface ColumnFacts { nullable: boolean, kind: FieldKind | undefined }
+
+/**
+ * What a store says of its fields (the columns of a SQL table), or `undefined`. A view checks
+ * its response schema against it at registration: a field that may hold null, or values of
+ * another type, than the schema says would fail every answer that sends such a row.
+ */
+export function columnFactsOf (repository: unknown): ReadonlyMap<string, ColumnFacts> | undefined {
+  const facts = (repository as { columnFacts?: unknown } | null)?.columnFacts
+  return facts instanceof Map ? facts as ReadonlyMap<string, ColumnFacts> : undefined
+}
+
+/**
+ * Lets a store that learns its fields asynchronously (`PostgresRepository.describeColumns`) learn
+ * them; the plugin awaits it before registering the views over the store. Nothing for others.
+ */
+export async function describeColumnsOf (repository: unknown): Promise<void> {
+  const describe = (repository as { describeColumns?: unknown } | null)?.describeColumns
+  if (typeof describe === 'function') await (describe as () => Promise<void>).call(repository) // a store's own method, with the store as this
+}
+
 /** The precondition a write's options carry, if any. */
 export function preconditionOf (options: RepositoryOptions | undefined): Precondition | undefined {
   return options?.precondition as Precondition | undefined
@@ -128,6 +153,8 @@ export function asyncRepository<T, R extends object> (repository: R): AsyncRepos
   if (honoursPreconditions(repository)) wrapped.atomicPreconditions = true
   const fieldNames = fieldNamesOf(repository)
   if (fieldNames !== undefined) wrapped.fieldNames = fieldNames
+  // Read when asked, too: a store may learn them after it is wrapped (describeColumns).
+  if ('columnFacts' in repository) Object.defineProperty(wrapped, 'columnFacts', { get: () => columnFactsOf(repository) })
   // Read when asked: the rows a store holds change.
   if ('storedFieldNames' in repository) Object.defineProperty(wrapped, 'storedFieldNames', { get: () => storedFieldNamesOf(repository) })
   return wrapped as Promised<R> & AsyncRepository<T>

@@ -5,7 +5,7 @@ import { actionMixin, withSchema, type ActionViewClass, type Get, type ItemOf, t
 import type { APIView } from './api-view.js'
 import { BadRequest, Conflict, ContentTooLarge, NotFound, type ProblemErrorEntry } from '../http/errors.js'
 import type { FilterClass } from '../query/filters.js'
-import { bodyWriter, GENERIC, type GenericBase, type GenericHooks, type GenericStatics } from './generics.js'
+import { bodyWriter, GENERIC, rowSender, type GenericBase, type GenericHooks, type GenericStatics } from './generics.js'
 import type { ActionRegistry, ViewBase } from './mixins.js'
 import type { AsyncBulkRepository, BulkRepository, Criteria } from '../stores/repository.js'
 import type { ViewRouteOptions } from '../routes/types.js'
@@ -250,14 +250,14 @@ const withKwargs = (view: BulkView, items: unknown, action: string): Array<Recor
 // Each generic bulk action is a real method of a named class (what a stack trace or a
 // debugger stepping into `super.bulkCreate(request)` shows).
 const bulkImpls: Record<string, (base: ViewBase) => ViewBase> = {
-  bulkCreate: (Base) => bodyWriter(class GenericBulkCreate extends Base {
+  bulkCreate: (Base) => rowSender(bodyWriter(class GenericBulkCreate extends Base {
     bulkCreate (this: BulkView, request: FastifyRequest): unknown {
       const data = withKwargs(this, request.body, 'bulkCreate')
       if (data.length === 0) return []
       return then(this, this.beforeBulkCreate(data), () => then(this, this.repository.createMany(data, this.getRepositoryOptions('bulkCreate')),
         (objs) => then(this, this.afterBulkCreate(objs), () => objs)))
     }
-  }, 'bulkCreate'),
+  }, 'bulkCreate'), 'bulkCreate'),
   bulkUpdate: (Base) => bodyWriter(class GenericBulkUpdate extends Base {
     bulkUpdate (this: BulkView, request: FastifyRequest): unknown {
       const data = withKwargs(this, request.body, 'bulkUpdate')
@@ -268,14 +268,14 @@ const bulkImpls: Record<string, (base: ViewBase) => ViewBase> = {
         () => then(this, this.afterBulkUpdate(), () => true)))
     }
   }, 'bulkUpdate'),
-  updateMany: (Base) => bodyWriter(class GenericUpdateMany extends Base {
+  updateMany: (Base) => rowSender(bodyWriter(class GenericUpdateMany extends Base {
     updateMany (this: BulkView, request: FastifyRequest): unknown {
       const values = request.body as Record<string, unknown>
       const { args, kwargs } = selection(this, 'updateMany')
       return then(this, this.beforeUpdateMany(values), () => then(this, this.repository.updateMany(values, kwargs, ...args),
         (objs) => then(this, this.afterUpdateMany(objs), () => objs)))
     }
-  }, 'updateMany'),
+  }, 'updateMany'), 'updateMany'),
   bulkDelete: (Base) => class GenericBulkDelete extends Base {
     bulkDelete (this: BulkView): unknown {
       const { args, kwargs } = selection(this, 'bulkDelete')

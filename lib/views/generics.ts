@@ -232,9 +232,25 @@ export function bodyWriter<C extends { prototype: object }> (cls: C, name: strin
 /** Whether `method` is one of the library's actions that write their body as it is. */
 export const writesBodyAsIs = (method: unknown): boolean => typeof method === 'function' && BODY_WRITERS.has(method)
 
+/**
+ * The library's actions that send the rows their repository returns, as they are (list,
+ * retrieve, create, the updates, the bulk create and update): the response schema must describe
+ * such a row, so registration checks it against what the store says of its fields (`sendsStoredRows`).
+ */
+const ROW_SENDERS = new WeakSet<object>()
+
+/** Marks the named method of a class's prototype as one of the library's row senders; returns the class. */
+export function rowSender<C extends { prototype: object }> (cls: C, name: string): C {
+  ROW_SENDERS.add(Reflect.get(cls.prototype, name) as object) // a method the class body just defined
+  return cls
+}
+
+/** Whether `method` is one of the library's actions that send the stored rows as they are. */
+export const sendsStoredRows = (method: unknown): boolean => typeof method === 'function' && ROW_SENDERS.has(method)
+
 // Each generic action is a real method of a named class, so a stack trace or a debugger
 // stepping into `super.partialUpdate(request)` lands in `GenericPartialUpdate.partialUpdate`.
-const listImpl = <B extends GenericBase>(Base: B): ViewBase => class GenericList extends listMembers(Base) {
+const listImpl = <B extends GenericBase>(Base: B): ViewBase => rowSender(class GenericList extends listMembers(Base) {
   // The query parameters are the filter's fields, and the page its pagination shapes.
   static override getActionRoute (action: StandardAction): ActionRoute {
     const route = super.getActionRoute(action)
@@ -244,32 +260,32 @@ const listImpl = <B extends GenericBase>(Base: B): ViewBase => class GenericList
   }
 
   list (this: GenericView, request: FastifyRequest): unknown { return genericList(this, request) }
-}
+}, 'list')
 
-const createImpl = (Base: GenericBase): ViewBase => bodyWriter(class GenericCreate extends createMembers(Base) {
+const createImpl = (Base: GenericBase): ViewBase => rowSender(bodyWriter(class GenericCreate extends createMembers(Base) {
   create (this: GenericView, request: FastifyRequest): unknown {
     return this.repository.create(withKwargs(request.body as Record<string, unknown>, this.getKwargs('create')), this.getRepositoryOptions('create'))
   }
-}, 'create')
+}, 'create'), 'create')
 
-const retrieveImpl = (Base: GenericBase): ViewBase => class GenericRetrieve extends Base {
+const retrieveImpl = (Base: GenericBase): ViewBase => rowSender(class GenericRetrieve extends Base {
   retrieve (this: GenericView, request: FastifyRequest): unknown {
     return this.repository.get(detailCriteria(this, request, 'retrieve'), this.getRepositoryOptions('retrieve'))
   }
-}
+}, 'retrieve')
 
-const updateImpl = (Base: GenericBase): ViewBase => bodyWriter(class GenericUpdate extends updateMembers(Base) {
+const updateImpl = (Base: GenericBase): ViewBase => rowSender(bodyWriter(class GenericUpdate extends updateMembers(Base) {
   update (this: GenericView, request: FastifyRequest): unknown {
     return this.repository.update(detailCriteria(this, request, 'update'), request.body as Record<string, unknown>, writeOptions(this, request, 'update'))
   }
-}, 'update')
+}, 'update'), 'update')
 
-const partialUpdateImpl = (Base: GenericBase): ViewBase => bodyWriter(class GenericPartialUpdate extends updateMembers(Base) {
+const partialUpdateImpl = (Base: GenericBase): ViewBase => rowSender(bodyWriter(class GenericPartialUpdate extends updateMembers(Base) {
   // The body holds only what the client sent (or what its patch changed), so a partial update changes only those fields.
   partialUpdate (this: GenericView, request: FastifyRequest): unknown {
     return this.repository.update(detailCriteria(this, request, 'partialUpdate'), request.body as Record<string, unknown>, writeOptions(this, request, 'partialUpdate'))
   }
-}, 'partialUpdate')
+}, 'partialUpdate'), 'partialUpdate')
 
 const destroyImpl = (Base: GenericBase): ViewBase => class GenericDestroy extends Base {
   destroy (this: GenericView, request: FastifyRequest): unknown {

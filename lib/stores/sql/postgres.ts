@@ -1,6 +1,7 @@
-import { preconditionOf, type AsyncBulkRepository, type AsyncRepository, type Criteria, type ListQuery, type RepositoryOptions } from '../repository.js'
+import { preconditionOf, type AsyncBulkRepository, type ColumnFacts, type AsyncRepository, type Criteria, type ListQuery, type RepositoryOptions } from '../repository.js'
 import type { PgPool, PgPoolClient } from './drivers.js'
 import { SqlBuilder } from './builder.js'
+import { postgresColumns } from './columns.js'
 import { isTransient, translateError } from './errors.js'
 import { operations } from './operations.js'
 import { runAsync } from './run.js'
@@ -21,10 +22,24 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
   readonly fieldNames: readonly string[]
   readonly #pool: PgPool
 
+  /**
+   * What the table says of its columns (nullable, the JSON type of their values), once
+   * `describeColumns()` has read it; the plugin does before it registers the views over this
+   * repository, so that a view's response schema is checked against it.
+   */
+  columnFacts: ReadonlyMap<string, ColumnFacts> | undefined
+  readonly #table: string
+
   constructor (pool: PgPool, options: SqlTableOptions<T>) {
     this.#pool = pool
     this.builder = new SqlBuilder('postgres', options)
     this.fieldNames = [...this.builder.columns]
+    this.#table = options.table
+  }
+
+  /** Reads `columnFacts` from the database (`information_schema.columns`); nothing when the table does not exist yet. */
+  async describeColumns (): Promise<void> {
+    this.columnFacts = await postgresColumns(this.#pool, this.#table)
   }
 
   async #execute (client: PgPoolClient, step: Statement | 'begin' | 'commit' | 'rollback'): Promise<StatementResult> {

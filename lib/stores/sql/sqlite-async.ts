@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { ConfigurationError } from '../../core/configuration-error.js'
 import { ServiceUnavailable } from '../../http/errors.js'
-import type { AsyncBulkRepository, AsyncRepository, Criteria, ListQuery, RepositoryOptions } from '../repository.js'
+import type { AsyncBulkRepository, AsyncRepository, ColumnFacts, Criteria, ListQuery, RepositoryOptions } from '../repository.js'
 import type { SqlBuilder } from './builder.js'
 import type { SqliteDatabase } from './drivers.js'
 import { isBusy } from './errors.js'
@@ -43,6 +43,8 @@ export class AsyncSqliteRepository<T = Record<string, unknown>> implements Async
   readonly builder: SqlBuilder
   /** The table's declared columns: what a view's filter may name (checked at registration). */
   readonly fieldNames: readonly string[]
+  /** What the table says of its columns, read when the repository is made (`SqliteRepository.columnFacts`). */
+  readonly columnFacts: ReadonlyMap<string, ColumnFacts> | undefined
   /** How long a call waits in all for another connection's lock (ms). */
   readonly lockTimeout: number
   readonly #sync: SqliteRepository<T>
@@ -61,6 +63,7 @@ export class AsyncSqliteRepository<T = Record<string, unknown>> implements Async
     db.exec('PRAGMA busy_timeout = 0')
     this.builder = this.#sync.builder
     this.fieldNames = this.#sync.fieldNames
+    this.columnFacts = this.#sync.columnFacts
     this.lockTimeout = lockTimeout
   }
 

@@ -1,6 +1,7 @@
-import { preconditionOf, type BulkRepository, type Criteria, type ListQuery, type Repository, type RepositoryOptions } from '../repository.js'
+import { preconditionOf, type BulkRepository, type ColumnFacts, type Criteria, type ListQuery, type Repository, type RepositoryOptions } from '../repository.js'
 import type { SqliteDatabase, SqliteStatement } from './drivers.js'
 import { SqlBuilder } from './builder.js'
+import { sqliteColumns } from './columns.js'
 import { translateError } from './errors.js'
 import { operations } from './operations.js'
 import { runSync } from './run.js'
@@ -22,10 +23,18 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
   readonly #db: SqliteDatabase
   readonly #cache = new Map<string, SqliteStatement>()
 
+  /**
+   * What the table says of its columns (nullable, the JSON type of their values), read when the
+   * repository is made; `undefined` when the table did not exist yet. A view checks its response
+   * schema against it at registration.
+   */
+  readonly columnFacts: ReadonlyMap<string, ColumnFacts> | undefined
+
   constructor (db: SqliteDatabase, options: SqlTableOptions<T>) {
     this.#db = db
     this.builder = new SqlBuilder('sqlite', options)
     this.fieldNames = [...this.builder.columns]
+    this.columnFacts = sqliteColumns(db, options.table)
   }
 
   #execute (step: Statement | 'begin' | 'commit' | 'rollback'): StatementResult {
