@@ -95,14 +95,14 @@ const fastifyViews: FastifyPluginAsync<FastifyViewsOptions> = async (app, option
   }
   // Stores that learn their fields from the database (PostgresRepository) learn them first, so that
   // registration checks the response schema of every view over them against their columns.
-  const classes = (options.views ?? []).flatMap((entry) => entry instanceof ViewRouter ? entry.entries.map((e) => e.view) : typeof entry === 'function' ? [entry] : [entry?.view])
+  const classes = (options.views ?? []).flatMap((entry) => entry instanceof ViewRouter ? entry.entries.map((e) => e.view) : [typeof entry === 'function' ? entry : entry?.view])
   // A database that cannot answer now must not keep the application from starting: its views are
-  // registered unchecked, and say why in the log.
-  await Promise.all(classes.map(async (view) => {
+  // registered unchecked, and say why in the log. (An entry that is not a view is refused below.)
+  await Promise.all(classes.filter((view) => typeof view === 'function').map(async (view) => {
     try {
-      await describeColumnsOf((view as { repository?: unknown } | undefined)?.repository)
+      await describeColumnsOf((view as { repository?: unknown }).repository)
     } catch (error) {
-      app.log.warn({ err: error }, `fastify-views: the columns of ${view?.name ?? 'a view'}'s table could not be read, so its response schema is not checked against them`)
+      app.log.warn({ err: error }, `fastify-views: the columns of ${view.name}'s table could not be read, so its response schema is not checked against them`)
     }
   }))
   for (const entry of options.views ?? []) {

@@ -1,7 +1,7 @@
 import t0, { type Test } from 'tap'
 import type { LightMyRequestResponse } from 'fastify'
 import pg from 'pg'
-import { Type } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import { AsyncBulkAPIViewSet, AsyncGenericListAPIView, AsyncGenericViewSet, ConditionalMixin, mix } from '../lib/index.js'
 import { PostgresRepository } from '../lib/stores/sql/index.js'
 import { build, problem } from './helpers.js'
@@ -211,6 +211,31 @@ t0.test('PostgreSQL: a column the repository does not name never reaches the cli
   t.same(await users.get({ id: 1 }), { id: 1, name: 'ada' }, 'a detail read selects the declared columns')
   await checkNoHiddenColumn(t, users, true)
   t.equal(await users.count({}), 2, 'count, which the generic list no longer needs beside listAndCount')
+})
+
+t0.test('PostgreSQL: the plugin reads each table\'s columns before it registers the views over it', async (t) => {
+  await reset()
+  const over = (repository: PostgresRepository<ProductT>, description: TSchema) =>
+    class Notes extends AsyncGenericViewSet.with({ repository, responseSchema: Type.Object({ ...Product.properties, description }) }) {}
+  await t.rejects(build({ views: [{ view: over(repository(), Type.Integer()), prefix: '/p' }] }),
+    { code: 'FV_ERR_SCHEMA_COLUMNS', message: /"description" holds string values, and the schema wants integer/ }, 'a schema that cannot describe a row')
+  const fits = await build({ views: [{ view: over(repository(), Type.String()), prefix: '/p' }] })
+  t.equal((await fits.inject('/p/1')).json().description, 'A desk lamp', 'a schema that describes every row')
+  await fits.close()
+
+  const absent = new PostgresRepository<ProductT>(pool, { ...TableOptions, table: 'made_later' })
+  const later = await build({ views: [{ view: over(absent, Type.Integer()), prefix: '/p' }] })
+  t.equal(absent.columnFacts, undefined, 'a table that does not exist yet says nothing, and its views register unchecked')
+  await later.close()
+
+  // A database that cannot answer at start: the application starts, and the log says which view went unchecked.
+  const closed = new pg.Pool({ connectionString: 'postgres://test@127.0.0.1:1/postgres', connectionTimeoutMillis: 500 })
+  const lines: string[] = []
+  const stream = { write: (line: string) => { lines.push(line) } }
+  const down = await build({ views: [{ view: over(new PostgresRepository<ProductT>(closed, TableOptions), Type.Integer()), prefix: '/p' }] }, { logger: { level: 'warn', stream } })
+  t.match(lines.join(''), /the columns of Notes's table could not be read, so its response schema is not checked against them/, 'a warning naming the view')
+  await down.close()
+  await closed.end()
 })
 
 t0.test('PostgreSQL: seeded hostile query strings on the example API: no 5xx, every 4xx a problem', async (t) => {

@@ -89,10 +89,8 @@ function acceptedTypes (schema: Record<string, unknown>): Set<string> | undefine
     }
     return out
   }
-  if (schema.const !== undefined) return new Set([schema.const === null ? 'null' : typeof schema.const])
-  if (typeof schema.type === 'string') return new Set([schema.type])
-  if (Array.isArray(schema.type)) return new Set(schema.type as string[])
-  return undefined
+  // TypeBox says one type per schema (a literal's too), and several through anyOf.
+  return typeof schema.type === 'string' ? new Set([schema.type]) : undefined
 }
 
 /** Whether values of a kind fit the types a schema accepts: numbers are one kind to JSON, integers among them. */
