@@ -1,11 +1,12 @@
-import t, { test } from 'tap'
+import t, { test, type Test } from 'tap'
 import { execFile, spawn } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { correct, mistakes, preludes, type Domain, type Mistake, type MistakeRequest } from './fixtures/mistakes.js'
 
 // The library as a user meets it: the packed tarball installed into new TypeScript projects
 // (strict, NodeNext, skipLibCheck off, declaration emit) with only what each feature's user
@@ -69,6 +70,136 @@ async function compile (tsc: string, dir: string, outDir: string): Promise<strin
 
 const fixture = (name: string): string => readFileSync(path.join(fixtures, name), 'utf8')
 
+// The table of mistakes (test/fixtures/mistakes.ts) is a second TypeScript project in the app's
+// directory: its files under mistakes/, one per row, beside the preludes they import.
+
+const MISTAKES_TSCONFIG = {
+  compilerOptions: { ...TSCONFIG.compilerOptions, declaration: false, rootDir: 'mistakes', outDir: 'out-mistakes' },
+  include: ['mistakes']
+}
+
+/** What the runner prints for each file it starts. */
+interface Started { row: string, started?: true, status?: number, body?: string, code?: unknown, message?: unknown }
+
+/** Writes the table's project: the preludes, one correct file per domain, a file per row, and the runner. */
+function writeMistakes (dir: string): void {
+  const files = path.join(dir, 'mistakes')
+  mkdirSync(files, { recursive: true })
+  writeFileSync(path.join(dir, 'tsconfig.mistakes.json'), JSON.stringify(MISTAKES_TSCONFIG))
+  const started: Array<{ row: string, file: string, request?: MistakeRequest }> = []
+  for (const [name, source] of Object.entries(preludes)) writeFileSync(path.join(files, name), source)
+  for (const [domain, { source, request }] of Object.entries(correct)) {
+    writeFileSync(path.join(files, `ok-${domain}.ts`), source)
+    started.push({ row: `ok-${domain}`, file: `./ok-${domain}.js`, request })
+  }
+  for (const { row, where, source, request } of mistakes) {
+    writeFileSync(path.join(files, `m${row}.ts`), source)
+    if (where !== 'compile') started.push({ row: `m${row}`, file: `./m${row}.js`, request })
+  }
+  // Starts each application in turn, and prints what came of it, one JSON line per file.
+  writeFileSync(path.join(files, 'runner.ts'), `import type { FastifyInstance, InjectOptions } from 'fastify'
+
+const files: Array<{ row: string, file: string, request?: InjectOptions }> = ${JSON.stringify(started, null, 2)}
+
+for (const { row, file, request } of files) {
+  let app: FastifyInstance | undefined
+  try {
+    const { build } = await import(file) as { build: () => Promise<FastifyInstance> }
+    app = await build()
+    const answer = request === undefined ? undefined : await app.inject(request)
+    console.log(JSON.stringify({ row, started: true, status: answer?.statusCode, body: answer?.body }))
+  } catch (error) {
+    const { code, message } = error as { code?: unknown, message?: unknown }
+    console.log(JSON.stringify({ row, code, message }))
+  } finally {
+    await app?.close()
+  }
+}
+`)
+}
+
+/** An error of the compiler's output: the first line of its message, and the whole message. */
+interface Diagnostic { first: string, message: string }
+
+/**
+ * The errors of `tsc --pretty false` by file name: `mistakes/m12.ts(14,7): error TS2322: ...`, and
+ * the lines indented below it, which continue the message.
+ */
+function diagnostics (output: string): Map<string, Diagnostic[]> {
+  const byFile = new Map<string, Diagnostic[]>()
+  let last: Diagnostic | undefined
+  for (const line of output.split('\n')) {
+    const error = /^(\S[^(]*)\(\d+,\d+\): error TS\d+: (.*)$/.exec(line)
+    if (error !== null) {
+      last = { first: error[2], message: error[2] }
+      const file = path.basename(error[1])
+      byFile.set(file, [...(byFile.get(file) ?? []), last])
+    } else if (/^\s/.test(line) && last !== undefined) {
+      last.message += `\n${line.trim()}`
+    } else if (line.trim() !== '') {
+      byFile.set('', [...(byFile.get('') ?? []), { first: line, message: line }])
+      last = undefined
+    }
+  }
+  return byFile
+}
+
+/** The compiler's output for the table's project; `''` when nothing failed. */
+async function compileMistakes (tsc: string, dir: string, emit: boolean): Promise<string> {
+  try {
+    await node([tsc, '-p', path.join(dir, 'tsconfig.mistakes.json'), '--pretty', 'false', ...(emit ? [] : ['--noEmit'])], dir)
+    return ''
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout?: string, stderr?: string }
+    return `${stdout ?? ''}${stderr ?? ''}` || String(error)
+  }
+}
+
+const describe = ({ row, mistake }: Mistake): string => `#${row} ${mistake}`
+/** A failing assertion of a row with a gap is a TODO, which names the gap; the suite stays green. */
+const todo = ({ gap }: Mistake): { todo?: string } => gap === undefined ? {} : { todo: gap }
+
+/** Checks the compile-time rows in one compiler's output, and that everything else compiles. */
+function checkCompiled (t: Test, label: string, output: string): void {
+  const found = diagnostics(output)
+  const clean = [...Object.keys(preludes), ...Object.keys(correct).map((domain) => `ok-${domain}.ts`), 'runner.ts',
+    ...mistakes.filter(({ where }) => where !== 'compile').map(({ row }) => `m${row}.ts`), '']
+  for (const file of clean) t.same((found.get(file) ?? []).map(({ message }) => message), [], `${label}: ${file || 'the project'} compiles`)
+  for (const m of mistakes.filter(({ where }) => where === 'compile')) {
+    const errors = found.get(`m${m.row}.ts`) ?? []
+    t.ok(errors.length > 0, `${label}: ${describe(m)} is a compile error`)
+    const messages = errors.map(({ message }) => message).join('\n')
+    for (const text of m.texts) t.match(messages, text, `${label}: ${describe(m)}: the message says ${JSON.stringify(text)}`)
+    const first = errors[0]?.first ?? ''
+    t.ok(first.length <= 200, `${label}: ${describe(m)}: the first line is ${first.length} characters`, todo(m))
+    if (m.common) t.match(first, m.texts[0], `${label}: ${describe(m)}: the first line names the problem and the fix`, todo(m))
+  }
+}
+
+/** Checks what the runner printed for the correct files and the rows it started. */
+function checkStarted (t: Test, output: string): void {
+  const printed = new Map(output.split('\n').filter((line) => line.startsWith('{')).map((line) => {
+    const result = JSON.parse(line) as Started
+    return [result.row, result]
+  }))
+  for (const [domain, { status }] of Object.entries(correct)) {
+    const result = printed.get(`ok-${domain}`)
+    t.equal(result?.status, status, `the correct ${domain} code starts and answers ${status}`, { result })
+  }
+  for (const m of mistakes.filter(({ where }) => where !== 'compile')) {
+    const result = printed.get(`m${m.row}`)
+    if (m.where === 'registration') {
+      t.equal(result?.code, m.code, `${describe(m)}: ${String(m.code)} when the app starts`, { result })
+      for (const text of m.texts) t.match(String(result?.message), text, `${describe(m)}: the message says ${JSON.stringify(text)}`)
+    } else {
+      t.equal(result?.started, true, `${describe(m)}: the app starts`, { result })
+      t.equal(result?.status, m.status, `${describe(m)}: ${m.request?.method ?? ''} ${m.request?.url ?? ''} answers ${String(m.status)}`, { result })
+      for (const text of m.texts) t.match(String(result?.body), text, `${describe(m)}: the answer says ${JSON.stringify(text)}`)
+      for (const text of m.lacks ?? []) t.notMatch(String(result?.body), text, `${describe(m)}: the answer has no ${JSON.stringify(text)}`)
+    }
+  }
+}
+
 test('the packed library in consumer projects', { timeout: 600_000 }, async (t) => {
   const work = mkdtempSync(path.join(tmpdir(), 'fastify-views-consumer-'))
   t.teardown(() => rmSync(work, { recursive: true, force: true }))
@@ -92,7 +223,8 @@ test('the packed library in consumer projects', { timeout: 600_000 }, async (t) 
 
   const common = [tarball, dev('fastify'), dev('@sinclair/typebox'), dev('@types/node')]
   const [app, sqliteOnly, postgresOnly, typebox1] = await Promise.all([
-    project(path.join(work, 'app'), [...common, dev('@fastify/swagger'), 'typescript-latest@npm:typescript@latest'], {
+    // @types/better-sqlite3 for the helpdesk of the table of mistakes.
+    project(path.join(work, 'app'), [...common, dev('@fastify/swagger'), dev('@types/better-sqlite3'), 'typescript-latest@npm:typescript@latest'], {
       'readme.ts': block?.[1] ?? '',
       'views.ts': fixture('views.ts')
     }),
@@ -141,5 +273,42 @@ test('the packed library in consumer projects', { timeout: 600_000 }, async (t) 
   const bad = await answer('http://127.0.0.1:3000/items/abc')
   t.equal(bad.status, 400, 'GET /items/abc is a 400')
   t.match(bad.headers.get('content-type'), /^application\/problem\+json/)
+
+  // The table of mistakes, as the user meets each: from the compiler, when the app starts, or in
+  // a request. Compiled with both lines (the repository's emits the JS the runner starts), then
+  // started with plain Node; better-sqlite3 is the repository's own build, linked rather than
+  // installed (its install compiles or downloads a native binary).
+  const tableStarted = Date.now()
+  writeMistakes(app)
+  symlinkSync(path.join(root, 'node_modules', 'better-sqlite3'), path.join(app, 'node_modules', 'better-sqlite3'), 'junction')
+  const [repoOutput, latestOutput] = await Promise.all([compileMistakes(repoTsc, app, true), compileMistakes(latestTsc, app, false)])
+  const [repoLabel, latestLabel] = Object.keys(compilers)
+  checkCompiled(t, repoLabel, repoOutput)
+  checkCompiled(t, latestLabel, latestOutput)
+  const { stdout } = await node([path.join(app, 'out-mistakes', 'runner.js')], app) as { stdout: string }
+  checkStarted(t, stdout)
+  t.comment(`the table of mistakes took ${Date.now() - tableStarted} ms`)
   t.comment(`consumer test took ${Date.now() - started} ms`)
+})
+
+test('the table of mistakes', async (t) => {
+  const rows = mistakes.map(({ row }) => row)
+  t.same(rows, rows.map((_, i) => i + 1), 'its rows are numbered 1, 2, 3, ...')
+  t.ok(mistakes.length >= 50, `${mistakes.length} mistakes`)
+  const domains = new Set<Domain>(mistakes.map(({ domain }) => domain))
+  t.equal(domains.size, 3, 'over three APIs')
+  t.equal(mistakes.filter(({ common }) => common === true).length, 10, 'ten of them marked the most common')
+  for (const m of mistakes) {
+    t.ok(m.texts.length > 0 || m.where === 'never', `${describe(m)}: says what its message contains`)
+    if (m.where === 'registration') t.match(m.code, /^FV_ERR_/, `${describe(m)}: names its code`)
+    if (m.where === 'request' || m.where === 'never') t.ok(m.why !== undefined && m.request !== undefined && m.status !== undefined, `${describe(m)}: says why, and what a request gets`)
+    if (m.where === 'never') t.ok(m.gap, `${describe(m)}: a mistake nothing catches is a gap`)
+  }
+  // docs/errors.md shows the counts.
+  const docs = readFileSync(path.join(root, 'docs', 'errors.md'), 'utf8')
+  const count = (where: Mistake['where']): number => mistakes.filter((m) => m.where === where).length
+  t.match(docs, `test/fixtures/mistakes.ts\` holds ${mistakes.length} mistakes`, 'docs/errors.md: the number of mistakes')
+  for (const [where, label] of [['compile', 'At compile time'], ['registration', 'When the application starts'], ['request', 'At request time'], ['never', 'Never']] as const) {
+    t.match(docs, `| ${label} | ${count(where)} |`, `docs/errors.md: ${label.toLowerCase()}, ${count(where)}`)
+  }
 })
