@@ -7,7 +7,7 @@ import { Type as Type1 } from 'typebox'
 import views, {
   APIError, APIView, AsyncGenericBulkCreateAPIView, AsyncGenericBulkDestroyAPIView, AsyncGenericListAPIView, AsyncListAPIView, AsyncRetrieveAPIView,
   BaseFilter, CONFIGURATION_ERRORS, Catch, ConditionalMixin, ConfigurationError, GenericBulkDestroyAPIView, GenericListAPIView, GenericViewSet, Get,
-  MemoryRepository, OffsetLimitFilter, Override, PaginationFilter, PartialUpdateAPIView, Post, Throws, View, composeFilters, mix, type ConfigurationErrorCode, type FastifyViewsOptions
+  MemoryRepository, OffsetLimitFilter, Override, PaginationFilter, SearchFilter, PartialUpdateAPIView, Post, Throws, View, composeFilters, mix, type ConfigurationErrorCode, type FastifyViewsOptions
 } from '../lib/index.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
 import { AsyncSqliteRepository, SqliteRepository } from '../lib/stores/sql/index.js'
@@ -259,6 +259,71 @@ const thrown: ThrownCase[] = [
     message: /^PriceFilter\.operators\.price: declare the field in fields or operatorFields$/
   },
   {
+    code: 'FV_ERR_FILTER_FIELD',
+    mistake: 'a filter parameter typed as a string for a numeric field: every ?price= would match nothing',
+    act: () => {
+      const ByPrice = BaseFilter.with({ fields: { price: Type.String() }, operatorFields: { name: Type.Integer() } })
+      class Cheap extends GenericListAPIView.with({ responseSchema: Item, filter: ByPrice, repository: rows() }) {}
+      return build({ views: [{ view: Cheap, prefix: '/cheap' }] })
+    },
+    message: /^Cannot register Cheap: BaseFilter\.with\(fields, operatorFields\)\.fields\.price takes string, but price holds number values, so no value a client sends would match a row: declare it as Type\.Number\(\); .*\.operatorFields\.name takes integer, but name holds string values.*: declare it as Type\.String\(\)$/
+  },
+  {
+    code: 'FV_ERR_FILTER_FIELD',
+    mistake: 'a search field that holds numbers: q would never match it',
+    act: () => {
+      class Search extends SearchFilter { static override searchFields = ['name', 'price'] }
+      class Found extends GenericListAPIView.with({ responseSchema: Item, filter: Search, repository: rows() }) {}
+      return build({ views: [{ view: Found, prefix: '/found' }] })
+    },
+    message: /^Cannot register Found: Search\.searchFields names price, which holds number values, and q looks for text, so it would never match there: drop it from searchFields, and filter it through fields or operators$/
+  },
+  {
+    code: 'FV_ERR_FILTER_FIELD',
+    mistake: 'a filter parameter typed as a string for an INTEGER column the response schema does not type',
+    act: () => {
+      const db = new Database(':memory:')
+      db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, year INTEGER)')
+      const repository = new SqliteRepository(db, { table: 'notes', columns: ['id', 'year'] })
+      const ByYear = BaseFilter.with({ fields: { year: Type.String() } })
+      class Notes extends GenericListAPIView.with({ responseSchema: Type.Object({ id: Type.Integer(), year: Type.Unknown() }), filter: ByYear, repository }) {}
+      return build({ views: [{ view: Notes, prefix: '/notes' }] })
+    },
+    message: /year takes string, but year holds integer values, .*: declare it as Type\.Integer\(\)$/
+  },
+  {
+    code: 'FV_ERR_MISSPELT_MEMBER',
+    mistake: 'a misspelt static in a filter class body (orderingField): the list would have no sort parameter',
+    act: () => {
+      class Pages extends PaginationFilter { static orderingField = ['name'] }
+      class Notes extends GenericListAPIView.with({ responseSchema: Item, filter: Pages, repository: rows() }) {}
+      return build({ views: [{ view: Notes, prefix: '/notes' }] })
+    },
+    message: /^Pages\.orderingField looks like a misspelling of orderingFields, which it does not replace \(the inherited orderingFields still applies\); rename it orderingFields, or give it a name of its own$/
+  },
+  {
+    code: 'FV_ERR_MISSPELT_MEMBER',
+    mistake: 'a misspelt static in a filter given to composeFilters (search_fields)',
+    act: () => {
+      class Search extends SearchFilter { static search_fields = ['name'] }
+      return composeFilters(PaginationFilter, Search)
+    },
+    message: /^Search\.search_fields looks like a misspelling of searchFields/
+  },
+  {
+    code: 'FV_ERR_UNKNOWN_FIELD',
+    mistake: 'a custom route whose params schema requires a parameter its path does not name',
+    act: () => {
+      const CoverParams = Type.Object({ id: Type.Integer() })
+      class Books extends APIView {
+        @Get('/:bookId/cover', { schema: { params: CoverParams }, responseSchema: Type.Object({ url: Type.String() }) })
+        cover () { return { url: '' } }
+      }
+      return build({ views: [{ view: Books, prefix: '/books' }] })
+    },
+    message: /^Cannot register Books: the params schema of Books\.cover requires "id", which its path \(\/books\/:bookId\/cover\) does not have: name it in the path \(`\/:id`\), or give the schema the names the path has \(bookId\)$/
+  },
+  {
     code: 'FV_ERR_FILTER_PAGINATION',
     mistake: 'composeFilters over two filters that paginate differently',
     act: () => {
@@ -266,7 +331,7 @@ const thrown: ThrownCase[] = [
       class Window extends OffsetLimitFilter {}
       return composeFilters(NameFilter, Pages, Window)
     },
-    message: /^composeFilters: NameFilter, Pages, Window paginate in 2 different ways$/
+    message: /^composeFilters: NameFilter, Pages, Window paginate in 2 different ways \(page, offset\), and a list has one kind of page\. Compose at most one paginating filter with the others$/
   },
   {
     code: 'FV_ERR_NOT_A_MIXIN',
@@ -536,7 +601,7 @@ const thrown: ThrownCase[] = [
     code: 'FV_ERR_SQL_OPTION',
     mistake: 'an AsyncSqliteRepository told to wait for a lock a time that is not a number of milliseconds',
     act: () => new AsyncSqliteRepository(new Database(':memory:'), { table: 'items', columns: COLUMNS }, { lockTimeout: Number('5s') }),
-    message: /^lockTimeout must be a finite, non-negative number of milliseconds; got NaN$/
+    message: /^AsyncSqliteRepository of "items": lockTimeout must be a finite, non-negative number of milliseconds; got NaN \(number\)\. Give it in milliseconds: \{ lockTimeout: 5000 \}$/
   },
   {
     code: 'FV_ERR_SQL_FRAGMENT',

@@ -153,6 +153,17 @@ for (const family of families) {
   })
 }
 
+test('sort, q and page parameters of a filter that does not declare them are ignored like any undeclared parameter', async (t) => {
+  const app = await build({ views: [{ view: products(families[0], ByName), prefix: '/p' }] })
+  t.teardown(() => app.close())
+  const all = (await app.inject('/p')).json()
+  for (const query of ['sort=-price', 'sort=-price&sort=name', 'q=lamp', 'page=2', 'cursor=abc', 'limit=1']) {
+    const res = await app.inject(`/p?${query}`)
+    t.equal(res.statusCode, 200, query)
+    t.same(res.json(), all, `${query}: the same list`)
+  }
+})
+
 test('composeFilters: parameters add up, one pagination at most, operators need a declared field', async (t) => {
   t.same(Object.keys(Composed.querySchema().properties).sort(), ['name', 'page', 'page_size', 'price__gt', 'q', 'sort'])
   t.same(composeFilters(ByName).pagination, 'none')

@@ -70,9 +70,9 @@ test('hovers and the messages of common mistakes are short and name the user’s
 
   const messages = service.getSemanticDiagnostics(file).map((d) => ({ line: source.slice(0, d.start).split('\n').length, text: ts.flattenDiagnosticMessageText(d.messageText, '\n') }))
   const expected = [
-    ['m1', 'responseSchemas is not a static of this view: did you mean responseSchema?'],
+    ['m1', 'unknown static responseSchemas: did you mean responseSchema?'],
     ['m2', 'the filter names yaer, a field the items do not have'],
-    ['m3', 'orderingField is not a static of this filter: did you mean orderingFields?'],
+    ['m3', 'unknown filter static orderingField: did you mean orderingFields?'],
     ['m4', 'the repository holds other items than responseSchema describes'],
     ['m5', 'Did you mean \'"updated_at"\'?']
   ]

@@ -227,7 +227,7 @@ const cases: MistakeCase[] = [
     when: 'registration',
     act: () => register(class Books extends BookViews.with({ ...statics(), detailParams: Type.Object({ bookId: Type.Integer() }) }) {}),
     fix: () => register(class Books extends BookViews.with({ ...statics(), detailParams: Type.Object({ bookId: Type.Integer() }), detailRoute: '/:bookId' }) {}),
-    message: /^Books\.detailParams requires "bookId", which the path of \w+ \(\/:id\) does not have: set detailRoute to name it \(`\/:bookId`\)$/
+    message: /^Cannot register Books: its detailParams requires "bookId", which the path of \w+ \(\/books\/:id\) does not have: set detailRoute to name it \(`\/:bookId`\), or name it in the prefix$/
   },
   {
     code: 'FV_ERR_BULK_CONFIG',

@@ -1,9 +1,11 @@
 import { test } from 'tap'
+import Fastify from 'fastify'
 import { Type, type Static } from '@sinclair/typebox'
 import {
   AsyncGenericViewSet, AsyncListAPIView, AsyncRetrieveAPIView, ConditionalMixin, ConfigurationError, GenericListAPIView, GenericRetrieveAPIView, Get,
   MemoryRepository, PaginationFilter, asyncRepository, mix, MIXIN
 } from '../lib/index.js'
+import views from '../lib/index.js'
 import { build, problem } from './helpers.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), updated_at: Type.String({ format: 'date-time' }) })
@@ -104,6 +106,27 @@ test('detailParams without a required parameter registers on any detail path', a
   const Loose = GenericRetrieveAPIView.with({ responseSchema: Item, detailParams: Type.Object({ id: Type.Optional(Type.String()) }), repository: new MemoryRepository<Item>() })
   const app = await build({ views: [{ view: Loose, prefix: '/loose' }] })
   t.equal((await app.inject('/loose/1')).statusCode, 404, 'registered, and a missing row is a 404')
+})
+
+test('detailParams may name a parameter of the prefix: the view\'s or the application\'s (a nested resource)', async (t) => {
+  const Comment = Type.Object({ id: Type.Integer(), slug: Type.String(), body: Type.String() })
+  type CommentT = Static<typeof Comment>
+  const Params = Type.Object({ slug: Type.String(), id: Type.Integer() })
+  const store = () => new MemoryRepository<CommentT>({ rows: [{ id: 1, slug: 'intro', body: 'first' }] })
+  const Comments = GenericRetrieveAPIView.with({ responseSchema: Comment, detailParams: Params, repository: store() })
+  const app = await build({ views: [{ view: Comments, prefix: '/articles/:slug/comments' }] })
+  t.same((await app.inject('/articles/intro/comments/1')).json(), { id: 1, slug: 'intro', body: 'first' }, 'both parameters select the row')
+  t.equal((await app.inject('/articles/other/comments/1')).statusCode, 404, 'the parent\'s parameter is a criterion too')
+  await app.close()
+
+  const outer = Fastify({ logger: false })
+  await outer.register(async (api) => { await api.register(views, { views: [{ view: Comments, prefix: '/comments' }] }) }, { prefix: '/articles/:slug' })
+  await outer.ready()
+  t.equal((await outer.inject('/articles/intro/comments/1')).statusCode, 200, 'the parameter in the prefix the plugin is registered under')
+  await outer.close()
+
+  await t.rejects(build({ views: [{ view: Comments, prefix: '/comments' }] }), { code: 'FV_ERR_UNKNOWN_FIELD', message: /requires "slug", which the path of retrieve \(\/comments\/:id\) does not have/ },
+    'nowhere in the URL: refused')
 })
 
 test('custom routes given to .with(): typed handlers, installed as routes, kept when mixed again', async (t) => {

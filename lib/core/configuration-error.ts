@@ -32,7 +32,7 @@ export const CONFIGURATION_ERRORS = {
   FV_ERR_OPTION_IS_CRITERION: 'FV_ERR_OPTION_IS_CRITERION',
   /** A view names a field its item does not have (a filter's field over a repository's columns, a `lastModifiedField` outside the response schema), or one of the wrong kind (a `lastModifiedField` that holds no time). */
   FV_ERR_UNKNOWN_FIELD: 'FV_ERR_UNKNOWN_FIELD',
-  /** A filter's operator names a field the filter does not declare. */
+  /** A filter's operator names a field the filter does not declare, or a filter parameter or search field cannot match what the field holds. */
   FV_ERR_FILTER_FIELD: 'FV_ERR_FILTER_FIELD',
   /** `composeFilters` was given filters that paginate in different ways. */
   FV_ERR_FILTER_PAGINATION: 'FV_ERR_FILTER_PAGINATION',

@@ -83,3 +83,44 @@ export type MeantNameOf<P extends string, Known extends string> = Known extends 
 
 /** `; did you mean "responseSchema"?` when a known name is near, else nothing: the end of a compiler message. */
 export type DidYouMean<P extends string, Known extends string> = [MeantNameOf<P, Known>] extends [never] ? '' : `: did you mean ${MeantNameOf<P, Known>}?`
+
+/** A class as the near-miss check reads it: its name, its statics and its prototype's members. */
+export interface ClassLike { readonly name: string, readonly prototype: object }
+
+/** Names every class has, never a misspelling of anything. */
+const BUILT_IN = new Set(['length', 'name', 'prototype', 'constructor', 'arguments', 'caller'])
+
+/**
+ * The first member of the user's own classes (those below the first class `isLibrary` accepts)
+ * whose name is near a member inherited from the library but is not that member: it replaces
+ * nothing, so the inherited one still applies (`static orderingField` leaves `orderingFields`
+ * empty). `shown` is `Class.member` or `Class.prototype.member`. Names starting with `_`, and
+ * those `isOwn` accepts (route methods of a view), are new members by intent.
+ */
+export function misspeltMember (klass: ClassLike, isLibrary: (cls: object) => boolean, isOwn: (value: unknown) => boolean = () => false): { shown: string, meant: string } | undefined {
+  const own: ClassLike[] = []
+  let base: ClassLike = klass
+  while (!isLibrary(base)) {
+    own.push(base)
+    base = Object.getPrototypeOf(base) as ClassLike // every class checked extends a library class before Function.prototype
+  }
+  const inherited = new Set<string>()
+  for (let c: object = base; c !== Function.prototype; c = Object.getPrototypeOf(c) as object) {
+    for (const key of Object.getOwnPropertyNames(c)) inherited.add(key)
+    for (let p: object = (c as ClassLike).prototype; p !== Object.prototype; p = Object.getPrototypeOf(p) as object) { // classes up to Function.prototype
+      for (const key of Object.getOwnPropertyNames(p)) inherited.add(key)
+    }
+  }
+  for (const cls of own) {
+    const members = [
+      ...Object.getOwnPropertyNames(cls).map((name) => ({ name, shown: `${cls.name}.${name}`, value: Object.getOwnPropertyDescriptor(cls, name)?.value as unknown })),
+      ...Object.getOwnPropertyNames(cls.prototype).map((name) => ({ name, shown: `${cls.name}.prototype.${name}`, value: Object.getOwnPropertyDescriptor(cls.prototype, name)?.value as unknown }))
+    ]
+    for (const { name, shown, value } of members) {
+      if (BUILT_IN.has(name) || inherited.has(name) || name.startsWith('_') || isOwn(value)) continue
+      const meant = meantName(name, inherited)
+      if (meant !== undefined) return { shown, meant }
+    }
+  }
+  return undefined
+}

@@ -3,7 +3,7 @@ import { BadRequest } from '../http/errors.js'
 import { decodeCursor } from './pagination.js'
 import type { Criteria, Operator, OrderKey } from '../stores/repository.js'
 import { ConfigurationError } from '../core/configuration-error.js'
-import type { DidYouMean } from '../core/names.js'
+import { misspeltMember, type DidYouMean } from '../core/names.js'
 import { assignStatics, withName } from '../core/statics.js'
 import { toTypeBoxRecord, type Schema } from '../core/typebox-lines.js'
 
@@ -30,7 +30,7 @@ export type FilterClass = typeof BaseFilter
  * The statics a filter's `.with({...})` takes: any of its own, with its declared type. A name
  * the filter does not have is typed as a sentence saying so, which is what the compiler prints.
  */
-export type FilterStaticsInput<F, C> = { [P in keyof C]: P extends keyof F ? F[P] : `${P & string} is not a static of this filter${DidYouMean<P & string, keyof F & string>}` }
+export type FilterStaticsInput<F, C> = { [P in keyof C]: P extends keyof F ? F[P] : `unknown filter static ${P & string}${DidYouMean<P & string, keyof F & string>}` }
 
 /** Type-level record of the statics a filter's `.with()` set, with their literal types (never set at run time). */
 export const FILTER_STATICS = '~statics'
@@ -118,6 +118,7 @@ export class BaseFilter {
   static querySchema (): TObject {
     let schema = querySchemas.get(this)
     if (schema !== undefined) return schema
+    assertNoMisspeltStatic(this)
     // A default page longer than the longest allowed would be cut to it without a word.
     if (this.pagination !== 'none' && this.defaultPageSize > this.maxPageSize && setsDefaultPageSize(this)) {
       throw new ConfigurationError('FV_ERR_PAGE_SIZE', `${this.name}: defaultPageSize ${this.defaultPageSize} is more than maxPageSize ${this.maxPageSize}, so pages would ` +
@@ -224,7 +225,8 @@ export class BaseFilter {
 
   /** The sort keys: what `sort` asked for (or `defaultOrdering`), in the order given. */
   get ordering (): OrderKey[] {
-    const sort = (this.values.sort as string[] | undefined) ?? this.statics.defaultOrdering
+    // Without ordering fields `sort` is not a parameter of the filter: an undeclared one, ignored as the others are.
+    const sort = (this.statics.orderingFields.length > 0 ? this.values.sort as string[] | undefined : undefined) ?? this.statics.defaultOrdering
     return sort.map((key) => key.startsWith('-') ? { field: key.slice(1), descending: true } : { field: key, descending: false })
   }
 
@@ -261,6 +263,22 @@ export class BaseFilter {
     const tie = this.statics.tieBreaker
     return ordering.some((k) => k.field === tie) ? ordering : [...ordering, { field: tie, descending: false }]
   }
+}
+
+/** The filters the library exports; the classes below them are the user's. */
+const isLibraryFilter = (cls: object): boolean => LIBRARY_FILTERS.has(cls)
+
+/**
+ * A static of the user's filter whose name is near one it inherits (`orderingField`,
+ * `search_fields`) sets nothing: the filter keeps the inherited value (no `sort` parameter, no
+ * search) and no compiler says so, since a new static needs no `override`. Refused at
+ * registration, naming both (`core/names.ts` says what is near).
+ */
+function assertNoMisspeltStatic (filter: FilterClass): void {
+  const found = misspeltMember(filter, isLibraryFilter)
+  if (found === undefined) return
+  throw new ConfigurationError('FV_ERR_MISSPELT_MEMBER', `${found.shown} looks like a misspelling of ${found.meant}, which it does not replace ` +
+    `(the inherited ${found.meant} still applies); rename it ${found.meant}, or give it a name of its own`)
 }
 
 /**
@@ -323,8 +341,12 @@ function smallest (filters: FilterClass[], uses: (filter: FilterClass) => boolea
  * and at most one of them may paginate.
  */
 export function composeFilters (...filters: FilterClass[]): FilterClass {
+  for (const filter of filters) assertNoMisspeltStatic(filter)
   const paging = [...new Set(filters.map((f) => f.pagination).filter((p) => p !== 'none'))]
-  if (paging.length > 1) throw new ConfigurationError('FV_ERR_FILTER_PAGINATION', `composeFilters: ${filters.map((f) => f.name).join(', ')} paginate in ${paging.length} different ways`)
+  if (paging.length > 1) {
+    throw new ConfigurationError('FV_ERR_FILTER_PAGINATION', `composeFilters: ${filters.map((f) => f.name).join(', ')} paginate in ${paging.length} different ways (${paging.join(', ')}), and a list has one kind of page. ` +
+    'Compose at most one paginating filter with the others')
+  }
   const pager = filters.find((f) => f.pagination !== 'none')
   const maxSearchLength = smallest(filters, (f) => f.searchFields.length > 0, (f) => f.maxSearchLength)
   const maxPatternLength = smallest(filters, (f) => usesOperator(f, ['like', 'ilike']), (f) => f.maxPatternLength)
@@ -346,3 +368,5 @@ export function composeFilters (...filters: FilterClass[]): FilterClass {
     static override maxListLength = maxListLength
   }
 }
+
+const LIBRARY_FILTERS = new Set<object>([BaseFilter, OrderingFilter, SearchFilter, PaginationFilter, OffsetLimitFilter, CursorPaginationFilter])

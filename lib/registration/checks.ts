@@ -4,10 +4,12 @@ import { MIXIN } from '../views/mixins.js'
 import { getRouteMeta } from '../routes/route-meta.js'
 import type { TSchema } from '@sinclair/typebox'
 import { ConfigurationError } from '../core/configuration-error.js'
-import { columnFactsOf, fieldNamesOf, type FieldKind } from '../stores/repository.js'
+import { columnFactsOf, fieldNamesOf } from '../stores/repository.js'
 import { schemaStatic } from '../core/typebox-lines.js'
 import { sendsStoredRows, writesBodyAsIs } from '../views/generics.js'
-import { meantName } from '../core/names.js'
+import { misspeltMember } from '../core/names.js'
+import { acceptedTypes, fits, overlap } from '../schema/json-types.js'
+import type { FilterClass } from '../query/filters.js'
 
 // Mistakes of configuration refused when a view is registered, each naming the view.
 
@@ -78,23 +80,47 @@ export function assertBodiesFitRepository (klass: ViewClass, routes: CollectedRo
     `column to the repository's columns, or override ${actions.length === 1 ? actions[0] : 'those actions'} to write what the body says`)
 }
 
-/** The JSON types a property schema accepts, or `undefined` for any (`Type.Unknown`, `Type.Any`). */
-function acceptedTypes (schema: Record<string, unknown>): Set<string> | undefined {
-  if (Array.isArray(schema.anyOf)) {
-    const out = new Set<string>()
-    for (const member of schema.anyOf as Array<Record<string, unknown>>) {
-      const types = acceptedTypes(member)
-      if (types === undefined) return undefined
-      for (const type of types) out.add(type)
-    }
-    return out
-  }
-  // TypeBox says one type per schema (a literal's too), and several through anyOf.
-  return typeof schema.type === 'string' ? new Set([schema.type]) : undefined
-}
+const TYPE_OF: Record<string, string> = { integer: 'Type.Integer()', number: 'Type.Number()', string: 'Type.String()', boolean: 'Type.Boolean()' }
 
-/** Whether values of a kind fit the types a schema accepts: numbers are one kind to JSON, integers among them. */
-const fits = (kind: FieldKind, accepted: Set<string>): boolean => kind === 'integer' || kind === 'number' ? accepted.has('integer') || accepted.has('number') : accepted.has(kind)
+/**
+ * A filter's parameter is matched with stored values as the query string validated it:
+ * `?price=30` under `Type.String()` is the string '30', which equals no number a store holds, so
+ * every list is empty without a word; `q` looks for a substring of text, which a number never
+ * holds. Refused when the view knows what the field holds: from its table (the SQL column
+ * facts) or else its response schema.
+ */
+export function assertFilterFitsFields (klass: ViewClass): void {
+  const { filter, repository } = klass as { filter?: FilterClass | null, repository?: unknown }
+  if (filter == null) return
+  const facts = columnFactsOf(repository)
+  const properties = schemaStatic(klass, 'responseSchema')?.properties as Record<string, Record<string, unknown>> | undefined
+  const held = (field: string): Set<string> | undefined => {
+    const kind = facts?.get(field)?.kind
+    if (kind !== undefined) return new Set([kind])
+    const property = properties?.[field]
+    return property === undefined ? undefined : acceptedTypes(property)
+  }
+  const shown = (types: Set<string>): string => [...types].filter((type) => type !== 'null').join(' or ')
+  const problems: string[] = []
+  for (const where of ['fields', 'operatorFields'] as const) {
+    for (const [name, schema] of Object.entries(filter[where])) {
+      const stored = held(name)
+      const wanted = acceptedTypes(schema as Record<string, unknown>)
+      if (stored === undefined || wanted === undefined || overlap(wanted, stored)) continue
+      const fix = [...stored].map((type) => TYPE_OF[type]).find((type) => type !== undefined)
+      problems.push(`${filter.name}.${where}.${name} takes ${shown(wanted)}, but ${name} holds ${shown(stored)} values, so no value a client sends would match a row` +
+        (fix === undefined ? '' : `: declare it as ${fix}`))
+    }
+  }
+  for (const name of filter.searchFields) {
+    const stored = held(name)
+    if (stored === undefined || stored.has('string')) continue
+    problems.push(`${filter.name}.searchFields names ${name}, which holds ${shown(stored)} values, and q looks for text, so it would never match there: ` +
+      'drop it from searchFields, and filter it through fields or operators')
+  }
+  if (problems.length === 0) return
+  throw new ConfigurationError('FV_ERR_FILTER_FIELD', `Cannot register ${klass.name}: ${problems.join('; ')}`)
+}
 
 /**
  * The library's actions send the rows their repository returns as they are, so the response
@@ -131,15 +157,10 @@ export function assertDependencyKeys (statics: ViewClass, routes: CollectedRoute
     `which ${unknown.length === 1 ? 'is not an action' : 'are not actions'} of this view; its actions are ${[...known].sort().join(', ')}`)
 }
 
-interface ClassLike { readonly name: string, readonly prototype: object }
-
 /** A class the library made: `View`, `APIView`, or one built by `mix`, a mixin or `.with()`. */
 function isLibraryClass (cls: object): boolean {
   return cls === View || cls === APIView || Object.hasOwn(cls, MIXIN)
 }
-
-/** Names every class has, never a misspelling of anything. */
-const BUILT_IN = new Set(['length', 'name', 'prototype', 'constructor', 'arguments', 'caller'])
 
 /**
  * A member of the user's own classes whose name is near a member the view inherits
@@ -151,30 +172,28 @@ const BUILT_IN = new Set(['length', 'name', 'prototype', 'constructor', 'argumen
  * starting with `_` are new members by intent.
  */
 export function assertNoNearMisses (klass: ViewClass): void {
-  const own: ClassLike[] = []
-  let base: ClassLike = klass
-  while (!isLibraryClass(base)) {
-    own.push(base)
-    base = Object.getPrototypeOf(base) as ClassLike // every view class extends View, a library class, before Function.prototype
-  }
-  const inherited = new Set<string>()
-  for (let c: object = base; c !== Function.prototype; c = Object.getPrototypeOf(c) as object) {
-    for (const key of Object.getOwnPropertyNames(c)) inherited.add(key)
-    for (let p: object = (c as ClassLike).prototype; p !== Object.prototype; p = Object.getPrototypeOf(p) as object) { // classes up to Function.prototype
-      for (const key of Object.getOwnPropertyNames(p)) inherited.add(key)
-    }
-  }
-  for (const cls of own) {
-    const members = [
-      ...Object.getOwnPropertyNames(cls).map((name) => ({ name, shown: `${cls.name}.${name}`, value: Object.getOwnPropertyDescriptor(cls, name)?.value as unknown })),
-      ...Object.getOwnPropertyNames(cls.prototype).map((name) => ({ name, shown: `${cls.name}.prototype.${name}`, value: Object.getOwnPropertyDescriptor(cls.prototype, name)?.value as unknown }))
-    ]
-    for (const { name, shown, value } of members) {
-      if (BUILT_IN.has(name) || inherited.has(name) || name.startsWith('_') || (typeof value === 'function' && getRouteMeta(value) !== undefined)) continue
-      const meant = meantName(name, inherited)
-      if (meant === undefined) continue
-      throw new ConfigurationError('FV_ERR_MISSPELT_MEMBER', `Cannot register ${klass.name}: ${shown} looks like a misspelling of ${meant}, which it does not replace ` +
-        `(the inherited ${meant} still applies); rename it ${meant}, or give it a name of its own`)
-    }
-  }
+  const found = misspeltMember(klass, isLibraryClass, (value) => typeof value === 'function' && getRouteMeta(value) !== undefined)
+  if (found === undefined) return
+  throw new ConfigurationError('FV_ERR_MISSPELT_MEMBER', `Cannot register ${klass.name}: ${found.shown} looks like a misspelling of ${found.meant}, which it does not replace ` +
+    `(the inherited ${found.meant} still applies); rename it ${found.meant}, or give it a name of its own`)
+}
+
+/**
+ * A required path parameter of a route's params schema that its URL does not have (`bookId` for
+ * `/books/:id`) could never be sent: every request would be a 400. Refused at registration, where
+ * the whole URL is known: the application's and the router's prefixes, the view's, the route's
+ * path (`/articles/:slug/comments/:id` names `slug` in the prefix).
+ */
+export function assertParamsInPath (klass: ViewClass, route: CollectedRoute, url: string): void {
+  const required = (route.options.schema?.params as { required?: unknown } | undefined)?.required
+  if (!Array.isArray(required)) return
+  const inPath = new Set([...url.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]))
+  const missing = (required as string[]).find((name) => !inPath.has(name))
+  if (missing === undefined) return
+  const fromDetailParams = route.standard && route.options.schema?.params === schemaStatic(klass, 'detailParams')
+  throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', fromDetailParams
+    ? `Cannot register ${klass.name}: its detailParams requires "${missing}", which the path of ${route.name} (${url}) does not have: ` +
+      `set detailRoute to name it (\`/:${missing}\`), or name it in the prefix`
+    : `Cannot register ${klass.name}: the params schema of ${klass.name}.${route.name} requires "${missing}", which its path (${url}) does not have: ` +
+      `name it in the path (\`/:${missing}\`), or give the schema the names the path has (${[...inPath].join(', ') || 'none'})`)
 }

@@ -4,7 +4,7 @@ import { OWN_SERIALIZER_OPTIONS, type APIView } from '../views/api-view.js'
 import { findRaises, getCatchSpecs } from '../views/decorators.js'
 import { dependencyHooks } from '../routes/dependencies.js'
 import { hasContent, isJsonRequest, JSON_BODY_ONLY, listedJsonParser, mediaTypeHook, noContent, notJson, readsNoContent } from '../http/media-type.js'
-import { assertBodiesFitRepository, assertDependencyKeys, assertResponseFitsColumns, assertNoContentHasNoBody, assertNoNearMisses, assertStoredObjectsSchema } from './checks.js'
+import { assertBodiesFitRepository, assertDependencyKeys, assertFilterFitsFields, assertParamsInPath, assertResponseFitsColumns, assertNoContentHasNoBody, assertNoNearMisses, assertStoredObjectsSchema } from './checks.js'
 import { buildRouteSchema } from '../openapi/operation.js'
 import { problemErrorHandler } from '../http/problem.js'
 import { compileResponseCheck } from '../schema/response-check.js'
@@ -131,6 +131,7 @@ export function collectRoutes (klass: ViewClass): CollectedRoute[] {
   assertNoContentHasNoBody(klass, routes)
   assertBodiesFitRepository(klass, routes, methods)
   assertResponseFitsColumns(klass, routes, methods)
+  assertFilterFitsFields(klass)
   assertDependencyKeys(klass, routes)
   return routes
 }
@@ -306,6 +307,7 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
     const handler = buildHandler(klass, route, implementation as (this: View, request: FastifyRequest) => MaybePromise<unknown>, checks, keepsView)
     // The hooks that keep a view are the ones that may validate the path and query early.
     const validatorCompiler = validatorCompilerFor(route.options.schema ?? {}, route.bodyMediaTypes, jsonChecked, keepsView, klass.maxBodyDepth)
+    assertParamsInPath(klass, route, joinPath(app?.prefix ?? '', joinPath(fullPrefix, route.path)))
     for (const { method, dependencies, definition, own } of operations) {
       const hooks = dependencyHooks(dependencies)
       const routeOptions: RouteOptions = {

@@ -1,14 +1,14 @@
 import { Conflict, NotFound } from '../http/errors.js'
-import { preconditionOf, splitCriterion, type BulkRepository, type Criteria, type ListQuery, type Operator, type OrderKey, type Repository, type RepositoryOptions } from './repository.js'
+import { preconditionOf, splitCriterion, type FieldOf, type BulkRepository, type Criteria, type ListQuery, type Operator, type OrderKey, type Repository, type RepositoryOptions } from './repository.js'
 
 type Row = Record<string, unknown>
 
 /** Options of a `MemoryRepository`. */
 export interface MemoryRepositoryOptions<T> {
   /** The primary key field (default `id`); integer keys are assigned when a created row has none. */
-  idField?: string
+  idField?: FieldOf<T>
   /** Fields whose values must be unique: a clash makes `create` return `null` and `update` throw. */
-  unique?: string[]
+  unique?: ReadonlyArray<FieldOf<T>>
   /** Rows to start with. */
   rows?: T[]
   /**
@@ -21,7 +21,7 @@ export interface MemoryRepositoryOptions<T> {
    * (merged from `getKwargs`), and an item that carries one only finds a row with the
    * same value, as `WHERE id = ? AND tenant = ?` would.
    */
-  scopeFields?: string[]
+  scopeFields?: ReadonlyArray<FieldOf<T>>
 }
 
 /** Thrown by `MemoryRepository.update` when the new values clash with a unique field: a 409 problem. */
@@ -120,9 +120,9 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
   /** `update` and `delete` evaluate `options.precondition` in the same atomic step as the write. */
   readonly atomicPreconditions = true
   readonly idField: string
-  readonly unique: string[]
+  readonly unique: readonly string[]
   readonly optionKeys: Set<string>
-  readonly scopeFields: string[]
+  readonly scopeFields: readonly string[]
   readonly #rows = new Map<unknown, Row>()
   /**
    * One index per unique field, value -> row, so that a uniqueness check is a lookup:

@@ -24,6 +24,9 @@ export function honoursPreconditions (repository: unknown): boolean {
   return (repository as { atomicPreconditions?: unknown } | null)?.atomicPreconditions === true
 }
 
+/** A field of rows of type `T`: a key of `T` for typed rows (`unique: ['skus']` does not compile for a row with `sku`), any name for untyped ones. */
+export type FieldOf<T> = string extends keyof T ? string : keyof T & string
+
 /**
  * The fields a repository can select, order and search by, when it has a fixed set (the
  * columns of a SQL table), or `undefined`. A view checks its filter against them at

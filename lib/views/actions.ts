@@ -170,24 +170,9 @@ export const DetailViewMixin = defineMixin<ActionViewClass<'detail', DetailStati
       if (!action.detail) return route
       const message = this.errorMessage.replace('{}', componentName(this))
       const params = schemaStatic(this, 'detailParams')
-      assertParamsInPath(this.name, action.name, route.path, params)
       return { ...route, options: withSchema(route.options, { params }), onNone: this.raiseOnNone ? () => new NotFound(message) : undefined }
     }
   })
-
-/**
- * A required parameter of `detailParams` that the detail path does not have (`bookId` on
- * `/:id`) could never be sent: every detail request would be a 400. Refused at registration.
- */
-function assertParamsInPath (view: string, action: string, path: string, params: TSchema): void {
-  const inPath = new Set([...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]))
-  const required = (params as { required?: unknown }).required
-  for (const name of Array.isArray(required) ? required as string[] : []) {
-    if (!inPath.has(name)) {
-      throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `${view}.detailParams requires "${name}", which the path of ${action} (${path}) does not have: set detailRoute to name it (\`/:${name}\`)`)
-    }
-  }
-}
 
 const defaultGetLocation = (): string | undefined => undefined
 

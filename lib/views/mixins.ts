@@ -170,7 +170,7 @@ export type StaticsInput<S, C> = {
       : P extends 'filter' ? ([UnknownFilterFields<C>] extends [never] ? S[P] : `the filter names ${UnknownFilterFields<C>}, a field the items do not have`)
         : P extends 'repository' ? (RepositoryFits<C> extends true ? S[P] : 'the repository holds other items than responseSchema describes')
           : S[P]
-    : `${P & string} is not a static of this view${DidYouMean<P & string, keyof S & string>}`
+    : `unknown static ${P & string}${DidYouMean<P & string, keyof S & string>}`
 }
 
 /** What `lastModifiedField` may be in `.with()`: a field of the item `responseSchema` gives that holds a time, or (without one) what the static declares. */

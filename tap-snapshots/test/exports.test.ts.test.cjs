@@ -99,6 +99,7 @@ Object {
     "DetailViewMixin",
     "FILTER_STATICS",
     "FastifyViewsOptions",
+    "FieldOf",
     "FilterArgs",
     "FilterClass",
     "FilterFieldNames",

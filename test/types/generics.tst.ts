@@ -240,3 +240,12 @@ describe('a repository called from a view of your own', () => {
     expect((sync as Repository<Static<typeof Item>>).count({})).type.toBe<number>()
   })
 })
+
+describe('MemoryRepository options name fields of the rows', () => {
+  test('unique, idField and scopeFields take the row\'s keys when rows are typed, any name when they are not', () => {
+    expect(new MemoryRepository<ItemData>({ unique: ['name'], idField: 'id', scopeFields: ['name'] })).type.not.toRaiseError()
+    expect(new MemoryRepository<ItemData>({ unique: ['names'] })).type.toRaiseError('Did you mean \'"name"\'?')
+    expect(new MemoryRepository<ItemData>({ idField: 'key' })).type.toRaiseError('Type \'"key"\' is not assignable')
+    expect(new MemoryRepository({ unique: ['anything'] })).type.not.toRaiseError()
+  })
+})

@@ -56,7 +56,8 @@ export class AsyncSqliteRepository<T = Record<string, unknown>> implements Async
    */
   constructor (db: SqliteDatabase, options: SqlTableOptions<T>, { lockTimeout = LOCK_TIMEOUT }: SqliteLockOptions = {}) {
     if (!Number.isFinite(lockTimeout) || lockTimeout < 0) {
-      throw new ConfigurationError('FV_ERR_SQL_OPTION', `lockTimeout must be a finite, non-negative number of milliseconds; got ${String(lockTimeout)}`)
+      throw new ConfigurationError('FV_ERR_SQL_OPTION', `AsyncSqliteRepository of ${JSON.stringify(options.table)}: lockTimeout must be a finite, non-negative number of milliseconds; got ${String(lockTimeout)} (${typeof lockTimeout}). ` +
+        'Give it in milliseconds: { lockTimeout: 5000 }')
     }
     // Built first: table options it refuses leave the connection as it was.
     this.#sync = new SqliteRepository<T>(db, options)

@@ -1,3 +1,5 @@
+import type { FieldOf } from '../repository.js'
+
 // What a SQL repository's operations are made of: statements, their results, and the options of a table.
 
 /** Which SQL the builder writes: placeholders, LIKE semantics and error codes differ. */
@@ -9,11 +11,8 @@ export interface Statement { sql: string, params: unknown[], returns: 'rows' | '
 /** What a statement gives back: the rows it returned, and how many rows it changed. */
 export interface StatementResult { rows: Array<Record<string, unknown>>, changes: number }
 
-/**
- * A column of rows of type `T`: one of its fields, so that a misspelt column is a compile error;
- * any string when the rows are typed as any record (the default, `Record<string, unknown>`).
- */
-export type ColumnOf<T> = string extends keyof T ? string : keyof T & string
+/** A column of rows of type `T`: a field of the row (`FieldOf`), as the SQL options name it. */
+export type ColumnOf<T> = FieldOf<T>
 
 /**
  * Options of a SQL table repository over rows of type `T`. Written inline in the constructor
