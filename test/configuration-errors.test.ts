@@ -324,6 +324,28 @@ const thrown: ThrownCase[] = [
     message: /^Cannot register Books: the params schema of Books\.cover requires "id", which its path \(\/books\/:bookId\/cover\) does not have: name it in the path \(`\/:id`\), or give the schema the names the path has \(bookId\)$/
   },
   {
+    code: 'FV_ERR_UNKNOWN_FIELD',
+    mistake: 'a custom route on a path with no parameter whose params schema requires one',
+    act: () => {
+      class Books extends APIView {
+        @Get('/latest', { schema: { params: Type.Object({ id: Type.Integer() }) }, responseSchema: Type.Object({}) })
+        latest () { return {} }
+      }
+      return build({ views: [{ view: Books, prefix: '/books' }] })
+    },
+    message: /which its path \(\/books\/latest\) does not have: name it in the path \(`\/:id`\), or give the schema the names the path has \(none\)$/
+  },
+  {
+    code: 'FV_ERR_FILTER_FIELD',
+    mistake: 'a filter parameter for a field that holds lists',
+    act: () => {
+      const ByTags = BaseFilter.with({ fields: { tags: Type.String() } })
+      class Tagged extends GenericListAPIView.with({ responseSchema: Type.Object({ id: Type.Integer(), tags: Type.Array(Type.String()) }), filter: ByTags, repository: new MemoryRepository({ rows: [{ id: 1, tags: ['a'] }] }) }) {}
+      return build({ views: [{ view: Tagged, prefix: '/tagged' }] })
+    },
+    message: /fields\.tags takes string, but tags holds array values, so no value a client sends would match a row: declare it as Type\.Array\(\.\.\.\)$/
+  },
+  {
     code: 'FV_ERR_FILTER_PAGINATION',
     mistake: 'composeFilters over two filters that paginate differently',
     act: () => {

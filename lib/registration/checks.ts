@@ -80,7 +80,9 @@ export function assertBodiesFitRepository (klass: ViewClass, routes: CollectedRo
     `column to the repository's columns, or override ${actions.length === 1 ? actions[0] : 'those actions'} to write what the body says`)
 }
 
-const TYPE_OF: Record<string, string> = { integer: 'Type.Integer()', number: 'Type.Number()', string: 'Type.String()', boolean: 'Type.Boolean()' }
+const TYPE_OF: Record<string, string> = {
+  integer: 'Type.Integer()', number: 'Type.Number()', string: 'Type.String()', boolean: 'Type.Boolean()', array: 'Type.Array(...)', object: 'Type.Object(...)', null: 'Type.Null()'
+}
 
 /**
  * A filter's parameter is matched with stored values as the query string validated it:
@@ -104,12 +106,12 @@ export function assertFilterFitsFields (klass: ViewClass): void {
   const problems: string[] = []
   for (const where of ['fields', 'operatorFields'] as const) {
     for (const [name, schema] of Object.entries(filter[where])) {
-      const stored = held(name)
+      // A field that holds only null (or anything) has no value to compare.
+      const stored = [...held(name) ?? []].filter((type) => type !== 'null')
       const wanted = acceptedTypes(schema as Record<string, unknown>)
-      if (stored === undefined || wanted === undefined || overlap(wanted, stored)) continue
-      const fix = [...stored].map((type) => TYPE_OF[type]).find((type) => type !== undefined)
-      problems.push(`${filter.name}.${where}.${name} takes ${shown(wanted)}, but ${name} holds ${shown(stored)} values, so no value a client sends would match a row` +
-        (fix === undefined ? '' : `: declare it as ${fix}`))
+      if (stored.length === 0 || wanted === undefined || overlap(wanted, new Set(stored))) continue
+      problems.push(`${filter.name}.${where}.${name} takes ${shown(wanted)}, but ${name} holds ${stored.join(' or ')} values, so no value a client sends would ` +
+        `match a row: declare it as ${TYPE_OF[stored[0]]}`)
     }
   }
   for (const name of filter.searchFields) {
