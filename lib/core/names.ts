@@ -87,6 +87,13 @@ export type DidYouMean<P extends string, Known extends string> = [MeantNameOf<P,
 /** A class as the near-miss check reads it: its name, its statics and its prototype's members. */
 export interface ClassLike { readonly name: string, readonly prototype: object }
 
+/** A member found by `misspeltMember`, and the sentence that says so. */
+export interface MisspeltMember { shown: string, meant: string }
+
+/** What FV_ERR_MISSPELT_MEMBER says of a member: the name it meant, and the two ways out. */
+export const misspeltSentence = ({ shown, meant }: MisspeltMember): string =>
+  `${shown} looks like a misspelling of ${meant}, which it does not replace (the inherited ${meant} still applies); rename it ${meant}, or give it a name of its own`
+
 /** Names every class has, never a misspelling of anything. */
 const BUILT_IN = new Set(['length', 'name', 'prototype', 'constructor', 'arguments', 'caller'])
 
@@ -97,7 +104,7 @@ const BUILT_IN = new Set(['length', 'name', 'prototype', 'constructor', 'argumen
  * empty). `shown` is `Class.member` or `Class.prototype.member`. Names starting with `_`, and
  * those `isOwn` accepts (route methods of a view), are new members by intent.
  */
-export function misspeltMember (klass: ClassLike, isLibrary: (cls: object) => boolean, isOwn: (value: unknown) => boolean = () => false): { shown: string, meant: string } | undefined {
+export function misspeltMember (klass: ClassLike, isLibrary: (cls: object) => boolean, isOwn: (value: unknown) => boolean = () => false): MisspeltMember | undefined {
   const own: ClassLike[] = []
   let base: ClassLike = klass
   while (!isLibrary(base)) {

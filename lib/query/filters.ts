@@ -3,7 +3,7 @@ import { BadRequest } from '../http/errors.js'
 import { decodeCursor } from './pagination.js'
 import type { Criteria, Operator, OrderKey } from '../stores/repository.js'
 import { ConfigurationError } from '../core/configuration-error.js'
-import { misspeltMember, type DidYouMean } from '../core/names.js'
+import { misspeltMember, misspeltSentence, type DidYouMean } from '../core/names.js'
 import { assignStatics, withName } from '../core/statics.js'
 import { toTypeBoxRecord, type Schema } from '../core/typebox-lines.js'
 
@@ -277,8 +277,7 @@ const isLibraryFilter = (cls: object): boolean => LIBRARY_FILTERS.has(cls)
 function assertNoMisspeltStatic (filter: FilterClass): void {
   const found = misspeltMember(filter, isLibraryFilter)
   if (found === undefined) return
-  throw new ConfigurationError('FV_ERR_MISSPELT_MEMBER', `${found.shown} looks like a misspelling of ${found.meant}, which it does not replace ` +
-    `(the inherited ${found.meant} still applies); rename it ${found.meant}, or give it a name of its own`)
+  throw new ConfigurationError('FV_ERR_MISSPELT_MEMBER', misspeltSentence(found))
 }
 
 /**

@@ -7,7 +7,7 @@ import { ConfigurationError } from '../core/configuration-error.js'
 import { columnFactsOf, fieldNamesOf } from '../stores/repository.js'
 import { schemaStatic } from '../core/typebox-lines.js'
 import { sendsStoredRows, writesBodyAsIs } from '../views/generics.js'
-import { misspeltMember } from '../core/names.js'
+import { misspeltMember, misspeltSentence } from '../core/names.js'
 import { acceptedTypes, fits, overlap } from '../schema/json-types.js'
 import type { FilterClass } from '../query/filters.js'
 
@@ -176,8 +176,7 @@ function isLibraryClass (cls: object): boolean {
 export function assertNoNearMisses (klass: ViewClass): void {
   const found = misspeltMember(klass, isLibraryClass, (value) => typeof value === 'function' && getRouteMeta(value) !== undefined)
   if (found === undefined) return
-  throw new ConfigurationError('FV_ERR_MISSPELT_MEMBER', `Cannot register ${klass.name}: ${found.shown} looks like a misspelling of ${found.meant}, which it does not replace ` +
-    `(the inherited ${found.meant} still applies); rename it ${found.meant}, or give it a name of its own`)
+  throw new ConfigurationError('FV_ERR_MISSPELT_MEMBER', `Cannot register ${klass.name}: ${misspeltSentence(found)}`)
 }
 
 /**
