@@ -24,7 +24,7 @@ import {
 } from '../lib/index.js'
 import views from '../lib/index.js'
 import { parseEntityTags, parseHttpDate, strongMatch, weakMatch, httpDate } from '../lib/http/preconditions.js'
-import { build, problem } from './helpers.js'
+import { StampingRepository, build, problem } from './helpers.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), updated_at: Type.String({ format: 'date-time' }) }, { $id: 'Item' })
 const IdParams = Type.Object({ id: Type.Integer() })
@@ -40,6 +40,10 @@ const families = [
 /** Counts the generic actions that reach the store, and moves `updated_at` as a database trigger would. */
 class CountingRepository extends MemoryRepository<ItemT> {
   readonly ran: string[] = []
+  override create (values: Record<string, unknown>, options: Record<string, unknown> = {}) {
+    return super.create({ ...values, updated_at: new Date().toISOString() }, options)
+  }
+
   override update (criteria: Record<string, unknown>, values: Record<string, unknown>, options: Record<string, unknown> = {}) {
     this.ran.push('update')
     return super.update(criteria, { ...values, updated_at: new Date().toISOString() }, options)
@@ -651,7 +655,7 @@ test('ConditionalMixin mixed first or last: the same document and the same answe
     filter: null
   }
   const appFor = async (first: boolean): Promise<FastifyInstance> => {
-    const repository = asyncRepository(new MemoryRepository({ rows: [{ id: 1, name: 'a', updated_at: MODIFIED }, { id: 2, name: 'b', updated_at: MODIFIED }] }))
+    const repository = asyncRepository(new StampingRepository({ rows: [{ id: 1, name: 'a', updated_at: MODIFIED }, { id: 2, name: 'b', updated_at: MODIFIED }] }))
     const Items = first
       ? class extends mix(ConditionalMixin, AsyncBulkAPIViewSet, AsyncGenericViewSet).with({ ...statics, repository }) {}
       : class extends mix(AsyncBulkAPIViewSet, AsyncGenericViewSet, ConditionalMixin).with({ ...statics, repository }) {}

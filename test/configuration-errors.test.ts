@@ -2,12 +2,12 @@ import { test } from 'tap'
 import Fastify, { type FastifyInstance, type FastifyRequest, type InjectOptions } from 'fastify'
 import swagger from '@fastify/swagger'
 import Database from 'better-sqlite3'
-import { Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 import { Type as Type1 } from 'typebox'
 import views, {
   APIError, APIView, AsyncGenericBulkCreateAPIView, AsyncGenericBulkDestroyAPIView, AsyncGenericListAPIView, AsyncListAPIView, AsyncRetrieveAPIView,
   BaseFilter, CONFIGURATION_ERRORS, Catch, ConditionalMixin, ConfigurationError, GenericBulkDestroyAPIView, GenericListAPIView, GenericViewSet, Get,
-  MemoryRepository, OffsetLimitFilter, Override, PaginationFilter, SearchFilter, PartialUpdateAPIView, Post, Throws, View, composeFilters, mix, type ConfigurationErrorCode, type FastifyViewsOptions
+  MemoryRepository, OffsetLimitFilter, Override, PaginationFilter, SearchFilter, asyncRepository, PartialUpdateAPIView, Post, Throws, View, composeFilters, mix, type ConfigurationErrorCode, type FastifyViewsOptions
 } from '../lib/index.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
 import { AsyncSqliteRepository, SqliteRepository } from '../lib/stores/sql/index.js'
@@ -451,6 +451,26 @@ const thrown: ThrownCase[] = [
       return build({ views: [{ view: Notes, prefix: '/notes' }] })
     },
     message: /^Cannot register Notes: its responseSchema does not describe every row of its table: "note" may be NULL in the table, and the schema does not accept null; "year" holds integer values, and the schema wants string\. .*Type\.Union\(\[Type\.String\(\), Type\.Null\(\)\]\)/
+  },
+  {
+    code: 'FV_ERR_SCHEMA_COLUMNS',
+    mistake: 'a create over a MemoryRepository whose body may lack a member the response requires: stored, then a 500 on every read',
+    act: () => {
+      const Stamped = Type.Object({ id: Type.Integer(), name: Type.String(), updated_at: Type.String({ format: 'date-time' }) })
+      class Notes extends GenericViewSet.with({ responseSchema: Stamped, createSchema: Type.Object({ name: Type.String(), updated_at: Type.Optional(Type.String()) }), repository: new MemoryRepository<Static<typeof Stamped>>() }) {}
+      return build({ views: [{ view: Notes, prefix: '/notes' }] })
+    },
+    message: /^Cannot register Notes: its responseSchema requires "updated_at", which the body of create may leave out, and its repository stores only what the body gives \(and id\): the row would be stored without it, .*Require "updated_at" in the body schema, make it optional in responseSchema, have the store fill it/
+  },
+  {
+    code: 'FV_ERR_SCHEMA_COLUMNS',
+    mistake: 'a bulk create over an async MemoryRepository whose items may lack members the response requires',
+    act: () => {
+      const Owned = Type.Object({ id: Type.Integer(), name: Type.String(), owner: Type.String(), price: Type.Number() })
+      class Notes extends AsyncGenericBulkCreateAPIView.with({ responseSchema: Owned, createSchema: Type.Object({ name: Type.String() }), repository: asyncRepository(new MemoryRepository<Static<typeof Owned>>()) }) {}
+      return build({ views: [{ view: Notes, prefix: '/notes' }] })
+    },
+    message: /requires "owner", "price", which the body of bulkCreate may leave out.* without them, .*make them optional in responseSchema/
   },
   {
     code: 'FV_ERR_NO_CONTENT_BODY',

@@ -13,6 +13,8 @@ import { build, expectActions, problem } from './helpers.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number(), tenant: Type.String() }, { $id: 'Item' })
 const ItemIn = Type.Object({ name: Type.String({ minLength: 1 }), price: Type.Number({ minimum: 0 }) })
+/** The body of a view whose getKwargs does not give the tenant: the client names it. */
+const TenantItemIn = Type.Object({ ...ItemIn.properties, tenant: Type.String() })
 const IdParams = Type.Object({ id: Type.Integer() })
 type ItemT = Static<typeof Item>
 
@@ -364,7 +366,7 @@ for (const family of families) {
     }
     class Detail extends (family.ViewSet as unknown as typeof APIView) {
       static override responseSchema = Item
-      static createSchema = ItemIn
+      static createSchema = TenantItemIn
       static detailParams = IdParams
       static repository = family.wrap(repo)
     }
@@ -512,7 +514,7 @@ test('decodeCursor refuses anything that is not a cursor of this ordering', asyn
 test('a detail id of the wrong kind is a 404, not the first row', async (t) => {
   class Loose extends GenericViewSet {
     static override responseSchema = Item
-    static override createSchema = ItemIn
+    static override createSchema = TenantItemIn
     static override repository = seed() as never
   }
   const app = await build({ views: [{ view: Loose, prefix: '' }] })
@@ -525,7 +527,8 @@ test('a detail id of the wrong kind is a 404, not the first row', async (t) => {
 test('a unique clash on update is a 409 problem, and documented', async (t) => {
   class Unique extends GenericViewSet {
     static override responseSchema = Item
-    static override createSchema = ItemIn
+    static override createSchema = TenantItemIn
+    static override updateSchema = ItemIn
     static override detailParams = IdParams
     static override repository = seed() as never
   }
@@ -635,4 +638,28 @@ test('an action of your own may map a body member the table has no column for; t
   // A full viewset's update takes the same body (updateSchema defaults to createSchema) and writes it as it is.
   class Everything extends GenericViewSet.with(statics, { create () { return null } }) {}
   await t.rejects(build({ views: [{ view: Everything, prefix: '/users' }] }), { code: 'FV_ERR_UNKNOWN_FIELD', message: /the body of partialUpdate, update has "password"/ })
+})
+
+test('MemoryRepository touchField stamps every create and update, as touchColumn does in SQL, and a view may require it', async (t) => {
+  const OLD = '2020-01-01T00:00:00.000Z'
+  const Stamped = Type.Object({ id: Type.Integer(), name: Type.String(), updated_at: Type.String({ format: 'date-time' }) })
+  type StampedT = Static<typeof Stamped>
+  const store = new MemoryRepository<StampedT>({ touchField: 'updated_at', rows: [{ id: 1, name: 'a', updated_at: OLD }, { id: 2, name: 'b', updated_at: OLD }] })
+  const fresh = (row: { updated_at?: unknown } | null | undefined): boolean => typeof row?.updated_at === 'string' && row.updated_at > OLD
+  t.equal(store.get({ id: 1 })?.updated_at, OLD, 'seeded rows keep their stamp')
+  t.ok(fresh(store.create({ name: 'c' })), 'create')
+  t.ok(fresh(store.create({ name: 'd', updated_at: OLD })), 'create: the stamp wins over a given value')
+  t.ok(fresh(store.update({ id: 1 }, { name: 'a2' })), 'update')
+  t.ok(store.createMany([{ name: 'e' }, { name: 'f' }]).every(fresh), 'createMany')
+  t.ok(store.updateMany({ name: 'b2' }, { id: 2 }).every(fresh), 'updateMany')
+  store.bulkUpdate([{ id: 1, name: 'a3' }])
+  t.ok(fresh(store.get({ id: 1 })), 'bulkUpdate')
+  t.same(store.filledOnCreate, ['id', 'updated_at'], 'a create fills the key and the stamp')
+
+  class Items extends GenericViewSet.with({ responseSchema: Stamped, createSchema: Type.Object({ name: Type.String() }), detailParams: IdParams, repository: store }) {}
+  const app = await build({ views: [{ view: Items, prefix: '/items' }] })
+  t.teardown(() => app.close())
+  const created = await app.inject({ method: 'POST', url: '/items', payload: { name: 'g' } })
+  t.equal(created.statusCode, 201, 'registered: the store fills what the body does not')
+  t.ok(fresh(created.json()), 'and the answer carries the stamp')
 })

@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions, type LightMyRequestResponse } from 'fastify'
-import views, { type FastifyViewsOptions } from '../lib/index.js'
+import views, { MemoryRepository, type FastifyViewsOptions, type RepositoryOptions } from '../lib/index.js'
 import { PatchError } from '../lib/http/patch-error.js'
 
 /** A Fastify app with the plugin registered and ready; closed by the caller (or `t.teardown`). */
@@ -79,4 +79,14 @@ export function patchError (run: () => unknown): { pointer: string, message: str
     throw error
   }
   throw new Error('no PatchError was thrown')
+}
+
+/**
+ * A MemoryRepository that stamps `updated_at` on every create, as a database default or trigger
+ * would: what a view whose response requires `updated_at`, and whose body does not carry it, needs.
+ */
+export class StampingRepository<T extends object> extends MemoryRepository<T> {
+  override create (values: Record<string, unknown>, options?: RepositoryOptions): T | null {
+    return super.create({ updated_at: new Date().toISOString(), ...values }, options)
+  }
 }

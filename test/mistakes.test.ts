@@ -6,14 +6,15 @@ import {
   ConditionalMixin, ConfigurationError, MemoryRepository, asyncRepository, mix, type ConfigurationErrorCode
 } from '../lib/index.js'
 import { SqliteRepository } from '../lib/stores/sql/index.js'
-import { build, caught } from './helpers.js'
+import { StampingRepository, build, caught } from './helpers.js'
 import { Book, BookIn, BookParams, dune, type BookData } from './types/schemas.js'
 
 // The mistakes of test/types/mistakes.tst.ts that the library refuses when the class is defined
 // (a `.with()` the types would refuse, from JavaScript or forced with a cast) or when the plugin
 // registers the view. Each case is made next to its fix, which must define and register cleanly.
 
-const books = () => asyncRepository<BookData, MemoryRepository<BookData>>(new MemoryRepository<BookData>({ rows: [dune] }))
+// The store stamps updated_at on create, as a database default would: the response requires it, the body does not carry it.
+const books = () => asyncRepository<BookData, MemoryRepository<BookData>>(new StampingRepository<BookData>({ rows: [dune] }))
 const statics = () => ({ responseSchema: Book, createSchema: BookIn, detailParams: BookParams, repository: books() })
 
 /** The Book API's base: a generic viewset with ETag and Last-Modified. */

@@ -10,7 +10,7 @@ import views, {
 } from '../lib/index.js'
 import { buildViewRoutes } from '../lib/registration/register.js'
 import { documentedSchema, swaggerOptions } from '../lib/openapi/swagger.js'
-import { problem } from './helpers.js'
+import { StampingRepository, problem } from './helpers.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number({ minimum: 0 }) }, { $id: 'Item' })
 const ItemIn = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), price: Type.Number({ minimum: 0 }) }, { $id: 'ItemIn' })
@@ -473,7 +473,7 @@ test('bulk views: 400 everywhere, 409 on POST/PUT/PATCH, 404 on PUT, filter para
 })
 
 test('conditional views document validators, 304 on safe methods and 412 on unsafe detail routes; explicit responses keep them', async (t) => {
-  const { ConditionalMixin, AsyncGenericViewSet, MemoryRepository, asyncRepository } = await import('../lib/index.js')
+  const { ConditionalMixin, AsyncGenericViewSet, asyncRepository } = await import('../lib/index.js')
   const Stamped = Type.Object({ ...Item.properties, updated_at: Type.String({ format: 'date-time' }) }, { $id: 'StampedItem' })
   class Conditional extends mix(ConditionalMixin, AsyncGenericViewSet) {
     static override responseSchema = Stamped
@@ -481,7 +481,7 @@ test('conditional views document validators, 304 on safe methods and 412 on unsa
     static override detailParams = Type.Object({ id: Type.Integer() })
     static override etag = true
     static override lastModifiedField = 'updated_at'
-    static override repository = asyncRepository(new MemoryRepository()) as never
+    static override repository = asyncRepository(new StampingRepository()) as never
 
     @Get('/:id/summary', { schema: { params: Type.Object({ id: Type.Integer() }) }, responseSchema: Stats, responses: { 200: { description: 'Short', headers: { 'x-extra': Type.String() } } } })
     summary () { return { count: 1 } }
@@ -862,7 +862,7 @@ test('response headers by router and by registration: each route gets its own le
 
 test('one app with every kind of view and documented response: a valid document, named components, resolvable refs, unique operationIds', async (t) => {
   const lib = await import('../lib/index.js')
-  const { MemoryRepository, asyncRepository, BaseFilter, PaginationFilter, OffsetLimitFilter, CursorPaginationFilter, ConditionalMixin } = lib
+  const { asyncRepository, BaseFilter, PaginationFilter, OffsetLimitFilter, CursorPaginationFilter, ConditionalMixin } = lib
   class ByName extends BaseFilter { static override fields = { name: Type.String() } }
   const ItemUpdate = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() })
   type AnyClass = new (...args: any[]) => any
@@ -895,7 +895,7 @@ test('one app with every kind of view and documented response: a valid document,
       static bulkUpdateSchema = ItemUpdate
       static detailParams = Type.Object({ id: Type.Integer() })
       static filter = filter
-      static repository = async ? asyncRepository(new MemoryRepository()) : new MemoryRepository()
+      static repository = async ? asyncRepository(new StampingRepository()) : new StampingRepository()
     }
     return cls as unknown as typeof APIView
   }

@@ -3,12 +3,12 @@ import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Type } from '@sinclair/typebox'
-import { AsyncGenericViewSet, ConditionalMixin, MemoryRepository, asyncRepository, mix } from '../lib/index.js'
+import { AsyncGenericViewSet, ConditionalMixin, asyncRepository, mix } from '../lib/index.js'
 import { applyJsonPatch } from '../lib/http/json-patch.js'
 import { applyMergePatch } from '../lib/http/merge-patch.js'
 import { DEFAULT_PATCH_LIMITS, PatchBudget, jsonSize, type PatchLimits } from '../lib/http/patch-budget.js'
 import { buildApp, Health, Item, ItemIn } from '../examples/app.js'
-import { build, patchError, problem } from './helpers.js'
+import { StampingRepository, build, patchError, problem } from './helpers.js'
 import { PATCH_ATTACKS, sendPatchAttacks } from './patch-attacks.js'
 
 const limits = (over: Partial<PatchLimits>): PatchLimits => ({ ...DEFAULT_PATCH_LIMITS, ...over })
@@ -97,7 +97,7 @@ test('work: at most 4 steps per character of the patch and the document', async 
 
 /** The example's items on a MemoryRepository, with the example's body limit and /health. */
 async function memoryApp (): Promise<Awaited<ReturnType<typeof build>>> {
-  const rows = new MemoryRepository({ rows: [{ id: 1, name: 'lamp', price: 3, updated_at: '2026-01-01T10:00:00.000Z' }] })
+  const rows = new StampingRepository({ rows: [{ id: 1, name: 'lamp', price: 3, updated_at: '2026-01-01T10:00:00.000Z' }] })
   class Items extends mix(ConditionalMixin, AsyncGenericViewSet) {
     static override responseSchema = Item
     static override createSchema = ItemIn
@@ -122,7 +122,7 @@ test('the attacks, on SQLite (the example API)', async (t) => {
 })
 
 test('a view sets its own bounds; maxPatchSize defaults to the route\'s body limit', async (t) => {
-  const rows = new MemoryRepository({ rows: [{ id: 1, name: 'lamp', price: 3, updated_at: '2026-01-01T10:00:00.000Z' }] })
+  const rows = new StampingRepository({ rows: [{ id: 1, name: 'lamp', price: 3, updated_at: '2026-01-01T10:00:00.000Z' }] })
   class Items extends AsyncGenericViewSet {
     static override responseSchema = Item
     static override createSchema = ItemIn

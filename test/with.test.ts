@@ -6,7 +6,7 @@ import {
   MemoryRepository, PaginationFilter, asyncRepository, mix, MIXIN
 } from '../lib/index.js'
 import views from '../lib/index.js'
-import { build, problem } from './helpers.js'
+import { StampingRepository, build, problem } from './helpers.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), updated_at: Type.String({ format: 'date-time' }) })
 const ItemIn = Type.Object({ name: Type.String({ minLength: 1 }) })
@@ -135,7 +135,7 @@ test('custom routes given to .with(): typed handlers, installed as routes, kept 
     responseSchema: Item,
     createSchema: ItemIn,
     detailParams: IdParams,
-    repository: asyncRepository(new MemoryRepository<Item>({ rows: [{ id: 1, name: 'Lamp', updated_at: STAMP }, { id: 2, name: 'Desk', updated_at: STAMP }] }))
+    repository: asyncRepository(new StampingRepository<Item>({ rows: [{ id: 1, name: 'Lamp', updated_at: STAMP }, { id: 2, name: 'Desk', updated_at: STAMP }] }))
   }, {}, (route) => ({
     search: route.get('/search', { schema: { querystring: Query }, responseSchema: Type.Array(Item) }, async function (request) {
       const rows = await this.repository.list({}, { orderBy: [] }, {})

@@ -4,9 +4,9 @@ import { MIXIN } from '../views/mixins.js'
 import { getRouteMeta } from '../routes/route-meta.js'
 import type { TSchema } from '@sinclair/typebox'
 import { ConfigurationError } from '../core/configuration-error.js'
-import { columnFactsOf, fieldNamesOf } from '../stores/repository.js'
+import { columnFactsOf, fieldNamesOf, filledOnCreateOf } from '../stores/repository.js'
 import { schemaStatic } from '../core/typebox-lines.js'
-import { sendsStoredRows, writesBodyAsIs } from '../views/generics.js'
+import { addsNoKwargs, sendsStoredRows, writesBodyAsIs } from '../views/generics.js'
 import { misspeltMember, misspeltSentence } from '../core/names.js'
 import { acceptedTypes, fits, overlap } from '../schema/json-types.js'
 import type { FilterClass } from '../query/filters.js'
@@ -78,6 +78,35 @@ export function assertBodiesFitRepository (klass: ViewClass, routes: CollectedRo
   throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${klass.name}: the body of ${actions.sort().join(', ')} has ${members.map((m) => JSON.stringify(m)).join(', ')}, ` +
     `which its repository does not have (its fields: ${fields.join(', ')}). Remove ${members.length === 1 ? 'it' : 'them'} from the body schema, add the ` +
     `column to the repository's columns, or override ${actions.length === 1 ? actions[0] : 'those actions'} to write what the body says`)
+}
+
+const CREATES = new Set(['create', 'bulkCreate'])
+
+/**
+ * Over a store that keeps exactly what a create gives it (a `MemoryRepository`: the body, and its
+ * key), a member the response schema requires and the body may leave out would be stored missing,
+ * and every answer sending that row would fail: the create's own (a 500 after the write) and every
+ * read after it. Refused when the library's create writes the body as it is and `getKwargs` adds
+ * nothing; a create of your own, or kwargs that fill the member, are not checked.
+ */
+export function assertCreatesFitResponse (klass: ViewClass, routes: CollectedRoute[], methods: Map<string, object>): void {
+  const filled = filledOnCreateOf((klass as { repository?: unknown }).repository)
+  const required = schemaStatic(klass, 'responseSchema')?.required
+  if (filled === undefined || !Array.isArray(required) || !addsNoKwargs(klass)) return
+  for (const route of routes) {
+    const method = methods.get(route.name)
+    const body = route.options.schema?.body
+    if (!CREATES.has(route.name) || body === undefined || !writesBodyAsIs(method) || !sendsStoredRows(method)) continue
+    const item = (body.type === 'array' ? body.items : body) as TSchema
+    const given = new Set([...(Array.isArray(item.required) ? item.required as string[] : []), ...filled])
+    const missing = (required as string[]).filter((name) => !given.has(name))
+    if (missing.length === 0) continue
+    const names = missing.map((name) => JSON.stringify(name)).join(', ')
+    throw new ConfigurationError('FV_ERR_SCHEMA_COLUMNS', `Cannot register ${klass.name}: its responseSchema requires ${names}, which the body of ${route.name} ` +
+      `may leave out, and its repository stores only what the body gives (and ${filled.join(', ')}): the row would be stored without ${missing.length === 1 ? 'it' : 'them'}, ` +
+      `and every answer sending it would fail. Require ${names} in the body schema, make ${missing.length === 1 ? 'it' : 'them'} optional in responseSchema, ` +
+      'have the store fill it (MemoryRepository\'s touchField for a time, a create of its own), or give it in getKwargs')
+  }
 }
 
 const TYPE_OF: Record<string, string> = {

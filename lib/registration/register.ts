@@ -4,7 +4,7 @@ import { OWN_SERIALIZER_OPTIONS, type APIView } from '../views/api-view.js'
 import { findRaises, getCatchSpecs } from '../views/decorators.js'
 import { dependencyHooks } from '../routes/dependencies.js'
 import { hasContent, isJsonRequest, JSON_BODY_ONLY, listedJsonParser, mediaTypeHook, noContent, notJson, readsNoContent } from '../http/media-type.js'
-import { assertBodiesFitRepository, assertDependencyKeys, assertFilterFitsFields, assertParamsInPath, assertResponseFitsColumns, assertNoContentHasNoBody, assertNoNearMisses, assertStoredObjectsSchema } from './checks.js'
+import { assertBodiesFitRepository, assertCreatesFitResponse, assertDependencyKeys, assertFilterFitsFields, assertParamsInPath, assertResponseFitsColumns, assertNoContentHasNoBody, assertNoNearMisses, assertStoredObjectsSchema } from './checks.js'
 import { buildRouteSchema } from '../openapi/operation.js'
 import { problemErrorHandler } from '../http/problem.js'
 import { compileResponseCheck } from '../schema/response-check.js'
@@ -132,6 +132,7 @@ export function collectRoutes (klass: ViewClass): CollectedRoute[] {
   assertBodiesFitRepository(klass, routes, methods)
   assertResponseFitsColumns(klass, routes, methods)
   assertFilterFitsFields(klass)
+  assertCreatesFitResponse(klass, routes, methods)
   assertDependencyKeys(klass, routes)
   return routes
 }

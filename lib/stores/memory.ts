@@ -7,6 +7,11 @@ type Row = Record<string, unknown>
 export interface MemoryRepositoryOptions<T> {
   /** The primary key field (default `id`); integer keys are assigned when a created row has none. */
   idField?: FieldOf<T>
+  /**
+   * A field set to the current time (an ISO 8601 string) by every create and update, such as
+   * `updated_at`: what `touchColumn` is to the SQL repositories, and what `lastModifiedField` reads.
+   */
+  touchField?: FieldOf<T>
   /** Fields whose values must be unique: a clash makes `create` return `null` and `update` throw. */
   unique?: ReadonlyArray<FieldOf<T>>
   /** Rows to start with. */
@@ -120,6 +125,7 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
   /** `update` and `delete` evaluate `options.precondition` in the same atomic step as the write. */
   readonly atomicPreconditions = true
   readonly idField: string
+  readonly touchField: string | undefined
   readonly unique: readonly string[]
   readonly optionKeys: Set<string>
   readonly scopeFields: readonly string[]
@@ -134,11 +140,17 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
 
   constructor (options: MemoryRepositoryOptions<T> = {}) {
     this.idField = options.idField ?? 'id'
+    this.touchField = options.touchField
     this.unique = options.unique ?? []
     this.optionKeys = new Set(options.optionKeys ?? [])
     this.scopeFields = options.scopeFields ?? []
     this.#indexes = this.unique.map((field) => [field, new Map()])
     for (const row of options.rows ?? []) this.#insert({ ...row } as Row)
+  }
+
+  /** The values of a write with the touch field set to now, when there is one. */
+  #touched (values: Record<string, unknown>): Row {
+    return this.touchField === undefined ? { ...values } : { ...values, [this.touchField]: new Date().toISOString() }
   }
 
   #insert (row: Row): Row {
@@ -220,7 +232,7 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
 
   create (values: Record<string, unknown>, _options: RepositoryOptions = {}): T | null {
     if (this.#holderOf(values) !== undefined) return null
-    return { ...this.#insert({ ...values }) } as T
+    return { ...this.#insert(this.#touched(values)) } as T
   }
 
   /**
@@ -238,6 +250,16 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
       return row
     }
     return this.#where(criteria)[0]
+  }
+
+  /**
+   * A create stores the values it is given, its key and its touch field, nothing else: what
+   * registration checks response schemas against. A subclass with its own `create` may store
+   * more, so it says nothing.
+   */
+  get filledOnCreate (): readonly string[] | undefined {
+    if (this.create !== MemoryRepository.prototype.create) return undefined
+    return this.touchField === undefined ? [this.idField] : [this.idField, this.touchField]
   }
 
   /** Every field a stored row has now: what a view's filter is checked against at registration, beside its response schema. */
@@ -276,7 +298,7 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
     // Synchronous: nothing can write between this check and the write below.
     preconditionOf(options)?.({ ...row })
     if (this.#holderOf(values, row) !== undefined) throw new UniqueViolation('A unique field already has this value.')
-    this.#assign(row, values)
+    this.#assign(row, this.#touched(values))
     return { ...row } as T
   }
 
@@ -306,7 +328,7 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
           const twin = positions.get(holder)
           throw new Conflict(`Item ${index} clashes with ${twin === undefined ? 'an existing row' : `item ${twin}`}.`)
         }
-        const row = this.#insert({ ...item })
+        const row = this.#insert(this.#touched(item))
         positions.set(row, index)
         undo.push(() => this.#remove(row))
         return { ...row } as T
@@ -319,7 +341,8 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
     const rows = this.#where(this.#criteriaOf(kwargs), undefined, args)
     const changesUnique = [this.idField, ...this.unique].some((k) => values[k] !== undefined)
     if (changesUnique && (rows.length > 1 || rows.some((row) => this.#holderOf(values, row) !== undefined))) throw new Conflict('The values would make a unique field repeat.')
-    for (const row of rows) this.#assign(row, values)
+    const touched = this.#touched(values)
+    for (const row of rows) this.#assign(row, touched)
     return rows.map((row) => ({ ...row }) as T)
   }
 
@@ -333,7 +356,7 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
         throw new NotFound(`Item ${index}: no row has ${this.idField} ${JSON.stringify(item[this.idField])}.`)
       }
       if (this.#holderOf(item, row) !== undefined) throw new Conflict(`Item ${index} clashes with an existing row.`)
-      this.#assignLogged(row, item, undo)
+      this.#assignLogged(row, this.#touched(item), undo)
     }))
   }
 

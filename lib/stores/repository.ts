@@ -47,6 +47,17 @@ export function storedFieldNamesOf (repository: unknown): readonly string[] | un
   return Array.isArray(names) ? names as readonly string[] : undefined
 }
 
+/**
+ * The fields a store adds to the values a create gives it, when it adds nothing else (a
+ * `MemoryRepository`: its key), or `undefined` when the store cannot say (a SQL table's defaults
+ * and triggers). Registration checks that the rows such a store creates hold what the response
+ * schema requires.
+ */
+export function filledOnCreateOf (repository: unknown): readonly string[] | undefined {
+  const names = (repository as { filledOnCreate?: unknown } | null)?.filledOnCreate
+  return Array.isArray(names) ? names as readonly string[] : undefined
+}
+
 /** The JSON type a stored field's values arrive as, when the store knows it. */
 export type FieldKind = 'integer' | 'number' | 'string' | 'boolean'
 
@@ -158,6 +169,8 @@ export function asyncRepository<T, R extends object> (repository: R): AsyncRepos
   if (fieldNames !== undefined) wrapped.fieldNames = fieldNames
   // Read when asked, too: a store may learn them after it is wrapped (describeColumns).
   if ('columnFacts' in repository) Object.defineProperty(wrapped, 'columnFacts', { get: () => columnFactsOf(repository) })
+  const filled = filledOnCreateOf(repository)
+  if (filled !== undefined) wrapped.filledOnCreate = filled
   // Read when asked: the rows a store holds change.
   if ('storedFieldNames' in repository) Object.defineProperty(wrapped, 'storedFieldNames', { get: () => storedFieldNamesOf(repository) })
   return wrapped as Promised<R> & AsyncRepository<T>

@@ -71,6 +71,12 @@ export interface GenericStatics<R = object> {
 export type GenericBase = ViewBase & GenericStatics
 type GenericView = APIView & GenericMembers<unknown, false>
 
+/** The `getKwargs` of the library, which adds nothing to a create's values. */
+const LIBRARY_KWARGS = new WeakSet<object>()
+
+/** Whether a view's creates store their body as it is: its `getKwargs` is the library's, which adds no field. */
+export const addsNoKwargs = (klass: { prototype: object }): boolean => LIBRARY_KWARGS.has(Reflect.get(klass.prototype, 'getKwargs') as object)
+
 /** The class of generic views: a repository, an optional filter, the `get*` hooks (docs/generics.md). */
 export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericStatics>>('GenericViewMixin', (Base) => {
   const cls = class GenericViewMixin extends Base {
@@ -133,6 +139,7 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
       return this.repository.get(detailCriteria(this as GenericView, request, 'partialUpdate'), this.getRepositoryOptions('partialUpdate'))
     }
   }
+  LIBRARY_KWARGS.add(cls.prototype.getKwargs)
   return cls
 })
 
