@@ -73,12 +73,29 @@ type Plain<S extends string> = S extends `${infer A}_${infer B}` ? Plain<`${A}${
 type Singular<S extends string> = S extends `${infer Stem}ies` ? `${Stem}y` : S extends `${infer Stem}s` ? (S extends `${string}ss` ? S : Stem) : S
 
 /**
+ * Whether two plain names are one edit apart (a character added, dropped or changed, or two
+ * neighbours swapped), read a character at a time: `nameDistance`'s first step, for the
+ * compiler. Both equal is not an edit.
+ */
+type OneEdit<A extends string, B extends string> =
+  A extends `${infer a}${infer ra}`
+    ? B extends `${infer b}${infer rb}`
+      ? a extends b
+        ? OneEdit<ra, rb>
+        : ra extends rb ? true : ra extends B ? true : A extends rb ? true
+          : ra extends `${b}${infer rest}` ? (rb extends `${a}${rest}` ? true : false) : false
+      : ra extends '' ? true : false
+    : B extends `${string}${infer rb}` ? (rb extends '' ? true : false) : false
+
+/**
  * The known names a mistyped one was probably meant to be, as far as the compiler can tell: the
- * same name in another case or with underscores, or singular for plural (`nameDistance` also
- * counts edits, which types cannot). `never` when none is near.
+ * same name in another case or with underscores, singular for plural, or one edit away in a name
+ * of four characters or more (`nameDistance` allows two from ten on). `never` when none is near.
  */
 export type MeantNameOf<P extends string, Known extends string> = Known extends unknown
-  ? (Singular<Plain<P>> extends Singular<Plain<Known>> ? (P extends Known ? never : Known) : never)
+  ? (P extends Known ? never
+      : Singular<Plain<P>> extends Singular<Plain<Known>> ? Known
+        : P extends `${string}${string}${string}${string}${string}` ? (OneEdit<Plain<P>, Plain<Known>> extends true ? Known : never) : never)
   : never
 
 /** `; did you mean "responseSchema"?` when a known name is near, else nothing: the end of a compiler message. */
