@@ -168,10 +168,24 @@ export type StaticsInput<S, C> = {
   [P in keyof C]: P extends keyof S
     ? P extends 'lastModifiedField' ? LastModifiedFieldOf<C, S[P]>
       : P extends 'filter' ? ([UnknownFilterFields<C>] extends [never] ? S[P] : `the filter names ${UnknownFilterFields<C>}, a field the items do not have`)
-        : P extends 'repository' ? (RepositoryFits<C> extends true ? S[P] : 'the repository holds other items than responseSchema describes')
+        : P extends 'repository' ? (RepositoryFits<C> extends true ? FamilyFits<C[P], S[P]> : 'the repository holds other items than responseSchema describes')
           : S[P]
     : `unknown static ${P & string}${DidYouMean<P & string, keyof S & string>}`
 }
+
+/** Whether a repository answers with promises (its `get` returns one), or `undefined` when its type does not say (`any`, no `get`). */
+type AnswersPromises<R> = [R] extends [never] ? undefined : [R] extends [{ get: (...args: never) => infer V }] ? (0 extends 1 & V ? undefined : [V] extends [PromiseLike<unknown>] ? true : false) : undefined
+
+/**
+ * The declared type of `repository` when the given one is of the view's family, else the
+ * sentence the compiler prints: a sync store on an async view is the common slip (`asyncRepository`
+ * forgotten), and the structural message would only say that `create(...)` returns no promise.
+ */
+export type FamilyFits<Given, Declared> = AnswersPromises<Given> extends false
+  ? (AnswersPromises<NonNullable<Declared>> extends true ? 'sync repository, async view: wrap it in asyncRepository()' : Declared)
+  : AnswersPromises<Given> extends true
+    ? (AnswersPromises<NonNullable<Declared>> extends false ? 'async repository, sync view: use a sync one, or Async views' : Declared)
+    : Declared
 
 /** What `lastModifiedField` may be in `.with()`: a field of the item `responseSchema` gives that holds a time, or (without one) what the static declares. */
 export type LastModifiedFieldOf<C, Declared> = C extends { readonly responseSchema: Schema } ? TimeFieldOf<C> | Exclude<Declared, string> : Declared

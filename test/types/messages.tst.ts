@@ -3,7 +3,7 @@
 // folder): the rest of the line is the compiler's, and changes between TypeScript versions.
 import { Type } from '@sinclair/typebox'
 import { describe, expect, test } from 'tstyche'
-import { AsyncGenericViewSet, ConditionalMixin, MemoryRepository, PaginationFilter, asyncRepository, mix } from '../../lib/index.js'
+import { AsyncGenericViewSet, ConditionalMixin, GenericViewSet, MemoryRepository, PaginationFilter, asyncRepository, mix } from '../../lib/index.js'
 
 const Book = Type.Object({ id: Type.Integer(), title: Type.String(), year: Type.Integer(), updated_at: Type.String({ format: 'date-time' }) })
 const BookParams = Type.Object({ id: Type.Integer() })
@@ -43,5 +43,16 @@ describe('the message names the mistake', () => {
     // The sentence is the compiler's own suggestion, which names the field the user meant.
     expect(Books.with({ responseSchema: Book, lastModifiedField: 'updatedAt' })).type.toRaiseError('Did you mean \'"updated_at"\'?')
     expect(Books.with({ responseSchema: Book, lastModifiedField: 'updated_at', detailParams: BookParams })).type.not.toRaiseError()
+  })
+})
+
+describe('a repository of the other family', () => {
+  test('the message says which, and the fix', () => {
+    const store = new MemoryRepository<{ id: number, title: string, year: number, updated_at: string }>()
+    expect(Books.with({ responseSchema: Book, repository: store })).type.toRaiseError('"sync repository, async view: wrap it in asyncRepository()"')
+    expect(GenericViewSet.with({ responseSchema: Book, repository: books })).type.toRaiseError('"async repository, sync view: use a sync one, or Async views"')
+    expect(GenericViewSet.with({ responseSchema: Book, repository: store })).type.not.toRaiseError()
+    expect(Books.with({ responseSchema: Book, repository: books })).type.not.toRaiseError()
+    expect(Books.with({ responseSchema: Book, repository: books as never })).type.not.toRaiseError()
   })
 })
