@@ -169,9 +169,19 @@ export type StaticsInput<S, C> = {
     ? P extends 'lastModifiedField' ? LastModifiedFieldOf<C, S[P]>
       : P extends 'filter' ? ([UnknownFilterFields<C>] extends [never] ? S[P] : `the filter names ${UnknownFilterFields<C>}, a field the items do not have`)
         : P extends 'repository' ? (RepositoryFits<C> extends true ? FamilyFits<C[P], S[P]> : 'the repository holds other items than responseSchema describes')
-          : S[P]
+          : PlainJsonSchema<C[P], S[P]> extends true ? `${P & string} takes a TypeBox schema: build it with Type.Object({ ... })`
+            : S[P]
     : `unknown static ${P & string}${DidYouMean<P & string, keyof S & string>}`
 }
+
+/**
+ * Whether a static that takes a schema was given a plain JSON Schema object (`{ type: 'object',
+ * ... }`), which TypeBox did not make: the compiler would only list the members of `TSchema` it
+ * lacks, without naming the static or the fix.
+ */
+type PlainJsonSchema<Given, Declared> = [Schema] extends [NonNullable<Declared>]
+  ? (Given extends Schema ? false : Given extends { type: unknown } | { properties: unknown } | { anyOf: unknown } ? true : false)
+  : false
 
 /** Whether a repository answers with promises (its `get` returns one), or `undefined` when its type does not say (`any`, no `get`). */
 type AnswersPromises<R> = [R] extends [never] ? undefined : [R] extends [{ get: (...args: never) => infer V }] ? (0 extends 1 & V ? undefined : [V] extends [PromiseLike<unknown>] ? true : false) : undefined

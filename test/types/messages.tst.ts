@@ -56,3 +56,12 @@ describe('a repository of the other family', () => {
     expect(Books.with({ responseSchema: Book, repository: books as never })).type.not.toRaiseError()
   })
 })
+
+describe('a plain JSON Schema where a TypeBox schema is wanted', () => {
+  test('the message names the static and the fix', () => {
+    const plain = { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] } as const
+    expect(Books.with({ responseSchema: Book, detailParams: plain })).type.toRaiseError('"detailParams takes a TypeBox schema: build it with Type.Object({ ... })"')
+    expect(Books.with({ responseSchema: { type: 'object', properties: {} } })).type.toRaiseError('"responseSchema takes a TypeBox schema: build it with Type.Object({ ... })"')
+    expect(Books.with({ responseSchema: Book, detailParams: BookParams })).type.not.toRaiseError()
+  })
+})
