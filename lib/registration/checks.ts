@@ -102,15 +102,16 @@ export function assertCreatesFitResponse (klass: ViewClass, routes: CollectedRou
     const missing = (required as string[]).filter((name) => !given.has(name))
     if (missing.length === 0) continue
     const names = missing.map((name) => JSON.stringify(name)).join(', ')
+    const them = missing.length === 1 ? 'it' : 'them'
     throw new ConfigurationError('FV_ERR_SCHEMA_COLUMNS', `Cannot register ${klass.name}: its responseSchema requires ${names}, which the body of ${route.name} ` +
-      `may leave out, and its repository stores only what the body gives (and ${filled.join(', ')}): the row would be stored without ${missing.length === 1 ? 'it' : 'them'}, ` +
-      `and every answer sending it would fail. Require ${names} in the body schema, make ${missing.length === 1 ? 'it' : 'them'} optional in responseSchema, ` +
-      'have the store fill it (MemoryRepository\'s touchField for a time, a create of its own), or give it in getKwargs')
+      `may leave out, and its repository stores only what the body gives (and ${filled.join(', ')}): the row would be stored without ${them}, ` +
+      `and every answer sending it would fail. Require ${names} in the body schema, make ${them} optional in responseSchema, ` +
+      `have the store fill ${them} (MemoryRepository's touchField for a time, a create of its own), or give ${them} in getKwargs`)
   }
 }
 
 const TYPE_OF: Record<string, string> = {
-  integer: 'Type.Integer()', number: 'Type.Number()', string: 'Type.String()', boolean: 'Type.Boolean()', array: 'Type.Array(...)', object: 'Type.Object(...)', null: 'Type.Null()'
+  integer: 'Type.Integer()', number: 'Type.Number()', string: 'Type.String()', boolean: 'Type.Boolean()', array: 'Type.Array(...)', object: 'Type.Object(...)'
 }
 
 /**
