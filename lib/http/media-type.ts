@@ -1,6 +1,6 @@
 // The media types a view route takes (RFC 9110 §8.3): what is refused with a 415, and where.
 import type { IncomingHttpHeaders } from 'node:http'
-import { errorCodes, type FastifyBodyParser, type FastifyInstance, type FastifyRequest, type preParsingHookHandler } from 'fastify'
+import { errorCodes, type FastifyBodyParser, type FastifyInstance, type FastifyRequest, type preParsingHookHandler, type RouteOptions } from 'fastify'
 import { UnsupportedMediaType } from './errors.js'
 
 /**
@@ -168,5 +168,20 @@ export function listedJsonParser (app: FastifyInstance, type: string): FastifyBo
     // Fastify without a parser lets the not-found handler answer an unknown route.
     if (request.is404) done(null, undefined)
     else done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(), undefined)
+  }
+}
+
+/**
+ * The `+json` media types a route's body may have (a merge patch, a JSON Patch) are parsed
+ * as JSON for the routes that list them, and for no other route (`listedJsonParser`).
+ * Fastify parses only `application/json` as JSON by default. A parser the application
+ * registered for the type itself is kept.
+ */
+export function parseJsonMediaTypes (app: FastifyInstance, route: RouteOptions): void {
+  const content = (route.schema?.body as { content?: Record<string, unknown> } | undefined)?.content
+  if (content === undefined) return
+  for (const type of Object.keys(content)) {
+    if (app.hasContentTypeParser(type)) continue
+    app.addContentTypeParser(type, { parseAs: 'string' }, listedJsonParser(app, type))
   }
 }

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import { OWN_SERIALIZER_OPTIONS, type APIView } from '../views/api-view.js'
 import { findRaises, getCatchSpecs } from '../views/decorators.js'
 import { dependencyHooks } from '../routes/dependencies.js'
-import { hasContent, isJsonRequest, JSON_BODY_ONLY, listedJsonParser, mediaTypeHook, noContent, notJson, readsNoContent } from '../http/media-type.js'
+import { hasContent, isJsonRequest, JSON_BODY_ONLY, mediaTypeHook, noContent, notJson, parseJsonMediaTypes, readsNoContent } from '../http/media-type.js'
 import { assertBodiesFitRepository, assertCreatesFitResponse, assertDependencyKeys, assertFilterFitsFields, assertParamsInPath, assertResponseFitsColumns, assertNoContentHasNoBody, assertNoNearMisses, assertStoredObjectsSchema } from './checks.js'
 import { buildRouteSchema } from '../openapi/operation.js'
 import { problemErrorHandler } from '../http/problem.js'
@@ -20,6 +20,7 @@ import { ABSTRACT, keptView, type BodyMediaType, type CollectedRoute, type Route
 import { then } from '../core/maybe-promise.js'
 import { toList } from '../core/list.js'
 import { ConfigurationError } from '../core/configuration-error.js'
+import { servedBy, sharedRoute } from './served-routes.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -378,18 +379,6 @@ export function registerView (app: FastifyInstance, klass: ViewClass, options: R
   }
 }
 
-const viewsOfRoutes = new WeakMap<object, Map<string, string>>()
-
-/** Whether the library has added any route to the application's server yet. */
-export const hasViewRoutes = (app: FastifyInstance): boolean => (viewsOfRoutes.get(app.server)?.size ?? 0) > 0
-
-/** Which view serves each route the library added to an application (method and URL -> view name). */
-function servedBy (app: FastifyInstance): Map<string, string> {
-  let served = viewsOfRoutes.get(app.server)
-  if (served === undefined) viewsOfRoutes.set(app.server, served = new Map())
-  return served
-}
-
 /**
  * A view with standard actions registered with no prefix at all would serve them at the root
  * of its context (`GET /`, `DELETE /:id`), which is seldom what was meant: a prefix must be
@@ -400,28 +389,4 @@ function assertPrefix (app: FastifyInstance, klass: ViewClass, options: Register
   const actions = [...new Set(klass.standardActions().map((action) => action.name))]
   throw new ConfigurationError('FV_ERR_NO_PREFIX', `Cannot register ${klass.name}: it has no prefix, so its actions (${actions.join(', ')}) would be served at the root ` +
     `of the application. Register it as { view: ${klass.name}, prefix: '/items' } (or prefix: '' to serve it at the root on purpose)`)
-}
-
-/** Fastify's refusal of a route another view already serves, rewritten to name both views. */
-function sharedRoute (app: FastifyInstance, klass: ViewClass, route: RouteOptions, error: unknown): unknown {
-  if ((error as { code?: unknown }).code !== 'FST_ERR_DUPLICATED_ROUTE') return error
-  const method = String(route.method)
-  const other = servedBy(app).get(`${method} ${route.url}`)
-  return new ConfigurationError('FV_ERR_SHARED_ROUTE', `Cannot register ${klass.name}: ${method} ${route.url} is already served by ${other ?? 'another route of the application'}. ` +
-    'Give one of them another prefix (or detailRoute), or leave one of the two actions out')
-}
-
-/**
- * The `+json` media types a route's body may have (a merge patch, a JSON Patch) are parsed
- * as JSON for the routes that list them, and for no other route (`listedJsonParser`).
- * Fastify parses only `application/json` as JSON by default. A parser the application
- * registered for the type itself is kept.
- */
-function parseJsonMediaTypes (app: FastifyInstance, route: RouteOptions): void {
-  const content = (route.schema?.body as { content?: Record<string, unknown> } | undefined)?.content
-  if (content === undefined) return
-  for (const type of Object.keys(content)) {
-    if (app.hasContentTypeParser(type)) continue
-    app.addContentTypeParser(type, { parseAs: 'string' }, listedJsonParser(app, type))
-  }
 }
