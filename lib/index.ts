@@ -34,7 +34,7 @@ export { typeboxValidatorCompiler } from './schema/validation.js'
 export {
   GenericViewMixin, AsyncGenericListAPIView, GenericListAPIView, AsyncGenericCreateAPIView, GenericCreateAPIView, AsyncGenericRetrieveAPIView,
   GenericRetrieveAPIView, AsyncGenericUpdateAPIView, GenericUpdateAPIView, AsyncGenericPartialUpdateAPIView, GenericPartialUpdateAPIView,
-  AsyncGenericDestroyAPIView, GenericDestroyAPIView, type GenericHooks, type GenericMembers, type GenericStatics, type FilterArgs, type PageSnapshot
+  AsyncGenericDestroyAPIView, GenericDestroyAPIView, type GenericHooks, type GenericMembers, type KwargsOf, type CriteriaOf, type GenericStatics, type FilterArgs, type PageSnapshot
 } from './views/generics.js'
 export * from './views/viewsets.js'
 export {

@@ -45,7 +45,7 @@ export interface BulkHooks<M, Async> {
 }
 
 /** Generic bulk views: a repository with the bulk protocol, and the merge of filter criteria and options. */
-export interface GenericBulkMembers<M, Async> extends GenericHooks, BulkHooks<M, Async> {
+export interface GenericBulkMembers<M, Async> extends GenericHooks<M>, BulkHooks<M, Async> {
   readonly repository: Async extends true ? AsyncBulkRepository<ItemOf<M>> : BulkRepository<ItemOf<M>>
   /** `getRepositoryOptions(action)` added to the criteria; a key in both is a `TypeError` (docs/generics.md). */
   mergeRepositoryOptions (kwargs: Criteria, action: string): Record<string, unknown>

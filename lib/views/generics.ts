@@ -10,7 +10,7 @@ import { orderToken, type BaseFilter, type FilterClass } from '../query/filters.
 import { defineMixin, type ActionRegistry, type MixinClass, type ViewBase } from './mixins.js'
 import type { ConditionalMembers } from './conditional.js'
 import { CursorPage, encodeCursor, NumberedPage, OffsetPage } from '../query/pagination.js'
-import { fieldNamesOf, storedFieldNamesOf, type AsyncRepository, type Criteria, type ListQuery, type OrderKey, type Precondition, type Repository, type RepositoryOptions } from '../stores/repository.js'
+import { fieldNamesOf, storedFieldNamesOf, type AsyncRepository, type Criteria, type FieldOf, type Operator, type ListQuery, type OrderKey, type Precondition, type Repository, type RepositoryOptions } from '../stores/repository.js'
 import { patchPrecondition } from './patch.js'
 import type { ActionRoute, StandardAction } from './view.js'
 import { then, type Awaitable } from '../core/maybe-promise.js'
@@ -30,10 +30,21 @@ export interface PageSnapshot<T = unknown> {
 /** What `resolveFilter` hands the repository: positional criteria (SQL expressions) and keyword criteria. */
 export interface FilterArgs { args: unknown[], kwargs: Criteria }
 
-/** The `get*` hooks of generic views (docs/generics.md), shared by CRUD and bulk ones. */
-export interface GenericHooks {
+/**
+ * What `getKwargs` returns: criteria keyed by the fields of the repository's rows (`field`, or
+ * `field__op` with an operator) when the view's models say what its rows are (`row`), else any
+ * criteria. Every key is optional, so an answer naming none of the fields (a misspelt column) is
+ * a compile error rather than a query the store refuses on the first request.
+ */
+export type KwargsOf<M> = M extends { row: infer R } ? CriteriaOf<R> : Criteria
+
+/** Criteria over the fields of rows `R`: each field, or `field__op` with an operator, optional. */
+export type CriteriaOf<R> = { [P in FieldOf<R> | `${FieldOf<R>}__${Operator}`]?: unknown }
+
+/** The `get*` hooks of generic views (docs/generics.md), shared by CRUD and bulk ones; `M` the view's models. */
+export interface GenericHooks<M = unknown> {
   /** Criteria merged into every repository call of an action (tenant scoping). */
-  getKwargs (action?: string): Criteria
+  getKwargs (action?: string): KwargsOf<M>
   /** Options forwarded to every repository call of an action; default: `repositoryOptions`. */
   getRepositoryOptions (action: string): RepositoryOptions
   /** The filter of this request, built from its validated query; `undefined` without a `filter`. */
@@ -45,7 +56,7 @@ export interface GenericHooks {
 }
 
 /** The members every generic CRUD view has, typed by the view's item type. */
-export interface GenericMembers<M, Async> extends GenericHooks {
+export interface GenericMembers<M, Async> extends GenericHooks<M> {
   /** The repository the actions call; override the getter to take it from `this.server`. */
   readonly repository: Async extends true ? AsyncRepository<ItemOf<M>> : Repository<ItemOf<M>>
 }

@@ -263,6 +263,8 @@ export interface ActionModels {
   params?: unknown
   /** The query string of `list`. */
   query?: unknown
+  /** The stored rows, when they have fields the items do not show: what `getKwargs` may scope by. */
+  row?: unknown
 }
 
 /** Gives a composed class its public name (in messages and as a mixin). */

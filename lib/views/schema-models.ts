@@ -30,11 +30,21 @@ type ListModel<C> = C extends { readonly responseSchema: infer T extends Schema 
  * `responseSchema`, `create` from `createSchema`, `update` from `updateSchema` (default
  * `createSchema`), `partialUpdate` from `partialUpdateSchema` (default: the update body,
  * every member optional), `bulkUpdate` from `bulkUpdateSchema`, `params` from `detailParams`,
- * and `list` from the filter's pagination. A schema left out leaves its model at the default.
+ * `list` from the filter's pagination, and `row` from the repository's type. A schema left out
+ * leaves its model at the default.
  */
 export type ModelsOf<C> =
   From<C, 'responseSchema', 'item'> & From<C, 'createSchema', 'create'> & UpdateModel<C> & PartialUpdateModel<C> &
-  From<C, 'bulkUpdateSchema', 'bulkUpdate'> & From<C, 'detailParams', 'params'> & ListModel<C>
+  From<C, 'bulkUpdateSchema', 'bulkUpdate'> & From<C, 'detailParams', 'params'> & ListModel<C> & RowModel<C>
+
+/**
+ * `row` is the item type of the repository, when its type names its fields: what `getKwargs` may
+ * scope by. Rows typed as any record, or a repository whose type does not say, give none, since a
+ * hidden column (a tenant) is then as likely as a misspelt one.
+ */
+type RowModel<C> = unknown extends RepositoryItemOf<C> ? unknown
+  : string extends keyof RepositoryItemOf<C> ? unknown
+    : { row: RepositoryItemOf<C> }
 
 /**
  * The stored rows of a view: the item type of its repository, or the item `responseSchema`

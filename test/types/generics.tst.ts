@@ -5,7 +5,7 @@ import {
   AsyncGenericListAPIView, AsyncGenericReadOnlyViewSet, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, BaseFilter, CursorPage,
   CursorPaginationFilter, GenericListAPIView, GenericReadOnlyViewSet, GenericViewSet, MemoryRepository, NumberedPage, OffsetLimitFilter,
   OffsetPage, OrderingFilter, PaginationFilter, SearchFilter, asyncRepository, composeFilters,
-  type AsyncRepository, type Criteria, type CursorPageOf, type FilterArgs, type FilterClass, type NumberedPageOf, type NumberedPageSchema,
+  type AsyncRepository, type Criteria, type CriteriaOf, type KwargsOf, type CursorPageOf, type FilterArgs, type FilterClass, type NumberedPageOf, type NumberedPageSchema,
   type OffsetPageOf, type OrderKey, type PageWindow, type PaginationKind, type Repository, type RepositoryOptions, type Schema
 } from '../../lib/index.js'
 import { Item, ItemBody } from './schemas.js'
@@ -247,5 +247,29 @@ describe('MemoryRepository options name fields of the rows', () => {
     expect(new MemoryRepository<ItemData>({ unique: ['names'] })).type.toRaiseError('Did you mean \'"name"\'?')
     expect(new MemoryRepository<ItemData>({ idField: 'key' })).type.toRaiseError('Type \'"key"\' is not assignable')
     expect(new MemoryRepository({ unique: ['anything'] })).type.not.toRaiseError()
+  })
+})
+
+describe('getKwargs scopes by the fields of the repository\'s rows', () => {
+  type Row = ItemData & { tenant_id: number }
+  const rows = asyncRepository(new MemoryRepository<Row>())
+
+  test('a field of the rows, hidden or shown, or one with an operator, is accepted', () => {
+    expect(AsyncGenericViewSet.with).type.toBeCallableWith({ responseSchema: Item, repository: rows }, { getKwargs () { return { tenant_id: 1 } } })
+    expect(AsyncGenericViewSet.with).type.toBeCallableWith({ responseSchema: Item, repository: rows }, { getKwargs () { return { name__in: ['a'] } } })
+    expect(AsyncGenericViewSet.with).type.toBeCallableWith({ responseSchema: Item, repository: rows }, { getKwargs () { return {} } })
+  })
+
+  test('an answer naming no field of the rows (a misspelt column) is refused, naming the rows', () => {
+    expect(AsyncGenericViewSet.with({ responseSchema: Item, repository: rows }, { getKwargs () { return { tenant: 1 } } }))
+      .type.toRaiseError("Type '{ tenant: number; }' has no properties in common with type 'CriteriaOf<")
+  })
+
+  test('rows typed as any record, or no repository, leave the criteria open', () => {
+    const records = asyncRepository(new MemoryRepository<Record<string, unknown>>())
+    expect(AsyncGenericViewSet.with).type.toBeCallableWith({ responseSchema: Item, repository: records }, { getKwargs () { return { tenant: 1 } } })
+    expect(AsyncGenericViewSet.with).type.toBeCallableWith({ responseSchema: Item }, { getKwargs () { return { tenant: 1 } } })
+    expect<KwargsOf<{ item: ItemData }>>().type.toBe<Criteria>()
+    expect<KwargsOf<{ row: Row }>>().type.toBe<CriteriaOf<Row>>()
   })
 })
