@@ -4,7 +4,6 @@ import type { Server } from 'node:http'
 import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import Database from 'better-sqlite3'
 import pg from 'pg'
 import { Type, type Static } from '@sinclair/typebox'
 import views, {
@@ -48,6 +47,17 @@ type ItemRepository = AsyncRepository<Item> & AsyncBulkRepository<Item>
 
 interface Store { repository: ItemRepository, close: () => Promise<void> | void }
 
+/**
+ * Node's own SQLite driver (`node:sqlite`), which needs no native build. Loaded here rather than
+ * imported, so that an older Node gets this message rather than an unknown module.
+ */
+function sqlite (): typeof import('node:sqlite') {
+  // Typed as always there; an older Node has no such module, or no getBuiltinModule at all (before 20.16).
+  const module: typeof import('node:sqlite') | undefined = typeof process.getBuiltinModule === 'function' ? process.getBuiltinModule('node:sqlite') : undefined
+  if (module === undefined) throw new Error(`The example's SQLite store needs node:sqlite, in Node.js 22.13 or later; this is Node.js ${process.version}`)
+  return module
+}
+
 async function openStore ({ databaseUrl, sqliteLockTimeout }: StoreOptions): Promise<Store> {
   if (databaseUrl !== undefined && /^postgres(ql)?:\/\//.test(databaseUrl)) {
     const pool = new pg.Pool({ connectionString: databaseUrl })
@@ -62,8 +72,8 @@ async function openStore ({ databaseUrl, sqliteLockTimeout }: StoreOptions): Pro
   if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
   // Before the server listens, the driver's blocking wait for a lock (five seconds) is harmless:
   // processes started together on one new file take turns turning on WAL and creating the table.
-  const db = new Database(file)
-  db.pragma('journal_mode = WAL')
+  const db = new (sqlite().DatabaseSync)(file, { timeout: 5000 })
+  db.exec('PRAGMA journal_mode = WAL')
   db.exec(`CREATE TABLE IF NOT EXISTS items (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL NOT NULL CHECK (price >= 0), updated_at TEXT NOT NULL)`)
   // From here on, a call that meets another process's lock waits off the event loop and runs

@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import Database from 'better-sqlite3'
+import { openSqlite } from './sqlite-driver.js'
 import { Type, type TSchema } from '@sinclair/typebox'
 import { GenericListAPIView, GenericRetrieveAPIView, GenericViewSet, type ViewClass } from '../lib/index.js'
 import { SqliteRepository } from '../lib/stores/sql/index.js'
@@ -11,7 +11,7 @@ import { build } from './helpers.js'
 const TABLE = 'CREATE TABLE notes (id INTEGER PRIMARY KEY, title TEXT NOT NULL, note TEXT, score REAL NOT NULL, year INTEGER NOT NULL, blob BLOB)'
 
 function notes (create = true): SqliteRepository {
-  const db = new Database(':memory:')
+  const db = openSqlite(':memory:')
   if (create) db.exec(TABLE)
   db.exec(create ? "INSERT INTO notes (id, title, note, score, year) VALUES (1, 'a', NULL, 1.5, 2020)" : 'SELECT 1')
   return new SqliteRepository(db, { table: 'notes', columns: ['id', 'title', 'note', 'score', 'year', 'blob'] })

@@ -2,7 +2,7 @@ import t from 'tap'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import Database from 'better-sqlite3'
+import { openSqlite } from './sqlite-driver.js'
 import { startExample, stopExamples, type ExampleProcess } from './example-process.js'
 
 /**
@@ -82,7 +82,7 @@ t.test('two example servers over one SQLite file: thousands of concurrent writes
     return rows
   }
 
-  const job = new Database(file)
+  const job = openSqlite(file)
   t.teardown(() => job.close())
   const jobRows = new Map<number, Row>()
   const done = new AbortController()
@@ -110,7 +110,7 @@ t.test('two example servers over one SQLite file: thousands of concurrent writes
   t.equal(statuses.get(503) ?? 0, 0, 'no write answered 503')
   t.same(unexpected.slice(0, 10), [], 'every write answered its success status')
 
-  const db = new Database(file, { readonly: true })
+  const db = openSqlite(file, { readonly: true })
   t.teardown(() => db.close())
   const stored = new Map((db.prepare('SELECT id, name, price FROM items').all() as Array<{ id: number } & Row>).map(({ id, ...row }) => [id, row]))
   const expected = new Map(results.flatMap((rows) => [...rows]))

@@ -2,7 +2,7 @@ import { test } from 'tap'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import Database from 'better-sqlite3'
+import { inTransaction, openSqlite, type TestDatabase } from './sqlite-driver.js'
 import { Type, type Static } from '@sinclair/typebox'
 import { BulkAPIViewSet, CursorPaginationFilter, GenericListAPIView, GenericViewSet, PaginationFilter, mix } from '../lib/index.js'
 import { SqliteRepository } from '../lib/stores/sql/index.js'
@@ -12,15 +12,15 @@ import {
   randomRollbacks, type ProductT
 } from './sql-cases.js'
 
-function database (rows = SEED_ROWS): Database.Database {
-  const db = new Database(':memory:')
+function database (rows = SEED_ROWS): TestDatabase {
+  const db = openSqlite(':memory:')
   db.exec(createTable('INTEGER'))
   const insert = db.prepare('INSERT INTO products (id, name, price, category, description) VALUES (?, ?, ?, ?, ?)')
   for (const row of rows) insert.run(...row)
   return db
 }
 
-const repository = (db: Database.Database) => new SqliteRepository<ProductT>(db, TableOptions)
+const repository = (db: TestDatabase) => new SqliteRepository<ProductT>(db, TableOptions)
 
 test('SQLite: the operator table of the memory repository, the same answers', async (t) => {
   const db = database()
@@ -161,11 +161,11 @@ test('SQLite: a CHECK failure on a single create is a 409 too', async (t) => {
 
 test('SQLite: a detail read of a file another connection holds locked is a 503 problem, and served once the lock is gone', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'fastify-views-sqlite-'))
-  const writer = new Database(path.join(dir, 'shop.db'))
+  const writer = openSqlite(path.join(dir, 'shop.db'))
   writer.exec(createTable('INTEGER'))
   writer.prepare('INSERT INTO products (id, name, price, category, description) VALUES (?, ?, ?, ?, ?)').run(...SEED_ROWS[0])
   // No busy timeout: a lock is SQLITE_BUSY at once rather than after five seconds.
-  const reader = new Database(path.join(dir, 'shop.db'), { timeout: 0 })
+  const reader = openSqlite(path.join(dir, 'shop.db'), { timeout: 0 })
   class Products extends GenericViewSet {
     static override responseSchema = Product
     static override detailParams = Type.Object({ id: Type.Integer() })
@@ -195,6 +195,18 @@ test('translateError: constraints are 409, lost databases 503, anything else pas
   const other = err('42P01')
   t.equal(translateError(other), other, 'an unknown table stays an internal error')
   t.equal(translateError(null), null)
+  // node:sqlite's errors carry SQLite's extended result code as a number, the name's place taken by ERR_SQLITE_ERROR.
+  const numbered = (errcode: number) => Object.assign(new Error('x'), { code: 'ERR_SQLITE_ERROR', errcode })
+  const status = (error: unknown) => (translateError(error) as { status?: number }).status
+  t.equal(status(numbered(2067)), 409, 'node:sqlite: SQLITE_CONSTRAINT_UNIQUE is a 409')
+  t.match(translateError(numbered(2067)), { detail: /same unique value/ }, 'as a unique clash')
+  t.match(translateError(numbered(1555)), { detail: /same unique value/ }, 'SQLITE_CONSTRAINT_PRIMARYKEY too')
+  t.match(translateError(numbered(275)), { status: 409, detail: /a constraint failed/ }, 'SQLITE_CONSTRAINT_CHECK is the other constraint 409')
+  for (const errcode of [5, 517, 6, 262]) t.equal(status(numbered(errcode)), 503, `node:sqlite's busy or locked ${errcode} is a 503`)
+  const logic = numbered(1)
+  t.equal(translateError(logic), logic, 'a SQL logic error stays an internal error')
+  const unnumbered = Object.assign(new Error('x'), { code: 'ERR_SQLITE_ERROR' })
+  t.equal(translateError(unnumbered), unnumbered, 'and so does one without a number')
 })
 
 test('SqlBuilder and SqliteRepository corners', async (t) => {
@@ -266,12 +278,12 @@ test('SqlBuilder.selectOne: detail reads reuse one text per set of equality colu
 })
 
 test('SqliteRepository: listAndCount rolls its read transaction back on an error; bulk updates order text keys too', async (t) => {
-  const db = new Database(':memory:')
+  const db = openSqlite(':memory:')
   db.exec('CREATE TABLE codes (code TEXT PRIMARY KEY, n INTEGER NOT NULL)')
   db.exec("INSERT INTO codes VALUES ('a', 1), ('b', 2), ('c', 3)")
   const codes = new SqliteRepository<{ code: string, n: number }>(db, { table: 'codes', columns: ['code', 'n'], idColumn: 'code' })
   t.throws(() => codes.listAndCount({ ghost: 1 }, { orderBy: [] }, {}), { name: 'TypeError', message: /no column "ghost"/ })
-  t.notOk(db.inTransaction, 'the read transaction was rolled back')
+  t.notOk(inTransaction(db), 'the read transaction was rolled back')
   t.same(codes.listAndCount({}, { orderBy: [], limit: 2 }, {}), { items: [{ code: 'a', n: 1 }, { code: 'b', n: 2 }], total: 3 })
   codes.bulkUpdate([{ code: 'c', n: 30 }, { code: 'a', n: 10 }])
   t.same(codes.list({}, { orderBy: [] }).map((r) => r.n), [10, 2, 30])
@@ -280,7 +292,7 @@ test('SqliteRepository: listAndCount rolls its read transaction back on an error
 test('SQLite: the response schema is checked against what the table says of its columns', async (t) => {
   const { AsyncSqliteRepository, SqliteRepository } = await import('../lib/stores/sql/index.js')
   const { AsyncGenericViewSet, GenericListAPIView, asyncRepository } = await import('../lib/index.js')
-  const db = new Database(':memory:')
+  const db = openSqlite(':memory:')
   db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, title VARCHAR(80) NOT NULL, note TEXT, score REAL NOT NULL, raw BLOB, amount NUMERIC NOT NULL)')
   const table = { table: 'notes', columns: ['id', 'title', 'note', 'score', 'raw', 'amount'] } as const
   const sync = new SqliteRepository(db, table)

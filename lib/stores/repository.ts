@@ -126,7 +126,7 @@ export interface ListQuery {
 }
 
 /**
- * The CRUD repository the generic views call, synchronous (`better-sqlite3`, an
+ * The CRUD repository the generic views call, synchronous (SQLite, an
  * in-memory store): every method returns its value. `create` returns `null` on a
  * conflict; `get`, `update` return `null` when no row matches; `delete` reports
  * whether a row was deleted. The views always pass every argument; a caller of its own may leave

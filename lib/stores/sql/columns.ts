@@ -5,7 +5,7 @@ import type { PgPool, SqliteDatabase } from './drivers.js'
 // arrive as. A view checks its response schema against them at registration, so a schema that
 // could never describe a row (a NULL where the schema wants a string) fails there, not as a 500.
 
-/** SQLite's type affinity of a declared column type (SQLite's datatype rules, §3.1), as the values better-sqlite3 returns. */
+/** SQLite's type affinity of a declared column type (SQLite's datatype rules, §3.1), as the values the SQLite drivers return. */
 function sqliteKind (declared: string): FieldKind | undefined {
   const type = declared.toUpperCase()
   if (type.includes('INT')) return 'integer'

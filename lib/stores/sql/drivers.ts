@@ -1,15 +1,16 @@
 // What the SQL repositories use of their drivers, declared structurally: a `better-sqlite3`
-// database and a `pg` pool fit these shapes, and an application that installs one driver
-// compiles without the other driver's types (`skipLibCheck: false` included).
+// database, a `node:sqlite` `DatabaseSync` and a `pg` pool fit these shapes, and an application
+// that installs one driver compiles without the other driver's types (`skipLibCheck: false` included).
 
-/** A prepared statement of `better-sqlite3`, as `SqliteRepository` uses it: positional parameters only. */
+/** A prepared statement of `better-sqlite3` or `node:sqlite`, as `SqliteRepository` uses it: positional parameters only. */
 export interface SqliteStatement {
-  run (...params: unknown[]): { changes: number }
+  // node:sqlite counts changes as a bigint when the statement reads big integers.
+  run (...params: unknown[]): { changes: number | bigint }
   all (...params: unknown[]): unknown[]
   get (...params: unknown[]): unknown
 }
 
-/** The part of a `better-sqlite3` `Database` that `SqliteRepository` calls. */
+/** The part of a `better-sqlite3` `Database` or a `node:sqlite` `DatabaseSync` that `SqliteRepository` calls. */
 export interface SqliteDatabase {
   prepare (sql: string): SqliteStatement
   exec (sql: string): unknown

@@ -1,6 +1,6 @@
 // The `fastify-views/sql` entry: SQL repositories. The database drivers are optional
 // peer dependencies; they are only referenced as types here, the application passes
-// its own `better-sqlite3` database or `pg` pool.
+// its own `node:sqlite` or `better-sqlite3` database, or `pg` pool.
 export { SqliteRepository } from './sqlite.js'
 export { AsyncSqliteRepository, type SqliteLockOptions } from './sqlite-async.js'
 export { PostgresRepository } from './postgres.js'

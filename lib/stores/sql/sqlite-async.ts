@@ -28,7 +28,7 @@ export interface SqliteLockOptions {
 }
 
 /**
- * A CRUD and bulk repository over one SQLite table through `better-sqlite3`, for the async view
+ * A CRUD and bulk repository over one SQLite table through `better-sqlite3` or `node:sqlite`, for the async view
  * family: the SQL of `SqliteRepository`, and lock waits that do not block the event loop.
  *
  * Every operation is atomic (one statement, or a transaction that rolls back on any error), so
@@ -50,9 +50,9 @@ export class AsyncSqliteRepository<T = Record<string, unknown>> implements Async
   readonly #sync: SqliteRepository<T>
 
   /**
-   * Sets the connection's busy timeout to 0 (`PRAGMA busy_timeout = 0`): `better-sqlite3` waits
-   * for a lock by sleeping on the event loop (five seconds by default), so each attempt must
-   * give up at once and leave the waiting to this repository.
+   * Sets the connection's busy timeout to 0 (`PRAGMA busy_timeout = 0`): both drivers wait for
+   * a lock by sleeping on the event loop (`better-sqlite3` five seconds by default, `node:sqlite`
+   * its `timeout` option), so each attempt must give up at once and leave the waiting to this repository.
    */
   constructor (db: SqliteDatabase, options: SqlTableOptions<T>, { lockTimeout = LOCK_TIMEOUT }: SqliteLockOptions = {}) {
     if (!Number.isFinite(lockTimeout) || lockTimeout < 0) {

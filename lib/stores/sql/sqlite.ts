@@ -11,8 +11,8 @@ import type { Operation, SqlTableOptions, Statement, StatementResult } from './s
 const CACHE_SIZE = 256
 
 /**
- * A CRUD and bulk repository over one SQLite table through `better-sqlite3`:
- * synchronous, for the sync view family. Every bulk call runs in one transaction.
+ * A CRUD and bulk repository over one SQLite table through `better-sqlite3` or `node:sqlite`
+ * (`DatabaseSync`): synchronous, for the sync view family. Every bulk call runs in one transaction.
  */
 export class SqliteRepository<T = Record<string, unknown>> implements Repository<T>, BulkRepository<T> {
   /** `update` and `delete` evaluate `options.precondition` in the same atomic step as the write. */
@@ -43,7 +43,7 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
       return { rows: [], changes: 0 }
     }
     const statement = this.#prepared(step.sql)
-    if (step.returns === 'count') return { rows: [], changes: statement.run(...step.params).changes }
+    if (step.returns === 'count') return { rows: [], changes: Number(statement.run(...step.params).changes) }
     const rows = statement.all(...step.params) as Array<Record<string, unknown>>
     return { rows, changes: rows.length }
   }
