@@ -47,10 +47,10 @@ const TSCONFIG = {
 const npm = async (cwd: string, args: string[]): Promise<string> =>
   (await run('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd, env, maxBuffer: 16 << 20 })).stdout
 
-/** A new project with these packages and these fixture files under `src/`. */
-async function project (dir: string, packages: string[], files: Record<string, string>): Promise<string> {
+/** A new project with these packages and these fixture files under `src/`: ES modules, or CommonJS as `npm init` makes it. */
+async function project (dir: string, packages: string[], files: Record<string, string>, type: 'module' | 'commonjs' = 'module'): Promise<string> {
   mkdirSync(path.join(dir, 'src'), { recursive: true })
-  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: path.basename(dir), private: true, type: 'module' }))
+  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: path.basename(dir), private: true, ...(type === 'module' ? { type } : {}) }))
   writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify(TSCONFIG))
   for (const [name, source] of Object.entries(files)) writeFileSync(path.join(dir, 'src', name), source)
   await npm(dir, ['install', ...packages])
@@ -222,7 +222,7 @@ test('the packed library in consumer projects', { timeout: 600_000 }, async (t) 
   t.ok(block, 'the README has its quick start code block')
 
   const common = [tarball, dev('fastify'), dev('@sinclair/typebox'), dev('@types/node')]
-  const [app, sqliteOnly, postgresOnly, typebox1] = await Promise.all([
+  const [app, sqliteOnly, postgresOnly, typebox1, commonjs] = await Promise.all([
     // @types/better-sqlite3 for the helpdesk of the table of mistakes.
     project(path.join(work, 'app'), [...common, dev('@fastify/swagger'), dev('@types/better-sqlite3'), 'typescript-latest@npm:typescript@latest'], {
       'readme.ts': block?.[1] ?? '',
@@ -231,7 +231,9 @@ test('the packed library in consumer projects', { timeout: 600_000 }, async (t) 
     project(path.join(work, 'sqlite-only'), [...common, dev('@types/better-sqlite3')], { 'app.ts': fixture('sqlite-only.ts') }),
     project(path.join(work, 'postgres-only'), [...common, dev('pg'), dev('@types/pg')], { 'app.ts': fixture('postgres-only.ts') }),
     // What a user of typebox 1.x installs: no @sinclair/typebox, which npm brings as the library's peer.
-    project(path.join(work, 'typebox1'), [tarball, dev('fastify'), dev('typebox'), dev('@fastify/type-provider-typebox'), dev('@types/node')], { 'app.ts': fixture('typebox1.ts') })
+    project(path.join(work, 'typebox1'), [tarball, dev('fastify'), dev('typebox'), dev('@fastify/type-provider-typebox'), dev('@types/node')], { 'app.ts': fixture('typebox1.ts') }),
+    // A CommonJS project resolves the library and TypeBox under `require`: the declarations must meet TypeBox's CommonJS ones.
+    project(path.join(work, 'commonjs'), [...common, dev('@fastify/swagger')], { 'app.ts': fixture('commonjs.ts') }, 'commonjs')
   ])
   t.comment(`packed and installed in ${Date.now() - started} ms`)
 
@@ -247,7 +249,10 @@ test('the packed library in consumer projects', { timeout: 600_000 }, async (t) 
     t.equal(await compile(tsc, sqliteOnly, out), '', `${label}: an SQLite-only app compiles without pg's types`)
     t.equal(await compile(tsc, postgresOnly, out), '', `${label}: a PostgreSQL-only app compiles without better-sqlite3's types`)
     t.equal(await compile(tsc, typebox1, out), '', `${label}: an app on typebox 1.x and @fastify/type-provider-typebox 6 compiles, with declaration emit`)
+    t.equal(await compile(tsc, commonjs, out), '', `${label}: the README app in a CommonJS project compiles, with declaration emit`)
   }
+  t.match(String((await node([path.join(commonjs, 'out', 'app.js')], commonjs) as { stdout: string }).stdout), /commonjs app ok: CommonJS, documented \/items \/items\/\{id\} \/items\/count/,
+    'and runs as CommonJS, loading the library through require()')
   t.ok(existsSync(path.join(typebox1, 'node_modules', '@sinclair', 'typebox')), 'npm installed the @sinclair/typebox peer for the typebox 1.x app')
   t.match(String((await node([path.join(typebox1, 'out', 'app.js')], typebox1) as { stdout: string }).stdout), /typebox 1\.x app ok/, 'the typebox 1.x app answers through its views and its own routes')
   t.notOk(existsSync(path.join(sqliteOnly, 'node_modules', '@types', 'pg')), 'the SQLite-only project has no pg types')
