@@ -5,10 +5,10 @@
  * `node build/benchmarks/construction.js` after `npx tsc -p tsconfig.json`.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { mix, type MixinClass } from '../lib/index.js'
 import {
-  AsyncGenericCreateAPIView, AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, GenericCreateAPIView, GenericListAPIView,
-  GenericRetrieveAPIView, GenericUpdateAPIView, mix, type MixinClass
-} from '../lib/index.js'
+  AsyncGenericCreateAPIView, AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, GenericCreateAPIView, GenericListAPIView, GenericRetrieveAPIView, GenericUpdateAPIView
+} from '../lib/generics.js'
 
 type Construct = new (request: FastifyRequest, reply: FastifyReply) => object
 const sets: MixinClass[][] = [

@@ -7,7 +7,7 @@
 import crypto from 'node:crypto'
 import etagPlugin from '@fastify/etag'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { etagOf } from '../lib/index.js'
+import { etagOf } from '../lib/conditional.js'
 import { etagOnSend } from '../lib/views/conditional.js'
 import { fixed, median, table } from './stats.js'
 

@@ -6,10 +6,10 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import pg from 'pg'
 import { Type, type Static } from '@sinclair/typebox'
-import views, {
-  APIView, AsyncBulkAPIViewSet, AsyncGenericViewSet, ConditionalMixin, Get, PaginationFilter, configureApp, mix, problemFrameworkErrors,
-  type AsyncBulkRepository, type AsyncRepository
-} from 'fastify-views'
+import views, { APIView, Get, configureApp, mix, problemFrameworkErrors } from 'fastify-views'
+import { AsyncGenericViewSet, PaginationFilter, type AsyncBulkRepository, type AsyncRepository } from 'fastify-views/generics'
+import { AsyncBulkAPIViewSet } from 'fastify-views/bulk'
+import { ConditionalMixin } from 'fastify-views/conditional'
 import { AsyncSqliteRepository, PostgresRepository, type SqlTableOptions } from 'fastify-views/sql'
 import { swaggerOptions } from 'fastify-views/swagger'
 

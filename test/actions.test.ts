@@ -417,7 +417,8 @@ test('the default getLocation sends no Location', async (t) => {
 })
 
 test('204 without a body: a create with returnOnCreate = false may answer it, and a custom route without a response schema', async (t) => {
-  const { GenericViewSet, MemoryRepository, Override, Post } = await import('../lib/index.js')
+  const { GenericViewSet, MemoryRepository } = await import('../lib/generics.js')
+  const { Override, Post } = await import('../lib/index.js')
   const { Type } = await import('@sinclair/typebox')
   class Notes extends GenericViewSet {
     static override repository = new MemoryRepository({ rows: [{ id: 1 }] }) as never

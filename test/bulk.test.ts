@@ -1,12 +1,11 @@
 import { test } from 'tap'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
+import { APIView, Forbidden, mix } from '../lib/index.js'
+import { AsyncGenericViewSet, BaseFilter, GenericViewSet, MemoryRepository, type Criteria } from '../lib/generics.js'
 import {
-  APIView, AsyncBulkAPIViewSet, AsyncBulkCreateAPIView, AsyncBulkDestroyAPIView, AsyncBulkUpdateAPIView, AsyncGenericBulkCreateAPIView,
-  AsyncGenericBulkDestroyAPIView, AsyncGenericBulkUpdateAPIView, AsyncGenericViewSet, AsyncUpdateManyAPIView, BaseFilter, BulkAPIViewSet,
-  BulkCreateAPIView, BulkDestroyAPIView, BulkUpdateAPIView, Forbidden, GenericBulkCreateAPIView, GenericBulkDestroyAPIView,
-  GenericBulkUpdateAPIView, GenericViewSet, MemoryRepository, UpdateManyAPIView, mix, type Criteria
-} from '../lib/index.js'
+  AsyncBulkAPIViewSet, AsyncBulkCreateAPIView, AsyncBulkDestroyAPIView, AsyncBulkUpdateAPIView, AsyncGenericBulkCreateAPIView, AsyncGenericBulkDestroyAPIView, AsyncGenericBulkUpdateAPIView, AsyncUpdateManyAPIView, BulkAPIViewSet, BulkCreateAPIView, BulkDestroyAPIView, BulkUpdateAPIView, GenericBulkCreateAPIView, GenericBulkDestroyAPIView, GenericBulkUpdateAPIView, UpdateManyAPIView
+} from '../lib/bulk.js'
 import { build, problem } from './helpers.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number(), tenant: Type.String() }, { $id: 'Item' })
@@ -573,7 +572,7 @@ test('the default hooks are no-ops', async (t) => {
 
 test('bulk PUT never reaches another tenant\'s row when the repository knows its scope', async (t) => {
   const store = new MemoryRepository<ItemT>({ scopeFields: ['tenant'], rows: [{ id: 1, name: 'a-row', price: 1, tenant: 'a' }, { id: 2, name: 'b-row', price: 1, tenant: 'b' }] })
-  const { GenericBulkUpdateAPIView } = await import('../lib/index.js')
+  const { GenericBulkUpdateAPIView } = await import('../lib/bulk.js')
   class Scoped extends GenericBulkUpdateAPIView {
     static override bulkUpdateSchema = ItemUpdate
     static override repository = store as never
@@ -602,7 +601,7 @@ test('duplicate primary keys: each occurrence names the others', async (t) => {
 })
 
 test('generic bulk views name their missing attributes at registration; filter must be set, null to opt out', async (t) => {
-  const { AsyncGenericBulkCreateAPIView, AsyncGenericBulkDestroyAPIView, AsyncGenericUpdateManyAPIView } = await import('../lib/index.js')
+  const { AsyncGenericBulkCreateAPIView, AsyncGenericBulkDestroyAPIView, AsyncGenericUpdateManyAPIView } = await import('../lib/bulk.js')
   const { repo } = recorded(true)
   class NoSchema extends AsyncGenericBulkCreateAPIView { static override responseSchema = Item; static override repository = repo as never }
   class NoFilter extends AsyncGenericBulkDestroyAPIView { static override repository = repo as never }
@@ -623,7 +622,7 @@ test('bulk PATCH accepts any subset of updateSchema, which can stay the full PUT
 })
 
 test('generic bulk actions are real methods of named classes', async (t) => {
-  const { BulkAPIViewSet } = await import('../lib/index.js')
+  const { BulkAPIViewSet } = await import('../lib/bulk.js')
   for (const [action, owner] of [['bulkCreate', 'GenericBulkCreate'], ['bulkUpdate', 'GenericBulkUpdate'], ['updateMany', 'GenericUpdateMany'], ['bulkDelete', 'GenericBulkDelete']]) {
     let proto: object | null = BulkAPIViewSet.prototype
     while (proto !== null && !Object.hasOwn(proto, action)) proto = Object.getPrototypeOf(proto)

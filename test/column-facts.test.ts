@@ -1,7 +1,8 @@
 import { test } from 'tap'
 import { openSqlite } from './sqlite-driver.js'
 import { Type, type TSchema } from '@sinclair/typebox'
-import { GenericListAPIView, GenericRetrieveAPIView, GenericViewSet, type ViewClass } from '../lib/index.js'
+import { type ViewClass } from '../lib/index.js'
+import { GenericListAPIView, GenericRetrieveAPIView, GenericViewSet } from '../lib/generics.js'
 import { SqliteRepository } from '../lib/stores/sql/index.js'
 import { build } from './helpers.js'
 

@@ -2,26 +2,11 @@ import { test } from 'tap'
 import net from 'node:net'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance, type FastifyRequest, type InjectOptions } from 'fastify'
+import { APIView, Get, Override, Post, Route, mix, type ViewRequest } from '../lib/index.js'
 import {
-  APIView,
-  AsyncGenericViewSet,
-  ConditionalMixin,
-  Get,
-  GenericDestroyAPIView,
-  GenericRetrieveAPIView,
-  GenericViewSet,
-  MemoryRepository,
-  Override,
-  Post,
-  Route,
-  asyncRepository,
-  mix,
-  etagOf,
-  failsPrecondition,
-  isNotModified,
-  type ConditionalMembers,
-  type ViewRequest
-} from '../lib/index.js'
+  AsyncGenericViewSet, GenericDestroyAPIView, GenericRetrieveAPIView, GenericViewSet, MemoryRepository, asyncRepository
+} from '../lib/generics.js'
+import { ConditionalMixin, etagOf, failsPrecondition, isNotModified, type ConditionalMembers } from '../lib/conditional.js'
 import views from '../lib/index.js'
 import { parseEntityTags, parseHttpDate, strongMatch, weakMatch, httpDate } from '../lib/http/preconditions.js'
 import { StampingRepository, build, problem } from './helpers.js'
@@ -639,7 +624,7 @@ test('lastModifiedField names a time: a date-time or date string, nullable or no
 })
 
 test('ConditionalMixin mixed first or last: the same document and the same answers, preconditions before the content either way', async (t) => {
-  const { AsyncBulkAPIViewSet } = await import('../lib/index.js')
+  const { AsyncBulkAPIViewSet } = await import('../lib/bulk.js')
   const swagger = (await import('@fastify/swagger')).default
   const { swaggerOptions } = await import('../lib/openapi/swagger.js')
   const Stamped = Type.Object({ id: Type.Integer(), name: Type.String(), updated_at: Type.String({ format: 'date-time' }) })

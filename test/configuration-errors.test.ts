@@ -5,10 +5,13 @@ import Database from 'better-sqlite3'
 import { Type, type Static } from '@sinclair/typebox'
 import { Type as Type1 } from 'typebox'
 import views, {
-  APIError, APIView, AsyncGenericBulkCreateAPIView, AsyncGenericBulkDestroyAPIView, AsyncGenericListAPIView, AsyncListAPIView, AsyncRetrieveAPIView,
-  BaseFilter, CONFIGURATION_ERRORS, Catch, ConditionalMixin, ConfigurationError, GenericBulkDestroyAPIView, GenericListAPIView, GenericViewSet, Get,
-  MemoryRepository, OffsetLimitFilter, Override, PaginationFilter, SearchFilter, asyncRepository, PartialUpdateAPIView, Post, Throws, View, composeFilters, mix, type ConfigurationErrorCode, type FastifyViewsOptions
+  APIError, APIView, AsyncListAPIView, AsyncRetrieveAPIView, CONFIGURATION_ERRORS, Catch, ConfigurationError, Get, Override, PartialUpdateAPIView, Post, Throws, View, mix, type ConfigurationErrorCode, type FastifyViewsOptions
 } from '../lib/index.js'
+import {
+  AsyncGenericListAPIView, BaseFilter, GenericListAPIView, GenericViewSet, MemoryRepository, OffsetLimitFilter, PaginationFilter, SearchFilter, asyncRepository, composeFilters
+} from '../lib/generics.js'
+import { AsyncGenericBulkCreateAPIView, AsyncGenericBulkDestroyAPIView, GenericBulkDestroyAPIView } from '../lib/bulk.js'
+import { ConditionalMixin } from '../lib/conditional.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
 import { AsyncSqliteRepository, SqliteRepository } from '../lib/stores/sql/index.js'
 import { build, caught, problem } from './helpers.js'

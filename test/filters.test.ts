@@ -1,22 +1,10 @@
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
+import { APIView } from '../lib/index.js'
 import {
-  APIView,
-  AsyncGenericListAPIView,
-  BaseFilter,
-  CursorPaginationFilter,
-  GenericListAPIView,
-  MemoryRepository,
-  OffsetLimitFilter,
-  OrderingFilter,
-  PaginationFilter,
-  SearchFilter,
-  asyncRepository,
-  composeFilters,
-  UniqueViolation,
-  type FilterClass
-} from '../lib/index.js'
-import { splitCriterion } from '../lib/index.js'
+  AsyncGenericListAPIView, BaseFilter, CursorPaginationFilter, GenericListAPIView, MemoryRepository, OffsetLimitFilter, OrderingFilter, PaginationFilter, SearchFilter, asyncRepository, composeFilters, UniqueViolation, type FilterClass
+} from '../lib/generics.js'
+import { splitCriterion } from '../lib/generics.js'
 import { build, problem } from './helpers.js'
 import { OPERATOR_CASES, Product, ProductFilter, SEED_ROWS, type ProductT } from './sql-cases.js'
 
@@ -263,12 +251,12 @@ test('the memory repository compares like a typed database: no cross-kind matche
   t.same(mixed.list({}, { orderBy: [{ field: 'v', descending: false }] }).map((r) => r.id), [2, 3, 1], 'mixed kinds sort by kind, then value')
   t.same(repo.list({}, { orderBy: [], args: [(row: ProductT) => row.price > 40] }).map((r) => r.id), [3, 4], 'function arguments filter list')
   t.equal(repo.count({}, { args: [(row: ProductT) => row.price > 40] }), 2, 'and count')
-  const { asyncRepository } = await import('../lib/index.js')
+  const { asyncRepository } = await import('../lib/generics.js')
   t.same(Object.keys(asyncRepository(repo)).sort(), ['atomicPreconditions', 'bulkUpdate', 'count', 'create', 'createMany', 'delete', 'deleteMany', 'filledOnCreate', 'get', 'list', 'update', 'updateMany'], 'only the public protocol is wrapped, with its declarations')
 })
 
 test('an inherited default page size is capped at a lowered maxPageSize; composing keeps both rules', async (t) => {
-  const { PaginationFilter, composeFilters, SearchFilter } = await import('../lib/index.js')
+  const { PaginationFilter, composeFilters, SearchFilter } = await import('../lib/generics.js')
   class Short extends PaginationFilter { static override maxPageSize = 10 }
   t.equal(Short.pageSize(), 10, 'only maxPageSize set: the inherited 100 is capped')
   t.ok(Short.querySchema(), 'and accepted')

@@ -2,13 +2,11 @@ import { test } from 'tap'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import {
-  APIView, AsyncGenericCreateAPIView, AsyncGenericListAPIView, AsyncGenericReadOnlyViewSet, AsyncGenericViewSet, Conflict, CursorPaginationFilter,
-  GenericListAPIView, GenericReadOnlyViewSet, GenericViewSet, MemoryRepository, OffsetLimitFilter, PaginationFilter, asyncRepository,
-  AsyncAPIViewSet, APIViewSet, AsyncReadOnlyAPIViewSet, ReadOnlyAPIViewSet, AsyncListCreateAPIView, ListCreateAPIView,
-  AsyncRetrieveUpdateDestroyAPIView, RetrieveUpdateDestroyAPIView, AsyncGenericListCreateAPIView, GenericListCreateAPIView,
-  AsyncGenericRetrieveUpdateDestroyAPIView, GenericRetrieveUpdateDestroyAPIView, BaseFilter, OrderingFilter, SearchFilter, composeFilters,
-  type Criteria, type ListQuery, type NumberedPageOf, type RepositoryOptions
+  APIView, Conflict, AsyncAPIViewSet, APIViewSet, AsyncReadOnlyAPIViewSet, ReadOnlyAPIViewSet, AsyncListCreateAPIView, ListCreateAPIView, AsyncRetrieveUpdateDestroyAPIView, RetrieveUpdateDestroyAPIView
 } from '../lib/index.js'
+import {
+  AsyncGenericCreateAPIView, AsyncGenericListAPIView, AsyncGenericReadOnlyViewSet, AsyncGenericViewSet, CursorPaginationFilter, GenericListAPIView, GenericReadOnlyViewSet, GenericViewSet, MemoryRepository, OffsetLimitFilter, PaginationFilter, asyncRepository, AsyncGenericListCreateAPIView, GenericListCreateAPIView, AsyncGenericRetrieveUpdateDestroyAPIView, GenericRetrieveUpdateDestroyAPIView, BaseFilter, OrderingFilter, SearchFilter, composeFilters, type Criteria, type ListQuery, type NumberedPageOf, type RepositoryOptions
+} from '../lib/generics.js'
 import { build, expectActions, problem } from './helpers.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number(), tenant: Type.String() }, { $id: 'Item' })
@@ -600,7 +598,7 @@ test('a paginated list override is typed as its page, and isReply tells it from 
 })
 
 test('generic actions are real methods of named classes: what a debugger or a stack trace shows', async (t) => {
-  const { GenericViewSet, AsyncGenericViewSet } = await import('../lib/index.js')
+  const { GenericViewSet, AsyncGenericViewSet } = await import('../lib/generics.js')
   for (const ViewSet of [GenericViewSet, AsyncGenericViewSet]) {
     for (const [action, owner] of [['list', 'GenericList'], ['create', 'GenericCreate'], ['retrieve', 'GenericRetrieve'], ['update', 'GenericUpdate'], ['partialUpdate', 'GenericPartialUpdate'], ['destroy', 'GenericDestroy']]) {
       let proto: object | null = ViewSet.prototype
@@ -615,7 +613,8 @@ test('generic actions are real methods of named classes: what a debugger or a st
 test('an action of your own may map a body member the table has no column for; the library\'s own may not', async (t) => {
   const Database = (await import('better-sqlite3')).default
   const { SqliteRepository } = await import('../lib/stores/sql/index.js')
-  const { GenericCreateAPIView, GenericListAPIView, mix } = await import('../lib/index.js')
+  const { GenericCreateAPIView, GenericListAPIView } = await import('../lib/generics.js')
+  const { mix } = await import('../lib/index.js')
   const db = new Database(':memory:')
   db.exec('CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL, password_hash TEXT NOT NULL)')
   const users = new SqliteRepository<{ id: number, name: string, password_hash: string }>(db, { table: 'users', columns: ['id', 'name', 'password_hash'] })

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions, type LightMyRequestResponse } from 'fastify'
-import views, { MemoryRepository, type FastifyViewsOptions, type RepositoryOptions } from '../lib/index.js'
+import views, { type FastifyViewsOptions } from '../lib/index.js'
+import { MemoryRepository, type RepositoryOptions } from '../lib/generics.js'
 import { PatchError } from '../lib/http/patch-error.js'
 
 /** A Fastify app with the plugin registered and ready; closed by the caller (or `t.teardown`). */

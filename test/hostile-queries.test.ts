@@ -3,7 +3,7 @@ import Database from 'better-sqlite3'
 import { Type, type Static } from '@sinclair/typebox'
 import {
   AsyncGenericViewSet, BaseFilter, GenericListAPIView, MemoryRepository, OffsetLimitFilter, PaginationFilter, SearchFilter, asyncRepository, composeFilters
-} from '../lib/index.js'
+} from '../lib/generics.js'
 import { SqliteRepository } from '../lib/stores/sql/index.js'
 import { buildApp, Health } from '../examples/app.js'
 import { build, problem } from './helpers.js'

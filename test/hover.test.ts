@@ -14,7 +14,9 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const file = path.join(root, 'test', 'hover-sample.ts') // never written: served by the host below
 const source = `
 import { Type } from '@sinclair/typebox'
-import { AsyncGenericViewSet, AsyncListAPIView, AsyncRetrieveAPIView, ConditionalMixin, MemoryRepository, PaginationFilter, asyncRepository, mix } from '../lib/index.js'
+import { AsyncListAPIView, AsyncRetrieveAPIView, mix } from '../lib/index.js'
+import { AsyncGenericViewSet, MemoryRepository, PaginationFilter, asyncRepository } from '../lib/generics.js'
+import { ConditionalMixin } from '../lib/conditional.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String() })
 const IdParams = Type.Object({ id: Type.Integer() })

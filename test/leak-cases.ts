@@ -1,6 +1,6 @@
 import type { Test } from 'tap'
 import { Type } from '@sinclair/typebox'
-import { AsyncGenericViewSet, GenericViewSet, type AsyncRepository, type Repository } from '../lib/index.js'
+import { AsyncGenericViewSet, GenericViewSet, type AsyncRepository, type Repository } from '../lib/generics.js'
 import { build } from './helpers.js'
 
 /** A table with a column the repository is not told about. */

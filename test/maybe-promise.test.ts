@@ -1,6 +1,8 @@
 import { test } from 'tap'
 import { Type, type Static } from '@sinclair/typebox'
-import { APIView, AsyncGenericViewSet, Catch, ConditionalMixin, Get, MemoryRepository, mix } from '../lib/index.js'
+import { APIView, Catch, Get, mix } from '../lib/index.js'
+import { AsyncGenericViewSet, MemoryRepository } from '../lib/generics.js'
+import { ConditionalMixin } from '../lib/conditional.js'
 import { isThenable, then } from '../lib/core/maybe-promise.js'
 import { build, problem } from './helpers.js'
 

@@ -2,9 +2,10 @@ import { test, type Test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import swagger from '@fastify/swagger'
 import { Type } from '@sinclair/typebox'
-import views, {
-  APIView, AsyncBulkAPIViewSet, AsyncGenericViewSet, ConditionalMixin, Get, MemoryRepository, PaginationFilter, Post, asyncRepository, configureApp, mix
-} from '../lib/index.js'
+import views, { APIView, Get, Post, configureApp, mix } from '../lib/index.js'
+import { AsyncGenericViewSet, MemoryRepository, PaginationFilter, asyncRepository } from '../lib/generics.js'
+import { AsyncBulkAPIViewSet } from '../lib/bulk.js'
+import { ConditionalMixin } from '../lib/conditional.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
 import { buildApp } from '../examples/app.js'
 import { problem } from './helpers.js'

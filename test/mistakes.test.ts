@@ -1,10 +1,12 @@
 import { test } from 'tap'
 import Database from 'better-sqlite3'
 import { Type } from '@sinclair/typebox'
+import { AsyncRetrieveAPIView, Get, ConfigurationError, mix, type ConfigurationErrorCode } from '../lib/index.js'
 import {
-  AsyncBulkAPIViewSet, AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, AsyncRetrieveAPIView, BaseFilter, Get,
-  ConditionalMixin, ConfigurationError, MemoryRepository, asyncRepository, mix, type ConfigurationErrorCode
-} from '../lib/index.js'
+  AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, BaseFilter, MemoryRepository, asyncRepository
+} from '../lib/generics.js'
+import { AsyncBulkAPIViewSet } from '../lib/bulk.js'
+import { ConditionalMixin } from '../lib/conditional.js'
 import { SqliteRepository } from '../lib/stores/sql/index.js'
 import { StampingRepository, build, caught } from './helpers.js'
 import { Book, BookIn, BookParams, dune, type BookData } from './types/schemas.js'

@@ -1,6 +1,7 @@
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
-import { APIView, GenericListAPIView, Get, MemoryRepository } from '../lib/index.js'
+import { APIView, Get } from '../lib/index.js'
+import { GenericListAPIView, MemoryRepository } from '../lib/generics.js'
 import { operationIdOf, plural, pluralName, summaryOf, tagOf } from '../lib/views/naming.js'
 import { buildApp } from '../examples/app.js'
 

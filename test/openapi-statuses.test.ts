@@ -2,10 +2,10 @@ import { test, type Test } from 'tap'
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
 import swagger from '@fastify/swagger'
 import { Type } from '@sinclair/typebox'
-import views, {
-  APIError, APIView, AsyncBulkAPIViewSet, AsyncGenericViewSet, ConditionalMixin, Forbidden, Get, MemoryRepository, NotFound, PaginationFilter, Post, Throws, View,
-  asyncRepository, configureApp, mix
-} from '../lib/index.js'
+import views, { APIError, APIView, Forbidden, Get, NotFound, Post, Throws, View, configureApp, mix } from '../lib/index.js'
+import { AsyncGenericViewSet, MemoryRepository, PaginationFilter, asyncRepository } from '../lib/generics.js'
+import { AsyncBulkAPIViewSet } from '../lib/bulk.js'
+import { ConditionalMixin } from '../lib/conditional.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
 import { buildApp } from '../examples/app.js'
 

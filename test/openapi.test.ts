@@ -4,10 +4,9 @@ import swagger from '@fastify/swagger'
 import { Type } from '@sinclair/typebox'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import views, {
-  Action, APIError, APIView, BadRequest as BadRequestError, AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView, AsyncPartialUpdateAPIView, AsyncRetrieveAPIView,
-  AsyncUpdateAPIView, Catch, CatchDefined, Conflict, CreateAPIView, Delete, Forbidden, Get, mix, NotFound, Override, Post, ResponseHeaders, Route, Throws, View,
-  ViewRouter, configureApp, errors, type FastifyViewsOptions, type FilterClass
+  Action, APIError, APIView, BadRequest as BadRequestError, AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView, AsyncPartialUpdateAPIView, AsyncRetrieveAPIView, AsyncUpdateAPIView, Catch, CatchDefined, Conflict, CreateAPIView, Delete, Forbidden, Get, mix, NotFound, Override, Post, ResponseHeaders, Route, Throws, View, ViewRouter, configureApp, errors, type FastifyViewsOptions
 } from '../lib/index.js'
+import { type FilterClass } from '../lib/generics.js'
 import { buildViewRoutes } from '../lib/registration/register.js'
 import { documentedSchema, swaggerOptions } from '../lib/openapi/swagger.js'
 import { StampingRepository, problem } from './helpers.js'
@@ -301,7 +300,7 @@ test('documented responses do not change what is served', async (t) => {
 })
 
 test('generic views: page schemas are named components, filter parameters show their bounds, the document stays valid', async (t) => {
-  const { AsyncGenericViewSet, GenericListAPIView, MemoryRepository, PaginationFilter, OffsetLimitFilter, CursorPaginationFilter, asyncRepository } = await import('../lib/index.js')
+  const { AsyncGenericViewSet, GenericListAPIView, MemoryRepository, PaginationFilter, OffsetLimitFilter, CursorPaginationFilter, asyncRepository } = await import('../lib/generics.js')
   class Pages extends PaginationFilter {
     static override maxPageSize = 50
     static override fields = { name: Type.String() }
@@ -409,7 +408,8 @@ test('a View route without a body schema takes no content: it documents and answ
 })
 
 test('bulk views: 400 everywhere, 409 on POST/PUT/PATCH, 404 on PUT, filter parameters on PATCH and DELETE; valid', async (t) => {
-  const { AsyncBulkAPIViewSet, AsyncGenericViewSet, MemoryRepository, BaseFilter, asyncRepository } = await import('../lib/index.js')
+  const { AsyncBulkAPIViewSet } = await import('../lib/bulk.js')
+  const { AsyncGenericViewSet, MemoryRepository, BaseFilter, asyncRepository } = await import('../lib/generics.js')
   class ByName extends BaseFilter {
     static override fields = { name: Type.String() }
     static override orderingFields = ['name']
@@ -473,7 +473,8 @@ test('bulk views: 400 everywhere, 409 on POST/PUT/PATCH, 404 on PUT, filter para
 })
 
 test('conditional views document validators, 304 on safe methods and 412 on unsafe detail routes; explicit responses keep them', async (t) => {
-  const { ConditionalMixin, AsyncGenericViewSet, asyncRepository } = await import('../lib/index.js')
+  const { ConditionalMixin } = await import('../lib/conditional.js')
+  const { AsyncGenericViewSet, asyncRepository } = await import('../lib/generics.js')
   const Stamped = Type.Object({ ...Item.properties, updated_at: Type.String({ format: 'date-time' }) }, { $id: 'StampedItem' })
   class Conditional extends mix(ConditionalMixin, AsyncGenericViewSet) {
     static override responseSchema = Stamped
@@ -528,7 +529,7 @@ test('documentation corners: CatchDefined string entries, Catch with a detail on
   const { mergeResponses } = await import('../lib/routes/route-meta.js')
   const { componentName, plural } = await import('../lib/views/naming.js')
   const { documentedResponses } = await import('../lib/openapi/operation.js')
-  const { NumberedPage } = await import('../lib/index.js')
+  const { NumberedPage } = await import('../lib/generics.js')
   const { serializerCompilerFor: serializerCompilerForTest } = await import('../lib/schema/serializer.js')
   class Oops extends Error {}
   class Corners extends APIView {
@@ -591,7 +592,7 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
 const LOCATION = { schema: { type: 'string', format: 'uri-reference' }, description: 'The URL of the created item.', required: true }
 
 test('create documents Location on its success response exactly when the view provides getLocation', async (t) => {
-  const { AsyncGenericViewSet, MemoryRepository, asyncRepository } = await import('../lib/index.js')
+  const { AsyncGenericViewSet, MemoryRepository, asyncRepository } = await import('../lib/generics.js')
   class Located extends AsyncCreateAPIView {
     static override responseSchema = Item
     static override createSchema = ItemIn
@@ -861,7 +862,8 @@ test('response headers by router and by registration: each route gets its own le
 })
 
 test('one app with every kind of view and documented response: a valid document, named components, resolvable refs, unique operationIds', async (t) => {
-  const lib = await import('../lib/index.js')
+  // Every kind of view: the names of every entry point.
+  const lib = { ...await import('../lib/index.js'), ...await import('../lib/generics.js'), ...await import('../lib/bulk.js'), ...await import('../lib/conditional.js') }
   const { asyncRepository, BaseFilter, PaginationFilter, OffsetLimitFilter, CursorPaginationFilter, ConditionalMixin } = lib
   class ByName extends BaseFilter { static override fields = { name: Type.String() } }
   const ItemUpdate = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() })

@@ -5,9 +5,10 @@ import path from 'node:path'
 import Fastify, { type FastifyRequest } from 'fastify'
 import swagger from '@fastify/swagger'
 import { Type } from '@sinclair/typebox'
-import views, {
-  BulkAPIViewSet, ConditionalMixin, GenericViewSet, MemoryRepository, PartialUpdateAPIView, RetrieveAPIView, mix, type Repository
-} from '../lib/index.js'
+import views, { PartialUpdateAPIView, RetrieveAPIView, mix } from '../lib/index.js'
+import { GenericViewSet, MemoryRepository, type Repository } from '../lib/generics.js'
+import { BulkAPIViewSet } from '../lib/bulk.js'
+import { ConditionalMixin } from '../lib/conditional.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
 import { buildApp } from '../examples/app.js'
 import { build, problem } from './helpers.js'

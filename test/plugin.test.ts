@@ -193,7 +193,7 @@ test('an entry of views that is neither a view, an entry object nor a router is 
 })
 
 test('a CRUD view needs a prefix from somewhere: its entry, its router, or the Fastify context', async (t) => {
-  const { AsyncGenericViewSet, MemoryRepository, asyncRepository } = await import('../lib/index.js')
+  const { AsyncGenericViewSet, MemoryRepository, asyncRepository } = await import('../lib/generics.js')
   class Notes extends AsyncGenericViewSet {
     static override responseSchema = Type.Object({ id: Type.Integer() })
     static override repository = asyncRepository(new MemoryRepository({ rows: [{ id: 1 }] })) as never

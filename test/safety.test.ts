@@ -2,9 +2,9 @@ import { test } from 'tap'
 import Database from 'better-sqlite3'
 import Fastify from 'fastify'
 import { Type } from '@sinclair/typebox'
-import views, {
-  APIView, BaseFilter, BulkAPIViewSet, Get, GenericRetrieveAPIView, GenericViewSet, MemoryRepository, Post, configureApp, mix, type Dependency
-} from '../lib/index.js'
+import views, { APIView, Get, Post, configureApp, mix, type Dependency } from '../lib/index.js'
+import { BaseFilter, GenericRetrieveAPIView, GenericViewSet, MemoryRepository } from '../lib/generics.js'
+import { BulkAPIViewSet } from '../lib/bulk.js'
 import { SqliteRepository } from '../lib/stores/sql/index.js'
 import { build, problem } from './helpers.js'
 import { checkNoHiddenColumn, USERS_OPTIONS, USERS_SEED, USERS_TABLE } from './leak-cases.js'

@@ -1,10 +1,11 @@
 import type { Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { Type, type Static } from '@sinclair/typebox'
+import { mix, type ViewEntry } from '../lib/index.js'
 import {
-  AsyncBulkAPIViewSet, AsyncGenericListAPIView, AsyncGenericViewSet, BaseFilter, BulkAPIViewSet, CursorPaginationFilter, GenericListAPIView, GenericViewSet,
-  MemoryRepository, OffsetLimitFilter, composeFilters, mix, type ViewEntry
-} from '../lib/index.js'
+  AsyncGenericListAPIView, AsyncGenericViewSet, BaseFilter, CursorPaginationFilter, GenericListAPIView, GenericViewSet, MemoryRepository, OffsetLimitFilter, composeFilters
+} from '../lib/generics.js'
+import { AsyncBulkAPIViewSet, BulkAPIViewSet } from '../lib/bulk.js'
 import type { SqlTableOptions } from '../lib/stores/sql/index.js'
 import { build } from './helpers.js'
 

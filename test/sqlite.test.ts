@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { inTransaction, openSqlite, type TestDatabase } from './sqlite-driver.js'
 import { Type, type Static } from '@sinclair/typebox'
-import { BulkAPIViewSet, CursorPaginationFilter, GenericListAPIView, GenericViewSet, PaginationFilter, mix } from '../lib/index.js'
+import { mix } from '../lib/index.js'
+import { CursorPaginationFilter, GenericListAPIView, GenericViewSet, PaginationFilter } from '../lib/generics.js'
+import { BulkAPIViewSet } from '../lib/bulk.js'
 import { SqliteRepository } from '../lib/stores/sql/index.js'
 import { build, problem } from './helpers.js'
 import {
@@ -291,7 +293,7 @@ test('SqliteRepository: listAndCount rolls its read transaction back on an error
 
 test('SQLite: the response schema is checked against what the table says of its columns', async (t) => {
   const { AsyncSqliteRepository, SqliteRepository } = await import('../lib/stores/sql/index.js')
-  const { AsyncGenericViewSet, GenericListAPIView, asyncRepository } = await import('../lib/index.js')
+  const { AsyncGenericViewSet, GenericListAPIView, asyncRepository } = await import('../lib/generics.js')
   const db = openSqlite(':memory:')
   db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, title VARCHAR(80) NOT NULL, note TEXT, score REAL NOT NULL, raw BLOB, amount NUMERIC NOT NULL)')
   const table = { table: 'notes', columns: ['id', 'title', 'note', 'score', 'raw', 'amount'] } as const

@@ -6,9 +6,10 @@ import { Type, type Static } from 'typebox'
 import { Value } from 'typebox/value'
 import { Type as ProviderType, TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import {
-  APIView, ConditionalMixin, ConfigurationError, GenericViewSet, Get, MemoryRepository, PaginationFilter, Post, ResponseHeaders, alwaysSent,
-  mix, typeboxValidatorCompiler, views
+  APIView, ConfigurationError, Get, Post, ResponseHeaders, alwaysSent, mix, typeboxValidatorCompiler, views
 } from '../lib/index.js'
+import { GenericViewSet, MemoryRepository, PaginationFilter } from '../lib/generics.js'
+import { ConditionalMixin } from '../lib/conditional.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
 import { toTypeBox } from '../lib/core/typebox-lines.js'
 import { compileCheck } from '../lib/schema/validation.js'

@@ -1,10 +1,11 @@
 import { test } from 'tap'
 import Fastify from 'fastify'
 import { Type, type Static } from '@sinclair/typebox'
+import { AsyncListAPIView, AsyncRetrieveAPIView, ConfigurationError, Get, mix, MIXIN } from '../lib/index.js'
 import {
-  AsyncGenericViewSet, AsyncListAPIView, AsyncRetrieveAPIView, ConditionalMixin, ConfigurationError, GenericListAPIView, GenericRetrieveAPIView, Get,
-  MemoryRepository, PaginationFilter, asyncRepository, mix, MIXIN
-} from '../lib/index.js'
+  AsyncGenericViewSet, GenericListAPIView, GenericRetrieveAPIView, MemoryRepository, PaginationFilter, asyncRepository
+} from '../lib/generics.js'
+import { ConditionalMixin } from '../lib/conditional.js'
 import views from '../lib/index.js'
 import { StampingRepository, build, problem } from './helpers.js'
 

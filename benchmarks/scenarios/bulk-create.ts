@@ -1,6 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { AsyncGenericBulkCreateAPIView, AsyncGenericCreateAPIView, MemoryRepository, asyncRepository, mix, views } from '../../lib/index.js'
+import { mix, views } from '../../lib/index.js'
+import { AsyncGenericCreateAPIView, MemoryRepository, asyncRepository } from '../../lib/generics.js'
+import { AsyncGenericBulkCreateAPIView } from '../../lib/bulk.js'
 import type { BatchScenario } from './types.js'
 
 const PREFIX = '/bulk-create'

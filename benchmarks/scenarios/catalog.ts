@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { asyncRepository, MemoryRepository } from '../../lib/index.js'
+import { asyncRepository, MemoryRepository } from '../../lib/generics.js'
 
 /** The rows of the generic-view scenarios: `{ id, name, price, updated_at (date-time) }`. */
 export const Product = Type.Object({

@@ -1,8 +1,8 @@
 import etag from '@fastify/etag'
 import type { FastifyInstance } from 'fastify'
-import {
-  AsyncGenericRetrieveAPIView, ConditionalMixin, GenericRetrieveAPIView, MemoryRepository, mix, views, type ViewRequest
-} from '../../lib/index.js'
+import { mix, views, type ViewRequest } from '../../lib/index.js'
+import { AsyncGenericRetrieveAPIView, GenericRetrieveAPIView, MemoryRepository } from '../../lib/generics.js'
+import { ConditionalMixin } from '../../lib/conditional.js'
 import { DETAIL_ID, IdParams, Product, productRepository, products } from './catalog.js'
 import type { Scenario } from './types.js'
 

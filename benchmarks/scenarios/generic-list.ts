@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { AsyncGenericListAPIView, views } from '../../lib/index.js'
+import { views } from '../../lib/index.js'
+import { AsyncGenericListAPIView } from '../../lib/generics.js'
 import { Product, ProductList, productRepository } from './catalog.js'
 import type { Scenario } from './types.js'
 

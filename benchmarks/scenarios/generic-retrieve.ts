@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { AsyncGenericRetrieveAPIView, views } from '../../lib/index.js'
+import { views } from '../../lib/index.js'
+import { AsyncGenericRetrieveAPIView } from '../../lib/generics.js'
 import { DETAIL_ID, IdParams, Product, productRepository } from './catalog.js'
 import type { Scenario } from './types.js'
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Type, type Static } from '@sinclair/typebox'
-import { AsyncGenericCreateAPIView, AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, mix, views, type AsyncRepository, type Criteria } from '../../lib/index.js'
+import { mix, views } from '../../lib/index.js'
+import { AsyncGenericCreateAPIView, AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, type AsyncRepository, type Criteria } from '../../lib/generics.js'
 import type { PeerItem, PeerItemInput, PeerStore } from './peer-store.js'
 import type { Scenario, VariantDefinition } from './types.js'
 

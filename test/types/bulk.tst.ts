@@ -1,13 +1,13 @@
 import type { Static } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import { describe, expect, test } from 'tstyche'
+import { mix } from '../../lib/index.js'
 import {
-  AsyncBulkAPIViewSet, AsyncBulkCreateAPIView, AsyncBulkDestroyAPIView, AsyncBulkUpdateAPIView, AsyncGenericBulkCreateAPIView, AsyncGenericViewSet,
-  AsyncUpdateManyAPIView, BulkAPIViewSet, BulkCreateAPIView, BulkDestroyAPIView, BulkUpdateAPIView, GenericViewSet, MemoryRepository,
-  UpdateManyAPIView, asyncRepository, mix,
-  type AsyncBulkRepository, type AsyncRepository, type BulkCreateActions, type BulkDestroyActions, type BulkRepository, type BulkUpdateActions,
-  type Repository, type UpdateManyActions, type WithAsyncBulkRepositoryMixin, type WithBulkRepositoryMixin
-} from '../../lib/index.js'
+  AsyncGenericViewSet, GenericViewSet, MemoryRepository, asyncRepository, type AsyncBulkRepository, type AsyncRepository, type BulkRepository, type Repository
+} from '../../lib/generics.js'
+import {
+  AsyncBulkAPIViewSet, AsyncBulkCreateAPIView, AsyncBulkDestroyAPIView, AsyncBulkUpdateAPIView, AsyncGenericBulkCreateAPIView, AsyncUpdateManyAPIView, BulkAPIViewSet, BulkCreateAPIView, BulkDestroyAPIView, BulkUpdateAPIView, UpdateManyAPIView, type BulkCreateActions, type BulkDestroyActions, type BulkUpdateActions, type UpdateManyActions, type WithAsyncBulkRepositoryMixin, type WithBulkRepositoryMixin
+} from '../../lib/bulk.js'
 import { Item, ItemBody, OtherBody } from './schemas.js'
 
 type ItemData = Static<typeof Item>

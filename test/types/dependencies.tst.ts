@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'tstyche'
-import {
-  APIView, AsyncBulkAPIViewSet, AsyncGenericViewSet, BulkAPIViewSet, GenericViewSet, ListAPIView, Unauthorized, mix, type Dependency
-} from '../../lib/index.js'
+import { APIView, ListAPIView, Unauthorized, mix, type Dependency } from '../../lib/index.js'
+import { AsyncGenericViewSet, GenericViewSet } from '../../lib/generics.js'
+import { AsyncBulkAPIViewSet, BulkAPIViewSet } from '../../lib/bulk.js'
 
 const authenticate: Dependency = { onRequest: () => {}, errors: [Unauthorized], security: [{ bearerAuth: [] }] }
 

@@ -1,13 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { describe, expect, test } from 'tstyche'
+import { type Schema } from '../../lib/index.js'
 import {
-  AsyncGenericListAPIView, AsyncGenericReadOnlyViewSet, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, BaseFilter, CursorPage,
-  CursorPaginationFilter, GenericListAPIView, GenericReadOnlyViewSet, GenericViewSet, MemoryRepository, NumberedPage, OffsetLimitFilter,
-  OffsetPage, OrderingFilter, PaginationFilter, SearchFilter, asyncRepository, composeFilters,
-  type AsyncRepository, type Criteria, type CriteriaOf, type KwargsOf, type CursorPageOf, type FilterArgs, type FilterClass, type NumberedPageOf, type NumberedPageSchema,
-  type OffsetPageOf, type OrderKey, type PageWindow, type PaginationKind, type Repository, type RepositoryOptions, type Schema
-} from '../../lib/index.js'
+  AsyncGenericListAPIView, AsyncGenericReadOnlyViewSet, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, BaseFilter, CursorPage, CursorPaginationFilter, GenericListAPIView, GenericReadOnlyViewSet, GenericViewSet, MemoryRepository, NumberedPage, OffsetLimitFilter, OffsetPage, OrderingFilter, PaginationFilter, SearchFilter, asyncRepository, composeFilters, type AsyncRepository, type Criteria, type CriteriaOf, type KwargsOf, type CursorPageOf, type FilterArgs, type FilterClass, type NumberedPageOf, type NumberedPageSchema, type OffsetPageOf, type OrderKey, type PageWindow, type PaginationKind, type Repository, type RepositoryOptions
+} from '../../lib/generics.js'
 import { Item, ItemBody } from './schemas.js'
 
 type ItemData = Static<typeof Item>

@@ -3,7 +3,9 @@
 // folder): the rest of the line is the compiler's, and changes between TypeScript versions.
 import { Type } from '@sinclair/typebox'
 import { describe, expect, test } from 'tstyche'
-import { AsyncGenericViewSet, ConditionalMixin, GenericViewSet, MemoryRepository, PaginationFilter, asyncRepository, mix } from '../../lib/index.js'
+import { mix } from '../../lib/index.js'
+import { AsyncGenericViewSet, GenericViewSet, MemoryRepository, PaginationFilter, asyncRepository } from '../../lib/generics.js'
+import { ConditionalMixin } from '../../lib/conditional.js'
 
 const Book = Type.Object({ id: Type.Integer(), title: Type.String(), year: Type.Integer(), updated_at: Type.String({ format: 'date-time' }) })
 const BookParams = Type.Object({ id: Type.Integer() })

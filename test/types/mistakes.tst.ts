@@ -56,10 +56,11 @@
 
 import { Type, type Static } from '@sinclair/typebox'
 import { describe, expect, test } from 'tstyche'
+import { AsyncListAPIView, AsyncRetrieveAPIView, Unauthorized, mix, type Dependency, type ViewRequest } from '../../lib/index.js'
 import {
-  AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, AsyncListAPIView, AsyncRetrieveAPIView, ConditionalMixin,
-  GenericViewSet, MemoryRepository, PaginationFilter, Unauthorized, asyncRepository, mix, type AsyncRepository, type Dependency, type ViewRequest
-} from '../../lib/index.js'
+  AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, GenericViewSet, MemoryRepository, PaginationFilter, asyncRepository, type AsyncRepository
+} from '../../lib/generics.js'
+import { ConditionalMixin } from '../../lib/conditional.js'
 import { SqliteRepository, type SqliteDatabase } from '../../lib/stores/sql/index.js'
 import { Book, BookIn, BookParams, dune, type BookData } from './schemas.js'
 

@@ -2,9 +2,10 @@ import type { FastifyReply } from 'fastify'
 import { Type, type Static } from 'typebox'
 import { describe, expect, test } from 'tstyche'
 import {
-  APIView, AsyncGenericViewSet, AsyncListAPIView, AsyncRetrieveAPIView, ConditionalMixin, Get, MemoryRepository, PaginationFilter, ResponseHeaders,
-  asyncRepository, mix, type RouteBuilder, type StaticOf, type ViewRequest
+  APIView, AsyncListAPIView, AsyncRetrieveAPIView, Get, ResponseHeaders, mix, type RouteBuilder, type StaticOf, type ViewRequest
 } from '../../lib/index.js'
+import { AsyncGenericViewSet, MemoryRepository, PaginationFilter, asyncRepository } from '../../lib/generics.js'
+import { ConditionalMixin } from '../../lib/conditional.js'
 
 // Views take schemas of `typebox` 1.x (the line of @fastify/type-provider-typebox 6) as they take
 // those of `@sinclair/typebox` 0.34. The types of a 1.x schema are read from its shape

@@ -2,13 +2,13 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
 import { describe, expect, test } from 'tstyche'
 import {
-  AsyncBulkAPIViewSet, AsyncCreateAPIView, AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, AsyncListAPIView,
-  AsyncPartialUpdateAPIView, AsyncRetrieveAPIView, AsyncUpdateAPIView, BaseFilter, BulkAPIViewSet, ConditionalMixin, CreateAPIView,
-  CursorPaginationFilter, GenericListAPIView, GenericViewSet, ListAPIView, MemoryRepository, OffsetLimitFilter, PaginationFilter,
-  RetrieveAPIView, Unauthorized, asyncRepository, mix,
-  type AsyncBulkRepository, type AsyncRepository, type BulkRepository, type CursorPageOf, type Dependency, type NumberedPageOf,
-  type OffsetPageOf, type Repository, type RouteBuilder, type Validators, type ViewRequest, type Schema
+  AsyncCreateAPIView, AsyncListAPIView, AsyncPartialUpdateAPIView, AsyncRetrieveAPIView, AsyncUpdateAPIView, CreateAPIView, ListAPIView, RetrieveAPIView, Unauthorized, mix, type Dependency, type RouteBuilder, type ViewRequest, type Schema
 } from '../../lib/index.js'
+import {
+  AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, BaseFilter, CursorPaginationFilter, GenericListAPIView, GenericViewSet, MemoryRepository, OffsetLimitFilter, PaginationFilter, asyncRepository, type AsyncBulkRepository, type AsyncRepository, type BulkRepository, type CursorPageOf, type NumberedPageOf, type OffsetPageOf, type Repository
+} from '../../lib/generics.js'
+import { AsyncBulkAPIViewSet, BulkAPIViewSet } from '../../lib/bulk.js'
+import { ConditionalMixin, type Validators } from '../../lib/conditional.js'
 import { IdParams, Item, ItemBody, OtherBody, StringIdParams } from './schemas.js'
 
 // `.with(statics, methods)` sets a class's statics once and reads its item types from the schemas
