@@ -11,7 +11,7 @@ export { ViewRouter, type ViewRouterOptions } from './registration/router.js'
 export { registerView, type RegisterViewOptions } from './registration/register.js'
 export {
   Get, Post, Put, Patch, Delete, Route, Action, Override, Annotate, Throws, Catch, CatchDefined,
-  type RouteDecorator, type Raises, type RaisesEntry
+  type RouteDecorator, type Raises, type RaisesEntry, type RaisesPair, type ExceptionType
 } from './views/decorators.js'
 export * from './http/errors.js'
 export { ConfigurationError, CONFIGURATION_ERRORS, type ConfigurationErrorCode } from './core/configuration-error.js'

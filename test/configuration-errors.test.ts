@@ -127,6 +127,22 @@ const thrown: ThrownCase[] = [
     message: /^Shop\.show: @Catch\(Unmapped\) needs an entry in Shop\.raises or its own status and detail$/
   },
   {
+    code: 'FV_ERR_RAISES',
+    mistake: 'a raises entry with its members swapped',
+    act: () => {
+      class PagerDown extends Error {}
+      class Escalations extends APIView {
+        // The error before the exception type: an array literal's type does not keep the order.
+        static override raises = [[{ status: 503, detail: 'The pager is down.' }, PagerDown]]
+        @Post('/escalate')
+        @Catch(PagerDown)
+        escalate () { return { paged: true } }
+      }
+      return build({ views: [Escalations] })
+    },
+    message: /^Escalations\.raises\[0\] is not a pair of an exception class and its error: write \[ExceptionClass, 'detail'\] \(a 400\) or \[ExceptionClass, \{ status, detail \}\]$/
+  },
+  {
     code: 'FV_ERR_NO_RESPONSE_SCHEMA',
     mistake: 'a generic view over a repository with no responseSchema',
     act: () => {

@@ -355,6 +355,42 @@ test('Catch and CatchDefined map exceptions through raises, on sync and async me
   t.same((await app.inject('/catch-ok')).json(), { fine: true }, 'a method that does not throw is untouched')
 })
 
+test('raises as a plain array literal: its pairs map exceptions and are documented; a malformed entry fails at registration', async (t) => {
+  class PagerDown extends Error {}
+  class Busy extends Error {}
+  const Which = Type.Object({ which: Type.String() })
+  class Escalations extends APIView {
+    // No annotation: TypeScript types it as an array of arrays, which raises takes.
+    static override raises = [[PagerDown, { status: 503, detail: 'The pager is down.' }], [Busy, 'Everyone is busy.']]
+    @Post('/escalate', { schema: { body: Which } })
+    @CatchDefined
+    escalate (request: ViewRequest<{ body: typeof Which }>) {
+      if (request.body.which === 'pager') throw new PagerDown()
+      if (request.body.which === 'busy') throw new Busy()
+      return { paged: true }
+    }
+  }
+  const app = await build({ views: [Escalations] })
+  t.teardown(() => app.close())
+  t.equal(problem(t, await app.inject({ method: 'POST', url: '/escalate', payload: { which: 'pager' } }), 503).detail, 'The pager is down.')
+  t.equal(problem(t, await app.inject({ method: 'POST', url: '/escalate', payload: { which: 'busy' } }), 400).detail, 'Everyone is busy.')
+  t.equal((await app.inject({ method: 'POST', url: '/escalate', payload: { which: 'none' } })).statusCode, 201)
+  for (const [raises, index] of [
+    [[[PagerDown, { status: 503 }]], 0],
+    [[[Busy, 'Busy.'], [PagerDown, 'Down.', 'extra']], 1],
+    [[['PagerDown', 'Down.']], 0],
+    [new Map([[PagerDown, 42]]), 0]
+  ] as const) {
+    class Malformed extends APIView {
+      static override raises = raises as never
+      @Get('/')
+      @CatchDefined
+      show () { return {} }
+    }
+    await t.rejects(build({ views: [Malformed] }), { code: 'FV_ERR_RAISES', message: new RegExp(`^Malformed\\.raises\\[${index}\\] is not a pair`) }, JSON.stringify(raises, (_, v: unknown) => typeof v === 'function' ? v.name : v))
+  }
+})
+
 test('Catch on a type missing from raises, without its own detail, fails at registration', async (t) => {
   class Bad extends APIView {
     @Get('/')

@@ -14,6 +14,8 @@ export const CONFIGURATION_ERRORS = {
   FV_ERR_DECORATOR_TARGET: 'FV_ERR_DECORATOR_TARGET',
   /** `@Catch(Type)` has neither a `raises` entry nor its own status and detail. */
   FV_ERR_CATCH_UNMAPPED: 'FV_ERR_CATCH_UNMAPPED',
+  /** An entry of `raises` is not a pair of an exception class and a detail or `{ status, detail }`. */
+  FV_ERR_RAISES: 'FV_ERR_RAISES',
   /** A view that sends stored objects has no response schema to send them with. */
   FV_ERR_NO_RESPONSE_SCHEMA: 'FV_ERR_NO_RESPONSE_SCHEMA',
   /** `actionDependencies` names an action the view does not have. */

@@ -1,6 +1,6 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import type { FastifySchema } from 'fastify'
-import { findRaises, getCatchSpecs, type Raises } from '../views/decorators.js'
+import { findRaises, getCatchSpecs, raisesPairs, type Raises } from '../views/decorators.js'
 import { BadRequest, ContentTooLarge, statusTitle, UnsupportedMediaType, type APIErrorClass } from '../http/errors.js'
 import { descriptionOf, operationIdOf, summaryOf, tagOf } from '../views/naming.js'
 import { PROBLEM_CONTENT_TYPE } from '../http/problem.js'
@@ -63,7 +63,7 @@ function headerDocs (classes: ResponseHeadersClass[]): Record<string, unknown> |
 function caughtStatuses (klass: DocumentedView, implementation: object): number[] {
   const specs = getCatchSpecs(implementation)
   if (specs === undefined) return []
-  if (specs === 'defined') return [...(klass.raises ?? [])].map(([, entry]) => typeof entry === 'string' ? 400 : entry.status)
+  if (specs === 'defined') return raisesPairs(klass).map(([, entry]) => typeof entry === 'string' ? 400 : entry.status)
   return specs.map((spec) => {
     if (spec.status !== undefined || spec.detail !== undefined) return spec.status ?? 400
     const entry = findRaises(klass, spec.type)

@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { OWN_SERIALIZER_OPTIONS, type APIView } from '../views/api-view.js'
-import { findRaises, getCatchSpecs } from '../views/decorators.js'
+import { findRaises, getCatchSpecs, raisesPairs } from '../views/decorators.js'
 import { dependencyHooks } from '../routes/dependencies.js'
 import { hasContent, isJsonRequest, JSON_BODY_ONLY, mediaTypeHook, noContent, notJson, parseJsonMediaTypes, readsNoContent } from '../http/media-type.js'
 import { assertBodiesFitRepository, assertCreatesFitResponse, assertDependencyKeys, assertFilterFitsFields, assertParamsInPath, assertResponseFitsColumns, assertNoContentHasNoBody, assertNoNearMisses, assertStoredObjectsSchema } from './checks.js'
@@ -126,6 +126,8 @@ export function collectRoutes (klass: ViewClass): CollectedRoute[] {
       standard: false
     })
   }
+  // A malformed entry of raises fails here rather than when the exception it maps is thrown.
+  raisesPairs(statics)
   for (const route of routes) checkCatches(statics, route.name, methods.get(route.name)!)
   assertNoNearMisses(klass)
   assertStoredObjectsSchema(klass, routes)

@@ -110,13 +110,53 @@ export function Throws (...errors: APIErrorClass[]): MetaDecorator {
 /** What `raises` maps an exception type to: a detail (status 400) or a status and detail. */
 export type RaisesEntry = string | { status: number, detail: string }
 
-/** The `raises` attribute: exception type -> error (a `Map` or an array of pairs). */
-export type Raises = Iterable<readonly [abstract new (...args: never[]) => unknown, RaisesEntry]>
+/** An exception type `raises` maps: any class. */
+export type ExceptionType = abstract new (...args: never[]) => unknown
 
-interface RaisesOwner { raises?: Raises }
+/** One entry of `raises`: an exception type and the error it becomes. */
+export type RaisesPair = readonly [ExceptionType, RaisesEntry]
+
+/**
+ * The `raises` attribute: exception type -> error, a `Map` or an array of pairs. TypeScript types
+ * an array literal in a class body as an array of arrays, not of pairs (nothing gives it the
+ * base's type), so that is accepted too, and every entry is checked when the view is registered
+ * (`FV_ERR_RAISES`).
+ */
+export type Raises = Iterable<RaisesPair> | ReadonlyArray<ReadonlyArray<ExceptionType | RaisesEntry>>
+
+interface RaisesOwner { name?: string, raises?: Raises }
+
+const isRaisesEntry = (value: unknown): value is RaisesEntry => typeof value === 'string' ||
+  (typeof value === 'object' && value !== null && Number.isInteger(Reflect.get(value, 'status')) && typeof Reflect.get(value, 'detail') === 'string')
+
+/** The checked pairs of each `raises` value, read once. */
+const checkedRaises = new WeakMap<object, RaisesPair[]>()
+
+/**
+ * The pairs of an owner's `raises`, each checked to be an exception class and a detail or
+ * `{ status, detail }`; registration calls it first, so a request never meets the error.
+ */
+export function raisesPairs (owner: RaisesOwner): RaisesPair[] {
+  const raises = owner.raises
+  if (raises === undefined) return []
+  let pairs = checkedRaises.get(raises)
+  if (pairs === undefined) {
+    pairs = [...raises].map((pair: Iterable<unknown>, i) => {
+      const [type, entry, ...rest] = pair
+      if (typeof type !== 'function' || !isRaisesEntry(entry) || rest.length > 0) {
+        throw new ConfigurationError('FV_ERR_RAISES', `${String(owner.name)}.raises[${i}] is not a pair of an exception class and its error: ` +
+          'write [ExceptionClass, \'detail\'] (a 400) or [ExceptionClass, { status, detail }]')
+      }
+      // typeof narrows to Function only; any function may stand on the right of instanceof.
+      return [type as ExceptionType, entry] as const
+    })
+    checkedRaises.set(raises, pairs)
+  }
+  return pairs
+}
 
 function lookupRaises (owner: RaisesOwner, error: unknown): RaisesEntry | undefined {
-  for (const [type, entry] of owner.raises ?? []) {
+  for (const [type, entry] of raisesPairs(owner)) {
     if (error instanceof type) return entry
   }
   return undefined
@@ -195,8 +235,8 @@ export function CatchDefined<F extends (...args: never[]) => unknown> (method: F
 }
 
 /** The `raises` entry for an exception type, if the owner maps it. */
-export function findRaises (owner: RaisesOwner, type: abstract new (...args: never[]) => unknown): RaisesEntry | undefined {
-  for (const [t, entry] of owner.raises ?? []) {
+export function findRaises (owner: RaisesOwner, type: ExceptionType): RaisesEntry | undefined {
+  for (const [t, entry] of raisesPairs(owner)) {
     if (t === type || type.prototype instanceof t) return entry
   }
   return undefined
