@@ -280,7 +280,7 @@ describe('.with(statics, methods)', () => {
       },
       getKwargs () {
         expect(this.request.headers).type.toHaveProperty('authorization')
-        return { owner: this.request.headers.authorization }
+        return { name: this.request.headers.authorization }
       }
     })
     expect(Items).type.toHaveProperty('repository')
