@@ -91,9 +91,11 @@ const settings = {
   json: process.env.BENCH_JSON ?? ''
 }
 
-function packageVersion (name: string): string {
+/** The version of a package installed in the root's node_modules or, with `benchmarks`, in benchmarks/node_modules (the peers'). */
+function packageVersion (name: string, benchmarks = false): string {
   try {
-    const pkg = JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }
+    const dir = benchmarks ? join(root, 'benchmarks') : root
+    const pkg = JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }
     return pkg.version
   } catch {
     return '?'
@@ -367,7 +369,9 @@ function batchRepetitions (scenario: BatchScenarioManifest): number {
 }
 
 async function main (): Promise<void> {
-  const execArgv = ['--expose-gc']
+  // The server resolves its peers (NestJS, fastify-decorators, @fastify/etag) as this process does: resolve-peers.ts.
+  const hook = new URL('./resolve-peers.js', import.meta.url).href
+  const execArgv = ['--expose-gc', '--import', hook]
   let profileDir: string | undefined
   if (settings.profile !== '' && settings.profile !== '0') {
     profileDir = settings.profile === '1' ? join(root, 'build', 'benchmarks', 'profiles') : resolve(settings.profile)
@@ -390,14 +394,15 @@ async function main (): Promise<void> {
   const cpus = os.cpus()
   console.log('# fastify-views benchmark\n')
   console.log(`command:   ${envLine} npm run bench`)
-  console.log('           (= tsc -p tsconfig.json && node build/benchmarks/run.js; the server is node ' +
-    `${execArgv.join(' ')} build/benchmarks/server.js, forked)`)
+  const shown = execArgv.map((arg) => arg === hook ? 'build/benchmarks/resolve-peers.js' : arg).join(' ')
+  console.log('           (= npm ci --prefix benchmarks when needed, tsc -p benchmarks, benchmarks/nest, benchmarks/fastify-decorators && ' +
+    `node --import build/benchmarks/resolve-peers.js build/benchmarks/run.js; the server is node ${shown} build/benchmarks/server.js, forked)`)
   console.log(`load:      autocannon in this process, ${settings.connections} connections, pipelining ${settings.pipelining}, ` +
     'rounds × seconds per run and warm-up per scenario below, order rotated and reversed every other round')
   console.log(`machine:   ${cpus[0]?.model ?? '?'}, ${cpus.length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ` +
     `${os.platform()} ${os.release()} ${os.arch()}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`)
   console.log(`software:  node ${process.version}, fastify ${packageVersion('fastify')}, ` +
-    `@sinclair/typebox ${packageVersion('@sinclair/typebox')}, autocannon ${packageVersion('autocannon')}, @fastify/etag ${packageVersion('@fastify/etag')}`)
+    `@sinclair/typebox ${packageVersion('@sinclair/typebox')}, autocannon ${packageVersion('autocannon', true)}, @fastify/etag ${packageVersion('@fastify/etag', true)}`)
   console.log(`library:   fastify-views ${libraryRevision()}`)
   console.log('metric:    server CPU µs/request = (user + system CPU delta of the server process) / requests completed\n')
 

@@ -6,6 +6,7 @@
  */
 import type { AddressInfo } from 'node:net'
 import Fastify from 'fastify'
+import { configureApp } from '../lib/index.js'
 import type { AnyScenarioManifest, ParentMessage, ServerMessage, VariantManifest } from './protocol.js'
 import { scenarios } from './scenarios/index.js'
 import type { AnyScenario, VariantDefinition } from './scenarios/types.js'
@@ -84,7 +85,10 @@ function manifest (scenario: AnyScenario, ports: Record<string, number>): AnySce
   }
 }
 
-const app = Fastify({ logger: false })
+// Configured first, as the README asks of an application: every scenario's context inherits
+// the problem+json handlers, so the views it registers with configureApp: false start, and the
+// hand-written route the items scenario adds before its views is no FV_ERR_CONFIGURE_FIRST.
+const app = configureApp(Fastify({ logger: false }))
 for (const scenario of scenarios) {
   await app.register(async (scope) => { await scenario.register(scope) })
 }

@@ -64,7 +64,7 @@ export const bulkCreate: BatchScenario = {
       static override createSchema = ItemIn
       override get repository () { return state.repository }
     }
-    // configureApp: false: the items scenario already configured the app; a second
+    // configureApp: false: server.ts configured the app; a second
     // unprefixed sibling context configuring it again would fail to start.
     await app.register(views, { configureApp: false, views: [{ view: Items, prefix: `${PREFIX}/view` }] })
   },

@@ -49,12 +49,14 @@ export const etagScenario: Scenario = {
       static override etag = true
     }
 
-    // No `etag`: the only validator is the one the handler sets. Sync, so the handler
-    // returns the 304 reply itself (see AsyncDated).
+    // No `etag`: the only validator is the one the handler sets (conditionalRequests, the
+    // switch for hand-rolled validators). Sync, so the handler returns the 304 reply itself
+    // (see AsyncDated).
     class Dated extends mix(ConditionalMixin, GenericRetrieveAPIView)<{ item: Product, params: { id: number } }> {
       static override responseSchema = Product
       static override detailParams = IdParams
       static override repository = syncRepository
+      static override conditionalRequests = true
 
       override retrieve (request: ViewRequest<{ params: typeof IdParams }>) {
         const item = this.repository.get({ ...request.params, ...this.getKwargs('retrieve') }, this.getRepositoryOptions('retrieve'))
@@ -70,6 +72,7 @@ export const etagScenario: Scenario = {
       static override responseSchema = Product
       static override detailParams = IdParams
       static override repository = repository
+      static override conditionalRequests = true
 
       override async retrieve (request: ViewRequest<{ params: typeof IdParams }>) {
         const item = await this.repository.get({ ...request.params, ...this.getKwargs('retrieve') }, this.getRepositoryOptions('retrieve'))
@@ -78,7 +81,7 @@ export const etagScenario: Scenario = {
       }
     }
 
-    // configureApp: false: the items scenario already configured the app; a second
+    // configureApp: false: server.ts configured the app; a second
     // unprefixed sibling context configuring it again would fail to start.
     await app.register(views, {
       configureApp: false,

@@ -28,7 +28,7 @@ export const genericList: Scenario = {
       static override responseSchema = Product
       static override repository = repository
     }
-    // configureApp: false: the items scenario already configured the app; a second
+    // configureApp: false: server.ts configured the app; a second
     // unprefixed sibling context configuring it again would fail to start.
     // The same view without the response check, which the hand-written route does not do:
     // the difference between the two views is what validateResponse costs.

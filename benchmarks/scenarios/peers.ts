@@ -99,7 +99,7 @@ async function registerAll (app: FastifyInstance): Promise<void> {
   class TunedItems extends Items {
     static override validateResponse = false
   }
-  // configureApp: false: the items scenario configures the shared app once.
+  // configureApp: false: server.ts configures the shared app once.
   await app.register(views, { configureApp: false, views: [{ view: Items, prefix: '/peers/view/items' }, { view: TunedItems, prefix: '/peers/view-tuned/items' }] })
 
   const fd = await load<FastifyDecoratorsPeer>('../fastify-decorators/app.js')
