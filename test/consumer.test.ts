@@ -70,6 +70,13 @@ async function compile (tsc: string, dir: string, outDir: string): Promise<strin
 
 const fixture = (name: string): string => readFileSync(path.join(fixtures, name), 'utf8')
 
+/**
+ * Whether the projects also compile with the newest TypeScript the registry serves. .ci/run turns
+ * it off on the Node lines beside the primary one (FV_CONSUMER_NEWEST_TS=0): what the newest
+ * compiler says does not depend on the runtime, and it is checked once.
+ */
+const NEWEST_TS = process.env.FV_CONSUMER_NEWEST_TS !== '0'
+
 // The table of mistakes (test/fixtures/mistakes.ts) is a second TypeScript project in the app's
 // directory: its files under mistakes/, one per row, beside the preludes they import.
 
@@ -224,7 +231,7 @@ test('the packed library in consumer projects', { timeout: 600_000 }, async (t) 
   const common = [tarball, dev('fastify'), dev('@sinclair/typebox'), dev('@types/node')]
   const [app, sqliteOnly, postgresOnly, typebox1, commonjs] = await Promise.all([
     // @types/better-sqlite3 for the helpdesk of the table of mistakes.
-    project(path.join(work, 'app'), [...common, dev('@fastify/swagger'), dev('@types/better-sqlite3'), 'typescript-latest@npm:typescript@latest'], {
+    project(path.join(work, 'app'), [...common, dev('@fastify/swagger'), dev('@types/better-sqlite3'), ...(NEWEST_TS ? ['typescript-latest@npm:typescript@latest'] : [])], {
       'readme.ts': block?.[1] ?? '',
       'views.ts': fixture('views.ts')
     }),
@@ -238,11 +245,11 @@ test('the packed library in consumer projects', { timeout: 600_000 }, async (t) 
   t.comment(`packed and installed in ${Date.now() - started} ms`)
 
   const latestTsc = path.join(app, 'node_modules', 'typescript-latest', 'bin', 'tsc')
-  const compilers = {
+  const compilers: Record<string, string> = {
     [`TypeScript ${String(JSON.parse(readFileSync(path.join(path.dirname(repoTsc), '..', 'package.json'), 'utf8')).version)} (the repository's)`]: repoTsc,
-    [`TypeScript ${String(JSON.parse(readFileSync(path.join(app, 'node_modules', 'typescript-latest', 'package.json'), 'utf8')).version)} (the newest)`]: latestTsc
+    ...(NEWEST_TS ? { [`TypeScript ${String(JSON.parse(readFileSync(path.join(app, 'node_modules', 'typescript-latest', 'package.json'), 'utf8')).version)} (the newest)`]: latestTsc } : {})
   }
-  t.ok(!Object.keys(compilers)[1].startsWith('TypeScript 5.'), 'the newest TypeScript is a later line than 5.x')
+  if (NEWEST_TS) t.ok(!Object.keys(compilers)[1].startsWith('TypeScript 5.'), 'the newest TypeScript is a later line than 5.x')
   for (const [label, tsc] of Object.entries(compilers)) {
     const out = label.includes('newest') ? 'out-latest' : 'out'
     t.equal(await compile(tsc, app, out), '', `${label}: the README code and exported mix(...) classes compile with declaration emit`)
@@ -286,10 +293,10 @@ test('the packed library in consumer projects', { timeout: 600_000 }, async (t) 
   const tableStarted = Date.now()
   writeMistakes(app)
   symlinkSync(path.join(root, 'node_modules', 'better-sqlite3'), path.join(app, 'node_modules', 'better-sqlite3'), 'junction')
-  const [repoOutput, latestOutput] = await Promise.all([compileMistakes(repoTsc, app, true), compileMistakes(latestTsc, app, false)])
+  const [repoOutput, latestOutput] = await Promise.all([compileMistakes(repoTsc, app, true), NEWEST_TS ? compileMistakes(latestTsc, app, false) : ''])
   const [repoLabel, latestLabel] = Object.keys(compilers)
   checkCompiled(t, repoLabel, repoOutput)
-  checkCompiled(t, latestLabel, latestOutput)
+  if (latestLabel !== undefined) checkCompiled(t, latestLabel, latestOutput)
   const { stdout } = await node([path.join(app, 'out-mistakes', 'runner.js')], app) as { stdout: string }
   checkStarted(t, stdout)
   t.comment(`the table of mistakes took ${Date.now() - tableStarted} ms`)
