@@ -92,6 +92,14 @@ async function appFor (family: (typeof families)[number]) {
     @Get('/boom')
     boom (): never { throw new Error('down') }
 
+    // A 3xx is no representation of the item: it gets no ETag and never becomes a 304.
+    @Get('/:id/choices', { schema: { params: IdParams }, responses: { 300: { description: 'Multiple Choices' } } })
+    choices () { return this.reply.code(300).send({ choices: ['/items/1', '/items/1/dated'] }) }
+
+    // A body of null, sent by hand (a returned null is an empty body), has no lastModifiedField to stamp from.
+    @Get('/nothing', { responseSchema: Type.Null() })
+    nothing () { return this.reply.send(null) }
+
     @Post('/action', { responseSchema: Type.Object({ done: Type.Boolean() }) })
     action () { return { done: true } }
   }
@@ -126,11 +134,16 @@ const rows: Row[] = [
   ['If-Modified-Since invalid: ignored, 200', 'GET', '/items/1/dated', () => ({ 'if-modified-since': 'yesterday' }), 200],
   ['If-Modified-Since in RFC 850 form: 304', 'GET', '/items/1/dated', () => ({ 'if-modified-since': 'Thursday, 01-Jan-26 10:00:00 GMT' }), 304],
   ['If-Modified-Since in asctime form: 304', 'GET', '/items/1/dated', () => ({ 'if-modified-since': 'Thu Jan  1 10:00:00 2026' }), 304],
+  ['an asctime date after other text is not a date: ignored, 200', 'GET', '/items/1/dated', () => ({ 'if-modified-since': 'on Thu Jan  1 10:00:00 2026' }), 200],
+  ['an asctime date before other text is not a date: ignored, 200', 'GET', '/items/1/dated', () => ({ 'if-modified-since': 'Thu Jan  1 10:00:00 2026 UTC' }), 200],
+  ['an IMF-fixdate after other text is not a date: ignored, 200', 'GET', '/items/1/dated', () => ({ 'if-modified-since': `x ${LAST_MODIFIED}` }), 200],
+  ['an RFC 850 date before other text is not a date: ignored, 200', 'GET', '/items/1/dated', () => ({ 'if-modified-since': 'Thursday, 01-Jan-26 10:00:00 GMT+1' }), 200],
   ['If-Modified-Since is ignored on methods other than GET/HEAD', 'PATCH', '/items/1', () => ({ 'if-modified-since': 'Fri, 02 Jan 2026 00:00:00 GMT' }), 200],
   ['HEAD behaves like GET: 304', 'HEAD', '/items/1', (e) => ({ 'if-none-match': e }), 304],
   ['HEAD without validators: 200', 'HEAD', '/items/1', () => ({}), 200],
   ['HEAD with a fresh If-Modified-Since via checkLastModified: 304', 'HEAD', '/items/1/dated', () => ({ 'if-modified-since': LAST_MODIFIED }), 304],
   ['a 500 with a matching tag stays a 500', 'GET', '/items/boom', () => ({ 'if-none-match': '*' }), 500],
+  ['a 300 with a matching tag stays a 300', 'GET', '/items/1/choices', () => ({ 'if-none-match': '*' }), 300],
   ['POST with a matching tag is not conditional here: 201', 'POST', '/items/action', (e) => ({ 'if-none-match': e, 'if-match': '"nope"' }), 201],
   ['PUT with If-Match current: 200', 'PUT', '/items/1', (e) => ({ 'if-match': e }), 200],
   ['PUT with If-Match stale: 412', 'PUT', '/items/1', () => ({ 'if-match': '"stale"' }), 412],
@@ -201,6 +214,16 @@ for (const family of families) {
       [first.headers.etag, 'max-age=60', 'accept', 'Thu, 01 Jan 2026 11:00:00 GMT'])
     const dated = await app.inject('/items/1/dated')
     t.equal(dated.headers['last-modified'], LAST_MODIFIED, 'Last-Modified is stamped, at second precision')
+  })
+
+  test(`${family.name}: a 3xx gets no ETag; a body of null, no Last-Modified`, async (t) => {
+    const { app } = await appFor(family)
+    t.teardown(() => app.close())
+    const choices = await app.inject('/items/1/choices')
+    t.equal(choices.statusCode, 300)
+    t.equal(choices.headers.etag, undefined, 'only a 2xx body is a representation to tag (RFC 9110 section 8.8.3)')
+    const nothing = await app.inject('/items/nothing')
+    t.same([nothing.statusCode, nothing.body, nothing.headers['last-modified']], [200, 'null', undefined], 'null is sent as it is, with nothing to stamp')
   })
 
   test(`${family.name}: a PUT with a tag read before it succeeds once, then the old tag is stale`, async (t) => {
@@ -330,7 +353,14 @@ test('views supply validators through getValidators; none means no preconditions
     @Route('/:id', { methods: ['DELETE'], schema: { params: IdParams } })
     remove () { ran.push('remove'); return { removed: true } }
   }
-  const app = await build({ views: [{ view: Documents, prefix: '/docs' }, { view: NoValidators, prefix: '/plain' }] })
+  // Validated by its modification time alone: no ETag.
+  class Dated extends ConditionalMixin {
+    static override conditionalRequests = true
+    override getValidators () { return { lastModified: MODIFIED } }
+    @Route('/:id', { methods: ['PUT', 'DELETE'], schema: { params: IdParams } })
+    write () { ran.push('dated'); return { saved: true } }
+  }
+  const app = await build({ views: [{ view: Documents, prefix: '/docs' }, { view: NoValidators, prefix: '/plain' }, { view: Dated, prefix: '/dated' }] })
   t.teardown(() => app.close())
   t.equal((await app.inject({ url: '/docs/1', headers: { 'if-none-match': '"v7"' } })).statusCode, 304, 'checkEtag answers 304')
   t.equal((await app.inject({ url: '/docs/1' })).headers.etag, '"v7"', 'and stamps the tag otherwise')
@@ -339,7 +369,11 @@ test('views supply validators through getValidators; none means no preconditions
   t.equal((await app.inject({ method: 'PUT', url: '/docs/2', headers: { 'if-match': '"v7"' } })).statusCode, 200, 'no current representation: preconditions ignored')
   t.equal((await app.inject({ method: 'POST', url: '/docs/1/publish', headers: { 'if-match': '"v6"' } })).statusCode, 200, 'POST is not checked')
   t.equal((await app.inject({ method: 'DELETE', url: '/plain/1', headers: { 'if-match': '"any"' } })).statusCode, 200, 'a view without validators checks nothing')
-  t.same(ran, ['put', 'put', 'publish', 'remove'])
+  for (const method of ['PUT', 'DELETE'] as const) {
+    problem(t, await app.inject({ method, url: '/dated/1', headers: { 'if-none-match': '*' } }), 412)
+    t.equal((await app.inject({ method, url: '/dated/1', headers: { 'if-none-match': '"v7"' } })).statusCode, 200, `${method}: without an ETag, only * matches If-None-Match`)
+  }
+  t.same(ran, ['put', 'put', 'publish', 'remove', 'dated', 'dated'])
 })
 
 test('a precondition waits for a valid target: a bad query is a 400 before any 412; a route without a params schema is checked as it is', async (t) => {
@@ -425,7 +459,8 @@ test('ETags of byte bodies and of aliased generic objects; streams and views wit
   t.teardown(() => app.close())
   const bytes = await app.inject('/people/bytes/raw')
   t.equal(bytes.headers.etag, etagOf(Buffer.from('raw bytes')), 'a Buffer body is hashed as it is sent')
-  t.equal((await app.inject('/people/stream/raw')).headers.etag, undefined, 'a stream is not buffered to be hashed')
+  const streamed = await app.inject('/people/stream/raw')
+  t.same([streamed.statusCode, streamed.body, streamed.headers.etag], [200, 'streamed', undefined], 'a stream is sent, not buffered to be hashed')
   const person = await app.inject('/people/1')
   t.same(person.json(), { id: 1, fullName: 'Ada' })
   t.equal(person.headers.etag, etagOf(person.body))
@@ -631,7 +666,8 @@ test('lastModifiedField names a time: a date-time or date string, nullable or no
     await app.close()
     t.pass(`${JSON.stringify(field)} holds a time`)
   }
-  const refused = [Type.String(), Type.String({ format: 'email' }), Type.Integer(), Type.Union([Type.String({ format: 'date-time' }), Type.Integer()]), Type.Union([Type.Null()])]
+  const refused = [Type.String(), Type.String({ format: 'email' }), Type.Integer(), Type.Union([Type.String({ format: 'date-time' }), Type.Integer()]), Type.Union([Type.Null()]),
+    Type.Union([Type.Null(), Type.Null()])] // an anyOf that only ever holds null
   for (const field of refused) {
     const error = await build({ views: [{ view: stamped(field), prefix: '' }] }).then(() => undefined, (e: unknown) => e)
     t.match(error, { code: 'FV_ERR_UNKNOWN_FIELD', message: /lastModifiedField "changed" is not a time in its responseSchema/ }, `${JSON.stringify(field)} holds no time`)

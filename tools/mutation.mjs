@@ -1,6 +1,6 @@
 // Mutation testing of one module or more: each mutant StrykerJS would make, applied alone, against the tests that exercise the module.
 //
-//   npm run mutation -- lib/http/preconditions.ts [more modules] [--sample N] [--seed S] [--timeout MS] [--tests a.test.ts,b.test.ts]
+//   npm run mutation -- lib/http/preconditions.ts [more modules] [--sample N] [--seed S] [--timeout MS] [--tests a.test.ts,b.test.ts] [--lines 55,165]
 //
 // The mutants come from @stryker-mutator/instrumenter (the mutators of @stryker-mutator/core). The
 // working tree is never written: the script transpiles lib/, test/ and examples/ once into a
@@ -42,7 +42,7 @@ const TESTS = {
   'lib/stores/sql/values.ts': ['sqlite', 'postgres']
 }
 
-const USAGE = 'usage: npm run mutation -- <lib/module.ts> [more modules] [--sample N] [--seed S] [--timeout MS] [--tests a.test.ts,b.test.ts]'
+const USAGE = 'usage: npm run mutation -- <lib/module.ts> [more modules] [--sample N] [--seed S] [--timeout MS] [--tests a.test.ts,b.test.ts] [--lines 55,165]'
 
 function options () {
   const { values, positionals } = parseArgs({
@@ -52,6 +52,7 @@ function options () {
       seed: { type: 'string', default: '1' },
       timeout: { type: 'string' },
       tests: { type: 'string' },
+      lines: { type: 'string' },
       help: { type: 'boolean', short: 'h' }
     }
   })
@@ -75,7 +76,9 @@ function options () {
     testsOf: (m) => tests ?? TESTS[m],
     sample: values.sample === undefined ? undefined : number('sample', values.sample),
     seed: number('seed', values.seed),
-    timeout: values.timeout === undefined ? undefined : number('timeout', values.timeout)
+    timeout: values.timeout === undefined ? undefined : number('timeout', values.timeout),
+    // Only the mutants that start on these lines (of every module named), before any sampling.
+    lines: values.lines?.split(',').map((l) => number('lines', l.trim()))
   }
 }
 
@@ -224,7 +227,7 @@ async function main () {
         limits[test] = opts.timeout ?? Math.max(10_000, 3 * ms + 5_000)
         console.log(`  test/${test}.test.ts passes in ${(ms / 1000).toFixed(1)} s`)
       }
-      const all = await mutantsOf(module, source)
+      const all = (await mutantsOf(module, source)).filter((m) => opts.lines === undefined || opts.lines.includes(m.line))
       const chosen = sample(all, opts.sample, opts.seed)
       console.log(`${module}: ${all.length} mutants, ${chosen.length} run (seed ${opts.seed}), against ${tests.map((t) => `test/${t}.test.ts`).join(', ')}`)
       const row = { module, total: all.length, sampled: chosen.length, killed: 0, timeout: 0, survived: 0, invalid: 0, survivors: [] }
@@ -265,7 +268,8 @@ function report (rows, opts, ms) {
     const valid = r.killed + r.timeout + r.survived
     return valid === 0 ? 'n/a' : `${Math.floor((100 * (r.killed + r.timeout)) / valid)} %`
   }
-  const command = `npm run mutation -- ${opts.modules.join(' ')}${opts.sample === undefined ? '' : ` --sample ${opts.sample} --seed ${opts.seed}`}`
+  const command = `npm run mutation -- ${opts.modules.join(' ')}${opts.sample === undefined ? '' : ` --sample ${opts.sample} --seed ${opts.seed}`}` +
+    `${opts.lines === undefined ? '' : ` --lines ${opts.lines.join(',')}`}`
   console.log(`\n${command}   (${Math.round(ms / 1000)} s)\n`)
   console.log('| module | mutants | sampled | killed | survived | score |')
   console.log('|---|---:|---:|---:|---:|---:|')
