@@ -279,3 +279,39 @@ test('an inherited default page size is capped at a lowered maxPageSize; composi
   t.throws(() => composeFilters(Chosen).querySchema(), { code: 'FV_ERR_PAGE_SIZE' }, 'a default the pager chose above its maximum, composed or not')
   t.throws(() => Chosen.querySchema(), { code: 'FV_ERR_PAGE_SIZE' })
 })
+
+test('a cursor belongs to the sort it was made under: replayed under another sort it is a 400 naming the cursor', async (t) => {
+  const app = await build({ views: [{ view: products(families[1], composeFilters(ProductFilter, CursorPaginationFilter)), prefix: '/products' }] })
+  t.teardown(() => app.close())
+  const cursorOf = async (sort: string): Promise<string> => (await app.inject(`/products?${sort}&page_size=2`)).json().next_page
+  for (const [made, replayed] of [['sort=price', 'sort=-price'], ['sort=-price', 'sort=price'], ['sort=-price', 'sort=-name'], ['sort=name', 'sort=price'], ['sort=price', ''], ['', 'sort=-price']]) {
+    const cursor = await cursorOf(made)
+    const same = await app.inject(`/products?${made}&page_size=2&cursor=${cursor}`)
+    t.equal(same.statusCode, 200, `${made || 'no sort'}: its own cursor reads the next page`)
+    const res = await app.inject(`/products?${replayed}&page_size=2&cursor=${cursor}`)
+    const body = problem(t, res, 400)
+    t.same(body.errors, [{ detail: 'Invalid cursor for this ordering', pointer: '#/cursor', in: 'query', parameter: 'cursor' }], `a cursor of ${made || 'no sort'} under ${replayed || 'no sort'}`)
+  }
+})
+
+test('a cursor filter\'s tieBreaker is a field of the repository, checked at registration', async (t) => {
+  const over = (filter: FilterClass) => class Listed extends GenericListAPIView {
+    static override responseSchema = Product
+    static override filter = filter
+    static override repository = new MemoryRepository<ProductT>({ rows }) as never
+  }
+  await t.rejects(build({ views: [{ view: over(CursorPaginationFilter.with({ tieBreaker: 'uuid' })), prefix: '/p' }] }),
+    { code: 'FV_ERR_UNKNOWN_FIELD', message: /^Cannot register Listed: .*\.tieBreaker names "uuid", which neither its responseSchema nor a row of its repository has/ })
+  const paged = await build({ views: [{ view: over(PaginationFilter.with({ tieBreaker: 'uuid' })), prefix: '/p' }] })
+  t.equal((await paged.inject('/p')).statusCode, 200, 'a filter that pages by number never seeks by it')
+  await paged.close()
+})
+
+test('a composed filter pages by its pager\'s defaultPageSize', async (t) => {
+  for (const pager of [PaginationFilter.with({ defaultPageSize: 3 }), OffsetLimitFilter.with({ defaultPageSize: 3, maxPageSize: 4 }), CursorPaginationFilter.with({ defaultPageSize: 3 })]) {
+    const app = await build({ views: [{ view: products(families[0], composeFilters(ByName, pager, Text)), prefix: '/products' }] })
+    const page = (await app.inject('/products')).json()
+    t.equal(page.items.length, 3, `${pager.name}: three items`)
+    await app.close()
+  }
+})

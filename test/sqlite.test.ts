@@ -251,7 +251,7 @@ test('SqlBuilder.selectOne: detail reads reuse one text per set of equality colu
   const b = new SqlBuilder('sqlite', { table: 't', columns: ['id', 'tenant', 'flag', 'at'], optionKeys: ['batch_size'] })
   t.same(b.selectOne({ id: 7, tenant: 'a' }), { sql: 'SELECT "id", "tenant", "flag", "at" FROM "t" WHERE "id" = ? AND "tenant" = ?', params: [7, 'a'], returns: 'rows' }, 'a key lookup needs no ORDER BY or LIMIT')
   t.same(b.selectOne({ id: 8, tenant: 'b' }).params, [8, 'b'], 'the cached text takes new values')
-  t.same(b.selectOne({ tenant: 'a', flag: true }), { sql: 'SELECT "id", "tenant", "flag", "at" FROM "t" WHERE "tenant" = ? AND "flag" = ? ORDER BY "id" ASC NULLS LAST LIMIT 1', params: ['a', 1], returns: 'rows' }, 'without the key: the first row by key')
+  t.strictSame(b.selectOne({ tenant: 'a', flag: true }), { sql: 'SELECT "id", "tenant", "flag", "at" FROM "t" WHERE "tenant" = ? AND "flag" = ? ORDER BY "id" ASC NULLS LAST LIMIT 1', params: ['a', 1], returns: 'rows' }, 'without the key: the first row by key')
   t.match(b.selectOne({ id: 1, tenant: null }).sql, /"tenant" IS NULL/, 'a null criterion is IS NULL')
   t.same(b.selectOne({ at: new Date(0) }).params, ['1970-01-01T00:00:00.000Z'], 'a date goes through the general builder')
   t.match(b.selectOne({ id__in: [1, 2] }).sql, /IN \(\?, \?\)/, 'an operator too')
@@ -263,6 +263,21 @@ test('SqlBuilder.selectOne: detail reads reuse one text per set of equality colu
   const wide = new SqlBuilder('sqlite', { table: 'w', columns: ['id', ...columns] })
   for (const a of columns) for (const c of columns) if (a !== c) wide.selectOne({ [a]: 1, [c]: 2 })
   t.same(wide.selectOne({ c16: 1, c15: 2 }).sql, `SELECT ${['id', ...columns].map((c) => `"${c}"`).join(', ')} FROM "w" WHERE "c16" = ? AND "c15" = ? ORDER BY "id" ASC NULLS LAST LIMIT 1`, 'past 256 shapes texts are built, not cached')
+})
+
+test('SQLite: a detail read scoped by a boolean (getKwargs) binds it as SQLite takes it, 1 or 0', async (t) => {
+  const { GenericRetrieveAPIView } = await import('../lib/index.js')
+  const db = new Database(':memory:')
+  db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, title TEXT NOT NULL, published INTEGER NOT NULL)')
+  db.exec("INSERT INTO notes VALUES (1, 'out', 1), (2, 'draft', 0)")
+  const Note = Type.Object({ id: Type.Integer(), title: Type.String(), published: Type.Integer() })
+  class Published extends GenericRetrieveAPIView.with({ responseSchema: Note, detailParams: Type.Object({ id: Type.Integer() }), repository: new SqliteRepository<Static<typeof Note>>(db, { table: 'notes', columns: ['id', 'title', 'published'] }) }) {
+    override getKwargs () { return { published: true } }
+  }
+  const app = await build({ views: [{ view: Published, prefix: '/notes' }] })
+  t.teardown(() => app.close())
+  t.same((await app.inject('/notes/1')).json(), { id: 1, title: 'out', published: 1 }, 'the published note')
+  problem(t, await app.inject('/notes/2'), 404)
 })
 
 test('SqliteRepository: listAndCount rolls its read transaction back on an error; bulk updates order text keys too', async (t) => {

@@ -33,7 +33,7 @@ const TESTS = {
   'lib/http/problem.ts': ['errors', 'validation', 'plugin'],
   'lib/http/errors.ts': ['errors', 'api-view'],
   'lib/http/response-headers.ts': ['openapi', 'conditional'],
-  'lib/views/conditional.ts': ['conditional', 'optimistic', 'openapi'],
+  'lib/views/conditional.ts': ['conditional', 'optimistic', 'openapi', 'configuration-errors'],
   'lib/views/patch.ts': ['patch', 'json-patch', 'media-types'],
   'lib/query/filters.ts': ['filters', 'generics', 'hostile-queries', 'configuration-errors', 'sqlite'],
   'lib/query/pagination.ts': ['filters', 'generics', 'sqlite'],
