@@ -137,6 +137,7 @@ const rows: Row[] = [
   ['an asctime date after other text is not a date: ignored, 200', 'GET', '/items/1/dated', () => ({ 'if-modified-since': 'on Thu Jan  1 10:00:00 2026' }), 200],
   ['an asctime date before other text is not a date: ignored, 200', 'GET', '/items/1/dated', () => ({ 'if-modified-since': 'Thu Jan  1 10:00:00 2026 UTC' }), 200],
   ['an IMF-fixdate after other text is not a date: ignored, 200', 'GET', '/items/1/dated', () => ({ 'if-modified-since': `x ${LAST_MODIFIED}` }), 200],
+  ['an IMF-fixdate before other text is not a date: ignored, 200', 'GET', '/items/1/dated', () => ({ 'if-modified-since': `${LAST_MODIFIED}+1` }), 200],
   ['an RFC 850 date before other text is not a date: ignored, 200', 'GET', '/items/1/dated', () => ({ 'if-modified-since': 'Thursday, 01-Jan-26 10:00:00 GMT+1' }), 200],
   ['If-Modified-Since is ignored on methods other than GET/HEAD', 'PATCH', '/items/1', () => ({ 'if-modified-since': 'Fri, 02 Jan 2026 00:00:00 GMT' }), 200],
   ['HEAD behaves like GET: 304', 'HEAD', '/items/1', (e) => ({ 'if-none-match': e }), 304],
@@ -353,10 +354,11 @@ test('views supply validators through getValidators; none means no preconditions
     @Route('/:id', { methods: ['DELETE'], schema: { params: IdParams } })
     remove () { ran.push('remove'); return { removed: true } }
   }
-  // Validated by its modification time alone: no ETag.
+  // Validated by its modification time alone: no ETag. Stamped ahead of the server's clock, which
+  // a valid If-Unmodified-Since always fails (docs/conditional.md, "the one-second clock").
   class Dated extends ConditionalMixin {
     static override conditionalRequests = true
-    override getValidators () { return { lastModified: MODIFIED } }
+    override getValidators () { return { lastModified: Date.now() + 3_600_000 } }
     @Route('/:id', { methods: ['PUT', 'DELETE'], schema: { params: IdParams } })
     write () { ran.push('dated'); return { saved: true } }
   }
@@ -365,15 +367,18 @@ test('views supply validators through getValidators; none means no preconditions
   t.equal((await app.inject({ url: '/docs/1', headers: { 'if-none-match': '"v7"' } })).statusCode, 304, 'checkEtag answers 304')
   t.equal((await app.inject({ url: '/docs/1' })).headers.etag, '"v7"', 'and stamps the tag otherwise')
   problem(t, await app.inject({ method: 'PUT', url: '/docs/1', headers: { 'if-match': '"v6"' } }), 412)
-  t.equal((await app.inject({ method: 'PUT', url: '/docs/1', headers: { 'if-match': '"v7"' } })).statusCode, 200)
+  const put = await app.inject({ method: 'PUT', url: '/docs/1', headers: { 'if-match': '"v7"' } })
+  t.same([put.statusCode, put.headers.etag], [200, undefined], 'without etag a write is not hashed: its validators are the view\'s own')
   t.equal((await app.inject({ method: 'PUT', url: '/docs/2', headers: { 'if-match': '"v7"' } })).statusCode, 200, 'no current representation: preconditions ignored')
   t.equal((await app.inject({ method: 'POST', url: '/docs/1/publish', headers: { 'if-match': '"v6"' } })).statusCode, 200, 'POST is not checked')
   t.equal((await app.inject({ method: 'DELETE', url: '/plain/1', headers: { 'if-match': '"any"' } })).statusCode, 200, 'a view without validators checks nothing')
   for (const method of ['PUT', 'DELETE'] as const) {
     problem(t, await app.inject({ method, url: '/dated/1', headers: { 'if-none-match': '*' } }), 412)
     t.equal((await app.inject({ method, url: '/dated/1', headers: { 'if-none-match': '"v7"' } })).statusCode, 200, `${method}: without an ETag, only * matches If-None-Match`)
+    problem(t, await app.inject({ method, url: '/dated/1', headers: { 'if-unmodified-since': LAST_MODIFIED } }), 412)
+    t.equal((await app.inject({ method, url: '/dated/1', headers: { 'if-unmodified-since': 'not a date' } })).statusCode, 200, `${method}: an If-Unmodified-Since that is no date is ignored`)
   }
-  t.same(ran, ['put', 'put', 'publish', 'remove', 'dated', 'dated'])
+  t.same(ran, ['put', 'put', 'publish', 'remove', 'dated', 'dated', 'dated', 'dated'])
 })
 
 test('a precondition waits for a valid target: a bad query is a 400 before any 412; a route without a params schema is checked as it is', async (t) => {
@@ -413,7 +418,8 @@ test('etagMatches and notModifiedSince for hand-rolled logic', async (t) => {
   await app.inject({ url: '/', headers: { 'if-none-match': 'W/"a"', 'if-modified-since': LAST_MODIFIED } })
   await app.inject('/')
   await app.inject({ url: '/', headers: { 'if-modified-since': 'garbage' } })
-  t.same(seen, [[true, true, true, true], [false, false, false, false], [false, false, false, false]])
+  await app.inject({ url: '/', headers: { 'if-modified-since': 'Thu, 01 Jan 2026 09:59:59 GMT' } })
+  t.same(seen, [[true, true, true, true], [false, false, false, false], [false, false, false, false], [false, false, true, false]])
   t.equal(httpDate(Date.parse(MODIFIED)), LAST_MODIFIED)
   t.equal(httpDate(new Date(MODIFIED)), LAST_MODIFIED)
   t.equal(httpDate('not a date'), undefined, 'an unreadable date has no HTTP-date')
@@ -525,6 +531,38 @@ test('preconditions follow excludeNone defaults; checkEtag never answers 304 to 
   t.equal(touched.statusCode, 200, 'a PATCH is never answered 304')
   t.equal(touched.headers.etag, '"same"')
   t.equal((await app.inject('/')).headers['last-modified'], undefined, 'a list has no single Last-Modified')
+})
+
+test('lastModifiedField stamps Last-Modified from a Date, a date string or milliseconds, as docs/conditional.md says', async (t) => {
+  const Stamp = (field: TSchema) => Type.Object({ updated_at: field })
+  class Stamped extends mix(ConditionalMixin, GenericViewSet) {
+    static override responseSchema = Item
+    static override detailParams = IdParams
+    static override etag = true
+    static override lastModifiedField = 'updated_at'
+    static override repository = new MemoryRepository<ItemT>({ rows: [{ id: 1, name: 'lamp', updated_at: MODIFIED }] }) as never
+
+    @Get('/:id/date', { schema: { params: IdParams }, responseSchema: Stamp(Type.Unknown()) })
+    date () { return { updated_at: new Date(MODIFIED) } }
+
+    @Get('/:id/millis', { schema: { params: IdParams }, responseSchema: Stamp(Type.Number()) })
+    millis () { return { updated_at: Date.parse(MODIFIED) } }
+
+    @Get('/:id/unknown', { schema: { params: IdParams }, responseSchema: Stamp(Type.Boolean()) })
+    unknown () { return { updated_at: true } }
+
+    @Route('/:id/archive', { methods: ['DELETE'], schema: { params: IdParams }, responseSchema: Item })
+    archive () { return { id: 1, name: 'lamp', updated_at: MODIFIED } }
+  }
+  const app = await build({ views: [{ view: Stamped, prefix: '' }] })
+  t.teardown(() => app.close())
+  for (const path of ['/1', '/1/date', '/1/millis']) {
+    t.equal((await app.inject(path)).headers['last-modified'], LAST_MODIFIED, `${path}: stamped`)
+    t.equal((await app.inject({ url: path, headers: { 'if-modified-since': LAST_MODIFIED } })).statusCode, 304, `${path}: and answers If-Modified-Since`)
+  }
+  t.equal((await app.inject('/1/unknown')).headers['last-modified'], undefined, 'a value that is no time stamps nothing')
+  const archived = await app.inject({ method: 'DELETE', url: '/1/archive' })
+  t.same([archived.statusCode, archived.headers.etag, archived.headers['last-modified']], [200, undefined, undefined], 'a DELETE\'s body is no current representation: no validators')
 })
 
 test('preconditions follow byAlias = false defaults too', async (t) => {

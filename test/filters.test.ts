@@ -166,6 +166,21 @@ test('sort, q and page parameters of a filter that does not declare them are ign
 
 test('composeFilters: parameters add up, one pagination at most, operators need a declared field', async (t) => {
   t.same(Object.keys(Composed.querySchema().properties).sort(), ['name', 'page', 'page_size', 'price__gt', 'q', 'sort'])
+  t.equal(Composed.querySchema(), Composed.querySchema(), 'the query schema is built once, at registration, not per request')
+  t.same(Object.keys(Composed.criteriaSchema().properties).sort(), ['name', 'price__gt'], 'bulk routes select rows by criteria alone: no sort, search or page')
+  // A bound of a composed filter is the smallest of the filters that take such a parameter, whatever else they take.
+  class Short extends BaseFilter {
+    static override fields = { name: Type.String() }
+    static override operators = { name: ['eq', 'like', 'in'] as const }
+    static override maxPatternLength = 4
+    static override maxListLength = 2
+  }
+  const bounded = composeFilters(Short, Paged)
+  t.same([bounded.maxPatternLength, bounded.maxListLength], [4, 2])
+  const app = await build({ views: [{ view: products(families[1], bounded), prefix: '/b' }] })
+  t.teardown(() => app.close())
+  t.equal(problem(t, await app.inject('/b?name__like=Lamp%25'), 400).errors[0].parameter, 'name__like', 'a pattern longer than the declaring filter allows')
+  t.equal(problem(t, await app.inject('/b?name__in=a&name__in=b&name__in=c'), 400).errors[0].parameter, 'name__in', 'a list longer than it allows')
   t.same(composeFilters(ByName).pagination, 'none')
   t.throws(() => composeFilters(Paged, OffsetLimitFilter), { name: 'TypeError', message: /paginate in 2 different ways/ })
   class Broken extends BaseFilter { static override operators = { ghost: ['gt'] as const } }
@@ -175,6 +190,8 @@ test('composeFilters: parameters add up, one pagination at most, operators need 
 test('the filter API: asKwargs, withKwargs, ordering, search, window', async (t) => {
   const f = new ProductFilter({ name: 'Lamp', price__gt: 3, sort: ['-price'], q: 'x', unknown: 1 })
   t.same(f.asKwargs(), { name: 'Lamp', price__gt: 3 }, 'only declared criteria, never sort/q/unknown')
+  t.same(Object.keys(new ProductFilter({ name: undefined, price__gt: 3 }).asKwargs()), ['price__gt'], 'a criterion without a value is no criterion')
+  t.match(CursorPaginationFilter.querySchema().properties.cursor, { pattern: '^[A-Za-z0-9_-]+$', maxLength: 4096 }, 'a cursor is base64url text of bounded length')
   const scoped = f.withKwargs({ tenant: 't', name: 'forced' })
   t.same(scoped.asKwargs(), { name: 'forced', price__gt: 3, tenant: 't' }, 'merged kwargs win over what the client sent')
   t.same(f.asKwargs(), { name: 'Lamp', price__gt: 3 }, 'withKwargs returns a copy')

@@ -199,7 +199,7 @@ test('translateError: constraints are 409, lost databases 503, anything else pas
 
 test('SqlBuilder and SqliteRepository corners', async (t) => {
   const { SqlBuilder } = await import('../lib/stores/sql/index.js')
-  t.throws(() => new SqlBuilder('sqlite', { table: 'items; DROP', columns: ['id'] }), { name: 'TypeError', message: /Not a plain SQL identifier/ })
+  t.throws(() => new SqlBuilder('sqlite', { table: 'items; DROP', columns: ['id'] }), { name: 'TypeError', code: 'FV_ERR_SQL_NAME', message: 'Not a plain SQL identifier: "items; DROP"' })
   const pgBuilder = new SqlBuilder('postgres', { table: 't', columns: ['id', 'tenant'], scopeFields: ['tenant'] })
   t.throws(() => pgBuilder.select({ ghost: 1 }, { orderBy: [] }), { name: 'TypeError', message: /no column "ghost"/ })
   t.equal(pgBuilder.select({}, { orderBy: [], offset: 2 }).sql, 'SELECT "id", "tenant" FROM "t" ORDER BY "id" ASC NULLS LAST OFFSET 2', 'PostgreSQL takes OFFSET alone')
@@ -219,6 +219,10 @@ test('SqlBuilder and SqliteRepository corners', async (t) => {
   const touching = repository(db)
   t.equal(touching.update({ id: 1 }, {})?.updated_at, null, 'and does not stamp the touch column')
   t.same(plain.list({ id__in: [] }), [], 'an empty in list selects nothing')
+  t.same(plain.list({}, { orderBy: [], limit: 0 }), [], 'LIMIT 0 selects nothing')
+  for (const arg of [null, 'id = 1', { sql: 'id = 1' }]) {
+    t.throws(() => plain.list({}, { orderBy: [], args: [arg] }), { code: 'FV_ERR_SQL_FRAGMENT', message: 'SQL repositories take positional criteria as { sql, params } fragments' }, `${JSON.stringify(arg)} is no fragment`)
+  }
   for (let n = 1; n <= 300; n++) plain.list({ id__in: Array.from({ length: n }, (_, i) => i) })
   t.same(plain.list({ id__in: [1] }).map((p) => p.id), [1], 'the statement cache keeps working past its size')
   t.equal(plain.update({ id: 99 }, { price: 1 }), null)
