@@ -203,6 +203,19 @@ test('the API description lists the three media types, with the JSON Patch opera
   t.ok(patch.responses['415'], '415 documented')
 })
 
+test('the patch formats work under a mixin that adds its own preValidation hook: ConditionalMixin mixed last', async (t) => {
+  const rows = new MemoryRepository<ThingT>({ rows: [{ id: 1, name: 'a', tags: [], meta: {} }] })
+  class Things extends mix(GenericViewSet, ConditionalMixin).with({ responseSchema: Thing, createSchema: ThingIn, detailParams: IdParams, etag: true, repository: rows }) {}
+  const app = await build({ views: [{ view: Things, prefix: '/things' }] })
+  t.teardown(() => app.close())
+  const etag = (await app.inject('/things/1')).headers.etag as string
+  const merged = await app.inject({ method: 'PATCH', url: '/things/1', headers: { ...MERGE, 'if-match': etag }, payload: '{"nickname":"b","meta":{"size":2}}' })
+  t.equal(merged.statusCode, 200, 'a merge patch')
+  t.match(merged.json(), { name: 'a', nickname: 'b', meta: { size: 2 } })
+  const patched = await app.inject({ method: 'PATCH', url: '/things/1', headers: JSON_PATCH, payload: JSON.stringify([{ op: 'add', path: '/tags/-', value: 'x' }]) })
+  t.same([patched.statusCode, patched.json().tags], [200, ['x']], 'a JSON Patch')
+})
+
 test('a PATCH without a body, and a JSON Patch whose result is no object, are 400 problems that say so', async (t) => {
   const { Things } = thingsApp(new MemoryRepository<ThingT>({ rows: [{ id: 1, name: 'a', tags: [], meta: {} }] }))
   const app = await build({ views: [{ view: Things, prefix: '/things' }] })
@@ -211,6 +224,8 @@ test('a PATCH without a body, and a JSON Patch whose result is no object, are 40
   t.match(empty.errors, [{ detail: 'Expected a body', pointer: '#' }], 'no body, no media type')
   const scalar = problem(t, await app.inject({ method: 'PATCH', url: '/things/1', headers: JSON_PATCH, payload: JSON.stringify([{ op: 'replace', path: '', value: 5 }]) }), 400)
   t.match(scalar.errors, [{ detail: 'The result is not an object', pointer: '#' }])
+  // A patch is a JSON body: its values keep JSON's types, never converted as a query string's are.
+  problem(t, await app.inject({ method: 'PATCH', url: '/things/1', headers: MERGE, payload: '{"tags":"x"}' }), 400)
   t.same((await app.inject('/things/1')).json().name, 'a', 'nothing was written')
 })
 

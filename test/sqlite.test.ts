@@ -220,6 +220,7 @@ test('SqlBuilder and SqliteRepository corners', async (t) => {
   t.equal(touching.update({ id: 1 }, {})?.updated_at, null, 'and does not stamp the touch column')
   t.same(plain.list({ id__in: [] }), [], 'an empty in list selects nothing')
   t.same(plain.list({}, { orderBy: [], limit: 0 }), [], 'LIMIT 0 selects nothing')
+  t.throws(() => plain.list({}, { orderBy: [], limit: -1 }), { code: 'FV_ERR_SQL_ROW_COUNT' }, 'a negative LIMIT, which SQLite would read as none, is refused')
   for (const arg of [null, 'id = 1', { sql: 'id = 1' }]) {
     t.throws(() => plain.list({}, { orderBy: [], args: [arg] }), { code: 'FV_ERR_SQL_FRAGMENT', message: 'SQL repositories take positional criteria as { sql, params } fragments' }, `${JSON.stringify(arg)} is no fragment`)
   }
