@@ -223,6 +223,7 @@ test('a PATCH without a body, and a JSON Patch whose result is no object, are 40
   const empty = problem(t, await app.inject({ method: 'PATCH', url: '/things/1' }), 400)
   t.match(empty.errors, [{ detail: 'Expected a body', pointer: '#' }], 'no body, no media type')
   const scalar = problem(t, await app.inject({ method: 'PATCH', url: '/things/1', headers: JSON_PATCH, payload: JSON.stringify([{ op: 'replace', path: '', value: 5 }]) }), 400)
+  t.equal(scalar.detail, 'The patch cannot be applied.')
   t.match(scalar.errors, [{ detail: 'The result is not an object', pointer: '#' }])
   // A patch is a JSON body: its values keep JSON's types, never converted as a query string's are.
   problem(t, await app.inject({ method: 'PATCH', url: '/things/1', headers: MERGE, payload: '{"tags":"x"}' }), 400)

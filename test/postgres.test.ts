@@ -141,9 +141,14 @@ t0.test('PostgreSQL: numbered and offset pages over equal sort keys never repeat
 t0.test('PostgreSQL, two instances: a row created or changed by the other instance between the check and the write fails the precondition', async (t) => {
   await reset()
   const gap = checkWriteGap()
-  class Creatable extends Products {
+  class Creatable extends mix(ConditionalMixin, AsyncGenericViewSet) {
+    static override responseSchema = Product
     static override createSchema = Type.Object({ id: Type.Integer(), ...ProductIn.properties })
+    static override updateSchema = Type.Object({ name: Type.String(), price: Type.Number() })
+    static override detailParams = Type.Object({ id: Type.Integer() })
+    static override etag = true
     static override lastModifiedField = 'updated_at'
+    static override repository = repository() as never
   }
   const one = await build({ views: [{ view: Creatable, prefix: '/items', preHandler: gap.hook }] })
   const two = await build({ views: [{ view: Creatable, prefix: '/items' }] })
