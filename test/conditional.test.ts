@@ -77,6 +77,14 @@ async function appFor (family: (typeof families)[number]) {
     @Get('/boom')
     boom (): never { throw new Error('down') }
 
+    // A 3xx is no representation of the item: it gets no ETag and never becomes a 304.
+    @Get('/:id/choices', { schema: { params: IdParams }, responses: { 300: { description: 'Multiple Choices' } } })
+    choices () { return this.reply.code(300).send({ choices: ['/items/1', '/items/1/dated'] }) }
+
+    // A body of null, sent by hand (a returned null is an empty body), has no lastModifiedField to stamp from.
+    @Get('/nothing', { responseSchema: Type.Null() })
+    nothing () { return this.reply.send(null) }
+
     @Post('/action', { responseSchema: Type.Object({ done: Type.Boolean() }) })
     action () { return { done: true } }
   }
@@ -111,11 +119,17 @@ const rows: Row[] = [
   ['If-Modified-Since invalid: ignored, 200', 'GET', '/items/1/dated', () => ({ 'if-modified-since': 'yesterday' }), 200],
   ['If-Modified-Since in RFC 850 form: 304', 'GET', '/items/1/dated', () => ({ 'if-modified-since': 'Thursday, 01-Jan-26 10:00:00 GMT' }), 304],
   ['If-Modified-Since in asctime form: 304', 'GET', '/items/1/dated', () => ({ 'if-modified-since': 'Thu Jan  1 10:00:00 2026' }), 304],
+  ['an asctime date after other text is not a date: ignored, 200', 'GET', '/items/1/dated', () => ({ 'if-modified-since': 'on Thu Jan  1 10:00:00 2026' }), 200],
+  ['an asctime date before other text is not a date: ignored, 200', 'GET', '/items/1/dated', () => ({ 'if-modified-since': 'Thu Jan  1 10:00:00 2026 UTC' }), 200],
+  ['an IMF-fixdate after other text is not a date: ignored, 200', 'GET', '/items/1/dated', () => ({ 'if-modified-since': `x ${LAST_MODIFIED}` }), 200],
+  ['an IMF-fixdate before other text is not a date: ignored, 200', 'GET', '/items/1/dated', () => ({ 'if-modified-since': `${LAST_MODIFIED}+1` }), 200],
+  ['an RFC 850 date before other text is not a date: ignored, 200', 'GET', '/items/1/dated', () => ({ 'if-modified-since': 'Thursday, 01-Jan-26 10:00:00 GMT+1' }), 200],
   ['If-Modified-Since is ignored on methods other than GET/HEAD', 'PATCH', '/items/1', () => ({ 'if-modified-since': 'Fri, 02 Jan 2026 00:00:00 GMT' }), 200],
   ['HEAD behaves like GET: 304', 'HEAD', '/items/1', (e) => ({ 'if-none-match': e }), 304],
   ['HEAD without validators: 200', 'HEAD', '/items/1', () => ({}), 200],
   ['HEAD with a fresh If-Modified-Since via checkLastModified: 304', 'HEAD', '/items/1/dated', () => ({ 'if-modified-since': LAST_MODIFIED }), 304],
   ['a 500 with a matching tag stays a 500', 'GET', '/items/boom', () => ({ 'if-none-match': '*' }), 500],
+  ['a 300 with a matching tag stays a 300', 'GET', '/items/1/choices', () => ({ 'if-none-match': '*' }), 300],
   ['POST with a matching tag is not conditional here: 201', 'POST', '/items/action', (e) => ({ 'if-none-match': e, 'if-match': '"nope"' }), 201],
   ['PUT with If-Match current: 200', 'PUT', '/items/1', (e) => ({ 'if-match': e }), 200],
   ['PUT with If-Match stale: 412', 'PUT', '/items/1', () => ({ 'if-match': '"stale"' }), 412],
@@ -186,6 +200,16 @@ for (const family of families) {
       [first.headers.etag, 'max-age=60', 'accept', 'Thu, 01 Jan 2026 11:00:00 GMT'])
     const dated = await app.inject('/items/1/dated')
     t.equal(dated.headers['last-modified'], LAST_MODIFIED, 'Last-Modified is stamped, at second precision')
+  })
+
+  test(`${family.name}: a 3xx gets no ETag; a body of null, no Last-Modified`, async (t) => {
+    const { app } = await appFor(family)
+    t.teardown(() => app.close())
+    const choices = await app.inject('/items/1/choices')
+    t.equal(choices.statusCode, 300)
+    t.equal(choices.headers.etag, undefined, 'only a 2xx body is a representation to tag (RFC 9110 section 8.8.3)')
+    const nothing = await app.inject('/items/nothing')
+    t.same([nothing.statusCode, nothing.body, nothing.headers['last-modified']], [200, 'null', undefined], 'null is sent as it is, with nothing to stamp')
   })
 
   test(`${family.name}: a PUT with a tag read before it succeeds once, then the old tag is stale`, async (t) => {
@@ -315,16 +339,31 @@ test('views supply validators through getValidators; none means no preconditions
     @Route('/:id', { methods: ['DELETE'], schema: { params: IdParams } })
     remove () { ran.push('remove'); return { removed: true } }
   }
-  const app = await build({ views: [{ view: Documents, prefix: '/docs' }, { view: NoValidators, prefix: '/plain' }] })
+  // Validated by its modification time alone: no ETag. Stamped ahead of the server's clock, which
+  // a valid If-Unmodified-Since always fails (docs/conditional.md, "the one-second clock").
+  class Dated extends ConditionalMixin {
+    static override conditionalRequests = true
+    override getValidators () { return { lastModified: Date.now() + 3_600_000 } }
+    @Route('/:id', { methods: ['PUT', 'DELETE'], schema: { params: IdParams } })
+    write () { ran.push('dated'); return { saved: true } }
+  }
+  const app = await build({ views: [{ view: Documents, prefix: '/docs' }, { view: NoValidators, prefix: '/plain' }, { view: Dated, prefix: '/dated' }] })
   t.teardown(() => app.close())
   t.equal((await app.inject({ url: '/docs/1', headers: { 'if-none-match': '"v7"' } })).statusCode, 304, 'checkEtag answers 304')
   t.equal((await app.inject({ url: '/docs/1' })).headers.etag, '"v7"', 'and stamps the tag otherwise')
   problem(t, await app.inject({ method: 'PUT', url: '/docs/1', headers: { 'if-match': '"v6"' } }), 412)
-  t.equal((await app.inject({ method: 'PUT', url: '/docs/1', headers: { 'if-match': '"v7"' } })).statusCode, 200)
+  const put = await app.inject({ method: 'PUT', url: '/docs/1', headers: { 'if-match': '"v7"' } })
+  t.same([put.statusCode, put.headers.etag], [200, undefined], 'without etag a write is not hashed: its validators are the view\'s own')
   t.equal((await app.inject({ method: 'PUT', url: '/docs/2', headers: { 'if-match': '"v7"' } })).statusCode, 200, 'no current representation: preconditions ignored')
   t.equal((await app.inject({ method: 'POST', url: '/docs/1/publish', headers: { 'if-match': '"v6"' } })).statusCode, 200, 'POST is not checked')
   t.equal((await app.inject({ method: 'DELETE', url: '/plain/1', headers: { 'if-match': '"any"' } })).statusCode, 200, 'a view without validators checks nothing')
-  t.same(ran, ['put', 'put', 'publish', 'remove'])
+  for (const method of ['PUT', 'DELETE'] as const) {
+    problem(t, await app.inject({ method, url: '/dated/1', headers: { 'if-none-match': '*' } }), 412)
+    t.equal((await app.inject({ method, url: '/dated/1', headers: { 'if-none-match': '"v7"' } })).statusCode, 200, `${method}: without an ETag, only * matches If-None-Match`)
+    problem(t, await app.inject({ method, url: '/dated/1', headers: { 'if-unmodified-since': LAST_MODIFIED } }), 412)
+    t.equal((await app.inject({ method, url: '/dated/1', headers: { 'if-unmodified-since': 'not a date' } })).statusCode, 200, `${method}: an If-Unmodified-Since that is no date is ignored`)
+  }
+  t.same(ran, ['put', 'put', 'publish', 'remove', 'dated', 'dated', 'dated', 'dated'])
 })
 
 test('a precondition waits for a valid target: a bad query is a 400 before any 412; a route without a params schema is checked as it is', async (t) => {
@@ -364,7 +403,8 @@ test('etagMatches and notModifiedSince for hand-rolled logic', async (t) => {
   await app.inject({ url: '/', headers: { 'if-none-match': 'W/"a"', 'if-modified-since': LAST_MODIFIED } })
   await app.inject('/')
   await app.inject({ url: '/', headers: { 'if-modified-since': 'garbage' } })
-  t.same(seen, [[true, true, true, true], [false, false, false, false], [false, false, false, false]])
+  await app.inject({ url: '/', headers: { 'if-modified-since': 'Thu, 01 Jan 2026 09:59:59 GMT' } })
+  t.same(seen, [[true, true, true, true], [false, false, false, false], [false, false, false, false], [false, false, true, false]])
   t.equal(httpDate(Date.parse(MODIFIED)), LAST_MODIFIED)
   t.equal(httpDate(new Date(MODIFIED)), LAST_MODIFIED)
   t.equal(httpDate('not a date'), undefined, 'an unreadable date has no HTTP-date')
@@ -410,7 +450,8 @@ test('ETags of byte bodies and of aliased generic objects; streams and views wit
   t.teardown(() => app.close())
   const bytes = await app.inject('/people/bytes/raw')
   t.equal(bytes.headers.etag, etagOf(Buffer.from('raw bytes')), 'a Buffer body is hashed as it is sent')
-  t.equal((await app.inject('/people/stream/raw')).headers.etag, undefined, 'a stream is not buffered to be hashed')
+  const streamed = await app.inject('/people/stream/raw')
+  t.same([streamed.statusCode, streamed.body, streamed.headers.etag], [200, 'streamed', undefined], 'a stream is sent, not buffered to be hashed')
   const person = await app.inject('/people/1')
   t.same(person.json(), { id: 1, fullName: 'Ada' })
   t.equal(person.headers.etag, etagOf(person.body))
@@ -475,6 +516,38 @@ test('preconditions follow excludeNone defaults; checkEtag never answers 304 to 
   t.equal(touched.statusCode, 200, 'a PATCH is never answered 304')
   t.equal(touched.headers.etag, '"same"')
   t.equal((await app.inject('/')).headers['last-modified'], undefined, 'a list has no single Last-Modified')
+})
+
+test('lastModifiedField stamps Last-Modified from a Date, a date string or milliseconds, as docs/conditional.md says', async (t) => {
+  const Stamp = (field: TSchema) => Type.Object({ updated_at: field })
+  class Stamped extends mix(ConditionalMixin, GenericViewSet) {
+    static override responseSchema = Item
+    static override detailParams = IdParams
+    static override etag = true
+    static override lastModifiedField = 'updated_at'
+    static override repository = new MemoryRepository<ItemT>({ rows: [{ id: 1, name: 'lamp', updated_at: MODIFIED }] }) as never
+
+    @Get('/:id/date', { schema: { params: IdParams }, responseSchema: Stamp(Type.Unknown()) })
+    date () { return { updated_at: new Date(MODIFIED) } }
+
+    @Get('/:id/millis', { schema: { params: IdParams }, responseSchema: Stamp(Type.Number()) })
+    millis () { return { updated_at: Date.parse(MODIFIED) } }
+
+    @Get('/:id/unknown', { schema: { params: IdParams }, responseSchema: Stamp(Type.Boolean()) })
+    unknown () { return { updated_at: true } }
+
+    @Route('/:id/archive', { methods: ['DELETE'], schema: { params: IdParams }, responseSchema: Item })
+    archive () { return { id: 1, name: 'lamp', updated_at: MODIFIED } }
+  }
+  const app = await build({ views: [{ view: Stamped, prefix: '' }] })
+  t.teardown(() => app.close())
+  for (const path of ['/1', '/1/date', '/1/millis']) {
+    t.equal((await app.inject(path)).headers['last-modified'], LAST_MODIFIED, `${path}: stamped`)
+    t.equal((await app.inject({ url: path, headers: { 'if-modified-since': LAST_MODIFIED } })).statusCode, 304, `${path}: and answers If-Modified-Since`)
+  }
+  t.equal((await app.inject('/1/unknown')).headers['last-modified'], undefined, 'a value that is no time stamps nothing')
+  const archived = await app.inject({ method: 'DELETE', url: '/1/archive' })
+  t.same([archived.statusCode, archived.headers.etag, archived.headers['last-modified']], [200, undefined, undefined], 'a DELETE\'s body is no current representation: no validators')
 })
 
 test('preconditions follow byAlias = false defaults too', async (t) => {
@@ -616,7 +689,8 @@ test('lastModifiedField names a time: a date-time or date string, nullable or no
     await app.close()
     t.pass(`${JSON.stringify(field)} holds a time`)
   }
-  const refused = [Type.String(), Type.String({ format: 'email' }), Type.Integer(), Type.Union([Type.String({ format: 'date-time' }), Type.Integer()]), Type.Union([Type.Null()])]
+  const refused = [Type.String(), Type.String({ format: 'email' }), Type.Integer(), Type.Union([Type.String({ format: 'date-time' }), Type.Integer()]), Type.Union([Type.Null()]),
+    Type.Union([Type.Null(), Type.Null()])] // an anyOf that only ever holds null
   for (const field of refused) {
     const error = await build({ views: [{ view: stamped(field), prefix: '' }] }).then(() => undefined, (e: unknown) => e)
     t.match(error, { code: 'FV_ERR_UNKNOWN_FIELD', message: /lastModifiedField "changed" is not a time in its responseSchema/ }, `${JSON.stringify(field)} holds no time`)

@@ -154,6 +154,21 @@ test('sort, q and page parameters of a filter that does not declare them are ign
 
 test('composeFilters: parameters add up, one pagination at most, operators need a declared field', async (t) => {
   t.same(Object.keys(Composed.querySchema().properties).sort(), ['name', 'page', 'page_size', 'price__gt', 'q', 'sort'])
+  t.equal(Composed.querySchema(), Composed.querySchema(), 'the query schema is built once, at registration, not per request')
+  t.same(Object.keys(Composed.criteriaSchema().properties).sort(), ['name', 'price__gt'], 'bulk routes select rows by criteria alone: no sort, search or page')
+  // A bound of a composed filter is the smallest of the filters that take such a parameter, whatever else they take.
+  class Short extends BaseFilter {
+    static override fields = { name: Type.String() }
+    static override operators = { name: ['eq', 'like', 'in'] as const }
+    static override maxPatternLength = 4
+    static override maxListLength = 2
+  }
+  const bounded = composeFilters(Short, Paged)
+  t.same([bounded.maxPatternLength, bounded.maxListLength], [4, 2])
+  const app = await build({ views: [{ view: products(families[1], bounded), prefix: '/b' }] })
+  t.teardown(() => app.close())
+  t.equal(problem(t, await app.inject('/b?name__like=Lamp%25'), 400).errors[0].parameter, 'name__like', 'a pattern longer than the declaring filter allows')
+  t.equal(problem(t, await app.inject('/b?name__in=a&name__in=b&name__in=c'), 400).errors[0].parameter, 'name__in', 'a list longer than it allows')
   t.same(composeFilters(ByName).pagination, 'none')
   t.throws(() => composeFilters(Paged, OffsetLimitFilter), { name: 'TypeError', message: /paginate in 2 different ways/ })
   class Broken extends BaseFilter { static override operators = { ghost: ['gt'] as const } }
@@ -163,6 +178,8 @@ test('composeFilters: parameters add up, one pagination at most, operators need 
 test('the filter API: asKwargs, withKwargs, ordering, search, window', async (t) => {
   const f = new ProductFilter({ name: 'Lamp', price__gt: 3, sort: ['-price'], q: 'x', unknown: 1 })
   t.same(f.asKwargs(), { name: 'Lamp', price__gt: 3 }, 'only declared criteria, never sort/q/unknown')
+  t.same(Object.keys(new ProductFilter({ name: undefined, price__gt: 3 }).asKwargs()), ['price__gt'], 'a criterion without a value is no criterion')
+  t.match(CursorPaginationFilter.querySchema().properties.cursor, { pattern: '^[A-Za-z0-9_-]+$', maxLength: 4096, description: 'An opaque cursor from next_page or previous_page.' }, 'a cursor is base64url text of bounded length')
   const scoped = f.withKwargs({ tenant: 't', name: 'forced' })
   t.same(scoped.asKwargs(), { name: 'forced', price__gt: 3, tenant: 't' }, 'merged kwargs win over what the client sent')
   t.same(f.asKwargs(), { name: 'Lamp', price__gt: 3 }, 'withKwargs returns a copy')
@@ -266,4 +283,40 @@ test('an inherited default page size is capped at a lowered maxPageSize; composi
   class Chosen extends PaginationFilter { static override maxPageSize = 10; static override defaultPageSize = 30 }
   t.throws(() => composeFilters(Chosen).querySchema(), { code: 'FV_ERR_PAGE_SIZE' }, 'a default the pager chose above its maximum, composed or not')
   t.throws(() => Chosen.querySchema(), { code: 'FV_ERR_PAGE_SIZE' })
+})
+
+test('a cursor belongs to the sort it was made under: replayed under another sort it is a 400 naming the cursor', async (t) => {
+  const app = await build({ views: [{ view: products(families[1], composeFilters(ProductFilter, CursorPaginationFilter)), prefix: '/products' }] })
+  t.teardown(() => app.close())
+  const cursorOf = async (sort: string): Promise<string> => (await app.inject(`/products?${sort}&page_size=2`)).json().next_page
+  for (const [made, replayed] of [['sort=price', 'sort=-price'], ['sort=-price', 'sort=price'], ['sort=-price', 'sort=-name'], ['sort=name', 'sort=price'], ['sort=price', ''], ['', 'sort=-price']]) {
+    const cursor = await cursorOf(made)
+    const same = await app.inject(`/products?${made}&page_size=2&cursor=${cursor}`)
+    t.equal(same.statusCode, 200, `${made || 'no sort'}: its own cursor reads the next page`)
+    const res = await app.inject(`/products?${replayed}&page_size=2&cursor=${cursor}`)
+    const body = problem(t, res, 400)
+    t.same(body.errors, [{ detail: 'Invalid cursor for this ordering', pointer: '#/cursor', in: 'query', parameter: 'cursor' }], `a cursor of ${made || 'no sort'} under ${replayed || 'no sort'}`)
+  }
+})
+
+test('a cursor filter\'s tieBreaker is a field of the repository, checked at registration', async (t) => {
+  const over = (filter: FilterClass) => class Listed extends GenericListAPIView {
+    static override responseSchema = Product
+    static override filter = filter
+    static override repository = new MemoryRepository<ProductT>({ rows }) as never
+  }
+  await t.rejects(build({ views: [{ view: over(CursorPaginationFilter.with({ tieBreaker: 'uuid' })), prefix: '/p' }] }),
+    { code: 'FV_ERR_UNKNOWN_FIELD', message: /^Cannot register Listed: .*\.tieBreaker names "uuid", which neither its responseSchema nor a row of its repository has/ })
+  const paged = await build({ views: [{ view: over(PaginationFilter.with({ tieBreaker: 'uuid' })), prefix: '/p' }] })
+  t.equal((await paged.inject('/p')).statusCode, 200, 'a filter that pages by number never seeks by it')
+  await paged.close()
+})
+
+test('a composed filter pages by its pager\'s defaultPageSize', async (t) => {
+  for (const pager of [PaginationFilter.with({ defaultPageSize: 3 }), OffsetLimitFilter.with({ defaultPageSize: 3, maxPageSize: 4 }), CursorPaginationFilter.with({ defaultPageSize: 3 })]) {
+    const app = await build({ views: [{ view: products(families[0], composeFilters(ByName, pager, Text)), prefix: '/products' }] })
+    const page = (await app.inject('/products')).json()
+    t.equal(page.items.length, 3, `${pager.name}: three items`)
+    await app.close()
+  }
 })

@@ -162,6 +162,8 @@ test('a failed test points at its value', async (t) => {
   const long = 'x'.repeat(100)
   t.same(patchError(() => patched(document, [{ op: 'test', path: '/price', value: long }])),
     { pointer: '#/0/value', message: `Test failed: /price is not "${'x'.repeat(56)}...` }, 'a long value is shortened')
+  t.same(patchError(() => patched(document, [{ op: 'test', path: '/price', value: 'x'.repeat(58) }])),
+    { pointer: '#/0/value', message: `Test failed: /price is not "${'x'.repeat(58)}"` }, 'a value of 60 characters is not')
   // Equality is JSON's: member order does not matter, numbers compare by value.
   t.same(patched(document, [
     { op: 'test', path: '', value: { nested: { x: [1.0, { y: 2 }] }, tags: ['a', 'b'], price: 1e1 } },

@@ -486,6 +486,10 @@ test('conditional views document validators, 304 on safe methods and 412 on unsa
 
     @Get('/:id/summary', { schema: { params: Type.Object({ id: Type.Integer() }) }, responseSchema: Stats, responses: { 200: { description: 'Short', headers: { 'x-extra': Type.String() } } } })
     summary () { return { count: 1 } }
+
+    // An unsafe route without a path parameter names no single resource: no preconditions.
+    @Delete('/')
+    clear () {}
   }
   class HandRolled extends ConditionalMixin {
     static override conditionalRequests = true
@@ -519,6 +523,21 @@ test('conditional views document validators, 304 on safe methods and 412 on unsa
     t.notOk(headers['last-modified']?.required, 'Last-Modified is not')
   }
   t.notOk(responses('/h', 'get')['200'].headers.etag.required, 'hand-rolled validators may not send an ETag')
+  t.same(Object.keys(responses('/h', 'get')['200'].headers), ['etag', 'last-modified'], 'and conditionalRequests documents Last-Modified, which checkLastModified sends')
+  t.notOk(responses('/c/{id}', 'delete')['204'].headers, 'a DELETE sends no representation, so no validators')
+  t.same(Object.keys(responses('/c/{id}', 'put')['200'].headers), ['etag', 'last-modified'], 'a PUT sends the new ones')
+  const headerParams = (path: string, method: string): string[] => (doc.paths[path][method].parameters ?? []).filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name).sort()
+  t.same(headerParams('/c/{id}', 'delete'), ['if-match', 'if-none-match', 'if-unmodified-since'], 'a detail DELETE takes the write conditions')
+  const described = (path: string, method: string) => Object.fromEntries(doc.paths[path][method].parameters.filter((p: { in: string }) => p.in === 'header').map((p: { name: string, description: string }) => [p.name, p.description]))
+  t.match(described('/c/{id}', 'get'), { 'if-none-match': /^The ETags of the copies the client holds, or \*: 304 when one is current \(RFC 9110 §13\.1\.2\)\.$/, 'if-modified-since': /^The Last-Modified of the client's copy, an HTTP-date: 304 when unchanged since \(RFC 9110 §13\.1\.3\)\.$/ },
+    'each conditional header says what it does')
+  t.match(described('/c/{id}', 'put'), {
+    'if-match': /^The ETag the change is based on \(strong comparison\), or \*: 412 when it no longer matches \(RFC 9110 §13\.1\.1\)\.$/,
+    'if-unmodified-since': /^The Last-Modified the change is based on, an HTTP-date: 412 when modified since, or within the current second \(RFC 9110 §13\.1\.4\)\.$/,
+    'if-none-match': /^\*: change only a resource that does not exist yet; 412 otherwise \(RFC 9110 §13\.1\.2\)\.$/
+  })
+  t.same(headerParams('/c', 'delete'), [], 'a collection DELETE takes none')
+  t.notOk(responses('/c', 'delete')['412'], 'and documents no 412')
   const get = await app.inject({ url: '/c' })
   t.ok(get.headers.etag, 'and the server sends it')
   t.same(await new Validator().validate(doc), { valid: true })

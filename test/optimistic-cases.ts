@@ -90,3 +90,64 @@ export async function raceUnmodifiedSince (t: Test, apps: FastifyInstance[], { c
     t.same(failures, [], `${method}: successes per round of ${clients} concurrent writes with one If-Unmodified-Since: ${winners.join(', ')}`)
   }
 }
+
+/** A route hook for the instance that writes: awaits `between` once, after the precondition check (preValidation) and before the write. */
+export interface CheckWriteGap { hook: (request: unknown, reply: unknown) => Promise<void>, between: (() => Promise<unknown>) | undefined }
+
+export function checkWriteGap (): CheckWriteGap {
+  const gap: CheckWriteGap = {
+    between: undefined,
+    hook: async () => {
+      const between = gap.between
+      gap.between = undefined
+      if (between !== undefined) await between()
+    }
+  }
+  return gap
+}
+
+/**
+ * The precondition of a write is evaluated again in the repository, in the same atomic step as
+ * the write: a change another instance makes between `one`'s check and `one`'s write still fails
+ * it. `If-None-Match: *` asks to write only a resource that does not exist (RFC 9110 §13.1.2):
+ * `one` checks it (no row yet, so the precondition is ignored), then instance `two` creates that
+ * row, and `one`'s write must answer 412. `If-Unmodified-Since` with the date of a row last
+ * changed long ago (`insertOld` stores one): `one` checks it, `two` changes the row, and `one`'s
+ * write must answer 412. Either way the row stays as `two` left it. Both instances serve `/items`
+ * with `{ id, name, price }` creates over one database, with a touch column; `one` has `gap.hook`
+ * as a `preHandler`.
+ */
+export async function changeBetweenCheckAndWrite (t: Test, one: FastifyInstance, two: FastifyInstance, gap: CheckWriteGap,
+  insertOld: (id: number, name: string) => Promise<void>, firstId = 7001): Promise<void> {
+  const failures: string[] = []
+  for (const [i, method] of (['PUT', 'PATCH', 'DELETE'] as Method[]).entries()) {
+    // Names are unique in the table: each write names its row.
+    const payload = (id: number) => method === 'PUT' ? { name: `one's ${id}`, price: 2 } : method === 'PATCH' ? { name: `one's ${id}` } : undefined
+    const write = (id: number, headers: Record<string, string>) => one.inject({ method, url: `/items/${id}`, headers, ...(method === 'DELETE' ? {} : { payload: payload(id) }) })
+    const expectTwos = async (id: number, name: string, what: string) => {
+      const after = await two.inject(`/items/${id}`)
+      if (after.statusCode !== 200 || after.json().name !== name) failures.push(`${what}: the row is now ${after.statusCode} ${after.body}, expected the other instance's`)
+    }
+
+    const created = firstId + 2 * i
+    const none = { 'if-none-match': '*' }
+    const missing = await write(created, none)
+    if (missing.statusCode !== 404) failures.push(`${method} If-None-Match: * with no row and no race answered ${missing.statusCode}, expected the action's 404`)
+    let status = 0
+    gap.between = async () => { status = (await two.inject({ method: 'POST', url: '/items', payload: { id: created, name: `two's ${created}`, price: 1 } })).statusCode }
+    const raced = await write(created, none)
+    if (status !== 201) failures.push(`${method}: the other instance's create answered ${status}`)
+    if (raced.statusCode !== 412) failures.push(`${method} If-None-Match: * of a row created after its check answered ${raced.statusCode} ${raced.body}, expected 412`)
+    await expectTwos(created, `two's ${created}`, `${method} If-None-Match: *`)
+
+    const old = created + 1
+    await insertOld(old, `old ${old}`)
+    const date = (await one.inject(`/items/${old}`)).headers['last-modified'] as string
+    gap.between = async () => { status = (await two.inject({ method: 'PATCH', url: `/items/${old}`, payload: { name: `two's ${old}` } })).statusCode }
+    const stale = await write(old, { 'if-unmodified-since': date })
+    if (status !== 200) failures.push(`${method}: the other instance's change answered ${status}`)
+    if (stale.statusCode !== 412) failures.push(`${method} If-Unmodified-Since of a row changed after its check answered ${stale.statusCode} ${stale.body}, expected 412`)
+    await expectTwos(old, `two's ${old}`, `${method} If-Unmodified-Since`)
+  }
+  t.same(failures, [], 'a write whose precondition held at the check but not at the write changes nothing')
+}

@@ -2,7 +2,7 @@ import { test } from 'tap'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import Fastify, { type FastifyRequest } from 'fastify'
+import Fastify, { type FastifyRequest, type InjectOptions } from 'fastify'
 import swagger from '@fastify/swagger'
 import { Type } from '@sinclair/typebox'
 import views, { Put, mix } from '../lib/index.js'
@@ -11,7 +11,10 @@ import { ConditionalMixin, failsPrecondition } from '../lib/conditional.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
 import { buildApp } from '../examples/app.js'
 import { build, problem } from './helpers.js'
-import { raceConditionalWrites, raceUnmodifiedSince } from './optimistic-cases.js'
+import { changeBetweenCheckAndWrite, checkWriteGap, type CheckWriteGap, raceConditionalWrites, raceUnmodifiedSince } from './optimistic-cases.js'
+import Database from 'better-sqlite3'
+import { SqliteRepository } from '../lib/stores/sql/index.js'
+import { Product, ProductIn, TableOptions, createTable, type ProductT } from './sql-cases.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() })
 type ItemT = { id: number, name: string, price: number }
@@ -55,6 +58,34 @@ test('SQLite, two instances over one file: concurrent writes with one If-Unmodif
   const two = await buildApp({ databaseUrl: `sqlite:${file}` })
   t.teardown(async () => { await one.close(); await two.close(); rmSync(dir, { recursive: true, force: true }) })
   await raceUnmodifiedSince(t, [one, two])
+})
+
+test('SQLite, two instances over one file: a row the other instance creates or changes between the check and the write fails the precondition', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'fastify-views-race-'))
+  const file = path.join(dir, 'shop.db')
+  const admin = new Database(file)
+  admin.exec(createTable('INTEGER'))
+  const gap = checkWriteGap()
+  const instance = async (preHandler?: CheckWriteGap['hook']) => {
+    const db = new Database(file)
+    class Items extends mix(ConditionalMixin, GenericViewSet) {
+      static override responseSchema = Product
+      static override createSchema = Type.Object({ id: Type.Integer(), ...ProductIn.properties })
+      static override updateSchema = Type.Object({ name: Type.String(), price: Type.Number() })
+      static override detailParams = Type.Object({ id: Type.Integer() })
+      static override etag = true
+      static override lastModifiedField = 'updated_at'
+      static override repository = new SqliteRepository<ProductT>(db, TableOptions) as never
+    }
+    const app = await build({ views: [{ view: Items, prefix: '/items', ...(preHandler === undefined ? {} : { preHandler }) }] })
+    app.addHook('onClose', () => { db.close() })
+    return app
+  }
+  const one = await instance(gap.hook)
+  const two = await instance()
+  t.teardown(async () => { await one.close(); await two.close(); admin.close(); rmSync(dir, { recursive: true, force: true }) })
+  const insertOld = async (id: number, name: string) => { admin.prepare("INSERT INTO products (id, name, price, updated_at) VALUES (?, ?, 1, '2026-01-01T10:00:00.000Z')").run(id, name) }
+  await changeBetweenCheckAndWrite(t, one, two, gap, insertOld)
 })
 
 test('If-Unmodified-Since: a representation changed within the current second counts as changed', async (t) => {
@@ -195,7 +226,55 @@ test('a view that checks If-Match over a repository that does not apply precondi
     static override repository = plain as never
   }
   t.ok(await build({ views: [{ view: ReadOnly, prefix: '' }] }), 'a view without writes needs no declaration')
+  class HandRolled extends mix(ConditionalMixin, GenericViewSet) {
+    static override responseSchema = Item
+    static override conditionalRequests = true
+    static override repository = plain as never
+  }
+  await t.rejects(build({ views: [HandRolled] }), {
+    code: 'FV_ERR_NOT_ATOMIC',
+    message: 'Cannot register HandRolled: it checks If-Match on destroy, partialUpdate, update, but its repository does not declare atomicPreconditions: true, ' +
+      'so a concurrent write could slip between the check and the write. Evaluate options.precondition in update and delete in the same step as the write and ' +
+      'declare it (docs/repositories.md, "Conditional writes").'
+  },
+  'conditionalRequests without etag checks preconditions too, and is refused the same way')
   t.equal(asyncRepository<ItemT, MemoryRepository<ItemT>>(rows).atomicPreconditions, true, 'asyncRepository carries the declaration over')
+})
+
+test('only a conditional write hands its repository a precondition: an unconditional one stays the plain write', async (t) => {
+  const seen: string[] = []
+  class Recording extends MemoryRepository<ItemT> {
+    override update (criteria: Record<string, unknown>, values: Record<string, unknown>, options: Record<string, unknown> = {}) {
+      seen.push(`update ${typeof options.precondition}`)
+      return super.update(criteria, values, options)
+    }
+
+    override delete (criteria: Record<string, unknown>, options: Record<string, unknown> = {}) {
+      seen.push(`delete ${typeof options.precondition}`)
+      return super.delete(criteria, options)
+    }
+  }
+  class Items extends mix(ConditionalMixin, GenericViewSet) {
+    static override responseSchema = Item
+    static override updateSchema = Type.Object({ name: Type.String(), price: Type.Number() })
+    static override detailParams = Type.Object({ id: Type.Integer() })
+    static override etag = true
+    static override repository = new Recording({ rows: [{ id: 1, name: 'lamp', price: 1 }, { id: 2, name: 'desk', price: 2 }] }) as never
+  }
+  const app = await build({ views: [{ view: Items, prefix: '/items' }] })
+  t.teardown(() => app.close())
+  const later = 'Fri, 01 Jan 2100 00:00:00 GMT'
+  const writes: Array<[InjectOptions, string]> = [
+    [{ method: 'PUT', url: '/items/1', payload: { name: 'a', price: 1 } }, 'update undefined'],
+    [{ method: 'PATCH', url: '/items/1', payload: { price: 3 } }, 'update undefined'],
+    [{ method: 'PUT', url: '/items/1', headers: { 'if-match': '*' }, payload: { name: 'b', price: 1 } }, 'update function'],
+    [{ method: 'PATCH', url: '/items/1', headers: { 'if-none-match': '"other"' }, payload: { price: 4 } }, 'update function'],
+    [{ method: 'PATCH', url: '/items/1', headers: { 'if-unmodified-since': later }, payload: { price: 5 } }, 'update function'],
+    [{ method: 'DELETE', url: '/items/2', headers: { 'if-unmodified-since': later } }, 'delete function'],
+    [{ method: 'DELETE', url: '/items/1' }, 'delete undefined']
+  ]
+  for (const [request] of writes) t.ok((await app.inject(request)).statusCode < 300, `${request.method} ${JSON.stringify(request.headers ?? {})}`)
+  t.same(seen, writes.map(([, expected]) => expected), 'the precondition goes with If-Match, If-None-Match or If-Unmodified-Since, and only with them')
 })
 
 test('the ETag of a write: only on a success with a body, never over the handler\'s own', async (t) => {

@@ -64,6 +64,13 @@ test('size: the patched document may not grow past maxSize characters, checked b
     { pointer: '#/0/path', message: `The patched document would be larger than ${size + 9} characters` }, 'one character more')
   t.same(applyJsonPatch(document, [{ op: 'add', path: '/b', value: 'y'.repeat(20) }, { op: 'remove', path: '/a' }, { op: 'remove', path: '/b' }],
     { limits: limits({ maxSize: size + 28 }) }), {}, 'removals make room again')
+  for (const [what, start, removed] of [['a member', { ab: 'xxxx' }, '/ab'], ['an element', { a: ['xxxx'] }, '/a/0']] as const) {
+    t.same(applyJsonPatch(start, [{ op: 'remove', path: removed }, { op: 'add', path: removed, value: 'xxxx' }], { limits: limits({ maxSize: jsonSize(start) }) }), start,
+      `a removed ${what} frees all its size: put back, the document is exactly as large as before`)
+    const max = jsonSize(start) + 9
+    t.same(patchError(() => applyJsonPatch(start, [{ op: 'remove', path: removed }, { op: 'add', path: '/b', value: 'y'.repeat(20) }], { limits: limits({ maxSize: max }) })),
+      { pointer: '#/1/path', message: `The patched document would be larger than ${max} characters` }, `a removed ${what} frees its own size, no more`)
+  }
   t.same(patchError(() => applyJsonPatch({ a: 'x'.repeat(100) }, [{ op: 'copy', from: '/a', path: '/b' }], { limits: limits({ maxSize: 150 }) })),
     { pointer: '#/0/path', message: 'The patched document would be larger than 150 characters' }, 'a copy is measured before it is made')
   t.same(patchError(() => applyJsonPatch({ a: [] }, [{ op: 'replace', path: '', value: 'x'.repeat(200) }], { limits: limits({ maxSize: 150 }) })),

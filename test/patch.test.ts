@@ -181,10 +181,54 @@ test('the API description lists the three media types, with the JSON Patch opera
   t.same(Object.keys(patch.requestBody.content), ['application/json', 'application/merge-patch+json', 'application/json-patch+json'])
   t.same(patch.requestBody.content['application/json-patch+json'].schema, { type: 'array', items: { $ref: '#/components/schemas/JsonPatchOperation' } })
   t.ok(doc.components.schemas.JsonPatchOperation, 'the operation is a named component')
+  const { JsonPatchOperation } = await import('../lib/views/patch.js')
+  const op = (values: string[]) => values.length === 1 ? { const: values[0], type: 'string' } : { anyOf: values.map((v) => ({ const: v, type: 'string' })) }
+  t.strictSame(JSON.parse(JSON.stringify(JsonPatchOperation)), {
+    $id: 'JsonPatchOperation',
+    title: 'JsonPatchOperation',
+    description: 'One operation of a JSON Patch (RFC 6902 section 4).',
+    anyOf: [
+      {
+        type: 'object',
+        required: ['op', 'path', 'value'],
+        properties: { op: op(['add', 'replace', 'test']), path: { description: 'A JSON Pointer (RFC 6901) into the representation.', examples: ['/name'], type: 'string' }, value: {} }
+      },
+      { type: 'object', required: ['op', 'path'], properties: { op: op(['remove']), path: { type: 'string' } } },
+      { type: 'object', required: ['op', 'from', 'path'], properties: { op: op(['move', 'copy']), from: { type: 'string' }, path: { type: 'string' } } }
+    ]
+  }, 'every operation of RFC 6902 section 4, with the members it requires')
   const merge = patch.requestBody.content['application/merge-patch+json'].schema
+  t.equal(merge.description, 'A JSON Merge Patch (RFC 7396): the members to change; null removes one.')
   t.same(merge.properties.name.anyOf.map((s: { type: string }) => s.type), ['string', 'null'], 'a merge patch member may be null')
   t.ok(patch.responses['200'].headers['accept-patch'], 'Accept-Patch documented on the success response')
   t.ok(patch.responses['415'], '415 documented')
+})
+
+test('the patch formats work under a mixin that adds its own preValidation hook: ConditionalMixin mixed last', async (t) => {
+  const rows = new MemoryRepository<ThingT>({ rows: [{ id: 1, name: 'a', tags: [], meta: {} }] })
+  class Things extends mix(GenericViewSet, ConditionalMixin).with({ responseSchema: Thing, createSchema: ThingIn, detailParams: IdParams, etag: true, repository: rows }) {}
+  const app = await build({ views: [{ view: Things, prefix: '/things' }] })
+  t.teardown(() => app.close())
+  const etag = (await app.inject('/things/1')).headers.etag as string
+  const merged = await app.inject({ method: 'PATCH', url: '/things/1', headers: { ...MERGE, 'if-match': etag }, payload: '{"nickname":"b","meta":{"size":2}}' })
+  t.equal(merged.statusCode, 200, 'a merge patch')
+  t.match(merged.json(), { name: 'a', nickname: 'b', meta: { size: 2 } })
+  const patched = await app.inject({ method: 'PATCH', url: '/things/1', headers: JSON_PATCH, payload: JSON.stringify([{ op: 'add', path: '/tags/-', value: 'x' }]) })
+  t.same([patched.statusCode, patched.json().tags], [200, ['x']], 'a JSON Patch')
+})
+
+test('a PATCH without a body, and a JSON Patch whose result is no object, are 400 problems that say so', async (t) => {
+  const { Things } = thingsApp(new MemoryRepository<ThingT>({ rows: [{ id: 1, name: 'a', tags: [], meta: {} }] }))
+  const app = await build({ views: [{ view: Things, prefix: '/things' }] })
+  t.teardown(() => app.close())
+  const empty = problem(t, await app.inject({ method: 'PATCH', url: '/things/1' }), 400)
+  t.match(empty.errors, [{ detail: 'Expected a body', pointer: '#' }], 'no body, no media type')
+  const scalar = problem(t, await app.inject({ method: 'PATCH', url: '/things/1', headers: JSON_PATCH, payload: JSON.stringify([{ op: 'replace', path: '', value: 5 }]) }), 400)
+  t.equal(scalar.detail, 'The patch cannot be applied.')
+  t.match(scalar.errors, [{ detail: 'The result is not an object', pointer: '#' }])
+  // A patch is a JSON body: its values keep JSON's types, never converted as a query string's are.
+  problem(t, await app.inject({ method: 'PATCH', url: '/things/1', headers: MERGE, payload: '{"tags":"x"}' }), 400)
+  t.same((await app.inject('/things/1')).json().name, 'a', 'nothing was written')
 })
 
 test('memory store: the example cases, with the example\'s item over MemoryRepository and ConditionalMixin', async (t) => {

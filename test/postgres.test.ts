@@ -3,14 +3,14 @@ import type { LightMyRequestResponse } from 'fastify'
 import pg from 'pg'
 import { Type, type TSchema } from '@sinclair/typebox'
 import { mix } from '../lib/index.js'
-import { AsyncGenericListAPIView, AsyncGenericViewSet } from '../lib/generics.js'
+import { AsyncGenericListAPIView, AsyncGenericViewSet, PaginationFilter, composeFilters } from '../lib/generics.js'
 import { AsyncBulkAPIViewSet } from '../lib/bulk.js'
 import { ConditionalMixin } from '../lib/conditional.js'
 import { PostgresRepository } from '../lib/stores/sql/index.js'
 import { build, problem } from './helpers.js'
 import { startPostgres } from './pg-server.js'
 import { hostileQueries } from './hostile-cases.js'
-import { raceConditionalWrites, raceUnmodifiedSince } from './optimistic-cases.js'
+import { changeBetweenCheckAndWrite, checkWriteGap, raceConditionalWrites, raceUnmodifiedSince } from './optimistic-cases.js'
 import { sendPatchAttacks } from './patch-attacks.js'
 import { patchOverHttp } from './patch-cases.js'
 import { checkNoHiddenColumn, USERS_OPTIONS, USERS_SEED, USERS_TABLE } from './leak-cases.js'
@@ -118,6 +118,46 @@ t0.test('PostgreSQL: two instances over one database agree on ETags; an If-Match
   const update = (app: typeof one) => app.inject({ method: 'PUT', url: '/products/1', headers: { 'if-match': a.headers.etag as string }, payload: { name: 'Lamp', price: 31 } })
   t.equal((await update(two)).statusCode, 200, 'a tag read from one instance is current on the other')
   problem(t, await update(one), 412)
+})
+
+t0.test('PostgreSQL: numbered and offset pages over equal sort keys never repeat or skip a row: the primary key breaks ties', async (t) => {
+  // Inserted out of key order, every price equal: without the key in ORDER BY, PostgreSQL's
+  // top-N sort for each LIMIT may put the ties in any order, page by page.
+  const ids = Array.from({ length: 40 }, (_, i) => ((i * 17) % 40) + 1)
+  await reset(ids.map((id) => [id, `tie ${id}`, 10, null, '']))
+  const Tied = composeFilters(ProductFilter, PaginationFilter.with({ maxPageSize: 10 }))
+  class List extends AsyncGenericListAPIView {
+    static override responseSchema = Product
+    static override filter = Tied
+    static override repository = repository() as never
+  }
+  const app = await build({ views: [{ view: List, prefix: '/products' }] })
+  t.teardown(() => app.close())
+  const ascending = [...ids].sort((a, b) => a - b)
+  for (const sort of ['price', '-price']) {
+    const seen: number[] = []
+    for (let page = 1; page <= 6; page++) seen.push(...(await app.inject(`/products?sort=${sort}&page=${page}&page_size=7`)).json().items.map((p: ProductT) => p.id))
+    t.same(seen, ascending, `sort=${sort}: six pages of seven hold every row once, ties in key order`)
+  }
+})
+
+t0.test('PostgreSQL, two instances: a row created or changed by the other instance between the check and the write fails the precondition', async (t) => {
+  await reset()
+  const gap = checkWriteGap()
+  class Creatable extends mix(ConditionalMixin, AsyncGenericViewSet) {
+    static override responseSchema = Product
+    static override createSchema = Type.Object({ id: Type.Integer(), ...ProductIn.properties })
+    static override updateSchema = Type.Object({ name: Type.String(), price: Type.Number() })
+    static override detailParams = Type.Object({ id: Type.Integer() })
+    static override etag = true
+    static override lastModifiedField = 'updated_at'
+    static override repository = repository() as never
+  }
+  const one = await build({ views: [{ view: Creatable, prefix: '/items', preHandler: gap.hook }] })
+  const two = await build({ views: [{ view: Creatable, prefix: '/items' }] })
+  t.teardown(async () => { await one.close(); await two.close() })
+  const insertOld = async (id: number, name: string) => { await pool.query("INSERT INTO products (id, name, price, updated_at) VALUES ($1, $2, 1, '2026-01-01T10:00:00.000Z')", [id, name]) }
+  await changeBetweenCheckAndWrite(t, one, two, gap, insertOld)
 })
 
 /** Polls `check` every 20 ms until it holds; fails after `ms`. */

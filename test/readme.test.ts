@@ -6,8 +6,9 @@ import { readFile } from 'node:fs/promises'
 test('README quick start names the scripts the package has', async (t) => {
   const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8')
   const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'))
-  for (const command of ['npm install', 'npm start', 'npm test', 'npm run bench']) t.match(readme, command)
-  for (const script of ['start', 'test', 'bench']) t.ok(pkg.scripts[script], `script ${script}`)
+  for (const command of ['npm install', 'npm start', 'npm test', 'npm run bench', 'npm run mutation']) t.match(readme, command)
+  for (const script of ['start', 'test', 'bench', 'mutation']) t.ok(pkg.scripts[script], `script ${script}`)
+  t.notMatch(pkg.scripts.test, /mutation/, 'a mutation run is not part of npm test')
   t.ok(pkg.exports['./swagger'], 'fastify-views/swagger is exported')
 })
 

@@ -213,7 +213,7 @@ test('translateError: constraints are 409, lost databases 503, anything else pas
 
 test('SqlBuilder and SqliteRepository corners', async (t) => {
   const { SqlBuilder } = await import('../lib/stores/sql/index.js')
-  t.throws(() => new SqlBuilder('sqlite', { table: 'items; DROP', columns: ['id'] }), { name: 'TypeError', message: /Not a plain SQL identifier/ })
+  t.throws(() => new SqlBuilder('sqlite', { table: 'items; DROP', columns: ['id'] }), { name: 'TypeError', code: 'FV_ERR_SQL_NAME', message: 'Not a plain SQL identifier: "items; DROP"' })
   const pgBuilder = new SqlBuilder('postgres', { table: 't', columns: ['id', 'tenant'], scopeFields: ['tenant'] })
   t.throws(() => pgBuilder.select({ ghost: 1 }, { orderBy: [] }), { name: 'TypeError', message: /no column "ghost"/ })
   t.equal(pgBuilder.select({}, { orderBy: [], offset: 2 }).sql, 'SELECT "id", "tenant" FROM "t" ORDER BY "id" ASC NULLS LAST OFFSET 2', 'PostgreSQL takes OFFSET alone')
@@ -233,6 +233,11 @@ test('SqlBuilder and SqliteRepository corners', async (t) => {
   const touching = repository(db)
   t.equal(touching.update({ id: 1 }, {})?.updated_at, null, 'and does not stamp the touch column')
   t.same(plain.list({ id__in: [] }), [], 'an empty in list selects nothing')
+  t.same(plain.list({}, { orderBy: [], limit: 0 }), [], 'LIMIT 0 selects nothing')
+  t.throws(() => plain.list({}, { orderBy: [], limit: -1 }), { code: 'FV_ERR_SQL_ROW_COUNT' }, 'a negative LIMIT, which SQLite would read as none, is refused')
+  for (const arg of [null, 'id = 1', { sql: 'id = 1' }]) {
+    t.throws(() => plain.list({}, { orderBy: [], args: [arg] }), { code: 'FV_ERR_SQL_FRAGMENT', message: 'SQL repositories take positional criteria as { sql, params } fragments' }, `${JSON.stringify(arg)} is no fragment`)
+  }
   for (let n = 1; n <= 300; n++) plain.list({ id__in: Array.from({ length: n }, (_, i) => i) })
   t.same(plain.list({ id__in: [1] }).map((p) => p.id), [1], 'the statement cache keeps working past its size')
   t.equal(plain.update({ id: 99 }, { price: 1 }), null)
@@ -265,7 +270,7 @@ test('SqlBuilder.selectOne: detail reads reuse one text per set of equality colu
   const b = new SqlBuilder('sqlite', { table: 't', columns: ['id', 'tenant', 'flag', 'at'], optionKeys: ['batch_size'] })
   t.same(b.selectOne({ id: 7, tenant: 'a' }), { sql: 'SELECT "id", "tenant", "flag", "at" FROM "t" WHERE "id" = ? AND "tenant" = ?', params: [7, 'a'], returns: 'rows' }, 'a key lookup needs no ORDER BY or LIMIT')
   t.same(b.selectOne({ id: 8, tenant: 'b' }).params, [8, 'b'], 'the cached text takes new values')
-  t.same(b.selectOne({ tenant: 'a', flag: true }), { sql: 'SELECT "id", "tenant", "flag", "at" FROM "t" WHERE "tenant" = ? AND "flag" = ? ORDER BY "id" ASC NULLS LAST LIMIT 1', params: ['a', 1], returns: 'rows' }, 'without the key: the first row by key')
+  t.strictSame(b.selectOne({ tenant: 'a', flag: true }), { sql: 'SELECT "id", "tenant", "flag", "at" FROM "t" WHERE "tenant" = ? AND "flag" = ? ORDER BY "id" ASC NULLS LAST LIMIT 1', params: ['a', 1], returns: 'rows' }, 'without the key: the first row by key')
   t.match(b.selectOne({ id: 1, tenant: null }).sql, /"tenant" IS NULL/, 'a null criterion is IS NULL')
   t.same(b.selectOne({ at: new Date(0) }).params, ['1970-01-01T00:00:00.000Z'], 'a date goes through the general builder')
   t.match(b.selectOne({ id__in: [1, 2] }).sql, /IN \(\?, \?\)/, 'an operator too')
@@ -277,6 +282,21 @@ test('SqlBuilder.selectOne: detail reads reuse one text per set of equality colu
   const wide = new SqlBuilder('sqlite', { table: 'w', columns: ['id', ...columns] })
   for (const a of columns) for (const c of columns) if (a !== c) wide.selectOne({ [a]: 1, [c]: 2 })
   t.same(wide.selectOne({ c16: 1, c15: 2 }).sql, `SELECT ${['id', ...columns].map((c) => `"${c}"`).join(', ')} FROM "w" WHERE "c16" = ? AND "c15" = ? ORDER BY "id" ASC NULLS LAST LIMIT 1`, 'past 256 shapes texts are built, not cached')
+})
+
+test('SQLite: a detail read scoped by a boolean (getKwargs) binds it as SQLite takes it, 1 or 0', async (t) => {
+  const { GenericRetrieveAPIView } = await import('../lib/generics.js')
+  const db = openSqlite(':memory:')
+  db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, title TEXT NOT NULL, published INTEGER NOT NULL)')
+  db.exec("INSERT INTO notes VALUES (1, 'out', 1), (2, 'draft', 0)")
+  const Note = Type.Object({ id: Type.Integer(), title: Type.String(), published: Type.Integer() })
+  class Published extends GenericRetrieveAPIView.with({ responseSchema: Note, detailParams: Type.Object({ id: Type.Integer() }), repository: new SqliteRepository<Static<typeof Note>>(db, { table: 'notes', columns: ['id', 'title', 'published'] }) }) {
+    override getKwargs () { return { published: true } }
+  }
+  const app = await build({ views: [{ view: Published, prefix: '/notes' }] })
+  t.teardown(() => app.close())
+  t.same((await app.inject('/notes/1')).json(), { id: 1, title: 'out', published: 1 }, 'the published note')
+  problem(t, await app.inject('/notes/2'), 404)
 })
 
 test('SqliteRepository: listAndCount rolls its read transaction back on an error; bulk updates order text keys too', async (t) => {
