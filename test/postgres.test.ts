@@ -120,7 +120,7 @@ t0.test('PostgreSQL: two instances over one database agree on ETags; an If-Match
   problem(t, await update(one), 412)
 })
 
-t0.test('PostgreSQL: numbered and offset pages over equal sort keys never repeat or skip a row: the primary key breaks ties', async (t) => {
+t0.test('PostgreSQL: numbered pages over equal sort keys never repeat or skip a row: the primary key breaks ties', async (t) => {
   // Inserted out of key order, every price equal: without the key in ORDER BY, PostgreSQL's
   // top-N sort for each LIMIT may put the ties in any order, page by page.
   const ids = Array.from({ length: 40 }, (_, i) => ((i * 17) % 40) + 1)
