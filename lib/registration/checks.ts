@@ -6,7 +6,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { ConfigurationError } from '../core/configuration-error.js'
 import { columnFactsOf, fieldNamesOf, filledOnCreateOf } from '../stores/repository.js'
 import { schemaStatic } from '../core/typebox-lines.js'
-import { addsNoKwargs, sendsStoredRows, writesBodyAsIs } from '../views/generics.js'
+import { addsNoKwargs, scopeFieldsOf, sendsStoredRows, writesBodyAsIs, writesThroughLibrarySeam } from '../views/generics.js'
 import { misspeltMember, misspeltSentence } from '../core/names.js'
 import { acceptedTypes, fits, overlap } from '../schema/json-types.js'
 import type { FilterClass } from '../query/filters.js'
@@ -67,7 +67,7 @@ export function assertBodiesFitRepository (klass: ViewClass, routes: CollectedRo
   const unknown = new Set<string>()
   for (const route of routes) {
     const body = route.options.schema?.body
-    if (!route.standard || body === undefined || !writesBodyAsIs(methods.get(route.name))) continue
+    if (!route.standard || body === undefined || !writesBodyAsIs(methods.get(route.name)) || !writesThroughLibrarySeam(klass, route.name)) continue
     const foreign = bodyMembers(body).filter((member) => !fields.includes(member))
     if (foreign.length === 0) continue
     actions.push(route.name)
@@ -96,9 +96,9 @@ export function assertCreatesFitResponse (klass: ViewClass, routes: CollectedRou
   for (const route of routes) {
     const method = methods.get(route.name)
     const body = route.options.schema?.body
-    if (!CREATES.has(route.name) || body === undefined || !writesBodyAsIs(method) || !sendsStoredRows(method)) continue
+    if (!CREATES.has(route.name) || body === undefined || !writesBodyAsIs(method) || !sendsStoredRows(method) || !writesThroughLibrarySeam(klass, route.name)) continue
     const item = (body.type === 'array' ? body.items : body) as TSchema
-    const given = new Set([...(Array.isArray(item.required) ? item.required as string[] : []), ...filled])
+    const given = new Set([...(Array.isArray(item.required) ? item.required as string[] : []), ...filled, ...scopeFieldsOf(klass)])
     const missing = (required as string[]).filter((name) => !given.has(name))
     if (missing.length === 0) continue
     const names = missing.map((name) => JSON.stringify(name)).join(', ')

@@ -10,6 +10,7 @@ import { problemErrorHandler } from '../http/problem.js'
 import { compileResponseCheck } from '../schema/response-check.js'
 import { serializerCompilerFor } from '../schema/serializer.js'
 import { getRouteMeta, mergeRouteOptions, resolveRouteOptions } from '../routes/route-meta.js'
+import { assertPrefixParams, withPrefixParams } from './prefix-params.js'
 import { schemaStatic, toTypeBox } from '../core/typebox-lines.js'
 import { aliasedSchema, compileRenamer } from '../schema/serialization.js'
 import { wireForm, type SerializerOptions, type WireForm } from '../schema/wire.js'
@@ -93,7 +94,7 @@ export function collectRoutes (klass: ViewClass): CollectedRoute[] {
       path: route.path,
       status: options.statusCode ?? action.status,
       options,
-      throws: [...(action.throws ?? []), ...(meta?.throws ?? [])],
+      throws: [...new Set([...(action.throws ?? []), ...(route.throws ?? []), ...(meta?.throws ?? [])])],
       responseSchema: options.responseSchema ?? toTypeBox(route.responseSchema, `${where} responseSchema`),
       onNone: route.onNone,
       after: route.after,
@@ -126,6 +127,7 @@ export function collectRoutes (klass: ViewClass): CollectedRoute[] {
       standard: false
     })
   }
+  for (const route of routes) route.options = withPrefixParams(klass, route.options)
   // A malformed entry of raises fails here rather than when the exception it maps is thrown.
   raisesPairs(statics)
   for (const route of routes) checkCatches(statics, route.name, methods.get(route.name)!)
@@ -311,6 +313,7 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
     const handler = buildHandler(klass, route, implementation as (this: View, request: FastifyRequest) => MaybePromise<unknown>, checks, keepsView)
     // The hooks that keep a view are the ones that may validate the path and query early.
     const validatorCompiler = validatorCompilerFor(route.options.schema ?? {}, route.bodyMediaTypes, jsonChecked, keepsView, klass.maxBodyDepth)
+    assertPrefixParams(klass, joinPath(app?.prefix ?? '', fullPrefix))
     assertParamsInPath(klass, route, joinPath(app?.prefix ?? '', joinPath(fullPrefix, route.path)))
     for (const { method, dependencies, definition, own } of operations) {
       const hooks = dependencyHooks(dependencies)

@@ -35,11 +35,11 @@ type DetailResult<M> = ItemOf<M> | null | undefined | SentReply
 
 /** `list`: GET on the prefix, 200, an array of `responseSchema` (or an envelope). */
 export interface ListActions<M, Async> {
-  list (request: ActionRequest<unknown, Get<M, 'query', unknown>, unknown>): Ret<Async, Get<M, 'list', Array<ItemOf<M>>> | SentReply>
+  list (request: ActionRequest<Get<M, 'prefixParams', unknown>, Get<M, 'query', unknown>, unknown>): Ret<Async, Get<M, 'list', Array<ItemOf<M>>> | SentReply>
 }
 /** `create`: POST on the prefix, 201; `null` answers 409. */
 export interface CreateActions<M, Async> {
-  create (request: ActionRequest<unknown, unknown, Get<M, 'create', unknown>>): Ret<Async, DetailResult<M>>
+  create (request: ActionRequest<Get<M, 'prefixParams', unknown>, unknown, Get<M, 'create', unknown>>): Ret<Async, DetailResult<M>>
   /** The URL sent as `Location` with the 201, or `undefined` for none. */
   getLocation (obj: ItemOf<M>): string | undefined
 }

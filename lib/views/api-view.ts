@@ -25,6 +25,12 @@ export class APIView extends View {
   static apiDescription: string | undefined = undefined
   /** The resource name in the plural, for collection operationIds, summaries and the tag (default: `plural(apiComponentName)`). */
   static apiPluralName: string | undefined = undefined
+  /**
+   * The path parameters of the prefix the view is registered under (`/members/:memberId/loans`):
+   * validated on every route of the view, typed in its actions, and checked at registration
+   * against the prefix (docs/generics.md, "Nested resources").
+   */
+  static prefixParams: Schema | undefined = undefined
   /** Schema of the success body of standard actions, and the fallback of custom routes. */
   static responseSchema: Schema | undefined = undefined
   /**

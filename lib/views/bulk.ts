@@ -10,6 +10,8 @@ import type { ActionRegistry, ViewBase } from './mixins.js'
 import type { AsyncBulkRepository, BulkRepository, Criteria } from '../stores/repository.js'
 import type { ViewRouteOptions } from '../routes/types.js'
 import type { ActionRoute, StandardAction } from './view.js'
+import { loadParent, type ParentLookup } from './parent.js'
+import { objectPermission } from './object-permissions.js'
 import { then as settle, type Awaitable } from '../core/maybe-promise.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 
@@ -238,13 +240,27 @@ function selection (view: BulkView, action: string): { args: unknown[], kwargs: 
     throw new BadRequest('At least one filter parameter is required to select rows.')
   }
   const { args, kwargs } = view.getFilterArgs(filter, action)
-  return { args, kwargs: view.mergeRepositoryOptions(kwargs, action) }
+  const merged = view.mergeRepositoryOptions(kwargs, action)
+  // Every row the write selects is judged in its transaction; one refused row writes nothing.
+  const permission = objectPermission(view, action)
+  return { args, kwargs: permission === undefined ? merged : { ...merged, precondition: permission } }
 }
 
 const withKwargs = (view: BulkView, items: unknown, action: string): Array<Record<string, unknown>> => {
-  const extra = view.getKwargs(action)
+  const extra = view.getScopeKwargs(action)
   return (items as Array<Record<string, unknown>>).map((item) => ({ ...item, ...extra }))
 }
+
+/** The bulk PUT's options: each replaced row is judged by the object permission in the write's transaction. */
+function bulkUpdateOptions (view: BulkView): Record<string, unknown> {
+  const options = view.getRepositoryOptions('bulkUpdate')
+  const permission = objectPermission(view, 'bulkUpdate')
+  return permission === undefined ? options : { ...options, precondition: permission }
+}
+
+/** Runs a bulk action once the nested view's parent is read (a 404 when it is missing). */
+const underParent = <R>(view: BulkView, fn: () => R): Result<R> =>
+  then(view, loadParent(view, (view.constructor as { parent?: ParentLookup }).parent), fn) // a view instance's class
 
 /** Generic bulk actions: one repository call per request, none for an empty batch, hooks around it. */
 // Each generic bulk action is a real method of a named class (what a stack trace or a
@@ -252,34 +268,42 @@ const withKwargs = (view: BulkView, items: unknown, action: string): Array<Recor
 const bulkImpls: Record<string, (base: ViewBase) => ViewBase> = {
   bulkCreate: (Base) => rowSender(bodyWriter(class GenericBulkCreate extends Base {
     bulkCreate (this: BulkView, request: FastifyRequest): unknown {
-      const data = withKwargs(this, request.body, 'bulkCreate')
-      if (data.length === 0) return []
-      return then(this, this.beforeBulkCreate(data), () => then(this, this.repository.createMany(data, this.getRepositoryOptions('bulkCreate')),
-        (objs) => then(this, this.afterBulkCreate(objs), () => objs)))
+      return underParent(this, () => {
+        const data = withKwargs(this, request.body, 'bulkCreate')
+        if (data.length === 0) return []
+        return then(this, this.beforeBulkCreate(data), () => then(this, this.repository.createMany(data, this.getRepositoryOptions('bulkCreate')),
+          (objs) => then(this, this.afterBulkCreate(objs), () => objs)))
+      })
     }
   }, 'bulkCreate'), 'bulkCreate'),
   bulkUpdate: (Base) => bodyWriter(class GenericBulkUpdate extends Base {
     bulkUpdate (this: BulkView, request: FastifyRequest): unknown {
-      const data = withKwargs(this, request.body, 'bulkUpdate')
-      const duplicates = duplicateKeys(data, classOf(this).primaryKey)
-      if (duplicates.length > 0) throw new BadRequest('The request body is invalid.', { errors: duplicates })
-      if (data.length === 0) return true
-      return then(this, this.beforeBulkUpdate(data), () => then(this, this.repository.bulkUpdate(data, this.getRepositoryOptions('bulkUpdate')),
-        () => then(this, this.afterBulkUpdate(), () => true)))
+      return underParent(this, () => {
+        const data = withKwargs(this, request.body, 'bulkUpdate')
+        const duplicates = duplicateKeys(data, classOf(this).primaryKey)
+        if (duplicates.length > 0) throw new BadRequest('The request body is invalid.', { errors: duplicates })
+        if (data.length === 0) return true
+        return then(this, this.beforeBulkUpdate(data), () => then(this, this.repository.bulkUpdate(data, bulkUpdateOptions(this)),
+          () => then(this, this.afterBulkUpdate(), () => true)))
+      })
     }
   }, 'bulkUpdate'),
   updateMany: (Base) => rowSender(bodyWriter(class GenericUpdateMany extends Base {
     updateMany (this: BulkView, request: FastifyRequest): unknown {
-      const values = request.body as Record<string, unknown>
-      const { args, kwargs } = selection(this, 'updateMany')
-      return then(this, this.beforeUpdateMany(values), () => then(this, this.repository.updateMany(values, kwargs, ...args),
-        (objs) => then(this, this.afterUpdateMany(objs), () => objs)))
+      return underParent(this, () => {
+        const values = request.body as Record<string, unknown>
+        const { args, kwargs } = selection(this, 'updateMany')
+        return then(this, this.beforeUpdateMany(values), () => then(this, this.repository.updateMany(values, kwargs, ...args),
+          (objs) => then(this, this.afterUpdateMany(objs), () => objs)))
+      })
     }
   }, 'updateMany'), 'updateMany'),
   bulkDelete: (Base) => class GenericBulkDelete extends Base {
     bulkDelete (this: BulkView): unknown {
-      const { args, kwargs } = selection(this, 'bulkDelete')
-      return then(this, this.beforeBulkDelete(), () => then(this, this.repository.deleteMany(kwargs, ...args), () => then(this, this.afterBulkDelete(), () => true)))
+      return underParent(this, () => {
+        const { args, kwargs } = selection(this, 'bulkDelete')
+        return then(this, this.beforeBulkDelete(), () => then(this, this.repository.deleteMany(kwargs, ...args), () => then(this, this.afterBulkDelete(), () => true)))
+      })
     }
   }
 }

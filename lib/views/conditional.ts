@@ -11,12 +11,13 @@ import {
 } from '../http/preconditions.js'
 import { alwaysSent } from '../http/response-headers.js'
 import { honoursPreconditions, type Precondition } from '../stores/repository.js'
+import { loadParent, objectParams, type ParentLookup } from './parent.js'
 import { compileRepresentation } from '../schema/wire.js'
 import { validateTargetEarly } from '../schema/validation.js'
 import type { ResponsesMap } from '../routes/types.js'
 import { mergeResponses } from '../routes/route-meta.js'
 import { keepView, type RouteDefinition } from './view.js'
-import { then } from '../core/maybe-promise.js'
+import { isThenable, then } from '../core/maybe-promise.js'
 import { toList } from '../core/list.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 
@@ -78,9 +79,10 @@ const REPRESENTATION = Symbol('fastify-views.representation')
 type ConditionalView = APIView & ConditionalMembers & {
   [REPRESENTATION]?: (value: unknown) => string
   repository?: { get?: (criteria: Record<string, unknown>, options: Record<string, unknown>) => unknown }
-  // Present whenever `repository` is: both come from GenericViewMixin.
-  getKwargs: (action?: string) => Record<string, unknown>
+  // Present whenever `repository` is: all come from GenericViewMixin.
+  getScopeKwargs: (action?: string) => Record<string, unknown>
   getRepositoryOptions: (action: string) => Record<string, unknown>
+  checkObjectPermissions: (object: unknown, action: string) => void
 }
 
 const SAFE = new Set(['GET', 'HEAD'])
@@ -365,12 +367,23 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
 
     getValidators (this: ConditionalView, request: FastifyRequest): Validators | null | undefined | Promise<Validators | null | undefined> {
       const repository = this.repository
-      if (typeof repository?.get !== 'function') return undefined
+      const get = repository?.get
+      if (typeof get !== 'function') return undefined
       const action = request.routeOptions.config.action!
-      const criteria = { ...(request.params as Record<string, unknown>), ...this.getKwargs(action) }
-      const found = repository.get(criteria, this.getRepositoryOptions(action))
-      const toValidators = (item: unknown): Validators | null => item === null || item === undefined ? null : validatorsOf(this, item)
-      return then(found, toValidators)
+      const klass = this.constructor as { parent?: ParentLookup, prefixParams?: unknown } // a view instance's class
+      const toValidators = (item: unknown): Validators | null => {
+        if (item === null || item === undefined) return null
+        this.checkObjectPermissions(item, action)
+        return validatorsOf(this, item)
+      }
+      // Read as the action reads it: within the parent, and only an object the client may see,
+      // so that a 304 or a 412 tells a client nothing of an object it may not read.
+      const read = (): Validators | null | Promise<Validators | null> => {
+        const criteria = { ...objectParams(klass, request.params as Record<string, unknown>), ...this.getScopeKwargs(action) }
+        return then(get.call(repository, criteria, this.getRepositoryOptions(action)), toValidators)
+      }
+      const loaded = loadParent(this, klass.parent)
+      return isThenable(loaded) ? Promise.resolve(loaded).then(read) : read()
     }
 
     writePrecondition (this: ConditionalView, request: FastifyRequest): Precondition | undefined {

@@ -3,14 +3,17 @@ import { schemaStatic } from '../core/typebox-lines.js'
 import type { FastifyRequest } from 'fastify'
 import {
   actionMixin, createMembers, DETAIL, listMembers, STANDARD_ACTIONS, updateMembers, withSchema,
-  type ActionViewClass, type CreateStatics, type DetailStatics, type ItemOf, type ListStatics, type UpdateStatics
+  type ActionViewClass, type CreateStatics, type DetailStatics, type Get, type ItemOf, type ListStatics, type Ret, type UpdateStatics
 } from './actions.js'
+import { loadParent, objectParams, parentObject, parentScope, type ParentLookup } from './parent.js'
+import { checksObjectPermissions, LIBRARY_OBJECT_PERMISSIONS, OBJECT_ACTIONS, objectPermission } from './object-permissions.js'
+import { Forbidden, NotFound } from '../http/errors.js'
 import type { APIView } from './api-view.js'
 import { orderToken, type BaseFilter, type FilterClass } from '../query/filters.js'
 import { defineMixin, type ActionRegistry, type MixinClass, type ViewBase } from './mixins.js'
 import type { ConditionalMembers } from './conditional.js'
 import { CursorPage, encodeCursor, NumberedPage, OffsetPage } from '../query/pagination.js'
-import { fieldNamesOf, storedFieldNamesOf, type AsyncRepository, type Criteria, type FieldOf, type Operator, type ListQuery, type OrderKey, type Precondition, type Repository, type RepositoryOptions } from '../stores/repository.js'
+import { fieldNamesOf, honoursPreconditions, storedFieldNamesOf, type AsyncRepository, type Criteria, type FieldOf, type Operator, type ListQuery, type OrderKey, type Precondition, type Repository, type RepositoryOptions } from '../stores/repository.js'
 import { patchPrecondition } from './patch.js'
 import type { ActionRoute, StandardAction } from './view.js'
 import { then, type Awaitable } from '../core/maybe-promise.js'
@@ -51,12 +54,43 @@ export interface GenericHooks<M = unknown> {
   getFilter (request: FastifyRequest): BaseFilter | undefined
   /** Turns a filter into repository criteria. Default: no positional criteria, `filter.asKwargs()`. */
   resolveFilter (filter: BaseFilter): FilterArgs
-  /** `getKwargs(action)` merged into the filter (they win over what the client sent), then `resolveFilter`. */
+  /** `getScopeKwargs(action)` merged into the filter (they win over what the client sent), then `resolveFilter`. */
   getFilterArgs (filter: BaseFilter | undefined, action?: string): FilterArgs
+  /**
+   * What every repository call of an action is limited to: the parent's scope of a nested view
+   * (`parent`), with `getKwargs(action)` over it. Override `getKwargs`, not this.
+   */
+  getScopeKwargs (action?: string): Criteria
+  /**
+   * The object permission of one object (DRF's `check_object_permissions`): throw (`Forbidden`,
+   * a 403) to refuse. Called with the row a retrieve read, and with the current row of an update,
+   * a partial update, a destroy and every row a bulk write changes, inside the write's atomic step
+   * (docs/generics.md, "Object permissions"). Synchronous; the request is `this.request`.
+   */
+  checkObjectPermissions (object: ItemOf<M>, action: string): void
+  /** The parent object of a nested view (`parent`), once the request read it; `undefined` otherwise. */
+  getParent (): unknown
+}
+
+/** Values a create writes: the body, with the scope of the action over it. */
+export type CreateValues<M> = Get<M, 'create', Record<string, unknown>> & Record<string, unknown>
+
+/**
+ * The writes of the generic views, one per kind (docs/generics.md, "Write seams"): each receives
+ * what the action computed, including `options.precondition` (If-Match, a patch's check, the
+ * object permission), which a replacement passes on to keep the write atomic.
+ */
+export interface WriteSeams<M, Async> {
+  /** Stores a new object: `repository.create(values, options)`; `null` answers 409. */
+  performCreate (values: CreateValues<M>, options: RepositoryOptions): Ret<Async, ItemOf<M> | null>
+  /** Changes the object `criteria` select: `repository.update(criteria, values, options)`; `null` answers 404. */
+  performUpdate (criteria: Criteria, values: Record<string, unknown>, options: RepositoryOptions): Ret<Async, ItemOf<M> | null>
+  /** Deletes the object `criteria` select: `repository.delete(criteria, options)`; `false` answers 404. */
+  performDestroy (criteria: Criteria, options: RepositoryOptions): Ret<Async, boolean>
 }
 
 /** The members every generic CRUD view has, typed by the view's item type. */
-export interface GenericMembers<M, Async> extends GenericHooks<M> {
+export interface GenericMembers<M, Async> extends GenericHooks<M>, WriteSeams<M, Async> {
   /** The repository the actions call; override the getter to take it from `this.server`. */
   readonly repository: Async extends true ? AsyncRepository<ItemOf<M>> : Repository<ItemOf<M>>
 }
@@ -76,6 +110,8 @@ export interface GenericStatics<R = object> {
   filter: FilterClass | null
   /** Extra options forwarded to every repository call. */
   repositoryOptions: RepositoryOptions
+  /** The parent of a nested view: read once per request, 404 when missing, scoping every call (docs/generics.md). */
+  parent: ParentLookup | undefined
 }
 
 /** A base with the statics of `GenericViewMixin` below it: what every generic action builds on. */
@@ -84,9 +120,24 @@ type GenericView = APIView & GenericMembers<unknown, false>
 
 /** The `getKwargs` of the library, which adds nothing to a create's values. */
 const LIBRARY_KWARGS = new WeakSet<object>()
+/** The library's write seams, which hand the values to the repository as they are. */
+const LIBRARY_SEAMS = new WeakSet<object>()
+
+const SEAM_OF: Record<string, string> = { create: 'performCreate', update: 'performUpdate', partialUpdate: 'performUpdate' }
+
+/**
+ * Whether an action of a view writes what its body holds through the library's own seam: a
+ * `performCreate` or `performUpdate` of the user's may map the values, so its body is not checked
+ * against the repository's fields. Bulk actions have no seam.
+ */
+export const writesThroughLibrarySeam = (klass: { prototype: object }, action: string): boolean =>
+  SEAM_OF[action] === undefined || LIBRARY_SEAMS.has(Reflect.get(klass.prototype, SEAM_OF[action]) as object)
 
 /** Whether a view's creates store their body as it is: its `getKwargs` is the library's, which adds no field. */
 export const addsNoKwargs = (klass: { prototype: object }): boolean => LIBRARY_KWARGS.has(Reflect.get(klass.prototype, 'getKwargs') as object)
+
+/** The fields a view's scope adds to every create when its `getKwargs` is the library's: its parent's scope, or none. */
+export const scopeFieldsOf = (klass: object): readonly string[] => Object.keys((klass as Partial<GenericStatics>).parent?.scope ?? {}) // any view class; generic ones have `parent`
 
 /** The class of generic views: a repository, an optional filter, the `get*` hooks (docs/generics.md). */
 export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericStatics>>('GenericViewMixin', (Base) => {
@@ -94,6 +145,7 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
     static repository: object | undefined = undefined
     static filter: FilterClass | null = null
     static repositoryOptions: RepositoryOptions = {}
+    static parent: ParentLookup | undefined = undefined
 
     static override assertRegistrable (): void {
       super.assertRegistrable()
@@ -107,6 +159,11 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
       }
       // A field the repository does not have would fail on the first request that uses it (or,
       // on a store without fixed fields, match nothing and order nothing): refused now, by name.
+      // An object permission is checked on the row a write changes, in the write's atomic step.
+      if (checksObjectPermissions(this) && this.repository !== undefined && !honoursPreconditions(this.repository)) {
+        throw new ConfigurationError('FV_ERR_NOT_ATOMIC', `Cannot register ${this.name}: checkObjectPermissions judges the row a write changes in the same step as ` +
+          'the write, but its repository does not declare atomicPreconditions: true (docs/repositories.md, "Conditional writes")')
+      }
       if (this.filter == null) return
       const fixed = fieldNamesOf(this.repository)
       // A store of rows of any shape: a field that neither the response schema nor any stored row has.
@@ -117,6 +174,17 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
       if (unknown === undefined) return
       const lacking = fixed === undefined ? 'which neither its responseSchema nor a row of its repository has (their fields' : 'which its repository does not have (its fields'
       throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${this.name}: ${this.filter.name}.${unknown.static} names "${unknown.field}", ${lacking}: ${[...known].join(', ')})`)
+    }
+
+    // A nested view can answer 404 on every route (its parent is missing), and one with object
+    // permissions 403 on the routes that act on named objects: both documented where they can happen.
+    static override getActionRoute (action: StandardAction): ActionRoute {
+      const route = super.getActionRoute(action)
+      const added = [
+        ...(this.parent === undefined ? [] : [NotFound]),
+        ...(OBJECT_ACTIONS.has(action.name) && checksObjectPermissions(this) ? [Forbidden] : [])
+      ]
+      return added.length === 0 ? route : { ...route, throws: [...(route.throws ?? []), ...added] }
     }
 
     get repository (): AnyRepository {
@@ -141,16 +209,42 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
     }
 
     getFilterArgs (filter: BaseFilter | undefined, action?: string): FilterArgs {
-      if (filter === undefined) return { args: [], kwargs: this.getKwargs(action) }
-      return this.resolveFilter(filter.withKwargs(this.getKwargs(action)))
+      if (filter === undefined) return { args: [], kwargs: this.getScopeKwargs(action) }
+      return this.resolveFilter(filter.withKwargs(this.getScopeKwargs(action)))
     }
 
-    // The object a merge patch or JSON Patch applies to: the one the partial update's criteria select.
+    getScopeKwargs (action?: string): Criteria {
+      const scope = parentScope(this)
+      return scope === undefined ? this.getKwargs(action) : { ...scope, ...this.getKwargs(action) }
+    }
+
+    checkObjectPermissions (_object: unknown, _action: string): void {}
+
+    getParent (): unknown {
+      return parentObject(this)
+    }
+
+    performCreate (values: Record<string, unknown>, options: RepositoryOptions): unknown {
+      return this.repository.create(values, options)
+    }
+
+    performUpdate (criteria: Criteria, values: Record<string, unknown>, options: RepositoryOptions): unknown {
+      return this.repository.update(criteria, values, options)
+    }
+
+    performDestroy (criteria: Criteria, options: RepositoryOptions): unknown {
+      return this.repository.delete(criteria, options)
+    }
+
+    // The object a merge patch or JSON Patch applies to: the one the partial update's criteria
+    // select, which the client must be allowed to change before it learns anything of it.
     getPatchTarget (request: FastifyRequest): unknown {
-      return this.repository.get(detailCriteria(this as GenericView, request, 'partialUpdate'), this.getRepositoryOptions('partialUpdate'))
+      return readObject(this as GenericView, request, 'partialUpdate')
     }
   }
   LIBRARY_KWARGS.add(cls.prototype.getKwargs)
+  LIBRARY_OBJECT_PERMISSIONS.add(cls.prototype.checkObjectPermissions)
+  LIBRARY_SEAMS.add(cls.prototype.performCreate).add(cls.prototype.performUpdate)
   return cls
 })
 
@@ -164,6 +258,10 @@ const reversed = (ordering: OrderKey[]): OrderKey[] => ordering.map((k) => ({ fi
 
 /** The generic `list`: reads through the filter, then shapes the page its pagination asks for. */
 function genericList (view: GenericView, request: FastifyRequest): Result<unknown> {
+  return then(loadParent(view, classOf(view).parent), () => listPage(view, request))
+}
+
+function listPage (view: GenericView, request: FastifyRequest): Result<unknown> {
   const filter = view.getFilter(request)
   const { args, kwargs } = view.getFilterArgs(filter, 'list')
   const options = view.getRepositoryOptions('list')
@@ -209,7 +307,7 @@ function genericList (view: GenericView, request: FastifyRequest): Result<unknow
 }
 
 function detailCriteria (view: GenericView, request: FastifyRequest, action: string): Criteria {
-  return withKwargs(request.params as Criteria, view.getKwargs(action))
+  return withKwargs(objectParams(classOf(view), request.params as Criteria), view.getScopeKwargs(action))
 }
 
 /**
@@ -282,46 +380,70 @@ const listImpl = <B extends GenericBase>(Base: B): ViewBase => rowSender(class G
 
 const createImpl = (Base: GenericBase): ViewBase => rowSender(bodyWriter(class GenericCreate extends createMembers(Base) {
   create (this: GenericView, request: FastifyRequest): unknown {
-    return this.repository.create(withKwargs(request.body as Record<string, unknown>, this.getKwargs('create')), this.getRepositoryOptions('create'))
+    return then(loadParent(this, classOf(this).parent), () =>
+      this.performCreate(withKwargs(request.body as Record<string, unknown>, this.getScopeKwargs('create')), this.getRepositoryOptions('create')))
   }
 }, 'create'), 'create')
 
 const retrieveImpl = (Base: GenericBase): ViewBase => rowSender(class GenericRetrieve extends Base {
   retrieve (this: GenericView, request: FastifyRequest): unknown {
-    return this.repository.get(detailCriteria(this, request, 'retrieve'), this.getRepositoryOptions('retrieve'))
+    return readObject(this, request, 'retrieve')
   }
 }, 'retrieve')
 
 const updateImpl = (Base: GenericBase): ViewBase => rowSender(bodyWriter(class GenericUpdate extends updateMembers(Base) {
   update (this: GenericView, request: FastifyRequest): unknown {
-    return this.repository.update(detailCriteria(this, request, 'update'), request.body as Record<string, unknown>, writeOptions(this, request, 'update'))
+    return then(loadParent(this, classOf(this).parent), () =>
+      this.performUpdate(detailCriteria(this, request, 'update'), request.body as Record<string, unknown>, writeOptions(this, request, 'update')))
   }
 }, 'update'), 'update')
 
 const partialUpdateImpl = (Base: GenericBase): ViewBase => rowSender(bodyWriter(class GenericPartialUpdate extends updateMembers(Base) {
   // The body holds only what the client sent (or what its patch changed), so a partial update changes only those fields.
   partialUpdate (this: GenericView, request: FastifyRequest): unknown {
-    return this.repository.update(detailCriteria(this, request, 'partialUpdate'), request.body as Record<string, unknown>, writeOptions(this, request, 'partialUpdate'))
+    return then(loadParent(this, classOf(this).parent), () =>
+      this.performUpdate(detailCriteria(this, request, 'partialUpdate'), request.body as Record<string, unknown>, writeOptions(this, request, 'partialUpdate')))
   }
 }, 'partialUpdate'), 'partialUpdate')
 
 const destroyImpl = (Base: GenericBase): ViewBase => class GenericDestroy extends Base {
   destroy (this: GenericView, request: FastifyRequest): unknown {
-    return then(this.repository.delete(detailCriteria(this, request, 'destroy'), writeOptions(this, request, 'destroy')), (deleted) => deleted ? true : null)
+    return then(loadParent(this, classOf(this).parent), () =>
+      then(this.performDestroy(detailCriteria(this, request, 'destroy'), writeOptions(this, request, 'destroy')), (deleted) => deleted ? true : null))
   }
+}
+
+/** The class of a generic view (TypeScript types an instance's `constructor` as `Function`). */
+const classOf = (view: GenericView): GenericStatics & { prefixParams?: unknown } => view.constructor as unknown as GenericStatics
+
+/**
+ * The one object a detail action reads: its parent first (a nested view), then the row the
+ * path selects within the scope, which the client must be allowed to see (a 403 otherwise).
+ */
+function readObject (view: GenericView, request: FastifyRequest, action: string): unknown {
+  return then(loadParent(view, classOf(view).parent), () =>
+    then(view.repository.get(detailCriteria(view, request, action), view.getRepositoryOptions(action)), (found) => {
+      if (found !== null && found !== undefined) view.checkObjectPermissions(found, action)
+      return found
+    }))
 }
 
 /**
  * The options of a detail write. A conditional request on a view with `ConditionalMixin`
- * adds its precondition, and a patch document the check that the object is still the one
- * it was applied to: the repository checks both in the same atomic step as the write.
+ * adds its precondition, a patch document the check that the object is still the one
+ * it was applied to, and an object permission its check of the current row: the
+ * repository evaluates them in the same atomic step as the write, permission first
+ * (a 403 before a 412: RFC 9110 §13.2.1 evaluates preconditions after every other check).
  */
 function writeOptions (view: GenericView, request: FastifyRequest, action: string): RepositoryOptions {
   const options = view.getRepositoryOptions(action)
-  const client = (view as Partial<Pick<ConditionalMembers, 'writePrecondition'>>).writePrecondition?.(request)
-  const patched = patchPrecondition(request)
-  if (client === undefined && patched === undefined) return options
-  const precondition: Precondition = client === undefined ? patched! : patched === undefined ? client : (current) => { client(current); patched(current) }
+  const checks = [
+    objectPermission(view, action),
+    (view as Partial<Pick<ConditionalMembers, 'writePrecondition'>>).writePrecondition?.(request),
+    patchPrecondition(request)
+  ].filter((check): check is Precondition => check !== undefined)
+  if (checks.length === 0) return options
+  const precondition: Precondition = checks.length === 1 ? checks[0] : (current) => { for (const check of checks) check(current) }
   return { ...options, precondition }
 }
 

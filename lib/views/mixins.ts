@@ -259,8 +259,10 @@ export interface ActionModels {
   partialUpdate?: unknown
   /** One validated item of a bulk PUT body. */
   bulkUpdate?: unknown
-  /** The path parameters of detail routes (default `{ id: string }`). */
+  /** The path parameters of detail routes (default `{ id: string }`), the prefix's included. */
   params?: unknown
+  /** The path parameters of the prefix (a nested view's `prefixParams`): what list and create routes receive. */
+  prefixParams?: unknown
   /** The query string of `list`. */
   query?: unknown
   /** The stored rows, when they have fields the items do not show: what `getKwargs` may scope by. */

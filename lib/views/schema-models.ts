@@ -35,7 +35,12 @@ type ListModel<C> = C extends { readonly responseSchema: infer T extends Schema 
  */
 export type ModelsOf<C> =
   From<C, 'responseSchema', 'item'> & From<C, 'createSchema', 'create'> & UpdateModel<C> & PartialUpdateModel<C> &
-  From<C, 'bulkUpdateSchema', 'bulkUpdate'> & From<C, 'detailParams', 'params'> & ListModel<C> & RowModel<C>
+  From<C, 'bulkUpdateSchema', 'bulkUpdate'> & ParamsModel<C> & From<C, 'prefixParams', 'prefixParams'> & ListModel<C> & RowModel<C>
+
+/** `params` of detail routes: `detailParams` joined with the prefix's `prefixParams` (a nested view), as the route validates them. */
+type ParamsModel<C> = C extends { readonly detailParams: infer D extends Schema }
+  ? C extends { readonly prefixParams: infer P extends Schema } ? { params: StaticOf<P> & StaticOf<D> } : { params: StaticOf<D> }
+  : C extends { readonly prefixParams: infer P extends Schema } ? { params: StaticOf<P> & { id: string } } : unknown
 
 /**
  * `row` is the item type of the repository, when its type names its fields: what `getKwargs` may

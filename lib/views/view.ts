@@ -41,6 +41,8 @@ export interface ActionRoute {
   after?: AfterAction | undefined
   /** A body taken in several media types (a partial update's patch formats): media type -> its schemas. */
   bodyMediaTypes?: Record<string, BodyMediaType> | undefined
+  /** Errors the class adds to the action's own (a nested view's 404, an object permission's 403), documented on the route. */
+  throws?: readonly APIErrorClass[] | undefined
 }
 
 /** One media type a route's body may have: what the API description shows, and what is validated before the action. */

@@ -1,0 +1,30 @@
+import type { Precondition } from '../stores/repository.js'
+
+// Object permissions (docs/generics.md, "Object permissions"): a view's `checkObjectPermissions`
+// judges one object. The library calls it only when the view has its own, so a view without
+// one pays nothing, and documents the 403 only where it can happen.
+
+/** The library's `checkObjectPermissions`, which allows everything. */
+export const LIBRARY_OBJECT_PERMISSIONS = new WeakSet<object>()
+
+/** Whether a view class checks object permissions: its `checkObjectPermissions` is not the library's. */
+export function checksObjectPermissions (klass: { prototype: object }): boolean {
+  const check = Reflect.get(klass.prototype, 'checkObjectPermissions') as unknown
+  return typeof check === 'function' && !LIBRARY_OBJECT_PERMISSIONS.has(check)
+}
+
+/** A view that may judge objects. */
+interface Judging { checkObjectPermissions: (object: unknown, action: string) => void }
+
+/**
+ * The object permission of an action as a precondition of its write: the repository calls it
+ * with the current row inside the write's atomic step, so the row judged is the row changed.
+ * `undefined` when the view checks nothing.
+ */
+export function objectPermission (view: object, action: string): Precondition | undefined {
+  if (!checksObjectPermissions(view.constructor as { prototype: object })) return undefined // a view instance's class
+  return (current) => { (view as Judging).checkObjectPermissions(current, action) }
+}
+
+/** The actions that act on objects the client names: where a 403 of an object permission can happen. */
+export const OBJECT_ACTIONS = new Set(['retrieve', 'update', 'partialUpdate', 'destroy', 'bulkUpdate', 'updateMany', 'bulkDelete'])

@@ -1,0 +1,254 @@
+import { test } from 'tap'
+import { Type, type Static } from '@sinclair/typebox'
+import { Forbidden } from '../lib/index.js'
+import { AsyncGenericViewSet, GenericViewSet, MemoryRepository, asyncRepository, type Criteria, type RepositoryOptions } from '../lib/generics.js'
+import { AsyncBulkAPIViewSet, BulkAPIViewSet } from '../lib/bulk.js'
+import { ConditionalMixin } from '../lib/conditional.js'
+import { mix } from '../lib/index.js'
+import { build, problem } from './helpers.js'
+import Fastify from 'fastify'
+import swagger from '@fastify/swagger'
+import views, { type FastifyViewsOptions } from '../lib/index.js'
+import { swaggerOptions } from '../lib/openapi/swagger.js'
+
+/** The OpenAPI document of an application, as a client reads it. */
+async function documented (options: FastifyViewsOptions): Promise<any> {
+  const app = Fastify()
+  await app.register(swagger, swaggerOptions({ info: { title: 'Library', version: '1.0.0' } }))
+  await app.register(views, options)
+  await app.ready()
+  return JSON.parse(JSON.stringify(app.swagger()))
+}
+
+// Nested resources, object permissions and write seams through HTTP: loans nested under
+// members (`/members/:memberId/loans/:id`), changed only by the member who holds them.
+
+const Loan = Type.Object({ id: Type.Integer(), member_id: Type.Integer(), book: Type.String(), returned_at: Type.Optional(Type.Union([Type.String(), Type.Null()])) }, { $id: 'Loan' })
+const LoanIn = Type.Object({ book: Type.String({ minLength: 1 }) })
+const MemberParams = Type.Object({ memberId: Type.Integer({ minimum: 1 }) })
+const LoanParams = Type.Object({ id: Type.Integer({ minimum: 1 }) })
+interface MemberT { id: number, name: string }
+type LoanT = Static<typeof Loan>
+
+function stores (): { members: MemoryRepository<MemberT>, loans: MemoryRepository<LoanT> } {
+  return {
+    members: new MemoryRepository<MemberT>({ rows: [{ id: 1, name: 'Ada' }, { id: 2, name: 'Grace' }] }),
+    loans: new MemoryRepository<LoanT>({
+      rows: [
+        { id: 1, member_id: 1, book: 'Dune', returned_at: null },
+        { id: 2, member_id: 1, book: 'Emma', returned_at: null },
+        { id: 3, member_id: 2, book: 'Ulysses', returned_at: null }
+      ]
+    })
+  }
+}
+
+/** The member a request acts for (a stand-in for authentication). */
+const actor = (headers: Record<string, unknown>): number => Number(headers['x-member'])
+
+const families = [
+  { name: 'sync', ViewSet: GenericViewSet, wrap: <T>(repo: MemoryRepository<T & object>) => repo },
+  { name: 'async', ViewSet: AsyncGenericViewSet, wrap: <T>(repo: MemoryRepository<T & object>) => asyncRepository<T, MemoryRepository<T & object>>(repo) }
+] as const
+
+for (const family of families) {
+  function loanViews (repos: ReturnType<typeof stores>) {
+    const repository = family.wrap(repos.loans) as any
+    return (family.ViewSet as typeof GenericViewSet).with({
+      responseSchema: Loan,
+      createSchema: LoanIn,
+      detailParams: LoanParams,
+      prefixParams: MemberParams,
+      repository,
+      parent: { repository: family.wrap(repos.members), lookup: { id: 'memberId' }, scope: { member_id: 'id' }, name: 'Member' }
+    }, {
+      checkObjectPermissions (loan, action) {
+        if (action !== 'retrieve' && loan.member_id !== actor(this.request.headers)) throw new Forbidden('Only the member holding a loan may change it.')
+      }
+    })
+  }
+
+  test(`${family.name}: a nested view is scoped to its parent and answers 404 without one`, async (t) => {
+    const repos = stores()
+    const app = await build({ views: [{ view: loanViews(repos), prefix: '/members/:memberId/loans' }] })
+    const list = await app.inject({ method: 'GET', url: '/members/1/loans' })
+    t.equal(list.statusCode, 200)
+    t.same(list.json().map((l: LoanT) => l.id), [1, 2], 'only the parent\'s children')
+    const other = await app.inject({ method: 'GET', url: '/members/2/loans/1' })
+    t.equal(other.statusCode, 404, 'another parent\'s child is not found')
+    problem(t, await app.inject({ method: 'GET', url: '/members/9/loans' }), 404)
+    t.match(problem(t, await app.inject({ method: 'GET', url: '/members/9/loans/1' }), 404).detail, /Member does not exist/)
+    problem(t, await app.inject({ method: 'GET', url: '/members/abc/loans' }), 400)
+    const created = await app.inject({ method: 'POST', url: '/members/2/loans', headers: { 'x-member': '2' }, payload: { book: 'Middlemarch' } })
+    t.equal(created.statusCode, 201)
+    t.equal(created.json().member_id, 2, 'a create is given the parent\'s key')
+    const posted = await app.inject({ method: 'POST', url: '/members/2/loans', payload: { book: 'Emma', member_id: 1 } })
+    t.equal(posted.statusCode, 400, 'the parent key is not the client\'s to send')
+    t.equal((await app.inject({ method: 'POST', url: '/members/7/loans', payload: { book: 'Emma' } })).statusCode, 404, 'no child without its parent')
+    t.equal(repos.loans.list({ member_id: 7 }).length, 0)
+    const doc = await documented({ views: [{ view: loanViews(stores()), prefix: '/members/:memberId/loans' }] })
+    const listOp = doc.paths['/members/{memberId}/loans'].get
+    t.ok(listOp.responses['404'], 'the missing parent is documented on the list')
+    t.same(listOp.parameters.map((p: { name: string, in: string }) => `${p.in}:${p.name}`), ['path:memberId'])
+    const detail = doc.paths['/members/{memberId}/loans/{id}']
+    t.same(detail.get.parameters.map((p: { name: string }) => p.name).sort(), ['id', 'memberId'])
+    t.ok(detail.delete.responses['403'], 'the object permission is documented where it applies')
+    t.notOk(detail.get.responses['403'] === undefined, 'retrieve is judged too')
+    t.notOk(listOp.responses['403'], 'not on the list')
+  })
+
+  test(`${family.name}: object permissions refuse with 403 and write nothing`, async (t) => {
+    const repos = stores()
+    const app = await build({ views: [{ view: loanViews(repos), prefix: '/members/:memberId/loans' }] })
+    const denied = await app.inject({ method: 'PATCH', url: '/members/1/loans/1', headers: { 'x-member': '2' }, payload: { book: 'Stolen' } })
+    t.match(problem(t, denied, 403).detail, /Only the member/)
+    t.equal(repos.loans.get({ id: 1 })?.book, 'Dune', 'nothing written')
+    problem(t, await app.inject({ method: 'PUT', url: '/members/1/loans/1', headers: { 'x-member': '2' }, payload: { book: 'Stolen' } }), 403)
+    problem(t, await app.inject({ method: 'DELETE', url: '/members/1/loans/1', headers: { 'x-member': '2' } }), 403)
+    t.ok(repos.loans.get({ id: 1 }), 'not deleted')
+    const merge = await app.inject({ method: 'PATCH', url: '/members/1/loans/1', headers: { 'x-member': '2', 'content-type': 'application/merge-patch+json' }, payload: { book: 'Stolen' } })
+    problem(t, merge, 403)
+    const allowed = await app.inject({ method: 'PATCH', url: '/members/1/loans/1', headers: { 'x-member': '1' }, payload: { book: 'Dune Messiah' } })
+    t.equal(allowed.statusCode, 200)
+    t.equal(allowed.json().book, 'Dune Messiah')
+    t.equal((await app.inject({ method: 'DELETE', url: '/members/1/loans/2', headers: { 'x-member': '1' } })).statusCode, 204)
+  })
+}
+
+test('an object permission judges the row inside the write, after a conditional read', async (t) => {
+  const repos = stores()
+  const View = mix(ConditionalMixin, GenericViewSet).with({
+    responseSchema: Loan,
+    createSchema: Type.Object({ ...LoanIn.properties, member_id: Type.Integer() }),
+    detailParams: LoanParams,
+    etag: true,
+    conditionalRequests: true,
+    repository: repos.loans
+  }, {
+    checkObjectPermissions (loan) {
+      if (loan.member_id !== actor(this.request.headers)) throw new Forbidden()
+    }
+  })
+  const app = await build({ views: [{ view: View, prefix: '/loans' }] })
+  const read = await app.inject({ method: 'GET', url: '/loans/3', headers: { 'x-member': '2' } })
+  const etag = String(read.headers.etag)
+  // A client that may not read the loan learns nothing of it from a conditional request.
+  problem(t, await app.inject({ method: 'GET', url: '/loans/3', headers: { 'x-member': '1', 'if-none-match': etag } }), 403)
+  problem(t, await app.inject({ method: 'PATCH', url: '/loans/3', headers: { 'x-member': '1', 'if-match': '"stale"' }, payload: { book: 'x' } }), 403)
+  t.equal((await app.inject({ method: 'GET', url: '/loans/3', headers: { 'x-member': '2', 'if-none-match': etag } })).statusCode, 304)
+  problem(t, await app.inject({ method: 'PATCH', url: '/loans/3', headers: { 'x-member': '2', 'if-match': '"stale"' }, payload: { book: 'x' } }), 412)
+  t.equal((await app.inject({ method: 'PATCH', url: '/loans/3', headers: { 'x-member': '2', 'if-match': etag }, payload: { book: 'Finnegans Wake' } })).statusCode, 200)
+})
+
+test('bulk writes judge every row they change, and one refused row writes nothing', async (t) => {
+  for (const [name, Bulk, wrap] of [['sync', BulkAPIViewSet, (r: MemoryRepository<LoanT>) => r], ['async', AsyncBulkAPIViewSet, asyncRepository]] as const) {
+    const repos = stores()
+    const View = (Bulk as typeof BulkAPIViewSet).with({
+      responseSchema: Loan,
+      createSchema: Type.Object({ ...LoanIn.properties, member_id: Type.Integer() }),
+      updateSchema: Type.Object({ book: Type.String() }),
+      bulkUpdateSchema: Type.Object({ id: Type.Integer(), book: Type.String() }),
+      filter: null,
+      allowUnfiltered: true,
+
+      repository: wrap(repos.loans) as any
+    }, {
+      checkObjectPermissions (loan: LoanT) {
+        if (loan.member_id !== actor(this.request.headers)) throw new Forbidden()
+      }
+    })
+    const app = await build({ views: [{ view: View, prefix: '/loans' }] })
+    problem(t, await app.inject({ method: 'PUT', url: '/loans/bulk', headers: { 'x-member': '1' }, payload: [{ id: 1, book: 'a' }, { id: 3, book: 'b' }] }), 403)
+    t.equal(repos.loans.get({ id: 1 })?.book, 'Dune', `${name}: bulk PUT wrote nothing`)
+    problem(t, await app.inject({ method: 'PATCH', url: '/loans/bulk', headers: { 'x-member': '1' }, payload: { book: 'c' } }), 403)
+    t.equal(repos.loans.get({ id: 2 })?.book, 'Emma', `${name}: PATCH wrote nothing`)
+    problem(t, await app.inject({ method: 'DELETE', url: '/loans/bulk', headers: { 'x-member': '1' } }), 403)
+    t.equal(repos.loans.list({}).length, 3, `${name}: DELETE deleted nothing`)
+    t.equal((await app.inject({ method: 'PUT', url: '/loans/bulk', headers: { 'x-member': '1' }, payload: [{ id: 1, book: 'a' }, { id: 2, book: 'b' }] })).statusCode, 200)
+    t.equal(repos.loans.get({ id: 2 })?.book, 'b')
+  }
+})
+
+test('write seams: a soft delete replaces performDestroy and keeps the atomic precondition', async (t) => {
+  const repos = stores()
+  const SoftDeleted = mix(ConditionalMixin, GenericViewSet).with({
+    responseSchema: Loan,
+    createSchema: Type.Object({ ...LoanIn.properties, member_id: Type.Integer() }),
+    detailParams: LoanParams,
+    etag: true,
+    conditionalRequests: true,
+    repository: repos.loans
+  }, {
+    // Returned loans are gone for the API, kept for the records.
+    getKwargs () { return { returned_at: null } },
+    performDestroy (criteria: Criteria, options: RepositoryOptions) {
+      return this.repository.update(criteria, { returned_at: '2026-11-26T00:00:00.000Z' }, options) !== null
+    }
+  })
+  const app = await build({ views: [{ view: SoftDeleted, prefix: '/loans' }] })
+  const etag = String((await app.inject({ method: 'GET', url: '/loans/1' })).headers.etag)
+  problem(t, await app.inject({ method: 'DELETE', url: '/loans/1', headers: { 'if-match': '"other"' } }), 412)
+  t.equal(repos.loans.get({ id: 1 })?.returned_at, null, 'the precondition still guards the replaced write')
+  t.equal((await app.inject({ method: 'DELETE', url: '/loans/1', headers: { 'if-match': etag } })).statusCode, 204)
+  t.equal(repos.loans.get({ id: 1 })?.returned_at, '2026-11-26T00:00:00.000Z', 'kept, marked')
+  t.equal((await app.inject({ method: 'GET', url: '/loans/1' })).statusCode, 404, 'gone for the API')
+  t.equal((await app.inject({ method: 'DELETE', url: '/loans/1' })).statusCode, 404)
+  t.same((await app.inject({ method: 'GET', url: '/loans' })).json().map((l: LoanT) => l.id), [2, 3])
+})
+
+test('write seams: performCreate writes related rows and may map the body', async (t) => {
+  const repos = stores()
+  const audit: string[] = []
+  const View = GenericViewSet.with({
+    responseSchema: Loan,
+    // `title` is not a column: the seam maps it, so the registration check leaves the body alone.
+    createSchema: Type.Object({ title: Type.String() }),
+    detailParams: LoanParams,
+    repository: repos.loans
+  }, {
+    performCreate (values, options) {
+      const loan = this.repository.create({ member_id: 1, book: values.title, returned_at: null }, options)
+      if (loan !== null) audit.push(`lent ${loan.book}`)
+      return loan
+    }
+  })
+  const app = await build({ views: [{ view: View, prefix: '/loans' }] })
+  const res = await app.inject({ method: 'POST', url: '/loans', payload: { title: 'Persuasion' } })
+  t.equal(res.statusCode, 201)
+  t.equal(res.json().book, 'Persuasion')
+  t.same(audit, ['lent Persuasion'])
+})
+
+test('a nested view is checked against the prefix it is registered under', async (t) => {
+  const repos = stores()
+  const View = GenericViewSet.with({
+    responseSchema: Loan,
+    detailParams: LoanParams,
+    prefixParams: MemberParams,
+    repository: repos.loans,
+    parent: { repository: repos.members, lookup: { id: 'memberId' }, scope: { member_id: 'id' } }
+  })
+  await t.rejects(build({ views: [{ view: View, prefix: '/members/:member/loans' }] }), { code: 'FV_ERR_PREFIX_PARAMS', message: /prefixParams declares "memberId", which its prefix/ })
+  const Undeclared = GenericViewSet.with({ responseSchema: Loan, detailParams: LoanParams, prefixParams: Type.Object({}), repository: repos.loans })
+  await t.rejects(build({ views: [{ view: Undeclared, prefix: '/members/:memberId/loans' }] }), { code: 'FV_ERR_PREFIX_PARAMS', message: /names :memberId, which its prefixParams does not declare/ })
+  const Unread = GenericViewSet.with({
+    responseSchema: Loan,
+    detailParams: LoanParams,
+    prefixParams: MemberParams,
+    repository: repos.loans,
+    parent: { repository: repos.members, lookup: { id: 'member' }, scope: { member_id: 'id' } }
+  })
+  await t.rejects(build({ views: [{ view: Unread, prefix: '/members/:memberId/loans' }] }), { code: 'FV_ERR_PREFIX_PARAMS', message: /parent.lookup reads "member"/ })
+  const app = await build({ views: [{ view: View, prefix: '/loans' }] }, {}).catch((error: Error) => error)
+  t.match(app, { code: 'FV_ERR_PREFIX_PARAMS' }, 'a prefix without the parameter')
+  const atApp = await build({ views: [{ view: View, prefix: '/members/:memberId/loans' }] })
+  t.equal((await atApp.inject({ method: 'GET', url: '/members/2/loans/3' })).json().book, 'Ulysses', 'the parent is read with the validated parameter (an integer)')
+})
+
+test('object permissions need a repository that judges the row in the write', async (t) => {
+  const loose = { get: () => null, list: () => [], count: () => 0, create: () => null, update: () => null, delete: () => false }
+  const View = GenericViewSet.with({ responseSchema: Loan, detailParams: LoanParams, repository: loose }, {
+    checkObjectPermissions () { throw new Forbidden() }
+  })
+  await t.rejects(build({ views: [{ view: View, prefix: '/loans' }] }), { code: 'FV_ERR_NOT_ATOMIC', message: /checkObjectPermissions/ })
+})
