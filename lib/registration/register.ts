@@ -11,6 +11,7 @@ import { compileResponseCheck } from '../schema/response-check.js'
 import { serializerCompilerFor } from '../schema/serializer.js'
 import { getRouteMeta, mergeRouteOptions, resolveRouteOptions } from '../routes/route-meta.js'
 import { assertPrefixParams, withPrefixParams } from './prefix-params.js'
+import { joinPath } from '../core/paths.js'
 import { schemaStatic, toTypeBox } from '../core/typebox-lines.js'
 import { aliasedSchema, compileRenamer } from '../schema/serialization.js'
 import { wireForm, type SerializerOptions, type WireForm } from '../schema/wire.js'
@@ -29,6 +30,8 @@ declare module 'fastify' {
     view?: string
     /** On view routes: the action (method name) that serves the route. */
     action?: string
+    /** On view routes: the full prefix the view is registered under, the application's included (what links are built on). */
+    prefix?: string
   }
 }
 
@@ -46,12 +49,7 @@ export interface RouterContext {
 type ViewStatics = ViewClass & Partial<Pick<typeof APIView,
   'responseSchema' | 'validateResponse' | 'strictResponse' | 'fromAttributes' | 'defaultSerializerOptions' | 'defaultErrors' | 'errors' | 'raises' | 'getDependencies'>>
 
-/** Joins a prefix and a route path: `('/items', '/')` -> `/items`, `('', '/')` -> `/`. */
-export function joinPath (prefix: string, path: string): string {
-  const head = prefix.endsWith('/') ? prefix.slice(0, -1) : prefix
-  if (path === '' || path === '/') return head === '' ? '/' : head
-  return head + (path.startsWith('/') ? path : '/' + path)
-}
+export { joinPath }
 
 function methodsOf (klass: ViewClass): Map<string, object> {
   const found = new Map<string, object>()
@@ -332,7 +330,7 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
         if (merged[key] !== undefined) passed[key] = merged[key]
       }
       Object.assign(routeOptions, passed)
-      routeOptions.config = { ...merged.config, view: klass.name, action: route.name }
+      routeOptions.config = { ...merged.config, view: klass.name, action: route.name, prefix: joinPath(app?.prefix ?? '', fullPrefix) }
       const phases: Record<string, unknown> = {}
       for (const phase of HOOK_PHASES) {
         const list = [...hooks[phase], ...toList(merged[phase]), ...(phase === 'onRequest' ? [] : toList(own[phase]))]

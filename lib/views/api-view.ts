@@ -4,6 +4,7 @@ import { BadRequest, type APIErrorClass } from '../http/errors.js'
 import type { Dependency } from '../routes/types.js'
 import { View, type ActionRoute, type StandardAction } from './view.js'
 import type { SerializerOptions } from '../schema/wire.js'
+import { detailUrl } from './links.js'
 
 export type { SerializerOptions }
 
@@ -89,6 +90,14 @@ export class APIView extends View {
 
   set serializerOptions (options: SerializerOptions) {
     this[OWN_SERIALIZER_OPTIONS] = options
+  }
+
+  /**
+   * The URL of an object's detail route where this view is served, the application's and the
+   * parent's prefix included: `getLocation (obj) { return this.getDetailUrl(obj) }` (docs/actions.md).
+   */
+  getDetailUrl (object: object, action = 'retrieve'): string {
+    return detailUrl(this.request, (this.constructor as typeof APIView).getDetailRoute(action), object) // a view instance's class
   }
 
   /**
