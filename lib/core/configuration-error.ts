@@ -26,6 +26,8 @@ export const CONFIGURATION_ERRORS = {
   FV_ERR_NOT_ATOMIC: 'FV_ERR_NOT_ATOMIC',
   /** A nested view's prefix parameters disagree with the prefix it is registered under, or its parent lookup reads none of them. */
   FV_ERR_PREFIX_PARAMS: 'FV_ERR_PREFIX_PARAMS',
+  /** A view's envelope wraps the representation that patch documents it accepts would apply to. */
+  FV_ERR_ENVELOPE: 'FV_ERR_ENVELOPE',
   /** A view mixes in `ConditionalMixin` but turns on neither `etag` nor `conditionalRequests`: it would do nothing. */
   FV_ERR_CONDITIONAL_OFF: 'FV_ERR_CONDITIONAL_OFF',
   /** A partial update takes patch documents but has no way to read the object they apply to. */

@@ -12,6 +12,7 @@ import { serializerCompilerFor } from '../schema/serializer.js'
 import { getRouteMeta, mergeRouteOptions, resolveRouteOptions } from '../routes/route-meta.js'
 import { assertPrefixParams, withPrefixParams } from './prefix-params.js'
 import { joinPath } from '../core/paths.js'
+import { ENVELOPED_ACTIONS, envelopeSchema, wrapIn } from '../views/envelope.js'
 import { schemaStatic, toTypeBox } from '../core/typebox-lines.js'
 import { aliasedSchema, compileRenamer } from '../schema/serialization.js'
 import { wireForm, type SerializerOptions, type WireForm } from '../schema/wire.js'
@@ -47,7 +48,7 @@ export interface RouterContext {
 }
 
 type ViewStatics = ViewClass & Partial<Pick<typeof APIView,
-  'responseSchema' | 'validateResponse' | 'strictResponse' | 'fromAttributes' | 'defaultSerializerOptions' | 'defaultErrors' | 'errors' | 'raises' | 'getDependencies'>>
+  'responseSchema' | 'envelope' | 'validateResponse' | 'strictResponse' | 'fromAttributes' | 'defaultSerializerOptions' | 'defaultErrors' | 'errors' | 'raises' | 'getDependencies'>>
 
 export { joinPath }
 
@@ -137,7 +138,29 @@ export function collectRoutes (klass: ViewClass): CollectedRoute[] {
   assertFilterFitsFields(klass)
   assertCreatesFitResponse(klass, routes, methods)
   assertDependencyKeys(klass, routes)
+  // Last: the checks above compare the object itself with the repository, not its envelope.
+  for (const route of routes) if (route.standard) enveloped(klass, route)
   return routes
+}
+
+/**
+ * Puts a standard action on one object in the view's `envelope`: its answer and its JSON body
+ * are documented, validated and sent wrapped, while the action sees the object itself.
+ */
+function enveloped (klass: ViewClass, route: CollectedRoute): void {
+  const name = (klass as ViewStatics).envelope
+  if (name === undefined || !ENVELOPED_ACTIONS.has(route.name)) return
+  if (route.bodyMediaTypes !== undefined && Object.keys(route.bodyMediaTypes).some((type) => type !== 'application/json')) {
+    throw new ConfigurationError('FV_ERR_ENVELOPE', `Cannot register ${klass.name}: patch documents apply to the representation, which its envelope "${name}" wraps; ` +
+      'set patchFormats = [\'json\'], or remove the envelope')
+  }
+  route.envelope = name
+  if (route.responseSchema !== undefined && !route.emptyBody) route.responseSchema = envelopeSchema(route.responseSchema, name)
+  const body = route.options.schema?.body
+  if (body !== undefined) route.options = { ...route.options, schema: { ...route.options.schema, body: envelopeSchema(body, name) } }
+  // A partial update in an envelope takes plain JSON only (above), validated as its schema says.
+  const json = route.bodyMediaTypes?.['application/json']
+  if (json !== undefined) route.bodyMediaTypes = { 'application/json': { schema: envelopeSchema(json.schema, name), validation: envelopeSchema(json.schema, name) } }
 }
 
 function checkCatches (klass: ViewStatics, name: string, fn: object): void {
@@ -182,6 +205,7 @@ function applySerializerOptions (form: WireForm, served: WireForm, value: unknow
 
 function buildFinish (klass: ViewStatics, route: CollectedRoute): Finish {
   const { status, emptyBody, onNone, after } = route
+  const wrap = route.envelope === undefined ? undefined : wrapIn(route.envelope)
   const schema = route.responseSchema
   const check = schema !== undefined && klass.validateResponse === true ? compileResponseCheck(schema, klass.fromAttributes ?? null, klass.strictResponse === true) : undefined
   const defaults = klass.defaultSerializerOptions ?? SERVED
@@ -204,7 +228,8 @@ function buildFinish (klass: ViewStatics, route: CollectedRoute): Finish {
       reply.type('text/plain; charset=utf-8')
       return value
     }
-    const body = check === undefined ? value : check(value)
+    const sent = wrap === undefined ? value : wrap(value)
+    const body = check === undefined ? sent : check(sent)
     if (forms === undefined) return body
     const own = (view as Partial<APIView>)[OWN_SERIALIZER_OPTIONS]
     if (own === undefined && !defaultsNeedWork) return body
@@ -225,12 +250,14 @@ function buildHandler (klass: ViewClass, route: CollectedRoute, fn: (this: View,
   const finish = buildFinish(klass as ViewStatics, route)
   const bodyRename = route.options.schema?.body === undefined ? undefined : compileRenamer(route.options.schema.body, false)
   const { json, none } = checks
+  const envelope = route.envelope !== undefined && route.options.schema?.body !== undefined ? route.envelope : undefined
   // Registration refused abstract views (assertRegistrable): this class is concrete.
   const Klass = klass as new (request: FastifyRequest, reply: FastifyReply) => View
   return function viewRouteHandler (request: FastifyRequest, reply: FastifyReply): unknown {
     if (json && !isJsonRequest(request.headers)) throw notJson(request.headers['content-type'])
     if (none && hasContent(request.headers)) throw noContent()
     if (bodyRename !== undefined) request.body = bodyRename(request.body)
+    if (envelope !== undefined) request.body = (request.body as Record<string, unknown>)[envelope] // validated: the envelope holds the body
     // A hook that needed the view first (a precondition check) made it; else it is made here.
     const view = (keepsView ? keptView(request) : undefined) ?? new Klass(request, reply)
     const result = fn.call(view, request)

@@ -288,7 +288,8 @@ export const updateMembers = <B extends ViewBase>(Base: B): B & UpdateStatics =>
     // objects itself, so it takes JSON unless it says otherwise.
     static acceptedPatchFormats (): readonly PatchFormat[] {
       if (this.patchFormats !== undefined) return this.patchFormats
-      return 'repository' in this && honoursPreconditions(this.repository) && this.responseSchema !== undefined ? ALL_PATCH_FORMATS : ['json']
+      // A patch document applies to the representation; one in an envelope is the envelope's, which no client means.
+      return 'repository' in this && honoursPreconditions(this.repository) && this.responseSchema !== undefined && this.envelope === undefined ? ALL_PATCH_FORMATS : ['json']
     }
 
     static override getActionRoute (action: StandardAction): ActionRoute {

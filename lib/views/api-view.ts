@@ -32,6 +32,12 @@ export class APIView extends View {
    * against the prefix (docs/generics.md, "Nested resources").
    */
   static prefixParams: Schema | undefined = undefined
+  /**
+   * A name to wrap single objects in on the wire (`'loan'`: `{ "loan": { ... } }`): the answers
+   * and bodies of create, retrieve, update and partial update (docs/actions.md, "Envelopes").
+   * Actions return and receive the object itself; list pages are their pagination's.
+   */
+  static envelope: string | undefined = undefined
   /** Schema of the success body of standard actions, and the fallback of custom routes. */
   static responseSchema: Schema | undefined = undefined
   /**

@@ -12,7 +12,8 @@ import {
 import { alwaysSent } from '../http/response-headers.js'
 import { honoursPreconditions, type Precondition } from '../stores/repository.js'
 import { loadParent, objectParams, type ParentLookup } from './parent.js'
-import { compileRepresentation } from '../schema/wire.js'
+import { envelopeSchema, wrapIn } from './envelope.js'
+import { compileRepresentation, type SerializerOptions } from '../schema/wire.js'
 import { validateTargetEarly } from '../schema/validation.js'
 import type { ResponsesMap } from '../routes/types.js'
 import { mergeResponses } from '../routes/route-meta.js'
@@ -132,6 +133,14 @@ const etagOnWrite: onSendHookHandler = (_request, reply, payload, done) => {
   // Only a representation gets a tag: a success with the body the serializer wrote, and no tag of the handler's own.
   if (reply.statusCode < 300 && typeof payload === 'string' && payload !== '' && !reply.hasHeader('etag')) reply.header('etag', etagOf(payload))
   done(null, payload)
+}
+
+/** What GET sends of an item, in the view's envelope when it has one: what the ETag a client holds was hashed from. */
+function representationOf (item: TSchema, envelope: string | undefined, options: SerializerOptions, compile: (schema: TSchema) => (value: unknown) => string): (value: unknown) => string {
+  if (envelope === undefined) return compileRepresentation(item, options, compile)
+  const serialize = compileRepresentation(envelopeSchema(item, envelope), options, compile)
+  const wrap = wrapIn(envelope)
+  return (value) => serialize(wrap(value))
 }
 
 /**
@@ -293,7 +302,7 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
       if (UNSAFE.has(method) && route.path.includes(':')) {
         // The representation GET sends, compiled now with the application's serializers: the one its ETag was hashed from.
         const item = schemaStatic(this, 'responseSchema')
-        const representation = item === undefined ? undefined : compileRepresentation(item, this.defaultSerializerOptions, route.compileSerializer)
+        const representation = item === undefined ? undefined : representationOf(item, route.envelope, this.defaultSerializerOptions, route.compileSerializer)
         const hooks = { ...inherited, preValidation: [preconditionCheck(this, representation), ...toList(inherited.preValidation)] }
         // A write's response carries the new validators, equal to what a GET would send, so a
         // client can chain conditional writes without reading again (RFC 9110 §8.8.3).

@@ -86,6 +86,8 @@ export interface RouteDefinition {
   standard: boolean
   /** The media types of a body taken in several (media type -> schemas); `undefined`: JSON only. */
   bodyMediaTypes?: Record<string, BodyMediaType>
+  /** The name the route's answer and body are wrapped in on the wire (the view's `envelope`), if any. */
+  envelope?: string
   /** The action reads a body it declares no schema for (a create without `createSchema`): any JSON, unvalidated. */
   anyJsonBody?: boolean
   /**

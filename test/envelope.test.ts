@@ -1,0 +1,74 @@
+import { test } from 'tap'
+import Fastify from 'fastify'
+import swagger from '@fastify/swagger'
+import { Type, type Static } from '@sinclair/typebox'
+import views, { mix } from '../lib/index.js'
+import { GenericViewSet, MemoryRepository } from '../lib/generics.js'
+import { ConditionalMixin } from '../lib/conditional.js'
+import { swaggerOptions } from '../lib/openapi/swagger.js'
+import { build, problem } from './helpers.js'
+
+// Named envelopes: `{ "book": { ... } }` on the wire, the object itself in the actions.
+
+const Book = Type.Object({ id: Type.Integer(), title: Type.String(), pages: Type.Integer() }, { $id: 'Book' })
+const BookIn = Type.Object({ title: Type.String({ minLength: 1 }), pages: Type.Integer({ minimum: 1 }) })
+type BookT = Static<typeof Book>
+
+const shelf = (): MemoryRepository<BookT> => new MemoryRepository<BookT>({ rows: [{ id: 1, title: 'Emma', pages: 474 }] })
+
+const Books = (repository: MemoryRepository<BookT>) => mix(ConditionalMixin, GenericViewSet).with({
+  responseSchema: Book,
+  createSchema: BookIn,
+  detailParams: Type.Object({ id: Type.Integer() }),
+  envelope: 'book',
+  etag: true,
+  conditionalRequests: true,
+  repository
+})
+
+test('answers and bodies of one object travel in the envelope; lists do not', async (t) => {
+  const repository = shelf()
+  const app = await build({ views: [{ view: Books(repository), prefix: '/books' }] })
+  const one = await app.inject({ method: 'GET', url: '/books/1' })
+  t.same(one.json(), { book: { id: 1, title: 'Emma', pages: 474 } })
+  t.same((await app.inject({ method: 'GET', url: '/books' })).json(), [{ id: 1, title: 'Emma', pages: 474 }])
+  const created = await app.inject({ method: 'POST', url: '/books', payload: { book: { title: 'Persuasion', pages: 249 } } })
+  t.equal(created.statusCode, 201)
+  t.same(created.json(), { book: { id: 2, title: 'Persuasion', pages: 249 } })
+  t.equal(repository.get({ id: 2 })?.title, 'Persuasion', 'the action stored the object, not its envelope')
+  const bare = await app.inject({ method: 'POST', url: '/books', payload: { title: 'Persuasion', pages: 249 } })
+  t.match(problem(t, bare, 400).errors, [{ pointer: '#/book' }], 'a body outside its envelope is refused, by pointer')
+  const inner = await app.inject({ method: 'POST', url: '/books', payload: { book: { title: '', pages: 1 } } })
+  t.match(problem(t, inner, 400).errors, [{ pointer: '#/book/title' }])
+  const patched = await app.inject({ method: 'PATCH', url: '/books/1', payload: { book: { pages: 480 } } })
+  t.same(patched.json(), { book: { id: 1, title: 'Emma', pages: 480 } })
+  const merge = await app.inject({ method: 'PATCH', url: '/books/1', headers: { 'content-type': 'application/merge-patch+json' }, payload: { book: { pages: 1 } } })
+  t.equal(merge.statusCode, 415, 'an envelope takes plain JSON patches only by default')
+})
+
+test('an ETag of an enveloped object guards its writes', async (t) => {
+  const app = await build({ views: [{ view: Books(shelf()), prefix: '/books' }] })
+  const etag = String((await app.inject({ method: 'GET', url: '/books/1' })).headers.etag)
+  t.equal((await app.inject({ method: 'GET', url: '/books/1', headers: { 'if-none-match': etag } })).statusCode, 304)
+  const put = await app.inject({ method: 'PUT', url: '/books/1', headers: { 'if-match': etag }, payload: { book: { title: 'Emma', pages: 500 } } })
+  t.equal(put.statusCode, 200, 'the tag a client holds is the one the write checks')
+  problem(t, await app.inject({ method: 'PUT', url: '/books/1', headers: { 'if-match': etag }, payload: { book: { title: 'Emma', pages: 1 } } }), 412)
+})
+
+test('the document shows the envelope, and the component keeps the resource\'s name', async (t) => {
+  const app = Fastify()
+  await app.register(swagger, swaggerOptions({ info: { title: 'Library', version: '1.0.0' } }))
+  await app.register(views, { views: [{ view: Books(shelf()), prefix: '/books' }] })
+  await app.ready()
+  const doc = JSON.parse(JSON.stringify(app.swagger()))
+  const post = doc.paths['/books'].post
+  t.same(post.requestBody.content['application/json'].schema.required, ['book'])
+  t.same(post.responses['201'].content['application/json'].schema.properties.book, { $ref: '#/components/schemas/Book' })
+  t.equal(post.operationId, 'createBook')
+  t.same(doc.paths['/books'].get.responses['200'].content['application/json'].schema.items, { $ref: '#/components/schemas/Book' })
+})
+
+test('patch documents and an envelope cannot both apply to one representation', async (t) => {
+  const View = GenericViewSet.with({ responseSchema: Book, createSchema: BookIn, detailParams: Type.Object({ id: Type.Integer() }), envelope: 'book', patchFormats: ['json', 'merge-patch'], repository: shelf() })
+  await t.rejects(build({ views: [{ view: View, prefix: '/books' }] }), { code: 'FV_ERR_ENVELOPE', message: /patchFormats = \['json'\]/ })
+})
