@@ -3,7 +3,7 @@ import Fastify from 'fastify'
 import { Type, type Static } from '@sinclair/typebox'
 import { AsyncListAPIView, AsyncRetrieveAPIView, ConfigurationError, Get, mix, MIXIN } from '../lib/index.js'
 import {
-  AsyncGenericViewSet, GenericListAPIView, GenericRetrieveAPIView, MemoryRepository, PaginationFilter, asyncRepository
+  AsyncGenericViewSet, GenericListAPIView, GenericViewSet, GenericRetrieveAPIView, MemoryRepository, PaginationFilter, asyncRepository
 } from '../lib/generics.js'
 import { ConditionalMixin } from '../lib/conditional.js'
 import views from '../lib/index.js'
@@ -175,4 +175,21 @@ test('custom routes given to .with(): typed handlers, installed as routes, kept 
     code: 'FV_ERR_UNKNOWN_STATIC',
     message: /the route "list" is named like a member of AsyncGenericViewSet; give it another name, or put an action in the methods/
   })
+})
+
+test('.with() on a subclass of the user\'s: its methods call the subclass\'s helpers', async (t) => {
+  const repository = new MemoryRepository<Static<typeof Item>>({ rows: [{ id: 1, name: 'lamp', updated_at: STAMP }] })
+  class Shared extends GenericViewSet.with({ responseSchema: Item, createSchema: Type.Object({ ...ItemIn.properties, updated_at: Type.String() }), detailParams: IdParams, repository }) {
+    shout (name: string): string { return name.toUpperCase() }
+  }
+  const Loud = Shared.with({}, {
+    retrieve (request) {
+      const row = this.repository.get({ id: request.params.id })
+      return row === null ? null : { ...row, name: this.shout(row.name) }
+    }
+  })
+  const app = await build({ views: [{ view: Loud, prefix: '/items' }] })
+  t.equal((await app.inject({ method: 'GET', url: '/items/1' })).json().name, 'LAMP')
+  t.equal((await app.inject({ method: 'GET', url: '/items' })).json()[0].name, 'lamp', 'the other actions are the class\'s')
+  t.ok(new Loud({} as never, {} as never) instanceof Shared, 'the class built extends the subclass')
 })

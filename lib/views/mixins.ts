@@ -204,13 +204,27 @@ export type LastModifiedFieldOf<C, Declared> = C extends { readonly responseSche
  * A class built from mixins with the statics `C` set by `.with({...})`: its item types are read
  * from the schemas among them (`ModelsOf`), so it takes no type argument that could disagree.
  */
-export type TypedClass<K extends keyof ActionRegistry<unknown>, S, C> = {
-  new (request: FastifyRequest, reply: FastifyReply): ViewInstance<K, ModelsOf<C>>
+export type TypedClass<K extends keyof ActionRegistry<unknown>, S, C, X = unknown> = {
+  new (request: FastifyRequest, reply: FastifyReply): ViewInstance<K, ModelsOf<C>> & X
   readonly [ACTION_KEYS]?: K
   readonly [MIXIN]: MixinInfo
-  /** This class with more statics set (they replace the ones of the same name) and more methods. */
-  with<const C2 extends StaticsInput<StaticsWithActions<K, S>, C2>>(statics: C2, methods?: ViewMethods<K, ModelsOf<C2 & Omit<C, keyof C2>>>, routes?: ViewRoutes<K, ModelsOf<C2 & Omit<C, keyof C2>>>): TypedClass<K, S, C2 & Omit<C, keyof C2>>
+  /**
+   * This class with more statics set (they replace the ones of the same name) and more methods.
+   * Called on a subclass of the user's, its methods see the subclass's own members (helpers) on `this`.
+   */
+  with<const C2 extends StaticsInput<StaticsWithActions<K, S>, C2>, Self = unknown>(this: Self, statics: C2,
+    methods?: ViewMethods<K, ModelsOf<C2 & Omit<C, keyof C2>>, X & OwnMembers<Self, K>>,
+    routes?: ViewRoutes<K, ModelsOf<C2 & Omit<C, keyof C2>>, X & OwnMembers<Self, K>>): TypedClass<K, S, C2 & Omit<C, keyof C2>, X & OwnMembers<Self, K>>
 } & StaticsWithActions<K, S>
+
+/**
+ * The members a subclass of the user's adds to a view class (helpers shared by its actions),
+ * which `.with()` methods called on that subclass may use: its instance's members beyond the
+ * view's own. Nothing for a class the library built.
+ */
+export type OwnMembers<Self, K extends keyof ActionRegistry<unknown>> = Self extends abstract new (...args: never[]) => infer I
+  ? Omit<I, keyof ViewInstance<K, unknown>>
+  : unknown
 
 /** An instance of a class built from the registry keys `K` for the item types `M`. */
 export type ViewInstance<K extends keyof ActionRegistry<unknown>, M> = APIView & UnionToIntersection<ActionRegistry<M>[K]>
@@ -220,14 +234,14 @@ export type ViewInstance<K extends keyof ActionRegistry<unknown>, M> = APIView &
  * an object literal, so that TypeScript types each parameter from the action it implements
  * (a method in a class body gets no type from the method it overrides). `this` is the view.
  */
-export type ViewMethods<K extends keyof ActionRegistry<unknown>, M> = Partial<UnionToIntersection<ActionRegistry<M>[K]>> & ThisType<ViewInstance<K, M>>
+export type ViewMethods<K extends keyof ActionRegistry<unknown>, M, X = unknown> = Partial<UnionToIntersection<ActionRegistry<M>[K]>> & ThisType<ViewInstance<K, M> & X>
 
 /**
  * The custom routes `.with(statics, methods, routes)` takes: a function of a `RouteBuilder`
  * returning the routes by method name, each handler typed from its route's schemas, with `this`
  * the view (`routes: (route) => ({ search: route.get('/search', { schema }, async function (request) { ... }) })`).
  */
-export type ViewRoutes<K extends keyof ActionRegistry<unknown>, M> = (route: RouteBuilder<ViewInstance<K, M>>) => Record<string, RouteHandler>
+export type ViewRoutes<K extends keyof ActionRegistry<unknown>, M, X = unknown> = (route: RouteBuilder<ViewInstance<K, M> & X>) => Record<string, RouteHandler>
 
 /** A class built from mixins: generic in its item types, with the union of their statics. */
 export type MixedClass<K extends keyof ActionRegistry<unknown>, S> = {
@@ -239,7 +253,8 @@ export type MixedClass<K extends keyof ActionRegistry<unknown>, S> = {
    * This class with its statics set once, its item types read from the schemas among them:
    * `mix(AsyncListAPIView, AsyncRetrieveAPIView).with({ responseSchema: Item, detailParams: IdParams })`.
    */
-  with<const C extends StaticsInput<StaticsWithActions<K, S>, C>>(statics: C, methods?: ViewMethods<K, ModelsOf<C>>, routes?: ViewRoutes<K, ModelsOf<C>>): TypedClass<K, S, C>
+  with<const C extends StaticsInput<StaticsWithActions<K, S>, C>, Self = unknown>(this: Self, statics: C, methods?: ViewMethods<K, ModelsOf<C>, OwnMembers<Self, K>>,
+    routes?: ViewRoutes<K, ModelsOf<C>, OwnMembers<Self, K>>): TypedClass<K, S, C, OwnMembers<Self, K>>
 } & StaticsWithActions<K, S>
 
 /**

@@ -466,3 +466,35 @@ describe('.with(statics, methods, routes)', () => {
     expect(AsyncGenericViewSet.with).type.not.toBeCallableWith({ responseSchema: Item, repository: asyncMemory }, {}, { count: () => 1 })
   })
 })
+
+describe('.with(statics, methods) on a subclass of the user\'s', () => {
+  test('its methods reach the helpers the subclass declares, typed', () => {
+    class ItemBase extends GenericViewSet.with({ responseSchema: Item, createSchema: ItemBody, detailParams: IdParams, repository: memory }) {
+      label (row: ItemData): string { return `#${row.id} ${row.name}` }
+    }
+    const Items = ItemBase.with({}, {
+      retrieve (request) {
+        expect(this.label).type.toBe<(row: ItemData) => string>()
+        expect(request.params).type.toBe<{ id: number }>()
+        const row = this.repository.get({ id: request.params.id })
+        return row === null ? null : { ...row, name: this.label(row) }
+      }
+    })
+    expect<InstanceType<typeof Items>['label']>().type.toBe<(row: ItemData) => string>()
+    ItemBase.with({}, {
+      retrieve () {
+        // @ts-expect-error -- a helper the class does not have is still an error
+        this.nothing()
+        return null
+      }
+    })
+  })
+
+  test('nested views: prefixParams type the parameters of every action', () => {
+    const Nested = GenericViewSet.with({ responseSchema: Item, createSchema: ItemBody, detailParams: IdParams, prefixParams: Type.Object({ ownerId: Type.Integer() }), repository: memory })
+    type Acting = InstanceType<typeof Nested>
+    expect<Parameters<Acting['retrieve']>[0]['params']>().type.toBe<{ ownerId: number } & { id: number }>()
+    expect<Parameters<Acting['list']>[0]['params']>().type.toBe<{ ownerId: number }>()
+    expect<Parameters<Acting['create']>[0]['params']>().type.toBe<{ ownerId: number }>()
+  })
+})
