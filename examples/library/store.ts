@@ -1,0 +1,171 @@
+// The lending library's stores: one database (SQLite or PostgreSQL), its tables (schema.ts), and a
+// repository per resource. A repository reads a query — its table, the joins and the computed,
+// read-only fields the API shows — and writes its table. The SQL here is what the repositories
+// read besides their columns; the views (views.ts) write none.
+import { mkdirSync } from 'node:fs'
+import path from 'node:path'
+import pg from 'pg'
+import { preconditionOf, type AsyncRepository, type Criteria, type ListQuery, type RepositoryOptions } from 'fastify-views/generics'
+import { AsyncSqliteRepository, PostgresRepository, option, sql, type SqlTableOptions } from 'fastify-views/sql'
+import { POSTGRES_SCHEMA, SQLITE_SCHEMA, setUpSchema } from './schema.js'
+import type { BookRow, LoanRow, Member, SavedBookRow } from './schemas.js'
+
+/** `sqlite:<path>` (or nothing: `./data/library.db`), or a `postgres://` URL. */
+export interface StoreOptions { databaseUrl?: string | undefined }
+
+/** A repository of the async views, with the fields its filters may name. */
+export type LibraryRepository<T> = AsyncRepository<T> & { readonly fieldNames: readonly string[] }
+
+/** The library's repositories over one database. */
+export interface LibraryStore {
+  members: LibraryRepository<Member>
+  books: LibraryRepository<BookRow>
+  readingList: LibraryRepository<SavedBookRow>
+  loans: LibraryRepository<LoanRow>
+  close: () => Promise<void> | void
+}
+
+/** What the two databases write differently in a read: a JSON array of the book's genres. */
+interface ReadDialect { genres: string }
+
+const SQLITE_READS: ReadDialect = {
+  genres: 'SELECT json_group_array(slug) FROM (SELECT g.slug FROM book_genres bg JOIN genres g ON g.id = bg.genre_id WHERE bg.book_id = books.id ORDER BY g.slug)'
+}
+const POSTGRES_READS: ReadDialect = {
+  genres: "SELECT COALESCE(json_agg(g.slug ORDER BY g.slug), '[]'::json) FROM book_genres bg JOIN genres g ON g.id = bg.genre_id WHERE bg.book_id = books.id"
+}
+
+const MEMBERS = { table: 'members', columns: ['id', 'name', 'email', 'librarian', 'joined_at'] } satisfies SqlTableOptions<Member>
+
+/** Books as a reader sees them: their genres, whether the reader saved them, how often they were lent. */
+const books = (d: ReadDialect) => ({
+  table: 'books',
+  columns: ['id', 'title', 'author', 'year', 'available', 'updated_at'],
+  touchColumn: 'updated_at',
+  computed: {
+    genres: d.genres,
+    // option('reader'): the member a view's getRepositoryOptions names for each call; NULL (false) for nobody.
+    on_my_list: sql`EXISTS (SELECT 1 FROM reading_list r WHERE r.book_id = books.id AND r.member_id = ${option('reader')})`,
+    loans_count: 'SELECT CAST(COUNT(*) AS INTEGER) FROM loans l WHERE l.book_id = books.id',
+    // The `genre` filter: the slug asked for (option('genre_asked')) when the book has that genre, else NULL,
+    // so that `genre = <slug>` selects the books of a genre through book_genres.
+    genre: sql`SELECT g.slug FROM book_genres bg JOIN genres g ON g.id = bg.genre_id WHERE bg.book_id = books.id AND g.slug = ${option('genre_asked')}`
+  }
+}) satisfies SqlTableOptions<BookRow>
+
+const READING_LIST = {
+  table: 'reading_list',
+  columns: ['id', 'member_id', 'book_id', 'saved_at'],
+  joins: 'JOIN books b ON b.id = reading_list.book_id',
+  computed: { title: 'b.title', author: 'b.author' }
+} satisfies SqlTableOptions<SavedBookRow>
+
+const LOANS = {
+  table: 'loans',
+  columns: ['id', 'member_id', 'book_id', 'borrowed_at', 'due_at', 'returned_at', 'updated_at'],
+  touchColumn: 'updated_at',
+  joins: 'JOIN books b ON b.id = loans.book_id',
+  computed: { title: 'b.title' }
+} satisfies SqlTableOptions<LoanRow>
+
+/** `DATABASE_URL`: PostgreSQL for `postgres://`, SQLite otherwise. */
+export async function openStore ({ databaseUrl }: StoreOptions = {}): Promise<LibraryStore> {
+  if (databaseUrl !== undefined && /^postgres(ql)?:\/\//.test(databaseUrl)) return openPostgres(databaseUrl)
+  if (databaseUrl !== undefined && !databaseUrl.startsWith('sqlite:')) throw new Error('DATABASE_URL must be sqlite:<path> or postgres://...')
+  return openSqlite(databaseUrl === undefined ? './data/library.db' : databaseUrl.slice('sqlite:'.length))
+}
+
+async function openPostgres (url: string): Promise<LibraryStore> {
+  const pool = new pg.Pool({ connectionString: url })
+  pool.on('error', () => {})
+  await setUpSchema(POSTGRES_SCHEMA, (text) => pool.query(text), async () => Number((await pool.query('SELECT COUNT(*) AS n FROM books')).rows[0].n))
+  return {
+    members: new PostgresRepository<Member>(pool, MEMBERS),
+    books: new PostgresRepository<BookRow>(pool, books(POSTGRES_READS)),
+    readingList: new PostgresRepository<SavedBookRow>(pool, READING_LIST),
+    loans: new PostgresRepository<LoanRow>(pool, LOANS),
+    close: () => pool.end()
+  }
+}
+
+async function openSqlite (file: string): Promise<LibraryStore> {
+  if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
+  const { DatabaseSync } = process.getBuiltinModule('node:sqlite')
+  const db = new DatabaseSync(file, { timeout: 5000 })
+  db.exec('PRAGMA journal_mode = WAL')
+  db.exec('PRAGMA foreign_keys = ON')
+  await setUpSchema(SQLITE_SCHEMA, (text) => db.exec(text), () => Number(db.prepare('SELECT COUNT(*) AS n FROM books').get()?.n))
+  return {
+    members: new SqliteRows<Member>(db, MEMBERS, { booleans: ['librarian'] }),
+    books: new SqliteRows<BookRow>(db, books(SQLITE_READS), { booleans: ['available', 'on_my_list'], json: ['genres'] }),
+    readingList: new SqliteRows<SavedBookRow>(db, READING_LIST),
+    loans: new SqliteRows<LoanRow>(db, LOANS),
+    close: () => { db.close() }
+  }
+}
+
+/** Fields SQLite cannot give in their JSON type: booleans (it stores 0 and 1) and JSON arrays (it returns their text). */
+interface Decoding { booleans?: readonly string[], json?: readonly string[] }
+
+/**
+ * WORKAROUND (docs/example-library.md, "What the library could not say"): SQLite has no boolean
+ * and no JSON type, so `available` arrives as 1 and `genres` as the text `["classic"]`, which the
+ * response schema refuses. The SQL repositories have no per-field decoding, so this subclass
+ * decodes the rows it returns, and the rows a write's checks (If-Match, object permissions) judge.
+ */
+class SqliteRows<T extends object> extends AsyncSqliteRepository<T> {
+  readonly #decoding: Required<Decoding>
+
+  constructor (db: ConstructorParameters<typeof AsyncSqliteRepository>[0], options: SqlTableOptions<T>, decoding: Decoding = {}) {
+    super(db, options)
+    this.#decoding = { booleans: [], json: [], ...decoding }
+  }
+
+  #decode<R extends object> (row: R): R {
+    const fixed: Record<string, unknown> = {}
+    for (const field of this.#decoding.booleans) {
+      const value: unknown = Reflect.get(row, field)
+      if (typeof value === 'number') fixed[field] = value === 1
+    }
+    for (const field of this.#decoding.json) {
+      const value: unknown = Reflect.get(row, field)
+      if (typeof value === 'string') fixed[field] = JSON.parse(value)
+    }
+    return { ...row, ...fixed }
+  }
+
+  /** The options of a write, its precondition judging the decoded row. */
+  #judged (options: RepositoryOptions | undefined): RepositoryOptions | undefined {
+    const precondition = preconditionOf(options)
+    if (precondition === undefined) return options
+    return { ...options, precondition: (row: unknown) => { precondition(typeof row === 'object' && row !== null ? this.#decode(row) : row) } }
+  }
+
+  override async get (criteria: Criteria, options?: RepositoryOptions): Promise<T | null> {
+    const row = await super.get(criteria, options)
+    return row === null ? null : this.#decode(row)
+  }
+
+  override async list (criteria: Criteria, query?: ListQuery, options?: RepositoryOptions): Promise<T[]> {
+    return (await super.list(criteria, query, options)).map((row) => this.#decode(row))
+  }
+
+  override async listAndCount (criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>, options?: RepositoryOptions): Promise<{ items: T[], total: number }> {
+    const { items, total } = await super.listAndCount(criteria, query, countQuery, options)
+    return { items: items.map((row) => this.#decode(row)), total }
+  }
+
+  override async create (values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> {
+    const row = await super.create(values, options)
+    return row === null ? null : this.#decode(row)
+  }
+
+  override async update (criteria: Criteria, values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> {
+    const row = await super.update(criteria, values, this.#judged(options))
+    return row === null ? null : this.#decode(row)
+  }
+
+  override delete (criteria: Criteria, options?: RepositoryOptions): Promise<boolean> {
+    return super.delete(criteria, this.#judged(options))
+  }
+}
