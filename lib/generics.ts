@@ -3,7 +3,7 @@
 export {
   GenericViewMixin, AsyncGenericListAPIView, GenericListAPIView, AsyncGenericCreateAPIView, GenericCreateAPIView, AsyncGenericRetrieveAPIView,
   GenericRetrieveAPIView, AsyncGenericUpdateAPIView, GenericUpdateAPIView, AsyncGenericPartialUpdateAPIView, GenericPartialUpdateAPIView,
-  AsyncGenericDestroyAPIView, GenericDestroyAPIView, type GenericHooks, type GenericMembers, type KwargsOf, type CriteriaOf, type GenericStatics, type FilterArgs, type PageSnapshot
+  AsyncGenericDestroyAPIView, GenericDestroyAPIView, type GenericHooks, type GenericMembers, type GenericMixinBase, type WriteSeams, type CreateValues, type KwargsOf, type CriteriaOf, type GenericStatics, type FilterArgs, type PageSnapshot
 } from './views/generics.js'
 export {
   AsyncGenericViewSet, GenericViewSet, AsyncGenericReadOnlyViewSet, GenericReadOnlyViewSet, AsyncGenericListCreateAPIView, GenericListCreateAPIView,

@@ -199,6 +199,34 @@ const thrown: ThrownCase[] = [
     message: /^Cannot register Tagged: it checks If-Match on .*update.*, but its repository does not declare atomicPreconditions: true/
   },
   {
+    code: 'FV_ERR_PREFIX_PARAMS',
+    mistake: 'a nested view registered under a prefix that names its parameter otherwise',
+    act: () => {
+      class Nested extends GenericViewSet {
+        static override responseSchema = Item
+        static override prefixParams = Type.Object({ shopId: Type.Integer() })
+        static override repository = rows() as never
+      }
+      return build({ views: [{ view: Nested, prefix: '/shops/:shop/items' }] })
+    },
+    message: /^Cannot register Nested: its prefixParams declares "shopId", which its prefix \(\/shops\/:shop\/items\) does not name/
+  },
+  {
+    code: 'FV_ERR_ENVELOPE',
+    mistake: 'an envelope beside merge-patch documents',
+    act: () => {
+      class Wrapped extends GenericViewSet {
+        static override responseSchema = Item
+        static override envelope = 'item'
+        static override createSchema = Type.Object({ name: Type.String(), price: Type.Number() })
+        static override patchFormats = ['json', 'merge-patch'] as const
+        static override repository = rows() as never
+      }
+      return build({ views: [{ view: Wrapped, prefix: '/items' }] })
+    },
+    message: /^Cannot register Wrapped: patch documents apply to the representation, which its envelope "item" wraps/
+  },
+  {
     code: 'FV_ERR_PATCH_TARGET',
     mistake: 'an action view that takes JSON Patch with no way to read the object it applies to',
     act: () => {

@@ -116,6 +116,14 @@ export interface GenericStatics<R = object> {
 
 /** A base with the statics of `GenericViewMixin` below it: what every generic action builds on. */
 export type GenericBase = ViewBase & GenericStatics
+
+/**
+ * The base a mixin of the user's over generic views extends, with their members and statics
+ * typed (`Async`: the async family's repository): `defineMixin<C, GenericMixinBase>('SoftDelete',
+ * (Base) => class extends Base { ... }, [GenericViewMixin])` (docs/generics.md, "Write seams").
+ * The construct signature takes `any[]` for the reason `ViewBase` does (TS2545).
+ */
+export type GenericMixinBase<Async = false> = (new (...args: any[]) => APIView & GenericMembers<unknown, Async>) & Omit<ViewBase, 'prototype'> & GenericStatics
 type GenericView = APIView & GenericMembers<unknown, false>
 
 /** The `getKwargs` of the library, which adds nothing to a create's values. */
