@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { schemaStatic } from '../core/typebox-lines.js'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import {
   actionMixin, createMembers, DETAIL, listMembers, STANDARD_ACTIONS, updateMembers, withSchema,
   type ActionViewClass, type CreateStatics, type DetailStatics, type Get, type ItemOf, type ListStatics, type Ret, type UpdateStatics
@@ -15,7 +15,8 @@ import type { ConditionalMembers } from './conditional.js'
 import { CursorPage, encodeCursor, NumberedPage, OffsetPage } from '../query/pagination.js'
 import { fieldNamesOf, honoursPreconditions, storedFieldNamesOf, type AsyncRepository, type Criteria, type FieldOf, type Operator, type ListQuery, type OrderKey, type Precondition, type Repository, type RepositoryOptions } from '../stores/repository.js'
 import { patchPrecondition } from './patch.js'
-import type { ActionRoute, StandardAction } from './view.js'
+import { keepView, keptView, type ActionRoute, type RouteDefinition, type StandardAction } from './view.js'
+import { toList } from '../core/list.js'
 import { then, type Awaitable } from '../core/maybe-promise.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 
@@ -193,6 +194,19 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
         ...(OBJECT_ACTIONS.has(action.name) && checksObjectPermissions(this) ? [Forbidden] : [])
       ]
       return added.length === 0 ? route : { ...route, throws: [...(route.throws ?? []), ...added] }
+    }
+
+    // A route of the view's own on a nested view reads the parent before its handler, as the
+    // standard actions do: a 404 without one, and `getParent()` and the scope within it.
+    static override routeHooks (route: RouteDefinition, method: string): ReturnType<ViewBase['routeHooks']> {
+      const inherited = super.routeHooks(route, method)
+      const parent = this.parent
+      if (parent === undefined || route.standard) return inherited
+      const Klass = this as unknown as new (request: FastifyRequest, reply: FastifyReply) => APIView // a registered view class is concrete
+      const readParent = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+        await loadParent(keptView(request) ?? keepView(request, new Klass(request, reply)), parent)
+      }
+      return { ...inherited, preHandler: [...toList(inherited.preHandler), readParent] }
     }
 
     get repository (): AnyRepository {
