@@ -3,7 +3,7 @@ import { Type, type TArray, type TNull, type TObject, type TProperties, type TSc
 import { then, type Awaitable } from '../core/maybe-promise.js'
 import { BadRequest } from '../http/errors.js'
 import type { ListQuery, OrderKey } from '../stores/repository.js'
-import { envelopePage, pageSizeSchema, type Envelope, type PageBounds, type PageField, type PageQuery, type PageSource, type PageWindow, type Pagination } from './pagination-protocol.js'
+import { classSuffix, envelopePage, pageSizeSchema, type Envelope, type PageBounds, type PageField, type PageQuery, type PageSource, type PageWindow, type Pagination } from './pagination-protocol.js'
 
 /** The `CursorPage` envelope of keyset pagination: opaque cursors, `null` at either end. */
 export type CursorPageSchema<T extends TSchema> = TObject<{ items: TArray<T>, next_page: TUnion<[TString, TNull]>, previous_page: TUnion<[TString, TNull]> }>
@@ -86,7 +86,7 @@ export abstract class CursorPagination implements Pagination<CursorWindow>, Enve
   /** The query parameters' names (default `cursor` and `page_size`). */
   readonly names: CursorNames
   /** The page schema's `$id` follows its item's: `Item` + this. */
-  readonly suffix: string = this.constructor.name || 'Page'
+  readonly suffix: string = classSuffix(this)
   /** What the document says of the cursor parameter. */
   readonly cursorDescription: string = 'An opaque cursor from a page of this list.'
 
@@ -153,8 +153,8 @@ export abstract class CursorPagination implements Pagination<CursorWindow>, Enve
 /** Keyset pagination answering a `CursorPage`: `{ items, next_page, previous_page }`. */
 export class CursorPages extends CursorPagination {
   declare readonly page: CursorPageOf<this['item']>
-  override readonly suffix = 'CursorPage'
-  override readonly cursorDescription = 'An opaque cursor from next_page or previous_page.'
+  override readonly suffix: string = 'CursorPage'
+  override readonly cursorDescription: string = 'An opaque cursor from next_page or previous_page.'
 
   envelope (items: unknown[], facts: CursorFacts): CursorPageOf<unknown> {
     return { items, next_page: facts.next, previous_page: facts.previous }

@@ -2,7 +2,7 @@
 import { Type, type TArray, type TBoolean, type TInteger, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
 import type { Awaitable } from '../core/maybe-promise.js'
 import { readCounted } from './counted-page.js'
-import { envelopePage, pageSizeSchema, type Envelope, type PageBounds, type PageField, type PageQuery, type PageSource, type PageWindow, type Pagination } from './pagination-protocol.js'
+import { classSuffix, envelopePage, pageSizeSchema, type Envelope, type PageBounds, type PageField, type PageQuery, type PageSource, type PageWindow, type Pagination } from './pagination-protocol.js'
 
 /** The `OffsetPage` envelope of offset pagination. */
 export type OffsetPageSchema<T extends TSchema> = TObject<{ items: TArray<T>, offset: TInteger, limit: TInteger, total_items: TInteger, has_more: TBoolean }>
@@ -49,7 +49,7 @@ export abstract class OffsetPagination implements Pagination<OffsetWindow>, Enve
   /** The query parameters' names (default `offset` and `limit`). */
   readonly names: OffsetNames
   /** The page schema's `$id` follows its item's: `Item` + this. */
-  readonly suffix: string = this.constructor.name || 'Page'
+  readonly suffix: string = classSuffix(this)
 
   constructor (names: Partial<OffsetNames> = {}) {
     this.names = { offset: 'offset', limit: 'limit', ...names }
@@ -92,7 +92,7 @@ export abstract class OffsetPagination implements Pagination<OffsetWindow>, Enve
 /** Offset pagination answering an `OffsetPage`: `{ items, offset, limit, total_items, has_more }`. */
 export class OffsetPages extends OffsetPagination {
   declare readonly page: OffsetPageOf<this['item']>
-  override readonly suffix = 'OffsetPage'
+  override readonly suffix: string = 'OffsetPage'
 
   envelope (items: unknown[], facts: OffsetFacts): OffsetPageOf<unknown> {
     return { items, offset: facts.offset, limit: facts.limit, total_items: facts.total, has_more: facts.hasMore }

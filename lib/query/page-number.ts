@@ -2,7 +2,7 @@
 import { Type, type TArray, type TBoolean, type TInteger, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
 import type { Awaitable } from '../core/maybe-promise.js'
 import { readCounted } from './counted-page.js'
-import { envelopePage, pageSizeSchema, type Envelope, type PageBounds, type PageField, type PageQuery, type PageSource, type PageWindow, type Pagination } from './pagination-protocol.js'
+import { classSuffix, envelopePage, pageSizeSchema, type Envelope, type PageBounds, type PageField, type PageQuery, type PageSource, type PageWindow, type Pagination } from './pagination-protocol.js'
 
 /** The `NumberedPage` envelope of page-number pagination (wire names from the original library). */
 export type NumberedPageSchema<T extends TSchema> = TObject<{
@@ -44,7 +44,7 @@ export abstract class PageNumberPagination implements Pagination<NumberedWindow>
   /** The query parameters' names (default `page` and `page_size`). */
   readonly names: PageNumberNames
   /** The page schema's `$id` follows its item's: `Item` + this. */
-  readonly suffix: string = this.constructor.name || 'Page'
+  readonly suffix: string = classSuffix(this)
 
   constructor (names: Partial<PageNumberNames> = {}) {
     this.names = { page: 'page', pageSize: 'page_size', ...names }
@@ -90,7 +90,7 @@ export abstract class PageNumberPagination implements Pagination<NumberedWindow>
 /** Page-number pagination answering a `NumberedPage`: `{ items, current_page, page_size, total_pages, total_items, has_more }`. */
 export class NumberedPages extends PageNumberPagination {
   declare readonly page: NumberedPageOf<this['item']>
-  override readonly suffix = 'NumberedPage'
+  override readonly suffix: string = 'NumberedPage'
 
   envelope (items: unknown[], facts: NumberedFacts): NumberedPageOf<unknown> {
     return { items, current_page: facts.page, page_size: facts.pageSize, total_pages: facts.totalPages, total_items: facts.total, has_more: facts.hasMore }

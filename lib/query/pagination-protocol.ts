@@ -87,6 +87,9 @@ export interface Envelope {
   readonly suffix: string
 }
 
+/** The default `suffix` of a pagination: its class name (`ArticlePages`), or `Page` for a class without one. */
+export const classSuffix = (pagination: object): string => pagination.constructor.name || 'Page'
+
 const envelopes = new WeakMap<object, WeakMap<TSchema, TObject>>()
 
 /**
