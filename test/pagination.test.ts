@@ -4,8 +4,8 @@ import swagger from '@fastify/swagger'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import views, { type FastifyViewsOptions, type ViewClass } from '../lib/index.js'
 import {
-  AsyncGenericListAPIView, BaseFilter, CursorPagination, GenericListAPIView, MemoryRepository, OffsetLimitFilter, OffsetPagination, OffsetPages,
-  PageNumberPagination, PaginationFilter, asyncRepository, composeFilters, type CursorFacts, type NumberedFacts, type OffsetFacts
+  AsyncGenericListAPIView, BaseFilter, CursorPage, CursorPaginationFilter, CursorPagination, GenericListAPIView, MemoryRepository, NumberedPage, OffsetLimitFilter,
+  OffsetPage, OffsetPagination, OffsetPages, PageNumberPagination, PaginationFilter, asyncRepository, composeFilters, type CursorFacts, type NumberedFacts, type OffsetFacts
 } from '../lib/generics.js'
 import { SqliteRepository } from '../lib/stores/sql/index.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
@@ -215,6 +215,17 @@ test('a page schema is built once per class and item schema; without an $id on t
   t.equal(new Anonymous().suffix, 'Page', 'or Page for a class without one')
 })
 
+test('the page builders are the schemas the built-in paginations answer; a list without a filter answers an array', async (t) => {
+  t.equal(NumberedPage(Article), PaginationFilter.paginator.pageSchema(Article))
+  t.equal(OffsetPage(Article), OffsetLimitFilter.paginator.pageSchema(Article))
+  t.equal(CursorPage(Article), CursorPaginationFilter.paginator.pageSchema(Article))
+  t.same([NumberedPage(Article).$id, OffsetPage(Article).$id, CursorPage(Article).$id], ['ArticleNumberedPage', 'ArticleOffsetPage', 'ArticleCursorPage'])
+  const { app, doc } = await documented({ views: [{ view: articles(null as never, new MemoryRepository<ArticleT>({ rows: ROWS })), prefix: '/all' }] })
+  t.teardown(() => app.close())
+  t.same(ids((await app.inject('/all?limit=1')).json()), range(1, 30), 'every row, limit being no parameter')
+  t.same(doc.paths['/all'].get.responses['200'].content['application/json'].schema, { type: 'array', items: { $ref: '#/components/schemas/Article' } })
+})
+
 test('a pagination is checked with its filter when the view is registered', async (t) => {
   const Clash = OffsetLimitFilter.with({ paginator: new ArticlePages({ offset: 'title' }), fields: { title: Type.String() } })
   t.throws(() => Clash.querySchema(), { code: 'FV_ERR_FILTER_FIELD', message: /parameter "title" is also a parameter of the filter/ })
@@ -223,6 +234,7 @@ test('a pagination is checked with its filter when the view is registered', asyn
   const TooLong = BaseFilter.with({ paginator: new ArticlePages(), maxPageSize: 10, defaultPageSize: 20 })
   t.throws(() => TooLong.querySchema(), { code: 'FV_ERR_PAGE_SIZE' })
   t.throws(() => composeFilters(ArticleFilter, BaseFilter.with({ paginator: new DataPages() })), { code: 'FV_ERR_FILTER_PAGINATION', message: /\(ArticlePages, DataPages\)/ })
+  t.throws(() => composeFilters(PaginationFilter, BaseFilter.with({ paginator: new OffsetPages({ limit: 'take' }) })), { message: /\(page, OffsetPages\)/ }, 'a built-in by its kind')
   const composed = composeFilters(BaseFilter.with({ fields: { title: Type.String() } }), ArticleFilter)
   t.same(Object.keys(composed.querySchema().properties).sort(), ['limit', 'offset', 'sort', 'title'])
   t.equal(composed.pageSize(), 20, 'the pager\'s bounds come along')

@@ -4,7 +4,7 @@ import type { PageWindow, Pagination } from './pagination-protocol.js'
 import { numberedPages } from './page-number.js'
 import { offsetPages } from './offset.js'
 import { cursorPages, totalOrdering } from './cursor.js'
-import { paginationOfKind, type PaginationKind } from './pagination.js'
+import { paginationName, paginationOfKind, type PaginationKind } from './pagination.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 import { misspeltMember, misspeltSentence, type DidYouMean } from '../core/names.js'
 import { assignStatics, withName } from '../core/statics.js'
@@ -344,7 +344,7 @@ export function composeFilters (...filters: FilterClass[]): FilterClass {
   const paging = [...new Set(filters.map(paginationOf).filter((p) => p !== undefined))]
   if (paging.length > 1) {
     throw new ConfigurationError('FV_ERR_FILTER_PAGINATION', `composeFilters: ${filters.map((f) => f.name).join(', ')} paginate in ${paging.length} different ways ` +
-      `(${paging.map((p) => p.constructor.name).join(', ')}), and a list has one kind of page. Compose at most one paginating filter with the others`)
+      `(${paging.map(paginationName).join(', ')}), and a list has one kind of page. Compose at most one paginating filter with the others`)
   }
   const pager = filters.find((f) => paginationOf(f) !== undefined)
   const maxSearchLength = smallest(filters, (f) => f.searchFields.length > 0, (f) => f.maxSearchLength)
@@ -357,7 +357,7 @@ export function composeFilters (...filters: FilterClass[]): FilterClass {
     static override orderingFields = [...new Set(filters.flatMap((f) => f.orderingFields))]
     static override defaultOrdering = filters.find((f) => f.defaultOrdering.length > 0)?.defaultOrdering ?? []
     static override searchFields = [...new Set(filters.flatMap((f) => f.searchFields))]
-    static override paginator = pager === undefined ? null : paginationOf(pager) ?? null
+    static override paginator = paging[0] ?? null
     static override pagination: PaginationKind = pager?.pagination ?? 'none'
     static override maxPageSize = pager?.maxPageSize ?? BaseFilter.maxPageSize
     // The pager's own choice, checked against its maxPageSize; an inherited default, already capped.

@@ -24,5 +24,11 @@ export function paginationOfKind (kind: string): Pagination | undefined {
   return KINDS.get(kind)
 }
 
+/** How messages name a pagination: a built-in by its kind (`page`), another by its class (`ArticlePages`). */
+export function paginationName (pagination: Pagination): string {
+  for (const [kind, builtIn] of KINDS) if (builtIn === pagination) return kind
+  return pagination.constructor.name
+}
+
 /** The page a list of `T` answers under the pagination kind `K`: a union for a union of kinds, an array for `'none'`. */
 export type PageOfKind<K, T> = K extends keyof Kinds ? PageOf<Kinds[K], T> : T[]
