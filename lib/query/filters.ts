@@ -1,3 +1,4 @@
+// Filters (query layer): the query parameters of a list (fields, operators, sort, q and its pagination's) in, repository criteria out.
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import type { Criteria, Operator, OrderKey } from '../stores/repository.js'
 import type { PageWindow, Pagination } from './pagination-protocol.js'

@@ -106,6 +106,6 @@ export function envelopePage (envelope: Envelope, item: TSchema): TObject {
 }
 
 /** `{ $id: 'ItemOffsetPage' }` for an item named `Item`; nothing for an item without a name (the page is documented inline). */
-export function pageId (item: TSchema, suffix: string): { $id?: string } {
+function pageId (item: TSchema, suffix: string): { $id?: string } {
   return typeof item.$id === 'string' ? { $id: `${item.$id}${suffix}` } : {}
 }

@@ -1,3 +1,4 @@
+// The models of a typed view (views layer): the item types `.with({...})` reads from its schemas, its filter and its repository.
 import type { Schema, StaticOf } from '../core/typebox-lines.js'
 import type { FILTER_STATICS } from '../query/filters.js'
 import type { PageOf, Pagination } from '../query/pagination-protocol.js'
