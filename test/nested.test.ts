@@ -311,3 +311,21 @@ test('a soft-delete mixin: written once, mixed into any generic view', async (t)
   t.equal((await app.inject({ method: 'GET', url: '/loans/2' })).statusCode, 404)
   t.equal((await app.inject({ method: 'GET', url: '/loans/3' })).statusCode, 404, 'another member\'s loan stays out of scope')
 })
+
+test('a route of the view\'s own on a nested view reads the parent first', async (t) => {
+  const repos = stores()
+  const View = GenericViewSet.with({
+    responseSchema: Loan,
+    detailParams: LoanParams,
+    prefixParams: MemberParams,
+    repository: repos.loans,
+    parent: { repository: repos.members, lookup: { id: 'memberId' }, scope: { member_id: 'id' }, name: 'Member' }
+  }, {}, (route) => ({
+    count: route.get('/count', { responseSchema: Type.Object({ member: Type.String(), loans: Type.Integer() }) }, function () {
+      return { member: (this.getParent() as MemberT).name, loans: this.repository.count(this.getScopeKwargs('count')) }
+    })
+  }))
+  const app = await build({ views: [{ view: View, prefix: '/members/:memberId/loans' }] })
+  t.same((await app.inject({ method: 'GET', url: '/members/1/loans/count' })).json(), { member: 'Ada', loans: 2 })
+  t.match(problem(t, await app.inject({ method: 'GET', url: '/members/5/loans/count' }), 404).detail, /Member does not exist/)
+})

@@ -1,7 +1,11 @@
+// Filters (query layer): the query parameters of a list (fields, operators, sort, q and its pagination's) in, repository criteria out.
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
-import { BadRequest } from '../http/errors.js'
-import { decodeCursor } from './pagination.js'
 import type { Criteria, Operator, OrderKey } from '../stores/repository.js'
+import type { PageWindow, Pagination } from './pagination-protocol.js'
+import { numberedPages } from './page-number.js'
+import { offsetPages } from './offset.js'
+import { cursorPages, totalOrdering } from './cursor.js'
+import { paginationName, paginationOfKind, type PaginationKind } from './pagination.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 import { misspeltMember, misspeltSentence, type DidYouMean } from '../core/names.js'
 import { assignStatics, withName } from '../core/statics.js'
@@ -13,24 +17,18 @@ export type FilterFields = Record<string, Schema>
 /** Field operators: a field -> the operators it accepts as `field__op` parameters. */
 export type FilterOperators = Record<string, readonly Operator[]>
 
-/** How a filter pages: not at all, by page number, by offset and limit, or by cursor. */
-export type PaginationKind = 'none' | 'page' | 'offset' | 'cursor'
-
-/** The window a filter asks for, in the terms of its pagination kind. */
-export type PageWindow =
-  | { kind: 'none' }
-  | { kind: 'page', page: number, pageSize: number }
-  | { kind: 'offset', offset: number, limit: number }
-  | { kind: 'cursor', pageSize: number, cursor?: { direction: 'next' | 'previous', values: unknown[] } }
-
 /** A filter class: what a view's `filter` attribute holds. */
 export type FilterClass = typeof BaseFilter
 
 /**
- * The statics a filter's `.with({...})` takes: any of its own, with its declared type. A name
- * the filter does not have is typed as a sentence saying so, which is what the compiler prints.
+ * The statics a filter's `.with({...})` takes: any of its own, with its declared type, and any
+ * pagination as `paginator` (a named filter declares its own pagination's type). A name the
+ * filter does not have is typed as a sentence saying so, which is what the compiler prints.
  */
-export type FilterStaticsInput<F, C> = { [P in keyof C]: P extends keyof F ? F[P] : `unknown filter static ${P & string}${DidYouMean<P & string, keyof F & string>}` }
+export type FilterStaticsInput<F, C> = {
+  [P in keyof C]: P extends 'paginator' ? Pagination | null
+    : P extends keyof F ? F[P] : `unknown filter static ${P & string}${DidYouMean<P & string, keyof F & string>}`
+}
 
 /** Type-level record of the statics a filter's `.with()` set, with their literal types (never set at run time). */
 export const FILTER_STATICS = '~statics'
@@ -38,7 +36,8 @@ export const FILTER_STATICS = '~statics'
 /** A filter class with the statics `C` set by `.with({...})`. */
 export type TypedFilter<F extends FilterClass, C> = F & { readonly [FILTER_STATICS]?: C }
 
-const querySchemas = new WeakMap<FilterClass, TObject>()
+/** A filter's query schema, and the parameters in it that are not criteria (`sort`, `q`, its pagination's). */
+const querySchemas = new WeakMap<FilterClass, { schema: TObject, notCriteria: Set<string> }>()
 
 /** The bounds a filter puts on the size of its parameters (`maxListLength`, `maxPatternLength`). */
 interface SizeBounds { maxListLength: number, maxPatternLength: number }
@@ -82,7 +81,16 @@ export class BaseFilter {
   static defaultOrdering: readonly string[] = []
   /** Fields `q` searches, case-insensitively; empty: no `q` parameter. */
   static searchFields: readonly string[] = []
-  /** The pagination style; set by `PaginationFilter`, `OffsetLimitFilter`, `CursorPaginationFilter`. */
+  /**
+   * How the list pages (docs/filters.md#pagination): its parameters, its window, its page. `null`:
+   * no pagination, the list is an array. Set by `PaginationFilter`, `OffsetLimitFilter`,
+   * `CursorPaginationFilter`, or to a pagination of your own (`new ArticlePages()`).
+   */
+  static paginator: Pagination | null = null
+  /**
+   * The built-in pagination by its old name; read only when `paginator` is null.
+   * @deprecated Set `paginator` (`PaginationFilter` and the others set both).
+   */
   static pagination: PaginationKind = 'none'
   /** Largest `page_size` / `limit` a client may ask for. */
   static maxPageSize = 100
@@ -116,48 +124,7 @@ export class BaseFilter {
 
   /** The query string schema: built once per class, at registration. */
   static querySchema (): TObject {
-    let schema = querySchemas.get(this)
-    if (schema !== undefined) return schema
-    assertNoMisspeltStatic(this)
-    // A default page longer than the longest allowed would be cut to it without a word.
-    if (this.pagination !== 'none' && this.defaultPageSize > this.maxPageSize && setsDefaultPageSize(this)) {
-      throw new ConfigurationError('FV_ERR_PAGE_SIZE', `${this.name}: defaultPageSize ${this.defaultPageSize} is more than maxPageSize ${this.maxPageSize}, so pages would ` +
-        `hold ${this.maxPageSize} items, not ${this.defaultPageSize}. Lower defaultPageSize to ${this.maxPageSize} or less, or raise maxPageSize`)
-    }
-    const props: Record<string, TSchema> = {}
-    const fields = toTypeBoxRecord(this.fields, `${this.name}.fields`)
-    const operatorFields = toTypeBoxRecord(this.operatorFields, `${this.name}.operatorFields`)
-    for (const [name, field] of Object.entries(fields)) props[name] = Type.Optional(field)
-    for (const [name, ops] of Object.entries(this.operators)) {
-      const field = fields[name] ?? operatorFields[name]
-      if (field === undefined) throw new ConfigurationError('FV_ERR_FILTER_FIELD', `${this.name}.operators.${name}: declare the field in fields or operatorFields`)
-      for (const op of ops) props[`${name}__${op}`] = Type.Optional(operatorSchema(op, field, this))
-    }
-    if (this.orderingFields.length > 0) {
-      const keys = this.orderingFields.flatMap((f) => [Type.Literal(f), Type.Literal(`-${f}`)])
-      // Each field orders once at most: a longer list only repeats a key and makes the ORDER BY longer.
-      props.sort = Type.Optional(Type.Array(Type.Union(keys), {
-        maxItems: this.orderingFields.length,
-        description: `Sort keys, applied in order; prefix - for descending. One of: ${this.orderingFields.join(', ')}.`
-      }))
-    }
-    if (this.searchFields.length > 0) props.q = Type.Optional(Type.String({ maxLength: this.maxSearchLength, description: `Searches ${this.searchFields.join(', ')}.` }))
-    const size = Type.Optional(Type.Integer({ minimum: 1, maximum: this.maxPageSize, default: this.pageSize() }))
-    // Bounded so that the row offset a page or an offset stands for stays an exact integer:
-    // a page beyond what the store can address is a 400 naming the parameter.
-    if (this.pagination === 'page') {
-      props.page = Type.Optional(Type.Integer({ minimum: 1, maximum: Math.floor(Number.MAX_SAFE_INTEGER / this.maxPageSize), default: 1 }))
-      props.page_size = size
-    } else if (this.pagination === 'offset') {
-      props.offset = Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }))
-      props.limit = size
-    } else if (this.pagination === 'cursor') {
-      props.cursor = Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]+$', maxLength: 4096, description: 'An opaque cursor from next_page or previous_page.' }))
-      props.page_size = size
-    }
-    schema = Type.Object(props)
-    querySchemas.set(this, schema)
-    return schema
+    return parametersOf(this).schema
   }
 
   /**
@@ -173,7 +140,7 @@ export class BaseFilter {
       ...named(this.orderingFields, 'orderingFields'),
       ...named(this.defaultOrdering.map((key) => key.replace(/^-/, '')), 'defaultOrdering'),
       ...named(this.searchFields, 'searchFields'),
-      ...named(this.pagination === 'cursor' ? [this.tieBreaker] : [], 'tieBreaker')
+      ...(paginationOf(this)?.namedFields(this) ?? [])
     ]
   }
 
@@ -187,9 +154,9 @@ export class BaseFilter {
    * select rows with, where ordering, search and pages mean nothing.
    */
   static criteriaSchema (): TObject {
-    const all = this.querySchema().properties
+    const { schema, notCriteria } = parametersOf(this)
     const props: Record<string, TSchema> = {}
-    for (const key of Object.keys(all)) if (isCriterion(key)) props[key] = all[key]
+    for (const [key, value] of Object.entries(schema.properties)) if (!notCriteria.has(key)) props[key] = value
     return Type.Object(props)
   }
 
@@ -209,10 +176,10 @@ export class BaseFilter {
   /** The criteria the client sent (fields and `field__op` keys), plus those merged by `withKwargs`. */
   asKwargs (): Criteria {
     const out: Criteria = {}
-    const declared = this.statics.querySchema().properties
+    const { schema, notCriteria } = parametersOf(this.statics)
     for (const key of Object.keys(this.values)) {
       // Own properties only: `?constructor=1` or `?toString=x` name members of every object, not fields.
-      if (this.values[key] !== undefined && isCriterion(key) && Object.hasOwn(declared, key)) out[key] = this.values[key]
+      if (this.values[key] !== undefined && !notCriteria.has(key) && Object.hasOwn(schema.properties, key)) out[key] = this.values[key]
     }
     return { ...out, ...this.extra }
   }
@@ -238,31 +205,70 @@ export class BaseFilter {
     return typeof term === 'string' && term !== '' && fields.length > 0 ? { term, fields } : undefined
   }
 
-  /** The window of rows to read. An invalid or foreign cursor is a 400 naming the `cursor` parameter. */
+  /** The window of rows its pagination reads (`{ kind: 'none' }` without one); throws the 400 of an invalid cursor. */
   get window (): PageWindow {
-    const { pagination } = this.statics
-    const defaultPageSize = this.statics.pageSize()
-    if (pagination === 'page') return { kind: 'page', page: (this.values.page as number | undefined) ?? 1, pageSize: (this.values.page_size as number | undefined) ?? defaultPageSize }
-    if (pagination === 'offset') return { kind: 'offset', offset: (this.values.offset as number | undefined) ?? 0, limit: (this.values.limit as number | undefined) ?? defaultPageSize }
-    if (pagination === 'cursor') {
-      const pageSize = (this.values.page_size as number | undefined) ?? defaultPageSize
-      const raw = this.values.cursor
-      if (typeof raw !== 'string') return { kind: 'cursor', pageSize }
-      const cursor = decodeCursor(raw, this.cursorOrdering().map(orderToken))
-      if (cursor === undefined) {
-        throw new BadRequest('The query string is invalid.', { errors: [{ detail: 'Invalid cursor for this ordering', pointer: '#/cursor', in: 'query', parameter: 'cursor' }] })
-      }
-      return { kind: 'cursor', pageSize, cursor }
-    }
-    return { kind: 'none' }
+    return paginationOf(this.statics)?.window({ values: this.values, bounds: this.statics, ordering: this.ordering }) ?? { kind: 'none' }
   }
 
   /** The ordering a cursor seeks along: the sort keys, then the tie-breaker so the order is total. */
   cursorOrdering (): OrderKey[] {
-    const ordering = this.ordering
-    const tie = this.statics.tieBreaker
-    return ordering.some((k) => k.field === tie) ? ordering : [...ordering, { field: tie, descending: false }]
+    return totalOrdering(this.ordering, this.statics.tieBreaker)
   }
+}
+
+/**
+ * The pagination of a filter: its `paginator`, or for a filter that sets none, the built-in its
+ * (deprecated) `pagination` names; `undefined` when the filter does not paginate.
+ */
+export function paginationOf (filter: FilterClass): Pagination | undefined {
+  return filter.paginator ?? paginationOfKind(filter.pagination)
+}
+
+/**
+ * The query parameters of a filter: its fields and operators, `sort`, `q` and its pagination's,
+ * built and checked once per class (the first request or registration), with the names among
+ * them that are not criteria.
+ */
+function parametersOf (filter: FilterClass): { schema: TObject, notCriteria: Set<string> } {
+  let built = querySchemas.get(filter)
+  if (built !== undefined) return built
+  assertNoMisspeltStatic(filter)
+  const pagination = paginationOf(filter)
+  // A default page longer than the longest allowed would be cut to it without a word.
+  if (pagination !== undefined && filter.defaultPageSize > filter.maxPageSize && setsDefaultPageSize(filter)) {
+    throw new ConfigurationError('FV_ERR_PAGE_SIZE', `${filter.name}: defaultPageSize ${filter.defaultPageSize} is more than maxPageSize ${filter.maxPageSize}, so pages would ` +
+      `hold ${filter.maxPageSize} items, not ${filter.defaultPageSize}. Lower defaultPageSize to ${filter.maxPageSize} or less, or raise maxPageSize`)
+  }
+  const props: Record<string, TSchema> = {}
+  const fields = toTypeBoxRecord(filter.fields, `${filter.name}.fields`)
+  const operatorFields = toTypeBoxRecord(filter.operatorFields, `${filter.name}.operatorFields`)
+  for (const [name, field] of Object.entries(fields)) props[name] = Type.Optional(field)
+  for (const [name, ops] of Object.entries(filter.operators)) {
+    const field = fields[name] ?? operatorFields[name]
+    if (field === undefined) throw new ConfigurationError('FV_ERR_FILTER_FIELD', `${filter.name}.operators.${name}: declare the field in fields or operatorFields`)
+    for (const op of ops) props[`${name}__${op}`] = Type.Optional(operatorSchema(op, field, filter))
+  }
+  if (filter.orderingFields.length > 0) {
+    const keys = filter.orderingFields.flatMap((f) => [Type.Literal(f), Type.Literal(`-${f}`)])
+    // Each field orders once at most: a longer list only repeats a key and makes the ORDER BY longer.
+    props.sort = Type.Optional(Type.Array(Type.Union(keys), {
+      maxItems: filter.orderingFields.length,
+      description: `Sort keys, applied in order; prefix - for descending. One of: ${filter.orderingFields.join(', ')}.`
+    }))
+  }
+  if (filter.searchFields.length > 0) props.q = Type.Optional(Type.String({ maxLength: filter.maxSearchLength, description: `Searches ${filter.searchFields.join(', ')}.` }))
+  const notCriteria = new Set(['sort', 'q'])
+  for (const [name, schema] of Object.entries(pagination?.parameters(filter) ?? {})) {
+    // A criterion of the same name would be read as the page, or the page as a criterion.
+    if (Object.hasOwn(props, name) || notCriteria.has(name)) {
+      throw new ConfigurationError('FV_ERR_FILTER_FIELD', `${filter.name}: its pagination's parameter "${name}" is also a parameter of the filter; rename one of them`)
+    }
+    props[name] = Type.Optional(schema)
+    notCriteria.add(name)
+  }
+  built = { schema: Type.Object(props), notCriteria }
+  querySchemas.set(filter, built)
+  return built
 }
 
 /** The filters the library exports; the classes below them are the user's. */
@@ -291,35 +297,30 @@ function setsDefaultPageSize (filter: FilterClass): boolean {
   return false
 }
 
-const NON_CRITERIA = new Set(['sort', 'q', 'page', 'page_size', 'offset', 'limit', 'cursor'])
-const isCriterion = (key: string): boolean => !NON_CRITERIA.has(key)
-
-/** `{ field: 'price', descending: true }` -> `-price`. */
-export function orderToken (key: OrderKey): string {
-  return key.descending ? `-${key.field}` : key.field
-}
-
 /** A filter whose `sort` parameter orders by `orderingFields` (several keys, applied in order). */
 export class OrderingFilter extends BaseFilter {}
 
 /** A filter whose `q` parameter searches `searchFields`. */
 export class SearchFilter extends BaseFilter {}
 
+// Each named filter's `paginator` has the type of its own pagination, so that a view's
+// `.with({ filter })` types its list as that pagination's page; its `pagination` keeps the old name.
+
 /** Page-number pagination: `page` (>= 1, default 1) and `page_size` (1..maxPageSize); lists answer a `NumberedPage`. */
 export class PaginationFilter extends BaseFilter {
-  // A literal type: a view's `.with({ filter })` types its list as this kind's page.
+  static override paginator = numberedPages
   static override pagination = 'page' as const
 }
 
 /** Offset pagination: `offset` (>= 0) and `limit` (1..maxPageSize, capped); lists answer an `OffsetPage`. */
 export class OffsetLimitFilter extends BaseFilter {
-  // A literal type: a view's `.with({ filter })` types its list as this kind's page.
+  static override paginator = offsetPages
   static override pagination = 'offset' as const
 }
 
 /** Keyset pagination: an opaque `cursor` and `page_size`; lists answer a `CursorPage`. */
 export class CursorPaginationFilter extends BaseFilter {
-  // A literal type: a view's `.with({ filter })` types its list as this kind's page.
+  static override paginator = cursorPages
   static override pagination = 'cursor' as const
 }
 
@@ -341,12 +342,12 @@ function smallest (filters: FilterClass[], uses: (filter: FilterClass) => boolea
  */
 export function composeFilters (...filters: FilterClass[]): FilterClass {
   for (const filter of filters) assertNoMisspeltStatic(filter)
-  const paging = [...new Set(filters.map((f) => f.pagination).filter((p) => p !== 'none'))]
+  const paging = [...new Set(filters.map(paginationOf).filter((p) => p !== undefined))]
   if (paging.length > 1) {
-    throw new ConfigurationError('FV_ERR_FILTER_PAGINATION', `composeFilters: ${filters.map((f) => f.name).join(', ')} paginate in ${paging.length} different ways (${paging.join(', ')}), and a list has one kind of page. ` +
-    'Compose at most one paginating filter with the others')
+    throw new ConfigurationError('FV_ERR_FILTER_PAGINATION', `composeFilters: ${filters.map((f) => f.name).join(', ')} paginate in ${paging.length} different ways ` +
+      `(${paging.map(paginationName).join(', ')}), and a list has one kind of page. Compose at most one paginating filter with the others`)
   }
-  const pager = filters.find((f) => f.pagination !== 'none')
+  const pager = filters.find((f) => paginationOf(f) !== undefined)
   const maxSearchLength = smallest(filters, (f) => f.searchFields.length > 0, (f) => f.maxSearchLength)
   const maxPatternLength = smallest(filters, (f) => usesOperator(f, ['like', 'ilike']), (f) => f.maxPatternLength)
   const maxListLength = smallest(filters, (f) => usesOperator(f, ['in', 'not_in']), (f) => f.maxListLength)
@@ -357,6 +358,7 @@ export function composeFilters (...filters: FilterClass[]): FilterClass {
     static override orderingFields = [...new Set(filters.flatMap((f) => f.orderingFields))]
     static override defaultOrdering = filters.find((f) => f.defaultOrdering.length > 0)?.defaultOrdering ?? []
     static override searchFields = [...new Set(filters.flatMap((f) => f.searchFields))]
+    static override paginator = paging[0] ?? null
     static override pagination: PaginationKind = pager?.pagination ?? 'none'
     static override maxPageSize = pager?.maxPageSize ?? BaseFilter.maxPageSize
     // The pager's own choice, checked against its maxPageSize; an inherited default, already capped.

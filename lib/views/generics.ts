@@ -1,34 +1,25 @@
-import { Type, type TSchema } from '@sinclair/typebox'
 import { schemaStatic } from '../core/typebox-lines.js'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import {
-  actionMixin, createMembers, DETAIL, listMembers, STANDARD_ACTIONS, updateMembers, withSchema,
+  actionMixin, createMembers, DETAIL, STANDARD_ACTIONS, updateMembers,
   type ActionViewClass, type CreateStatics, type DetailStatics, type Get, type ItemOf, type ListStatics, type Ret, type UpdateStatics
 } from './actions.js'
 import { loadParent, objectParams, parentObject, parentScope, type ParentLookup } from './parent.js'
 import { checksObjectPermissions, LIBRARY_OBJECT_PERMISSIONS, OBJECT_ACTIONS, objectPermission } from './object-permissions.js'
 import { Forbidden, NotFound } from '../http/errors.js'
 import type { APIView } from './api-view.js'
-import { orderToken, type BaseFilter, type FilterClass } from '../query/filters.js'
+import type { BaseFilter, FilterClass } from '../query/filters.js'
 import { defineMixin, type ActionRegistry, type MixinClass, type ViewBase } from './mixins.js'
 import type { ConditionalMembers } from './conditional.js'
-import { CursorPage, encodeCursor, NumberedPage, OffsetPage } from '../query/pagination.js'
-import { fieldNamesOf, honoursPreconditions, storedFieldNamesOf, type AsyncRepository, type Criteria, type FieldOf, type Operator, type ListQuery, type OrderKey, type Precondition, type Repository, type RepositoryOptions } from '../stores/repository.js'
+import { fieldNamesOf, honoursPreconditions, storedFieldNamesOf, type AsyncRepository, type Criteria, type FieldOf, type Operator, type Precondition, type Repository, type RepositoryOptions } from '../stores/repository.js'
 import { patchPrecondition } from './patch.js'
-import type { ActionRoute, StandardAction } from './view.js'
-import { then, type Awaitable } from '../core/maybe-promise.js'
+import { keepView, keptView, type ActionRoute, type RouteDefinition, type StandardAction } from './view.js'
+import { toList } from '../core/list.js'
+import { genericListClass } from './generic-list.js'
+import { then } from '../core/maybe-promise.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 
 type AnyRepository = Repository<unknown> | AsyncRepository<unknown>
-type Result<T> = T | Promise<T>
-
-/**
- * An optional repository method: a page and the total it belongs to, read in one snapshot.
- * The generic list of numbered and offset pages calls it instead of `list` then `count`.
- */
-export interface PageSnapshot<T = unknown> {
-  listAndCount (criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>, options: RepositoryOptions): Awaitable<{ items: T[], total: number }>
-}
 
 /** What `resolveFilter` hands the repository: positional criteria (SQL expressions) and keyword criteria. */
 export interface FilterArgs { args: unknown[], kwargs: Criteria }
@@ -195,6 +186,19 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
       return added.length === 0 ? route : { ...route, throws: [...(route.throws ?? []), ...added] }
     }
 
+    // A route of the view's own on a nested view reads the parent before its handler, as the
+    // standard actions do: a 404 without one, and `getParent()` and the scope within it.
+    static override routeHooks (route: RouteDefinition, method: string): ReturnType<ViewBase['routeHooks']> {
+      const inherited = super.routeHooks(route, method)
+      const parent = this.parent
+      if (parent === undefined || route.standard) return inherited
+      const Klass = this as unknown as new (request: FastifyRequest, reply: FastifyReply) => APIView // a registered view class is concrete
+      const readParent = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+        await loadParent(keptView(request) ?? keepView(request, new Klass(request, reply)), parent)
+      }
+      return { ...inherited, preHandler: [...toList(inherited.preHandler), readParent] }
+    }
+
     get repository (): AnyRepository {
       return (this.constructor as typeof cls).repository as AnyRepository
     }
@@ -256,64 +260,6 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
   return cls
 })
 
-const keysOf = (item: unknown, ordering: OrderKey[]): unknown[] =>
-  ordering.map(({ field }) => {
-    const value = (item as Record<string, unknown>)[field]
-    return value instanceof Date ? value.toISOString() : value
-  })
-
-const reversed = (ordering: OrderKey[]): OrderKey[] => ordering.map((k) => ({ field: k.field, descending: !k.descending }))
-
-/** The generic `list`: reads through the filter, then shapes the page its pagination asks for. */
-function genericList (view: GenericView, request: FastifyRequest): Result<unknown> {
-  return then(loadParent(view, classOf(view).parent), () => listPage(view, request))
-}
-
-function listPage (view: GenericView, request: FastifyRequest): Result<unknown> {
-  const filter = view.getFilter(request)
-  const { args, kwargs } = view.getFilterArgs(filter, 'list')
-  const options = view.getRepositoryOptions('list')
-  const repo = view.repository
-  const base: ListQuery = { orderBy: filter?.ordering ?? [] }
-  if (filter?.search !== undefined) base.search = filter.search
-  if (args.length > 0) base.args = args
-  const window = filter?.window ?? { kind: 'none' as const }
-  if (window.kind === 'none') return repo.list(kwargs, base, options)
-  if (window.kind === 'page' || window.kind === 'offset') {
-    const offset = window.kind === 'page' ? (window.page - 1) * window.pageSize : window.offset
-    const limit = window.kind === 'page' ? window.pageSize : window.limit
-    const shape = ({ items, total }: { items: unknown[], total: number }): unknown => {
-      const hasMore = offset + items.length < total
-      if (window.kind === 'offset') return { items, offset, limit, total_items: total, has_more: hasMore }
-      return { items, current_page: window.page, page_size: limit, total_pages: Math.ceil(total / limit), total_items: total, has_more: hasMore }
-    }
-    // A repository that can read the page and its total in one snapshot does, so that they agree under concurrent writes.
-    const snapshot = repo as Partial<PageSnapshot>
-    if (typeof snapshot.listAndCount === 'function') return then(snapshot.listAndCount(kwargs, { ...base, offset, limit }, base, options), shape)
-    return then(repo.list(kwargs, { ...base, offset, limit }, options), (items) => then(repo.count(kwargs, base, options), (total) => shape({ items, total })))
-  }
-  // Keyset pages: read one row more than asked to learn whether another page follows.
-  const ordering = filter!.cursorOrdering()
-  const tokens = ordering.map(orderToken)
-  const { cursor, pageSize } = window
-  const backwards = cursor?.direction === 'previous'
-  const query: ListQuery = { ...base, orderBy: backwards ? reversed(ordering) : ordering, limit: pageSize + 1 }
-  if (cursor !== undefined) query.after = cursor.values
-  return then(repo.list(kwargs, query, options), (rows) => {
-    const more = rows.length > pageSize
-    const items = backwards ? rows.slice(0, pageSize).reverse() : rows.slice(0, pageSize)
-    const first = items[0]
-    const last = items[items.length - 1]
-    const hasNext = backwards ? items.length > 0 : more
-    const hasPrevious = backwards ? more : cursor !== undefined && items.length > 0
-    return {
-      items,
-      next_page: hasNext ? encodeCursor({ direction: 'next', values: keysOf(last, ordering) }, tokens) : null,
-      previous_page: hasPrevious ? encodeCursor({ direction: 'previous', values: keysOf(first, ordering) }, tokens) : null
-    }
-  })
-}
-
 function detailCriteria (view: GenericView, request: FastifyRequest, action: string): Criteria {
   return withKwargs(objectParams(classOf(view), request.params as Criteria), view.getScopeKwargs(action))
 }
@@ -324,17 +270,6 @@ function detailCriteria (view: GenericView, request: FastifyRequest, action: str
  */
 function withKwargs (values: Record<string, unknown>, kwargs: Criteria): Record<string, unknown> {
   return Object.keys(kwargs).length === 0 ? values : { ...values, ...kwargs }
-}
-
-/** The list response of a generic view comes from its filter, whatever `responseSchemaAsList` says. */
-function pageSchema (item: TSchema | undefined, filter: FilterClass | null): TSchema | undefined {
-  if (item === undefined) return undefined
-  switch (filter?.pagination) {
-    case 'page': return NumberedPage(item)
-    case 'offset': return OffsetPage(item)
-    case 'cursor': return CursorPage(item)
-    default: return Type.Array(item)
-  }
 }
 
 /** What every generic action mixin requires below it. */
@@ -374,17 +309,8 @@ export const sendsStoredRows = (method: unknown): boolean => typeof method === '
 
 // Each generic action is a real method of a named class, so a stack trace or a debugger
 // stepping into `super.partialUpdate(request)` lands in `GenericPartialUpdate.partialUpdate`.
-const listImpl = <B extends GenericBase>(Base: B): ViewBase => rowSender(class GenericList extends listMembers(Base) {
-  // The query parameters are the filter's fields, and the page its pagination shapes.
-  static override getActionRoute (action: StandardAction): ActionRoute {
-    const route = super.getActionRoute(action)
-    if (action.name !== 'list') return route
-    const options = this.filter == null ? route.options : withSchema(route.options, { querystring: this.filter.querySchema() })
-    return { ...route, options, responseSchema: pageSchema(schemaStatic(this, 'responseSchema'), this.filter) }
-  }
-
-  list (this: GenericView, request: FastifyRequest): unknown { return genericList(this, request) }
-}, 'list')
+// The list is in views/generic-list.ts, with the pages of its filter's pagination.
+const listImpl = <B extends GenericBase>(Base: B): ViewBase => rowSender(genericListClass(Base), 'list')
 
 const createImpl = (Base: GenericBase): ViewBase => rowSender(bodyWriter(class GenericCreate extends createMembers(Base) {
   create (this: GenericView, request: FastifyRequest): unknown {

@@ -1,6 +1,8 @@
+// The models of a typed view (views layer): the item types `.with({...})` reads from its schemas, its filter and its repository.
 import type { Schema, StaticOf } from '../core/typebox-lines.js'
-import type { FILTER_STATICS, PaginationKind } from '../query/filters.js'
-import type { CursorPageOf, NumberedPageOf, OffsetPageOf } from '../query/pagination.js'
+import type { FILTER_STATICS } from '../query/filters.js'
+import type { PageOf, Pagination } from '../query/pagination-protocol.js'
+import type { PageOfKind } from '../query/pagination.js'
 
 /** The one model a schema static gives, under the model's name; nothing when the static is absent. */
 type From<C, K extends string, Model extends string> = C extends { readonly [P in K]: infer T extends Schema } ? { [P in Model]: StaticOf<T> } : unknown
@@ -13,17 +15,29 @@ type UpdateModel<C> = C extends { readonly updateSchema: infer T extends Schema 
 type PartialUpdateModel<C> = C extends { readonly partialUpdateSchema: infer T extends Schema } ? { partialUpdate: StaticOf<T> }
   : UpdateModel<C> extends { update: infer U } ? { partialUpdate: Partial<U> } : unknown
 
-/** The page a list answers for each pagination kind of its filter. */
-interface PageOf<T> { page: NumberedPageOf<T>, offset: OffsetPageOf<T>, cursor: CursorPageOf<T>, none: T[] }
-
 /**
  * What `list` returns: the page its filter's pagination makes, the `responseSchema` itself when
  * `responseSchemaAsList` is false (an envelope), or the array of items.
  */
 type ListModel<C> = C extends { readonly responseSchema: infer T extends Schema }
   ? C extends { readonly responseSchemaAsList: false } ? { list: StaticOf<T> }
-    : C extends { readonly filter: { readonly pagination: infer K extends PaginationKind } } ? { list: PageOf<StaticOf<T>>[K] } : unknown
+    : C extends { readonly filter: infer F extends { readonly paginator: unknown, readonly pagination: unknown } } ? { list: ListPage<F, StaticOf<T>> } : unknown
   : unknown
+
+/**
+ * The page a list of `T` answers through the filter `F`: the page of its `paginator` (the one its
+ * `.with()` set, or the type of its static), or, where that may be null (a `BaseFilter`), the page
+ * its deprecated `pagination` names: an array for `'none'`, a union when the kind is not known.
+ */
+type ListPage<F extends { readonly paginator: unknown, readonly pagination: unknown }, T> = FilterStatic<F, 'paginator'> extends infer P
+  ? null extends P ? PageOfKind<FilterStatic<F, 'pagination'>, T>
+    : P extends Pagination ? PageOf<P, T> : unknown
+  : never
+
+/** The static `K` of a filter: the one its `.with({...})` set, else its declared type. */
+type FilterStatic<F extends Record<K, unknown>, K extends string> = F extends { readonly [FILTER_STATICS]?: infer C }
+  ? (C extends { readonly [P in K]: infer V } ? V : F[K])
+  : F[K]
 
 /**
  * The item types of a view, read from the schemas given to `.with({...})`: `item` from
