@@ -1,0 +1,203 @@
+// The lending library example (examples/library) through HTTP, as its clients use it: the same
+// cases on every database (test/library-example.test.ts runs them on SQLite and PostgreSQL).
+import type { Test } from 'tap'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { problem } from './helpers.js'
+
+/** Reads the database behind the app directly: `SELECT` only, to see what the API wrote. */
+export type Query = (sql: string) => Promise<Array<Record<string, unknown>>>
+
+/** A library app on a freshly seeded database, and a way to read that database. */
+export type OpenLibrary = () => Promise<{ app: FastifyInstance, query: Query }>
+
+const ADA = { 'x-member-id': '1' }
+const GRACE = { 'x-member-id': '2' }
+const MELVIL = { 'x-member-id': '3' } // the librarian
+
+interface BookT { id: number, title: string, author: string, year: number | null, available: boolean, genres: string[], on_my_list: boolean, loans_count: number, updated_at: string }
+interface BookList { books: BookT[], booksCount: number }
+
+const titles = (res: LightMyRequestResponse): string[] => (res.json() as BookList).books.map((b) => b.title)
+
+/** Every case, each on a fresh library. */
+export async function libraryCases (t: Test, open: OpenLibrary): Promise<void> {
+  await t.test('members: sign-up in an envelope, one\'s own record only, 401 without a known member', async (t) => {
+    const { app } = await open()
+    t.teardown(() => app.close())
+    const signed = await app.inject({ method: 'POST', url: '/members', payload: { member: { name: 'Jane Eyre', email: 'jane@example.org' } } })
+    t.equal(signed.statusCode, 201, 'signing up needs no member')
+    const member = signed.json().member
+    t.match(member, { id: 4, name: 'Jane Eyre', email: 'jane@example.org', librarian: false, joined_at: /^\d{4}-\d\d-\d\dT/ })
+    t.same(Object.keys(signed.json()), ['member'], 'the answer is the envelope, nothing else')
+    t.equal(signed.headers.location, `/members/${member.id}`)
+    t.match(problem(t, await app.inject({ method: 'POST', url: '/members', payload: { name: 'Jane Eyre', email: 'x@example.org' } }), 400).errors, [{ pointer: '#/member' }],
+      'a body outside its envelope is refused')
+    problem(t, await app.inject({ method: 'POST', url: '/members', payload: { member: { name: 'Jane', email: 'jane@example.org' } } }), 409)
+    problem(t, await app.inject({ method: 'POST', url: '/members', payload: { member: { name: 'Jane', email: 'jane@example.org', librarian: true } } }), 400)
+    const own = await app.inject({ url: `/members/${member.id}`, headers: { 'x-member-id': String(member.id) } })
+    t.same(own.json(), { member })
+    t.match(problem(t, await app.inject({ url: '/members/2', headers: ADA }), 403).detail, /own record/)
+    problem(t, await app.inject('/members/1'), 401)
+    for (const header of ['999', 'abc', '0', '1 ', '01']) {
+      t.match(problem(t, await app.inject({ url: '/books', headers: { 'x-member-id': header } }), 401).detail, /names no member/, `x-member-id: ${JSON.stringify(header)}`)
+    }
+  })
+
+  await t.test('books: filters, search, ordering, the API\'s own page shape and its cap', async (t) => {
+    const { app } = await open()
+    t.teardown(() => app.close())
+    const first = await app.inject('/books')
+    t.equal(first.statusCode, 200)
+    t.same(Object.keys(first.json()), ['books', 'booksCount'], 'the page is { books, booksCount }')
+    t.equal(first.json().booksCount, 8)
+    t.same(titles(first), ['A Wizard of Earthsea', 'Dune', 'Emma', 'Frankenstein', 'Pride and Prejudice', 'The Hound of the Baskervilles', 'The Left Hand of Darkness', 'The Moonstone'],
+      'ordered by title by default, ten a page')
+    const dune = first.json().books[1]
+    t.same(dune, { id: 3, title: 'Dune', author: 'Frank Herbert', year: 1965, available: false, genres: ['science-fiction'], on_my_list: false, loans_count: 1, updated_at: '2026-01-05T09:00:00.000Z' },
+      'booleans, a list of genres and a count, whatever the database')
+    const classics = await app.inject('/books?genre=classic&sort=-year')
+    t.same(titles(classics), ['The Hound of the Baskervilles', 'The Moonstone', 'Frankenstein', 'Emma', 'Pride and Prejudice'], 'the books of a genre, many-to-many')
+    t.equal(classics.json().booksCount, 5)
+    t.same(classics.json().books[0].genres, ['classic', 'mystery'], 'each with all its genres')
+    t.same(titles(await app.inject('/books?genre=poetry')), [])
+    t.same(titles(await app.inject('/books?author=Jane%20Austen&sort=-title')), ['Pride and Prejudice', 'Emma'])
+    t.same(titles(await app.inject('/books?q=OF')), ['A Wizard of Earthsea', 'The Hound of the Baskervilles', 'The Left Hand of Darkness'], 'search in titles, any case')
+    t.same(titles(await app.inject('/books?genre=classic&q=the')), ['The Hound of the Baskervilles', 'The Moonstone'], 'filter and search together')
+    t.same(titles(await app.inject('/books?sort=-loans_count&sort=title&limit=2')), ['Dune', 'Frankenstein'], 'ordered by a count')
+    const page = (await app.inject('/books?offset=6&limit=5')).json()
+    t.same([page.books.map((b: BookT) => b.id), page.booksCount], [[4, 8], 8], 'a window and the total of every row')
+    t.equal((await app.inject('/books?limit=50')).statusCode, 200, 'up to the cap')
+    const capped = problem(t, await app.inject('/books?limit=51'), 400)
+    t.same(capped.errors.map((e: { parameter: string }) => e.parameter), ['limit'], 'past the cap: a 400 naming limit')
+    t.match(capped.errors[0].detail, /less or equal to 50/)
+    problem(t, await app.inject('/books?sort=author'), 400)
+    problem(t, await app.inject('/books?genre=Not%20a%20slug'), 400)
+  })
+
+  await t.test('books: on_my_list is the reader\'s own, in lists, reads and ETags', async (t) => {
+    const { app } = await open()
+    t.teardown(() => app.close())
+    const saved = async (headers: Record<string, string>) => (await app.inject({ url: '/books?limit=50', headers })).json().books.filter((b: BookT) => b.on_my_list).map((b: BookT) => b.id)
+    t.same(await saved(ADA), [5, 3], 'Ada saved Earthsea and Dune')
+    t.same(await saved(GRACE), [5], 'Grace, Earthsea')
+    t.same(await saved({}), [], 'nobody: nothing')
+    const asAda = await app.inject({ url: '/books/3', headers: ADA })
+    const asGrace = await app.inject({ url: '/books/3', headers: GRACE })
+    t.equal(asAda.json().book.on_my_list, true)
+    t.equal(asGrace.json().book.on_my_list, false)
+    t.not(asAda.headers.etag, asGrace.headers.etag, 'two readers, two representations, two tags')
+    t.equal((await app.inject({ url: '/books/3', headers: { ...ADA, 'if-none-match': String(asAda.headers.etag) } })).statusCode, 304)
+    t.equal((await app.inject({ url: '/books/3', headers: { ...GRACE, 'if-none-match': String(asAda.headers.etag) } })).statusCode, 200, 'Ada\'s tag is not Grace\'s copy')
+    t.same((await app.inject({ url: '/books?sort=title&limit=50', headers: GRACE })).json().books.map((b: BookT) => b.on_my_list ? 1 : 0), [1, 0, 0, 0, 0, 0, 0, 0])
+  })
+
+  await t.test('books: single objects in an envelope, changed by librarians with If-Match', async (t) => {
+    const { app } = await open()
+    t.teardown(() => app.close())
+    const read = await app.inject({ url: '/books/4', headers: MELVIL })
+    t.same(Object.keys(read.json()), ['book'])
+    const etag = String(read.headers.etag)
+    const change = { title: 'The Left Hand of Darkness', author: 'Ursula K. Le Guin', year: 1969 }
+    problem(t, await app.inject({ method: 'PUT', url: '/books/4', payload: { book: change } }), 401)
+    t.match(problem(t, await app.inject({ method: 'PUT', url: '/books/4', headers: { ...ADA, 'if-match': etag }, payload: { book: change } }), 403).detail, /librarians/)
+    const put = await app.inject({ method: 'PUT', url: '/books/4', headers: { ...MELVIL, 'if-match': etag }, payload: { book: { ...change, year: 1970 } } })
+    t.equal(put.statusCode, 200)
+    t.match(put.json(), { book: { id: 4, year: 1970, genres: ['science-fiction'], available: true } })
+    t.not(put.json().book.updated_at, '2026-01-05T09:00:00.000Z', 'stamped')
+    problem(t, await app.inject({ method: 'PUT', url: '/books/4', headers: { ...MELVIL, 'if-match': etag }, payload: { book: change } }), 412)
+    problem(t, await app.inject({ method: 'PATCH', url: '/books/4', headers: { ...MELVIL, 'if-match': etag }, payload: { book: { year: 1 } } }), 412)
+    problem(t, await app.inject({ method: 'PATCH', url: '/books/4', headers: { ...MELVIL, 'if-unmodified-since': 'Mon, 05 Jan 2026 09:00:00 GMT' }, payload: { book: { year: 1 } } }), 412)
+    t.equal((await app.inject({ url: '/books/4' })).json().book.year, 1970, 'the stale writes wrote nothing')
+    const fresh = String((await app.inject({ url: '/books/4', headers: MELVIL })).headers.etag)
+    const patched = await app.inject({ method: 'PATCH', url: '/books/4', headers: { ...MELVIL, 'if-match': fresh }, payload: { book: { year: 1969 } } })
+    t.equal(patched.json().book.year, 1969)
+    const created = await app.inject({ method: 'POST', url: '/books', headers: MELVIL, payload: { book: { title: 'Middlemarch', author: 'George Eliot', year: 1871 } } })
+    t.equal(created.statusCode, 201)
+    t.match(created.json(), { book: { id: 9, title: 'Middlemarch', available: true, genres: [], on_my_list: false, loans_count: 0 } })
+    t.equal(created.headers.location, '/books/9')
+    problem(t, await app.inject({ method: 'POST', url: '/books', headers: MELVIL, payload: { book: { ...change, loans_count: 3 } } }), 400)
+    problem(t, await app.inject('/books/99'), 404)
+  })
+
+  await t.test('reading list: the signed-in member saves and unsaves books', async (t) => {
+    const { app } = await open()
+    t.teardown(() => app.close())
+    problem(t, await app.inject('/reading-list'), 401)
+    problem(t, await app.inject({ method: 'POST', url: '/reading-list', payload: { book_id: 1 } }), 401)
+    t.same((await app.inject({ url: '/reading-list', headers: ADA })).json().map((s: { title: string }) => s.title), ['Dune', 'A Wizard of Earthsea'])
+    const saved = await app.inject({ method: 'POST', url: '/reading-list', headers: GRACE, payload: { book_id: 1 } })
+    t.equal(saved.statusCode, 201)
+    t.match(saved.json(), { book_id: 1, title: 'Pride and Prejudice', author: 'Jane Austen' })
+    t.notOk('member_id' in saved.json(), 'the member is the one asking, not shown')
+    t.equal(saved.headers.location, '/reading-list/1')
+    t.equal((await app.inject({ url: '/books/1', headers: GRACE })).json().book.on_my_list, true, 'on Grace\'s list')
+    t.equal((await app.inject({ url: '/books/1', headers: ADA })).json().book.on_my_list, false, 'not on Ada\'s')
+    problem(t, await app.inject({ method: 'POST', url: '/reading-list', headers: GRACE, payload: { book_id: 1 } }), 409)
+    problem(t, await app.inject({ method: 'POST', url: '/reading-list', headers: GRACE, payload: { book_id: 1, member_id: 1 } }), 400)
+    problem(t, await app.inject({ method: 'DELETE', url: '/reading-list/1', headers: ADA }), 404)
+    t.equal((await app.inject({ method: 'DELETE', url: '/reading-list/1', headers: GRACE })).statusCode, 204)
+    t.equal((await app.inject({ url: '/books/1', headers: GRACE })).json().book.on_my_list, false)
+    problem(t, await app.inject({ method: 'DELETE', url: '/reading-list/1', headers: GRACE }), 404)
+  })
+
+  await t.test('loans: nested under their member, 404 without one, scoped to them', async (t) => {
+    const { app } = await open()
+    t.teardown(() => app.close())
+    problem(t, await app.inject('/members/2/loans'), 401)
+    const grace = await app.inject({ url: '/members/2/loans', headers: ADA })
+    t.same(grace.json().map((l: { id: number, title: string }) => [l.id, l.title]), [[1, 'Dune']], 'any member may look; the returned loan is not listed')
+    t.same((await app.inject({ url: '/members/1/loans', headers: ADA })).json(), [], 'Ada returned hers')
+    t.equal(problem(t, await app.inject({ url: '/members/99/loans', headers: ADA }), 404).detail, 'Member does not exist')
+    t.equal(problem(t, await app.inject({ url: '/members/99/loans/1', headers: ADA }), 404).detail, 'Member does not exist')
+    problem(t, await app.inject({ url: '/members/1/loans/1', headers: ADA }), 404)
+    t.same(Object.keys((await app.inject({ url: '/members/2/loans/1', headers: ADA })).json()), ['loan'])
+    problem(t, await app.inject({ url: '/members/x/loans', headers: ADA }), 400)
+    problem(t, await app.inject({ url: '/members/1/loans/2', headers: ADA }), 404) // returned: gone for the API
+  })
+
+  await t.test('loans: lending writes the loan and takes the book off the shelf in one transaction', async (t) => {
+    const { app, query } = await open()
+    t.teardown(() => app.close())
+    const lend = (headers: Record<string, string>, member: number, book: number) =>
+      app.inject({ method: 'POST', url: `/members/${member}/loans`, headers, payload: { loan: { book_id: book } } })
+    const loans = async () => Number((await query('SELECT COUNT(*) AS n FROM loans'))[0].n)
+    const created = await lend(ADA, 1, 4)
+    t.equal(created.statusCode, 201)
+    const loan = created.json().loan
+    t.match(loan, { member_id: 1, book_id: 4, title: 'The Left Hand of Darkness', borrowed_at: /^\d{4}-/, due_at: /^\d{4}-/ })
+    t.equal(new Date(loan.due_at).getTime() - new Date(loan.borrowed_at).getTime(), 21 * 86_400_000, 'due in three weeks')
+    t.equal(created.headers.location, `/members/1/loans/${loan.id}`)
+    t.equal((await app.inject('/books/4')).json().book.available, false, 'off the shelf')
+    t.equal((await app.inject('/books/4')).json().book.loans_count, 1)
+    const before = await loans()
+    t.match(problem(t, await lend(GRACE, 2, 4), 409).detail, /not available/, 'a lent book cannot be lent again')
+    t.equal(await loans(), before, 'the loan written first was rolled back with the failed book write')
+    t.match(problem(t, await lend(ADA, 2, 1), 403).detail, /for themselves/, 'nobody borrows for another member')
+    t.equal(await loans(), before, 'nothing written')
+    t.equal((await app.inject('/books/1')).json().book.available, true)
+    problem(t, await lend(ADA, 1, 99), 409)
+    t.equal(await loans(), before, 'a book that does not exist: nothing written')
+    problem(t, await app.inject({ method: 'POST', url: '/members/1/loans', headers: ADA, payload: { loan: { book_id: 1, member_id: 2 } } }), 400)
+  })
+
+  await t.test('loans: only the borrower renews and returns; a return is a soft delete', async (t) => {
+    const { app, query } = await open()
+    t.teardown(() => app.close())
+    const renew = { loan: { due_at: '2026-02-16T09:00:00.000Z' } }
+    t.match(problem(t, await app.inject({ method: 'PATCH', url: '/members/2/loans/1', headers: ADA, payload: renew }), 403).detail, /Only the borrower/)
+    problem(t, await app.inject({ method: 'DELETE', url: '/members/2/loans/1', headers: ADA }), 403)
+    problem(t, await app.inject({ method: 'DELETE', url: '/members/2/loans/1', headers: MELVIL }), 403) // librarians neither
+    t.same(await query('SELECT due_at, returned_at FROM loans WHERE id = 1'), [{ due_at: '2026-01-26T09:00:00.000Z', returned_at: null }], 'nothing written')
+    const renewed = await app.inject({ method: 'PATCH', url: '/members/2/loans/1', headers: GRACE, payload: renew })
+    t.equal(renewed.statusCode, 200)
+    t.equal(renewed.json().loan.due_at, '2026-02-16T09:00:00.000Z')
+    problem(t, await app.inject({ method: 'PATCH', url: '/members/2/loans/1', headers: GRACE, payload: { loan: { due_at: 'soon' } } }), 400)
+    t.equal((await app.inject({ method: 'DELETE', url: '/members/2/loans/1', headers: GRACE })).statusCode, 204)
+    const [row] = await query('SELECT member_id, book_id, returned_at FROM loans WHERE id = 1')
+    t.match(row, { member_id: 2, book_id: 3, returned_at: /^\d{4}-\d\d-\d\dT/ }, 'kept, marked returned')
+    t.equal((await app.inject('/books/3')).json().book.available, true, 'back on the shelf')
+    problem(t, await app.inject({ url: '/members/2/loans/1', headers: GRACE }), 404)
+    problem(t, await app.inject({ method: 'DELETE', url: '/members/2/loans/1', headers: GRACE }), 404) // returned once
+    t.same((await app.inject({ url: '/members/2/loans', headers: GRACE })).json(), [])
+  })
+}

@@ -1,0 +1,53 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { test } from 'tap'
+import pg from 'pg'
+import { buildApp } from '../examples/library/app.js'
+import { libraryCases } from './library-example-cases.js'
+import { startPostgres, type PgServer } from './pg-server.js'
+
+// The lending library example on each database it runs on, through HTTP: the same cases, a fresh
+// seeded library for each (a new SQLite file, a new PostgreSQL database).
+
+test('the library on SQLite (node:sqlite)', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'fastify-views-library-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const { DatabaseSync } = process.getBuiltinModule('node:sqlite')
+  let n = 0
+  await libraryCases(t, async () => {
+    const file = path.join(dir, `library-${++n}.db`)
+    const app = await buildApp({ databaseUrl: `sqlite:${file}` })
+    // A connection of the same driver as the app's (one SQLite per process sees the other's locks).
+    const db = new DatabaseSync(file, { readOnly: true })
+    app.addHook('onClose', () => { db.close() })
+    return { app, query: async (sql) => db.prepare(sql).all() }
+  })
+})
+
+test('the library on PostgreSQL', async (t) => {
+  let server: PgServer
+  try {
+    server = await startPostgres()
+  } catch (error) {
+    // Only when the server binaries are not installed; any other failure fails the test.
+    if (error instanceof Error && /binaries \(initdb\) not found/.test(error.message)) return t.skip(`PostgreSQL is not installed here: ${error.message}`)
+    throw error
+  }
+  const admin = new pg.Pool({ connectionString: server.url, max: 1 })
+  t.teardown(async () => { await admin.end(); server.stop() })
+  let n = 0
+  await libraryCases(t, async () => {
+    const name = `library_${++n}`
+    await admin.query(`CREATE DATABASE ${name}`)
+    const url = server.url.replace(/\/postgres$/, `/${name}`)
+    const app = await buildApp({ databaseUrl: url })
+    const reader = new pg.Pool({ connectionString: url, max: 1 })
+    app.addHook('onClose', async () => { await reader.end() })
+    return { app, query: async (sql) => (await reader.query(sql)).rows }
+  })
+})
+
+test('the library refuses a DATABASE_URL it cannot serve', async (t) => {
+  await t.rejects(buildApp({ databaseUrl: 'mysql://localhost/library' }), { message: 'DATABASE_URL must be sqlite:<path> or postgres://...' })
+})
