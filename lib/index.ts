@@ -24,7 +24,7 @@ export type {
   ViewRequest, RouteSchemas, ResolvedRouteSchemas, ResolvedRouteOptions, HandlerResult, Dependency, DependencyFn, DependencyDocs, SecurityRequirement, ResponseDoc, ResponsesMap,
   ViewRouteOptions, SharedRouteOptions, RouteDocOptions, MaybePromise
 } from './routes/types.js'
-export { mix, defineMixin, MIXIN, ACTION_KEYS, type ViewBase, type MixinInfo, type ActionNameRegistry, type ActionNameOf, type ActionDependencies, type KeysOf, type StaticsOf, type MixinClass, type MixedClass, type ActionModels, type ActionRegistry, type TypedClass, type ViewInstance, type ViewMethods, type ViewRoutes, type StaticsInput, type StaticsWithActions, type LastModifiedFieldOf } from './views/mixins.js'
+export { mix, defineMixin, MIXIN, ACTION_KEYS, type ViewBase, type MixinInfo, type ActionNameRegistry, type ActionNameOf, type ActionDependencies, type KeysOf, type StaticsOf, type MixinClass, type MixedClass, type ActionModels, type ActionRegistry, type TypedClass, type OwnMembers, type ViewInstance, type ViewMethods, type ViewRoutes, type StaticsInput, type StaticsWithActions, type LastModifiedFieldOf } from './views/mixins.js'
 export type { RouteBuilder, RouteHandler } from './views/route-builder.js'
 export type { ModelsOf, TimeFieldOf } from './views/schema-models.js'
 export {

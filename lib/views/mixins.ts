@@ -223,7 +223,7 @@ export type TypedClass<K extends keyof ActionRegistry<unknown>, S, C, X = unknow
  * view's own. Nothing for a class the library built.
  */
 export type OwnMembers<Self, K extends keyof ActionRegistry<unknown>> = Self extends abstract new (...args: never[]) => infer I
-  ? Omit<I, keyof ViewInstance<K, unknown>>
+  ? ([Exclude<keyof I, keyof ViewInstance<K, unknown>>] extends [never] ? unknown : Pick<I, Exclude<keyof I, keyof ViewInstance<K, unknown>>>)
   : unknown
 
 /** An instance of a class built from the registry keys `K` for the item types `M`. */

@@ -78,6 +78,7 @@ Object {
     "ModelsOf",
     "NotFound",
     "Override",
+    "OwnMembers",
     "PROBLEM_CONTENT_TYPE",
     "PartialUpdateAPIView",
     "PartialUpdateActions",
