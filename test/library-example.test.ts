@@ -25,15 +25,21 @@ test('the library on SQLite (node:sqlite)', async (t) => {
   })
 })
 
-test('the library on PostgreSQL', async (t) => {
-  let server: PgServer
+/** A PostgreSQL server for the test, or why there is none: only missing server binaries skip it. */
+async function postgres (): Promise<{ server: PgServer } | { skip: string }> {
   try {
-    server = await startPostgres()
+    return { server: await startPostgres() }
   } catch (error) {
-    // Only when the server binaries are not installed; any other failure fails the test.
-    if (error instanceof Error && /binaries \(initdb\) not found/.test(error.message)) return t.skip(`PostgreSQL is not installed here: ${error.message}`)
+    if (error instanceof Error && /binaries \(initdb\) not found/.test(error.message)) return { skip: `PostgreSQL is not installed here: ${error.message}` }
     throw error
   }
+}
+
+const started = await postgres()
+
+test('the library on PostgreSQL', { skip: 'skip' in started ? started.skip : false }, async (t) => {
+  if (!('server' in started)) return
+  const { server } = started
   const admin = new pg.Pool({ connectionString: server.url, max: 1 })
   t.teardown(async () => { await admin.end(); server.stop() })
   let n = 0
