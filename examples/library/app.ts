@@ -6,7 +6,8 @@ import swaggerUi from '@fastify/swagger-ui'
 import views, { configureApp, problemFrameworkErrors } from 'fastify-views'
 import { swaggerOptions } from 'fastify-views/swagger'
 import { openStore, type StoreOptions } from './store.js'
-import { Members, libraryViews } from './views.js'
+import { MemberAuth } from './auth.js'
+import { libraryViews } from './views.js'
 
 /**
  * Builds the library API on the store `databaseUrl` names (`sqlite:<path>`, default
@@ -27,6 +28,6 @@ export async function buildApp (options: FastifyHttpOptions<Server> & StoreOptio
     security: [{}, { memberId: [] }]
   }))
   await app.register(swaggerUi, { routePrefix: '/docs' })
-  await app.register(views, { views: [libraryViews(store, new Members(store.members))] })
+  await app.register(views, { views: [libraryViews(store, new MemberAuth(store.members))] })
   return app
 }

@@ -5,10 +5,11 @@
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import pg from 'pg'
-import { preconditionOf, type AsyncRepository, type Criteria, type ListQuery, type RepositoryOptions } from 'fastify-views/generics'
-import { AsyncSqliteRepository, PostgresRepository, option, sql, type SqlTableOptions } from 'fastify-views/sql'
+import type { AsyncRepository } from 'fastify-views/generics'
+import { PostgresRepository, option, sql, type SqlTableOptions } from 'fastify-views/sql'
 import { POSTGRES_SCHEMA, SQLITE_SCHEMA, setUpSchema } from './schema.js'
 import type { BookRow, LoanRow, Member, SavedBookRow } from './schemas.js'
+import { SqliteRows } from './sqlite-rows.js'
 
 /** `sqlite:<path>` (or nothing: `./data/library.db`), or a `postgres://` URL. */
 export interface StoreOptions { databaseUrl?: string | undefined }
@@ -101,71 +102,5 @@ async function openSqlite (file: string): Promise<LibraryStore> {
     readingList: new SqliteRows<SavedBookRow>(db, READING_LIST),
     loans: new SqliteRows<LoanRow>(db, LOANS),
     close: () => { db.close() }
-  }
-}
-
-/** Fields SQLite cannot give in their JSON type: booleans (it stores 0 and 1) and JSON arrays (it returns their text). */
-interface Decoding { booleans?: readonly string[], json?: readonly string[] }
-
-/**
- * WORKAROUND (docs/example-library.md, "What the library could not say"): SQLite has no boolean
- * and no JSON type, so `available` arrives as 1 and `genres` as the text `["classic"]`, which the
- * response schema refuses. The SQL repositories have no per-field decoding, so this subclass
- * decodes the rows it returns, and the rows a write's checks (If-Match, object permissions) judge.
- */
-class SqliteRows<T extends object> extends AsyncSqliteRepository<T> {
-  readonly #decoding: Required<Decoding>
-
-  constructor (db: ConstructorParameters<typeof AsyncSqliteRepository>[0], options: SqlTableOptions<T>, decoding: Decoding = {}) {
-    super(db, options)
-    this.#decoding = { booleans: [], json: [], ...decoding }
-  }
-
-  #decode<R extends object> (row: R): R {
-    const fixed: Record<string, unknown> = {}
-    for (const field of this.#decoding.booleans) {
-      const value: unknown = Reflect.get(row, field)
-      if (typeof value === 'number') fixed[field] = value === 1
-    }
-    for (const field of this.#decoding.json) {
-      const value: unknown = Reflect.get(row, field)
-      if (typeof value === 'string') fixed[field] = JSON.parse(value)
-    }
-    return { ...row, ...fixed }
-  }
-
-  /** The options of a write, its precondition judging the decoded row. */
-  #judged (options: RepositoryOptions | undefined): RepositoryOptions | undefined {
-    const precondition = preconditionOf(options)
-    if (precondition === undefined) return options
-    return { ...options, precondition: (row: unknown) => { precondition(typeof row === 'object' && row !== null ? this.#decode(row) : row) } }
-  }
-
-  override async get (criteria: Criteria, options?: RepositoryOptions): Promise<T | null> {
-    const row = await super.get(criteria, options)
-    return row === null ? null : this.#decode(row)
-  }
-
-  override async list (criteria: Criteria, query?: ListQuery, options?: RepositoryOptions): Promise<T[]> {
-    return (await super.list(criteria, query, options)).map((row) => this.#decode(row))
-  }
-
-  override async listAndCount (criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>, options?: RepositoryOptions): Promise<{ items: T[], total: number }> {
-    const { items, total } = await super.listAndCount(criteria, query, countQuery, options)
-    return { items: items.map((row) => this.#decode(row)), total }
-  }
-
-  override async create (values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> {
-    const row = await super.create(values, options)
-    return row === null ? null : this.#decode(row)
-  }
-
-  override async update (criteria: Criteria, values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> {
-    const row = await super.update(criteria, values, this.#judged(options))
-    return row === null ? null : this.#decode(row)
-  }
-
-  override delete (criteria: Criteria, options?: RepositoryOptions): Promise<boolean> {
-    return super.delete(criteria, this.#judged(options))
   }
 }

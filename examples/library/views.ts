@@ -1,14 +1,13 @@
-// The lending library's HTTP API: who is asking (a header and four dependencies), and the views of
-// members, books, reading lists and loans. Every read and write goes through a repository
-// (store.ts); there is no SQL here.
-import type { FastifyRequest } from 'fastify'
+// The lending library's HTTP API: the views of members, books, reading lists and loans. Every
+// read and write goes through a repository (store.ts), who asks through auth.ts; no SQL here.
 import { Type, type TSchema } from '@sinclair/typebox'
-import { Conflict, Forbidden, Unauthorized, ViewRouter, mix, type Dependency } from 'fastify-views'
+import { Conflict, Forbidden, ViewRouter, mix } from 'fastify-views'
 import {
   AsyncGenericCreateAPIView, AsyncGenericDestroyAPIView, AsyncGenericListAPIView, AsyncGenericPartialUpdateAPIView, AsyncGenericRetrieveAPIView,
   AsyncGenericUpdateAPIView, OffsetLimitFilter, OffsetPagination, type OffsetFacts
 } from 'fastify-views/generics'
 import { ConditionalMixin } from 'fastify-views/conditional'
+import type { MemberAuth } from './auth.js'
 import { Book, BookIn, Loan, LoanChange, LoanIn, Member, MemberIn, SavedBook, SavedBookIn } from './schemas.js'
 import type { LibraryStore } from './store.js'
 
@@ -17,76 +16,6 @@ const IdParams = Type.Object({ id: Id })
 
 /** How long a loan runs before it is due, unless the borrower changes `due_at`. */
 export const LOAN_DAYS = 21
-
-/**
- * Who is asking: the member whose id the `x-member-id` header carries. Trivial (a real library
- * would check a session or a token), but real: an unknown member is a 401, and the views read
- * the member from here.
- */
-export class Members {
-  readonly #known = new WeakMap<FastifyRequest, Member | null>()
-  readonly #members: LibraryStore['members']
-
-  constructor (members: LibraryStore['members']) { this.#members = members }
-
-  /** Every route: learns the member of a request that names one; a header naming nobody is a 401. */
-  readonly identify: Dependency = {
-    onRequest: async (request) => { await this.#identify(request) },
-    errors: [Unauthorized]
-  }
-
-  /** Routes for members only: a request without a member is a 401. */
-  readonly required: Dependency = {
-    onRequest: async (request) => {
-      if (await this.#identify(request) === null) throw new Unauthorized('Sign in: send your member id in the x-member-id header.')
-    },
-    errors: [Unauthorized],
-    security: [{ memberId: [] }]
-  }
-
-  /** Changes to the catalogue: librarians only (after `required`). */
-  readonly librarian: Dependency = {
-    onRequest: (request) => {
-      if (this.#known.get(request)?.librarian !== true) throw new Forbidden('Only librarians may change the catalogue.')
-    },
-    errors: [Forbidden]
-  }
-
-  /** A loan is created by the member it is for (`/members/:memberId/loans`), after validation. */
-  readonly borrower: Dependency = {
-    preHandler: (request) => {
-      const params: unknown = request.params
-      const memberId = typeof params === 'object' && params !== null && 'memberId' in params ? params.memberId : undefined
-      if (memberId !== this.member(request).id) throw new Forbidden('Members borrow books for themselves only.')
-    },
-    errors: [Forbidden]
-  }
-
-  async #identify (request: FastifyRequest): Promise<Member | null> {
-    const known = this.#known.get(request)
-    if (known !== undefined) return known
-    const header = request.headers['x-member-id']
-    let member: Member | null = null
-    if (header !== undefined) {
-      member = typeof header === 'string' && /^[1-9][0-9]{0,9}$/.test(header) ? await this.#members.get({ id: Number(header) }) : null
-      if (member === null) throw new Unauthorized('The x-member-id header names no member.')
-    }
-    this.#known.set(request, member)
-    return member
-  }
-
-  /** The member asking, if any (on a route with `identify`). */
-  reader (request: FastifyRequest): Member | undefined {
-    return this.#known.get(request) ?? undefined
-  }
-
-  /** The member asking, on a route with `required`. */
-  member (request: FastifyRequest): Member {
-    const member = this.#known.get(request)
-    if (member == null) throw new Unauthorized('Sign in: send your member id in the x-member-id header.')
-    return member
-  }
-}
 
 /** The API's own page of books: `{ "books": [...], "booksCount": 12 }`, by `offset` and `limit`. */
 interface BookList<T> { books: T[], booksCount: number }
@@ -110,7 +39,7 @@ class BookFilter extends OffsetLimitFilter.with({
 }) {}
 
 /** The library's views over its store, `members` telling who asks. Registered under one router (`/`). */
-export function libraryViews (store: LibraryStore, members: Members): ViewRouter {
+export function libraryViews (store: LibraryStore, members: MemberAuth): ViewRouter {
   /** `/members`: signing up, and reading one's own record. */
   class MemberViews extends mix(AsyncGenericCreateAPIView, AsyncGenericRetrieveAPIView).with({
     responseSchema: Member,
