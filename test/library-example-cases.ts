@@ -38,7 +38,7 @@ export async function libraryCases (t: Test, open: OpenLibrary): Promise<void> {
     t.same(own.json(), { member })
     t.match(problem(t, await app.inject({ url: '/members/2', headers: ADA }), 403).detail, /own record/)
     problem(t, await app.inject('/members/1'), 401)
-    for (const header of ['999', 'abc', '0', '1 ', '01']) {
+    for (const header of ['999', 'abc', '0', '1 ', '01', '-1', '2147483648', '99999999999', '']) {
       t.match(problem(t, await app.inject({ url: '/books', headers: { 'x-member-id': header } }), 401).detail, /names no member/, `x-member-id: ${JSON.stringify(header)}`)
     }
   })

@@ -5,6 +5,9 @@ import { Forbidden, Unauthorized, type Dependency } from 'fastify-views'
 import type { Member } from './schemas.js'
 import type { LibraryStore } from './store.js'
 
+/** The largest key the tables hold (a 32-bit integer): a larger id names nobody. */
+const MAX_ID = 2147483647
+
 /**
  * Who is asking: the member whose id the `x-member-id` header carries. Trivial (a real library
  * would check a session or a token), but real: an unknown member is a 401, and the views read
@@ -55,7 +58,8 @@ export class MemberAuth {
     const header = request.headers['x-member-id']
     let member: Member | null = null
     if (header !== undefined) {
-      member = typeof header === 'string' && /^[1-9][0-9]{0,9}$/.test(header) ? await this.#members.get({ id: Number(header) }) : null
+      const id = typeof header === 'string' && /^[1-9][0-9]{0,9}$/.test(header) ? Number(header) : 0
+      member = id >= 1 && id <= MAX_ID ? await this.#members.get({ id }) : null
       if (member === null) throw new Unauthorized('The x-member-id header names no member.')
     }
     this.#known.set(request, member)
