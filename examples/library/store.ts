@@ -17,12 +17,16 @@ export interface StoreOptions { databaseUrl?: string | undefined }
 /** A repository of the async views, with the fields its filters may name. */
 export type LibraryRepository<T> = AsyncRepository<T> & { readonly fieldNames: readonly string[] }
 
+/** Runs `work` in one transaction of the database: every repository call it makes commits with it, or none. */
+export type Transaction = <R>(work: () => Promise<R>) => Promise<R>
+
 /** The library's repositories over one database. */
 export interface LibraryStore {
   members: LibraryRepository<Member>
   books: LibraryRepository<BookRow>
   readingList: LibraryRepository<SavedBookRow>
   loans: LibraryRepository<LoanRow>
+  transaction: Transaction
   close: () => Promise<void> | void
 }
 
@@ -80,11 +84,14 @@ async function openPostgres (url: string): Promise<LibraryStore> {
   const pool = new pg.Pool({ connectionString: url })
   pool.on('error', () => {})
   await setUpSchema(POSTGRES_SCHEMA, (text) => pool.query(text), async () => Number((await pool.query('SELECT COUNT(*) AS n FROM books')).rows[0].n))
+  const loans = new PostgresRepository<LoanRow>(pool, LOANS)
   return {
     members: new PostgresRepository<Member>(pool, MEMBERS),
     books: new PostgresRepository<BookRow>(pool, books(POSTGRES_READS)),
     readingList: new PostgresRepository<SavedBookRow>(pool, READING_LIST),
-    loans: new PostgresRepository<LoanRow>(pool, LOANS),
+    loans,
+    // Any repository over the pool opens it; the calls inside, on any of them, run in it.
+    transaction: (work) => loans.transaction(work),
     close: () => pool.end()
   }
 }
@@ -96,11 +103,13 @@ async function openSqlite (file: string): Promise<LibraryStore> {
   db.exec('PRAGMA journal_mode = WAL')
   db.exec('PRAGMA foreign_keys = ON')
   await setUpSchema(SQLITE_SCHEMA, (text) => db.exec(text), () => Number(db.prepare('SELECT COUNT(*) AS n FROM books').get()?.n))
+  const loans = new SqliteRows<LoanRow>(db, LOANS)
   return {
     members: new SqliteRows<Member>(db, MEMBERS, { booleans: ['librarian'] }),
     books: new SqliteRows<BookRow>(db, books(SQLITE_READS), { booleans: ['available', 'on_my_list'], json: ['genres'] }),
     readingList: new SqliteRows<SavedBookRow>(db, READING_LIST),
-    loans: new SqliteRows<LoanRow>(db, LOANS),
+    loans,
+    transaction: (work) => loans.transaction(work),
     close: () => { db.close() }
   }
 }

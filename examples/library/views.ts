@@ -113,21 +113,26 @@ export function libraryViews (store: LibraryStore, members: MemberAuth): ViewRou
       if (action !== 'retrieve' && loan.member_id !== members.member(this.request).id) throw new Forbidden('Only the borrower may change or return a loan.')
     },
     // Lending writes the loan and takes the book off the shelf: both, or neither.
-    async performCreate (values, options) {
+    performCreate (values, options) {
       const now = new Date()
       const due = new Date(now.getTime() + LOAN_DAYS * 86_400_000)
-      const loan = await this.repository.create({ ...values, borrowed_at: now.toISOString(), due_at: due.toISOString() }, options)
-      if (loan === null) return null
-      const book = await store.books.update({ id: loan.book_id, available: true }, { available: false })
-      if (book === null) throw new Conflict('The book is not available: it is lent.')
-      return loan
+      return store.transaction(async () => {
+        const loan = await this.repository.create({ ...values, borrowed_at: now.toISOString(), due_at: due.toISOString() }, options)
+        if (loan === null) return null
+        const book = await store.books.update({ id: loan.book_id, available: true }, { available: false })
+        if (book === null) throw new Conflict('The book is not available: it is lent.')
+        return loan
+      })
     },
-    // Returning is a soft delete: the loan gets its returned_at, and the book is back on the shelf.
-    async performDestroy (criteria, options) {
-      const loan = await this.repository.update(criteria, { returned_at: new Date().toISOString() }, options)
-      if (loan === null) return false
-      await store.books.update({ id: loan.book_id }, { available: true })
-      return true
+    // Returning is a soft delete: the loan gets its returned_at (options: the object permission,
+    // judged on the row in this write), and the book is back on the shelf.
+    performDestroy (criteria, options) {
+      return store.transaction(async () => {
+        const loan = await this.repository.update(criteria, { returned_at: new Date().toISOString() }, options)
+        if (loan === null) return false
+        await store.books.update({ id: loan.book_id }, { available: true })
+        return true
+      })
     },
     getLocation (loan) { return this.getDetailUrl(loan) }
   }) {
