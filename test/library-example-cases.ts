@@ -178,6 +178,9 @@ export async function libraryCases (t: Test, open: OpenLibrary): Promise<void> {
     problem(t, await lend(ADA, 1, 99), 409)
     t.equal(await loans(), before, 'a book that does not exist: nothing written')
     problem(t, await app.inject({ method: 'POST', url: '/members/1/loans', headers: ADA, payload: { loan: { book_id: 1, member_id: 2 } } }), 400)
+    const race = await Promise.all([lend(ADA, 1, 8), lend(GRACE, 2, 8), lend(ADA, 1, 8), lend(GRACE, 2, 8)])
+    t.same(race.map((res) => res.statusCode).sort(), [201, 409, 409, 409], 'one book lent at once to four: one loan')
+    t.same(await query('SELECT member_id FROM loans WHERE book_id = 8'), [{ member_id: race.find((res) => res.statusCode === 201)?.json().loan.member_id }])
   })
 
   await t.test('loans: only the borrower renews and returns; a return is a soft delete', async (t) => {
