@@ -287,6 +287,7 @@ Object {
   ],
   "./sql": Array [
     "AsyncSqliteRepository",
+    "Bind",
     "ColumnOf",
     "Dialect",
     "PgPool",
@@ -302,6 +303,8 @@ Object {
     "SqliteStatement",
     "Statement",
     "operations",
+    "postgresDialect",
+    "sqliteDialect",
     "translateError",
   ],
   "./swagger": Array [

@@ -1,13 +1,14 @@
-import { likeToGlob, toSqlite } from './values.js'
 import { splitCriterion, type Criteria, type ListQuery, type OrderKey } from '../repository.js'
 import { ConfigurationError } from '../../core/configuration-error.js'
-import type { Dialect, SqlFragment, Statement, TableDefinition } from './statement.js'
+import type { Dialect } from './dialect.js'
+import { postgresDialect } from './postgres-dialect.js'
+import { sqliteDialect } from './sqlite-dialect.js'
+import type { SqlFragment, Statement, TableDefinition } from './statement.js'
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
 
-function quote (name: string): string {
-  return `"${name}"`
-}
+/** The dialects the library ships, by the names a builder may be given instead of the object. */
+const BUILT_IN = { sqlite: sqliteDialect, postgres: postgresDialect }
 
 /**
  * Writes the SQL of one table. Column names come only from the declared list, so a
@@ -30,8 +31,10 @@ export class SqlBuilder {
   /** SELECT texts of single-row reads by plain equality, keyed by the criteria's column names in order. */
   readonly #pointReads = new Map<string, string>()
 
-  constructor (dialect: Dialect, options: TableDefinition) {
-    this.dialect = dialect
+  /** `dialect`: the database's dialect object, or the name of one the library ships. */
+  constructor (dialect: Dialect | keyof typeof BUILT_IN, options: TableDefinition) {
+    this.dialect = typeof dialect === 'string' ? BUILT_IN[dialect] : dialect
+    const quote = (name: string): string => this.dialect.quote(name)
     for (const name of [options.table, ...options.columns, options.idColumn ?? 'id']) {
       if (!IDENTIFIER.test(name)) throw new ConfigurationError('FV_ERR_SQL_NAME', `Not a plain SQL identifier: ${JSON.stringify(name)}`)
     }
@@ -46,14 +49,12 @@ export class SqlBuilder {
 
   private column (name: string): string {
     if (!this.columns.has(name)) throw new ConfigurationError('FV_ERR_SQL_NAME', `${this.table}: no column ${JSON.stringify(name)}`)
-    return quote(name)
+    return this.dialect.quote(name)
   }
 
-  /** Renumbers `?` placeholders for PostgreSQL (`$1`, `$2`, ...). */
+  /** The statement as the driver takes it: placeholders and values in the dialect's form. */
   private finish (sql: string, params: unknown[], returns: Statement['returns']): Statement {
-    if (this.dialect === 'sqlite') return { sql, params: params.map(toSqlite), returns }
-    let n = 0
-    return { sql: sql.replace(/\?/g, () => `$${++n}`), params, returns }
+    return { sql: this.dialect.placeholders(sql), params: params.map(this.dialect.value), returns }
   }
 
   private condition (field: string, op: string, value: unknown, params: unknown[]): string {
@@ -74,10 +75,9 @@ export class SqlBuilder {
         return `${col} ${op === 'in' ? 'IN' : 'NOT IN'} (${items.map(bind).join(', ')})`
       }
       case 'is_null': return value === true ? `${col} IS NULL` : `${col} IS NOT NULL`
-      // `\` escapes a wildcard in every store. SQLite's LIKE ignores ASCII case, so a
-      // case-sensitive match adds GLOB on the same pattern.
-      case 'like': return this.dialect === 'postgres' ? `${col} LIKE ${bind(value)} ESCAPE '\\'` : `(${col} LIKE ${bind(value)} ESCAPE '\\' AND ${col} GLOB ${bind(likeToGlob(String(value)))})`
-      default: return this.dialect === 'postgres' ? `${col} ILIKE ${bind(value)} ESCAPE '\\'` : `${col} LIKE ${bind(value)} ESCAPE '\\'`
+      // `\` escapes a wildcard in every store.
+      case 'like': return this.dialect.like(() => col, value, bind)
+      default: return this.dialect.ilike(() => col, value, bind)
     }
   }
 
@@ -94,8 +94,7 @@ export class SqlBuilder {
       // against long repetitive text cost over a second per request; instr (SQLite) and strpos
       // (PostgreSQL) search the same substring in a small fraction of that (docs/filters.md, "Bounds").
       const term = search.term.toLowerCase()
-      const find = this.dialect === 'postgres' ? 'strpos' : 'instr'
-      parts.push(`(${search.fields.map((f) => { params.push(term); return `${find}(lower(${this.column(f)}), ?) > 0` }).join(' OR ')})`)
+      parts.push(`(${search.fields.map((f) => { params.push(term); return this.dialect.contains(`lower(${this.column(f)})`, '?') }).join(' OR ')})`)
     }
     for (const arg of args) {
       const fragment = arg as SqlFragment
@@ -142,8 +141,7 @@ export class SqlBuilder {
     // 3 µs more per single-row read). Both are checked integers, never client text.
     if (query.limit !== undefined) sql += ` LIMIT ${windowSize(query.limit)}`
     if (query.offset !== undefined && query.offset > 0) {
-      // SQLite takes OFFSET only after a LIMIT; -1 means none.
-      sql += `${query.limit === undefined && this.dialect === 'sqlite' ? ' LIMIT -1' : ''} OFFSET ${windowSize(query.offset)}`
+      sql += `${query.limit === undefined ? this.dialect.offsetWithoutLimit : ''} OFFSET ${windowSize(query.offset)}`
     }
     return this.finish(sql, params, 'rows')
   }
@@ -163,7 +161,7 @@ export class SqlBuilder {
         return this.select(criteria, { orderBy: [], limit: 1 })
       }
       shape += `${key},`
-      params.push(this.dialect === 'sqlite' ? toSqlite(value) : value)
+      params.push(this.dialect.value(value))
     }
     let sql = this.#pointReads.get(shape)
     if (sql === undefined) {
@@ -180,13 +178,13 @@ export class SqlBuilder {
    * REPEATABLE READ, SQLite's deferred transaction (its first read fixes the snapshot).
    */
   beginRead (): Statement {
-    return { sql: this.dialect === 'postgres' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN', params: [], returns: 'count' }
+    return { sql: this.dialect.beginRead, params: [], returns: 'count' }
   }
 
-  /** The first row the criteria select, locked for the rest of the transaction on PostgreSQL (SQLite's write transaction locks the file). */
+  /** The first row the criteria select, locked for the rest of the transaction (SQLite's write transaction locks the file). */
   lockOne (criteria: Criteria): Statement {
     const statement = this.selectOne(criteria)
-    return this.dialect === 'postgres' ? { ...statement, sql: `${statement.sql} FOR UPDATE` } : statement
+    return { ...statement, sql: statement.sql + this.dialect.lockRows(this.table) }
   }
 
   count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'>): Statement {
@@ -230,7 +228,7 @@ export class SqlBuilder {
   private target (criteria: Criteria, params: unknown[], first: boolean, args: unknown[]): string {
     const where = this.where(criteria, params, undefined, args)
     if (!first || this.idColumn in criteria) return where
-    const id = quote(this.idColumn)
+    const id = this.dialect.quote(this.idColumn)
     return ` WHERE ${id} = (SELECT ${id} FROM ${this.table}${where} ORDER BY ${id} LIMIT 1)`
   }
 

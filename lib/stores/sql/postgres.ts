@@ -1,6 +1,7 @@
 import { preconditionOf, type AsyncBulkRepository, type ColumnFacts, type AsyncRepository, type Criteria, type ListQuery, type RepositoryOptions } from '../repository.js'
 import type { PgPool, PgPoolClient } from './drivers.js'
 import { SqlBuilder } from './builder.js'
+import { postgresDialect } from './postgres-dialect.js'
 import { postgresColumns } from './columns.js'
 import { isTransient, translateError } from './errors.js'
 import { operations } from './operations.js'
@@ -32,7 +33,7 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
 
   constructor (pool: PgPool, options: SqlTableOptions<T>) {
     this.#pool = pool
-    this.builder = new SqlBuilder('postgres', options)
+    this.builder = new SqlBuilder(postgresDialect, options)
     this.fieldNames = [...this.builder.columns]
     this.#table = options.table
   }
@@ -44,7 +45,7 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
 
   async #execute (client: PgPoolClient, step: Statement | 'begin' | 'commit' | 'rollback'): Promise<StatementResult> {
     if (typeof step === 'string') {
-      await client.query(step.toUpperCase())
+      await client.query(step === 'begin' ? postgresDialect.beginWrite : step.toUpperCase())
       return { rows: [], changes: 0 }
     }
     const result = await client.query(step.sql, step.params)

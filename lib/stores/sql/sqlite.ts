@@ -1,6 +1,7 @@
 import { preconditionOf, type BulkRepository, type ColumnFacts, type Criteria, type ListQuery, type Repository, type RepositoryOptions } from '../repository.js'
 import type { SqliteDatabase, SqliteStatement } from './drivers.js'
 import { SqlBuilder } from './builder.js'
+import { sqliteDialect } from './sqlite-dialect.js'
 import { sqliteColumns } from './columns.js'
 import { translateError } from './errors.js'
 import { operations } from './operations.js'
@@ -32,14 +33,14 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
 
   constructor (db: SqliteDatabase, options: SqlTableOptions<T>) {
     this.#db = db
-    this.builder = new SqlBuilder('sqlite', options)
+    this.builder = new SqlBuilder(sqliteDialect, options)
     this.fieldNames = [...this.builder.columns]
     this.columnFacts = sqliteColumns(db, options.table)
   }
 
   #execute (step: Statement | 'begin' | 'commit' | 'rollback'): StatementResult {
     if (typeof step === 'string') {
-      this.#db.exec(step === 'begin' ? 'BEGIN IMMEDIATE' : step.toUpperCase())
+      this.#db.exec(step === 'begin' ? sqliteDialect.beginWrite : step.toUpperCase())
       return { rows: [], changes: 0 }
     }
     const statement = this.#prepared(step.sql)

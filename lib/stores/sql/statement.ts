@@ -2,9 +2,6 @@ import type { FieldOf } from '../repository.js'
 
 // What a SQL repository's operations are made of: statements, their results, and the options of a table.
 
-/** Which SQL the builder writes: placeholders, LIKE semantics and error codes differ. */
-export type Dialect = 'sqlite' | 'postgres'
-
 /** One statement: parameterised SQL, never values spliced into the text. */
 export interface Statement { sql: string, params: unknown[], returns: 'rows' | 'count' }
 
