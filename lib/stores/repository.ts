@@ -38,6 +38,15 @@ export function fieldNamesOf (repository: unknown): readonly string[] | undefine
 }
 
 /**
+ * The fields a repository reads but never writes (the computed fields of a SQL query repository),
+ * or `undefined`. Registration refuses a body the library writes as it is that names one.
+ */
+export function readOnlyFieldsOf (repository: unknown): readonly string[] | undefined {
+  const names = (repository as { readOnlyFields?: unknown } | null)?.readOnlyFields
+  return Array.isArray(names) ? names as readonly string[] : undefined
+}
+
+/**
  * The fields the rows of a store without a fixed set hold now (every key of every row of a
  * `MemoryRepository`), or `undefined` when the store cannot say. Registration checks a filter
  * against them and the response schema together: a field in neither is a typo.
@@ -167,6 +176,8 @@ export function asyncRepository<T, R extends object> (repository: R): AsyncRepos
   if (honoursPreconditions(repository)) wrapped.atomicPreconditions = true
   const fieldNames = fieldNamesOf(repository)
   if (fieldNames !== undefined) wrapped.fieldNames = fieldNames
+  const readOnly = readOnlyFieldsOf(repository)
+  if (readOnly !== undefined) wrapped.readOnlyFields = readOnly
   // Read when asked, too: a store may learn them after it is wrapped (describeColumns).
   if ('columnFacts' in repository) Object.defineProperty(wrapped, 'columnFacts', { get: () => columnFactsOf(repository) })
   const filled = filledOnCreateOf(repository)

@@ -7,7 +7,9 @@ export type Bind = (value: unknown) => string
 
 /**
  * What a database writes in its own way. The builder writes every statement with `?`
- * placeholders and plain values; a dialect turns them into what its driver takes.
+ * placeholders and plain values; a dialect turns them into what its driver takes. A function
+ * it is given (an expression, `bind`) writes its SQL and binds its values when called: call
+ * each where the text puts it, in text order, so that the values stay in the placeholders' order.
  */
 export interface Dialect {
   /** The database's name, as messages say it. */
@@ -25,8 +27,8 @@ export interface Dialect {
   like (expression: () => string, pattern: unknown, bind: Bind): string
   /** The same, ignoring case as the database does. */
   ilike (expression: () => string, pattern: unknown, bind: Bind): string
-  /** `text` contains `term` (a bound placeholder), as a substring: not LIKE, which backtracks. */
-  contains (text: string, term: string): string
+  /** `text` contains `term` (a bound value), as a substring: not LIKE, which backtracks. Each writes its SQL when called, in text order. */
+  contains (text: () => string, term: () => string): string
   /** Begins a transaction that writes. */
   readonly beginWrite: string
   /** Begins a read-only transaction whose statements all see one snapshot. */

@@ -13,7 +13,7 @@ export const postgresDialect: Dialect = {
   value: (value) => value,
   like: (expression, pattern, bind) => `${expression()} LIKE ${bind(pattern)} ESCAPE '\\'`,
   ilike: (expression, pattern, bind) => `${expression()} ILIKE ${bind(pattern)} ESCAPE '\\'`,
-  contains: (text, term) => `strpos(${text}, ${term}) > 0`,
+  contains: (text, term) => `strpos(${text()}, ${term()}) > 0`,
   beginWrite: 'BEGIN',
   beginRead: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
   // Of the base table only: PostgreSQL refuses FOR UPDATE on the nullable side of an outer join.

@@ -19,8 +19,10 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
   /** `update` and `delete` evaluate `options.precondition` in the same atomic step as the write. */
   readonly atomicPreconditions = true
   readonly builder: SqlBuilder
-  /** The table's declared columns: what a view's filter may name (checked at registration). */
+  /** The table's declared columns and computed fields: what a view's filter may name (checked at registration). */
   readonly fieldNames: readonly string[]
+  /** The computed fields: read, never written (a view's body naming one is refused at registration). */
+  readonly readOnlyFields: readonly string[]
   readonly #pool: PgPool
 
   /**
@@ -34,13 +36,14 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
   constructor (pool: PgPool, options: SqlTableOptions<T>) {
     this.#pool = pool
     this.builder = new SqlBuilder(postgresDialect, options)
-    this.fieldNames = [...this.builder.columns]
+    this.fieldNames = this.builder.fieldNames
+    this.readOnlyFields = [...this.builder.computed.keys()]
     this.#table = options.table
   }
 
   /** Reads `columnFacts` from the database (`information_schema.columns`); nothing when the table does not exist yet. */
   async describeColumns (): Promise<void> {
-    this.columnFacts = await postgresColumns(this.#pool, this.#table)
+    this.columnFacts = await postgresColumns(this.#pool, this.#table, this.builder.computed)
   }
 
   async #execute (client: PgPoolClient, step: Statement | 'begin' | 'commit' | 'rollback'): Promise<StatementResult> {
@@ -96,18 +99,21 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
     return result.value
   }
 
-  create (values: Record<string, unknown>, _options?: RepositoryOptions): Promise<T | null> { return this.#run(() => operations.create(this.builder, values)) as Promise<T | null> }
-  get (criteria: Criteria, _options?: RepositoryOptions): Promise<T | null> { return this.#run(() => operations.get(this.builder, criteria)) as Promise<T | null> }
-  list (criteria: Criteria, query: ListQuery = { orderBy: [] }, _options?: RepositoryOptions): Promise<T[]> { return this.#run(() => operations.list(this.builder, criteria, query)) as Promise<T[]> }
+  create (values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> { return this.#run(() => operations.create(this.builder, values, options)) as Promise<T | null> }
+  get (criteria: Criteria, options?: RepositoryOptions): Promise<T | null> { return this.#run(() => operations.get(this.builder, criteria, options)) as Promise<T | null> }
+  list (criteria: Criteria, query: ListQuery = { orderBy: [] }, options?: RepositoryOptions): Promise<T[]> { return this.#run(() => operations.list(this.builder, criteria, query, options)) as Promise<T[]> }
   /** A page and its total from one snapshot (one REPEATABLE READ transaction on one connection). */
-  listAndCount (criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>, _options?: RepositoryOptions): Promise<{ items: T[], total: number }> {
-    return this.#run(() => operations.listAndCount(this.builder, criteria, query, countQuery)) as Promise<{ items: T[], total: number }>
+  listAndCount (criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>, options?: RepositoryOptions): Promise<{ items: T[], total: number }> {
+    return this.#run(() => operations.listAndCount(this.builder, criteria, query, countQuery, options)) as Promise<{ items: T[], total: number }>
   }
 
-  count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, _options?: RepositoryOptions): Promise<number> { return this.#run(() => operations.count(this.builder, criteria, query)) }
-  update (criteria: Criteria, values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> { return this.#run(() => operations.update(this.builder, criteria, values, preconditionOf(options))) as Promise<T | null> }
-  delete (criteria: Criteria, options?: RepositoryOptions): Promise<boolean> { return this.#run(() => operations.delete(this.builder, criteria, preconditionOf(options))) }
-  createMany (items: Array<Record<string, unknown>>, _options?: RepositoryOptions): Promise<T[]> { return this.#run(() => operations.createMany(this.builder, items)) as Promise<T[]> }
+  count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, options?: RepositoryOptions): Promise<number> { return this.#run(() => operations.count(this.builder, criteria, query, options)) }
+  update (criteria: Criteria, values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> {
+    return this.#run(() => operations.update(this.builder, criteria, values, preconditionOf(options), options)) as Promise<T | null>
+  }
+
+  delete (criteria: Criteria, options?: RepositoryOptions): Promise<boolean> { return this.#run(() => operations.delete(this.builder, criteria, preconditionOf(options), options)) }
+  createMany (items: Array<Record<string, unknown>>, options?: RepositoryOptions): Promise<T[]> { return this.#run(() => operations.createMany(this.builder, items, options)) as Promise<T[]> }
   updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): Promise<T[]> { return this.#run(() => operations.updateMany(this.builder, values, kwargs, args)) as Promise<T[]> }
   bulkUpdate (items: Array<Record<string, unknown>>, _options?: RepositoryOptions): Promise<void> { return this.#run(() => operations.bulkUpdate(this.builder, items)) }
   deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): Promise<void> { return this.#run(() => operations.deleteMany(this.builder, kwargs, args)) }

@@ -41,8 +41,10 @@ export class AsyncSqliteRepository<T = Record<string, unknown>> implements Async
   /** `update` and `delete` evaluate `options.precondition` in the same atomic step as the write. */
   readonly atomicPreconditions = true
   readonly builder: SqlBuilder
-  /** The table's declared columns: what a view's filter may name (checked at registration). */
+  /** The table's declared columns and computed fields: what a view's filter may name (checked at registration). */
   readonly fieldNames: readonly string[]
+  /** The computed fields: read, never written (a view's body naming one is refused at registration). */
+  readonly readOnlyFields: readonly string[]
   /** What the table says of its columns, read when the repository is made (`SqliteRepository.columnFacts`). */
   readonly columnFacts: ReadonlyMap<string, ColumnFacts> | undefined
   /** How long a call waits in all for another connection's lock (ms). */
@@ -64,6 +66,7 @@ export class AsyncSqliteRepository<T = Record<string, unknown>> implements Async
     db.exec('PRAGMA busy_timeout = 0')
     this.builder = this.#sync.builder
     this.fieldNames = this.#sync.fieldNames
+    this.readOnlyFields = this.#sync.readOnlyFields
     this.columnFacts = this.#sync.columnFacts
     this.lockTimeout = lockTimeout
   }

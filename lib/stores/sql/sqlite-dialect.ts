@@ -12,7 +12,7 @@ export const sqliteDialect: Dialect = {
   // SQLite's LIKE ignores ASCII case, so a case-sensitive match adds GLOB on the same pattern.
   like: (expression, pattern, bind) => `(${expression()} LIKE ${bind(pattern)} ESCAPE '\\' AND ${expression()} GLOB ${bind(likeToGlob(String(pattern)))})`,
   ilike: (expression, pattern, bind) => `${expression()} LIKE ${bind(pattern)} ESCAPE '\\'`,
-  contains: (text, term) => `instr(${text}, ${term}) > 0`,
+  contains: (text, term) => `instr(${text()}, ${term()}) > 0`,
   // The write lock up front: a deferred transaction that reads first may find it taken when it writes.
   beginWrite: 'BEGIN IMMEDIATE',
   // Deferred: its first read fixes the snapshot the others see.
