@@ -5,6 +5,7 @@ await import('./sqlite.test.js')
 await import('./sqlite-lock-wait.test.js')
 await import('./column-facts.test.js')
 await import('./sql-query.test.js')
+await import('./row-checks.test.js')
 
 const { test } = await import('tap')
 const { openSqlite } = await import('./sqlite-driver.js')

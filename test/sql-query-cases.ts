@@ -239,6 +239,19 @@ export async function queryCases (t: Test, reset: () => Promise<void>, repositor
     t.equal((await app.inject({ method: 'DELETE', url: '/articles/bulk?favorites_count__lt=1&author_name=bob' })).statusCode, 204)
     t.same((await query('SELECT id FROM articles WHERE id <= 5 ORDER BY id')).map((r) => Number(r.id)), [1, 2, 4, 5], 'deleteMany removed the one row its computed criteria select')
     t.equal(Number((await query('SELECT COUNT(*) AS n FROM articles'))[0].n), 6)
+    // A per-row check (an object permission) judges each row as the reader sees it.
+    const seen: Array<[number, string, number]> = []
+    const record = (row: unknown): void => { const a = row as ArticleT; seen.push([a.id, a.author_name, a.favorited]) }
+    await repo.bulkUpdate([{ id: 4, title: 'Delta', body: 'd', author_id: 3 }, { id: 1, title: 'Alpha', body: 'a', author_id: 1 }], { reader: 3, precondition: record })
+    t.same(seen, [[1, 'ada', 1], [4, 'cy', 1]], 'bulkUpdate: each item\'s row, in key order, with its computed fields')
+    seen.length = 0
+    t.same(ids(await repo.updateMany({ body: 'seen' }, { author_name: 'ada', favorited: 1, reader: 2, precondition: record })), [1], 'updateMany by a joined and a per-reader field')
+    t.same(seen, [[1, 'ada', 1]], 'judged as reader 2 sees it')
+    seen.length = 0
+    const refuse = (row: unknown): void => { record(row); if ((row as ArticleT).favorited === 1) throw new Error('refused') }
+    await t.rejects(repo.deleteMany({ favorites_count__gt: 0, reader: 1, precondition: refuse }), { message: 'refused' })
+    t.same(seen, [[1, 'ada', 1]], 'the first forbidden row stops the delete')
+    t.equal(Number((await query('SELECT COUNT(*) AS n FROM articles'))[0].n), 6, 'and nothing is deleted')
     await t.rejects(repo.createMany([{ title: 'C1', author_id: 1 }, { title: 'C2', author_id: 1, favorited: 1 }]), { code: 'FV_ERR_SQL_NAME' })
     t.same(await query("SELECT id FROM articles WHERE title = 'C1'"), [], 'a computed field in the second item: the first is rolled back')
   })

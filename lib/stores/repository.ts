@@ -1,3 +1,5 @@
+import { ConfigurationError } from '../core/configuration-error.js'
+
 /**
  * Criteria selecting rows: a field name means equality, `field__op` an operator
  * (`price__gt`, `name__in`, `deleted_at__is_null`). See `OPERATORS`.
@@ -8,10 +10,13 @@ export type Criteria = Record<string, unknown>
 export type RepositoryOptions = Record<string, unknown>
 
 /**
- * A conditional write's precondition (If-Match, If-Unmodified-Since): `update` and `delete`
- * receive it as `options.precondition` and call it with the current row *inside the same
- * atomic step as the write* (a transaction holding the row, or a synchronous read-then-write).
- * It throws `PreconditionFailed` to refuse the write, which then changes nothing.
+ * A check of the current row before a write: a conditional write's precondition (If-Match,
+ * If-Unmodified-Since, throwing `PreconditionFailed`), or an object permission (throwing
+ * `Forbidden`). `update` and `delete` receive it as `options.precondition`, `bulkUpdate` as
+ * `options.precondition` too, and `updateMany` / `deleteMany` as `kwargs.precondition`; each calls
+ * it with every current row it writes (as reads see the row), *inside the same atomic step as the
+ * write* (a transaction holding the rows, or a synchronous read-then-write). When it throws, the
+ * call writes nothing and throws what it threw.
  */
 export type Precondition = (current: unknown) => void
 
@@ -92,9 +97,15 @@ export async function describeColumnsOf (repository: unknown): Promise<void> {
   if (typeof describe === 'function') await (describe as () => Promise<void>).call(repository) // a store's own method, with the store as this
 }
 
-/** The precondition a write's options carry, if any. */
+/**
+ * The precondition a write's options (or a bulk write's keyword object) carry, if any. The key
+ * `precondition` is an option, never a criterion: anything there but a function is refused.
+ */
 export function preconditionOf (options: RepositoryOptions | undefined): Precondition | undefined {
-  return options?.precondition as Precondition | undefined
+  const precondition = options?.precondition
+  if (precondition === undefined || typeof precondition === 'function') return precondition as Precondition | undefined // a function: the check it is documented to be
+  throw new ConfigurationError('FV_ERR_OPTION_IS_CRITERION', `The repository option "precondition" is the check of each row a write changes, a function; got ${precondition === null ? 'null' : typeof precondition}. ` +
+    'A criterion cannot be named "precondition": rename the field the filter sends')
 }
 
 /** The field operators a `field__op` criterion may use. */
@@ -191,15 +202,20 @@ export function asyncRepository<T, R extends object> (repository: R): AsyncRepos
  * The bulk repository (docs/bulk.md), synchronous. Each call is one transaction: when any
  * item fails, nothing is written. `kwargs` holds the filter criteria merged with the
  * view's `repositoryOptions`; `args` are positional criteria from `resolveFilter`.
+ *
+ * Per-row checks (object permissions): `bulkUpdate` calls `options.precondition`, and
+ * `updateMany` / `deleteMany` call `kwargs.precondition` (an option, never a criterion), with
+ * each current row before it is written, in the same transaction, the rows locked; when one
+ * call throws (a `Forbidden`), nothing is written and the error propagates.
  */
 export interface BulkRepository<T = unknown> {
   /** Inserts every item or none; returns the created rows. */
   createMany (items: Array<Record<string, unknown>>, options?: RepositoryOptions): T[]
-  /** Applies `values` to every row the criteria select; returns the updated rows. */
+  /** Applies `values` to every row the criteria select, each judged first by `kwargs.precondition` if given; returns the updated rows. */
   updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): T[]
-  /** Replaces each item's row, found by its primary key, executemany-style; returns nothing. */
+  /** Replaces each item's row, found by its primary key and judged first by `options.precondition` if given, executemany-style; returns nothing. */
   bulkUpdate (items: Array<Record<string, unknown>>, options?: RepositoryOptions): void
-  /** Deletes every row the criteria select. */
+  /** Deletes every row the criteria select, each judged first by `kwargs.precondition` if given. */
   deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): void
 }
 

@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../../core/configuration-error.js'
 import { Conflict, NotFound } from '../../http/errors.js'
-import type { Criteria, ListQuery, Precondition, RepositoryOptions } from '../repository.js'
+import { preconditionOf, type Criteria, type ListQuery, type Precondition, type RepositoryOptions } from '../repository.js'
 import type { SqlBuilder } from './builder.js'
 import type { Operation } from './statement.js'
 
@@ -130,38 +130,56 @@ export const operations = {
   },
   * updateMany (b: SqlBuilder, values: Row, kwargs: Row, args: unknown[]): Operation<Row[]> {
     const criteria = b.optionsFree(kwargs)
+    const check = preconditionOf(kwargs)
     // One statement: the database applies it to every selected row or to none.
-    if (!b.isQuery) return (yield b.update(criteria, values, false, args)).rows
-    // A query's criteria may name what only the query has: its rows are selected (and locked) through it, written by key, read back.
+    if (!b.isQuery && check === undefined) return (yield b.update(criteria, values, false, args)).rows
+    // Each row judged before any is written, or criteria that name what only a query has: the rows
+    // are selected (and locked) through the query, written by key, and a query's read back.
     return yield * transaction(function * () {
-      const keys = (yield b.lockAll(criteria, args, kwargs)).rows.map((row) => row[b.idColumn])
-      for (const selected of byKeys(b, keys)) yield b.update(selected, values, false)
-      return yield * readBack(b, keys, kwargs)
+      const keys = yield * lockChecked(b, criteria, args, kwargs, check)
+      const written: Row[] = []
+      for (const selected of byKeys(b, keys)) written.push(...(yield b.update(selected, values, false)).rows)
+      return b.isQuery ? yield * readBack(b, keys, kwargs) : written
     })
   },
-  * bulkUpdate (b: SqlBuilder, items: Row[]): Operation<void> {
+  * bulkUpdate (b: SqlBuilder, items: Row[], precondition?: Precondition, options?: RepositoryOptions): Operation<void> {
     // Rows are locked in primary-key order, whatever order the client sent, so two bulk
     // updates over the same rows wait for each other instead of deadlocking.
     const ordered = [...items.entries()].sort(([, x], [, y]) => compareKeys(x[b.idColumn], y[b.idColumn]))
     yield * transaction(function * () {
       for (const [index, item] of ordered) {
         const { [b.idColumn]: _id, ...values } = item
+        const missing = (): NotFound => new NotFound(`Item ${index}: no row has ${b.idColumn} ${JSON.stringify(item[b.idColumn])}.`)
+        if (precondition !== undefined) {
+          // The row as reads see it, locked, judged before it is written.
+          const current = (yield b.lockOne(b.itemCriteria(item), options)).rows[0]
+          if (current === undefined) throw missing()
+          precondition(current)
+        }
         const result = yield b.update(b.itemCriteria(item), values, true)
-        if (result.rows.length === 0) throw new NotFound(`Item ${index}: no row has ${b.idColumn} ${JSON.stringify(item[b.idColumn])}.`)
+        if (result.rows.length === 0) throw missing()
       }
     })
   },
   * deleteMany (b: SqlBuilder, kwargs: Row, args: unknown[]): Operation<void> {
     const criteria = b.optionsFree(kwargs)
-    if (!b.isQuery) {
+    const check = preconditionOf(kwargs)
+    if (!b.isQuery && check === undefined) {
       yield b.delete(criteria, false, args)
       return
     }
     yield * transaction(function * () {
-      const keys = (yield b.lockAll(criteria, args, kwargs)).rows.map((row) => row[b.idColumn])
+      const keys = yield * lockChecked(b, criteria, args, kwargs, check)
       for (const selected of byKeys(b, keys)) yield b.delete(selected, false)
     })
   }
+}
+
+/** The keys of the rows the criteria select, each locked and judged by the check, if any, before anything is written. */
+function * lockChecked (b: SqlBuilder, criteria: Criteria, args: unknown[], options: RepositoryOptions, check: Precondition | undefined): Operation<unknown[]> {
+  const rows = (yield b.lockAll(criteria, args, options)).rows
+  if (check !== undefined) for (const row of rows) check(row)
+  return rows.map((row) => row[b.idColumn])
 }
 
 /**

@@ -115,6 +115,6 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
   delete (criteria: Criteria, options?: RepositoryOptions): Promise<boolean> { return this.#run(() => operations.delete(this.builder, criteria, preconditionOf(options), options)) }
   createMany (items: Array<Record<string, unknown>>, options?: RepositoryOptions): Promise<T[]> { return this.#run(() => operations.createMany(this.builder, items, options)) as Promise<T[]> }
   updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): Promise<T[]> { return this.#run(() => operations.updateMany(this.builder, values, kwargs, args)) as Promise<T[]> }
-  bulkUpdate (items: Array<Record<string, unknown>>, _options?: RepositoryOptions): Promise<void> { return this.#run(() => operations.bulkUpdate(this.builder, items)) }
+  bulkUpdate (items: Array<Record<string, unknown>>, options?: RepositoryOptions): Promise<void> { return this.#run(() => operations.bulkUpdate(this.builder, items, preconditionOf(options), options)) }
   deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): Promise<void> { return this.#run(() => operations.deleteMany(this.builder, kwargs, args)) }
 }

@@ -91,6 +91,6 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
   delete (criteria: Criteria, options?: RepositoryOptions): boolean { return this.#run(operations.delete(this.builder, criteria, preconditionOf(options), options)) }
   createMany (items: Array<Record<string, unknown>>, options?: RepositoryOptions): T[] { return this.#run(operations.createMany(this.builder, items, options)) as T[] }
   updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): T[] { return this.#run(operations.updateMany(this.builder, values, kwargs, args)) as T[] }
-  bulkUpdate (items: Array<Record<string, unknown>>, _options?: RepositoryOptions): void { this.#run(operations.bulkUpdate(this.builder, items)) }
+  bulkUpdate (items: Array<Record<string, unknown>>, options?: RepositoryOptions): void { this.#run(operations.bulkUpdate(this.builder, items, preconditionOf(options), options)) }
   deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): void { this.#run(operations.deleteMany(this.builder, kwargs, args)) }
 }
