@@ -248,14 +248,6 @@ export class SqlBuilder {
   }
 
   /**
-   * Starts a read-only transaction whose statements all see one snapshot: PostgreSQL's
-   * REPEATABLE READ, SQLite's deferred transaction (its first read fixes the snapshot).
-   */
-  beginRead (): Statement {
-    return { sql: this.dialect.beginRead, params: [], returns: 'count' }
-  }
-
-  /**
    * The first row the criteria select, as reads see it, locked for the rest of the transaction:
    * on PostgreSQL the base table's row only (`FOR UPDATE OF`); SQLite's write transaction locks the file.
    */

@@ -28,17 +28,25 @@ function * byKeys (b: SqlBuilder, keys: unknown[]): Generator<Criteria> {
   for (let i = 0; i < keys.length; i += KEYS_PER_STATEMENT) yield { [`${b.idColumn}__in`]: keys.slice(i, i + KEYS_PER_STATEMENT) }
 }
 
-/** Runs `work` in a transaction: committed when it returns, rolled back when it throws. */
-function * transaction<R> (work: () => Operation<R>): Operation<R> {
-  yield 'begin'
+/**
+ * Runs an operation in a transaction (a savepoint inside one): committed when it returns, rolled
+ * back when it throws. `read`: a read-only transaction whose statements all see one snapshot.
+ */
+export function * atomically<R> (operation: Operation<R>, read = false): Operation<R> {
+  yield read ? 'read' : 'begin'
   try {
-    const result = yield * work()
+    const result = yield * operation
     yield 'commit'
     return result
   } catch (error) {
     yield 'rollback'
     throw error
   }
+}
+
+/** `atomically` of the operation a generator function makes. */
+function transaction<R> (work: () => Operation<R>): Operation<R> {
+  return atomically(work())
 }
 
 /**
@@ -84,16 +92,11 @@ export const operations = {
   },
   /** A page and the total it belongs to, read in one snapshot so that they agree. */
   * listAndCount (b: SqlBuilder, criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>, options?: RepositoryOptions): Operation<{ items: Row[], total: number }> {
-    yield b.beginRead()
-    try {
+    return yield * atomically((function * () {
       const items = (yield b.select(criteria, query, options)).rows
       const total = Number((yield b.count(criteria, countQuery, options)).rows[0].n)
-      yield 'commit'
       return { items, total }
-    } catch (error) {
-      yield 'rollback'
-      throw error
-    }
+    })(), true)
   },
   * update (b: SqlBuilder, criteria: Criteria, values: Row, precondition?: Precondition, options?: RepositoryOptions): Operation<Row | null> {
     if (precondition !== undefined || b.isQuery) {

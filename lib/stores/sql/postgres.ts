@@ -4,9 +4,14 @@ import { SqlBuilder } from './builder.js'
 import { postgresDialect } from './postgres-dialect.js'
 import { postgresColumns } from './columns.js'
 import { isTransient, translateError } from './errors.js'
-import { operations } from './operations.js'
+import { Nesting } from './nesting.js'
+import { atomically, operations } from './operations.js'
 import { runAsync } from './run.js'
-import type { Operation, SqlTableOptions, Statement, StatementResult } from './statement.js'
+import { openScope, runInScope, scopeOf } from './scope.js'
+import type { Operation, SqlTableOptions, Statement, StatementResult, TransactionStep } from './statement.js'
+
+/** A savepoint that could not be rolled back fails its transaction too, which decides for the connection. */
+function ignore (): void {}
 
 /** How many times an operation PostgreSQL aborted for a concurrent transaction is run in all. */
 const ATTEMPTS = 3
@@ -46,9 +51,14 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
     this.columnFacts = await postgresColumns(this.#pool, this.#table, this.builder.computed)
   }
 
-  async #execute (client: PgPoolClient, step: Statement | 'begin' | 'commit' | 'rollback'): Promise<StatementResult> {
+  async #execute (client: PgPoolClient, step: Statement | TransactionStep, nesting: Nesting): Promise<StatementResult> {
     if (typeof step === 'string') {
-      await client.query(step === 'begin' ? postgresDialect.beginWrite : step.toUpperCase())
+      try {
+        for (const sql of nesting.sql(step)) await client.query(sql)
+      } catch (error) {
+        nesting.failed(step)
+        throw error
+      }
       return { rows: [], changes: 0 }
     }
     const result = await client.query(step.sql, step.params)
@@ -69,12 +79,76 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
     try {
       return await this.#once(start())
     } catch (error) {
-      if (attempt >= ATTEMPTS || !isTransient((error as { cause?: unknown }).cause)) throw error
+      // Inside a transaction the loss is the whole transaction's: its caller decides.
+      if (attempt >= ATTEMPTS || !isTransient((error as { cause?: unknown }).cause) || scopeOf(this.#pool) !== undefined) throw error
       return await this.#attempt(start, attempt + 1)
     }
   }
 
+  /**
+   * Runs an operation: inside a transaction of this pool, on its client, after the calls queued
+   * before it there, as a savepoint of its own (a call that fails leaves the transaction usable);
+   * outside, on a client of its own.
+   */
   async #once<R> (operation: Operation<R>): Promise<R> {
+    const scope = scopeOf<PgPoolClient>(this.#pool)
+    if (scope !== undefined) {
+      const nesting = new Nesting(postgresDialect, true)
+      return await scope.serially(() => runAsync(atomically(operation), (step) => this.#execute(scope.connection, step, nesting)))
+    }
+    return await this.#withClient((client) => {
+      const nesting = new Nesting(postgresDialect, false)
+      return runAsync(operation, (step) => this.#execute(client, step, nesting))
+    })
+  }
+
+  /**
+   * Runs `work` in one transaction on one client of this repository's pool (a savepoint inside an
+   * open one): every call `work` makes on a `PostgresRepository` over the same pool, awaited or
+   * not, runs on that client, in that transaction, one at a time (AsyncLocalStorage carries it),
+   * and all of it commits when `work` returns, or, when it throws, rolls back, and the error
+   * propagates. Concurrent transactions each hold a client of their own.
+   */
+  async transaction<R> (work: () => Promise<R> | R): Promise<R> {
+    const outer = scopeOf<PgPoolClient>(this.#pool)
+    if (outer !== undefined) return await outer.serially(() => this.#transaction(outer.connection, true, work, ignore))
+    return await this.#withClient((client, drop) => this.#transaction(client, false, work, drop))
+  }
+
+  /** `drop`: what to do with the connection when its transaction could not be rolled back (it is in no known state). */
+  async #transaction<R> (client: PgPoolClient, nested: boolean, work: () => Promise<R> | R, drop: () => void): Promise<R> {
+    const nesting = new Nesting(postgresDialect, nested)
+    const step = async (name: TransactionStep): Promise<void> => {
+      try {
+        await this.#execute(client, name, nesting)
+      } catch (error) {
+        throw translateError(error)
+      }
+    }
+    await step('begin')
+    const scope = openScope(this.#pool, client)
+    let result: R
+    try {
+      result = await runInScope(scope, work)
+    } catch (error) {
+      // Calls `work` started and did not await are part of the transaction: they end first.
+      await scope.end()
+      await step('rollback').catch(drop)
+      throw error
+    }
+    await scope.end()
+    try {
+      await step('commit')
+    } catch (error) {
+      // A refused COMMIT ends a transaction; a refused RELEASE leaves the savepoint to roll back.
+      await step('rollback').catch(drop)
+      throw error
+    }
+    return result
+  }
+
+  /** Checks a client out, runs `use` on it, and returns it to the pool, or drops it when its connection failed (or `use` says so). */
+  async #withClient<R> (use: (client: PgPoolClient, drop: () => void) => Promise<R>): Promise<R> {
     let client: PgPoolClient
     try {
       client = await this.#pool.connect()
@@ -86,7 +160,7 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
     // The failing query reports the same failure, which becomes the 503.
     const onError = (): void => { broken = true }
     client.on('error', onError)
-    const result = await runAsync(operation, (step) => this.#execute(client, step)).then(
+    const result = await use(client, onError).then(
       (value) => ({ value }),
       (error: unknown) => ({ error })
     )

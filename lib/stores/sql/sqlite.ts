@@ -4,9 +4,11 @@ import { SqlBuilder } from './builder.js'
 import { sqliteDialect } from './sqlite-dialect.js'
 import { sqliteColumns } from './columns.js'
 import { translateError } from './errors.js'
-import { operations } from './operations.js'
+import { Nesting } from './nesting.js'
+import { atomically, operations } from './operations.js'
 import { runSync } from './run.js'
-import type { Operation, SqlTableOptions, Statement, StatementResult } from './statement.js'
+import { inTransaction, runStep, transactionOn } from './sqlite-transaction.js'
+import type { Operation, SqlTableOptions, Statement, StatementResult, TransactionStep } from './statement.js'
 
 /** Prepared statements kept per repository, the oldest dropped first. */
 const CACHE_SIZE = 256
@@ -41,9 +43,9 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
     this.columnFacts = sqliteColumns(db, options.table, this.builder.computed)
   }
 
-  #execute (step: Statement | 'begin' | 'commit' | 'rollback'): StatementResult {
+  #execute (step: Statement | TransactionStep, nesting: Nesting): StatementResult {
     if (typeof step === 'string') {
-      this.#db.exec(step === 'begin' ? sqliteDialect.beginWrite : step.toUpperCase())
+      runStep(this.#db, nesting, step)
       return { rows: [], changes: 0 }
     }
     const statement = this.#prepared(step.sql)
@@ -62,8 +64,23 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
     return statement
   }
 
+  /**
+   * Runs an operation. Inside a transaction already open on the connection it is a savepoint of
+   * its own, so that a call that fails leaves the transaction as it was (and usable).
+   */
   #run<R> (operation: Operation<R>): R {
-    return runSync(operation, (step) => this.#execute(step))
+    const nesting = new Nesting(this.builder.dialect, inTransaction(this.#db))
+    return runSync(nesting.nested ? atomically(operation) : operation, (step) => this.#execute(step, nesting))
+  }
+
+  /**
+   * Runs `work` in one transaction of this repository's connection (`BEGIN IMMEDIATE`; a
+   * savepoint inside an open one): every call `work` makes, on any repository over the same
+   * database object, commits with it, or, when it throws, rolls back with it, and the error
+   * propagates. `work` is synchronous: the sync repositories return values.
+   */
+  transaction<R> (work: () => R): R {
+    return transactionOn(this.#db, this.builder.dialect, work)
   }
 
   create (values: Record<string, unknown>, options?: RepositoryOptions): T | null { return this.#run(operations.create(this.builder, values, options)) as T | null }

@@ -54,5 +54,12 @@ export type TableDefinition = Readonly<Pick<SqlTableOptions<Record<string, unkno
 /** A positional criterion from `resolveFilter`: a SQL fragment with its own parameters (`?` placeholders). */
 export interface SqlFragment { sql: string, params: unknown[] }
 
+/**
+ * What an operation yields besides statements: begin a write transaction, begin a read-only one
+ * that sees one snapshot, end the innermost one. Inside a transaction already open on the
+ * connection, a begin is a savepoint (sql/nesting.ts).
+ */
+export type TransactionStep = 'begin' | 'read' | 'commit' | 'rollback'
+
 /** A generator of statements: one implementation of an operation, run sync or async. */
-export type Operation<T> = Generator<Statement | 'begin' | 'commit' | 'rollback', T, StatementResult>
+export type Operation<T> = Generator<Statement | TransactionStep, T, StatementResult>
