@@ -83,8 +83,9 @@ export function assertBodiesFitRepository (klass: ViewClass, routes: CollectedRo
   if (computed.size > 0) {
     const names = [...new Set([...computed.values()].flat())].sort()
     const listed = [...computed.keys()].map((m) => JSON.stringify(m)).join(', ')
+    const them = computed.size === 1 ? 'it' : 'them'
     throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${klass.name}: the body of ${names.join(', ')} has ${listed}, ` +
-      `which its repository computes: read-only, never written. Leave ${computed.size === 1 ? 'it' : 'them'} out of the body schema (Type.Omit(Schema, [${listed}])), ` +
+      `which its repository computes: read-only, never written. Leave ${them} out of the body schema (Type.Omit(Schema, [${listed}])), ` +
       `or override ${names.length === 1 ? names[0] : 'those actions'} to write what the body says to the table's columns`)
   }
   if (actions.length === 0) return

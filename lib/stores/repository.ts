@@ -103,8 +103,10 @@ export async function describeColumnsOf (repository: unknown): Promise<void> {
  */
 export function preconditionOf (options: RepositoryOptions | undefined): Precondition | undefined {
   const precondition = options?.precondition
-  if (precondition === undefined || typeof precondition === 'function') return precondition as Precondition | undefined // a function: the check it is documented to be
-  throw new ConfigurationError('FV_ERR_OPTION_IS_CRITERION', `The repository option "precondition" is the check of each row a write changes, a function; got ${precondition === null ? 'null' : typeof precondition}. ` +
+  // A function: the check it is documented to be.
+  if (precondition === undefined || typeof precondition === 'function') return precondition as Precondition | undefined
+  const got = precondition === null ? 'null' : typeof precondition
+  throw new ConfigurationError('FV_ERR_OPTION_IS_CRITERION', `The repository option "precondition" is the check of each row a write changes, a function; got ${got}. ` +
     'A criterion cannot be named "precondition": rename the field the filter sends')
 }
 
@@ -213,7 +215,7 @@ export interface BulkRepository<T = unknown> {
   createMany (items: Array<Record<string, unknown>>, options?: RepositoryOptions): T[]
   /** Applies `values` to every row the criteria select, each judged first by `kwargs.precondition` if given; returns the updated rows. */
   updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): T[]
-  /** Replaces each item's row, found by its primary key and judged first by `options.precondition` if given, executemany-style; returns nothing. */
+  /** Replaces each item's row, found by its primary key and judged first by `options.precondition` if given; returns nothing. */
   bulkUpdate (items: Array<Record<string, unknown>>, options?: RepositoryOptions): void
   /** Deletes every row the criteria select, each judged first by `kwargs.precondition` if given. */
   deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): void

@@ -67,12 +67,15 @@ export class SqlBuilder {
     this.columns = new Set(options.columns)
     const computed = new Map<string, SqlExpression>()
     for (const name of computedNames) {
-      if (this.columns.has(name)) throw new ConfigurationError('FV_ERR_SQL_NAME', `${this.table}: "${name}" is both a column and a computed field; name the computed field otherwise`)
+      if (this.columns.has(name)) {
+        throw new ConfigurationError('FV_ERR_SQL_NAME', `${this.table}: "${name}" is both a column and a computed field; name the computed field otherwise`)
+      }
       computed.set(name, expressionOf(declared[name], `${this.table}: computed.${name}`))
     }
     this.computed = computed
     this.fieldNames = [...this.columns, ...computed.keys()]
-    const joins = options.joins === undefined ? [] : (Array.isArray(options.joins) ? options.joins : [options.joins]).map((join, i) => expressionOf(join, `${this.table}: joins[${i}]`))
+    const declaredJoins = options.joins === undefined ? [] : Array.isArray(options.joins) ? options.joins : [options.joins]
+    const joins = declaredJoins.map((join, i) => expressionOf(join, `${this.table}: joins[${i}]`))
     this.#joins = joins.length === 0 ? undefined : new SqlExpression(joins.map((j) => j.text).join(' '), joins.flatMap((j) => j.values))
     this.isQuery = computed.size > 0 || this.#joins !== undefined
     this.idColumn = options.idColumn ?? 'id'
@@ -81,7 +84,9 @@ export class SqlBuilder {
     this.optionKeys = new Set(options.optionKeys ?? [])
     const read = [...computed.values(), ...joins]
     for (const name of read.flatMap((expression) => expression.optionNames)) {
-      if (this.fieldNames.includes(name)) throw new ConfigurationError('FV_ERR_SQL_OPTION', `${this.table}: option("${name}") has the name of a field; an option is never a criterion, so name it otherwise`)
+      if (this.fieldNames.includes(name)) {
+        throw new ConfigurationError('FV_ERR_SQL_OPTION', `${this.table}: option("${name}") has the name of a field; an option is never a criterion, so name it otherwise`)
+      }
       // An option an expression binds is read from the options, never taken for a criterion.
       this.optionKeys.add(name)
     }
@@ -118,7 +123,8 @@ export class SqlBuilder {
   /** A column a write sets: a column of the table, never a computed field. */
   #writable (name: string): string {
     if (this.computed.has(name)) {
-      throw new ConfigurationError('FV_ERR_SQL_NAME', `${this.table}: "${name}" is a computed field, read-only; a write sets the table's columns (${[...this.columns].join(', ')})`)
+      const columns = [...this.columns].join(', ')
+      throw new ConfigurationError('FV_ERR_SQL_NAME', `${this.table}: "${name}" is a computed field, read-only; a write sets the table's columns (${columns})`)
     }
     if (!this.columns.has(name)) throw new ConfigurationError('FV_ERR_SQL_NAME', `${this.table}: no column ${JSON.stringify(name)}`)
     return this.dialect.quote(name)
@@ -168,7 +174,8 @@ export class SqlBuilder {
       // (PostgreSQL) search the same substring in a small fraction of that (docs/filters.md, "Bounds").
       const term = search.term.toLowerCase()
       const bind = (): string => { params.push(term); return '?' }
-      parts.push(`(${search.fields.map((f) => this.dialect.contains(() => `lower(${this.#field(f, params, options)})`, bind)).join(' OR ')})`)
+      const contains = (field: string): string => this.dialect.contains(() => `lower(${this.#field(field, params, options)})`, bind)
+      parts.push(`(${search.fields.map(contains).join(' OR ')})`)
     }
     for (const arg of args) {
       const fragment = arg as SqlFragment
@@ -181,7 +188,8 @@ export class SqlBuilder {
 
   /** Ascending puts nulls last, descending first, as the in-memory repository does. */
   private orderBy (keys: OrderKey[], params: unknown[], options: RepositoryOptions | undefined): string {
-    return ' ORDER BY ' + keys.map((k) => `${this.#field(k.field, params, options)} ${k.descending ? 'DESC NULLS FIRST' : 'ASC NULLS LAST'}`).join(', ')
+    const key = (k: OrderKey): string => `${this.#field(k.field, params, options)} ${k.descending ? 'DESC NULLS FIRST' : 'ASC NULLS LAST'}`
+    return ' ORDER BY ' + keys.map(key).join(', ')
   }
 
   /** The keyset condition "after these values" in the sort order, nulls placed as `orderBy` places them. */
@@ -240,7 +248,9 @@ export class SqlBuilder {
     let sql = this.#pointReads.get(shape)
     if (sql === undefined) {
       // With the primary key among the equalities at most one row matches: no ORDER BY or LIMIT to plan.
-      sql = this.idColumn in criteria ? this.finish(`${this.#head([], options)}${this.where(criteria, [], undefined, [], options)}`, [], 'rows').sql : this.select(criteria, { orderBy: [], limit: 1 }, options).sql
+      sql = this.idColumn in criteria
+        ? this.finish(`${this.#head([], options)}${this.where(criteria, [], undefined, [], options)}`, [], 'rows').sql
+        : this.select(criteria, { orderBy: [], limit: 1 }, options).sql
       // Shapes are subsets of the declared columns; keep the cache bounded all the same.
       if (this.#pointReads.size < 256) this.#pointReads.set(shape, sql)
     }
@@ -265,7 +275,8 @@ export class SqlBuilder {
   count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'>, options?: RepositoryOptions): Statement {
     const params: unknown[] = []
     if (this.#joins !== undefined) this.#joins.render(params, options)
-    return this.finish(`SELECT COUNT(*) AS n FROM ${this.from}${this.where(criteria, params, query.search, query.args, options)}`, params, 'rows')
+    const where = this.where(criteria, params, query.search, query.args, options)
+    return this.finish(`SELECT COUNT(*) AS n FROM ${this.from}${where}`, params, 'rows')
   }
 
   private touched (values: Record<string, unknown>): Record<string, unknown> {
@@ -276,7 +287,8 @@ export class SqlBuilder {
   insert (values: Record<string, unknown>): Statement {
     const data = this.touched(values)
     const cols = Object.keys(data).map((c) => this.#writable(c))
-    return this.finish(`INSERT INTO ${this.table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) RETURNING ${this.returning}`, Object.values(data), 'rows')
+    const sql = `INSERT INTO ${this.table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) RETURNING ${this.returning}`
+    return this.finish(sql, Object.values(data), 'rows')
   }
 
   /** Updates the rows the criteria select; `first` limits it to one, by primary key. Returns them from a table, their keys from a query. */
@@ -284,7 +296,11 @@ export class SqlBuilder {
     const data = this.touched(values)
     const params: unknown[] = []
     // A member present as `undefined` (removed by a merge patch or JSON Patch) is unset: NULL.
-    const sets = Object.keys(data).map((c) => { const col = this.#writable(c); params.push(data[c] === undefined ? null : data[c]); return `${col} = ?` })
+    const sets = Object.keys(data).map((c) => {
+      const col = this.#writable(c)
+      params.push(data[c] === undefined ? null : data[c])
+      return `${col} = ?`
+    })
     const target = this.target(criteria, params, first, args)
     return this.finish(`UPDATE ${this.table} SET ${sets.join(', ')}${target} RETURNING ${this.returning}`, params, 'rows')
   }

@@ -20,11 +20,13 @@ function sqliteKind (declared: string): FieldKind | undefined {
  * The columns of a SQLite table (`PRAGMA table_info`), or `undefined` when the table does not
  * exist yet (an application may create it after making the repository).
  */
-export function sqliteColumns (db: SqliteDatabase, table: string, computed: ReadonlyMap<string, unknown>): ReadonlyMap<string, ColumnFacts> | undefined {
+export function sqliteColumns (db: SqliteDatabase, table: string,
+  computed: ReadonlyMap<string, unknown>): ReadonlyMap<string, ColumnFacts> | undefined {
   // The table name is a checked identifier (SqlBuilder), quoted here as everywhere.
   const rows = db.prepare(`PRAGMA table_info("${table}")`).all() as Array<{ name: string, type: string, notnull: number, pk: number }>
   if (rows.length === 0) return undefined
-  return new Map(rows.filter((row) => !computed.has(row.name)).map((row) => [row.name, { nullable: row.notnull === 0 && row.pk === 0, kind: sqliteKind(row.type) }]))
+  return new Map(rows.filter((row) => !computed.has(row.name))
+    .map((row) => [row.name, { nullable: row.notnull === 0 && row.pk === 0, kind: sqliteKind(row.type) }]))
 }
 
 /** The JSON type `pg` gives values of a PostgreSQL data type; types it returns as strings or objects (bigint, numeric, dates) are not said. */
@@ -41,7 +43,8 @@ const PG_KINDS: Record<string, FieldKind> = {
 }
 
 /** The columns of a PostgreSQL table (`information_schema.columns`, in the search path), or `undefined` when it does not exist yet. */
-export async function postgresColumns (pool: PgPool, table: string, computed: ReadonlyMap<string, unknown>): Promise<ReadonlyMap<string, ColumnFacts> | undefined> {
+export async function postgresColumns (pool: PgPool, table: string,
+  computed: ReadonlyMap<string, unknown>): Promise<ReadonlyMap<string, ColumnFacts> | undefined> {
   const client = await pool.connect()
   try {
     const { rows } = await client.query(

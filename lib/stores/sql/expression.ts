@@ -15,7 +15,9 @@ export class SqlOption {
 
 /** Binds, at each call, the repository option `name` (`option('reader')`); NULL when the call's options lack it. */
 export function option (name: string): SqlOption {
-  if (typeof name !== 'string' || name === '') throw new ConfigurationError('FV_ERR_SQL_FRAGMENT', `option(name) takes the name of a repository option; got ${JSON.stringify(name)}`)
+  if (typeof name !== 'string' || name === '') {
+    throw new ConfigurationError('FV_ERR_SQL_FRAGMENT', `option(name) takes the name of a repository option; got ${JSON.stringify(name)}`)
+  }
   return new SqlOption(name)
 }
 
@@ -51,7 +53,8 @@ export class SqlExpression {
 function trusted (text: string, where: string): string {
   if (text.includes('?')) {
     throw new ConfigurationError('FV_ERR_SQL_FRAGMENT', `${where}: the SQL text has a "?", which would be read as a placeholder: ` +
-      'bind the value instead (interpolate it in a sql`...` template), or write such an operator as its function (jsonb_exists for jsonb\'s ?)')
+      'bind the value instead (interpolate it in a sql`...` template), ' +
+      'or write such an operator as its function (jsonb_exists for jsonb\'s ?)')
   }
   return text
 }
@@ -85,5 +88,6 @@ export function sql (strings: TemplateStringsArray, ...values: unknown[]): SqlEx
 export function expressionOf (value: unknown, where: string): SqlExpression {
   if (value instanceof SqlExpression) return value
   if (typeof value === 'string') return new SqlExpression(trusted(value, where), [])
-  throw new ConfigurationError('FV_ERR_SQL_OPTION', `${where} must be SQL text or a sql\`...\` expression; got ${value === null ? 'null' : typeof value}`)
+  const got = value === null ? 'null' : typeof value
+  throw new ConfigurationError('FV_ERR_SQL_OPTION', `${where} must be SQL text or a sql\`...\` expression; got ${got}`)
 }

@@ -55,7 +55,8 @@ function transaction<R> (work: () => Operation<R>): Operation<R> {
  */
 function visible (b: SqlBuilder, row: Row | undefined, key: unknown): Row {
   if (row !== undefined) return row
-  throw new ConfigurationError('FV_ERR_SQL_OPTION', `${b.table}: the row written with ${b.idColumn} ${JSON.stringify(key)} is not among the rows its reads see: ` +
+  throw new ConfigurationError('FV_ERR_SQL_OPTION', `${b.table}: the row written with ${b.idColumn} ${JSON.stringify(key)} ` +
+    'is not among the rows its reads see: ' +
     'a join of the repository drops it (an inner join to a row it does not have); join optional rows with LEFT JOIN')
 }
 
@@ -91,14 +92,16 @@ export const operations = {
     return Number((yield b.count(criteria, query, options)).rows[0].n)
   },
   /** A page and the total it belongs to, read in one snapshot so that they agree. */
-  * listAndCount (b: SqlBuilder, criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>, options?: RepositoryOptions): Operation<{ items: Row[], total: number }> {
+  * listAndCount (b: SqlBuilder, criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>,
+    options?: RepositoryOptions): Operation<{ items: Row[], total: number }> {
     return yield * atomically((function * () {
       const items = (yield b.select(criteria, query, options)).rows
       const total = Number((yield b.count(criteria, countQuery, options)).rows[0].n)
       return { items, total }
     })(), true)
   },
-  * update (b: SqlBuilder, criteria: Criteria, values: Row, precondition?: Precondition, options?: RepositoryOptions): Operation<Row | null> {
+  * update (b: SqlBuilder, criteria: Criteria, values: Row, precondition?: Precondition,
+    options?: RepositoryOptions): Operation<Row | null> {
     if (precondition !== undefined || b.isQuery) {
       return yield * conditionally(b, criteria, precondition, options, function * (current) {
         if (Object.keys(values).length === 0) return current
@@ -179,7 +182,8 @@ export const operations = {
 }
 
 /** The keys of the rows the criteria select, each locked and judged by the check, if any, before anything is written. */
-function * lockChecked (b: SqlBuilder, criteria: Criteria, args: unknown[], options: RepositoryOptions, check: Precondition | undefined): Operation<unknown[]> {
+function * lockChecked (b: SqlBuilder, criteria: Criteria, args: unknown[], options: RepositoryOptions,
+  check: Precondition | undefined): Operation<unknown[]> {
   const rows = (yield b.lockAll(criteria, args, options)).rows
   if (check !== undefined) for (const row of rows) check(row)
   return rows.map((row) => row[b.idColumn])
@@ -190,8 +194,8 @@ function * lockChecked (b: SqlBuilder, criteria: Criteria, args: unknown[], opti
  * judges it, and the write runs, all in one transaction, so no other write can come between the
  * check and the write (RFC 9110 §13.1.1, the lost update). `null` when no row is selected.
  */
-function * conditionally<R> (b: SqlBuilder, criteria: Criteria, precondition: Precondition | undefined, options: RepositoryOptions | undefined,
-  write: (current: Row) => Operation<R>): Operation<R | null> {
+function * conditionally<R> (b: SqlBuilder, criteria: Criteria, precondition: Precondition | undefined,
+  options: RepositoryOptions | undefined, write: (current: Row) => Operation<R>): Operation<R | null> {
   return yield * transaction(function * () {
     const current = (yield b.lockOne(criteria, options)).rows[0]
     if (current === undefined) return null

@@ -30,7 +30,8 @@ export class TransactionScope<C> {
    */
   serially<R> (work: () => Promise<R> | R): Promise<R> {
     if (this.#ended) {
-      return Promise.reject(new ConfigurationError('FV_ERR_SQL_OPTION', 'A repository call was made in a transaction that had ended: await every call inside the transaction\'s callback'))
+      return Promise.reject(new ConfigurationError('FV_ERR_SQL_OPTION',
+        'A repository call was made in a transaction that had ended: await every call inside the transaction\'s callback'))
     }
     const run = this.#tail.then(work, work)
     this.#tail = run.then(noop, noop)
@@ -51,7 +52,8 @@ const storage = new AsyncLocalStorage<TransactionScope<unknown>>()
 /** The open transaction of `database` the current call runs in, if any. */
 export function scopeOf<C> (database: object): TransactionScope<C> | undefined {
   for (let scope = storage.getStore(); scope !== undefined; scope = scope.outer) {
-    if (scope.database === database) return scope as TransactionScope<C> // its database is this one, whose scopes hold connections of type C
+    // Its database is this one, whose scopes hold connections of type C.
+    if (scope.database === database) return scope as TransactionScope<C>
   }
   return undefined
 }

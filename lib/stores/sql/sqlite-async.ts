@@ -143,7 +143,9 @@ export class AsyncSqliteRepository<T = Record<string, unknown>> implements Async
     const outer = scopeOf<SqliteDatabase>(this.#db)
     if (outer !== undefined) return await outer.serially(() => this.#transaction(work))
     const deadline = performance.now() + this.lockTimeout
-    for (let open = openTransactions.get(this.#db); open !== undefined; open = openTransactions.get(this.#db)) await this.#waitFor(open, deadline)
+    for (let open = openTransactions.get(this.#db); open !== undefined; open = openTransactions.get(this.#db)) {
+      await this.#waitFor(open, deadline)
+    }
     const gate: { release?: () => void } = {}
     openTransactions.set(this.#db, new Promise((resolve) => { gate.release = resolve }))
     try {

@@ -69,8 +69,9 @@ export function transactionOn<R> (db: SqliteDatabase, dialect: Dialect, work: ()
   try {
     result = work()
     if (isThenable(result)) {
-      throw new ConfigurationError('FV_ERR_SQL_OPTION', 'SqliteRepository.transaction runs a synchronous callback, and this one returned a promise: ' +
-        'what it awaits would run after the commit. Call the sync repositories inside it without awaiting, or use AsyncSqliteRepository.transaction')
+      throw new ConfigurationError('FV_ERR_SQL_OPTION', 'SqliteRepository.transaction runs a synchronous callback, and this one returned ' +
+        'a promise: what it awaits would run after the commit. Call the sync repositories inside it without awaiting, ' +
+        'or use AsyncSqliteRepository.transaction')
     }
   } catch (error) {
     end(db, nesting, false)
