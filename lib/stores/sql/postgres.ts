@@ -38,7 +38,7 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
   columnFacts: ReadonlyMap<string, ColumnFacts> | undefined
   readonly #table: string
 
-  constructor (pool: PgPool, options: SqlTableOptions<T>) {
+  constructor (pool: PgPool, options: SqlTableOptions<NoInfer<T>>) {
     this.#pool = pool
     this.builder = new SqlBuilder(postgresDialect, options)
     this.fieldNames = this.builder.fieldNames

@@ -67,7 +67,7 @@ export class AsyncSqliteRepository<T = Record<string, unknown>> implements Async
    * a lock by sleeping on the event loop (`better-sqlite3` five seconds by default, `node:sqlite`
    * its `timeout` option), so each attempt must give up at once and leave the waiting to this repository.
    */
-  constructor (db: SqliteDatabase, options: SqlTableOptions<T>, { lockTimeout = LOCK_TIMEOUT }: SqliteLockOptions = {}) {
+  constructor (db: SqliteDatabase, options: SqlTableOptions<NoInfer<T>>, { lockTimeout = LOCK_TIMEOUT }: SqliteLockOptions = {}) {
     if (!Number.isFinite(lockTimeout) || lockTimeout < 0) {
       throw new ConfigurationError('FV_ERR_SQL_OPTION', `AsyncSqliteRepository of ${JSON.stringify(options.table)}: lockTimeout must be a finite, non-negative number of milliseconds; got ${String(lockTimeout)} (${typeof lockTimeout}). ` +
         'Give it in milliseconds: { lockTimeout: 5000 }')

@@ -35,7 +35,7 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
    */
   readonly columnFacts: ReadonlyMap<string, ColumnFacts> | undefined
 
-  constructor (db: SqliteDatabase, options: SqlTableOptions<T>) {
+  constructor (db: SqliteDatabase, options: SqlTableOptions<NoInfer<T>>) {
     this.#db = db
     this.builder = new SqlBuilder(sqliteDialect, options)
     this.fieldNames = this.builder.fieldNames
