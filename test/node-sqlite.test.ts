@@ -4,6 +4,9 @@ process.env.FV_SQLITE_DRIVER = 'node'
 await import('./sqlite.test.js')
 await import('./sqlite-lock-wait.test.js')
 await import('./column-facts.test.js')
+await import('./sql-query.test.js')
+await import('./row-checks.test.js')
+await import('./sql-transaction.test.js')
 
 const { test } = await import('tap')
 const { openSqlite } = await import('./sqlite-driver.js')

@@ -4,7 +4,7 @@ import { MIXIN } from '../views/mixins.js'
 import { getRouteMeta } from '../routes/route-meta.js'
 import type { TSchema } from '@sinclair/typebox'
 import { ConfigurationError } from '../core/configuration-error.js'
-import { columnFactsOf, fieldNamesOf, filledOnCreateOf } from '../stores/repository.js'
+import { columnFactsOf, fieldNamesOf, filledOnCreateOf, readOnlyFieldsOf } from '../stores/repository.js'
 import { schemaStatic } from '../core/typebox-lines.js'
 import { addsNoKwargs, scopeFieldsOf, sendsStoredRows, writesBodyAsIs, writesThroughLibrarySeam } from '../views/generics.js'
 import { misspeltMember, misspeltSentence } from '../core/names.js'
@@ -61,17 +61,32 @@ function bodyMembers (body: TSchema): string[] {
  * An action of the user's own may map its body (a `password` into a `password_hash`): not checked.
  */
 export function assertBodiesFitRepository (klass: ViewClass, routes: CollectedRoute[], methods: Map<string, object>): void {
-  const fields = fieldNamesOf((klass as { repository?: unknown }).repository)
+  const repository = (klass as { repository?: unknown }).repository
+  const fields = fieldNamesOf(repository)
   if (fields === undefined) return
+  const readOnly = readOnlyFieldsOf(repository) ?? []
   const actions: string[] = []
   const unknown = new Set<string>()
+  /** Read-only members, and the actions whose bodies have them. */
+  const computed = new Map<string, string[]>()
   for (const route of routes) {
     const body = route.options.schema?.body
     if (!route.standard || body === undefined || !writesBodyAsIs(methods.get(route.name)) || !writesThroughLibrarySeam(klass, route.name)) continue
-    const foreign = bodyMembers(body).filter((member) => !fields.includes(member))
+    const members = bodyMembers(body)
+    // A field the repository computes (a count, a joined name) is read, never written: the write would fail on the first request.
+    for (const member of members.filter((m) => readOnly.includes(m))) computed.set(member, [...computed.get(member) ?? [], route.name])
+    const foreign = members.filter((member) => !fields.includes(member))
     if (foreign.length === 0) continue
     actions.push(route.name)
     for (const member of foreign) unknown.add(member)
+  }
+  if (computed.size > 0) {
+    const names = [...new Set([...computed.values()].flat())].sort()
+    const listed = [...computed.keys()].map((m) => JSON.stringify(m)).join(', ')
+    const them = computed.size === 1 ? 'it' : 'them'
+    throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${klass.name}: the body of ${names.join(', ')} has ${listed}, ` +
+      `which its repository computes: read-only, never written. Leave ${them} out of the body schema (Type.Omit(Schema, [${listed}])), ` +
+      `or override ${names.length === 1 ? names[0] : 'those actions'} to write what the body says to the table's columns`)
   }
   if (actions.length === 0) return
   const members = [...unknown]

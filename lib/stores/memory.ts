@@ -310,10 +310,19 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
     return true
   }
 
+  /** The criteria of a bulk write's keyword object: without its options (`optionKeys`, and `precondition`, the check of each row). */
   #criteriaOf (kwargs: Record<string, unknown>): Criteria {
     const criteria: Criteria = {}
-    for (const [key, value] of Object.entries(kwargs)) if (!this.optionKeys.has(key)) criteria[key] = value
+    for (const [key, value] of Object.entries(kwargs)) if (!this.optionKeys.has(key) && key !== 'precondition') criteria[key] = value
     return criteria
+  }
+
+  /** The rows the criteria select, each judged by the keyword object's precondition, if any, before anything is written. */
+  #selectChecked (kwargs: Record<string, unknown>, args: unknown[]): Row[] {
+    const check = preconditionOf(kwargs)
+    const rows = this.#where(this.#criteriaOf(kwargs), undefined, args)
+    if (check !== undefined) for (const row of rows) check({ ...row })
+    return rows
   }
 
   /** Inserts every item, or none when one clashes with a row or with another item. */
@@ -336,9 +345,9 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
     })
   }
 
-  /** Applies `values` to every selected row, or to none when the result would clash. */
+  /** Applies `values` to every selected row, or to none when the result would clash or one fails `kwargs.precondition`. */
   updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): T[] {
-    const rows = this.#where(this.#criteriaOf(kwargs), undefined, args)
+    const rows = this.#selectChecked(kwargs, args)
     const changesUnique = [this.idField, ...this.unique].some((k) => values[k] !== undefined)
     if (changesUnique && (rows.length > 1 || rows.some((row) => this.#holderOf(values, row) !== undefined))) throw new Conflict('The values would make a unique field repeat.')
     const touched = this.#touched(values)
@@ -346,8 +355,9 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
     return rows.map((row) => ({ ...row }) as T)
   }
 
-  /** Replaces each item's row by primary key, or nothing when one is missing or clashes. */
-  bulkUpdate (items: Array<Record<string, unknown>>, _options: RepositoryOptions = {}): void {
+  /** Replaces each item's row by primary key, or nothing when one is missing, clashes, or fails `options.precondition`. */
+  bulkUpdate (items: Array<Record<string, unknown>>, options: RepositoryOptions = {}): void {
+    const check = preconditionOf(options)
     // Row by row, as `UPDATE ... WHERE id = ?` executed many times in one transaction:
     // an item that repeats a unique value of a row (or of an earlier item) fails the batch.
     this.#transaction((undo) => items.forEach((item, index) => {
@@ -355,13 +365,14 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
       if (row === undefined || this.scopeFields.some((f) => item[f] !== undefined && row[f] !== item[f])) {
         throw new NotFound(`Item ${index}: no row has ${this.idField} ${JSON.stringify(item[this.idField])}.`)
       }
+      check?.({ ...row })
       if (this.#holderOf(item, row) !== undefined) throw new Conflict(`Item ${index} clashes with an existing row.`)
       this.#assignLogged(row, this.#touched(item), undo)
     }))
   }
 
-  /** Deletes every selected row. */
+  /** Deletes every selected row, or none when one fails `kwargs.precondition`. */
   deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): void {
-    for (const row of this.#where(this.#criteriaOf(kwargs), undefined, args)) this.#remove(row)
+    for (const row of this.#selectChecked(kwargs, args)) this.#remove(row)
   }
 }

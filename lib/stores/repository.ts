@@ -1,3 +1,5 @@
+import { ConfigurationError } from '../core/configuration-error.js'
+
 /**
  * Criteria selecting rows: a field name means equality, `field__op` an operator
  * (`price__gt`, `name__in`, `deleted_at__is_null`). See `OPERATORS`.
@@ -8,10 +10,13 @@ export type Criteria = Record<string, unknown>
 export type RepositoryOptions = Record<string, unknown>
 
 /**
- * A conditional write's precondition (If-Match, If-Unmodified-Since): `update` and `delete`
- * receive it as `options.precondition` and call it with the current row *inside the same
- * atomic step as the write* (a transaction holding the row, or a synchronous read-then-write).
- * It throws `PreconditionFailed` to refuse the write, which then changes nothing.
+ * A check of the current row before a write: a conditional write's precondition (If-Match,
+ * If-Unmodified-Since, throwing `PreconditionFailed`), or an object permission (throwing
+ * `Forbidden`). `update` and `delete` receive it as `options.precondition`, `bulkUpdate` as
+ * `options.precondition` too, and `updateMany` / `deleteMany` as `kwargs.precondition`; each calls
+ * it with every current row it writes (as reads see the row), *inside the same atomic step as the
+ * write* (a transaction holding the rows, or a synchronous read-then-write). When it throws, the
+ * call writes nothing and throws what it threw.
  */
 export type Precondition = (current: unknown) => void
 
@@ -34,6 +39,15 @@ export type FieldOf<T> = string extends keyof T ? string : keyof T & string
  */
 export function fieldNamesOf (repository: unknown): readonly string[] | undefined {
   const names = (repository as { fieldNames?: unknown } | null)?.fieldNames
+  return Array.isArray(names) ? names as readonly string[] : undefined
+}
+
+/**
+ * The fields a repository reads but never writes (the computed fields of a SQL query repository),
+ * or `undefined`. Registration refuses a body the library writes as it is that names one.
+ */
+export function readOnlyFieldsOf (repository: unknown): readonly string[] | undefined {
+  const names = (repository as { readOnlyFields?: unknown } | null)?.readOnlyFields
   return Array.isArray(names) ? names as readonly string[] : undefined
 }
 
@@ -83,9 +97,17 @@ export async function describeColumnsOf (repository: unknown): Promise<void> {
   if (typeof describe === 'function') await (describe as () => Promise<void>).call(repository) // a store's own method, with the store as this
 }
 
-/** The precondition a write's options carry, if any. */
+/**
+ * The precondition a write's options (or a bulk write's keyword object) carry, if any. The key
+ * `precondition` is an option, never a criterion: anything there but a function is refused.
+ */
 export function preconditionOf (options: RepositoryOptions | undefined): Precondition | undefined {
-  return options?.precondition as Precondition | undefined
+  const precondition = options?.precondition
+  // A function: the check it is documented to be.
+  if (precondition === undefined || typeof precondition === 'function') return precondition as Precondition | undefined
+  const got = precondition === null ? 'null' : typeof precondition
+  throw new ConfigurationError('FV_ERR_OPTION_IS_CRITERION', `The repository option "precondition" is the check of each row a write changes, a function; got ${got}. ` +
+    'A criterion cannot be named "precondition": rename the field the filter sends')
 }
 
 /** The field operators a `field__op` criterion may use. */
@@ -167,6 +189,8 @@ export function asyncRepository<T, R extends object> (repository: R): AsyncRepos
   if (honoursPreconditions(repository)) wrapped.atomicPreconditions = true
   const fieldNames = fieldNamesOf(repository)
   if (fieldNames !== undefined) wrapped.fieldNames = fieldNames
+  const readOnly = readOnlyFieldsOf(repository)
+  if (readOnly !== undefined) wrapped.readOnlyFields = readOnly
   // Read when asked, too: a store may learn them after it is wrapped (describeColumns).
   if ('columnFacts' in repository) Object.defineProperty(wrapped, 'columnFacts', { get: () => columnFactsOf(repository) })
   const filled = filledOnCreateOf(repository)
@@ -180,15 +204,20 @@ export function asyncRepository<T, R extends object> (repository: R): AsyncRepos
  * The bulk repository (docs/bulk.md), synchronous. Each call is one transaction: when any
  * item fails, nothing is written. `kwargs` holds the filter criteria merged with the
  * view's `repositoryOptions`; `args` are positional criteria from `resolveFilter`.
+ *
+ * Per-row checks (object permissions): `bulkUpdate` calls `options.precondition`, and
+ * `updateMany` / `deleteMany` call `kwargs.precondition` (an option, never a criterion), with
+ * each current row before it is written, in the same transaction, the rows locked; when one
+ * call throws (a `Forbidden`), nothing is written and the error propagates.
  */
 export interface BulkRepository<T = unknown> {
   /** Inserts every item or none; returns the created rows. */
   createMany (items: Array<Record<string, unknown>>, options?: RepositoryOptions): T[]
-  /** Applies `values` to every row the criteria select; returns the updated rows. */
+  /** Applies `values` to every row the criteria select, each judged first by `kwargs.precondition` if given; returns the updated rows. */
   updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): T[]
-  /** Replaces each item's row, found by its primary key, executemany-style; returns nothing. */
+  /** Replaces each item's row, found by its primary key and judged first by `options.precondition` if given; returns nothing. */
   bulkUpdate (items: Array<Record<string, unknown>>, options?: RepositoryOptions): void
-  /** Deletes every row the criteria select. */
+  /** Deletes every row the criteria select, each judged first by `kwargs.precondition` if given. */
   deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): void
 }
 

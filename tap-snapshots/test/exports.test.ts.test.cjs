@@ -308,6 +308,7 @@ Object {
   ],
   "./sql": Array [
     "AsyncSqliteRepository",
+    "Bind",
     "ColumnOf",
     "Dialect",
     "PgPool",
@@ -315,7 +316,9 @@ Object {
     "PgQueryResult",
     "PostgresRepository",
     "SqlBuilder",
+    "SqlExpression",
     "SqlFragment",
+    "SqlOption",
     "SqlTableOptions",
     "SqliteDatabase",
     "SqliteLockOptions",
@@ -323,6 +326,10 @@ Object {
     "SqliteStatement",
     "Statement",
     "operations",
+    "option",
+    "postgresDialect",
+    "sql",
+    "sqliteDialect",
     "translateError",
   ],
   "./swagger": Array [

@@ -1,101 +1,181 @@
-import { likeToGlob, toSqlite } from './values.js'
-import { splitCriterion, type Criteria, type ListQuery, type OrderKey } from '../repository.js'
+import { splitCriterion, type Criteria, type ListQuery, type OrderKey, type RepositoryOptions } from '../repository.js'
 import { ConfigurationError } from '../../core/configuration-error.js'
-import type { Dialect, SqlFragment, Statement, TableDefinition } from './statement.js'
+import type { Bind, Dialect } from './dialect.js'
+import { expressionOf, SqlExpression } from './expression.js'
+import { postgresDialect } from './postgres-dialect.js'
+import { sqliteDialect } from './sqlite-dialect.js'
+import type { SqlFragment, Statement, TableDefinition } from './statement.js'
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
 
-function quote (name: string): string {
-  return `"${name}"`
-}
+/** The dialects the library ships, by the names a builder may be given instead of the object. */
+const BUILT_IN = { sqlite: sqliteDialect, postgres: postgresDialect }
+
+/** The key of a bulk write's options that is never a criterion (docs/repositories.md, "Per-row checks"). */
+export const PRECONDITION = 'precondition'
 
 /**
- * Writes the SQL of one table. Column names come only from the declared list, so a
- * criterion or sort key naming anything else is a `TypeError`, and every value is a
- * bound parameter: what a client sends is matched or stored literally.
+ * Writes the SQL of one table, or of a query over it (`joins`, `computed` fields). Field names
+ * come only from the declared columns and computed fields, so a criterion or sort key naming
+ * anything else is a `TypeError`, and every value is a bound parameter: what a client sends is
+ * matched or stored literally.
  */
 export class SqlBuilder {
   readonly dialect: Dialect
   readonly table: string
+  /** The base table's declared columns: what a write may set. */
   readonly columns: Set<string>
+  /** Read-only fields: SQL expressions by name. */
+  readonly computed: ReadonlyMap<string, SqlExpression>
+  /** Every field a read may select, order or search by: the columns, then the computed fields. */
+  readonly fieldNames: readonly string[]
+  /**
+   * Whether reads are a query beyond the table (joins or computed fields): base columns are then
+   * qualified, and a write reads its row back through the query in the same transaction.
+   */
+  readonly isQuery: boolean
   readonly idColumn: string
   readonly touchColumn: string | undefined
   readonly optionKeys: Set<string>
   readonly scopeFields: readonly string[]
   /**
-   * The declared columns, quoted: what every SELECT and RETURNING lists. Never `*`, so a
-   * column the repository was not told about (a password hash) never leaves the database.
+   * The declared columns, quoted, then each computed field as `(<expression>) AS "<name>"`: what
+   * every SELECT lists. Never `*`, so a column the repository was not told about (a password hash)
+   * never leaves the database.
    */
   readonly selectList: string
+  /** What a write returns: the whole row from a table, the key from a query (which reads the row back). */
+  readonly returning: string
+  /** `FROM` and what follows it: the table and its joins. */
+  readonly from: string
+  /** The expressions whose values the select list and the joins bind, in text order. */
+  readonly #bound: readonly SqlExpression[]
+  readonly #joins: SqlExpression | undefined
   /** SELECT texts of single-row reads by plain equality, keyed by the criteria's column names in order. */
   readonly #pointReads = new Map<string, string>()
 
-  constructor (dialect: Dialect, options: TableDefinition) {
-    this.dialect = dialect
-    for (const name of [options.table, ...options.columns, options.idColumn ?? 'id']) {
+  /** `dialect`: the database's dialect object, or the name of one the library ships. */
+  constructor (dialect: Dialect | keyof typeof BUILT_IN, options: TableDefinition) {
+    this.dialect = typeof dialect === 'string' ? BUILT_IN[dialect] : dialect
+    const quote = (name: string): string => this.dialect.quote(name)
+    const declared = options.computed ?? {}
+    const computedNames = Object.keys(declared)
+    for (const name of [options.table, ...options.columns, options.idColumn ?? 'id', ...computedNames]) {
       if (!IDENTIFIER.test(name)) throw new ConfigurationError('FV_ERR_SQL_NAME', `Not a plain SQL identifier: ${JSON.stringify(name)}`)
     }
     this.table = quote(options.table)
     this.columns = new Set(options.columns)
+    const computed = new Map<string, SqlExpression>()
+    for (const name of computedNames) {
+      if (this.columns.has(name)) {
+        throw new ConfigurationError('FV_ERR_SQL_NAME', `${this.table}: "${name}" is both a column and a computed field; name the computed field otherwise`)
+      }
+      computed.set(name, expressionOf(declared[name], `${this.table}: computed.${name}`))
+    }
+    this.computed = computed
+    this.fieldNames = [...this.columns, ...computed.keys()]
+    const declaredJoins = options.joins === undefined ? [] : Array.isArray(options.joins) ? options.joins : [options.joins]
+    const joins = declaredJoins.map((join, i) => expressionOf(join, `${this.table}: joins[${i}]`))
+    this.#joins = joins.length === 0 ? undefined : new SqlExpression(joins.map((j) => j.text).join(' '), joins.flatMap((j) => j.values))
+    this.isQuery = computed.size > 0 || this.#joins !== undefined
     this.idColumn = options.idColumn ?? 'id'
     this.touchColumn = options.touchColumn
-    this.optionKeys = new Set(options.optionKeys ?? [])
     this.scopeFields = options.scopeFields ?? []
-    this.selectList = options.columns.map(quote).join(', ')
+    this.optionKeys = new Set(options.optionKeys ?? [])
+    const read = [...computed.values(), ...joins]
+    for (const name of read.flatMap((expression) => expression.optionNames)) {
+      if (this.fieldNames.includes(name)) {
+        throw new ConfigurationError('FV_ERR_SQL_OPTION', `${this.table}: option("${name}") has the name of a field; an option is never a criterion, so name it otherwise`)
+      }
+      // An option an expression binds is read from the options, never taken for a criterion.
+      this.optionKeys.add(name)
+    }
+    this.#bound = read
+    const columnList = options.columns.map((c) => this.isQuery ? `${this.table}.${quote(c)} AS ${quote(c)}` : quote(c))
+    this.selectList = [...columnList, ...[...computed].map(([name, expression]) => `(${expression.text}) AS ${quote(name)}`)].join(', ')
+    this.returning = this.isQuery ? quote(this.idColumn) : this.selectList
+    this.from = this.#joins === undefined ? this.table : `${this.table} ${this.#joins.text}`
   }
 
-  private column (name: string): string {
+  /** Adds the values the select list and the joins bind, in text order. */
+  #headValues (params: unknown[], options: RepositoryOptions | undefined): void {
+    for (const expression of this.#bound) expression.render(params, options)
+  }
+
+  /** `SELECT <list> FROM <table and joins>`, its values added to `params`. */
+  #head (params: unknown[], options: RepositoryOptions | undefined): string {
+    this.#headValues(params, options)
+    return `SELECT ${this.selectList} FROM ${this.from}`
+  }
+
+  /**
+   * A field as a read writes it, its values added to `params`: a column (qualified by the table in
+   * a query, so that no join makes it ambiguous), or a computed field's expression, written out
+   * again with its values wherever it is used (PostgreSQL takes no select alias in WHERE).
+   */
+  #field (name: string, params: unknown[], options: RepositoryOptions | undefined): string {
+    if (this.columns.has(name)) return this.isQuery ? `${this.table}.${this.dialect.quote(name)}` : this.dialect.quote(name)
+    const expression = this.computed.get(name)
+    if (expression === undefined) throw new ConfigurationError('FV_ERR_SQL_NAME', `${this.table}: no column ${JSON.stringify(name)}`)
+    return `(${expression.render(params, options)})`
+  }
+
+  /** A column a write sets: a column of the table, never a computed field. */
+  #writable (name: string): string {
+    if (this.computed.has(name)) {
+      const columns = [...this.columns].join(', ')
+      throw new ConfigurationError('FV_ERR_SQL_NAME', `${this.table}: "${name}" is a computed field, read-only; a write sets the table's columns (${columns})`)
+    }
     if (!this.columns.has(name)) throw new ConfigurationError('FV_ERR_SQL_NAME', `${this.table}: no column ${JSON.stringify(name)}`)
-    return quote(name)
+    return this.dialect.quote(name)
   }
 
-  /** Renumbers `?` placeholders for PostgreSQL (`$1`, `$2`, ...). */
+  /** The statement as the driver takes it: placeholders and values in the dialect's form. */
   private finish (sql: string, params: unknown[], returns: Statement['returns']): Statement {
-    if (this.dialect === 'sqlite') return { sql, params: params.map(toSqlite), returns }
-    let n = 0
-    return { sql: sql.replace(/\?/g, () => `$${++n}`), params, returns }
+    return { sql: this.dialect.placeholders(sql), params: params.map(this.dialect.value), returns }
   }
 
-  private condition (field: string, op: string, value: unknown, params: unknown[]): string {
-    const col = this.column(field)
-    const bind = (v: unknown): string => { params.push(v); return '?' }
+  /** One criterion. The field is written where the text uses it, each time, so that its values stay in text order. */
+  private condition (field: string, op: string, value: unknown, params: unknown[], options: RepositoryOptions | undefined): string {
+    const col = (): string => this.#field(field, params, options)
+    const bind: Bind = (v) => { params.push(v); return '?' }
     switch (op) {
-      case 'eq': return value === null ? `${col} IS NULL` : `${col} = ${bind(value)}`
-      case 'ne': return value === null ? `${col} IS NOT NULL` : `${col} <> ${bind(value)}`
-      case 'lt': return `${col} < ${bind(value)}`
-      case 'le': return `${col} <= ${bind(value)}`
-      case 'gt': return `${col} > ${bind(value)}`
-      case 'ge': return `${col} >= ${bind(value)}`
+      case 'eq': return value === null ? `${col()} IS NULL` : `${col()} = ${bind(value)}`
+      case 'ne': return value === null ? `${col()} IS NOT NULL` : `${col()} <> ${bind(value)}`
+      case 'lt': return `${col()} < ${bind(value)}`
+      case 'le': return `${col()} <= ${bind(value)}`
+      case 'gt': return `${col()} > ${bind(value)}`
+      case 'ge': return `${col()} >= ${bind(value)}`
       case 'in':
       case 'not_in': {
         const items = value as unknown[]
         // `IN ()` is not SQL: an empty list selects nothing, and excludes nothing but nulls.
-        if (items.length === 0) return op === 'in' ? 'FALSE' : `${col} IS NOT NULL`
-        return `${col} ${op === 'in' ? 'IN' : 'NOT IN'} (${items.map(bind).join(', ')})`
+        if (items.length === 0) return op === 'in' ? 'FALSE' : `${col()} IS NOT NULL`
+        return `${col()} ${op === 'in' ? 'IN' : 'NOT IN'} (${items.map(bind).join(', ')})`
       }
-      case 'is_null': return value === true ? `${col} IS NULL` : `${col} IS NOT NULL`
-      // `\` escapes a wildcard in every store. SQLite's LIKE ignores ASCII case, so a
-      // case-sensitive match adds GLOB on the same pattern.
-      case 'like': return this.dialect === 'postgres' ? `${col} LIKE ${bind(value)} ESCAPE '\\'` : `(${col} LIKE ${bind(value)} ESCAPE '\\' AND ${col} GLOB ${bind(likeToGlob(String(value)))})`
-      default: return this.dialect === 'postgres' ? `${col} ILIKE ${bind(value)} ESCAPE '\\'` : `${col} LIKE ${bind(value)} ESCAPE '\\'`
+      case 'is_null': return value === true ? `${col()} IS NULL` : `${col()} IS NOT NULL`
+      // `\` escapes a wildcard in every store.
+      case 'like': return this.dialect.like(col, value, bind)
+      default: return this.dialect.ilike(col, value, bind)
     }
   }
 
-  /** `WHERE` of criteria, search and positional fragments. */
-  where (criteria: Criteria, params: unknown[], search?: ListQuery['search'], args: unknown[] = []): string {
+  /** `WHERE` of criteria, search and positional fragments; `options` bind what computed fields read. */
+  where (criteria: Criteria, params: unknown[], search?: ListQuery['search'], args: unknown[] = [], options?: RepositoryOptions): string {
     const parts: string[] = []
     for (const [key, value] of Object.entries(criteria)) {
       if (this.optionKeys.has(key)) continue
       const [field, op] = splitCriterion(key)
-      parts.push(this.condition(field, op, value, params))
+      parts.push(this.condition(field, op, value, params, options))
     }
     if (search !== undefined) {
       // A substring search, not LIKE '%term%': LIKE backtracks, and a term of a hundred characters
       // against long repetitive text cost over a second per request; instr (SQLite) and strpos
       // (PostgreSQL) search the same substring in a small fraction of that (docs/filters.md, "Bounds").
       const term = search.term.toLowerCase()
-      const find = this.dialect === 'postgres' ? 'strpos' : 'instr'
-      parts.push(`(${search.fields.map((f) => { params.push(term); return `${find}(lower(${this.column(f)}), ?) > 0` }).join(' OR ')})`)
+      const bind = (): string => { params.push(term); return '?' }
+      const contains = (field: string): string => this.dialect.contains(() => `lower(${this.#field(field, params, options)})`, bind)
+      parts.push(`(${search.fields.map(contains).join(' OR ')})`)
     }
     for (const arg of args) {
       const fragment = arg as SqlFragment
@@ -107,43 +187,39 @@ export class SqlBuilder {
   }
 
   /** Ascending puts nulls last, descending first, as the in-memory repository does. */
-  private orderBy (keys: OrderKey[]): string {
-    return ' ORDER BY ' + keys.map((k) => `${this.column(k.field)} ${k.descending ? 'DESC NULLS FIRST' : 'ASC NULLS LAST'}`).join(', ')
+  private orderBy (keys: OrderKey[], params: unknown[], options: RepositoryOptions | undefined): string {
+    const key = (k: OrderKey): string => `${this.#field(k.field, params, options)} ${k.descending ? 'DESC NULLS FIRST' : 'ASC NULLS LAST'}`
+    return ' ORDER BY ' + keys.map(key).join(', ')
   }
 
   /** The keyset condition "after these values" in the sort order, nulls placed as `orderBy` places them. */
-  private after (keys: OrderKey[], values: unknown[], params: unknown[]): string {
+  private after (keys: OrderKey[], values: unknown[], params: unknown[], options: RepositoryOptions | undefined): string {
+    const bind = (v: unknown): string => { params.push(v); return '?' }
     const alternatives = keys.map((key, i) => {
+      const col = (j: number): string => this.#field(keys[j].field, params, options)
       const parts: string[] = []
-      for (let j = 0; j < i; j++) {
-        const col = this.column(keys[j].field)
-        parts.push(values[j] === null ? `${col} IS NULL` : `${col} = ?`)
-        if (values[j] !== null) params.push(values[j])
-      }
-      const col = this.column(key.field)
+      for (let j = 0; j < i; j++) parts.push(values[j] === null ? `${col(j)} IS NULL` : `${col(j)} = ${bind(values[j])}`)
       const v = values[i]
-      if (v === null) parts.push(key.descending ? `${col} IS NOT NULL` : 'FALSE')
-      else {
-        params.push(v)
-        parts.push(key.descending ? `${col} < ?` : `(${col} > ? OR ${col} IS NULL)`)
-      }
+      if (v === null) parts.push(key.descending ? `${col(i)} IS NOT NULL` : 'FALSE')
+      else parts.push(key.descending ? `${col(i)} < ${bind(v)}` : `(${col(i)} > ${bind(v)} OR ${col(i)} IS NULL)`)
       return `(${parts.join(' AND ')})`
     })
     return `(${alternatives.join(' OR ')})`
   }
 
-  select (criteria: Criteria, query: ListQuery): Statement {
+  /** The rows the criteria and the query select; `options` bind what the query's expressions read. */
+  select (criteria: Criteria, query: ListQuery, options?: RepositoryOptions): Statement {
     const params: unknown[] = []
-    let where = this.where(criteria, params, query.search, query.args)
+    const head = this.#head(params, options)
+    let where = this.where(criteria, params, query.search, query.args, options)
     const keys = query.orderBy.some((k) => k.field === this.idColumn) ? query.orderBy : [...query.orderBy, { field: this.idColumn, descending: false }]
-    if (query.after !== undefined) where += (where === '' ? ' WHERE ' : ' AND ') + this.after(query.orderBy, query.after, params)
-    let sql = `SELECT ${this.selectList} FROM ${this.table}${where}${this.orderBy(keys)}`
+    if (query.after !== undefined) where += (where === '' ? ' WHERE ' : ' AND ') + this.after(query.orderBy, query.after, params, options)
+    let sql = `${head}${where}${this.orderBy(keys, params, options)}`
     // Window sizes are written as literals: SQLite plans a bound LIMIT much worse (about
     // 3 µs more per single-row read). Both are checked integers, never client text.
     if (query.limit !== undefined) sql += ` LIMIT ${windowSize(query.limit)}`
     if (query.offset !== undefined && query.offset > 0) {
-      // SQLite takes OFFSET only after a LIMIT; -1 means none.
-      sql += `${query.limit === undefined && this.dialect === 'sqlite' ? ' LIMIT -1' : ''} OFFSET ${windowSize(query.offset)}`
+      sql += `${query.limit === undefined ? this.dialect.offsetWithoutLimit : ''} OFFSET ${windowSize(query.offset)}`
     }
     return this.finish(sql, params, 'rows')
   }
@@ -154,21 +230,27 @@ export class SqlBuilder {
    * a text that depends only on their column names, so it is built once per set of
    * names: a detail read then costs a map lookup, not a SQL build.
    */
-  selectOne (criteria: Criteria): Statement {
+  selectOne (criteria: Criteria, options?: RepositoryOptions): Statement {
     let shape = ''
     const params: unknown[] = []
+    if (this.isQuery) {
+      this.#headValues(params, options)
+      for (let i = 0; i < params.length; i++) params[i] = this.dialect.value(params[i])
+    }
     for (const key in criteria) {
       const value = criteria[key]
       if (value === null || typeof value === 'object' || !this.columns.has(key) || key.includes('__') || this.optionKeys.has(key)) {
-        return this.select(criteria, { orderBy: [], limit: 1 })
+        return this.select(criteria, { orderBy: [], limit: 1 }, options)
       }
       shape += `${key},`
-      params.push(this.dialect === 'sqlite' ? toSqlite(value) : value)
+      params.push(this.dialect.value(value))
     }
     let sql = this.#pointReads.get(shape)
     if (sql === undefined) {
       // With the primary key among the equalities at most one row matches: no ORDER BY or LIMIT to plan.
-      sql = this.idColumn in criteria ? this.finish(`SELECT ${this.selectList} FROM ${this.table}${this.where(criteria, [])}`, [], 'rows').sql : this.select(criteria, { orderBy: [], limit: 1 }).sql
+      sql = this.idColumn in criteria
+        ? this.finish(`${this.#head([], options)}${this.where(criteria, [], undefined, [], options)}`, [], 'rows').sql
+        : this.select(criteria, { orderBy: [], limit: 1 }, options).sql
       // Shapes are subsets of the declared columns; keep the cache bounded all the same.
       if (this.#pointReads.size < 256) this.#pointReads.set(shape, sql)
     }
@@ -176,42 +258,51 @@ export class SqlBuilder {
   }
 
   /**
-   * Starts a read-only transaction whose statements all see one snapshot: PostgreSQL's
-   * REPEATABLE READ, SQLite's deferred transaction (its first read fixes the snapshot).
+   * The first row the criteria select, as reads see it, locked for the rest of the transaction:
+   * on PostgreSQL the base table's row only (`FOR UPDATE OF`); SQLite's write transaction locks the file.
    */
-  beginRead (): Statement {
-    return { sql: this.dialect === 'postgres' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN', params: [], returns: 'count' }
+  lockOne (criteria: Criteria, options?: RepositoryOptions): Statement {
+    const statement = this.selectOne(criteria, options)
+    return { ...statement, sql: statement.sql + this.dialect.lockRows(this.table) }
   }
 
-  /** The first row the criteria select, locked for the rest of the transaction on PostgreSQL (SQLite's write transaction locks the file). */
-  lockOne (criteria: Criteria): Statement {
-    const statement = this.selectOne(criteria)
-    return this.dialect === 'postgres' ? { ...statement, sql: `${statement.sql} FOR UPDATE` } : statement
+  /** Every row the criteria select, as reads see them, in primary-key order (the order every writer locks in), locked. */
+  lockAll (criteria: Criteria, args: unknown[], options?: RepositoryOptions): Statement {
+    const statement = this.select(criteria, { orderBy: [], args }, options)
+    return { ...statement, sql: statement.sql + this.dialect.lockRows(this.table) }
   }
 
-  count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'>): Statement {
+  count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'>, options?: RepositoryOptions): Statement {
     const params: unknown[] = []
-    return this.finish(`SELECT COUNT(*) AS n FROM ${this.table}${this.where(criteria, params, query.search, query.args)}`, params, 'rows')
+    if (this.#joins !== undefined) this.#joins.render(params, options)
+    const where = this.where(criteria, params, query.search, query.args, options)
+    return this.finish(`SELECT COUNT(*) AS n FROM ${this.from}${where}`, params, 'rows')
   }
 
   private touched (values: Record<string, unknown>): Record<string, unknown> {
     return this.touchColumn === undefined ? values : { ...values, [this.touchColumn]: new Date().toISOString() }
   }
 
+  /** Inserts a row; returns it from a table, its key from a query. */
   insert (values: Record<string, unknown>): Statement {
     const data = this.touched(values)
-    const cols = Object.keys(data).map((c) => this.column(c))
-    return this.finish(`INSERT INTO ${this.table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) RETURNING ${this.selectList}`, Object.values(data), 'rows')
+    const cols = Object.keys(data).map((c) => this.#writable(c))
+    const sql = `INSERT INTO ${this.table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) RETURNING ${this.returning}`
+    return this.finish(sql, Object.values(data), 'rows')
   }
 
-  /** Updates the rows the criteria select; `first` limits it to one, by primary key. */
+  /** Updates the rows the criteria select; `first` limits it to one, by primary key. Returns them from a table, their keys from a query. */
   update (criteria: Criteria, values: Record<string, unknown>, first: boolean, args: unknown[] = []): Statement {
     const data = this.touched(values)
     const params: unknown[] = []
     // A member present as `undefined` (removed by a merge patch or JSON Patch) is unset: NULL.
-    const sets = Object.keys(data).map((c) => { params.push(data[c] === undefined ? null : data[c]); return `${this.column(c)} = ?` })
+    const sets = Object.keys(data).map((c) => {
+      const col = this.#writable(c)
+      params.push(data[c] === undefined ? null : data[c])
+      return `${col} = ?`
+    })
     const target = this.target(criteria, params, first, args)
-    return this.finish(`UPDATE ${this.table} SET ${sets.join(', ')}${target} RETURNING ${this.selectList}`, params, 'rows')
+    return this.finish(`UPDATE ${this.table} SET ${sets.join(', ')}${target} RETURNING ${this.returning}`, params, 'rows')
   }
 
   delete (criteria: Criteria, first: boolean, args: unknown[] = []): Statement {
@@ -225,12 +316,12 @@ export class SqlBuilder {
    * whole condition. Otherwise a scalar subquery picks the row: SQLite evaluates
    * `IN (SELECT ...)` in an UPDATE ... RETURNING into an ephemeral table, which with the
    * default `temp_store` is a temporary file per statement (measured at about 40 times
-   * the cost of the update itself).
+   * the cost of the update itself). A query's writes name their rows by key, read first.
    */
   private target (criteria: Criteria, params: unknown[], first: boolean, args: unknown[]): string {
     const where = this.where(criteria, params, undefined, args)
     if (!first || this.idColumn in criteria) return where
-    const id = quote(this.idColumn)
+    const id = this.dialect.quote(this.idColumn)
     return ` WHERE ${id} = (SELECT ${id} FROM ${this.table}${where} ORDER BY ${id} LIMIT 1)`
   }
 
@@ -241,9 +332,10 @@ export class SqlBuilder {
     return criteria
   }
 
+  /** The criteria of a bulk write's keyword object: without its options (`optionKeys`, the names `option()` binds, `precondition`). */
   optionsFree (kwargs: Record<string, unknown>): Criteria {
     const criteria: Criteria = {}
-    for (const [key, value] of Object.entries(kwargs)) if (!this.optionKeys.has(key)) criteria[key] = value
+    for (const [key, value] of Object.entries(kwargs)) if (!this.optionKeys.has(key) && key !== PRECONDITION) criteria[key] = value
     return criteria
   }
 }

@@ -14,6 +14,10 @@ export interface SqliteStatement {
 export interface SqliteDatabase {
   prepare (sql: string): SqliteStatement
   exec (sql: string): unknown
+  /** `better-sqlite3`: whether a transaction is open. */
+  readonly inTransaction?: boolean
+  /** `node:sqlite` (Node 22.16 and later): whether a transaction is open. */
+  readonly isTransaction?: boolean
 }
 
 /** The result of a `pg` query, as `PostgresRepository` reads it. */

@@ -1,10 +1,16 @@
+import { ConfigurationError } from '../../core/configuration-error.js'
 import { Conflict, NotFound } from '../../http/errors.js'
-import type { Criteria, ListQuery, Precondition } from '../repository.js'
+import { preconditionOf, type Criteria, type ListQuery, type Precondition, type RepositoryOptions } from '../repository.js'
 import type { SqlBuilder } from './builder.js'
 import type { Operation } from './statement.js'
 
 // The CRUD and bulk operations of the SQL repositories, written once as generators of
 // statements over a SqlBuilder: what runs in which transaction, on either driver.
+
+type Row = Record<string, unknown>
+
+/** How many keys one statement names (`WHERE "id" IN (...)`): well under both databases' limits on parameters. */
+const KEYS_PER_STATEMENT = 500
 
 /**
  * Orders primary-key values: numbers by value, anything else by its text. Any order every
@@ -17,109 +23,183 @@ function compareKeys (x: unknown, y: unknown): number {
 
 const isUnique = (error: unknown): boolean => error instanceof Conflict && error.detail.startsWith('A row with the same unique value')
 
-/** The CRUD and bulk operations, written once as statement generators. */
-export const operations = {
-  * create (b: SqlBuilder, values: Record<string, unknown>): Operation<Record<string, unknown> | null> {
-    try {
-      return (yield b.insert(values)).rows[0]
-    } catch (error) {
-      if (isUnique(error)) return null
-      throw error
-    }
-  },
-  * get (b: SqlBuilder, criteria: Criteria): Operation<Record<string, unknown> | null> {
-    return (yield b.selectOne(criteria)).rows[0] ?? null
-  },
-  * list (b: SqlBuilder, criteria: Criteria, query: ListQuery): Operation<Array<Record<string, unknown>>> {
-    return (yield b.select(criteria, query)).rows
-  },
-  * count (b: SqlBuilder, criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'>): Operation<number> {
-    return Number((yield b.count(criteria, query)).rows[0].n)
-  },
-  /** A page and the total it belongs to, read in one snapshot so that they agree. */
-  * listAndCount (b: SqlBuilder, criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>): Operation<{ items: Array<Record<string, unknown>>, total: number }> {
-    yield b.beginRead()
-    try {
-      const items = (yield b.select(criteria, query)).rows
-      const total = Number((yield b.count(criteria, countQuery)).rows[0].n)
-      yield 'commit'
-      return { items, total }
-    } catch (error) {
-      yield 'rollback'
-      throw error
-    }
-  },
-  * update (b: SqlBuilder, criteria: Criteria, values: Record<string, unknown>, precondition?: Precondition): Operation<Record<string, unknown> | null> {
-    if (precondition !== undefined) {
-      return yield * conditionally(b, criteria, precondition, function * (current) {
-      // The row is locked by this transaction: the update finds it.
-        return Object.keys(values).length === 0 ? current : (yield b.update(criteria, values, true)).rows[0] as Record<string, unknown>
-      })
-    }
-    // Nothing to change: the row as it is, not even its touch column stamped.
-    if (Object.keys(values).length === 0) return yield * operations.get(b, criteria)
-    return (yield b.update(criteria, values, true)).rows[0] ?? null
-  },
-  * delete (b: SqlBuilder, criteria: Criteria, precondition?: Precondition): Operation<boolean> {
-    if (precondition !== undefined) return (yield * conditionally(b, criteria, precondition, function * () { return (yield b.delete(criteria, true)).changes > 0 })) ?? false
-    return (yield b.delete(criteria, true)).changes > 0
-  },
-  * createMany (b: SqlBuilder, items: Array<Record<string, unknown>>): Operation<Array<Record<string, unknown>>> {
-    yield 'begin'
-    try {
-      const rows: Array<Record<string, unknown>> = []
-      for (const item of items) rows.push((yield b.insert(item)).rows[0])
-      yield 'commit'
-      return rows
-    } catch (error) {
-      yield 'rollback'
-      throw error
-    }
-  },
-  * updateMany (b: SqlBuilder, values: Record<string, unknown>, kwargs: Record<string, unknown>, args: unknown[]): Operation<Array<Record<string, unknown>>> {
-    // One statement: the database applies it to every selected row or to none.
-    return (yield b.update(b.optionsFree(kwargs), values, false, args)).rows
-  },
-  * bulkUpdate (b: SqlBuilder, items: Array<Record<string, unknown>>): Operation<void> {
-    // Rows are locked in primary-key order, whatever order the client sent, so two bulk
-    // updates over the same rows wait for each other instead of deadlocking.
-    const ordered = [...items.entries()].sort(([, x], [, y]) => compareKeys(x[b.idColumn], y[b.idColumn]))
-    yield 'begin'
-    try {
-      for (const [index, item] of ordered) {
-        const { [b.idColumn]: _id, ...values } = item
-        const result = yield b.update(b.itemCriteria(item), values, true)
-        if (result.rows.length === 0) throw new NotFound(`Item ${index}: no row has ${b.idColumn} ${JSON.stringify(item[b.idColumn])}.`)
-      }
-      yield 'commit'
-    } catch (error) {
-      yield 'rollback'
-      throw error
-    }
-  },
-  * deleteMany (b: SqlBuilder, kwargs: Record<string, unknown>, args: unknown[]): Operation<void> {
-    yield b.delete(b.optionsFree(kwargs), false, args)
-  }
+/** Criteria naming rows by their keys, a statement's worth at a time. */
+function * byKeys (b: SqlBuilder, keys: unknown[]): Generator<Criteria> {
+  for (let i = 0; i < keys.length; i += KEYS_PER_STATEMENT) yield { [`${b.idColumn}__in`]: keys.slice(i, i + KEYS_PER_STATEMENT) }
 }
 
 /**
- * A conditional write: the current row is read and locked, the precondition judges it, and
- * the write runs, all in one transaction, so no other write can come between the check and
- * the write (RFC 9110 §13.1.1, the lost update). `null` when no row is selected.
+ * Runs an operation in a transaction (a savepoint inside one): committed when it returns, rolled
+ * back when it throws. `read`: a read-only transaction whose statements all see one snapshot.
  */
-function * conditionally<R> (b: SqlBuilder, criteria: Criteria, precondition: Precondition, write: (current: Record<string, unknown>) => Operation<R>): Operation<R | null> {
-  yield 'begin'
+export function * atomically<R> (operation: Operation<R>, read = false): Operation<R> {
+  yield read ? 'read' : 'begin'
   try {
-    const current = (yield b.lockOne(criteria)).rows[0]
-    let result: R | null = null
-    if (current !== undefined) {
-      precondition(current)
-      result = yield * write(current)
-    }
+    const result = yield * operation
     yield 'commit'
     return result
   } catch (error) {
     yield 'rollback'
     throw error
   }
+}
+
+/** `atomically` of the operation a generator function makes. */
+function transaction<R> (work: () => Operation<R>): Operation<R> {
+  return atomically(work())
+}
+
+/**
+ * A row a query's write read back: it must be among the query's rows. An inner join to a row the
+ * written one does not have hides it; refused (and the write rolled back) rather than answered as nothing.
+ */
+function visible (b: SqlBuilder, row: Row | undefined, key: unknown): Row {
+  if (row !== undefined) return row
+  throw new ConfigurationError('FV_ERR_SQL_OPTION', `${b.table}: the row written with ${b.idColumn} ${JSON.stringify(key)} ` +
+    'is not among the rows its reads see: ' +
+    'a join of the repository drops it (an inner join to a row it does not have); join optional rows with LEFT JOIN')
+}
+
+/** A query's rows read back by key after a write, as reads see them. */
+function * readBack (b: SqlBuilder, keys: unknown[], options: RepositoryOptions | undefined): Operation<Row[]> {
+  const rows: Row[] = []
+  for (const criteria of byKeys(b, keys)) rows.push(...(yield b.select(criteria, { orderBy: [] }, options)).rows)
+  return rows
+}
+
+/** The CRUD and bulk operations, written once as statement generators. */
+export const operations = {
+  * create (b: SqlBuilder, values: Row, options?: RepositoryOptions): Operation<Row | null> {
+    try {
+      if (!b.isQuery) return (yield b.insert(values)).rows[0]
+      // A query's row is read back through the query, in the transaction that wrote it.
+      return yield * transaction(function * () {
+        const key = (yield b.insert(values)).rows[0][b.idColumn]
+        return visible(b, (yield b.selectOne({ [b.idColumn]: key }, options)).rows[0], key)
+      })
+    } catch (error) {
+      if (isUnique(error)) return null
+      throw error
+    }
+  },
+  * get (b: SqlBuilder, criteria: Criteria, options?: RepositoryOptions): Operation<Row | null> {
+    return (yield b.selectOne(criteria, options)).rows[0] ?? null
+  },
+  * list (b: SqlBuilder, criteria: Criteria, query: ListQuery, options?: RepositoryOptions): Operation<Row[]> {
+    return (yield b.select(criteria, query, options)).rows
+  },
+  * count (b: SqlBuilder, criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'>, options?: RepositoryOptions): Operation<number> {
+    return Number((yield b.count(criteria, query, options)).rows[0].n)
+  },
+  /** A page and the total it belongs to, read in one snapshot so that they agree. */
+  * listAndCount (b: SqlBuilder, criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>,
+    options?: RepositoryOptions): Operation<{ items: Row[], total: number }> {
+    return yield * atomically((function * () {
+      const items = (yield b.select(criteria, query, options)).rows
+      const total = Number((yield b.count(criteria, countQuery, options)).rows[0].n)
+      return { items, total }
+    })(), true)
+  },
+  * update (b: SqlBuilder, criteria: Criteria, values: Row, precondition?: Precondition,
+    options?: RepositoryOptions): Operation<Row | null> {
+    if (precondition !== undefined || b.isQuery) {
+      return yield * conditionally(b, criteria, precondition, options, function * (current) {
+        if (Object.keys(values).length === 0) return current
+        // The row is locked by this transaction: the update finds it.
+        if (!b.isQuery) return (yield b.update(criteria, values, true)).rows[0]
+        const key = { [b.idColumn]: current[b.idColumn] }
+        yield b.update(key, values, true)
+        return visible(b, (yield b.selectOne(key, options)).rows[0], current[b.idColumn])
+      })
+    }
+    // Nothing to change: the row as it is, not even its touch column stamped.
+    if (Object.keys(values).length === 0) return yield * operations.get(b, criteria)
+    return (yield b.update(criteria, values, true)).rows[0] ?? null
+  },
+  * delete (b: SqlBuilder, criteria: Criteria, precondition?: Precondition, options?: RepositoryOptions): Operation<boolean> {
+    if (precondition !== undefined || b.isQuery) {
+      const deleted = yield * conditionally(b, criteria, precondition, options, function * (current) {
+        return (yield b.delete({ [b.idColumn]: current[b.idColumn] }, true)).changes > 0
+      })
+      return deleted ?? false
+    }
+    return (yield b.delete(criteria, true)).changes > 0
+  },
+  * createMany (b: SqlBuilder, items: Row[], options?: RepositoryOptions): Operation<Row[]> {
+    return yield * transaction(function * () {
+      const rows: Row[] = []
+      for (const item of items) rows.push((yield b.insert(item)).rows[0])
+      if (!b.isQuery) return rows
+      const byKey = new Map((yield * readBack(b, rows.map((row) => row[b.idColumn]), options)).map((row) => [row[b.idColumn], row]))
+      return rows.map((row) => visible(b, byKey.get(row[b.idColumn]), row[b.idColumn]))
+    })
+  },
+  * updateMany (b: SqlBuilder, values: Row, kwargs: Row, args: unknown[]): Operation<Row[]> {
+    const criteria = b.optionsFree(kwargs)
+    const check = preconditionOf(kwargs)
+    // One statement: the database applies it to every selected row or to none.
+    if (!b.isQuery && check === undefined) return (yield b.update(criteria, values, false, args)).rows
+    // Each row judged before any is written, or criteria that name what only a query has: the rows
+    // are selected (and locked) through the query, written by key, and a query's read back.
+    return yield * transaction(function * () {
+      const keys = yield * lockChecked(b, criteria, args, kwargs, check)
+      const written: Row[] = []
+      for (const selected of byKeys(b, keys)) written.push(...(yield b.update(selected, values, false)).rows)
+      return b.isQuery ? yield * readBack(b, keys, kwargs) : written
+    })
+  },
+  * bulkUpdate (b: SqlBuilder, items: Row[], precondition?: Precondition, options?: RepositoryOptions): Operation<void> {
+    // Rows are locked in primary-key order, whatever order the client sent, so two bulk
+    // updates over the same rows wait for each other instead of deadlocking.
+    const ordered = [...items.entries()].sort(([, x], [, y]) => compareKeys(x[b.idColumn], y[b.idColumn]))
+    yield * transaction(function * () {
+      for (const [index, item] of ordered) {
+        const { [b.idColumn]: _id, ...values } = item
+        const missing = (): NotFound => new NotFound(`Item ${index}: no row has ${b.idColumn} ${JSON.stringify(item[b.idColumn])}.`)
+        if (precondition !== undefined) {
+          // The row as reads see it, locked, judged before it is written.
+          const current = (yield b.lockOne(b.itemCriteria(item), options)).rows[0]
+          if (current === undefined) throw missing()
+          precondition(current)
+        }
+        const result = yield b.update(b.itemCriteria(item), values, true)
+        if (result.rows.length === 0) throw missing()
+      }
+    })
+  },
+  * deleteMany (b: SqlBuilder, kwargs: Row, args: unknown[]): Operation<void> {
+    const criteria = b.optionsFree(kwargs)
+    const check = preconditionOf(kwargs)
+    if (!b.isQuery && check === undefined) {
+      yield b.delete(criteria, false, args)
+      return
+    }
+    yield * transaction(function * () {
+      const keys = yield * lockChecked(b, criteria, args, kwargs, check)
+      for (const selected of byKeys(b, keys)) yield b.delete(selected, false)
+    })
+  }
+}
+
+/** The keys of the rows the criteria select, each locked and judged by the check, if any, before anything is written. */
+function * lockChecked (b: SqlBuilder, criteria: Criteria, args: unknown[], options: RepositoryOptions,
+  check: Precondition | undefined): Operation<unknown[]> {
+  const rows = (yield b.lockAll(criteria, args, options)).rows
+  if (check !== undefined) for (const row of rows) check(row)
+  return rows.map((row) => row[b.idColumn])
+}
+
+/**
+ * A conditional write: the current row is read (as reads see it) and locked, the precondition
+ * judges it, and the write runs, all in one transaction, so no other write can come between the
+ * check and the write (RFC 9110 §13.1.1, the lost update). `null` when no row is selected.
+ */
+function * conditionally<R> (b: SqlBuilder, criteria: Criteria, precondition: Precondition | undefined,
+  options: RepositoryOptions | undefined, write: (current: Row) => Operation<R>): Operation<R | null> {
+  return yield * transaction(function * () {
+    const current = (yield b.lockOne(criteria, options)).rows[0]
+    if (current === undefined) return null
+    precondition?.(current)
+    return yield * write(current)
+  })
 }

@@ -1,11 +1,17 @@
 import { preconditionOf, type AsyncBulkRepository, type ColumnFacts, type AsyncRepository, type Criteria, type ListQuery, type RepositoryOptions } from '../repository.js'
 import type { PgPool, PgPoolClient } from './drivers.js'
 import { SqlBuilder } from './builder.js'
+import { postgresDialect } from './postgres-dialect.js'
 import { postgresColumns } from './columns.js'
 import { isTransient, translateError } from './errors.js'
-import { operations } from './operations.js'
+import { Nesting } from './nesting.js'
+import { atomically, operations } from './operations.js'
 import { runAsync } from './run.js'
-import type { Operation, SqlTableOptions, Statement, StatementResult } from './statement.js'
+import { openScope, runInScope, scopeOf } from './scope.js'
+import type { Operation, SqlTableOptions, Statement, StatementResult, TransactionStep } from './statement.js'
+
+/** A savepoint that could not be rolled back fails its transaction too, which decides for the connection. */
+function ignore (): void {}
 
 /** How many times an operation PostgreSQL aborted for a concurrent transaction is run in all. */
 const ATTEMPTS = 3
@@ -18,8 +24,10 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
   /** `update` and `delete` evaluate `options.precondition` in the same atomic step as the write. */
   readonly atomicPreconditions = true
   readonly builder: SqlBuilder
-  /** The table's declared columns: what a view's filter may name (checked at registration). */
+  /** The table's declared columns and computed fields: what a view's filter may name (checked at registration). */
   readonly fieldNames: readonly string[]
+  /** The computed fields: read, never written (a view's body naming one is refused at registration). */
+  readonly readOnlyFields: readonly string[]
   readonly #pool: PgPool
 
   /**
@@ -30,21 +38,27 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
   columnFacts: ReadonlyMap<string, ColumnFacts> | undefined
   readonly #table: string
 
-  constructor (pool: PgPool, options: SqlTableOptions<T>) {
+  constructor (pool: PgPool, options: SqlTableOptions<NoInfer<T>>) {
     this.#pool = pool
-    this.builder = new SqlBuilder('postgres', options)
-    this.fieldNames = [...this.builder.columns]
+    this.builder = new SqlBuilder(postgresDialect, options)
+    this.fieldNames = this.builder.fieldNames
+    this.readOnlyFields = [...this.builder.computed.keys()]
     this.#table = options.table
   }
 
   /** Reads `columnFacts` from the database (`information_schema.columns`); nothing when the table does not exist yet. */
   async describeColumns (): Promise<void> {
-    this.columnFacts = await postgresColumns(this.#pool, this.#table)
+    this.columnFacts = await postgresColumns(this.#pool, this.#table, this.builder.computed)
   }
 
-  async #execute (client: PgPoolClient, step: Statement | 'begin' | 'commit' | 'rollback'): Promise<StatementResult> {
+  async #execute (client: PgPoolClient, step: Statement | TransactionStep, nesting: Nesting): Promise<StatementResult> {
     if (typeof step === 'string') {
-      await client.query(step.toUpperCase())
+      try {
+        for (const sql of nesting.sql(step)) await client.query(sql)
+      } catch (error) {
+        nesting.failed(step)
+        throw error
+      }
       return { rows: [], changes: 0 }
     }
     const result = await client.query(step.sql, step.params)
@@ -65,12 +79,76 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
     try {
       return await this.#once(start())
     } catch (error) {
-      if (attempt >= ATTEMPTS || !isTransient((error as { cause?: unknown }).cause)) throw error
+      // Inside a transaction the loss is the whole transaction's: its caller decides.
+      if (attempt >= ATTEMPTS || !isTransient((error as { cause?: unknown }).cause) || scopeOf(this.#pool) !== undefined) throw error
       return await this.#attempt(start, attempt + 1)
     }
   }
 
+  /**
+   * Runs an operation: inside a transaction of this pool, on its client, after the calls queued
+   * before it there, as a savepoint of its own (a call that fails leaves the transaction usable);
+   * outside, on a client of its own.
+   */
   async #once<R> (operation: Operation<R>): Promise<R> {
+    const scope = scopeOf<PgPoolClient>(this.#pool)
+    if (scope !== undefined) {
+      const nesting = new Nesting(postgresDialect, true)
+      return await scope.serially(() => runAsync(atomically(operation), (step) => this.#execute(scope.connection, step, nesting)))
+    }
+    return await this.#withClient((client) => {
+      const nesting = new Nesting(postgresDialect, false)
+      return runAsync(operation, (step) => this.#execute(client, step, nesting))
+    })
+  }
+
+  /**
+   * Runs `work` in one transaction on one client of this repository's pool (a savepoint inside an
+   * open one): every call `work` makes on a `PostgresRepository` over the same pool, awaited or
+   * not, runs on that client, in that transaction, one at a time (AsyncLocalStorage carries it),
+   * and all of it commits when `work` returns, or, when it throws, rolls back, and the error
+   * propagates. Concurrent transactions each hold a client of their own.
+   */
+  async transaction<R> (work: () => Promise<R> | R): Promise<R> {
+    const outer = scopeOf<PgPoolClient>(this.#pool)
+    if (outer !== undefined) return await outer.serially(() => this.#transaction(outer.connection, true, work, ignore))
+    return await this.#withClient((client, drop) => this.#transaction(client, false, work, drop))
+  }
+
+  /** `drop`: what to do with the connection when its transaction could not be rolled back (it is in no known state). */
+  async #transaction<R> (client: PgPoolClient, nested: boolean, work: () => Promise<R> | R, drop: () => void): Promise<R> {
+    const nesting = new Nesting(postgresDialect, nested)
+    const step = async (name: TransactionStep): Promise<void> => {
+      try {
+        await this.#execute(client, name, nesting)
+      } catch (error) {
+        throw translateError(error)
+      }
+    }
+    await step('begin')
+    const scope = openScope(this.#pool, client)
+    let result: R
+    try {
+      result = await runInScope(scope, work)
+    } catch (error) {
+      // Calls `work` started and did not await are part of the transaction: they end first.
+      await scope.end()
+      await step('rollback').catch(drop)
+      throw error
+    }
+    await scope.end()
+    try {
+      await step('commit')
+    } catch (error) {
+      // A refused COMMIT ends a transaction; a refused RELEASE leaves the savepoint to roll back.
+      await step('rollback').catch(drop)
+      throw error
+    }
+    return result
+  }
+
+  /** Checks a client out, runs `use` on it, and returns it to the pool, or drops it when its connection failed (or `use` says so). */
+  async #withClient<R> (use: (client: PgPoolClient, drop: () => void) => Promise<R>): Promise<R> {
     let client: PgPoolClient
     try {
       client = await this.#pool.connect()
@@ -82,7 +160,7 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
     // The failing query reports the same failure, which becomes the 503.
     const onError = (): void => { broken = true }
     client.on('error', onError)
-    const result = await runAsync(operation, (step) => this.#execute(client, step)).then(
+    const result = await use(client, onError).then(
       (value) => ({ value }),
       (error: unknown) => ({ error })
     )
@@ -95,19 +173,22 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
     return result.value
   }
 
-  create (values: Record<string, unknown>, _options?: RepositoryOptions): Promise<T | null> { return this.#run(() => operations.create(this.builder, values)) as Promise<T | null> }
-  get (criteria: Criteria, _options?: RepositoryOptions): Promise<T | null> { return this.#run(() => operations.get(this.builder, criteria)) as Promise<T | null> }
-  list (criteria: Criteria, query: ListQuery = { orderBy: [] }, _options?: RepositoryOptions): Promise<T[]> { return this.#run(() => operations.list(this.builder, criteria, query)) as Promise<T[]> }
+  create (values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> { return this.#run(() => operations.create(this.builder, values, options)) as Promise<T | null> }
+  get (criteria: Criteria, options?: RepositoryOptions): Promise<T | null> { return this.#run(() => operations.get(this.builder, criteria, options)) as Promise<T | null> }
+  list (criteria: Criteria, query: ListQuery = { orderBy: [] }, options?: RepositoryOptions): Promise<T[]> { return this.#run(() => operations.list(this.builder, criteria, query, options)) as Promise<T[]> }
   /** A page and its total from one snapshot (one REPEATABLE READ transaction on one connection). */
-  listAndCount (criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>, _options?: RepositoryOptions): Promise<{ items: T[], total: number }> {
-    return this.#run(() => operations.listAndCount(this.builder, criteria, query, countQuery)) as Promise<{ items: T[], total: number }>
+  listAndCount (criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>, options?: RepositoryOptions): Promise<{ items: T[], total: number }> {
+    return this.#run(() => operations.listAndCount(this.builder, criteria, query, countQuery, options)) as Promise<{ items: T[], total: number }>
   }
 
-  count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, _options?: RepositoryOptions): Promise<number> { return this.#run(() => operations.count(this.builder, criteria, query)) }
-  update (criteria: Criteria, values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> { return this.#run(() => operations.update(this.builder, criteria, values, preconditionOf(options))) as Promise<T | null> }
-  delete (criteria: Criteria, options?: RepositoryOptions): Promise<boolean> { return this.#run(() => operations.delete(this.builder, criteria, preconditionOf(options))) }
-  createMany (items: Array<Record<string, unknown>>, _options?: RepositoryOptions): Promise<T[]> { return this.#run(() => operations.createMany(this.builder, items)) as Promise<T[]> }
+  count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, options?: RepositoryOptions): Promise<number> { return this.#run(() => operations.count(this.builder, criteria, query, options)) }
+  update (criteria: Criteria, values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> {
+    return this.#run(() => operations.update(this.builder, criteria, values, preconditionOf(options), options)) as Promise<T | null>
+  }
+
+  delete (criteria: Criteria, options?: RepositoryOptions): Promise<boolean> { return this.#run(() => operations.delete(this.builder, criteria, preconditionOf(options), options)) }
+  createMany (items: Array<Record<string, unknown>>, options?: RepositoryOptions): Promise<T[]> { return this.#run(() => operations.createMany(this.builder, items, options)) as Promise<T[]> }
   updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): Promise<T[]> { return this.#run(() => operations.updateMany(this.builder, values, kwargs, args)) as Promise<T[]> }
-  bulkUpdate (items: Array<Record<string, unknown>>, _options?: RepositoryOptions): Promise<void> { return this.#run(() => operations.bulkUpdate(this.builder, items)) }
+  bulkUpdate (items: Array<Record<string, unknown>>, options?: RepositoryOptions): Promise<void> { return this.#run(() => operations.bulkUpdate(this.builder, items, preconditionOf(options), options)) }
   deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): Promise<void> { return this.#run(() => operations.deleteMany(this.builder, kwargs, args)) }
 }

@@ -5,7 +5,9 @@ import type { AsyncBulkRepository, AsyncRepository, ColumnFacts, Criteria, ListQ
 import type { SqlBuilder } from './builder.js'
 import type { SqliteDatabase } from './drivers.js'
 import { isBusy } from './errors.js'
+import { openScope, runInScope, scopeOf } from './scope.js'
 import { SqliteRepository } from './sqlite.js'
+import { begin, end } from './sqlite-transaction.js'
 import type { SqlTableOptions } from './statement.js'
 
 // The SQLite repository of the async view family: each call runs whole on the synchronous
@@ -17,6 +19,13 @@ const LOCK_TIMEOUT = 5000
 /** The first wait between two attempts, doubled after each one up to the longest (ms). */
 const FIRST_WAIT = 2
 const LONGEST_WAIT = 50
+
+/**
+ * The transaction an asynchronous `transaction()` holds open on a connection, settled when it ends.
+ * Every request of the process shares the connection, so a call from outside that transaction
+ * waits for it rather than run inside it.
+ */
+const openTransactions = new WeakMap<SqliteDatabase, Promise<void>>()
 
 /** How an `AsyncSqliteRepository` waits for another connection's lock. */
 export interface SqliteLockOptions {
@@ -35,35 +44,41 @@ export interface SqliteLockOptions {
  * one that failed with `SQLITE_BUSY` changed nothing and can run again whole, reading the row
  * and judging a precondition afresh. The wait happens only between attempts: every request of
  * the process shares the one connection, so yielding to the event loop inside an open
- * transaction would let another request's statements run in it.
+ * transaction would let another request's statements run in it. A `transaction(work)` that
+ * awaits does yield with its transaction open; the process's other calls wait for it to end.
  */
 export class AsyncSqliteRepository<T = Record<string, unknown>> implements AsyncRepository<T>, AsyncBulkRepository<T> {
   /** `update` and `delete` evaluate `options.precondition` in the same atomic step as the write. */
   readonly atomicPreconditions = true
   readonly builder: SqlBuilder
-  /** The table's declared columns: what a view's filter may name (checked at registration). */
+  /** The table's declared columns and computed fields: what a view's filter may name (checked at registration). */
   readonly fieldNames: readonly string[]
+  /** The computed fields: read, never written (a view's body naming one is refused at registration). */
+  readonly readOnlyFields: readonly string[]
   /** What the table says of its columns, read when the repository is made (`SqliteRepository.columnFacts`). */
   readonly columnFacts: ReadonlyMap<string, ColumnFacts> | undefined
   /** How long a call waits in all for another connection's lock (ms). */
   readonly lockTimeout: number
   readonly #sync: SqliteRepository<T>
+  readonly #db: SqliteDatabase
 
   /**
    * Sets the connection's busy timeout to 0 (`PRAGMA busy_timeout = 0`): both drivers wait for
    * a lock by sleeping on the event loop (`better-sqlite3` five seconds by default, `node:sqlite`
    * its `timeout` option), so each attempt must give up at once and leave the waiting to this repository.
    */
-  constructor (db: SqliteDatabase, options: SqlTableOptions<T>, { lockTimeout = LOCK_TIMEOUT }: SqliteLockOptions = {}) {
+  constructor (db: SqliteDatabase, options: SqlTableOptions<NoInfer<T>>, { lockTimeout = LOCK_TIMEOUT }: SqliteLockOptions = {}) {
     if (!Number.isFinite(lockTimeout) || lockTimeout < 0) {
       throw new ConfigurationError('FV_ERR_SQL_OPTION', `AsyncSqliteRepository of ${JSON.stringify(options.table)}: lockTimeout must be a finite, non-negative number of milliseconds; got ${String(lockTimeout)} (${typeof lockTimeout}). ` +
         'Give it in milliseconds: { lockTimeout: 5000 }')
     }
     // Built first: table options it refuses leave the connection as it was.
     this.#sync = new SqliteRepository<T>(db, options)
+    this.#db = db
     db.exec('PRAGMA busy_timeout = 0')
     this.builder = this.#sync.builder
     this.fieldNames = this.#sync.fieldNames
+    this.readOnlyFields = this.#sync.readOnlyFields
     this.columnFacts = this.#sync.columnFacts
     this.lockTimeout = lockTimeout
   }
@@ -87,19 +102,90 @@ export class AsyncSqliteRepository<T = Record<string, unknown>> implements Async
     }
   }
 
-  create (values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> { return this.#run(() => this.#sync.create(values, options)) }
-  get (criteria: Criteria, options?: RepositoryOptions): Promise<T | null> { return this.#run(() => this.#sync.get(criteria, options)) }
-  list (criteria: Criteria, query: ListQuery = { orderBy: [] }, options?: RepositoryOptions): Promise<T[]> { return this.#run(() => this.#sync.list(criteria, query, options)) }
-  /** A page and its total from one snapshot (one read transaction). */
-  listAndCount (criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>, options?: RepositoryOptions): Promise<{ items: T[], total: number }> {
-    return this.#run(() => this.#sync.listAndCount(criteria, query, countQuery, options))
+  /**
+   * Runs a call: inside a transaction of this connection, on it, after the calls queued before it
+   * there; outside, once no transaction of this process holds the connection (waiting, as for
+   * another connection's lock, at most `lockTimeout` in all), waiting out another connection's lock.
+   */
+  #call<R> (call: () => R, deadline?: number): Promise<R> {
+    const scope = scopeOf<SqliteDatabase>(this.#db)
+    if (scope !== undefined) return scope.serially(call)
+    const open = openTransactions.get(this.#db)
+    if (open === undefined) return this.#run(call)
+    deadline ??= performance.now() + this.lockTimeout
+    return this.#waitFor(open, deadline).then(() => this.#call(call, deadline))
   }
 
-  count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, options?: RepositoryOptions): Promise<number> { return this.#run(() => this.#sync.count(criteria, query, options)) }
-  update (criteria: Criteria, values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> { return this.#run(() => this.#sync.update(criteria, values, options)) }
-  delete (criteria: Criteria, options?: RepositoryOptions): Promise<boolean> { return this.#run(() => this.#sync.delete(criteria, options)) }
-  createMany (items: Array<Record<string, unknown>>, options?: RepositoryOptions): Promise<T[]> { return this.#run(() => this.#sync.createMany(items, options)) }
-  updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): Promise<T[]> { return this.#run(() => this.#sync.updateMany(values, kwargs, ...args)) }
-  bulkUpdate (items: Array<Record<string, unknown>>, options?: RepositoryOptions): Promise<void> { return this.#run(() => this.#sync.bulkUpdate(items, options)) }
-  deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): Promise<void> { return this.#run(() => this.#sync.deleteMany(kwargs, ...args)) }
+  /** Waits for a transaction of this process to end, until `deadline`; then the 503 a lock held too long gets. */
+  async #waitFor (open: Promise<void>, deadline: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new ServiceUnavailable('The database is unavailable; try again shortly.', {
+        cause: new Error(`A transaction of this process held the database for more than lockTimeout (${this.lockTimeout} ms)`),
+        headers: { 'retry-after': 1 }
+      })), Math.max(0, deadline - performance.now()))
+    })
+    try {
+      await Promise.race([open, late])
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  /**
+   * Runs `work` in one transaction of this repository's connection (`BEGIN IMMEDIATE`, waited for
+   * off the event loop as any call is; a savepoint inside an open one). Every call `work` makes on an
+   * `AsyncSqliteRepository` over the same database object, awaited or not, runs in it, one at a
+   * time; all of it commits when `work` returns, or, when it throws, rolls back, and the error
+   * propagates. Meanwhile the process's other calls over the connection wait for it to end.
+   */
+  async transaction<R> (work: () => Promise<R> | R): Promise<R> {
+    const outer = scopeOf<SqliteDatabase>(this.#db)
+    if (outer !== undefined) return await outer.serially(() => this.#transaction(work))
+    const deadline = performance.now() + this.lockTimeout
+    for (let open = openTransactions.get(this.#db); open !== undefined; open = openTransactions.get(this.#db)) {
+      await this.#waitFor(open, deadline)
+    }
+    const gate: { release?: () => void } = {}
+    openTransactions.set(this.#db, new Promise((resolve) => { gate.release = resolve }))
+    try {
+      return await this.#transaction(work)
+    } finally {
+      openTransactions.delete(this.#db)
+      ;(gate.release as () => void)() // set by the promise's executor, which ran at once
+    }
+  }
+
+  async #transaction<R> (work: () => Promise<R> | R): Promise<R> {
+    const nesting = await this.#run(() => begin(this.#db, this.builder.dialect))
+    const scope = openScope(this.#db, this.#db)
+    let result: R
+    try {
+      result = await runInScope(scope, work)
+    } catch (error) {
+      // Calls `work` started and did not await are part of the transaction: they end first.
+      await scope.end()
+      end(this.#db, nesting, false)
+      throw error
+    }
+    await scope.end()
+    end(this.#db, nesting, true)
+    return result
+  }
+
+  create (values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> { return this.#call(() => this.#sync.create(values, options)) }
+  get (criteria: Criteria, options?: RepositoryOptions): Promise<T | null> { return this.#call(() => this.#sync.get(criteria, options)) }
+  list (criteria: Criteria, query: ListQuery = { orderBy: [] }, options?: RepositoryOptions): Promise<T[]> { return this.#call(() => this.#sync.list(criteria, query, options)) }
+  /** A page and its total from one snapshot (one read transaction). */
+  listAndCount (criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>, options?: RepositoryOptions): Promise<{ items: T[], total: number }> {
+    return this.#call(() => this.#sync.listAndCount(criteria, query, countQuery, options))
+  }
+
+  count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, options?: RepositoryOptions): Promise<number> { return this.#call(() => this.#sync.count(criteria, query, options)) }
+  update (criteria: Criteria, values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> { return this.#call(() => this.#sync.update(criteria, values, options)) }
+  delete (criteria: Criteria, options?: RepositoryOptions): Promise<boolean> { return this.#call(() => this.#sync.delete(criteria, options)) }
+  createMany (items: Array<Record<string, unknown>>, options?: RepositoryOptions): Promise<T[]> { return this.#call(() => this.#sync.createMany(items, options)) }
+  updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): Promise<T[]> { return this.#call(() => this.#sync.updateMany(values, kwargs, ...args)) }
+  bulkUpdate (items: Array<Record<string, unknown>>, options?: RepositoryOptions): Promise<void> { return this.#call(() => this.#sync.bulkUpdate(items, options)) }
+  deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): Promise<void> { return this.#call(() => this.#sync.deleteMany(kwargs, ...args)) }
 }

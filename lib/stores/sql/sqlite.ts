@@ -1,11 +1,14 @@
 import { preconditionOf, type BulkRepository, type ColumnFacts, type Criteria, type ListQuery, type Repository, type RepositoryOptions } from '../repository.js'
 import type { SqliteDatabase, SqliteStatement } from './drivers.js'
 import { SqlBuilder } from './builder.js'
+import { sqliteDialect } from './sqlite-dialect.js'
 import { sqliteColumns } from './columns.js'
 import { translateError } from './errors.js'
-import { operations } from './operations.js'
+import { Nesting } from './nesting.js'
+import { atomically, operations } from './operations.js'
 import { runSync } from './run.js'
-import type { Operation, SqlTableOptions, Statement, StatementResult } from './statement.js'
+import { inTransaction, runStep, transactionOn } from './sqlite-transaction.js'
+import type { Operation, SqlTableOptions, Statement, StatementResult, TransactionStep } from './statement.js'
 
 /** Prepared statements kept per repository, the oldest dropped first. */
 const CACHE_SIZE = 256
@@ -18,8 +21,10 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
   /** `update` and `delete` evaluate `options.precondition` in the same atomic step as the write. */
   readonly atomicPreconditions = true
   readonly builder: SqlBuilder
-  /** The table's declared columns: what a view's filter may name (checked at registration). */
+  /** The table's declared columns and computed fields: what a view's filter may name (checked at registration). */
   readonly fieldNames: readonly string[]
+  /** The computed fields: read, never written (a view's body naming one is refused at registration). */
+  readonly readOnlyFields: readonly string[]
   readonly #db: SqliteDatabase
   readonly #cache = new Map<string, SqliteStatement>()
 
@@ -30,16 +35,17 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
    */
   readonly columnFacts: ReadonlyMap<string, ColumnFacts> | undefined
 
-  constructor (db: SqliteDatabase, options: SqlTableOptions<T>) {
+  constructor (db: SqliteDatabase, options: SqlTableOptions<NoInfer<T>>) {
     this.#db = db
-    this.builder = new SqlBuilder('sqlite', options)
-    this.fieldNames = [...this.builder.columns]
-    this.columnFacts = sqliteColumns(db, options.table)
+    this.builder = new SqlBuilder(sqliteDialect, options)
+    this.fieldNames = this.builder.fieldNames
+    this.readOnlyFields = [...this.builder.computed.keys()]
+    this.columnFacts = sqliteColumns(db, options.table, this.builder.computed)
   }
 
-  #execute (step: Statement | 'begin' | 'commit' | 'rollback'): StatementResult {
+  #execute (step: Statement | TransactionStep, nesting: Nesting): StatementResult {
     if (typeof step === 'string') {
-      this.#db.exec(step === 'begin' ? 'BEGIN IMMEDIATE' : step.toUpperCase())
+      runStep(this.#db, nesting, step)
       return { rows: [], changes: 0 }
     }
     const statement = this.#prepared(step.sql)
@@ -58,14 +64,29 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
     return statement
   }
 
+  /**
+   * Runs an operation. Inside a transaction already open on the connection it is a savepoint of
+   * its own, so that a call that fails leaves the transaction as it was (and usable).
+   */
   #run<R> (operation: Operation<R>): R {
-    return runSync(operation, (step) => this.#execute(step))
+    const nesting = new Nesting(this.builder.dialect, inTransaction(this.#db))
+    return runSync(nesting.nested ? atomically(operation) : operation, (step) => this.#execute(step, nesting))
   }
 
-  create (values: Record<string, unknown>, _options?: RepositoryOptions): T | null { return this.#run(operations.create(this.builder, values)) as T | null }
+  /**
+   * Runs `work` in one transaction of this repository's connection (`BEGIN IMMEDIATE`; a
+   * savepoint inside an open one): every call `work` makes, on any repository over the same
+   * database object, commits with it, or, when it throws, rolls back with it, and the error
+   * propagates. `work` is synchronous: the sync repositories return values.
+   */
+  transaction<R> (work: () => R): R {
+    return transactionOn(this.#db, this.builder.dialect, work)
+  }
+
+  create (values: Record<string, unknown>, options?: RepositoryOptions): T | null { return this.#run(operations.create(this.builder, values, options)) as T | null }
   /** A detail read: one cached statement and `.get()`, without the operation runner (the hot path of every retrieve). */
-  get (criteria: Criteria, _options?: RepositoryOptions): T | null {
-    const step = this.builder.selectOne(criteria)
+  get (criteria: Criteria, options?: RepositoryOptions): T | null {
+    const step = this.builder.selectOne(criteria, options)
     try {
       return (this.#prepared(step.sql).get(...step.params) ?? null) as T | null
     } catch (error) {
@@ -73,17 +94,20 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
     }
   }
 
-  list (criteria: Criteria, query: ListQuery = { orderBy: [] }, _options?: RepositoryOptions): T[] { return this.#run(operations.list(this.builder, criteria, query)) as T[] }
+  list (criteria: Criteria, query: ListQuery = { orderBy: [] }, options?: RepositoryOptions): T[] { return this.#run(operations.list(this.builder, criteria, query, options)) as T[] }
   /** A page and its total from one snapshot (one read transaction). */
-  listAndCount (criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>, _options?: RepositoryOptions): { items: T[], total: number } {
-    return this.#run(operations.listAndCount(this.builder, criteria, query, countQuery)) as { items: T[], total: number }
+  listAndCount (criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>, options?: RepositoryOptions): { items: T[], total: number } {
+    return this.#run(operations.listAndCount(this.builder, criteria, query, countQuery, options)) as { items: T[], total: number }
   }
 
-  count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, _options?: RepositoryOptions): number { return this.#run(operations.count(this.builder, criteria, query)) }
-  update (criteria: Criteria, values: Record<string, unknown>, options?: RepositoryOptions): T | null { return this.#run(operations.update(this.builder, criteria, values, preconditionOf(options))) as T | null }
-  delete (criteria: Criteria, options?: RepositoryOptions): boolean { return this.#run(operations.delete(this.builder, criteria, preconditionOf(options))) }
-  createMany (items: Array<Record<string, unknown>>, _options?: RepositoryOptions): T[] { return this.#run(operations.createMany(this.builder, items)) as T[] }
+  count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, options?: RepositoryOptions): number { return this.#run(operations.count(this.builder, criteria, query, options)) }
+  update (criteria: Criteria, values: Record<string, unknown>, options?: RepositoryOptions): T | null {
+    return this.#run(operations.update(this.builder, criteria, values, preconditionOf(options), options)) as T | null
+  }
+
+  delete (criteria: Criteria, options?: RepositoryOptions): boolean { return this.#run(operations.delete(this.builder, criteria, preconditionOf(options), options)) }
+  createMany (items: Array<Record<string, unknown>>, options?: RepositoryOptions): T[] { return this.#run(operations.createMany(this.builder, items, options)) as T[] }
   updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): T[] { return this.#run(operations.updateMany(this.builder, values, kwargs, args)) as T[] }
-  bulkUpdate (items: Array<Record<string, unknown>>, _options?: RepositoryOptions): void { this.#run(operations.bulkUpdate(this.builder, items)) }
+  bulkUpdate (items: Array<Record<string, unknown>>, options?: RepositoryOptions): void { this.#run(operations.bulkUpdate(this.builder, items, preconditionOf(options), options)) }
   deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): void { this.#run(operations.deleteMany(this.builder, kwargs, args)) }
 }

@@ -1,9 +1,7 @@
 import type { FieldOf } from '../repository.js'
+import type { SqlExpression } from './expression.js'
 
 // What a SQL repository's operations are made of: statements, their results, and the options of a table.
-
-/** Which SQL the builder writes: placeholders, LIKE semantics and error codes differ. */
-export type Dialect = 'sqlite' | 'postgres'
 
 /** One statement: parameterised SQL, never values spliced into the text. */
 export interface Statement { sql: string, params: unknown[], returns: 'rows' | 'count' }
@@ -31,17 +29,37 @@ export interface SqlTableOptions<T = Record<string, unknown>> {
   optionKeys?: readonly string[]
   /** Columns that scope rows to an owner: a `bulkUpdate` item only updates a row whose scope columns equal its own. */
   scopeFields?: ReadonlyArray<ColumnOf<T>>
+  /**
+   * Trusted SQL appended to the table in every read's `FROM` (`'JOIN members m ON m.id = loans.member_id'`),
+   * text or `sql` expressions whose values are bound. Join rows that exist once per row of the table
+   * (a many-to-one join), or each row is read once per match.
+   */
+  joins?: string | SqlExpression | ReadonlyArray<string | SqlExpression>
+  /**
+   * Read-only fields: SQL expressions by field name (trusted text, or `sql` expressions whose
+   * values are bound, `option(name)` from each call's options). Reads select them
+   * (`(<expression>) AS "<name>"`), filter, order, search and page by them; writes refuse them.
+   */
+  computed?: { readonly [K in ColumnOf<T>]?: string | SqlExpression }
 }
 
 /** What the statement builder reads of a table's options, whatever its row type. */
-export type TableDefinition = Readonly<Pick<SqlTableOptions<Record<string, unknown>>, 'table' | 'idColumn' | 'touchColumn'>> & {
+export type TableDefinition = Readonly<Pick<SqlTableOptions<Record<string, unknown>>, 'table' | 'idColumn' | 'touchColumn' | 'joins'>> & {
   readonly columns: readonly string[]
   readonly optionKeys?: readonly string[]
   readonly scopeFields?: readonly string[]
+  readonly computed?: { readonly [name: string]: string | SqlExpression | undefined }
 }
 
 /** A positional criterion from `resolveFilter`: a SQL fragment with its own parameters (`?` placeholders). */
 export interface SqlFragment { sql: string, params: unknown[] }
 
+/**
+ * What an operation yields besides statements: begin a write transaction, begin a read-only one
+ * that sees one snapshot, end the innermost one. Inside a transaction already open on the
+ * connection, a begin is a savepoint (sql/nesting.ts).
+ */
+export type TransactionStep = 'begin' | 'read' | 'commit' | 'rollback'
+
 /** A generator of statements: one implementation of an operation, run sync or async. */
-export type Operation<T> = Generator<Statement | 'begin' | 'commit' | 'rollback', T, StatementResult>
+export type Operation<T> = Generator<Statement | TransactionStep, T, StatementResult>
