@@ -41,6 +41,9 @@ export type Book = Static<typeof Book>
  */
 export type BookRow = Book & { genre: string | null }
 
+/** A book's place on the shelf: what lending and returning write. */
+export type Shelf = Pick<Book, 'id' | 'available' | 'updated_at'>
+
 export const BookIn = Type.Object({
   title: Type.String({ minLength: 1, maxLength: 200 }),
   author: Type.String({ minLength: 1, maxLength: 100 }),

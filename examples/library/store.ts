@@ -8,7 +8,7 @@ import pg from 'pg'
 import type { AsyncRepository } from 'fastify-views/generics'
 import { PostgresRepository, option, sql, type SqlTableOptions } from 'fastify-views/sql'
 import { POSTGRES_SCHEMA, SQLITE_SCHEMA, setUpSchema } from './schema.js'
-import type { BookRow, LoanRow, Member, SavedBookRow } from './schemas.js'
+import type { BookRow, LoanRow, Member, SavedBookRow, Shelf } from './schemas.js'
 import { SqliteRows } from './sqlite-rows.js'
 
 /** `sqlite:<path>` (or nothing: `./data/library.db`), or a `postgres://` URL. */
@@ -24,6 +24,8 @@ export type Transaction = <R>(work: () => Promise<R>) => Promise<R>
 export interface LibraryStore {
   members: LibraryRepository<Member>
   books: LibraryRepository<BookRow>
+  /** The books table alone, for the writes of lending and returning, which read no computed field. */
+  shelf: LibraryRepository<Shelf>
   readingList: LibraryRepository<SavedBookRow>
   loans: LibraryRepository<LoanRow>
   transaction: Transaction
@@ -58,6 +60,14 @@ const books = (d: ReadDialect) => ({
   }
 }) satisfies SqlTableOptions<BookRow>
 
+/**
+ * The same table without the reader's fields. Besides computing nothing it needs, a write here is
+ * one UPDATE: a query repository's write first locks the row `FOR UPDATE`, which on PostgreSQL
+ * waits for the `FOR KEY SHARE` lock that inserting a loan takes on its book, so two members
+ * lending one book at once would deadlock (a 503) rather than one of them getting the 409.
+ */
+const SHELF = { table: 'books', columns: ['id', 'available', 'updated_at'], touchColumn: 'updated_at' } satisfies SqlTableOptions<Shelf>
+
 const READING_LIST = {
   table: 'reading_list',
   columns: ['id', 'member_id', 'book_id', 'saved_at'],
@@ -88,6 +98,7 @@ async function openPostgres (url: string): Promise<LibraryStore> {
   return {
     members: new PostgresRepository<Member>(pool, MEMBERS),
     books: new PostgresRepository<BookRow>(pool, books(POSTGRES_READS)),
+    shelf: new PostgresRepository<Shelf>(pool, SHELF),
     readingList: new PostgresRepository<SavedBookRow>(pool, READING_LIST),
     loans,
     // Any repository over the pool opens it; the calls inside, on any of them, run in it.
@@ -107,6 +118,7 @@ async function openSqlite (file: string): Promise<LibraryStore> {
   return {
     members: new SqliteRows<Member>(db, MEMBERS, { booleans: ['librarian'] }),
     books: new SqliteRows<BookRow>(db, books(SQLITE_READS), { booleans: ['available', 'on_my_list'], json: ['genres'] }),
+    shelf: new SqliteRows<Shelf>(db, SHELF, { booleans: ['available'] }),
     readingList: new SqliteRows<SavedBookRow>(db, READING_LIST),
     loans,
     transaction: (work) => loans.transaction(work),

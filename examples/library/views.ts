@@ -119,7 +119,7 @@ export function libraryViews (store: LibraryStore, members: MemberAuth): ViewRou
       return store.transaction(async () => {
         const loan = await this.repository.create({ ...values, borrowed_at: now.toISOString(), due_at: due.toISOString() }, options)
         if (loan === null) return null
-        const book = await store.books.update({ id: loan.book_id, available: true }, { available: false })
+        const book = await store.shelf.update({ id: loan.book_id, available: true }, { available: false })
         if (book === null) throw new Conflict('The book is not available: it is lent.')
         return loan
       })
@@ -130,7 +130,7 @@ export function libraryViews (store: LibraryStore, members: MemberAuth): ViewRou
       return store.transaction(async () => {
         const loan = await this.repository.update(criteria, { returned_at: new Date().toISOString() }, options)
         if (loan === null) return false
-        await store.books.update({ id: loan.book_id }, { available: true })
+        await store.shelf.update({ id: loan.book_id }, { available: true })
         return true
       })
     },
