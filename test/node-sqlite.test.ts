@@ -7,6 +7,7 @@ await import('./column-facts.test.js')
 await import('./sql-query.test.js')
 await import('./row-checks.test.js')
 await import('./sql-transaction.test.js')
+await import('./sql-decode.test.js')
 
 const { test } = await import('tap')
 const { openSqlite } = await import('./sqlite-driver.js')

@@ -325,6 +325,7 @@ Object {
     "SqliteRepository",
     "SqliteStatement",
     "Statement",
+    "StoredKind",
     "operations",
     "option",
     "postgresDialect",

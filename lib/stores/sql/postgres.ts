@@ -1,6 +1,7 @@
 import { preconditionOf, type AsyncBulkRepository, type ColumnFacts, type AsyncRepository, type Criteria, type ListQuery, type RepositoryOptions } from '../repository.js'
 import type { PgPool, PgPoolClient } from './drivers.js'
 import { SqlBuilder } from './builder.js'
+import { decodedFacts, rowDecoder, type RowDecoder, type StoredKind } from './decode.js'
 import { postgresDialect } from './postgres-dialect.js'
 import { postgresColumns } from './columns.js'
 import { isTransient, translateError } from './errors.js'
@@ -37,6 +38,9 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
    */
   columnFacts: ReadonlyMap<string, ColumnFacts> | undefined
   readonly #table: string
+  /** The decoding of the fields declared in `decode` (JSON text in a text column), if any. */
+  readonly #decode: RowDecoder | undefined
+  readonly #decoding: Readonly<Record<string, StoredKind | undefined>> | undefined
 
   constructor (pool: PgPool, options: SqlTableOptions<NoInfer<T>>) {
     this.#pool = pool
@@ -44,11 +48,13 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
     this.fieldNames = this.builder.fieldNames
     this.readOnlyFields = [...this.builder.computed.keys()]
     this.#table = options.table
+    this.#decode = rowDecoder(options.decode)
+    this.#decoding = options.decode
   }
 
   /** Reads `columnFacts` from the database (`information_schema.columns`); nothing when the table does not exist yet. */
   async describeColumns (): Promise<void> {
-    this.columnFacts = await postgresColumns(this.#pool, this.#table, this.builder.computed)
+    this.columnFacts = decodedFacts(await postgresColumns(this.#pool, this.#table, this.builder.computed), this.#decoding)
   }
 
   async #execute (client: PgPoolClient, step: Statement | TransactionStep, nesting: Nesting): Promise<StatementResult> {
@@ -62,6 +68,7 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
       return { rows: [], changes: 0 }
     }
     const result = await client.query(step.sql, step.params)
+    if (this.#decode !== undefined) result.rows.forEach(this.#decode)
     // Every statement the builder writes reports a row count.
     return { rows: result.rows, changes: Number(result.rowCount) }
   }

@@ -1,6 +1,7 @@
 import { preconditionOf, type BulkRepository, type ColumnFacts, type Criteria, type ListQuery, type Repository, type RepositoryOptions } from '../repository.js'
 import type { SqliteDatabase, SqliteStatement } from './drivers.js'
 import { SqlBuilder } from './builder.js'
+import { decodedFacts, rowDecoder, type RowDecoder } from './decode.js'
 import { sqliteDialect } from './sqlite-dialect.js'
 import { sqliteColumns } from './columns.js'
 import { translateError } from './errors.js'
@@ -27,6 +28,8 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
   readonly readOnlyFields: readonly string[]
   readonly #db: SqliteDatabase
   readonly #cache = new Map<string, SqliteStatement>()
+  /** The decoding of the fields SQLite stores in another type (`decode`), if any. */
+  readonly #decode: RowDecoder | undefined
 
   /**
    * What the table says of its columns (nullable, the JSON type of their values), read when the
@@ -40,7 +43,8 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
     this.builder = new SqlBuilder(sqliteDialect, options)
     this.fieldNames = this.builder.fieldNames
     this.readOnlyFields = [...this.builder.computed.keys()]
-    this.columnFacts = sqliteColumns(db, options.table, this.builder.computed)
+    this.columnFacts = decodedFacts(sqliteColumns(db, options.table, this.builder.computed), options.decode)
+    this.#decode = rowDecoder(options.decode)
   }
 
   #execute (step: Statement | TransactionStep, nesting: Nesting): StatementResult {
@@ -51,6 +55,7 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
     const statement = this.#prepared(step.sql)
     if (step.returns === 'count') return { rows: [], changes: Number(statement.run(...step.params).changes) }
     const rows = statement.all(...step.params) as Array<Record<string, unknown>>
+    if (this.#decode !== undefined) rows.forEach(this.#decode)
     return { rows, changes: rows.length }
   }
 
@@ -88,7 +93,8 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
   get (criteria: Criteria, options?: RepositoryOptions): T | null {
     const step = this.builder.selectOne(criteria, options)
     try {
-      return (this.#prepared(step.sql).get(...step.params) ?? null) as T | null
+      const row = (this.#prepared(step.sql).get(...step.params) ?? null) as Record<string, unknown> | null
+      return (row === null || this.#decode === undefined ? row : this.#decode(row)) as T | null
     } catch (error) {
       throw translateError(error)
     }

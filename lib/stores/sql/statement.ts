@@ -1,5 +1,6 @@
 import type { FieldOf } from '../repository.js'
 import type { SqlExpression } from './expression.js'
+import type { StoredKind } from './decode.js'
 
 // What a SQL repository's operations are made of: statements, their results, and the options of a table.
 
@@ -41,6 +42,12 @@ export interface SqlTableOptions<T = Record<string, unknown>> {
    * (`(<expression>) AS "<name>"`), filter, order, search and page by them; writes refuse them.
    */
   computed?: { readonly [K in ColumnOf<T>]?: string | SqlExpression }
+  /**
+   * Fields whose stored values are not in the JSON type the API sends: `'boolean'` for SQLite's
+   * 0 and 1, `'json'` for JSON text (`json_group_array`). Every row the repository returns has
+   * them decoded; values already of the type are left as they are (sql/decode.ts).
+   */
+  decode?: { readonly [K in ColumnOf<T>]?: StoredKind }
 }
 
 /** What the statement builder reads of a table's options, whatever its row type. */
