@@ -6,10 +6,9 @@ import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import pg from 'pg'
 import type { AsyncRepository } from 'fastify-views/generics'
-import { PostgresRepository, option, sql, type SqlTableOptions } from 'fastify-views/sql'
+import { AsyncSqliteRepository, PostgresRepository, option, sql, type SqlTableOptions } from 'fastify-views/sql'
 import { POSTGRES_SCHEMA, SQLITE_SCHEMA, setUpSchema } from './schema.js'
 import type { BookRow, LoanRow, Member, SavedBookRow, Shelf } from './schemas.js'
-import { SqliteRows } from './sqlite-rows.js'
 
 /** `sqlite:<path>` (or nothing: `./data/library.db`), or a `postgres://` URL. */
 export interface StoreOptions { databaseUrl?: string | undefined }
@@ -42,13 +41,16 @@ const POSTGRES_READS: ReadDialect = {
   genres: "SELECT COALESCE(json_agg(g.slug ORDER BY g.slug), '[]'::json) FROM book_genres bg JOIN genres g ON g.id = bg.genre_id WHERE bg.book_id = books.id"
 }
 
-const MEMBERS = { table: 'members', columns: ['id', 'name', 'email', 'librarian', 'joined_at'] } satisfies SqlTableOptions<Member>
+// `decode`: SQLite has no boolean and no JSON type (1 for true, `["classic"]` as text); PostgreSQL
+// already gives both in their type, which decoding leaves as it is.
+const MEMBERS = { table: 'members', columns: ['id', 'name', 'email', 'librarian', 'joined_at'], decode: { librarian: 'boolean' } } satisfies SqlTableOptions<Member>
 
 /** Books as a reader sees them: their genres, whether the reader saved them, how often they were lent. */
 const books = (d: ReadDialect) => ({
   table: 'books',
   columns: ['id', 'title', 'author', 'year', 'available', 'updated_at'],
   touchColumn: 'updated_at',
+  decode: { available: 'boolean', on_my_list: 'boolean', genres: 'json' },
   computed: {
     genres: d.genres,
     // option('reader'): the member a view's getRepositoryOptions names for each call; NULL (false) for nobody.
@@ -66,7 +68,7 @@ const books = (d: ReadDialect) => ({
  * waits for the `FOR KEY SHARE` lock that inserting a loan takes on its book, so two members
  * lending one book at once would deadlock (a 503) rather than one of them getting the 409.
  */
-const SHELF = { table: 'books', columns: ['id', 'available', 'updated_at'], touchColumn: 'updated_at' } satisfies SqlTableOptions<Shelf>
+const SHELF = { table: 'books', columns: ['id', 'available', 'updated_at'], touchColumn: 'updated_at', decode: { available: 'boolean' } } satisfies SqlTableOptions<Shelf>
 
 const READING_LIST = {
   table: 'reading_list',
@@ -114,12 +116,12 @@ async function openSqlite (file: string): Promise<LibraryStore> {
   db.exec('PRAGMA journal_mode = WAL')
   db.exec('PRAGMA foreign_keys = ON')
   await setUpSchema(SQLITE_SCHEMA, (text) => db.exec(text), () => Number(db.prepare('SELECT COUNT(*) AS n FROM books').get()?.n))
-  const loans = new SqliteRows<LoanRow>(db, LOANS)
+  const loans = new AsyncSqliteRepository<LoanRow>(db, LOANS)
   return {
-    members: new SqliteRows<Member>(db, MEMBERS, { booleans: ['librarian'] }),
-    books: new SqliteRows<BookRow>(db, books(SQLITE_READS), { booleans: ['available', 'on_my_list'], json: ['genres'] }),
-    shelf: new SqliteRows<Shelf>(db, SHELF, { booleans: ['available'] }),
-    readingList: new SqliteRows<SavedBookRow>(db, READING_LIST),
+    members: new AsyncSqliteRepository<Member>(db, MEMBERS),
+    books: new AsyncSqliteRepository<BookRow>(db, books(SQLITE_READS)),
+    shelf: new AsyncSqliteRepository<Shelf>(db, SHELF),
+    readingList: new AsyncSqliteRepository<SavedBookRow>(db, READING_LIST),
     loans,
     transaction: (work) => loans.transaction(work),
     close: () => { db.close() }
