@@ -63,10 +63,11 @@ const books = (d: ReadDialect) => ({
 }) satisfies SqlTableOptions<BookRow>
 
 /**
- * The same table without the reader's fields. Besides computing nothing it needs, a write here is
- * one UPDATE: a query repository's write first locks the row `FOR UPDATE`, which on PostgreSQL
- * waits for the `FOR KEY SHARE` lock that inserting a loan takes on its book, so two members
- * lending one book at once would deadlock (a 503) rather than one of them getting the 409.
+ * The same table without the reader's fields, for lending and returning. WORKAROUND
+ * (docs/example-library.md, "What the library could not say"): a write here is one UPDATE, while a
+ * query repository's write first locks the row `FOR UPDATE`, which on PostgreSQL waits for the
+ * `FOR KEY SHARE` lock inserting a loan takes on its book: two members lending one book at once
+ * would deadlock (a 503) rather than one of them getting the 409.
  */
 const SHELF = { table: 'books', columns: ['id', 'available', 'updated_at'], touchColumn: 'updated_at', decode: { available: 'boolean' } } satisfies SqlTableOptions<Shelf>
 
