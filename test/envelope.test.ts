@@ -72,3 +72,21 @@ test('patch documents and an envelope cannot both apply to one representation', 
   const View = GenericViewSet.with({ responseSchema: Book, createSchema: BookIn, detailParams: Type.Object({ id: Type.Integer() }), envelope: 'book', patchFormats: ['json', 'merge-patch'], repository: shelf() })
   await t.rejects(build({ views: [{ view: View, prefix: '/books' }] }), { code: 'FV_ERR_ENVELOPE', message: /patchFormats = \['json'\]/ })
 })
+
+test('Last-Modified is read from the object inside the envelope', async (t) => {
+  const Stamped = Type.Object({ id: Type.Integer(), title: Type.String(), updated_at: Type.String({ format: 'date-time' }) }, { $id: 'Stamped' })
+  const repository = new MemoryRepository<Static<typeof Stamped>>({ rows: [{ id: 1, title: 'Emma', updated_at: '2026-01-02T03:04:05.000Z' }] })
+  const View = mix(ConditionalMixin, GenericViewSet).with({
+    responseSchema: Stamped,
+    createSchema: Type.Object({ title: Type.String(), updated_at: Type.String() }),
+    detailParams: Type.Object({ id: Type.Integer() }),
+    envelope: 'book',
+    etag: true,
+    lastModifiedField: 'updated_at',
+    repository
+  })
+  const app = await build({ views: [{ view: View, prefix: '/books' }] })
+  t.equal((await app.inject('/books/1')).headers['last-modified'], 'Fri, 02 Jan 2026 03:04:05 GMT')
+  const changed = await app.inject({ method: 'PATCH', url: '/books/1', payload: { book: { updated_at: '2026-02-03T04:05:06.000Z' } } })
+  t.equal(changed.headers['last-modified'], 'Tue, 03 Feb 2026 04:05:06 GMT', 'and on a write\'s answer')
+})

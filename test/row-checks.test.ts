@@ -116,7 +116,7 @@ t0.test(`AsyncSqliteRepository (${driver}): per-row checks in bulk writes`, asyn
 
 t0.test('the rows a checked bulk write reads are locked: PostgreSQL locks them in key order', async (t) => {
   const b = new SqlBuilder('postgres', TableOptions)
-  t.equal(b.lockAll({ price__gt: 1 }, [], {}).sql, `SELECT ${b.selectList} FROM "products" WHERE "price" > $1 ORDER BY "id" ASC NULLS LAST FOR UPDATE OF "products"`)
+  t.equal(b.lockAll({ price__gt: 1 }, [], {}).sql, `SELECT ${b.selectList} FROM "products" WHERE "price" > $1 ORDER BY "id" ASC NULLS LAST FOR NO KEY UPDATE OF "products"`)
 })
 
 t0.test('PostgresRepository: per-row checks in bulk writes', { skip: driver === 'node:sqlite' ? 'run once, with the better-sqlite3 run' : false }, async (t) => {

@@ -109,7 +109,7 @@ t0.test('SqlBuilder over a query: the statements, and every value in the order o
     returns: 'rows'
   }, 'a detail read')
   t.same(b.selectOne({ id: 2 }, { x: 1 }).params, [1, 7, 1, null, 2], 'from the cache, with this call\'s values')
-  t.equal(b.lockOne({ id: 1 }, options).sql.endsWith(' WHERE "a"."id" = $5 FOR UPDATE OF "a"'), true, 'PostgreSQL locks the base table\'s row only')
+  t.equal(b.lockOne({ id: 1 }, options).sql.endsWith(' WHERE "a"."id" = $5 FOR NO KEY UPDATE OF "a"'), true, 'PostgreSQL locks the base table\'s row only')
   t.strictSame(b.insert({ n: 1 }), { sql: 'INSERT INTO "a" ("n") VALUES ($1) RETURNING "id"', params: [1], returns: 'rows' }, 'a write returns the key; the row is read back')
   t.throws(() => b.insert({ c: 1 }), { code: 'FV_ERR_SQL_NAME', message: '"a": "c" is a computed field, read-only; a write sets the table\'s columns (id, n)' })
   t.throws(() => b.update({ id: 1 }, { d: 1 }, true), { code: 'FV_ERR_SQL_NAME', message: /"d" is a computed field/ })

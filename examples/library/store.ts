@@ -63,11 +63,8 @@ const books = (d: ReadDialect) => ({
 }) satisfies SqlTableOptions<BookRow>
 
 /**
- * The same table without the reader's fields, for lending and returning. WORKAROUND
- * (docs/example-library.md, "What the library could not say"): a write here is one UPDATE, while a
- * query repository's write first locks the row `FOR UPDATE`, which on PostgreSQL waits for the
- * `FOR KEY SHARE` lock inserting a loan takes on its book: two members lending one book at once
- * would deadlock (a 503) rather than one of them getting the 409.
+ * The same table without the reader's fields, for lending and returning: what they change needs
+ * none of them, so their write is one UPDATE, with no read of the row back through the query.
  */
 const SHELF = { table: 'books', columns: ['id', 'available', 'updated_at'], touchColumn: 'updated_at', decode: { available: 'boolean' } } satisfies SqlTableOptions<Shelf>
 

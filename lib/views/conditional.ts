@@ -218,9 +218,12 @@ function holdsTime (schema: SchemaNode): boolean {
   return schema.type === 'string' && (schema.format === 'date-time' || schema.format === 'date')
 }
 
-function lastModifiedStamp (field: string): preSerializationHookHandler<unknown> {
+function lastModifiedStamp (field: string, envelope: string | undefined): preSerializationHookHandler<unknown> {
+  const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
   return (_request, reply, payload, done) => {
-    const value = typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>)[field] : undefined
+    // In a view's envelope (`{ "book": {...} }`), the object is the envelope's member.
+    const object = envelope === undefined || !isObject(payload) ? payload : payload[envelope]
+    const value = isObject(object) ? object[field] : undefined
     const stamp = value instanceof Date || typeof value === 'string' || typeof value === 'number' ? httpDate(value) : undefined
     if (stamp !== undefined && reply.statusCode < 300 && !reply.hasHeader('last-modified')) reply.header('last-modified', stamp)
     done(null, payload)
@@ -296,7 +299,7 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
     static override routeHooks (route: RouteDefinition, method: string): ReturnType<typeof Base.routeHooks> {
       const inherited = super.routeHooks(route, method)
       if (this.etag === true && SAFE.has(method)) {
-        const stamp = this.lastModifiedField === undefined ? [] : [lastModifiedStamp(this.lastModifiedField)]
+        const stamp = this.lastModifiedField === undefined ? [] : [lastModifiedStamp(this.lastModifiedField, route.envelope)]
         return { ...inherited, onSend: [etagOnSend, ...toList(inherited.onSend)], preSerialization: [...stamp, ...toList(inherited.preSerialization)] }
       }
       if (UNSAFE.has(method) && route.path.includes(':')) {
@@ -307,7 +310,7 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
         // A write's response carries the new validators, equal to what a GET would send, so a
         // client can chain conditional writes without reading again (RFC 9110 §8.8.3).
         if (this.etag !== true || method === 'DELETE') return hooks
-        const stamp = this.lastModifiedField === undefined ? [] : [lastModifiedStamp(this.lastModifiedField)]
+        const stamp = this.lastModifiedField === undefined ? [] : [lastModifiedStamp(this.lastModifiedField, route.envelope)]
         return { ...hooks, onSend: [etagOnWrite, ...toList(inherited.onSend)], preSerialization: [...stamp, ...toList(inherited.preSerialization)] }
       }
       return inherited

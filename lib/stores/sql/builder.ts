@@ -259,7 +259,7 @@ export class SqlBuilder {
 
   /**
    * The first row the criteria select, as reads see it, locked for the rest of the transaction:
-   * on PostgreSQL the base table's row only (`FOR UPDATE OF`); SQLite's write transaction locks the file.
+   * on PostgreSQL the base table's row only (`FOR NO KEY UPDATE OF`); SQLite's write transaction locks the file.
    */
   lockOne (criteria: Criteria, options?: RepositoryOptions): Statement {
     const statement = this.selectOne(criteria, options)

@@ -17,6 +17,9 @@ export const postgresDialect: Dialect = {
   beginWrite: 'BEGIN',
   beginRead: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
   // Of the base table only: PostgreSQL refuses FOR UPDATE on the nullable side of an outer join.
-  lockRows: (table) => ` FOR UPDATE OF ${table}`,
+  // NO KEY UPDATE, the lock an UPDATE that keeps the key takes: it excludes other writers of the
+  // row but not the KEY SHARE lock a foreign key's insert takes on it (a loan inserted for a book),
+  // which FOR UPDATE would wait for, and deadlock with, inside a transaction doing both.
+  lockRows: (table) => ` FOR NO KEY UPDATE OF ${table}`,
   offsetWithoutLimit: ''
 }
