@@ -95,6 +95,8 @@ for (const family of families) {
     t.ok(detail.delete.responses['403'], 'the object permission is documented where it applies')
     t.notOk(detail.get.responses['403'] === undefined, 'retrieve is judged too')
     t.notOk(listOp.responses['403'], 'not on the list')
+    for (const method of ['put', 'patch', 'delete', 'get']) t.ok(detail[method].responses['403'], `${method}: documented`)
+    t.notOk(doc.paths['/members/{memberId}/loans'].post.responses['403'], 'not on a create')
   })
 
   test(`${family.name}: object permissions refuse with 403 and write nothing`, async (t) => {
@@ -158,6 +160,8 @@ test('bulk writes judge every row they change, and one refused row writes nothin
       }
     })
     const app = await build({ views: [{ view: View, prefix: '/loans' }] })
+    const bulk = (await documented({ views: [{ view: View, prefix: '/loans' }] })).paths['/loans/bulk']
+    t.same(['put', 'patch', 'delete', 'post'].map((method) => bulk[method].responses['403'] !== undefined), [true, true, true, false], `${name}: 403 documented on the bulk writes that change rows`)
     problem(t, await app.inject({ method: 'PUT', url: '/loans/bulk', headers: { 'x-member': '1' }, payload: [{ id: 1, book: 'a' }, { id: 3, book: 'b' }] }), 403)
     t.equal(repos.loans.get({ id: 1 })?.book, 'Dune', `${name}: bulk PUT wrote nothing`)
     problem(t, await app.inject({ method: 'PATCH', url: '/loans/bulk', headers: { 'x-member': '1' }, payload: { book: 'c' } }), 403)
@@ -328,4 +332,32 @@ test('a route of the view\'s own on a nested view reads the parent first', async
   const app = await build({ views: [{ view: View, prefix: '/members/:memberId/loans' }] })
   t.same((await app.inject({ method: 'GET', url: '/members/1/loans/count' })).json(), { member: 'Ada', loans: 2 })
   t.match(problem(t, await app.inject({ method: 'GET', url: '/members/5/loans/count' }), 404).detail, /Member does not exist/)
+})
+
+test('a view without object permissions documents no 403, and reads its parent once per request', async (t) => {
+  const repos = stores()
+  let parentReads = 0
+  const members = { get: (criteria: Criteria) => { parentReads++; return criteria.id === 9 ? undefined : repos.members.get(criteria) } }
+  const View = mix(ConditionalMixin, GenericViewSet).with({
+    responseSchema: Loan,
+    detailParams: LoanParams,
+    prefixParams: MemberParams,
+    etag: true,
+    conditionalRequests: true,
+    repository: repos.loans,
+    parent: { repository: members, lookup: { id: 'memberId' }, scope: { member_id: 'id' } }
+  })
+  const doc = await documented({ views: [{ view: View, prefix: '/members/:memberId/loans' }] })
+  t.notOk(doc.paths['/members/{memberId}/loans/{id}'].get.responses['403'], 'nothing can refuse an object')
+  const app = await build({ views: [{ view: View, prefix: '/members/:memberId/loans' }] })
+  const etag = String((await app.inject('/members/1/loans/1')).headers.etag)
+  parentReads = 0
+  t.equal((await app.inject({ method: 'PATCH', url: '/members/1/loans/1', headers: { 'if-match': etag }, payload: { book: 'Dune II' } })).statusCode, 200)
+  t.equal(parentReads, 1, 'the precondition\'s read and the write share the parent')
+  t.match(problem(t, await app.inject('/members/9/loans'), 404).detail, /^Parent does not exist/, 'a store answering undefined has no parent either; the default name')
+  const Plain = GenericViewSet.with({ responseSchema: Loan, detailParams: LoanParams, repository: repos.loans }, {}, (route) => ({
+    parentOf: route.get('/parent', { responseSchema: Type.Object({ none: Type.Boolean() }) }, function () { return { none: this.getParent() === undefined } })
+  }))
+  const plain = await build({ views: [{ view: Plain, prefix: '/loans' }] })
+  t.same((await plain.inject('/loans/parent')).json(), { none: true }, 'no parent: getParent() is undefined')
 })
