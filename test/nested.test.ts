@@ -361,3 +361,44 @@ test('a view without object permissions documents no 403, and reads its parent o
   const plain = await build({ views: [{ view: Plain, prefix: '/loans' }] })
   t.same((await plain.inject('/loans/parent')).json(), { none: true }, 'no parent: getParent() is undefined')
 })
+
+test('what a nested view\'s declarations must be', async (t) => {
+  const repos = stores()
+  const NotObject = GenericViewSet.with({ responseSchema: Loan, detailParams: LoanParams, prefixParams: Type.String() as never, repository: repos.loans })
+  await t.rejects(build({ views: [{ view: NotObject, prefix: '/members/:memberId/loans' }] }), { code: 'FV_ERR_PREFIX_PARAMS', message: /must be Type\.Object schemas/ })
+  const UnionParams = GenericViewSet.with({ responseSchema: Loan, detailParams: Type.Union([LoanParams, Type.Object({ code: Type.String() })]) as never, prefixParams: MemberParams, repository: repos.loans })
+  await t.rejects(build({ views: [{ view: UnionParams, prefix: '/members/:memberId/loans' }] }), { code: 'FV_ERR_PREFIX_PARAMS', message: /params schema of each of its routes/ })
+  const Undeclared = GenericViewSet.with({ responseSchema: Loan, detailParams: LoanParams, repository: repos.loans, parent: { repository: repos.members, lookup: { id: 'memberId' }, scope: { member_id: 'id' } } })
+  await t.rejects(build({ views: [{ view: Undeclared, prefix: '/members/:memberId/loans' }] }), { code: 'FV_ERR_PREFIX_PARAMS', message: /names :memberId, which its prefixParams does not declare/ })
+})
+
+test('getDetailUrl from a view made by hand in a plain route: the path without a prefix', async (t) => {
+  const View = GenericViewSet.with({ responseSchema: Loan, detailParams: LoanParams, repository: stores().loans })
+  const app = Fastify()
+  app.get('/plain', (request, reply) => ({ url: new View(request, reply).getDetailUrl({ id: 7 }) }))
+  t.same((await app.inject('/plain')).json(), { url: '/7' })
+})
+
+test('a repository naming its fields without read-only ones: a body member it lacks is refused', async (t) => {
+  const store = stores().loans
+  const named = Object.assign(Object.create(store) as MemoryRepository<LoanT>, { fieldNames: ['id', 'member_id', 'book'] })
+  const View = GenericViewSet.with({ responseSchema: Loan, createSchema: Type.Object({ book: Type.String(), member_id: Type.Integer(), shelf: Type.String() }), detailParams: LoanParams, repository: named })
+  await t.rejects(build({ views: [{ view: View, prefix: '/loans' }] }), { code: 'FV_ERR_UNKNOWN_FIELD', message: /"shelf"/ })
+})
+
+test('an async nested view with conditional requests reads its parent before the precondition', async (t) => {
+  const repos = stores()
+  const View = mix(ConditionalMixin, AsyncGenericViewSet).with({
+    responseSchema: Loan,
+    detailParams: LoanParams,
+    prefixParams: MemberParams,
+    etag: true,
+    repository: asyncRepository<LoanT, MemoryRepository<LoanT>>(repos.loans),
+    parent: { repository: asyncRepository<MemberT, MemoryRepository<MemberT>>(repos.members), lookup: { id: 'memberId' }, scope: { member_id: 'id' }, name: 'Member' }
+  })
+  const app = await build({ views: [{ view: View, prefix: '/members/:memberId/loans' }] })
+  const etag = String((await app.inject('/members/1/loans/1')).headers.etag)
+  t.equal((await app.inject({ method: 'PATCH', url: '/members/1/loans/1', headers: { 'if-match': etag }, payload: { book: 'x' } })).statusCode, 200)
+  t.match(problem(t, await app.inject({ method: 'PATCH', url: '/members/8/loans/1', headers: { 'if-match': etag }, payload: { book: 'x' } }), 404).detail, /Member does not exist/)
+  t.equal((await app.inject({ method: 'PATCH', url: '/members/2/loans/1', headers: { 'if-match': etag }, payload: { book: 'x' } })).statusCode, 404, 'another member\'s loan: not found, whatever the tag')
+})

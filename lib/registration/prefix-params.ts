@@ -18,8 +18,12 @@ export function withPrefixParams (klass: ViewClass, options: ResolvedRouteOption
   const prefix = schemaStatic(klass, 'prefixParams')
   if (prefix === undefined) return options
   const own = options.schema?.params
-  if (own !== undefined && !isObject(own)) return options // a params schema of another form is the route's own business
-  if (!isObject(prefix)) throw new ConfigurationError('FV_ERR_PREFIX_PARAMS', `${klass.name}.prefixParams must be a Type.Object of the prefix's path parameters`)
+  // Joined property by property: a schema of another form (a union) could not say which of its
+  // members the prefix's parameters join, and left alone the prefix's would go unvalidated.
+  if (!isObject(prefix) || (own !== undefined && !isObject(own))) {
+    throw new ConfigurationError('FV_ERR_PREFIX_PARAMS', `Cannot register ${klass.name}: its prefixParams and the params schema of each of its routes must be ` +
+      'Type.Object schemas, so that the prefix\'s parameters join each route\'s')
+  }
   let params: TObject = prefix
   if (own !== undefined) {
     let byOwn = merged.get(prefix)
@@ -45,7 +49,7 @@ export function assertPrefixParams (klass: ViewClass, prefix: string): void {
   const absent = declared.filter((name) => !inPrefix.includes(name))
   const unread = Object.values(parent?.lookup ?? {}).filter((name) => !declared.includes(name))
   const problem = absent.length > 0
-    ? `its prefixParams declares ${absent.map((n) => `"${n}"`).join(', ')}, which its prefix (${prefix || '/'}) does not name: register it under a prefix with :${absent[0]}`
+    ? `its prefixParams declares ${absent.map((n) => `"${n}"`).join(', ')}, which its prefix (${prefix}) does not name: register it under a prefix with :${absent[0]}`
     : undeclared.length > 0
       ? `its prefix (${prefix}) names ${undeclared.map((n) => `:${n}`).join(', ')}, which its prefixParams does not declare: add ${undeclared.map((n) => `${n}: Type.String()`).join(', ')} (or its real type) to prefixParams`
       : unread.length > 0

@@ -76,11 +76,10 @@ const prefixNames = new WeakMap<object, readonly string[]>()
  * prefix (`memberId` of `/members/:memberId/loans/:id` names the parent, not a field of a loan).
  */
 export function objectParams (klass: { prefixParams?: unknown }, params: Record<string, unknown>): Record<string, unknown> {
-  const schema = klass.prefixParams as { properties?: Record<string, unknown> } | undefined
+  const schema = klass.prefixParams as { properties?: unknown } | undefined // registration made sure it is an object schema
   if (schema === undefined) return params
   let names = prefixNames.get(schema)
-  if (names === undefined) prefixNames.set(schema, names = Object.keys(schema.properties ?? {}))
-  if (names.length === 0) return params
+  if (names === undefined) prefixNames.set(schema, names = Object.keys(Object(schema.properties) as object))
   const own: Record<string, unknown> = {}
   for (const key of Object.keys(params)) if (!names.includes(key)) own[key] = params[key]
   return own

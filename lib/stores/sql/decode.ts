@@ -18,7 +18,7 @@ export type RowDecoder = (row: Record<string, unknown>) => Record<string, unknow
  * own booleans, a `json` column `pg` parsed) and `null` are left as they are.
  */
 export function rowDecoder (decode: Readonly<Record<string, StoredKind | undefined>> | undefined): RowDecoder | undefined {
-  const fields = Object.entries(decode ?? {}).filter((entry): entry is [string, StoredKind] => entry[1] !== undefined)
+  const fields = declared(decode)
   if (fields.length === 0) return undefined
   return (row) => {
     for (const [field, kind] of fields) {
@@ -35,9 +35,14 @@ export function rowDecoder (decode: Readonly<Record<string, StoredKind | undefin
 export function decodedFacts (facts: ReadonlyMap<string, ColumnFacts> | undefined, decode: Readonly<Record<string, StoredKind | undefined>> | undefined): ReadonlyMap<string, ColumnFacts> | undefined {
   if (facts === undefined || decode === undefined) return facts
   const decoded = new Map(facts)
-  for (const [field, kind] of Object.entries(decode)) {
+  for (const [field, kind] of declared(decode)) {
+    // A computed field has no facts to correct.
     const fact = facts.get(field)
-    if (fact !== undefined && kind !== undefined) decoded.set(field, { nullable: fact.nullable, kind: kind === 'boolean' ? 'boolean' : undefined })
+    if (fact !== undefined) decoded.set(field, { nullable: fact.nullable, kind: kind === 'boolean' ? 'boolean' : undefined })
   }
   return decoded
 }
+
+/** The fields `decode` declares, with their kinds. */
+const declared = (decode: Readonly<Record<string, StoredKind | undefined>> | undefined): Array<[string, StoredKind]> =>
+  Object.entries(decode ?? {}).filter((entry): entry is [string, StoredKind] => entry[1] !== undefined)
