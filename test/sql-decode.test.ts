@@ -67,6 +67,8 @@ t0.test(`SQLite (${driver}): decoded fields`, async (t) => {
   for (const statement of TABLES('INTEGER', 'sqlite')) db.exec(statement)
   const repository = new AsyncSqliteRepository<BookT>(db, options('sqlite'))
   t.equal(repository.columnFacts?.get('available')?.kind, 'boolean', 'the column is checked as what it is decoded to')
+  const texts = new AsyncSqliteRepository<BookT>(db, { ...options('sqlite'), decode: { title: 'json' } })
+  t.same(texts.columnFacts?.get('title'), { nullable: false, kind: undefined }, 'a JSON text column may hold any JSON type')
   await cases(t, repository)
 })
 

@@ -34,13 +34,11 @@ export function rowDecoder (decode: Readonly<Record<string, StoredKind | undefin
 /** What the table says of its columns, with the declared fields in the type they are decoded to (a JSON value: any type). */
 export function decodedFacts (facts: ReadonlyMap<string, ColumnFacts> | undefined, decode: Readonly<Record<string, StoredKind | undefined>> | undefined): ReadonlyMap<string, ColumnFacts> | undefined {
   if (facts === undefined || decode === undefined) return facts
-  const decoded = new Map(facts)
-  for (const [field, kind] of declared(decode)) {
-    // A computed field has no facts to correct.
-    const fact = facts.get(field)
-    if (fact !== undefined) decoded.set(field, { nullable: fact.nullable, kind: kind === 'boolean' ? 'boolean' : undefined })
-  }
-  return decoded
+  const kinds = new Map(declared(decode))
+  return new Map([...facts].map(([field, fact]): [string, ColumnFacts] => {
+    const kind = kinds.get(field)
+    return [field, kind === undefined ? fact : { nullable: fact.nullable, kind: kind === 'boolean' ? 'boolean' : undefined }]
+  }))
 }
 
 /** The fields `decode` declares, with their kinds. */
