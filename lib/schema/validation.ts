@@ -7,6 +7,9 @@ import { PART_DETAIL, PART_LOCATION, type HttpPart } from '../http/request-parts
 import { toTypeBox, type Schema } from '../core/typebox-lines.js'
 import { firstTooDeep } from '../core/json-depth.js'
 import { schemaDepth } from './depth.js'
+import { compileDefaults, declaredDefaults, unfilledDefaults } from './defaults.js'
+import { compileStrip } from './strip.js'
+import { ConfigurationError } from '../core/configuration-error.js'
 
 export type { HttpPart }
 
@@ -309,20 +312,134 @@ export function validateTargetEarly (request: FastifyRequest): boolean {
 /** How many levels of arrays and objects a JSON body may nest where its schema does not bound it (`View.maxBodyDepth`). */
 export const DEFAULT_MAX_BODY_DEPTH = 128
 
+/**
+ * What a route does with what a request leaves out and with body members its schema does not
+ * name (docs/views.md#the-validation-policy). The plugin, a `ViewRouter` and a registration entry
+ * each may set it; the innermost setting of each option wins.
+ */
+export interface ValidationPolicy {
+  /**
+   * Fill a member the request leaves out with its schema's `default`, in the path, the query,
+   * headers and the body, as Fastify's Ajv does with `useDefaults` (default `true`). A member
+   * with a default is then not required of the client. Never in the body of a PATCH: a partial
+   * update changes what it names, and a default there would overwrite the stored value.
+   */
+  useDefaults?: boolean
+  /**
+   * A body member that no schema of its object names: `'refuse'` it, a 400 naming it (the
+   * default), or `'strip'` it, removed before the action sees the body (Ajv's `removeAdditional`).
+   * Only objects the body schema closes: a `Type.Record` or an object open to other members keeps them.
+   */
+  unknownProperties?: 'refuse' | 'strip'
+}
+
+/** A validation policy with every option decided. */
+export type ResolvedValidationPolicy = Required<ValidationPolicy>
+
+/** The policy of a route that sets none: defaults filled, unknown body members refused. */
+export const DEFAULT_VALIDATION_POLICY: ResolvedValidationPolicy = Object.freeze({ useDefaults: true, unknownProperties: 'refuse' })
+
+const POLICY_CHECKS: Record<keyof ValidationPolicy, { valid: (value: unknown) => boolean, expected: string }> = {
+  useDefaults: { valid: (value) => typeof value === 'boolean', expected: 'true or false' },
+  unknownProperties: { valid: (value) => value === 'refuse' || value === 'strip', expected: '\'refuse\' or \'strip\'' }
+}
+
+/**
+ * The policy of a route from the levels that may set it, outermost first (the plugin, a router,
+ * the registration entry): each option from the innermost level that sets it. `where` names the
+ * registration in the error an option the library does not know, or a value it does not take, throws.
+ */
+export function resolveValidationPolicy (levels: ReadonlyArray<ValidationPolicy | undefined>, where: string): ResolvedValidationPolicy {
+  let policy: ResolvedValidationPolicy = DEFAULT_VALIDATION_POLICY
+  for (const level of levels) {
+    if (level === undefined) continue
+    if (typeof level !== 'object' || level === null) {
+      throw new ConfigurationError('FV_ERR_VALIDATION_POLICY', `${where}: validation must be an object ({ useDefaults, unknownProperties }); got ${String(JSON.stringify(level))}`)
+    }
+    for (const [key, value] of Object.entries(level)) {
+      const check = Object.hasOwn(POLICY_CHECKS, key) ? POLICY_CHECKS[key as keyof ValidationPolicy] : undefined
+      if (check === undefined) {
+        throw new ConfigurationError('FV_ERR_VALIDATION_POLICY', `${where}: validation.${key} is not an option of the validation policy; its options are useDefaults and unknownProperties`)
+      }
+      if (value === undefined) continue
+      if (!check.valid(value)) throw new ConfigurationError('FV_ERR_VALIDATION_POLICY', `${where}: validation.${key} must be ${check.expected}; got ${String(JSON.stringify(value))}`)
+      policy = { ...policy, [key]: value }
+    }
+  }
+  return policy
+}
+
+/** A member's path in a schema for a message: `lines.*.n`. */
+const memberPath = (path: string): string => path.slice(1).replaceAll('/', '.')
+
+/**
+ * Refuses, at registration, a `default` that would not do what it says: one its own schema does not
+ * accept (every request that left the member out would be a 400 the client could do nothing about),
+ * and one inside a union, where none is filled (Fastify's Ajv refuses it too, in strict mode).
+ * `where` names the schema.
+ */
+export function assertDefaultsValid (schema: TSchema, where: string): void {
+  const [unfilled] = unfilledDefaults(schema)
+  if (unfilled !== undefined) {
+    throw new ConfigurationError('FV_ERR_VALIDATION_POLICY', `${where}: the default of ${memberPath(unfilled)} is inside a union (anyOf), where no default is filled ` +
+      '(which member a value matches is not known before it is checked); move it onto the member that holds the union, or remove it')
+  }
+  for (const { schema: member, value, path } of declaredDefaults(schema)) {
+    let valid: boolean
+    try {
+      valid = typeof value !== 'function' && compileCheck(member).Check(value)
+    } catch {
+      // A member that refers to the schema around it (`This`) cannot be compiled alone: the request's check covers it.
+      continue
+    }
+    if (!valid) {
+      throw new ConfigurationError('FV_ERR_VALIDATION_POLICY', `${where}: the default of ${memberPath(path)} (${String(JSON.stringify(value))}) is not a value its own schema accepts, ` +
+        'so every request that leaves it out would be refused; correct the default, or remove it')
+    }
+  }
+}
+
 /** A compiled validator as Fastify's route-level `validatorCompiler` returns it. */
 export type PartValidator = (data: unknown) => true | { error: Error }
+
+/** How one request part is validated, besides its schema. */
+export interface PartValidatorOptions {
+  /** A hook of the route may have validated the path and query already (`validateTargetEarly`): what it passed is not checked again. */
+  checkedEarly?: boolean
+  /** How deeply a body may nest where its schema does not bound it (a deeper one is a 400 naming where). */
+  maxBodyDepth?: number
+  /** Fill the defaults of members the request leaves out (default: none filled). */
+  useDefaults?: boolean
+  /** Remove body members the schema's closed objects do not name, instead of refusing them (default: refused). */
+  stripUnknown?: boolean
+}
+
+/** Steps that change a value before it is checked, run in order; `undefined` when there are none. */
+function inOrder (...steps: Array<((data: never) => void) | undefined>): ((data: unknown) => void) | undefined {
+  const present = steps.filter((step) => step !== undefined) as Array<(data: unknown) => void>
+  if (present.length === 0) return undefined
+  if (present.length === 1) return present[0]
+  const [first, second] = present
+  return (data) => {
+    first(data)
+    second(data)
+  }
+}
 
 /**
  * Compiles the validator of one request part. Called by Fastify at registration
  * (route option `validatorCompiler`); the returned function is the whole per-request cost.
- * `checkedEarly`: a hook of the route may have validated the path and query already
- * (`validateTargetEarly`), and what it passed is not checked again. `maxBodyDepth`: how deeply a
- * body may nest where its schema does not bound it (a deeper one is a 400 naming where).
+ * Before the check, in order: a query, path or headers value is converted (`buildCoercion`), a
+ * body's unknown members are stripped (`stripUnknown`), and missing members get their defaults
+ * (`useDefaults`); each step exists only where the schema gives it something to do.
  */
-export function compilePartValidator (schema: TSchema, part: HttpPart, checkedEarly = false, maxBodyDepth = DEFAULT_MAX_BODY_DEPTH): PartValidator {
+export function compilePartValidator (schema: TSchema, part: HttpPart, options: PartValidatorOptions = {}): PartValidator {
+  const { checkedEarly = false, maxBodyDepth = DEFAULT_MAX_BODY_DEPTH, useDefaults = false, stripUnknown = false } = options
   const target = part === 'headers' ? lowerCaseKeys(schema as AnySchema) : schema
   const check = compileCheck(target)
-  const coerce = part === 'body' ? undefined : buildCoercion(target)
+  const prepare = part === 'body'
+    ? inOrder(stripUnknown ? compileStrip(target, (s) => { const c = compileCheck(s); return (value) => c.Check(value) }) : undefined, useDefaults ? compileDefaults(target) : undefined)
+    : inOrder(buildCoercion(target), useDefaults ? compileDefaults(target) : undefined)
   const fail = (data: unknown): { error: Error } => ({
     error: new RequestValidationError(PART_DETAIL[part], { errors: validationEntries(check, data, part) })
   })
@@ -334,12 +451,13 @@ export function compilePartValidator (schema: TSchema, part: HttpPart, checkedEa
         return where === undefined ? undefined : { error: new RequestValidationError(PART_DETAIL.body, { errors: [{ detail: `Nested more than ${maxBodyDepth} levels deep`, pointer: '#' + where }] }) }
       }
     : undefined
-  const run: PartValidator = coerce === undefined
-    ? tooDeep === undefined ? (data) => check.Check(data) ? true : fail(data) : (data) => tooDeep(data) ?? (check.Check(data) ? true : fail(data))
+  const checked: PartValidator = prepare === undefined
+    ? (data) => check.Check(data) ? true : fail(data)
     : (data) => {
-        coerce(data as Record<string, unknown>)
+        prepare(data)
         return check.Check(data) ? true : fail(data)
       }
+  const run: PartValidator = tooDeep === undefined ? checked : (data) => tooDeep(data) ?? checked(data)
   // A path or query a hook validated ahead of Fastify's phase (validateTargetEarly) is not checked twice.
   const validate: PartValidator = checkedEarly && (part === 'params' || part === 'querystring') ? (data) => checkedTargets.has(data as object) || run(data) : run
   // A recursive schema (TypeBox `Recursive`) is checked by recursion, so a value nested
@@ -355,8 +473,15 @@ export function compilePartValidator (schema: TSchema, part: HttpPart, checkedEa
   }
 }
 
-/** Fastify's `validatorCompiler` route option, backed by the TypeBox compiler; takes schemas of either TypeBox line. */
-export function typeboxValidatorCompiler ({ schema, httpPart, url }: { schema: unknown, httpPart?: string, url?: string }): PartValidator {
+/**
+ * Fastify's `validatorCompiler` route option, backed by the TypeBox compiler; takes schemas of
+ * either TypeBox line. Defaults are filled as Fastify's Ajv fills them (not in a PATCH body);
+ * bodies are not closed against unknown members.
+ */
+export function typeboxValidatorCompiler ({ schema, httpPart, url, method }: { schema: unknown, httpPart?: string, url?: string, method?: string }): PartValidator {
   const part = (httpPart ?? 'body') as HttpPart // Fastify names one of the four parts
-  return compilePartValidator(toTypeBox(schema as Schema, `the ${part} schema of ${url ?? 'a route'}`), part) // Fastify passes the route's schema as it was given
+  const typed = toTypeBox(schema as Schema, `the ${part} schema of ${url ?? 'a route'}`) // Fastify passes the route's schema as it was given
+  const useDefaults = part !== 'body' || method !== 'PATCH'
+  if (useDefaults) assertDefaultsValid(typed, `the ${part} schema of ${url ?? 'a route'}`)
+  return compilePartValidator(typed, part, { useDefaults })
 }
