@@ -23,6 +23,12 @@ const isNode = (value: unknown): value is Node => typeof value === 'object' && v
 /** Names a plain object inherits: such a member is read as an own one only. */
 const INHERITED = new Set(Object.getOwnPropertyNames(Object.prototype))
 
+/** A keyword's member schemas by name (`properties`, `patternProperties`): none when the schema lacks it. */
+const schemasOf = (keyword: unknown): Record<string, Node> => Object(keyword) as Record<string, Node>
+
+/** A keyword's list of schemas (`allOf`, `anyOf`, a tuple's `items`): none when the schema lacks it. */
+const listOf = (keyword: unknown): Node[] => Array.isArray(keyword) ? keyword as Node[] : []
+
 /**
  * The schemas a value is checked against where Ajv fills defaults (and so does the library):
  * the members of an object (`properties`, `additionalProperties`, `patternProperties`), the items of
@@ -32,29 +38,20 @@ const INHERITED = new Set(Object.getOwnPropertyNames(Object.prototype))
  */
 function visited (node: Node): Array<{ schema: Node, path: string, member?: string }> {
   const out: Array<{ schema: Node, path: string, member?: string }> = []
-  if (isNode(node.properties)) {
-    for (const key of Object.keys(node.properties)) {
-      const schema = node.properties[key]
-      if (isNode(schema)) out.push({ schema, path: '/' + key, member: key })
-    }
-  }
+  const props = schemasOf(node.properties)
+  for (const key of Object.keys(props)) out.push({ schema: props[key], path: '/' + key, member: key })
   if (isNode(node.additionalProperties)) out.push({ schema: node.additionalProperties, path: '/*' })
-  if (isNode(node.patternProperties)) {
-    for (const schema of Object.values(node.patternProperties)) if (isNode(schema)) out.push({ schema, path: '/*' })
-  }
+  for (const schema of Object.values(schemasOf(node.patternProperties))) out.push({ schema, path: '/*' })
   if (isNode(node.items)) out.push({ schema: node.items, path: '/*' })
-  if (Array.isArray(node.items)) node.items.forEach((schema, i) => { if (isNode(schema)) out.push({ schema, path: '/' + String(i) }) })
-  if (Array.isArray(node.allOf)) for (const schema of node.allOf) if (isNode(schema)) out.push({ schema, path: '' })
+  listOf(node.items).forEach((schema, i) => out.push({ schema, path: '/' + String(i) }))
+  for (const schema of listOf(node.allOf)) out.push({ schema, path: '' })
   return out
 }
 
 /** The schemas with an `$id` inside `schema`, by id: what its `$ref`s (a `Type.Recursive`'s `This`) point to. */
 function identified (schema: Node): Map<string, Node> {
   const ids = new Map<string, Node>()
-  const seen = new Set<Node>()
   const walk = (node: Node): void => {
-    if (seen.has(node)) return
-    seen.add(node)
     if (typeof node.$id === 'string' && !ids.has(node.$id)) ids.set(node.$id, node)
     for (const value of Object.values(node)) {
       if (Array.isArray(value)) for (const item of value) { if (isNode(item)) walk(item) } else if (isNode(value)) walk(value)
@@ -113,9 +110,7 @@ export function unfilledDefaults (schema: TSchema): string[] {
       if (inUnion && member !== undefined && Object.hasOwn(child, 'default')) found.push(path + step)
       walk(child, path + step, inUnion)
     }
-    for (const union of [next.anyOf, next.oneOf, [next.not]]) {
-      if (Array.isArray(union)) for (const member of union) if (isNode(member)) walk(member, path, true)
-    }
+    for (const member of [...listOf(next.anyOf), ...listOf(next.oneOf), ...listOf([next.not].filter(isNode))]) walk(member, path, true)
   }
   walk(root, '', false)
   return found
@@ -124,6 +119,10 @@ export function unfilledDefaults (schema: TSchema): string[] {
 /** A fresh copy of a default for each request, so that an action changing the value it got changes no other request's. */
 function factoryOf (value: unknown): () => unknown {
   if (typeof value !== 'object' || value === null) return () => value
+  // The common ones without parsing.
+  if (Array.isArray(value)) {
+    if (value.length === 0) return () => []
+  } else if (Object.keys(value).length === 0) return () => ({})
   const text = JSON.stringify(value)
   return () => JSON.parse(text) as unknown
 }
@@ -212,44 +211,37 @@ export function compileDefaults (schema: TSchema): ApplyDefaults | undefined {
   const build = (start: Node): ApplyDefaults | undefined => {
     const node = target(start, ids) ?? start
     const known = built.get(node)
-    // A schema that contains itself (`Type.Recursive`) is asked for its filling while it is built: it is read when called.
-    if (known !== undefined) return known.done ? known.apply : (value) => known.apply!(value)
+    if (known !== undefined) {
+      if (known.done) return known.apply
+      // A schema that contains itself (`Type.Recursive`) is asked for its filling while it is built: it is read when called.
+      return fills(node) ? (value) => known.apply!(value) : undefined
+    }
     const cell: { apply: ApplyDefaults | undefined, done: boolean } = { apply: undefined, done: false }
     built.set(node, cell)
     const steps: ApplyDefaults[] = []
-    if (fills(node)) {
-      const props = isNode(node.properties) ? node.properties : {}
-      const members: Member[] = []
-      for (const key of Object.keys(props)) {
-        const prop = props[key]
-        if (!isNode(prop)) continue
-        const make = Object.hasOwn(prop, 'default') ? factoryOf(prop.default) : undefined
-        const inner = build(prop)
-        if (make !== undefined || inner !== undefined) members.push({ key, make, inner, inherited: INHERITED.has(key) })
-      }
-      if (members.length > 0) steps.push(objectStep(members))
-      const patterns: Array<[RegExp, ApplyDefaults]> = []
-      if (isNode(node.patternProperties)) {
-        for (const [pattern, schema] of Object.entries(node.patternProperties)) {
-          const inner = isNode(schema) ? build(schema) : undefined
-          if (inner !== undefined) patterns.push([new RegExp(pattern, 'u'), inner])
-        }
-      }
-      const additional = isNode(node.additionalProperties) ? build(node.additionalProperties) : undefined
-      if (patterns.length > 0 || additional !== undefined) steps.push(otherMembersStep(new Set(Object.keys(props)), patterns, additional))
-      if (isNode(node.items)) {
-        const inner = build(node.items)
-        if (inner !== undefined) steps.push(itemsStep(inner))
-      } else if (Array.isArray(node.items)) {
-        const inners = node.items.map((item) => isNode(item) ? build(item) : undefined)
-        if (inners.some((inner) => inner !== undefined)) steps.push(tupleStep(inners))
-      }
-      if (Array.isArray(node.allOf)) {
-        for (const member of node.allOf) {
-          const inner = isNode(member) ? build(member) : undefined
-          if (inner !== undefined) steps.push(inner)
-        }
-      }
+    const props = schemasOf(node.properties)
+    const members: Member[] = []
+    for (const key of Object.keys(props)) {
+      const prop = props[key]
+      const make = Object.hasOwn(prop, 'default') ? factoryOf(prop.default) : undefined
+      const inner = build(prop)
+      if (make !== undefined || inner !== undefined) members.push({ key, make, inner, inherited: INHERITED.has(key) })
+    }
+    if (members.length > 0) steps.push(objectStep(members))
+    const patterns: Array<[RegExp, ApplyDefaults]> = []
+    for (const [pattern, schema] of Object.entries(schemasOf(node.patternProperties))) {
+      const inner = build(schema)
+      if (inner !== undefined) patterns.push([new RegExp(pattern, 'u'), inner])
+    }
+    const additional = isNode(node.additionalProperties) ? build(node.additionalProperties) : undefined
+    if (patterns.length > 0 || additional !== undefined) steps.push(otherMembersStep(new Set(Object.keys(props)), patterns, additional))
+    const item = isNode(node.items) ? build(node.items) : undefined
+    if (item !== undefined) steps.push(itemsStep(item))
+    const tuple = listOf(node.items).map(build)
+    if (tuple.some((inner) => inner !== undefined)) steps.push(tupleStep(tuple))
+    for (const member of listOf(node.allOf)) {
+      const inner = build(member)
+      if (inner !== undefined) steps.push(inner)
     }
     cell.apply = applyAll(steps)
     cell.done = true
@@ -277,66 +269,54 @@ export function optionalDefaults<T extends TSchema> (schema: T): T {
     }
   }
   scan(root)
+  const rewriteAll = (schemas: Record<string, Node>): Record<string, Node> | undefined => {
+    const shown: Record<string, Node> = {}
+    let changed = false
+    for (const key of Object.keys(schemas)) {
+      shown[key] = rewrite(schemas[key])
+      changed ||= shown[key] !== schemas[key]
+    }
+    return changed ? shown : undefined
+  }
+  const rewriteList = (schemas: Node[]): Node[] | undefined => {
+    const shown = schemas.map(rewrite)
+    return shown.some((member, i) => member !== schemas[i]) ? shown : undefined
+  }
   const rewrite = (node: Node): Node => {
     if (typeof node.$id === 'string' && refs.has(node.$id)) return node
-    let out = node
-    const edit = (key: string, value: unknown): void => {
-      if (out === node) out = { ...node }
-      out[key] = value
-    }
-    if (isNode(node.properties)) {
-      const props = node.properties
-      const next: Node = {}
-      const defaulted: string[] = []
-      let changed = false
+    const out: Node = { ...node }
+    let changed = false
+    if (node.properties !== undefined) {
+      const props = schemasOf(node.properties)
+      const next: Record<string, Node> = {}
+      const defaulted = new Set<string>()
       for (const key of Object.keys(props)) {
-        const prop = props[key]
-        if (!isNode(prop)) {
-          next[key] = prop
-          continue
+        next[key] = rewrite(props[key])
+        if (Object.hasOwn(props[key], 'default')) {
+          defaulted.add(key)
+          next[key] = { ...next[key], [OptionalKind]: 'Optional' }
         }
-        let shown = rewrite(prop)
-        if (Object.hasOwn(prop, 'default')) {
-          defaulted.push(key)
-          if (shown[OptionalKind] !== 'Optional') shown = { ...shown, [OptionalKind]: 'Optional' }
-        }
-        next[key] = shown
-        changed ||= shown !== prop
+        changed ||= next[key] !== props[key]
       }
-      if (changed) edit('properties', next)
-      if (Array.isArray(node.required) && defaulted.length > 0) {
-        const required = (node.required as string[]).filter((key) => !defaulted.includes(key))
-        if (required.length !== node.required.length) {
-          if (required.length > 0) edit('required', required)
-          else {
-            if (out === node) out = { ...node }
-            delete out.required
-          }
-        }
-      }
+      out.properties = next
+      const required = listOf(node.required).filter((key) => !defaulted.has(key as unknown as string))
+      if (required.length > 0) out.required = required
+      else delete out.required
     }
+    const patterns = rewriteAll(schemasOf(node.patternProperties))
+    if (patterns !== undefined) out.patternProperties = patterns
+    const members = rewriteList(listOf(node.allOf))
+    if (members !== undefined) out.allOf = members
+    const tuple = rewriteList(listOf(node.items))
+    if (tuple !== undefined) out.items = tuple
     for (const key of ['additionalProperties', 'items'] as const) {
       const child = node[key]
-      if (isNode(child)) {
-        const shown = rewrite(child)
-        if (shown !== child) edit(key, shown)
-      } else if (key === 'items' && Array.isArray(child)) {
-        const shown = child.map((item: unknown) => isNode(item) ? rewrite(item) : item)
-        if (shown.some((item, i) => item !== child[i])) edit(key, shown)
-      }
+      if (isNode(child)) out[key] = rewrite(child)
+      changed ||= out[key] !== child
     }
-    if (isNode(node.patternProperties)) {
-      const patterns = node.patternProperties
-      const shown: Node = {}
-      for (const key of Object.keys(patterns)) shown[key] = isNode(patterns[key]) ? rewrite(patterns[key]) : patterns[key]
-      if (Object.keys(patterns).some((key) => shown[key] !== patterns[key])) edit('patternProperties', shown)
-    }
-    if (Array.isArray(node.allOf)) {
-      const members = node.allOf as unknown[]
-      const shown = members.map((member) => isNode(member) ? rewrite(member) : member)
-      if (shown.some((member, i) => member !== members[i])) edit('allOf', shown)
-    }
-    if (out !== node && typeof node.$id === 'string') out.$id = `${node.$id}Input`
+    changed ||= patterns !== undefined || members !== undefined || tuple !== undefined
+    if (!changed) return node
+    if (typeof node.$id === 'string') out.$id = `${node.$id}Input`
     return out
   }
   return rewrite(root) as unknown as T

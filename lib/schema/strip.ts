@@ -3,7 +3,7 @@
  * 'strip'`, Ajv's `removeAdditional`): removed where the validated schema closes an object, before
  * the value is checked (docs/views.md#unknown-properties). Compiled once per schema at registration.
  */
-import type { TSchema } from '@sinclair/typebox'
+import { KeyOfPattern, type TSchema } from '@sinclair/typebox'
 
 type Node = Record<string | symbol, unknown>
 
@@ -15,53 +15,29 @@ export type CompileCheck = (schema: TSchema) => (value: unknown) => boolean
 
 const isNode = (value: unknown): value is Node => typeof value === 'object' && value !== null && !Array.isArray(value)
 
+/** A keyword's member schemas by name (`properties`): none when the schema lacks it. */
+const schemasOf = (keyword: unknown): Record<string, Node> => Object(keyword) as Record<string, Node>
+
+/** A keyword's list of schemas (`allOf`, `anyOf`): none when the schema lacks it. */
+const listOf = (keyword: unknown): Node[] => Array.isArray(keyword) ? keyword as Node[] : []
+
 /** The schema with every object opened again: what a value is matched against before its unknown members are removed. */
 function opened (node: Node): Node {
-  let out = node
-  const edit = (key: string, value: unknown): void => {
-    if (out === node) out = { ...node }
-    out[key] = value
-  }
-  if (node.additionalProperties === false) edit('additionalProperties', undefined)
-  if (node.unevaluatedProperties === false) edit('unevaluatedProperties', undefined)
-  if (isNode(node.properties)) {
-    const props = node.properties
-    const next: Node = {}
-    for (const key of Object.keys(props)) next[key] = isNode(props[key]) ? opened(props[key]) : props[key]
-    if (Object.keys(props).some((key) => next[key] !== props[key])) edit('properties', next)
-  }
-  if (isNode(node.items)) {
-    const items = opened(node.items)
-    if (items !== node.items) edit('items', items)
-  }
-  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
-    const members = node[key]
-    if (!Array.isArray(members)) continue
-    const next = members.map((member: unknown) => isNode(member) ? opened(member) : member)
-    if (next.some((member, i) => member !== members[i])) edit(key, next)
-  }
-  // An `undefined` keyword is no keyword to the compiler, but would be a member of the JSON.
-  for (const key of ['additionalProperties', 'unevaluatedProperties'] as const) if (out !== node && out[key] === undefined) delete out[key]
+  const out: Node = { ...node }
+  delete out.additionalProperties
+  delete out.unevaluatedProperties
+  // Only a closure the validated schema adds or declares is taken away: a schema for the other members stays.
+  if (node.additionalProperties !== false) out.additionalProperties = node.additionalProperties
+  if (node.unevaluatedProperties !== false) out.unevaluatedProperties = node.unevaluatedProperties
+  if (node.properties !== undefined) out.properties = Object.fromEntries(Object.entries(schemasOf(node.properties)).map(([key, schema]) => [key, opened(schema)]))
+  if (isNode(node.items)) out.items = opened(node.items)
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) if (node[key] !== undefined) out[key] = listOf(node[key]).map(opened)
+  for (const key of ['additionalProperties', 'unevaluatedProperties'] as const) if (out[key] === undefined) delete out[key]
   return out
 }
 
-/**
- * The member names an intersection that closes the whole evaluates, or `undefined` when a member
- * makes them depend on the value (a union, a pattern, a member open to others, a reference).
- */
-function evaluatedNames (node: Node, names = new Set<string>()): Set<string> | undefined {
-  if (typeof node.$ref === 'string' || node.anyOf !== undefined || node.oneOf !== undefined || node.patternProperties !== undefined) return undefined
-  if (node.additionalProperties !== undefined && node.additionalProperties !== false) return undefined
-  if (node.unevaluatedProperties !== undefined && node.unevaluatedProperties !== false) return undefined
-  if (isNode(node.properties)) for (const key of Object.keys(node.properties)) names.add(key)
-  if (Array.isArray(node.allOf)) {
-    for (const member of node.allOf) if (!isNode(member) || evaluatedNames(member, names) === undefined) return undefined
-  }
-  return names
-}
-
 /** Deletes the members of `value` outside `known`; `__proto__` too, as an own member (JSON.parse makes it one). */
-function removeUnknown (value: Node, known: Set<string>): void {
+function removeUnknown (value: Node, known: { has: (key: string) => boolean }): void {
   for (const key of Object.keys(value)) if (!known.has(key)) delete value[key]
 }
 
@@ -101,58 +77,55 @@ export function compileStrip (schema: TSchema, compile: CompileCheck): StripUnkn
   const build = (start: Node, insideIntersect: boolean): StripUnknown | undefined => {
     const node = (typeof start.$ref === 'string' ? ids.get(start.$ref) : undefined) ?? start
     const known = built.get(node)
-    // A schema that contains itself (`Type.Recursive`): its stripping is read when called.
-    if (known !== undefined) return known.done ? known.strip : (value) => known.strip?.(value)
+    if (known !== undefined) {
+      // A schema that contains itself (`Type.Recursive`) is asked for its stripping while it is built: it is read when called.
+      return known.done ? known.strip : (value) => known.strip!(value)
+    }
     const cell: { strip: StripUnknown | undefined, done: boolean } = { strip: undefined, done: false }
     if (!insideIntersect) built.set(node, cell)
     const steps: StripUnknown[] = []
-    const names = isNode(node.properties) ? node.properties : undefined
-    if (node.additionalProperties === false && !insideIntersect) {
-      const known = new Set(names === undefined ? [] : Object.keys(names))
+    const names = schemasOf(node.properties)
+    // An intersection is closed as a whole, by what its members name (TypeBox reads no `additionalProperties` beside `allOf`).
+    if (node.additionalProperties === false && !insideIntersect && node.allOf === undefined) {
+      const known = new Set(Object.keys(names))
       steps.push((value) => { if (isNode(value)) removeUnknown(value, known) })
     }
-    if (Array.isArray(node.allOf) && node.unevaluatedProperties === false && !insideIntersect) {
-      const known = evaluatedNames(node)
-      if (known !== undefined) steps.push((value) => { if (isNode(value)) removeUnknown(value, known) })
+    if (node.unevaluatedProperties === false && !insideIntersect) {
+      // The names TypeBox's check of the intersection takes: its members' own, a record's pattern.
+      const pattern = new RegExp(KeyOfPattern(node as unknown as TSchema))
+      const known = { has: (key: string): boolean => pattern.test(key) }
+      steps.push((value) => { if (isNode(value)) removeUnknown(value, known) })
     }
-    if (names !== undefined) {
-      const members: Array<[string, StripUnknown]> = []
-      for (const key of Object.keys(names)) {
-        const member = isNode(names[key]) ? build(names[key], false) : undefined
-        if (member !== undefined) members.push([key, member])
-      }
-      if (members.length > 0) {
-        steps.push((value) => {
-          if (!isNode(value)) return
-          for (const [key, strip] of members) {
-            if (Object.hasOwn(value, key)) strip(value[key])
-          }
-        })
-      }
+    const members: Array<[string, StripUnknown]> = []
+    for (const key of Object.keys(names)) {
+      const member = build(names[key], false)
+      if (member !== undefined) members.push([key, member])
+    }
+    if (members.length > 0) {
+      steps.push((value) => {
+        if (!isNode(value)) return
+        for (const [key, strip] of members) {
+          if (Object.hasOwn(value, key)) strip(value[key])
+        }
+      })
     }
     if (isNode(node.items)) {
       const item = build(node.items, false)
       if (item !== undefined) steps.push((value) => { if (Array.isArray(value)) for (const each of value) item(each) })
     }
-    if (Array.isArray(node.allOf)) {
-      for (const member of node.allOf) {
-        const strip = isNode(member) ? build(member, true) : undefined
-        if (strip !== undefined) steps.push(strip)
-      }
-    }
-    for (const key of ['anyOf', 'oneOf'] as const) {
-      const union = node[key]
-      if (!Array.isArray(union)) continue
-      const strip = unionStrip(union.filter(isNode), insideIntersect)
+    for (const member of listOf(node.allOf)) {
+      const strip = build(member, true)
       if (strip !== undefined) steps.push(strip)
     }
+    const union = unionStrip([...listOf(node.anyOf), ...listOf(node.oneOf)], insideIntersect)
+    if (union !== undefined) steps.push(union)
     cell.strip = inOrder(steps)
     cell.done = true
     return cell.strip
   }
   const unionStrip = (members: Node[], insideIntersect: boolean): StripUnknown | undefined => {
     const strips = members.map((member) => build(member, insideIntersect))
-    if (strips.every((strip) => strip === undefined)) return undefined
+    if (strips.every((strip) => strip === undefined)) return undefined // no member, or none that strips
     let compiled: UnionMember[]
     try {
       compiled = members.map((member, i) => ({ exact: compile(member as unknown as TSchema), loose: compile(opened(member) as unknown as TSchema), strip: strips[i] }))

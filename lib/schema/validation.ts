@@ -387,7 +387,10 @@ export function assertDefaultsValid (schema: TSchema, where: string): void {
   for (const { schema: member, value, path } of declaredDefaults(schema)) {
     let valid: boolean
     try {
-      valid = typeof value !== 'function' && compileCheck(member).Check(value)
+      // The default is filled in, its own defaults included, before the value is checked.
+      const filled = typeof value === 'object' && value !== null ? JSON.parse(JSON.stringify(value)) as unknown : value
+      compileDefaults(member)?.(filled)
+      valid = typeof value !== 'function' && compileCheck(member).Check(filled)
     } catch {
       // A member that refers to the schema around it (`This`) cannot be compiled alone: the request's check covers it.
       continue
@@ -480,8 +483,9 @@ export function compilePartValidator (schema: TSchema, part: HttpPart, options: 
  */
 export function typeboxValidatorCompiler ({ schema, httpPart, url, method }: { schema: unknown, httpPart?: string, url?: string, method?: string }): PartValidator {
   const part = (httpPart ?? 'body') as HttpPart // Fastify names one of the four parts
-  const typed = toTypeBox(schema as Schema, `the ${part} schema of ${url ?? 'a route'}`) // Fastify passes the route's schema as it was given
+  const where = `the ${part} schema of ${url ?? 'a route'}`
+  const typed = toTypeBox(schema as Schema, where) // Fastify passes the route's schema as it was given
   const useDefaults = part !== 'body' || method !== 'PATCH'
-  if (useDefaults) assertDefaultsValid(typed, `the ${part} schema of ${url ?? 'a route'}`)
+  if (useDefaults) assertDefaultsValid(typed, where)
   return compilePartValidator(typed, part, { useDefaults })
 }
