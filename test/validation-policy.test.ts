@@ -117,6 +117,14 @@ test('a generic view: create and PUT fill defaults; a plain, merge or JSON Patch
   t.same((await app.inject({ method: 'PATCH', url, headers: { 'content-type': 'application/json-patch+json' }, payload: JSON.stringify([{ op: 'replace', path: '/name', value: 'lamp 3' }]) })).json(),
     { id: created.id, name: 'lamp 3', stock: 5, color: 'red' }, 'JSON Patch')
   t.same((await app.inject(post(url, { name: 'lamp' }, 'PUT'))).json(), { id: created.id, name: 'lamp', stock: 0, color: 'black' }, 'a PUT that leaves a member out sets its default, as creating it would')
+  // Patch documents are checked as they are applied, whatever the policy.
+  const stripping = await build({ views: [{ view: things(), prefix: '/things', validation: { unknownProperties: 'strip' } }] })
+  t.teardown(() => stripping.close())
+  const id = (await stripping.inject(post('/things', { name: 'lamp', id: 99 }))).json().id as number
+  const merge = (payload: unknown) => stripping.inject({ method: 'PATCH', url: `/things/${id}`, headers: { 'content-type': 'application/merge-patch+json' }, payload: JSON.stringify(payload) })
+  t.same((await merge({ id, name: 'sent back', stock: 0 })).json(), { id, name: 'sent back', stock: 0, color: 'black' }, 'the representation sent back unchanged but for one member')
+  t.same(problem(t, await merge({ name: 'x', extra: 1 }), 400).errors.map((e: { pointer: string }) => e.pointer), ['#/extra'], 'a member the update schema lacks')
+  t.same((await stripping.inject(post(`/things/${id}`, { name: 'plain', extra: 1 }, 'PATCH'))).json().name, 'plain', 'a plain JSON partial body is stripped')
 })
 
 test('a plain Fastify route with the same schemas fills the same values (Ajv useDefaults)', async (t) => {

@@ -337,7 +337,7 @@ export interface ValidationPolicy {
 export type ResolvedValidationPolicy = Required<ValidationPolicy>
 
 /** The policy of a route that sets none: defaults filled, unknown body members refused. */
-export const DEFAULT_VALIDATION_POLICY: ResolvedValidationPolicy = Object.freeze({ useDefaults: true, unknownProperties: 'refuse' })
+const DEFAULT_VALIDATION_POLICY: ResolvedValidationPolicy = Object.freeze({ useDefaults: true, unknownProperties: 'refuse' })
 
 const POLICY_CHECKS: Record<keyof ValidationPolicy, { valid: (value: unknown) => boolean, expected: string }> = {
   useDefaults: { valid: (value) => typeof value === 'boolean', expected: 'true or false' },
