@@ -18,7 +18,8 @@ export { ConfigurationError, CONFIGURATION_ERRORS, type ConfigurationErrorCode }
 export { problemErrorHandler, problemNotFoundHandler, problemClientErrorHandler, problemFrameworkErrors, PROBLEM_CONTENT_TYPE } from './http/problem.js'
 export { ResponseHeaders, alwaysSent, type ResponseHeadersClass, type HeaderFields } from './http/response-headers.js'
 export { ResponseValidationError } from './schema/response-check.js'
-export { RequestValidationError, type ValidationPolicy } from './schema/validation.js'
+export { RequestValidationError } from './schema/validation.js'
+export type { ValidationPolicy } from './schema/validation-policy.js'
 export { toTypeBox, type Schema, type StaticOf, type TypeBox1Schema } from './core/typebox-lines.js'
 export type {
   ViewRequest, RouteSchemas, ResolvedRouteSchemas, ResolvedRouteOptions, HandlerResult, Dependency, DependencyFn, DependencyDocs, SecurityRequirement, ResponseDoc, ResponsesMap,

@@ -7,7 +7,7 @@ import { ViewRouter } from './registration/router.js'
 import { View, type ViewClass } from './views/view.js'
 import { ConfigurationError } from './core/configuration-error.js'
 import { describeColumnsOf } from './stores/repository.js'
-import type { ValidationPolicy } from './schema/validation.js'
+import type { ValidationPolicy } from './schema/validation-policy.js'
 
 /** A view with its registration options: `{ view: Items, prefix: '/items', tags: ['items'] }`. */
 export interface ViewEntry extends RegisterViewOptions {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { registerView, type RegisterViewOptions } from './register.js'
 import type { SharedRouteOptions } from '../routes/types.js'
 import type { ViewClass } from '../views/view.js'
-import type { ValidationPolicy } from '../schema/validation.js'
+import type { ValidationPolicy } from '../schema/validation-policy.js'
 
 /** Options of a `ViewRouter`: a prefix, a validation policy, and route options (tags, dependencies, responseHeaders, ...) for every route. */
 export interface ViewRouterOptions extends SharedRouteOptions {

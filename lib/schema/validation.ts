@@ -1,3 +1,5 @@
+// Request validation (schema layer): the TypeBox compiler with the formats Fastify validates with, the
+// problem entries of a failure, bodies closed against unknown members, and the compiled validator of each request part.
 import { FormatRegistry, Kind, type TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import { fullFormats } from 'ajv-formats/dist/formats.js'
@@ -9,6 +11,7 @@ import { firstTooDeep } from '../core/json-depth.js'
 import { schemaDepth } from './depth.js'
 import { compileDefaults, declaredDefaults, unfilledDefaults } from './defaults.js'
 import { compileStrip } from './strip.js'
+import { buildCoercion } from './coercion.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 
 export type { HttpPart }
@@ -195,91 +198,6 @@ function closeObjects (schema: AnySchema, insideIntersect: boolean): AnySchema {
   return out
 }
 
-type Converter = (raw: string) => unknown
-
-const INTEGER = /^-?\d+$/
-const DECIMAL = /^-?\d+(?:\.\d+)?$/
-
-function toInteger (raw: string): unknown {
-  if (!INTEGER.test(raw)) return raw
-  const n = Number(raw)
-  return Number.isSafeInteger(n) ? n : raw
-}
-
-function toNumber (raw: string): unknown {
-  return DECIMAL.test(raw) ? Number(raw) : raw
-}
-
-function toBoolean (raw: string): unknown {
-  return raw === 'true' ? true : raw === 'false' ? false : raw
-}
-
-/**
- * The JSON types a schema accepts, through unions too; empty when it says nothing.
- * TypeBox writes a union as `anyOf` and a literal as `const` beside its `type`.
- */
-function acceptedTypes (schema: AnySchema): Set<string> {
-  const types = new Set<string>()
-  const visit = (s: AnySchema): void => {
-    // A string literal only ever matches itself, so it never keeps other strings from converting.
-    if (s.const !== undefined) {
-      if (typeof s.const !== 'string') types.add(typeof s.const)
-    } else if (typeof s.type === 'string') {
-      types.add(s.type)
-    }
-    if (Array.isArray(s.anyOf)) for (const m of s.anyOf) visit(m as AnySchema)
-  }
-  visit(schema)
-  return types
-}
-
-function converterFor (schema: AnySchema): Converter | undefined {
-  const types = acceptedTypes(schema)
-  // A value that may be a string stays one; anything else converts only from its
-  // plain decimal or literal form, so `1e3`, `10.5` or `0x10` never pass as integers.
-  if (types.has('string')) return undefined
-  if (types.has('integer')) return types.has('number') ? toNumber : toInteger
-  if (types.has('number')) return toNumber
-  if (types.has('boolean')) return toBoolean
-  return undefined
-}
-
-interface FieldConversion { key: string, convert?: Converter, array: boolean }
-
-/**
- * Builds, once per route, the in-place conversion of a query, path or header object:
- * strings become the numbers and booleans the schema asks for, and a parameter given
- * once where an array is expected becomes a one-element array.
- */
-export function buildCoercion (schema: TSchema): ((data: Record<string, unknown>) => void) | undefined {
-  const props = (schema as AnySchema).properties as Record<string, AnySchema> | undefined
-  if (props === undefined) return undefined
-  const fields: FieldConversion[] = []
-  for (const key of Object.keys(props)) {
-    const prop = props[key]
-    if (prop.type === 'array') {
-      fields.push({ key, convert: converterFor(prop.items as AnySchema), array: true })
-    } else {
-      const convert = converterFor(prop)
-      if (convert !== undefined) fields.push({ key, convert, array: false })
-    }
-  }
-  if (fields.length === 0) return undefined
-  return (data) => {
-    for (const { key, convert, array } of fields) {
-      const raw = data[key]
-      if (raw === undefined) continue
-      if (array) {
-        const list = Array.isArray(raw) ? raw : [raw]
-        // Query and header values are strings, one or many.
-        data[key] = convert === undefined ? list : list.map((v) => convert(v as string))
-      } else if (typeof raw === 'string') {
-        data[key] = convert!(raw)
-      }
-    }
-  }
-}
-
 function lowerCaseKeys (schema: AnySchema): AnySchema {
   const props = schema.properties as Record<string, AnySchema> | undefined
   if (props === undefined) return schema
@@ -311,63 +229,6 @@ export function validateTargetEarly (request: FastifyRequest): boolean {
 
 /** How many levels of arrays and objects a JSON body may nest where its schema does not bound it (`View.maxBodyDepth`). */
 export const DEFAULT_MAX_BODY_DEPTH = 128
-
-/**
- * What a route does with what a request leaves out and with body members its schema does not
- * name (docs/views.md#the-validation-policy). The plugin, a `ViewRouter` and a registration entry
- * each may set it; the innermost setting of each option wins.
- */
-export interface ValidationPolicy {
-  /**
-   * Fill a member the request leaves out with its schema's `default`, in the path, the query,
-   * headers and the body, as Fastify's Ajv does with `useDefaults` (default `true`). A member
-   * with a default is then not required of the client. Never in the body of a PATCH: a partial
-   * update changes what it names, and a default there would overwrite the stored value.
-   */
-  useDefaults?: boolean
-  /**
-   * A body member that no schema of its object names: `'refuse'` it, a 400 naming it (the
-   * default), or `'strip'` it, removed before the action sees the body (Ajv's `removeAdditional`).
-   * Only objects the body schema closes: a `Type.Record` or an object open to other members keeps them.
-   */
-  unknownProperties?: 'refuse' | 'strip'
-}
-
-/** A validation policy with every option decided. */
-export type ResolvedValidationPolicy = Required<ValidationPolicy>
-
-/** The policy of a route that sets none: defaults filled, unknown body members refused. */
-const DEFAULT_VALIDATION_POLICY: ResolvedValidationPolicy = Object.freeze({ useDefaults: true, unknownProperties: 'refuse' })
-
-const POLICY_CHECKS: Record<keyof ValidationPolicy, { valid: (value: unknown) => boolean, expected: string }> = {
-  useDefaults: { valid: (value) => typeof value === 'boolean', expected: 'true or false' },
-  unknownProperties: { valid: (value) => value === 'refuse' || value === 'strip', expected: '\'refuse\' or \'strip\'' }
-}
-
-/**
- * The policy of a route from the levels that may set it, outermost first (the plugin, a router,
- * the registration entry): each option from the innermost level that sets it. `where` names the
- * registration in the error an option the library does not know, or a value it does not take, throws.
- */
-export function resolveValidationPolicy (levels: ReadonlyArray<ValidationPolicy | undefined>, where: string): ResolvedValidationPolicy {
-  let policy: ResolvedValidationPolicy = DEFAULT_VALIDATION_POLICY
-  for (const level of levels) {
-    if (level === undefined) continue
-    if (typeof level !== 'object' || level === null) {
-      throw new ConfigurationError('FV_ERR_VALIDATION_POLICY', `${where}: validation must be an object ({ useDefaults, unknownProperties }); got ${String(JSON.stringify(level))}`)
-    }
-    for (const [key, value] of Object.entries(level)) {
-      const check = Object.hasOwn(POLICY_CHECKS, key) ? POLICY_CHECKS[key as keyof ValidationPolicy] : undefined
-      if (check === undefined) {
-        throw new ConfigurationError('FV_ERR_VALIDATION_POLICY', `${where}: validation.${key} is not an option of the validation policy; its options are useDefaults and unknownProperties`)
-      }
-      if (value === undefined) continue
-      if (!check.valid(value)) throw new ConfigurationError('FV_ERR_VALIDATION_POLICY', `${where}: validation.${key} must be ${check.expected}; got ${String(JSON.stringify(value))}`)
-      policy = { ...policy, [key]: value }
-    }
-  }
-  return policy
-}
 
 /** A member's path in a schema for a message: `lines.*.n`. */
 const memberPath = (path: string): string => path.slice(1).replaceAll('/', '.')
