@@ -110,7 +110,7 @@ export function unfilledDefaults (schema: TSchema): string[] {
       if (inUnion && member !== undefined && Object.hasOwn(child, 'default')) found.push(path + step)
       walk(child, path + step, inUnion)
     }
-    for (const member of [...listOf(next.anyOf), ...listOf(next.oneOf), ...listOf([next.not].filter(isNode))]) walk(member, path, true)
+    for (const member of [...listOf(next.anyOf), ...listOf(next.oneOf), ...(isNode(next.not) ? [next.not] : [])]) walk(member, path, true)
   }
   walk(root, '', false)
   return found
@@ -231,7 +231,7 @@ export function compileDefaults (schema: TSchema): ApplyDefaults | undefined {
     const patterns: Array<[RegExp, ApplyDefaults]> = []
     for (const [pattern, schema] of Object.entries(schemasOf(node.patternProperties))) {
       const inner = build(schema)
-      if (inner !== undefined) patterns.push([new RegExp(pattern, 'u'), inner])
+      if (inner !== undefined) patterns.push([new RegExp(pattern), inner]) // as TypeBox's check reads the pattern
     }
     const additional = isNode(node.additionalProperties) ? build(node.additionalProperties) : undefined
     if (patterns.length > 0 || additional !== undefined) steps.push(otherMembersStep(new Set(Object.keys(props)), patterns, additional))

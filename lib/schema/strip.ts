@@ -23,16 +23,13 @@ const listOf = (keyword: unknown): Node[] => Array.isArray(keyword) ? keyword as
 
 /** The schema with every object opened again: what a value is matched against before its unknown members are removed. */
 function opened (node: Node): Node {
-  const out: Node = { ...node }
-  delete out.additionalProperties
-  delete out.unevaluatedProperties
-  // Only a closure the validated schema adds or declares is taken away: a schema for the other members stays.
-  if (node.additionalProperties !== false) out.additionalProperties = node.additionalProperties
-  if (node.unevaluatedProperties !== false) out.unevaluatedProperties = node.unevaluatedProperties
+  // Only a closure is taken away, a schema for the other members stays; a keyword left `undefined` is none to the compiler.
+  const { additionalProperties, unevaluatedProperties, ...out } = node
+  if (additionalProperties !== false) out.additionalProperties = additionalProperties
+  if (unevaluatedProperties !== false) out.unevaluatedProperties = unevaluatedProperties
   if (node.properties !== undefined) out.properties = Object.fromEntries(Object.entries(schemasOf(node.properties)).map(([key, schema]) => [key, opened(schema)]))
   if (isNode(node.items)) out.items = opened(node.items)
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) if (node[key] !== undefined) out[key] = listOf(node[key]).map(opened)
-  for (const key of ['additionalProperties', 'unevaluatedProperties'] as const) if (out[key] === undefined) delete out[key]
   return out
 }
 
