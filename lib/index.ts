@@ -19,6 +19,7 @@ export { problemErrorHandler, problemNotFoundHandler, problemClientErrorHandler,
 export { ResponseHeaders, alwaysSent, type ResponseHeadersClass, type HeaderFields } from './http/response-headers.js'
 export { ResponseValidationError } from './schema/response-check.js'
 export { RequestValidationError } from './schema/validation.js'
+export type { ValidationPolicy } from './schema/validation-policy.js'
 export { toTypeBox, type Schema, type StaticOf, type TypeBox1Schema } from './core/typebox-lines.js'
 export type {
   ViewRequest, RouteSchemas, ResolvedRouteSchemas, ResolvedRouteOptions, HandlerResult, Dependency, DependencyFn, DependencyDocs, SecurityRequirement, ResponseDoc, ResponsesMap,

@@ -7,6 +7,7 @@ import { ViewRouter } from './registration/router.js'
 import { View, type ViewClass } from './views/view.js'
 import { ConfigurationError } from './core/configuration-error.js'
 import { describeColumnsOf } from './stores/repository.js'
+import type { ValidationPolicy } from './schema/validation-policy.js'
 
 /** A view with its registration options: `{ view: Items, prefix: '/items', tags: ['items'] }`. */
 export interface ViewEntry extends RegisterViewOptions {
@@ -22,6 +23,11 @@ export interface FastifyViewsOptions {
    * View routes answer problem+json either way; this covers the rest of the app.
    */
   configureApp?: boolean
+  /**
+   * The validation policy of every view the plugin registers (defaults filled, unknown body
+   * members refused, unless set); a router's and a registration entry's own options win over it.
+   */
+  validation?: ValidationPolicy
 }
 
 // The error handler belongs to a context (Fastify encapsulates it), so each context
@@ -106,12 +112,14 @@ const fastifyViews: FastifyPluginAsync<FastifyViewsOptions> = async (app, option
       app.log.warn({ err: error }, `fastify-views: the columns of ${view.name}'s table could not be read, so its response schema is not checked against them`)
     }
   }))
+  // The plugin's policy is the outermost level around a view it registers itself.
+  const pluginLevel = options.validation === undefined ? undefined : { prefix: '', options: {}, validation: [options.validation] }
   for (const entry of options.views ?? []) {
-    if (entry instanceof ViewRouter) entry.register(app)
-    else if (typeof entry === 'function' && (entry === View || entry.prototype instanceof View)) registerView(app, entry)
+    if (entry instanceof ViewRouter) entry.register(app, options.validation)
+    else if (typeof entry === 'function' && (entry === View || entry.prototype instanceof View)) registerView(app, entry, {}, pluginLevel)
     else if (typeof entry === 'object' && entry !== null && typeof entry.view === 'function') {
       const { view, ...rest } = entry
-      registerView(app, view, rest)
+      registerView(app, view, rest, pluginLevel)
     } else {
       const given = typeof entry === 'function' ? `the class ${entry.name}` : String(JSON.stringify(entry))
       throw new ConfigurationError('FV_ERR_VIEW_ENTRY', `fastify-views: each entry of \`views\` must be a View class, { view, ...options } or a ViewRouter; got ${given}`)

@@ -710,6 +710,28 @@ const thrown: ThrownCase[] = [
     mistake: 'an OFFSET that is not a whole row count',
     act: () => sqlite().list({}, { orderBy: [], offset: 2.5 }),
     message: /^LIMIT or OFFSET must be a whole, non-negative row count; got 2\.5$/
+  },
+  {
+    code: 'FV_ERR_VALIDATION_POLICY',
+    mistake: 'a validation policy option with a value it does not take',
+    act: () => {
+      class Echo extends APIView {
+        @Get('/') echo () { return {} }
+      }
+      return build({ views: [{ view: Echo, prefix: '/echo', validation: { unknownProperties: 'remove' as 'strip' } }] })
+    },
+    message: /^Echo's registration: validation\.unknownProperties must be 'refuse' or 'strip'; got "remove"$/
+  },
+  {
+    code: 'FV_ERR_VALIDATION_POLICY',
+    mistake: 'a query default its own schema refuses',
+    act: () => {
+      class Pages extends APIView {
+        @Get('/', { schema: { querystring: Type.Object({ limit: Type.Integer({ minimum: 1, default: 0 }) }) } }) list () { return {} }
+      }
+      return build({ views: [{ view: Pages, prefix: '/pages' }] })
+    },
+    message: /^Pages\.list schema\.querystring: the default of limit \(0\) is not a value its own schema accepts/
   }
 ]
 

@@ -73,7 +73,9 @@ export const CONFIGURATION_ERRORS = {
   /** A SQL repository was given a positional criterion that is not a `{ sql, params }` fragment. */
   FV_ERR_SQL_FRAGMENT: 'FV_ERR_SQL_FRAGMENT',
   /** A SQL repository was given a LIMIT or OFFSET that is not a whole, non-negative row count. */
-  FV_ERR_SQL_ROW_COUNT: 'FV_ERR_SQL_ROW_COUNT'
+  FV_ERR_SQL_ROW_COUNT: 'FV_ERR_SQL_ROW_COUNT',
+  /** A validation policy option the library does not know or a value it does not take, or a request schema's `default` that its own schema refuses. */
+  FV_ERR_VALIDATION_POLICY: 'FV_ERR_VALIDATION_POLICY'
 } as const
 
 /** One configuration error code. */

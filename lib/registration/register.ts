@@ -18,8 +18,10 @@ import { aliasedSchema, compileRenamer } from '../schema/serialization.js'
 import { wireForm, type SerializerOptions, type WireForm } from '../schema/wire.js'
 import type { ResponseHeadersClass } from '../http/response-headers.js'
 import type { MaybePromise, ResolvedRouteSchemas, SharedRouteOptions } from '../routes/types.js'
-import { compilePartValidator, strictBodySchema, type HttpPart, type PartValidator } from '../schema/validation.js'
-import { ABSTRACT, keptView, type BodyMediaType, type CollectedRoute, type RouteDefinition, type View, type ViewClass } from '../views/view.js'
+import { assertDefaultsValid, compilePartValidator, strictBodySchema, type HttpPart, type PartValidator } from '../schema/validation.js'
+import { resolveValidationPolicy, type ResolvedValidationPolicy, type ValidationPolicy } from '../schema/validation-policy.js'
+import { optionalDefaults } from '../schema/defaults.js'
+import { ABSTRACT, keptView, type CollectedRoute, type RouteDefinition, type View, type ViewClass } from '../views/view.js'
 import { then } from '../core/maybe-promise.js'
 import { toList } from '../core/list.js'
 import { ConfigurationError } from '../core/configuration-error.js'
@@ -36,15 +38,19 @@ declare module 'fastify' {
   }
 }
 
-/** Options of one registration of a view: its prefix, and route options for every route. */
+/** Options of one registration of a view: its prefix, its validation policy, and route options for every route. */
 export interface RegisterViewOptions extends SharedRouteOptions {
   prefix?: string
+  /** The validation policy of the view's routes; each option set here wins over the router's and the plugin's (docs/views.md#the-validation-policy). */
+  validation?: ValidationPolicy
 }
 
 /** What a router adds to every view it registers. */
 export interface RouterContext {
   prefix: string
   options: SharedRouteOptions
+  /** The validation policies of the levels around the registration, outermost first: the plugin's, the router's. */
+  validation?: ReadonlyArray<ValidationPolicy | undefined>
 }
 
 type ViewStatics = ViewClass & Partial<Pick<typeof APIView,
@@ -271,22 +277,67 @@ const PASS_THROUGH = ['config', 'bodyLimit', 'logLevel', 'logSerializers', 'cons
 
 const HOOK_PHASES = ['onRequest', 'preValidation', 'preHandler'] as const
 
+/** How a route's validators are compiled, besides its schemas. */
+interface ValidatorSettings {
+  /** The route takes a JSON body only: a body's failures carry `JSON_BODY_ONLY`. */
+  jsonChecked: boolean
+  /** A hook of the route may validate the path and query early. */
+  checkedEarly: boolean
+  maxBodyDepth: number
+  policy: ResolvedValidationPolicy
+}
+
+/** A PATCH body is a partial update: it changes what it names, so no default is ever filled into it. */
+const fillsBodyDefaults = (method: string | undefined, policy: ResolvedValidationPolicy): boolean => policy.useDefaults && method !== 'PATCH'
+
 /**
  * The route's validator compiler: it compiles the schemas the view declared (a body
  * closed against unknown properties, by its wire names), whatever wrapper the
- * route's documented schema puts around them.
+ * route's documented schema puts around them, under the route's validation policy.
+ * The defaults the policy fills are checked against their schemas here, at registration.
  */
-function validatorCompilerFor (parts: ResolvedRouteSchemas, bodyMediaTypes: Record<string, BodyMediaType> | undefined, jsonChecked: boolean, checkedEarly: boolean, maxBodyDepth: number): (input: { httpPart?: string, contentType?: string }) => PartValidator {
+function validatorCompilerFor (klass: ViewClass, route: CollectedRoute, settings: ValidatorSettings): (input: { httpPart?: string, contentType?: string, method?: string }) => PartValidator {
+  const parts: ResolvedRouteSchemas = route.options.schema ?? {}
+  const { bodyMediaTypes } = route
+  const { jsonChecked, checkedEarly, maxBodyDepth, policy } = settings
+  if (policy.useDefaults) {
+    for (const part of ['params', 'querystring', 'headers', 'body'] as const) {
+      const schema = parts[part]
+      if (schema !== undefined && (part !== 'body' || route.methods.some((method) => fillsBodyDefaults(method, policy)))) {
+        assertDefaultsValid(schema, `${klass.name}.${route.name} schema.${part}`)
+      }
+    }
+  }
   // Fastify compiles exactly the parts the route's schema has, which are the declared ones;
   // a body taken in several media types is compiled once per type.
-  return ({ httpPart, contentType }) => {
+  return ({ httpPart, contentType, method }) => {
     const part = httpPart as HttpPart
     const declared = part === 'body' && contentType !== undefined && bodyMediaTypes !== undefined ? bodyMediaTypes[contentType].validation : parts[part]!
     if (declared === undefined) return acceptAny // a patch document is checked when it is applied, with pointers into it
-    if (part !== 'body') return compilePartValidator(declared, part, checkedEarly)
-    const validate = compilePartValidator(strictBodySchema(aliasedSchema(declared)), part, false, maxBodyDepth)
+    if (part !== 'body') return compilePartValidator(declared, part, { checkedEarly, useDefaults: policy.useDefaults })
+    const validate = compilePartValidator(strictBodySchema(aliasedSchema(declared)), part, {
+      maxBodyDepth, useDefaults: fillsBodyDefaults(method, policy), stripUnknown: policy.unknownProperties === 'strip'
+    })
     return jsonChecked ? markJsonBodyErrors(validate) : validate
   }
+}
+
+/**
+ * The route as its operation documents it for one method: where the policy fills defaults, a
+ * member with one is optional, as the client may leave it out (`optionalDefaults`).
+ */
+function documentedDefinition (definition: RouteDefinition, method: string, policy: ResolvedValidationPolicy): RouteDefinition {
+  const parts = definition.options.schema
+  if (!policy.useDefaults || parts === undefined) return definition
+  const shown: ResolvedRouteSchemas = {}
+  let changed = false
+  for (const part of ['params', 'querystring', 'headers', 'body'] as const) {
+    const schema = parts[part]
+    if (schema === undefined) continue
+    shown[part] = part === 'body' && !fillsBodyDefaults(method, policy) ? schema : optionalDefaults(schema)
+    changed ||= shown[part] !== schema
+  }
+  return changed ? { ...definition, options: { ...definition.options, schema: shown } } : definition
 }
 
 /** The body validator of a JSON-only route: its failures carry `JSON_BODY_ONLY`, for the error handler. */
@@ -308,7 +359,8 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
   const serializerCompiler = serializerCompilerFor(app)
   const compileSerializer = (schema: TSchema): ((value: unknown) => string) => serializerCompiler({ schema })
   const statics = klass as ViewStatics
-  const { prefix = '', ...registration } = options
+  const { prefix = '', validation, ...registration } = options
+  const policy = resolveValidationPolicy([...router?.validation ?? [], validation], `${klass.name}'s registration`)
   const base = router === undefined ? registration : mergeRouteOptions(router.options, registration)
   const fullPrefix = joinPath(router?.prefix ?? '', prefix)
   // Fastify's own default when the application sets none.
@@ -337,7 +389,7 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
     const checks: ContentChecks = { json: jsonChecked, none: !takesBody && route.methods.some(readsNoContent) }
     const handler = buildHandler(klass, route, implementation as (this: View, request: FastifyRequest) => MaybePromise<unknown>, checks, keepsView)
     // The hooks that keep a view are the ones that may validate the path and query early.
-    const validatorCompiler = validatorCompilerFor(route.options.schema ?? {}, route.bodyMediaTypes, jsonChecked, keepsView, klass.maxBodyDepth)
+    const validatorCompiler = validatorCompilerFor(klass, route, { jsonChecked, checkedEarly: keepsView, maxBodyDepth: klass.maxBodyDepth, policy })
     assertPrefixParams(klass, joinPath(app?.prefix ?? '', fullPrefix))
     assertParamsInPath(klass, route, joinPath(app?.prefix ?? '', joinPath(fullPrefix, route.path)))
     for (const { method, dependencies, definition, own } of operations) {
@@ -345,7 +397,7 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
       const routeOptions: RouteOptions = {
         method,
         url: joinPath(fullPrefix, route.path),
-        schema: buildRouteSchema(klass, definition, { method, multiMethod: route.methods.length > 1, headerClasses, implementation }),
+        schema: buildRouteSchema(klass, documentedDefinition(definition, method, policy), { method, multiMethod: route.methods.length > 1, headerClasses, implementation }),
         handler,
         validatorCompiler,
         serializerCompiler,

@@ -2,10 +2,13 @@ import type { FastifyInstance } from 'fastify'
 import { registerView, type RegisterViewOptions } from './register.js'
 import type { SharedRouteOptions } from '../routes/types.js'
 import type { ViewClass } from '../views/view.js'
+import type { ValidationPolicy } from '../schema/validation-policy.js'
 
-/** Options of a `ViewRouter`: a prefix, and route options (tags, dependencies, responseHeaders, ...) for every route. */
+/** Options of a `ViewRouter`: a prefix, a validation policy, and route options (tags, dependencies, responseHeaders, ...) for every route. */
 export interface ViewRouterOptions extends SharedRouteOptions {
   prefix?: string
+  /** The validation policy of its views; each option set here wins over the plugin's, and a registration's own wins over it. */
+  validation?: ValidationPolicy
 }
 
 /**
@@ -16,11 +19,13 @@ export interface ViewRouterOptions extends SharedRouteOptions {
 export class ViewRouter {
   readonly prefix: string
   readonly options: SharedRouteOptions
+  readonly validation: ValidationPolicy | undefined
   readonly entries: Array<{ view: ViewClass, options: RegisterViewOptions }> = []
 
   constructor (options: ViewRouterOptions = {}) {
-    const { prefix = '', ...rest } = options
+    const { prefix = '', validation, ...rest } = options
     this.prefix = prefix
+    this.validation = validation
     this.options = rest
   }
 
@@ -30,8 +35,8 @@ export class ViewRouter {
     return this
   }
 
-  /** Registers every view of the router on a Fastify instance. */
-  register (app: FastifyInstance): void {
-    for (const { view, options } of this.entries) registerView(app, view, options, { prefix: this.prefix, options: this.options })
+  /** Registers every view of the router on a Fastify instance; `validation`: the policy around the router (the plugin's). */
+  register (app: FastifyInstance, validation?: ValidationPolicy): void {
+    for (const { view, options } of this.entries) registerView(app, view, options, { prefix: this.prefix, options: this.options, validation: [validation, this.validation] })
   }
 }

@@ -1,3 +1,5 @@
+// Request validation (schema layer): the TypeBox compiler with the formats Fastify validates with, the
+// problem entries of a failure, bodies closed against unknown members, and the compiled validator of each request part.
 import { FormatRegistry, Kind, type TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import { fullFormats } from 'ajv-formats/dist/formats.js'
@@ -7,6 +9,10 @@ import { PART_DETAIL, PART_LOCATION, type HttpPart } from '../http/request-parts
 import { toTypeBox, type Schema } from '../core/typebox-lines.js'
 import { firstTooDeep } from '../core/json-depth.js'
 import { schemaDepth } from './depth.js'
+import { compileDefaults, declaredDefaults, unfilledDefaults } from './defaults.js'
+import { compileStrip } from './strip.js'
+import { buildCoercion } from './coercion.js'
+import { ConfigurationError } from '../core/configuration-error.js'
 
 export type { HttpPart }
 
@@ -192,91 +198,6 @@ function closeObjects (schema: AnySchema, insideIntersect: boolean): AnySchema {
   return out
 }
 
-type Converter = (raw: string) => unknown
-
-const INTEGER = /^-?\d+$/
-const DECIMAL = /^-?\d+(?:\.\d+)?$/
-
-function toInteger (raw: string): unknown {
-  if (!INTEGER.test(raw)) return raw
-  const n = Number(raw)
-  return Number.isSafeInteger(n) ? n : raw
-}
-
-function toNumber (raw: string): unknown {
-  return DECIMAL.test(raw) ? Number(raw) : raw
-}
-
-function toBoolean (raw: string): unknown {
-  return raw === 'true' ? true : raw === 'false' ? false : raw
-}
-
-/**
- * The JSON types a schema accepts, through unions too; empty when it says nothing.
- * TypeBox writes a union as `anyOf` and a literal as `const` beside its `type`.
- */
-function acceptedTypes (schema: AnySchema): Set<string> {
-  const types = new Set<string>()
-  const visit = (s: AnySchema): void => {
-    // A string literal only ever matches itself, so it never keeps other strings from converting.
-    if (s.const !== undefined) {
-      if (typeof s.const !== 'string') types.add(typeof s.const)
-    } else if (typeof s.type === 'string') {
-      types.add(s.type)
-    }
-    if (Array.isArray(s.anyOf)) for (const m of s.anyOf) visit(m as AnySchema)
-  }
-  visit(schema)
-  return types
-}
-
-function converterFor (schema: AnySchema): Converter | undefined {
-  const types = acceptedTypes(schema)
-  // A value that may be a string stays one; anything else converts only from its
-  // plain decimal or literal form, so `1e3`, `10.5` or `0x10` never pass as integers.
-  if (types.has('string')) return undefined
-  if (types.has('integer')) return types.has('number') ? toNumber : toInteger
-  if (types.has('number')) return toNumber
-  if (types.has('boolean')) return toBoolean
-  return undefined
-}
-
-interface FieldConversion { key: string, convert?: Converter, array: boolean }
-
-/**
- * Builds, once per route, the in-place conversion of a query, path or header object:
- * strings become the numbers and booleans the schema asks for, and a parameter given
- * once where an array is expected becomes a one-element array.
- */
-export function buildCoercion (schema: TSchema): ((data: Record<string, unknown>) => void) | undefined {
-  const props = (schema as AnySchema).properties as Record<string, AnySchema> | undefined
-  if (props === undefined) return undefined
-  const fields: FieldConversion[] = []
-  for (const key of Object.keys(props)) {
-    const prop = props[key]
-    if (prop.type === 'array') {
-      fields.push({ key, convert: converterFor(prop.items as AnySchema), array: true })
-    } else {
-      const convert = converterFor(prop)
-      if (convert !== undefined) fields.push({ key, convert, array: false })
-    }
-  }
-  if (fields.length === 0) return undefined
-  return (data) => {
-    for (const { key, convert, array } of fields) {
-      const raw = data[key]
-      if (raw === undefined) continue
-      if (array) {
-        const list = Array.isArray(raw) ? raw : [raw]
-        // Query and header values are strings, one or many.
-        data[key] = convert === undefined ? list : list.map((v) => convert(v as string))
-      } else if (typeof raw === 'string') {
-        data[key] = convert!(raw)
-      }
-    }
-  }
-}
-
 function lowerCaseKeys (schema: AnySchema): AnySchema {
   const props = schema.properties as Record<string, AnySchema> | undefined
   if (props === undefined) return schema
@@ -309,20 +230,80 @@ export function validateTargetEarly (request: FastifyRequest): boolean {
 /** How many levels of arrays and objects a JSON body may nest where its schema does not bound it (`View.maxBodyDepth`). */
 export const DEFAULT_MAX_BODY_DEPTH = 128
 
+/** A member's path in a schema for a message: `lines.*.n`. */
+const memberPath = (path: string): string => path.slice(1).replaceAll('/', '.')
+
+/**
+ * Refuses, at registration, a `default` that would not do what it says: one its own schema does not
+ * accept (every request that left the member out would be a 400 the client could do nothing about),
+ * and one inside a union, where none is filled (Fastify's Ajv refuses it too, in strict mode).
+ * `where` names the schema.
+ */
+export function assertDefaultsValid (schema: TSchema, where: string): void {
+  const [unfilled] = unfilledDefaults(schema)
+  if (unfilled !== undefined) {
+    throw new ConfigurationError('FV_ERR_VALIDATION_POLICY', `${where}: the default of ${memberPath(unfilled)} is inside a union (anyOf), where no default is filled ` +
+      '(which member a value matches is not known before it is checked); move it onto the member that holds the union, or remove it')
+  }
+  for (const { schema: member, value, path } of declaredDefaults(schema)) {
+    let valid: boolean
+    try {
+      // The default is filled in, its own defaults included, before the value is checked.
+      const filled = typeof value === 'object' && value !== null ? JSON.parse(JSON.stringify(value)) as unknown : value
+      compileDefaults(member)?.(filled)
+      valid = typeof value !== 'function' && compileCheck(member).Check(filled)
+    } catch {
+      // A member that refers to the schema around it (`This`) cannot be compiled alone: the request's check covers it.
+      continue
+    }
+    if (!valid) {
+      throw new ConfigurationError('FV_ERR_VALIDATION_POLICY', `${where}: the default of ${memberPath(path)} (${String(JSON.stringify(value))}) is not a value its own schema accepts, ` +
+        'so every request that leaves it out would be refused; correct the default, or remove it')
+    }
+  }
+}
+
 /** A compiled validator as Fastify's route-level `validatorCompiler` returns it. */
 export type PartValidator = (data: unknown) => true | { error: Error }
+
+/** How one request part is validated, besides its schema. */
+export interface PartValidatorOptions {
+  /** A hook of the route may have validated the path and query already (`validateTargetEarly`): what it passed is not checked again. */
+  checkedEarly?: boolean
+  /** How deeply a body may nest where its schema does not bound it (a deeper one is a 400 naming where). */
+  maxBodyDepth?: number
+  /** Fill the defaults of members the request leaves out (default: none filled). */
+  useDefaults?: boolean
+  /** Remove body members the schema's closed objects do not name, instead of refusing them (default: refused). */
+  stripUnknown?: boolean
+}
+
+/** Steps that change a value before it is checked, run in order; `undefined` when there are none. */
+function inOrder (...steps: Array<((data: never) => void) | undefined>): ((data: unknown) => void) | undefined {
+  const present = steps.filter((step) => step !== undefined) as Array<(data: unknown) => void>
+  if (present.length === 0) return undefined
+  if (present.length === 1) return present[0]
+  const [first, second] = present
+  return (data) => {
+    first(data)
+    second(data)
+  }
+}
 
 /**
  * Compiles the validator of one request part. Called by Fastify at registration
  * (route option `validatorCompiler`); the returned function is the whole per-request cost.
- * `checkedEarly`: a hook of the route may have validated the path and query already
- * (`validateTargetEarly`), and what it passed is not checked again. `maxBodyDepth`: how deeply a
- * body may nest where its schema does not bound it (a deeper one is a 400 naming where).
+ * Before the check, in order: a query, path or headers value is converted (`buildCoercion`), a
+ * body's unknown members are stripped (`stripUnknown`), and missing members get their defaults
+ * (`useDefaults`); each step exists only where the schema gives it something to do.
  */
-export function compilePartValidator (schema: TSchema, part: HttpPart, checkedEarly = false, maxBodyDepth = DEFAULT_MAX_BODY_DEPTH): PartValidator {
+export function compilePartValidator (schema: TSchema, part: HttpPart, options: PartValidatorOptions = {}): PartValidator {
+  const { checkedEarly = false, maxBodyDepth = DEFAULT_MAX_BODY_DEPTH, useDefaults = false, stripUnknown = false } = options
   const target = part === 'headers' ? lowerCaseKeys(schema as AnySchema) : schema
   const check = compileCheck(target)
-  const coerce = part === 'body' ? undefined : buildCoercion(target)
+  const prepare = part === 'body'
+    ? inOrder(stripUnknown ? compileStrip(target, (s) => { const c = compileCheck(s); return (value) => c.Check(value) }) : undefined, useDefaults ? compileDefaults(target) : undefined)
+    : inOrder(buildCoercion(target), useDefaults ? compileDefaults(target) : undefined)
   const fail = (data: unknown): { error: Error } => ({
     error: new RequestValidationError(PART_DETAIL[part], { errors: validationEntries(check, data, part) })
   })
@@ -334,12 +315,13 @@ export function compilePartValidator (schema: TSchema, part: HttpPart, checkedEa
         return where === undefined ? undefined : { error: new RequestValidationError(PART_DETAIL.body, { errors: [{ detail: `Nested more than ${maxBodyDepth} levels deep`, pointer: '#' + where }] }) }
       }
     : undefined
-  const run: PartValidator = coerce === undefined
-    ? tooDeep === undefined ? (data) => check.Check(data) ? true : fail(data) : (data) => tooDeep(data) ?? (check.Check(data) ? true : fail(data))
+  const checked: PartValidator = prepare === undefined
+    ? (data) => check.Check(data) ? true : fail(data)
     : (data) => {
-        coerce(data as Record<string, unknown>)
+        prepare(data)
         return check.Check(data) ? true : fail(data)
       }
+  const run: PartValidator = tooDeep === undefined ? checked : (data) => tooDeep(data) ?? checked(data)
   // A path or query a hook validated ahead of Fastify's phase (validateTargetEarly) is not checked twice.
   const validate: PartValidator = checkedEarly && (part === 'params' || part === 'querystring') ? (data) => checkedTargets.has(data as object) || run(data) : run
   // A recursive schema (TypeBox `Recursive`) is checked by recursion, so a value nested
@@ -355,8 +337,16 @@ export function compilePartValidator (schema: TSchema, part: HttpPart, checkedEa
   }
 }
 
-/** Fastify's `validatorCompiler` route option, backed by the TypeBox compiler; takes schemas of either TypeBox line. */
-export function typeboxValidatorCompiler ({ schema, httpPart, url }: { schema: unknown, httpPart?: string, url?: string }): PartValidator {
+/**
+ * Fastify's `validatorCompiler` route option, backed by the TypeBox compiler; takes schemas of
+ * either TypeBox line. Defaults are filled as Fastify's Ajv fills them (not in a PATCH body);
+ * bodies are not closed against unknown members.
+ */
+export function typeboxValidatorCompiler ({ schema, httpPart, url, method }: { schema: unknown, httpPart?: string, url?: string, method?: string }): PartValidator {
   const part = (httpPart ?? 'body') as HttpPart // Fastify names one of the four parts
-  return compilePartValidator(toTypeBox(schema as Schema, `the ${part} schema of ${url ?? 'a route'}`), part) // Fastify passes the route's schema as it was given
+  const where = `the ${part} schema of ${url ?? 'a route'}`
+  const typed = toTypeBox(schema as Schema, where) // Fastify passes the route's schema as it was given
+  const useDefaults = part !== 'body' || method !== 'PATCH'
+  if (useDefaults) assertDefaultsValid(typed, where)
+  return compilePartValidator(typed, part, { useDefaults })
 }

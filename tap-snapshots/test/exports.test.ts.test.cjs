@@ -138,6 +138,7 @@ Object {
     "UpdateAPIView",
     "UpdateActions",
     "UpdateStatics",
+    "ValidationPolicy",
     "ValidationProblemSchema",
     "View",
     "ViewBase",
