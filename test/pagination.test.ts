@@ -272,3 +272,10 @@ test('a getFilter that answers a filter of another class pages with that filter\
   t.same(ids((await app.inject('/a?page=2')).json().items), [2], 'Short pages by one')
   t.same(ids((await app.inject('/a?page=1')).json().items), range(1, 30), 'the view\'s own filter by 100')
 })
+
+test('a filter made by hand, from values no validator filled, pages by its defaults', (t) => {
+  t.same(new OffsetLimitFilter({}).window, { kind: 'offset', offset: 0, limit: 100 })
+  t.same(new CursorPaginationFilter({}).window, { kind: 'cursor', pageSize: 100 })
+  t.same(new PaginationFilter({}).window, { kind: 'page', page: 1, pageSize: 100 })
+  t.end()
+})
