@@ -10,7 +10,7 @@ import type { ActionRegistry, ViewBase } from './mixins.js'
 import type { AsyncBulkRepository, BulkRepository, Criteria } from '../stores/repository.js'
 import type { ViewRouteOptions } from '../routes/types.js'
 import type { ActionRoute, StandardAction } from './view.js'
-import { loadParent, type ParentLookup } from './parent.js'
+import { loadParent } from './parent.js'
 import { objectPermission } from './object-permissions.js'
 import { then as settle, type Awaitable } from '../core/maybe-promise.js'
 import { ConfigurationError } from '../core/configuration-error.js'
@@ -260,7 +260,7 @@ function bulkUpdateOptions (view: BulkView): Record<string, unknown> {
 
 /** Runs a bulk action once the nested view's parent is read (a 404 when it is missing). */
 const underParent = <R>(view: BulkView, fn: () => R): Result<R> =>
-  then(view, loadParent(view, (view.constructor as { parent?: ParentLookup }).parent), fn) // a view instance's class
+  then(view, loadParent(view), fn)
 
 /** Generic bulk actions: one repository call per request, none for an empty batch, hooks around it. */
 // Each generic bulk action is a real method of a named class (what a stack trace or a

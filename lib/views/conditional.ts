@@ -11,7 +11,7 @@ import {
 } from '../http/preconditions.js'
 import { alwaysSent } from '../http/response-headers.js'
 import { honoursPreconditions, type Precondition } from '../stores/repository.js'
-import { loadParent, objectParams, type ParentLookup } from './parent.js'
+import { loadParent, objectParams } from './parent.js'
 import { envelopeSchema, wrapIn } from './envelope.js'
 import { compileRepresentation, type SerializerOptions } from '../schema/wire.js'
 import { validateTargetEarly } from '../schema/validation.js'
@@ -382,7 +382,6 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
       const get = repository?.get
       if (typeof get !== 'function') return undefined
       const action = request.routeOptions.config.action!
-      const klass = this.constructor as { parent?: ParentLookup, prefixParams?: unknown } // a view instance's class
       const toValidators = (item: unknown): Validators | null => {
         if (item === null || item === undefined) return null
         this.checkObjectPermissions(item, action)
@@ -391,10 +390,10 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
       // Read as the action reads it: within the parent, and only an object the client may see,
       // so that a 304 or a 412 tells a client nothing of an object it may not read.
       const read = (): Validators | null | Promise<Validators | null> => {
-        const criteria = { ...objectParams(klass, request.params as Record<string, unknown>), ...this.getScopeKwargs(action) }
+        const criteria = { ...objectParams(this, request.params as Record<string, unknown>), ...this.getScopeKwargs(action) }
         return then(get.call(repository, criteria, this.getRepositoryOptions(action)), toValidators)
       }
-      const loaded = loadParent(this, klass.parent)
+      const loaded = loadParent(this)
       return isThenable(loaded) ? Promise.resolve(loaded).then(read) : read()
     }
 

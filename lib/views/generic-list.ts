@@ -7,7 +7,7 @@ import { paginationOf, type BaseFilter, type FilterClass } from '../query/filter
 import type { ViewBase } from './mixins.js'
 import type { AsyncRepository, Criteria, ListQuery, Repository, RepositoryOptions } from '../stores/repository.js'
 import type { ActionRoute, StandardAction } from './view.js'
-import { loadParent, type ParentLookup } from './parent.js'
+import { loadParent } from './parent.js'
 import { then } from '../core/maybe-promise.js'
 
 /** What the generic list needs of its view: the hooks and the repository of a generic view (views/generics.ts). */
@@ -23,7 +23,7 @@ type ListBase = ViewBase & { filter: FilterClass | null }
 
 /** The generic `list`: a nested view's parent first, then through the filter, its pagination reading and shaping the page. */
 function genericList (view: ListingView, request: FastifyRequest): unknown {
-  return then(loadParent(view, (view.constructor as { parent?: ParentLookup }).parent), () => listPage(view, request)) // a view instance's class
+  return then(loadParent(view), () => listPage(view, request))
 }
 
 function listPage (view: ListingView, request: FastifyRequest): unknown {

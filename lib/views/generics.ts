@@ -190,11 +190,10 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
     // standard actions do: a 404 without one, and `getParent()` and the scope within it.
     static override routeHooks (route: RouteDefinition, method: string): ReturnType<ViewBase['routeHooks']> {
       const inherited = super.routeHooks(route, method)
-      const parent = this.parent
-      if (parent === undefined || route.standard) return inherited
+      if (this.parent === undefined || route.standard) return inherited
       const Klass = this as unknown as new (request: FastifyRequest, reply: FastifyReply) => APIView // a registered view class is concrete
       const readParent = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-        await loadParent(keptView(request) ?? keepView(request, new Klass(request, reply)), parent)
+        await loadParent(keptView(request) ?? keepView(request, new Klass(request, reply)))
       }
       return { ...inherited, preHandler: [...toList(inherited.preHandler), readParent] }
     }
@@ -261,7 +260,7 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
 })
 
 function detailCriteria (view: GenericView, request: FastifyRequest, action: string): Criteria {
-  return withKwargs(objectParams(classOf(view), request.params as Criteria), view.getScopeKwargs(action))
+  return withKwargs(objectParams(view, request.params as Criteria), view.getScopeKwargs(action))
 }
 
 /**
@@ -314,7 +313,7 @@ const listImpl = <B extends GenericBase>(Base: B): ViewBase => rowSender(generic
 
 const createImpl = (Base: GenericBase): ViewBase => rowSender(bodyWriter(class GenericCreate extends createMembers(Base) {
   create (this: GenericView, request: FastifyRequest): unknown {
-    return then(loadParent(this, classOf(this).parent), () =>
+    return then(loadParent(this), () =>
       this.performCreate(withKwargs(request.body as Record<string, unknown>, this.getScopeKwargs('create')), this.getRepositoryOptions('create')))
   }
 }, 'create'), 'create')
@@ -327,7 +326,7 @@ const retrieveImpl = (Base: GenericBase): ViewBase => rowSender(class GenericRet
 
 const updateImpl = (Base: GenericBase): ViewBase => rowSender(bodyWriter(class GenericUpdate extends updateMembers(Base) {
   update (this: GenericView, request: FastifyRequest): unknown {
-    return then(loadParent(this, classOf(this).parent), () =>
+    return then(loadParent(this), () =>
       this.performUpdate(detailCriteria(this, request, 'update'), request.body as Record<string, unknown>, writeOptions(this, request, 'update')))
   }
 }, 'update'), 'update')
@@ -335,27 +334,24 @@ const updateImpl = (Base: GenericBase): ViewBase => rowSender(bodyWriter(class G
 const partialUpdateImpl = (Base: GenericBase): ViewBase => rowSender(bodyWriter(class GenericPartialUpdate extends updateMembers(Base) {
   // The body holds only what the client sent (or what its patch changed), so a partial update changes only those fields.
   partialUpdate (this: GenericView, request: FastifyRequest): unknown {
-    return then(loadParent(this, classOf(this).parent), () =>
+    return then(loadParent(this), () =>
       this.performUpdate(detailCriteria(this, request, 'partialUpdate'), request.body as Record<string, unknown>, writeOptions(this, request, 'partialUpdate')))
   }
 }, 'partialUpdate'), 'partialUpdate')
 
 const destroyImpl = (Base: GenericBase): ViewBase => class GenericDestroy extends Base {
   destroy (this: GenericView, request: FastifyRequest): unknown {
-    return then(loadParent(this, classOf(this).parent), () =>
+    return then(loadParent(this), () =>
       then(this.performDestroy(detailCriteria(this, request, 'destroy'), writeOptions(this, request, 'destroy')), (deleted) => deleted ? true : null))
   }
 }
-
-/** The class of a generic view (TypeScript types an instance's `constructor` as `Function`). */
-const classOf = (view: GenericView): GenericStatics & { prefixParams?: unknown } => view.constructor as unknown as GenericStatics
 
 /**
  * The one object a detail action reads: its parent first (a nested view), then the row the
  * path selects within the scope, which the client must be allowed to see (a 403 otherwise).
  */
 function readObject (view: GenericView, request: FastifyRequest, action: string): unknown {
-  return then(loadParent(view, classOf(view).parent), () =>
+  return then(loadParent(view), () =>
     then(view.repository.get(detailCriteria(view, request, action), view.getRepositoryOptions(action)), (found) => {
       if (found !== null && found !== undefined) view.checkObjectPermissions(found, action)
       return found

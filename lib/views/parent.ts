@@ -39,14 +39,16 @@ export interface ParentLookup<P = unknown> {
 /** What a view keeps of its request's parent once it was read. */
 const LOADED = Symbol('fastify-views.parent')
 
-interface Nested { request: FastifyRequest, [LOADED]?: { object: unknown, scope: Criteria } }
+interface Nested { request: FastifyRequest, constructor: { parent?: ParentLookup }, [LOADED]?: { object: unknown, scope: Criteria } }
 
 /**
  * Reads the parent of this request once per view instance (every hook and the action share
- * it): `undefined` when the class declares none; a 404 naming the parent when it is missing.
+ * it), as the view's class declares it (`parent`): nothing when it declares none; a 404 naming
+ * the parent when it is missing.
  */
-export function loadParent (view: object, parent: ParentLookup | undefined): Awaitable<void> {
-  const nested = view as Nested // a view instance: it has its request
+export function loadParent (view: object): Awaitable<void> {
+  const nested = view as Nested // a view instance: it has its request, and its class its statics
+  const parent = nested.constructor.parent
   if (parent === undefined || nested[LOADED] !== undefined) return undefined
   const params = nested.request.params as Record<string, unknown>
   const criteria: Criteria = {}
@@ -75,8 +77,9 @@ const prefixNames = new WeakMap<object, readonly string[]>()
  * The path parameters that select the object itself: the request's, without those of the
  * prefix (`memberId` of `/members/:memberId/loans/:id` names the parent, not a field of a loan).
  */
-export function objectParams (klass: { prefixParams?: unknown }, params: Record<string, unknown>): Record<string, unknown> {
-  const schema = klass.prefixParams as { properties?: unknown } | undefined // registration made sure it is an object schema
+export function objectParams (view: object, params: Record<string, unknown>): Record<string, unknown> {
+  // A view instance's class; registration made sure its prefixParams is an object schema.
+  const schema = (view.constructor as { prefixParams?: { properties?: unknown } }).prefixParams
   if (schema === undefined) return params
   let names = prefixNames.get(schema)
   if (names === undefined) prefixNames.set(schema, names = Object.keys(Object(schema.properties) as object))
