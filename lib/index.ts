@@ -3,11 +3,11 @@
 // are `fastify-views/generics`, bulk views `fastify-views/bulk`, conditional requests
 // `fastify-views/conditional`, the SQL repositories `fastify-views/sql`, the OpenAPI options
 // `fastify-views/swagger`.
-export { views, views as default, configureApp, type FastifyViewsOptions, type ViewEntry } from './plugin.js'
+export { views, views as default, configureApp, type FastifyViewsOptions, type ConfigureAppOptions, type ViewEntry } from './plugin.js'
 export { View, type ViewClass, type StandardAction, type ActionRoute, type AfterAction, type RouteDefinition, type BodyMediaType } from './views/view.js'
 export { JsonPatchOperation, type PatchFormat, type PatchTarget } from './views/patch.js'
 export { APIView, type SerializerOptions } from './views/api-view.js'
-export { ViewRouter, type ViewRouterOptions } from './registration/router.js'
+export { ViewRouter, type ViewRouterOptions, type OuterLevel } from './registration/router.js'
 export { registerView, type RegisterViewOptions } from './registration/register.js'
 export {
   Get, Post, Put, Patch, Delete, Route, Action, Override, Annotate, Throws, Catch, CatchDefined,
@@ -15,10 +15,13 @@ export {
 } from './views/decorators.js'
 export * from './http/errors.js'
 export { ConfigurationError, CONFIGURATION_ERRORS, type ConfigurationErrorCode } from './core/configuration-error.js'
-export { problemErrorHandler, problemNotFoundHandler, problemClientErrorHandler, problemFrameworkErrors, PROBLEM_CONTENT_TYPE } from './http/problem.js'
+export {
+  ErrorFormat, problemFormat, PROBLEM_FORMAT, problemErrorHandler, problemNotFoundHandler, problemClientErrorHandler, problemFrameworkErrors,
+  type ErrorFormatOptions, type ValidationStatus
+} from './http/error-format.js'
+export { PROBLEM_CONTENT_TYPE } from './http/problem.js'
 export { ResponseHeaders, alwaysSent, type ResponseHeadersClass, type HeaderFields } from './http/response-headers.js'
 export { ResponseValidationError } from './schema/response-check.js'
-export { RequestValidationError } from './schema/validation.js'
 export type { ValidationPolicy } from './schema/validation-policy.js'
 export { toTypeBox, type Schema, type StaticOf, type TypeBox1Schema } from './core/typebox-lines.js'
 export type {
@@ -39,5 +42,5 @@ export {
   type DetailStatics, type ListStatics, type CreateStatics, type UpdateStatics, type ActionViewClass, type ActionRequest, type SentReply
 } from './views/actions.js'
 export { errors, ProblemSchema, ValidationProblemSchema } from './openapi/operation.js'
-export { errorClassSchema, ProblemErrorEntrySchema } from './openapi/problem-schema.js'
+export { errorClassSchema, ProblemErrorEntrySchema } from './http/problem-schema.js'
 export { typeboxValidatorCompiler } from './schema/validation.js'

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
-import { problemClientErrorHandler, problemErrorHandler, problemNotFoundHandler } from './http/problem.js'
+import { appErrorFormat, PROBLEM_FORMAT, setAppErrorFormat, type ErrorFormat } from './http/error-format.js'
 import { registerView, type RegisterViewOptions } from './registration/register.js'
 import { hasViewRoutes } from './registration/served-routes.js'
 import { ViewRouter } from './registration/router.js'
@@ -28,6 +28,17 @@ export interface FastifyViewsOptions {
    * members refused, unless set); a router's and a registration entry's own options win over it.
    */
   validation?: ValidationPolicy
+  /**
+   * How the application answers and documents errors (default problem+json): its views, and with
+   * `configureApp` its own routes and its 404s. A router's and a registration entry's own win over it.
+   */
+  errorFormat?: ErrorFormat
+}
+
+/** Options of `configureApp`. */
+export interface ConfigureAppOptions {
+  /** How the application answers errors (default problem+json, `PROBLEM_FORMAT`). */
+  errorFormat?: ErrorFormat
 }
 
 // The error handler belongs to a context (Fastify encapsulates it), so each context
@@ -40,30 +51,46 @@ const notFoundPrefixes = new WeakMap<object, Set<string>>()
 const listeningServers = new WeakSet<object>()
 
 /**
- * Installs what must be app-wide: the problem+json error
- * handler and not-found handler of the context it is given and the contexts inside it,
- * and the server's `clientError` listener, which answers requests Node cannot parse.
- * Safe to call more than once, and on the root after a child context has been configured.
+ * Installs what must be app-wide, in the application's error format (problem+json unless
+ * `errorFormat` says otherwise): the error handler and not-found handler of the context it is
+ * given and the contexts inside it, and the server's `clientError` listener, which answers
+ * requests Node cannot parse. Views registered in the context answer in the same format.
+ * Safe to call more than once, and on the root after a child context has been configured;
+ * a second call with another format is refused, since routes added between the two would
+ * answer in the first.
  */
-export function configureApp (app: FastifyInstance): FastifyInstance {
-  if (configuredContexts.has(app)) return app
+export function configureApp (app: FastifyInstance, options: ConfigureAppOptions = {}): FastifyInstance {
+  // Without a format of its own, a context answers in the format of the context around it.
+  const format = options.errorFormat ?? appErrorFormat(app) ?? PROBLEM_FORMAT
+  if (configuredContexts.has(app)) {
+    const configured = appErrorFormat(app)!
+    if (configured !== format) {
+      throw new ConfigurationError('FV_ERR_ERROR_FORMAT', 'fastify-views: the application was configured with one error format and is now given another ' +
+        `(${describeFormat(configured)}, then ${describeFormat(format)}): routes added in between would answer in the first. ` +
+        'Declare the format once, in the first configureApp(app, { errorFormat }) or the plugin\'s errorFormat')
+    }
+    return app
+  }
   configuredContexts.add(app)
-  app.setErrorHandler(problemErrorHandler)
+  setAppErrorFormat(app, format)
+  app.setErrorHandler(format.errorHandler)
   let prefixes = notFoundPrefixes.get(app.server)
   if (prefixes === undefined) notFoundPrefixes.set(app.server, prefixes = new Set())
   if (!prefixes.has(app.prefix)) {
     prefixes.add(app.prefix)
-    app.setNotFoundHandler(problemNotFoundHandler)
+    app.setNotFoundHandler(format.notFoundHandler)
   }
   if (!listeningServers.has(app.server)) {
     listeningServers.add(app.server)
     // Fastify installs its JSON clientError listener when the server is created, so
     // the only way to change that answer afterwards is to replace the listener.
     app.server.removeAllListeners('clientError')
-    app.server.on('clientError', problemClientErrorHandler)
+    app.server.on('clientError', format.clientErrorHandler)
   }
   return app
 }
+
+const describeFormat = (format: ErrorFormat): string => format === PROBLEM_FORMAT ? 'problem+json' : `${format.contentType}, validation ${format.validationStatus}`
 
 /** Fastify's own error handler: a context whose handler is still this one answers errors in Fastify's JSON. */
 const hasDefaultErrorHandler = (app: FastifyInstance): boolean => app.errorHandler.name === 'defaultErrorHandler'
@@ -89,7 +116,7 @@ const fastifyViews: FastifyPluginAsync<FastifyViewsOptions> = async (app, option
         `(${before.slice(0, 5).join(', ')}${before.length > 5 ? ', ...' : ''}), so ${before.length === 1 ? 'it keeps' : 'they keep'} Fastify's JSON errors, not problem+json. ` +
         'Call configureApp(app) right after creating the app, before any route or plugin')
     }
-    configureApp(app)
+    configureApp(app, { errorFormat: options.errorFormat })
   } else {
     // Opted out: something else must answer the application's errors and 404s by the time it starts.
     app.addHook('onReady', async function checkConfigured () {
@@ -112,10 +139,12 @@ const fastifyViews: FastifyPluginAsync<FastifyViewsOptions> = async (app, option
       app.log.warn({ err: error }, `fastify-views: the columns of ${view.name}'s table could not be read, so its response schema is not checked against them`)
     }
   }))
-  // The plugin's policy is the outermost level around a view it registers itself.
-  const pluginLevel = options.validation === undefined ? undefined : { prefix: '', options: {}, validation: [options.validation] }
+  // The plugin's policy and format are the outermost level around a view it registers itself
+  // (without a format, its views answer in the application's).
+  const outer = { validation: options.validation, errorFormat: options.errorFormat }
+  const pluginLevel = { prefix: '', options: {}, validation: [outer.validation], errorFormat: [outer.errorFormat] }
   for (const entry of options.views ?? []) {
-    if (entry instanceof ViewRouter) entry.register(app, options.validation)
+    if (entry instanceof ViewRouter) entry.register(app, outer)
     else if (typeof entry === 'function' && (entry === View || entry.prototype instanceof View)) registerView(app, entry, {}, pluginLevel)
     else if (typeof entry === 'object' && entry !== null && typeof entry.view === 'function') {
       const { view, ...rest } = entry

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3'
 import { Type, type Static } from '@sinclair/typebox'
 import { Type as Type1 } from 'typebox'
 import views, {
-  APIError, APIView, AsyncListAPIView, AsyncRetrieveAPIView, CONFIGURATION_ERRORS, Catch, ConfigurationError, Get, Override, PartialUpdateAPIView, Post, Throws, View, mix, type ConfigurationErrorCode, type FastifyViewsOptions
+  APIError, APIView, AsyncListAPIView, AsyncRetrieveAPIView, CONFIGURATION_ERRORS, Catch, ConfigurationError, configureApp, ErrorFormat, Get, Override, PartialUpdateAPIView, Post, Throws, View, mix, type ConfigurationErrorCode, type FastifyViewsOptions
 } from '../lib/index.js'
 import {
   AsyncGenericListAPIView, BaseFilter, GenericListAPIView, GenericViewSet, MemoryRepository, OffsetLimitFilter, PaginationFilter, SearchFilter, asyncRepository, composeFilters
@@ -732,6 +732,30 @@ const thrown: ThrownCase[] = [
       return build({ views: [{ view: Pages, prefix: '/pages' }] })
     },
     message: /^Pages\.list schema\.querystring: the default of limit \(0\) is not a value its own schema accepts/
+  },
+  {
+    code: 'FV_ERR_ERROR_FORMAT',
+    mistake: 'an error format whose validation status is neither 400 nor 422',
+    act: () => new ErrorFormat({ validationStatus: 418 as 422, body: (problem) => problem, schema: Type.Unknown() }),
+    message: /validationStatus must be 400 or 422; got 418$/
+  },
+  {
+    code: 'FV_ERR_ERROR_FORMAT',
+    mistake: 'an error format without a body function',
+    act: () => new ErrorFormat({ body: undefined as never, schema: Type.Unknown() }),
+    message: /an error format needs body \(problem\) => body and the schema of that body$/
+  },
+  {
+    code: 'FV_ERR_ERROR_FORMAT',
+    mistake: 'the application configured with problem+json, then the plugin given another format',
+    act: async () => {
+      const app = Fastify()
+      configureApp(app)
+      const format = new ErrorFormat({ validationStatus: 422, body: (problem) => ({ message: problem.detail }), schema: Type.Object({ message: Type.String() }) })
+      await app.register(views, { errorFormat: format })
+      await app.ready()
+    },
+    message: /configured with one error format and is now given another \(problem\+json, then application\/json, validation 422\)/
   }
 ]
 

@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger'
 import { Type } from '@sinclair/typebox'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import views, {
-  Action, APIError, APIView, BadRequest as BadRequestError, AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView, AsyncPartialUpdateAPIView, AsyncRetrieveAPIView, AsyncUpdateAPIView, Catch, CatchDefined, Conflict, CreateAPIView, Delete, Forbidden, Get, mix, NotFound, Override, Post, ResponseHeaders, Route, Throws, View, ViewRouter, configureApp, errors, type FastifyViewsOptions
+  Action, APIError, APIView, BadRequest as BadRequestError, AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView, AsyncPartialUpdateAPIView, AsyncRetrieveAPIView, AsyncUpdateAPIView, Catch, CatchDefined, Conflict, CreateAPIView, Delete, Forbidden, Get, mix, NotFound, Override, Post, ResponseHeaders, Route, Throws, View, ViewRouter, configureApp, errors, type FastifyViewsOptions, PROBLEM_FORMAT
 } from '../lib/index.js'
 import { type FilterClass } from '../lib/generics.js'
 import { buildViewRoutes } from '../lib/registration/register.js'
@@ -597,7 +597,7 @@ test('documentation corners: CatchDefined string entries, Catch with a detail on
   t.same(['Item', 'Category', 'Day', 'Box', 'Match', 'Address'].map(plural), ['Items', 'Categories', 'Days', 'Boxes', 'Matches', 'Addresses'], 'plural')
 
   const itemsRoute = { name: 'retrieve', methods: ['GET'], path: '/:id', status: 200, options: {}, throws: [NotFound], responseSchema: Item, emptyBody: false, standard: true } as never
-  const documentedMap = documentedResponses(Items, itemsRoute, { method: 'GET', multiMethod: false, headerClasses: [Paging], implementation: Items.prototype.retrieve })
+  const documentedMap = documentedResponses(Items, itemsRoute, { method: 'GET', multiMethod: false, headerClasses: [Paging], implementation: Items.prototype.retrieve, errorFormat: PROBLEM_FORMAT })
   t.same(Object.keys(documentedMap), ['200', '403', '404', '415'], 'documentedResponses: the merged map of one operation')
   t.same(Object.keys(documentedMap[200].headers!), ['x-total-count'])
   t.same(documentedMap[404].errors, [NotFound], 'its errors as classes')

@@ -28,6 +28,8 @@ export const CONFIGURATION_ERRORS = {
   FV_ERR_PREFIX_PARAMS: 'FV_ERR_PREFIX_PARAMS',
   /** A view's envelope wraps the representation that patch documents it accepts would apply to. */
   FV_ERR_ENVELOPE: 'FV_ERR_ENVELOPE',
+  /** An error format is malformed (a validation status other than 400 or 422, no body or schema), or the application is configured with two. */
+  FV_ERR_ERROR_FORMAT: 'FV_ERR_ERROR_FORMAT',
   /** A view mixes in `ConditionalMixin` but turns on neither `etag` nor `conditionalRequests`: it would do nothing. */
   FV_ERR_CONDITIONAL_OFF: 'FV_ERR_CONDITIONAL_OFF',
   /** A partial update takes patch documents but has no way to read the object they apply to. */

@@ -121,6 +121,11 @@ function errorClass (status: number, defaultDetail: string): APIErrorClass {
 
 /** 400: the request is malformed or fails validation. Documented on every `APIView` route. */
 export class BadRequest extends errorClass(400, 'The request is invalid.') {}
+/**
+ * 400: a request failed validation (its path, query, headers or body). An error format with a
+ * `validationStatus` of 422 answers it with 422 instead (docs/errors.md#error-formats).
+ */
+export class RequestValidationError extends BadRequest {}
 /** 401: credentials are missing or wrong; pass `headers: { 'www-authenticate': ... }`. */
 export class Unauthorized extends errorClass(401, 'Authentication is required.') {}
 /** 403: the client is known but not allowed to do this. */

@@ -1,8 +1,7 @@
 import type { Socket } from 'node:net'
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyRequest } from 'fastify'
 import { APIError, statusTitle, type Problem, type ProblemErrorEntry } from './errors.js'
 import { PART_DETAIL, PART_LOCATION, type HttpPart } from './request-parts.js'
-import { jsonBodyError } from './media-type.js'
 
 /** Media type of every error response (RFC 9457 section 3). */
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
@@ -59,44 +58,10 @@ export function toProblem (error: unknown, request: FastifyRequest): { problem: 
   return { problem }
 }
 
-/**
- * The error handler of every view route and, through `configureApp`, of the app:
- * every error becomes `application/problem+json`. Server errors are logged with
- * their stack; the body only ever carries a generic detail.
- */
-export function problemErrorHandler (this: unknown, error: unknown, request: FastifyRequest, reply: FastifyReply): void {
-  // A body refused on a JSON-only view route because it was not JSON at all is a 415, not a 400.
-  const { problem, headers } = toProblem(jsonBodyError(error, request) ?? error, request)
-  if (problem.status >= 500) {
-    request.log.error({ err: error }, 'request failed')
-  } else {
-    request.log.info({ status: problem.status, detail: problem.detail }, 'request rejected')
-  }
-  if (headers !== undefined) reply.headers(headers)
-  // A string with a JSON media type is sent as is: the route's compiled serializers,
-  // which know only the success schema, never touch a problem document.
-  reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem))
-}
-
-/** The not-found handler installed by `configureApp`: an unknown route is a 404 problem. */
-export function problemNotFoundHandler (request: FastifyRequest, reply: FastifyReply): void {
-  const problem: Problem = {
-    type: 'about:blank',
-    title: statusTitle(404),
-    status: 404,
-    detail: `Route ${request.method} ${instanceOf(request)} not found.`,
-    instance: instanceOf(request)
-  }
-  reply.code(404).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem))
-}
-
-/**
- * Fastify's `frameworkErrors` option: errors its router meets before any route or hook runs
- * (a URL with bad percent-encoding, `GET /items/%`) become problems too. No plugin can set
- * it, since it is an option of the server: `Fastify({ frameworkErrors: problemFrameworkErrors })`.
- */
-export function problemFrameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  problemErrorHandler(error, request, reply)
+/** The problem of a request no route matched. */
+export function notFoundProblem (request: FastifyRequest): Problem {
+  const instance = instanceOf(request)
+  return { type: 'about:blank', title: statusTitle(404), status: 404, detail: `Route ${request.method} ${instance} not found.`, instance }
 }
 
 const CLIENT_ERRORS: Record<string, [number, string]> = {
@@ -105,23 +70,23 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
 }
 
 /**
- * A `clientError` listener for the HTTP server: a request Node cannot even parse
- * (a Content-Length that disagrees with the bytes sent, a malformed request line,
- * oversized headers) still gets a problem document before the socket closes.
+ * Answers a request Node cannot even parse (a Content-Length that disagrees with the bytes sent,
+ * a malformed request line, oversized headers) before its socket closes: `render` gives the
+ * error body (a problem without `instance`: there is no request to name) in the app's format.
  */
-export function problemClientErrorHandler (error: Error & { code?: string }, socket: Socket): void {
+export function clientErrorAnswer (error: Error & { code?: string }, socket: Socket, render: (problem: Problem) => { contentType: string, payload: string }): void {
   // A reset connection has nobody left to answer (Node's own clientError rule).
   if (error.code === 'ECONNRESET' || socket.destroyed) return
   const [status, detail] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'The request could not be parsed.']
   const title = statusTitle(status)
-  const body = JSON.stringify({ type: 'about:blank', title, status, detail })
+  const { contentType, payload } = render({ type: 'about:blank', title, status, detail })
   // Only a socket on which nothing has been answered yet gets the problem: a response under way
   // must not be cut into, and once one has been sent (a request answered before its body finished
   // arriving, or an earlier request on a keep-alive connection), a 408 written now could be read as
   // the answer to a request the client has not made yet. Such a socket is closed without one.
   const response = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage // Node's http server keeps the socket's current response there
   if (socket.writable && (response === undefined || response === null ? socket.bytesWritten === 0 : response.headersSent !== true)) {
-    socket.write(`HTTP/1.1 ${status} ${title}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nConnection: close\r\n\r\n${body}`)
+    socket.write(`HTTP/1.1 ${status} ${title}\r\nContent-Length: ${Buffer.byteLength(payload)}\r\nContent-Type: ${contentType}\r\nConnection: close\r\n\r\n${payload}`)
   }
   socket.destroy(error)
 }

@@ -1,10 +1,10 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import type { FastifySchema } from 'fastify'
 import { findRaises, getCatchSpecs, raisesPairs, type Raises } from '../views/decorators.js'
-import { BadRequest, ContentTooLarge, statusTitle, UnsupportedMediaType, type APIErrorClass } from '../http/errors.js'
+import { BadRequest, ContentTooLarge, statusTitle, UnprocessableContent, UnsupportedMediaType, type APIErrorClass } from '../http/errors.js'
 import { descriptionOf, operationIdOf, summaryOf, tagOf } from '../views/naming.js'
-import { PROBLEM_CONTENT_TYPE } from '../http/problem.js'
-import { problemBody, ProblemSchema, ValidationProblemSchema } from './problem-schema.js'
+import type { ErrorFormat, ValidationStatus } from '../http/error-format.js'
+import { ProblemSchema, ValidationProblemSchema } from '../http/problem-schema.js'
 import type { ResponseHeadersClass } from '../http/response-headers.js'
 import { mergeResponses } from '../routes/route-meta.js'
 import { aliasedSchema } from '../schema/serialization.js'
@@ -29,6 +29,8 @@ export interface OperationContext {
   headerClasses: ResponseHeadersClass[]
   /** The route's method implementation, whose `Catch` specs are documented. */
   implementation: object
+  /** How the route answers errors: their status for a failed validation, their media type and schema. */
+  errorFormat: ErrorFormat
 }
 
 /**
@@ -74,9 +76,24 @@ function caughtStatuses (klass: DocumentedView, implementation: object): number[
 /** Whether a route takes a body: a body schema, one per media type, or any JSON. */
 const takesBody = (route: RouteDefinition): boolean => route.options.schema?.body !== undefined || route.anyJsonBody === true
 
-/** A route can answer 400 when it reads a body (malformed JSON) or validates something: the path, the query or headers. */
-function canAnswerBadRequest (route: RouteDefinition): boolean {
-  return takesBody(route) || Object.values(route.options.schema ?? {}).some((part) => part !== undefined)
+/** Whether a route validates a part of the request: the path, the query, headers or a body. */
+const validates = (route: RouteDefinition): boolean => Object.values(route.options.schema ?? {}).some((part) => part !== undefined)
+
+const isBadRequest = (cls: APIErrorClass): boolean => cls === BadRequest || cls.prototype instanceof BadRequest
+
+/**
+ * The 400s of `defaultErrors` where they can be answered, and the validation status beside them.
+ * A route answers 400 for a body that is not even well-formed JSON, and the format's validation
+ * status for a request that fails its schemas: both are 400 by default; with a validation status
+ * of 422, a route with a body documents both, one without only 422. A route that validates
+ * nothing and reads no body answers neither (docs/openapi.md).
+ */
+function defaultErrorsOf (defaults: APIErrorClass[], route: RouteDefinition, validationStatus: ValidationStatus): APIErrorClass[] {
+  const malformed = takesBody(route)
+  const invalid = validates(route)
+  if (validationStatus === 400) return defaults.filter((cls) => !isBadRequest(cls) || malformed || invalid)
+  const kept = defaults.filter((cls) => !isBadRequest(cls) || malformed)
+  return invalid && defaults.some(isBadRequest) ? [...kept, UnprocessableContent] : kept
 }
 
 /**
@@ -105,19 +122,17 @@ function collectResponses (klass: ViewClass, route: RouteDefinition, context: Op
   if (headers !== undefined) success.headers = headers
   generated[route.status] = success
 
-  // Default errors are documented on every route, except a 400 (BadRequest or a subclass) on a
-  // route that validates nothing and reads no body: nothing there can answer it (docs/openapi.md).
-  const answersBadRequest = canAnswerBadRequest(route)
-  const defaults = (view.defaultErrors ?? [BadRequest]).filter((cls) => answersBadRequest || !(cls === BadRequest || cls.prototype instanceof BadRequest))
+  // Default errors are documented on every route, their 400s where they can be answered.
+  const defaults = defaultErrorsOf(view.defaultErrors ?? [BadRequest], route, context.errorFormat.validationStatus)
   for (const cls of new Set([...defaults, ...bodyErrors(route), ...(view.errors ?? []), ...route.throws, ...dependencyErrors(route.options.dependencies)])) {
     const entry = generated[cls.status] ?? (generated[cls.status] = { description: statusTitle(cls.status), errors: [] })
     entry.errors = [...entry.errors!, cls]
   }
   const withMixins = mergeResponses(generated, klass.extraResponses(route, context.method))!
   const merged = mergeResponses(withMixins, route.options.responses)!
-  // A caught exception's status is documented with the generic problem unless a class already documents it.
+  // A caught exception's status is documented with the format's generic body unless a class already documents it.
   for (const status of caughtStatuses(view, context.implementation)) {
-    merged[status] ??= { description: statusTitle(status), schema: ProblemSchema }
+    merged[status] ??= { description: statusTitle(status), errors: [] }
   }
   return { responses: merged, explicitOnly: Object.keys(merged).filter((status) => withMixins[status] === undefined) }
 }
@@ -156,16 +171,16 @@ function dependencySecurity (dependencies: Dependency[]): SecurityRequirement[] 
  * One documented response in the forms Fastify (serializers) and @fastify/swagger
  * (documents) both read. Success bodies use the plain form, which the generator
  * resolves (nested `$id` schemas become named components); error bodies use
- * `content` with `application/problem+json` and keep their named schemas, which
+ * `content` with the error format's media type and keep their named schemas, which
  * `swaggerOptions` turns into components of the document.
  */
-function toFastifyResponse (status: string, doc: ResponseDoc): Record<string, unknown> {
+function toFastifyResponse (status: string, doc: ResponseDoc, format: ErrorFormat): Record<string, unknown> {
   const description = doc.description ?? statusTitle(Number(status))
   const head: Record<string, unknown> = doc.headers === undefined ? { description } : { description, headers: doc.headers }
   if (doc.content !== undefined) return { ...head, content: doc.content }
   if (Number(status) >= 400) {
-    if (doc.schema !== undefined) return { ...head, content: { [PROBLEM_CONTENT_TYPE]: { schema: doc.schema } } }
-    if (doc.errors !== undefined && doc.errors.length > 0) return { ...head, content: { [PROBLEM_CONTENT_TYPE]: { schema: problemBody(doc.errors) } } }
+    const schema = doc.schema ?? (doc.errors === undefined ? undefined : format.schemaFor(doc.errors, Number(status)))
+    if (schema !== undefined) return { ...head, content: { [format.contentType]: { schema } } }
   } else if (doc.schema !== undefined) {
     // In the plain form the description would become part of the body schema;
     // @fastify/swagger reads this key instead and removes it. A top-level `$id` is
@@ -244,13 +259,13 @@ export function buildRouteSchema (klass: ViewClass, route: RouteDefinition, cont
   const aside: Record<string, unknown> = {}
   for (const [status, doc] of Object.entries(documented)) {
     const target = explicitOnly.includes(status) && !/^[45]/.test(status) ? aside : response
-    target[status] = toFastifyResponse(status, doc)
+    target[status] = toFastifyResponse(status, doc, context.errorFormat)
   }
   const key = String(route.status)
   const success = documented[key]
   if (success.content !== undefined || success.schema !== served) {
     aside[key] = response[key]
-    response[key] = toFastifyResponse(key, { ...success, schema: served, content: undefined })
+    response[key] = toFastifyResponse(key, { ...success, schema: served, content: undefined }, context.errorFormat)
   }
   if (Object.keys(aside).length > 0) schema[DOCUMENTED_RESPONSES] = aside
   // Headers a mixin documents are not validated: they are kept aside for the document too.

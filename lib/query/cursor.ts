@@ -1,7 +1,7 @@
 // Keyset pagination (query layer): an opaque `cursor` and `page_size`, seeks after a row, the `CursorPage` envelope.
 import { Type, type TArray, type TNull, type TObject, type TProperties, type TSchema, type TString, type TUnion } from '@sinclair/typebox'
 import { then, type Awaitable } from '../core/maybe-promise.js'
-import { BadRequest } from '../http/errors.js'
+import { RequestValidationError } from '../http/errors.js'
 import type { ListQuery, OrderKey } from '../stores/repository.js'
 import { classSuffix, envelopePage, pageSizeSchema, type Envelope, type PageBounds, type PageField, type PageQuery, type PageSource, type PageWindow, type Pagination } from './pagination-protocol.js'
 
@@ -120,7 +120,7 @@ export abstract class CursorPagination implements Pagination<CursorWindow>, Enve
     const cursor = decodeCursor(raw, totalOrdering(ordering, bounds.tieBreaker).map(orderToken))
     if (cursor === undefined) {
       const parameter = this.names.cursor
-      throw new BadRequest('The query string is invalid.', { errors: [{ detail: 'Invalid cursor for this ordering', pointer: `#/${parameter}`, in: 'query', parameter }] })
+      throw new RequestValidationError('The query string is invalid.', { errors: [{ detail: 'Invalid cursor for this ordering', pointer: `#/${parameter}`, in: 'query', parameter }] })
     }
     return { kind: 'cursor', pageSize, cursor }
   }

@@ -6,7 +6,7 @@ import { dependencyHooks } from '../routes/dependencies.js'
 import { hasContent, isJsonRequest, JSON_BODY_ONLY, mediaTypeHook, noContent, notJson, parseJsonMediaTypes, readsNoContent } from '../http/media-type.js'
 import { assertBodiesFitRepository, assertCreatesFitResponse, assertDependencyKeys, assertFilterFitsFields, assertParamsInPath, assertResponseFitsColumns, assertNoContentHasNoBody, assertNoNearMisses, assertStoredObjectsSchema } from './checks.js'
 import { buildRouteSchema } from '../openapi/operation.js'
-import { problemErrorHandler } from '../http/problem.js'
+import { appErrorFormat, PROBLEM_FORMAT, type ErrorFormat } from '../http/error-format.js'
 import { compileResponseCheck } from '../schema/response-check.js'
 import { serializerCompilerFor } from '../schema/serializer.js'
 import { getRouteMeta, mergeRouteOptions, resolveRouteOptions } from '../routes/route-meta.js'
@@ -43,6 +43,8 @@ export interface RegisterViewOptions extends SharedRouteOptions {
   prefix?: string
   /** The validation policy of the view's routes; each option set here wins over the router's and the plugin's (docs/views.md#the-validation-policy). */
   validation?: ValidationPolicy
+  /** How the view's routes answer and document errors; wins over the router's, the plugin's and the application's (docs/errors.md#error-formats). */
+  errorFormat?: ErrorFormat
 }
 
 /** What a router adds to every view it registers. */
@@ -51,6 +53,8 @@ export interface RouterContext {
   options: SharedRouteOptions
   /** The validation policies of the levels around the registration, outermost first: the plugin's, the router's. */
   validation?: ReadonlyArray<ValidationPolicy | undefined>
+  /** The error formats of the levels around the registration, outermost first: the plugin's, the router's. */
+  errorFormat?: ReadonlyArray<ErrorFormat | undefined>
 }
 
 type ViewStatics = ViewClass & Partial<Pick<typeof APIView,
@@ -359,8 +363,11 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
   const serializerCompiler = serializerCompilerFor(app)
   const compileSerializer = (schema: TSchema): ((value: unknown) => string) => serializerCompiler({ schema })
   const statics = klass as ViewStatics
-  const { prefix = '', validation, ...registration } = options
+  const { prefix = '', validation, errorFormat, ...registration } = options
   const policy = resolveValidationPolicy([...router?.validation ?? [], validation], `${klass.name}'s registration`)
+  // The innermost level that declares a format wins; else the application's (`configureApp`).
+  const format = [...router?.errorFormat ?? [], errorFormat].reduce<ErrorFormat | undefined>((outer, inner) => inner ?? outer, undefined) ??
+    (app === undefined ? undefined : appErrorFormat(app)) ?? PROBLEM_FORMAT
   const base = router === undefined ? registration : mergeRouteOptions(router.options, registration)
   const fullPrefix = joinPath(router?.prefix ?? '', prefix)
   // Fastify's own default when the application sets none.
@@ -397,11 +404,11 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
       const routeOptions: RouteOptions = {
         method,
         url: joinPath(fullPrefix, route.path),
-        schema: buildRouteSchema(klass, documentedDefinition(definition, method, policy), { method, multiMethod: route.methods.length > 1, headerClasses, implementation }),
+        schema: buildRouteSchema(klass, documentedDefinition(definition, method, policy), { method, multiMethod: route.methods.length > 1, headerClasses, implementation, errorFormat: format }),
         handler,
         validatorCompiler,
         serializerCompiler,
-        errorHandler: problemErrorHandler
+        errorHandler: format.errorHandler
       } as RouteOptions
       // Options Fastify takes as they are, then the hooks of each phase: copied in by name.
       const passed: Record<string, unknown> = {}

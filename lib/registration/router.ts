@@ -3,12 +3,21 @@ import { registerView, type RegisterViewOptions } from './register.js'
 import type { SharedRouteOptions } from '../routes/types.js'
 import type { ViewClass } from '../views/view.js'
 import type { ValidationPolicy } from '../schema/validation-policy.js'
+import type { ErrorFormat } from '../http/error-format.js'
 
 /** Options of a `ViewRouter`: a prefix, a validation policy, and route options (tags, dependencies, responseHeaders, ...) for every route. */
 export interface ViewRouterOptions extends SharedRouteOptions {
   prefix?: string
   /** The validation policy of its views; each option set here wins over the plugin's, and a registration's own wins over it. */
   validation?: ValidationPolicy
+  /** How its views answer and document errors; wins over the plugin's and the application's, a registration's own wins over it. */
+  errorFormat?: ErrorFormat
+}
+
+/** What the plugin declares around the routers it registers. */
+export interface OuterLevel {
+  validation?: ValidationPolicy
+  errorFormat?: ErrorFormat
 }
 
 /**
@@ -20,12 +29,14 @@ export class ViewRouter {
   readonly prefix: string
   readonly options: SharedRouteOptions
   readonly validation: ValidationPolicy | undefined
+  readonly errorFormat: ErrorFormat | undefined
   readonly entries: Array<{ view: ViewClass, options: RegisterViewOptions }> = []
 
   constructor (options: ViewRouterOptions = {}) {
-    const { prefix = '', validation, ...rest } = options
+    const { prefix = '', validation, errorFormat, ...rest } = options
     this.prefix = prefix
     this.validation = validation
+    this.errorFormat = errorFormat
     this.options = rest
   }
 
@@ -35,8 +46,9 @@ export class ViewRouter {
     return this
   }
 
-  /** Registers every view of the router on a Fastify instance; `validation`: the policy around the router (the plugin's). */
-  register (app: FastifyInstance, validation?: ValidationPolicy): void {
-    for (const { view, options } of this.entries) registerView(app, view, options, { prefix: this.prefix, options: this.options, validation: [validation, this.validation] })
+  /** Registers every view of the router on a Fastify instance; `outer`: the policy and format around the router (the plugin's). */
+  register (app: FastifyInstance, outer: OuterLevel = {}): void {
+    const levels = { prefix: this.prefix, options: this.options, validation: [outer.validation, this.validation], errorFormat: [outer.errorFormat, this.errorFormat] }
+    for (const { view, options } of this.entries) registerView(app, view, options, levels)
   }
 }

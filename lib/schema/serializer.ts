@@ -1,15 +1,17 @@
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler'
 import type { FastifyInstance } from 'fastify'
-import { PROBLEM_CONTENT_TYPE } from '../http/problem.js'
 
 type Serialize = (payload: unknown) => string
 type SerializerCompiler = (input: { schema: object, httpStatus?: string, contentType?: string }) => Serialize
 
 const stringify: Serialize = (payload) => JSON.stringify(payload)
 
+/** A 4xx or 5xx status code: an error response. */
+const ERROR_STATUS = /^[45]/
+
 /**
  * The serializer compiler of view routes. Error bodies are sent already serialized by
- * the problem handler, so their documented schemas (references to named problem
+ * the error format's handler, so their documented schemas (references to named
  * components) are never compiled; every other schema is compiled once by Fastify's own
  * compiler, with the app's shared schemas, and reused wherever the same object recurs.
  */
@@ -17,8 +19,8 @@ export function serializerCompilerFor (app?: FastifyInstance): SerializerCompile
   // Fastify boundary: the selector's declared type is Fastify's generic compiler factory; called with a schema it returns fast-json-stringify's function.
   const compile = SerializerSelector()(app?.getSchemas() ?? {}, {}) as unknown as (input: { schema: object }) => Serialize
   const cache = new WeakMap<object, Serialize>()
-  return ({ schema, contentType, httpStatus }) => {
-    if (contentType === PROBLEM_CONTENT_TYPE) return stringify
+  return ({ schema, httpStatus }) => {
+    if (httpStatus !== undefined && ERROR_STATUS.test(httpStatus)) return stringify
     let serialize = cache.get(schema)
     if (serialize === undefined) {
       serialize = compile({ schema, ...(httpStatus === undefined ? {} : { httpStatus }) } as { schema: object })

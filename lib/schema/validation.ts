@@ -4,7 +4,7 @@ import { FormatRegistry, Kind, type TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import { fullFormats } from 'ajv-formats/dist/formats.js'
 import type { FastifyRequest } from 'fastify'
-import { BadRequest, type ProblemErrorEntry } from '../http/errors.js'
+import { RequestValidationError, type ProblemErrorEntry } from '../http/errors.js'
 import { PART_DETAIL, PART_LOCATION, type HttpPart } from '../http/request-parts.js'
 import { toTypeBox, type Schema } from '../core/typebox-lines.js'
 import { firstTooDeep } from '../core/json-depth.js'
@@ -101,9 +101,6 @@ export function compileCheck<T extends TSchema> (schema: T): TypeCheck<T> {
   useFormatsOf(schema)
   return TypeCompiler.Compile(schema)
 }
-
-/** The 400 error a failed request validation throws; Fastify adds `validationContext`. */
-export class RequestValidationError extends BadRequest {}
 
 /** Problem entries for a value that failed `check`: one per pointer, the first message wins. */
 export function validationEntries (check: TypeCheck<TSchema>, value: unknown, part: HttpPart): ProblemErrorEntry[] {

@@ -3,7 +3,7 @@ import { schemaStatic, type Schema } from '../core/typebox-lines.js'
 import type { FastifyRequest, preValidationHookHandler } from 'fastify'
 import { actionMixin, withSchema, type ActionViewClass, type Get, type ItemOf, type ActionRequest, type Ret, type SentReply } from './actions.js'
 import type { APIView } from './api-view.js'
-import { BadRequest, Conflict, ContentTooLarge, NotFound, type ProblemErrorEntry } from '../http/errors.js'
+import { Conflict, RequestValidationError, ContentTooLarge, NotFound, type ProblemErrorEntry } from '../http/errors.js'
 import type { FilterClass } from '../query/filters.js'
 import { bodyWriter, GENERIC, rowSender, type GenericBase, type GenericHooks, type GenericStatics } from './generics.js'
 import type { ActionRegistry, ViewBase } from './mixins.js'
@@ -237,7 +237,7 @@ function selection (view: BulkView, action: string): { args: unknown[], kwargs: 
   const klass = classOf(view)
   const filter = view.getFilter(view.request)
   if (filter !== undefined && !klass.allowUnfiltered && Object.keys(filter.asKwargs()).length === 0) {
-    throw new BadRequest('At least one filter parameter is required to select rows.')
+    throw new RequestValidationError('At least one filter parameter is required to select rows.')
   }
   const { args, kwargs } = view.getFilterArgs(filter, action)
   const merged = view.mergeRepositoryOptions(kwargs, action)
@@ -281,7 +281,7 @@ const bulkImpls: Record<string, (base: ViewBase) => ViewBase> = {
       return underParent(this, () => {
         const data = withKwargs(this, request.body, 'bulkUpdate')
         const duplicates = duplicateKeys(data, classOf(this).primaryKey)
-        if (duplicates.length > 0) throw new BadRequest('The request body is invalid.', { errors: duplicates })
+        if (duplicates.length > 0) throw new RequestValidationError('The request body is invalid.', { errors: duplicates })
         if (data.length === 0) return true
         return then(this, this.beforeBulkUpdate(data), () => then(this, this.repository.bulkUpdate(data, bulkUpdateOptions(this)),
           () => then(this, this.afterBulkUpdate(), () => true)))

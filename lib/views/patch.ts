@@ -1,12 +1,12 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { schemaStatic } from '../core/typebox-lines.js'
 import type { FastifyRequest, onSendHookHandler, preHandlerHookHandler, preValidationHookHandler } from 'fastify'
-import { BadRequest, Conflict, type ProblemErrorEntry } from '../http/errors.js'
+import { BadRequest, Conflict, RequestValidationError, type ProblemErrorEntry } from '../http/errors.js'
 import { applyJsonPatch, parsePointer } from '../http/json-patch.js'
 import { applyMergePatch } from '../http/merge-patch.js'
 import { jsonEqual, type PatchLimits } from '../http/patch-budget.js'
 import { isObject, type PatchError } from '../http/patch-error.js'
-import { compilePartValidator, RequestValidationError, strictBodySchema } from '../schema/validation.js'
+import { compilePartValidator, strictBodySchema } from '../schema/validation.js'
 import { PART_DETAIL } from '../http/request-parts.js'
 import { aliasedSchema } from '../schema/serialization.js'
 import { compileRepresentation } from '../schema/wire.js'
@@ -135,10 +135,10 @@ const memberOf = (pointer: string): string => String(parsePointer(pointer)[0])
  * Patch operation that last touched the member (a merge patch's pointers are its own); a
  * member no operation touched keeps the pointer to itself.
  */
-function invalidResult (entries: ProblemErrorEntry[], format: PatchFormat, document: unknown): BadRequest {
+function invalidResult (entries: ProblemErrorEntry[], format: PatchFormat, document: unknown): RequestValidationError {
   const touched = format === 'json-patch' ? lastOperationOf(document as unknown[]) : new Map<string, string>()
   const errors = entries.map((entry) => ({ ...entry, pointer: touched.get(memberOf(entry.pointer.slice(1))) ?? entry.pointer }))
-  return new BadRequest('The patch does not give a valid update.', { errors })
+  return new RequestValidationError('The patch does not give a valid update.', { errors })
 }
 
 /** The format of a request's body, from the media type Fastify read; `json` for anything else it let through. */

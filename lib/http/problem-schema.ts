@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox'
-import { BadRequest, type APIErrorClass } from '../http/errors.js'
+import { BadRequest, UnprocessableContent, type APIErrorClass } from './errors.js'
 
 /** The problem entry of a validation error: what is wrong and where (`#/3/name`). */
 export const ProblemErrorEntrySchema = Type.Object({
@@ -52,7 +52,8 @@ const classSchemas = new WeakMap<APIErrorClass, TSchema>()
 export function errorClassSchema (cls: APIErrorClass): TSchema {
   let schema = classSchemas.get(cls)
   if (schema !== undefined) return schema
-  const validation = cls === BadRequest || cls.prototype instanceof BadRequest
+  // The validation statuses: a 400 or a 422 may list the invalid values.
+  const validation = [BadRequest, UnprocessableContent].some((family) => cls === family || cls.prototype instanceof family)
   schema = Type.Object({
     ...problemProperties,
     type: cls.type === 'about:blank' ? problemProperties.type : Type.Literal(cls.type, { format: 'uri-reference', description: problemProperties.type.description }),
@@ -84,7 +85,7 @@ export function errorClassSchema (cls: APIErrorClass): TSchema {
  * them. The schemas keep their `$id`: `swaggerOptions` turns them into named components of
  * the document being generated, so nothing is registered outside an application.
  */
-export function problemBody (classes: APIErrorClass[]): TSchema {
+export function problemBody (classes: readonly APIErrorClass[]): TSchema {
   const unique = [...new Set(classes)]
   if (unique.length === 1) return errorClassSchema(unique[0])
   return Type.Union(unique.map(errorClassSchema))

@@ -1,0 +1,169 @@
+import type { Socket } from 'node:net'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Static, TSchema } from '@sinclair/typebox'
+import { RequestValidationError, statusTitle, type APIErrorClass, type Problem } from './errors.js'
+import { clientErrorAnswer, notFoundProblem, PROBLEM_CONTENT_TYPE, toProblem } from './problem.js'
+import { jsonBodyError } from './media-type.js'
+import { problemBody, ProblemSchema } from './problem-schema.js'
+import { ConfigurationError } from '../core/configuration-error.js'
+
+/**
+ * The status of a request that fails validation: 400 (RFC 9110 §15.5.1), or 422 for content
+ * whose syntax is right but whose values are not (RFC 9110 §15.5.21). A body that is not JSON
+ * at all stays a 400 either way: it was never well-formed.
+ */
+export type ValidationStatus = 400 | 422
+
+/** How an API answers errors: its media type, its validation status, its body and that body's schema. */
+export interface ErrorFormatOptions<S extends TSchema = TSchema> {
+  /** The media type of error responses (default `application/json`). */
+  contentType?: string
+  /** The status of a request that fails validation (default 400). */
+  validationStatus?: ValidationStatus
+  /**
+   * The body of an error response, made from the problem document (RFC 9457) the library builds
+   * for every error: its `status`, `title`, `detail`, the `errors` of a validation failure, and
+   * the extension members an `APIError` carries.
+   */
+  body: (problem: Problem) => Static<S>
+  /**
+   * The documented schema of error bodies: one for every status, or one per status from the
+   * error classes a route documents there (an empty list for a status no class names).
+   */
+  schema: S | ((errors: readonly APIErrorClass[], status: number) => S)
+}
+
+/** A failed validation: this library's validators, and Fastify's (Ajv) on the app's plain routes. */
+const isValidationFailure = (error: unknown): boolean =>
+  error instanceof RequestValidationError || (error as Partial<FastifyError> | null)?.validationContext !== undefined
+
+/**
+ * Where a configured context keeps its format. A context made inside it (a plugin's) is created
+ * from it by prototype, as Fastify encapsulates, so it reads its parent's format here too.
+ */
+const APP_FORMAT = Symbol('fastify-views.errorFormat')
+
+type WithFormat = { [APP_FORMAT]?: ErrorFormat }
+
+/**
+ * One declaration of how errors are answered and documented (docs/errors.md#error-formats).
+ * Every view route, the app's own routes and its 404s (through `configureApp`), and the routes'
+ * documented error responses all follow it, so a generated client types the bodies it receives.
+ * The default is problem+json (`problemFormat()`).
+ */
+export class ErrorFormat<S extends TSchema = TSchema> {
+  readonly contentType: string
+  readonly validationStatus: ValidationStatus
+  readonly #body: (problem: Problem) => unknown
+  readonly #schema: S | ((errors: readonly APIErrorClass[], status: number) => S)
+
+  constructor (options: ErrorFormatOptions<S>) {
+    const { contentType = 'application/json', validationStatus = 400, body, schema } = options
+    if (validationStatus !== 400 && validationStatus !== 422) {
+      throw new ConfigurationError('FV_ERR_ERROR_FORMAT', `fastify-views: an error format's validationStatus must be 400 or 422; got ${String(validationStatus)}`)
+    }
+    if (typeof body !== 'function' || (typeof schema !== 'function' && (typeof schema !== 'object' || schema === null))) {
+      throw new ConfigurationError('FV_ERR_ERROR_FORMAT', 'fastify-views: an error format needs body (problem) => body and the schema of that body')
+    }
+    this.contentType = contentType
+    this.validationStatus = validationStatus
+    this.#body = body
+    this.#schema = schema
+  }
+
+  /** The problem document of an error, with the status this format gives a validation failure. */
+  problemOf (error: unknown, request: FastifyRequest): { problem: Problem, headers?: Record<string, string | number> } {
+    // A body refused on a JSON-only view route because it was not JSON at all is a 415, not a 400.
+    const refused = jsonBodyError(error, request)
+    const made = toProblem(refused ?? error, request)
+    if (refused === undefined && this.validationStatus !== 400 && made.problem.status === 400 && isValidationFailure(error)) {
+      made.problem.status = this.validationStatus
+      // An about:blank problem's title is the phrase of its status (RFC 9457 §4.2.1).
+      if (made.problem.type === 'about:blank') made.problem.title = statusTitle(this.validationStatus)
+    }
+    return made
+  }
+
+  /** The body of a problem in this format, serialized. */
+  serialize (problem: Problem): string {
+    return JSON.stringify(this.#body(problem))
+  }
+
+  /** The documented body of a status answered by these error classes. */
+  schemaFor (errors: readonly APIErrorClass[], status: number): TSchema {
+    return typeof this.#schema === 'function' ? this.#schema(errors, status) : this.#schema
+  }
+
+  /**
+   * The error handler of every view route and, through `configureApp`, of the app. Server errors
+   * are logged with their stack; their body only ever carries a generic detail.
+   */
+  readonly errorHandler = (error: unknown, request: FastifyRequest, reply: FastifyReply): void => {
+    const { problem, headers } = this.problemOf(error, request)
+    if (problem.status >= 500) {
+      request.log.error({ err: error }, 'request failed')
+    } else {
+      request.log.info({ status: problem.status, detail: problem.detail }, 'request rejected')
+    }
+    if (headers !== undefined) reply.headers(headers)
+    // A string is sent as it is: the route's compiled serializers, which know only the
+    // success schema, never touch an error body.
+    reply.code(problem.status).type(this.contentType).send(this.serialize(problem))
+  }
+
+  /** The not-found handler `configureApp` installs: an unknown route is a 404 in this format. */
+  readonly notFoundHandler = (request: FastifyRequest, reply: FastifyReply): void => {
+    reply.code(404).type(this.contentType).send(this.serialize(notFoundProblem(request)))
+  }
+
+  /**
+   * Fastify's `frameworkErrors` option: errors its router meets before any route or hook runs
+   * (a URL with bad percent-encoding, `GET /items/%`). No plugin can set it, since it is an
+   * option of the server: `Fastify({ frameworkErrors: format.frameworkErrors })`.
+   */
+  readonly frameworkErrors = (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    this.errorHandler(error, request, reply)
+  }
+
+  /**
+   * A `clientError` listener for the HTTP server: a request Node cannot even parse (a
+   * Content-Length that disagrees with the bytes sent, oversized headers) is still answered in
+   * this format before the socket closes.
+   */
+  readonly clientErrorHandler = (error: Error & { code?: string }, socket: Socket): void => {
+    clientErrorAnswer(error, socket, (problem) => ({ contentType: this.contentType, payload: this.serialize(problem) }))
+  }
+}
+
+/** The documented problem of a status: the classes' own schemas, or the generic problem. */
+const problemSchemaFor = (errors: readonly APIErrorClass[]): TSchema => errors.length > 0 ? problemBody(errors) : ProblemSchema
+
+/**
+ * RFC 9457 problem documents, sent as `application/problem+json`: the default format. With
+ * `validationStatus: 422`, a request that fails validation is a 422 problem.
+ */
+export function problemFormat (options: { validationStatus?: ValidationStatus } = {}): ErrorFormat {
+  return new ErrorFormat({ contentType: PROBLEM_CONTENT_TYPE, validationStatus: options.validationStatus, body: (problem) => problem, schema: problemSchemaFor })
+}
+
+/** The format every view route answers in unless the app, a router or a registration declares another. */
+export const PROBLEM_FORMAT: ErrorFormat = problemFormat()
+
+/** The format `configureApp` gave this context or a context around it, if any. */
+export function appErrorFormat (app: FastifyInstance): ErrorFormat | undefined {
+  return (app as WithFormat)[APP_FORMAT]
+}
+
+/** Records the format a context answers in, for its views and for the contexts inside it. */
+export function setAppErrorFormat (app: FastifyInstance, format: ErrorFormat): void {
+  Object.defineProperty(app, APP_FORMAT, { value: format, enumerable: false, configurable: true })
+}
+
+/** The problem+json error handler: `PROBLEM_FORMAT.errorHandler`. */
+export const problemErrorHandler = PROBLEM_FORMAT.errorHandler
+/** The problem+json not-found handler: `PROBLEM_FORMAT.notFoundHandler`. */
+export const problemNotFoundHandler = PROBLEM_FORMAT.notFoundHandler
+/** Fastify's `frameworkErrors` answered with problems: `PROBLEM_FORMAT.frameworkErrors`. */
+export const problemFrameworkErrors = PROBLEM_FORMAT.frameworkErrors
+/** The server's `clientError` listener answering problems: `PROBLEM_FORMAT.clientErrorHandler`. */
+export const problemClientErrorHandler = PROBLEM_FORMAT.clientErrorHandler
