@@ -597,7 +597,7 @@ test('documentation corners: CatchDefined string entries, Catch with a detail on
   t.same(['Item', 'Category', 'Day', 'Box', 'Match', 'Address'].map(plural), ['Items', 'Categories', 'Days', 'Boxes', 'Matches', 'Addresses'], 'plural')
 
   const itemsRoute = { name: 'retrieve', methods: ['GET'], path: '/:id', status: 200, options: {}, throws: [NotFound], responseSchema: Item, emptyBody: false, standard: true } as never
-  const documentedMap = documentedResponses(Items, itemsRoute, { method: 'GET', multiMethod: false, headerClasses: [Paging], implementation: Items.prototype.retrieve, errorFormat: PROBLEM_FORMAT })
+  const documentedMap = documentedResponses(Items, itemsRoute, { method: 'GET', multiMethod: false, headerClasses: [Paging], implementation: Items.prototype.retrieve, errorFormat: PROBLEM_FORMAT, url: '/items/:id' })
   t.same(Object.keys(documentedMap), ['200', '403', '404', '415'], 'documentedResponses: the merged map of one operation')
   t.same(Object.keys(documentedMap[200].headers!), ['x-total-count'])
   t.same(documentedMap[404].errors, [NotFound], 'its errors as classes')

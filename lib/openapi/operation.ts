@@ -3,7 +3,7 @@ import type { FastifySchema } from 'fastify'
 import { findRaises, getCatchSpecs, raisesPairs, type Raises } from '../views/decorators.js'
 import { BadRequest, ContentTooLarge, statusTitle, UnprocessableContent, UnsupportedMediaType, type APIErrorClass } from '../http/errors.js'
 import { descriptionOf, operationIdOf, summaryOf, tagOf } from '../views/naming.js'
-import type { ErrorFormat, ValidationStatus } from '../http/error-format.js'
+import type { ErrorFormat } from '../http/error-format.js'
 import { ProblemSchema, ValidationProblemSchema } from '../http/problem-schema.js'
 import type { ResponseHeadersClass } from '../http/response-headers.js'
 import { mergeResponses } from '../routes/route-meta.js'
@@ -31,6 +31,8 @@ export interface OperationContext {
   implementation: object
   /** How the route answers errors: their status for a failed validation, their media type and schema. */
   errorFormat: ErrorFormat
+  /** The route's whole URL (prefixes included), whose parameters are what a params schema can refuse. */
+  url: string
 }
 
 /**
@@ -76,8 +78,23 @@ function caughtStatuses (klass: DocumentedView, implementation: object): number[
 /** Whether a route takes a body: a body schema, one per media type, or any JSON. */
 const takesBody = (route: RouteDefinition): boolean => route.options.schema?.body !== undefined || route.anyJsonBody === true
 
-/** Whether a route validates a part of the request: the path, the query, headers or a body. */
-const validates = (route: RouteDefinition): boolean => Object.values(route.options.schema ?? {}).some((part) => part !== undefined)
+/** Keywords that say nothing about which objects a schema accepts. */
+const ANNOTATIONS = new Set(['type', 'properties', 'title', 'description', '$id', '$schema', 'examples', 'default'])
+
+/** An object schema with nothing to check: it accepts every query or header object there is. */
+const acceptsEveryObject = (schema: TSchema): boolean =>
+  schema.type === 'object' && Object.keys(schema.properties ?? {}).length === 0 && Object.keys(schema).every((key) => ANNOTATIONS.has(key))
+
+/**
+ * Whether a route can refuse a request for failing validation: its body schema, its params
+ * schema where its URL has parameters (without, Fastify's params are always `{}`), and a query or
+ * headers schema that checks something.
+ */
+function validates (route: RouteDefinition, url: string): boolean {
+  const { params, querystring, headers, body } = route.options.schema ?? {}
+  const checks = (schema: TSchema | undefined): boolean => schema !== undefined && !acceptsEveryObject(schema)
+  return body !== undefined || (params !== undefined && /[:*]/.test(url)) || checks(querystring) || checks(headers)
+}
 
 const isBadRequest = (cls: APIErrorClass): boolean => cls === BadRequest || cls.prototype instanceof BadRequest
 
@@ -88,9 +105,10 @@ const isBadRequest = (cls: APIErrorClass): boolean => cls === BadRequest || cls.
  * of 422, a route with a body documents both, one without only 422. A route that validates
  * nothing and reads no body answers neither (docs/openapi.md).
  */
-function defaultErrorsOf (defaults: APIErrorClass[], route: RouteDefinition, validationStatus: ValidationStatus): APIErrorClass[] {
+function defaultErrorsOf (defaults: APIErrorClass[], route: RouteDefinition, context: OperationContext): APIErrorClass[] {
+  const { errorFormat: { validationStatus }, url } = context
   const malformed = takesBody(route)
-  const invalid = validates(route)
+  const invalid = validates(route, url)
   if (validationStatus === 400) return defaults.filter((cls) => !isBadRequest(cls) || malformed || invalid)
   const kept = defaults.filter((cls) => !isBadRequest(cls) || malformed)
   return invalid && defaults.some(isBadRequest) ? [...kept, UnprocessableContent] : kept
@@ -123,7 +141,7 @@ function collectResponses (klass: ViewClass, route: RouteDefinition, context: Op
   generated[route.status] = success
 
   // Default errors are documented on every route, their 400s where they can be answered.
-  const defaults = defaultErrorsOf(view.defaultErrors ?? [BadRequest], route, context.errorFormat.validationStatus)
+  const defaults = defaultErrorsOf(view.defaultErrors ?? [BadRequest], route, context)
   for (const cls of new Set([...defaults, ...bodyErrors(route), ...(view.errors ?? []), ...route.throws, ...dependencyErrors(route.options.dependencies)])) {
     const entry = generated[cls.status] ?? (generated[cls.status] = { description: statusTitle(cls.status), errors: [] })
     entry.errors = [...entry.errors!, cls]

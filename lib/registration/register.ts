@@ -404,7 +404,7 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
       const routeOptions: RouteOptions = {
         method,
         url: joinPath(fullPrefix, route.path),
-        schema: buildRouteSchema(klass, documentedDefinition(definition, method, policy), { method, multiMethod: route.methods.length > 1, headerClasses, implementation, errorFormat: format }),
+        schema: buildRouteSchema(klass, documentedDefinition(definition, method, policy), { method, multiMethod: route.methods.length > 1, headerClasses, implementation, errorFormat: format, url: joinPath(app?.prefix ?? '', joinPath(fullPrefix, route.path)) }),
         handler,
         validatorCompiler,
         serializerCompiler,

@@ -164,13 +164,16 @@ export const DetailViewMixin = defineMixin<ActionViewClass<'detail', DetailStati
     static detailParams: Schema = Type.Object({ id: Type.String() })
 
     // Every detail action reads its path parameters with detailParams and, unless
-    // raiseOnNone is off, answers 404 when it finds nothing.
+    // raiseOnNone is off, answers 404 when it finds nothing (and documents it only then:
+    // a view whose object is always there, such as the signed-in user, turns it off).
     static override getActionRoute (action: StandardAction): ActionRoute {
       const route = super.getActionRoute(action)
       if (!action.detail) return route
-      const message = this.errorMessage.replace('{}', componentName(this))
       const params = schemaStatic(this, 'detailParams')
-      return { ...route, options: withSchema(route.options, { params }), onNone: this.raiseOnNone ? () => new NotFound(message) : undefined }
+      const withParams = { ...route, options: withSchema(route.options, { params }) }
+      if (!this.raiseOnNone) return withParams
+      const message = this.errorMessage.replace('{}', componentName(this))
+      return { ...withParams, onNone: () => new NotFound(message), throws: [...(route.throws ?? []), NotFound] }
     }
   })
 
@@ -192,10 +195,10 @@ const LOCATION_HEADER = alwaysSent(Type.String({ format: 'uri-reference', descri
 export const STANDARD_ACTIONS = {
   list: { name: 'list', method: 'GET', detail: false, status: 200 },
   create: { name: 'create', method: 'POST', detail: false, status: 201, body: true, throws: [Conflict] },
-  retrieve: { name: 'retrieve', method: 'GET', detail: true, status: 200, throws: [NotFound] },
-  update: { name: 'update', method: 'PUT', detail: true, status: 200, body: true, throws: [NotFound, Conflict] },
-  partialUpdate: { name: 'partialUpdate', method: 'PATCH', detail: true, status: 200, body: true, throws: [NotFound, Conflict] },
-  destroy: { name: 'destroy', method: 'DELETE', detail: true, status: 204, throws: [NotFound] }
+  retrieve: { name: 'retrieve', method: 'GET', detail: true, status: 200 },
+  update: { name: 'update', method: 'PUT', detail: true, status: 200, body: true, throws: [Conflict] },
+  partialUpdate: { name: 'partialUpdate', method: 'PATCH', detail: true, status: 200, body: true, throws: [Conflict] },
+  destroy: { name: 'destroy', method: 'DELETE', detail: true, status: 204 }
 } as const satisfies Record<string, StandardAction>
 
 /**
