@@ -402,3 +402,49 @@ test('an async nested view with conditional requests reads its parent before the
   t.match(problem(t, await app.inject({ method: 'PATCH', url: '/members/8/loans/1', headers: { 'if-match': etag }, payload: { book: 'x' } }), 404).detail, /Member does not exist/)
   t.equal((await app.inject({ method: 'PATCH', url: '/members/2/loans/1', headers: { 'if-match': etag }, payload: { book: 'x' } })).statusCode, 404, 'another member\'s loan: not found, whatever the tag')
 })
+
+test('objectPermissionActions: only the actions named are judged, and only they document the 403', async (t) => {
+  const repos = stores()
+  let judged: string[] = []
+  const View = mix(ConditionalMixin, BulkAPIViewSet, GenericViewSet).with({
+    responseSchema: Loan,
+    createSchema: Type.Object({ ...LoanIn.properties, member_id: Type.Integer() }),
+    detailParams: LoanParams,
+    updateSchema: LoanIn,
+    bulkUpdateSchema: Loan,
+    filter: null,
+    etag: true,
+    repository: repos.loans,
+    objectPermissionActions: ['update', 'partialUpdate', 'destroy']
+  }, {
+    checkObjectPermissions (loan, action) {
+      judged.push(action)
+      if (loan.member_id !== actor(this.request.headers)) throw new Forbidden('Only the borrower may change a loan.')
+    }
+  })
+  const doc = await documented({ views: [{ view: View, prefix: '/loans' }] })
+  const detail = doc.paths['/loans/{id}']
+  t.same(['get', 'put', 'patch', 'delete'].filter((method) => detail[method].responses['403'] !== undefined), ['put', 'patch', 'delete'], 'the 403 where an object is judged')
+  t.notOk(doc.paths['/loans/bulk'].put.responses['403'], 'a bulk update judges nothing here')
+  const app = await build({ views: [{ view: View, prefix: '/loans' }] })
+  const etag = String((await app.inject({ url: '/loans/3', headers: { 'x-member': '1' } })).headers.etag)
+  t.equal((await app.inject({ url: '/loans/3', headers: { 'x-member': '1', 'if-none-match': etag } })).statusCode, 304, 'a read is not judged, conditional or not')
+  t.same(judged, [], 'checkObjectPermissions was not called on retrieve')
+  problem(t, await app.inject({ method: 'DELETE', url: '/loans/3', headers: { 'x-member': '1' } }), 403)
+  t.same(judged, ['destroy'])
+  judged = []
+  t.equal((await app.inject({ method: 'PUT', url: '/loans/bulk', headers: { 'x-member': '1' }, payload: [{ id: 3, member_id: 2, book: 'Ulysses' }] })).statusCode, 204, 'bulkUpdate is not judged')
+  t.same(judged, [])
+  t.equal((await app.inject({ method: 'DELETE', url: '/loans/3', headers: { 'x-member': '2' } })).statusCode, 204)
+
+  const Typo = GenericViewSet.with({ responseSchema: Loan, detailParams: LoanParams, repository: repos.loans, objectPermissionActions: ['delete' as 'destroy'] }, {
+    checkObjectPermissions () { throw new Forbidden() }
+  })
+  await t.rejects(build({ views: [{ view: Typo, prefix: '/loans' }] }), { code: 'FV_ERR_UNKNOWN_ACTION', message: /^Cannot register .*: objectPermissionActions names "delete", which is not an action on objects the client names \(retrieve, update/ })
+  const loose = { get: () => null, list: () => [], count: () => 0, create: () => null, update: () => null, delete: () => false }
+  const ReadOnly = GenericViewSet.with({ responseSchema: Loan, detailParams: LoanParams, repository: loose, objectPermissionActions: ['retrieve'] }, {
+    checkObjectPermissions () { throw new Forbidden() }
+  })
+  const readOnly = await build({ views: [{ view: ReadOnly, prefix: '/loans' }] })
+  problem(t, await readOnly.inject('/loans/1'), 404, 'judging reads only needs no atomic writes')
+})

@@ -18,7 +18,7 @@ export const CONFIGURATION_ERRORS = {
   FV_ERR_RAISES: 'FV_ERR_RAISES',
   /** A view that sends stored objects has no response schema to send them with. */
   FV_ERR_NO_RESPONSE_SCHEMA: 'FV_ERR_NO_RESPONSE_SCHEMA',
-  /** `actionDependencies` names an action the view does not have. */
+  /** `actionDependencies` names an action the view does not have, or `objectPermissionActions` one that acts on no named object. */
   FV_ERR_UNKNOWN_ACTION: 'FV_ERR_UNKNOWN_ACTION',
   /** A generic view has no repository. */
   FV_ERR_NO_REPOSITORY: 'FV_ERR_NO_REPOSITORY',

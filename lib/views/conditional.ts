@@ -12,6 +12,7 @@ import {
 import { alwaysSent } from '../http/response-headers.js'
 import { honoursPreconditions, type Precondition } from '../stores/repository.js'
 import { loadParent, objectParams } from './parent.js'
+import { judges } from './object-permissions.js'
 import { envelopeSchema, wrapIn } from './envelope.js'
 import { compileRepresentation, type SerializerOptions } from '../schema/wire.js'
 import { validateTargetEarly } from '../schema/validation.js'
@@ -384,7 +385,7 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
       const action = request.routeOptions.config.action!
       const toValidators = (item: unknown): Validators | null => {
         if (item === null || item === undefined) return null
-        this.checkObjectPermissions(item, action)
+        if (judges(this.constructor, action)) this.checkObjectPermissions(item, action)
         return validatorsOf(this, item)
       }
       // Read as the action reads it: within the parent, and only an object the client may see,

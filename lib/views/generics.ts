@@ -5,7 +5,7 @@ import {
   type ActionViewClass, type CreateStatics, type DetailStatics, type Get, type ItemOf, type ListStatics, type Ret, type UpdateStatics
 } from './actions.js'
 import { loadParent, objectParams, parentObject, parentScope, type ParentLookup } from './parent.js'
-import { checksObjectPermissions, LIBRARY_OBJECT_PERMISSIONS, OBJECT_ACTIONS, objectPermission } from './object-permissions.js'
+import { judges, LIBRARY_OBJECT_PERMISSIONS, OBJECT_ACTIONS, objectPermission, type ObjectAction } from './object-permissions.js'
 import { Forbidden, NotFound } from '../http/errors.js'
 import type { APIView } from './api-view.js'
 import type { BaseFilter, FilterClass } from '../query/filters.js'
@@ -103,6 +103,8 @@ export interface GenericStatics<R = object> {
   repositoryOptions: RepositoryOptions
   /** The parent of a nested view: read once per request, 404 when missing, scoping every call (docs/generics.md). */
   parent: ParentLookup | undefined
+  /** The actions whose objects `checkObjectPermissions` judges (and whose 403 is documented); unset: every action on named objects. */
+  objectPermissionActions: readonly ObjectAction[] | undefined
 }
 
 /** A base with the statics of `GenericViewMixin` below it: what every generic action builds on. */
@@ -145,6 +147,7 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
     static filter: FilterClass | null = null
     static repositoryOptions: RepositoryOptions = {}
     static parent: ParentLookup | undefined = undefined
+    static objectPermissionActions: readonly ObjectAction[] | undefined = undefined
 
     static override assertRegistrable (): void {
       super.assertRegistrable()
@@ -159,7 +162,13 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
       // A field the repository does not have would fail on the first request that uses it (or,
       // on a store without fixed fields, match nothing and order nothing): refused now, by name.
       // An object permission is checked on the row a write changes, in the write's atomic step.
-      if (checksObjectPermissions(this) && this.repository !== undefined && !honoursPreconditions(this.repository)) {
+      const notJudged = this.objectPermissionActions?.find((action) => !(OBJECT_ACTIONS as readonly string[]).includes(action))
+      if (notJudged !== undefined) {
+        throw new ConfigurationError('FV_ERR_UNKNOWN_ACTION', `Cannot register ${this.name}: objectPermissionActions names "${String(notJudged)}", which is not an action ` +
+          `on objects the client names (${OBJECT_ACTIONS.join(', ')})`)
+      }
+      const judgesWrites = OBJECT_ACTIONS.some((action) => action !== 'retrieve' && judges(this, action))
+      if (judgesWrites && this.repository !== undefined && !honoursPreconditions(this.repository)) {
         throw new ConfigurationError('FV_ERR_NOT_ATOMIC', `Cannot register ${this.name}: checkObjectPermissions judges the row a write changes in the same step as ` +
           'the write, but its repository does not declare atomicPreconditions: true (docs/repositories.md, "Conditional writes")')
       }
@@ -181,7 +190,7 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
       const route = super.getActionRoute(action)
       const added = [
         ...(this.parent === undefined ? [] : [NotFound]),
-        ...(OBJECT_ACTIONS.has(action.name) && checksObjectPermissions(this) ? [Forbidden] : [])
+        ...(judges(this, action.name) ? [Forbidden] : [])
       ]
       return added.length === 0 ? route : { ...route, throws: [...(route.throws ?? []), ...added] }
     }
@@ -353,7 +362,7 @@ const destroyImpl = (Base: GenericBase): ViewBase => class GenericDestroy extend
 function readObject (view: GenericView, request: FastifyRequest, action: string): unknown {
   return then(loadParent(view), () =>
     then(view.repository.get(detailCriteria(view, request, action), view.getRepositoryOptions(action)), (found) => {
-      if (found !== null && found !== undefined) view.checkObjectPermissions(found, action)
+      if (found !== null && found !== undefined && judges(view.constructor, action)) view.checkObjectPermissions(found, action)
       return found
     }))
 }

@@ -13,6 +13,23 @@ export function checksObjectPermissions (klass: { prototype: object }): boolean 
   return typeof check === 'function' && !LIBRARY_OBJECT_PERMISSIONS.has(check)
 }
 
+/** The actions that act on objects the client names: where a 403 of an object permission can happen. */
+export const OBJECT_ACTIONS = ['retrieve', 'update', 'partialUpdate', 'destroy', 'bulkUpdate', 'updateMany', 'bulkDelete'] as const
+
+/** An action whose objects `checkObjectPermissions` can judge. */
+export type ObjectAction = typeof OBJECT_ACTIONS[number]
+
+/**
+ * Whether a view's `checkObjectPermissions` judges the objects of an action: it has its own, and
+ * its `objectPermissionActions` (every object action when unset) names the action. Only there is
+ * it called, and only there is its 403 documented.
+ */
+export function judges (klass: object, action: string): boolean {
+  if (!checksObjectPermissions(klass as { prototype: object })) return false // a view class
+  const only: readonly string[] | undefined = (klass as { objectPermissionActions?: readonly ObjectAction[] }).objectPermissionActions
+  return (only ?? OBJECT_ACTIONS).includes(action)
+}
+
 /** A view that may judge objects. */
 interface Judging { checkObjectPermissions: (object: unknown, action: string) => void }
 
@@ -22,9 +39,6 @@ interface Judging { checkObjectPermissions: (object: unknown, action: string) =>
  * `undefined` when the view checks nothing.
  */
 export function objectPermission (view: object, action: string): Precondition | undefined {
-  if (!checksObjectPermissions(view.constructor as { prototype: object })) return undefined // a view instance's class
+  if (!judges(view.constructor, action)) return undefined
   return (current) => { (view as Judging).checkObjectPermissions(current, action) }
 }
-
-/** The actions that act on objects the client names: where a 403 of an object permission can happen. */
-export const OBJECT_ACTIONS = new Set(['retrieve', 'update', 'partialUpdate', 'destroy', 'bulkUpdate', 'updateMany', 'bulkDelete'])
