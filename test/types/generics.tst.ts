@@ -270,3 +270,11 @@ describe('getKwargs scopes by the fields of the repository\'s rows', () => {
     expect<KwargsOf<{ row: Row }>>().type.toBe<CriteriaOf<Row>>()
   })
 })
+
+describe('objectPermissionActions', () => {
+  test('names actions on named objects only', () => {
+    expect(GenericViewSet.with({ responseSchema: Item, repository: repo, objectPermissionActions: ['update', 'destroy'] })).type.not.toRaiseError()
+    expect(GenericViewSet.with({ responseSchema: Item, repository: repo, objectPermissionActions: ['delete'] })).type.toRaiseError("'\"delete\"'")
+    expect(GenericViewSet.with({ responseSchema: Item, repository: repo, objectPermissionActions: ['create'] })).type.toRaiseError("'\"create\"'")
+  })
+})

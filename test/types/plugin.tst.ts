@@ -1,7 +1,8 @@
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
+import { Type } from '@sinclair/typebox'
 import { describe, expect, test } from 'tstyche'
 import {
-  APIView, Get, registerView, View, views, ViewRouter, type FastifyViewsOptions, type ViewClass, type ViewEntry, type ViewRequest
+  APIView, configureApp, ErrorFormat, Get, problemFormat, registerView, View, views, ViewRouter, type FastifyViewsOptions, type ViewClass, type ViewEntry, type ViewRequest
 } from '../../lib/index.js'
 import { IdParams, Item } from './schemas.js'
 
@@ -89,5 +90,21 @@ describe('registerView and ViewRouter', () => {
     expect(router.registerView).type.toBeCallableWith(Health, { prefix: '/health', hide: true })
     expect(router.registerView).type.not.toBeCallableWith(NotAView)
     expect(router.registerView(Health)).type.toBe<ViewRouter>()
+  })
+})
+
+describe('error formats', () => {
+  test('a format\'s body is typed by its schema', () => {
+    const Errors = Type.Object({ errors: Type.Object({ body: Type.Array(Type.String()) }) })
+    expect(new ErrorFormat({ validationStatus: 422, schema: Errors, body: (problem) => ({ errors: { body: [problem.detail] } }) })).type.not.toRaiseError()
+    expect(new ErrorFormat({ schema: Errors, body: (problem) => ({ errors: { body: problem.detail } }) })).type.toRaiseError(2322)
+    expect(new ErrorFormat({ validationStatus: 418, schema: Errors, body: () => ({ errors: { body: [] } }) })).type.toRaiseError(2322)
+  })
+
+  test('declared on configureApp, the plugin, a router and a registration', () => {
+    const format = problemFormat({ validationStatus: 422 })
+    expect(configureApp(Fastify(), { errorFormat: format })).type.not.toRaiseError()
+    expect({ errorFormat: format, views: [new ViewRouter({ errorFormat: format }), { view: Items, prefix: '/items', errorFormat: format }] }).type.toBeAssignableTo<FastifyViewsOptions>()
+    expect(configureApp(Fastify(), { errorFormat: 'problem' })).type.toRaiseError(2322)
   })
 })
