@@ -446,5 +446,5 @@ test('objectPermissionActions: only the actions named are judged, and only they 
     checkObjectPermissions () { throw new Forbidden() }
   })
   const readOnly = await build({ views: [{ view: ReadOnly, prefix: '/loans' }] })
-  problem(t, await readOnly.inject('/loans/1'), 404, 'judging reads only needs no atomic writes')
+  problem(t, await readOnly.inject('/loans/1'), 404) // judging reads only needs no atomic writes
 })
