@@ -142,7 +142,9 @@ const fastifyViews: FastifyPluginAsync<FastifyViewsOptions> = async (app, option
   // The plugin's policy and format are the outermost level around a view it registers itself
   // (without a format, its views answer in the application's).
   const outer = { validation: options.validation, errorFormat: options.errorFormat }
-  const pluginLevel = { prefix: '', options: {}, validation: [outer.validation], errorFormat: [outer.errorFormat] }
+  const pluginLevel = outer.validation === undefined && outer.errorFormat === undefined
+    ? undefined
+    : { prefix: '', options: {}, validation: [outer.validation], errorFormat: [outer.errorFormat] }
   for (const entry of options.views ?? []) {
     if (entry instanceof ViewRouter) entry.register(app, outer)
     else if (typeof entry === 'function' && (entry === View || entry.prototype instanceof View)) registerView(app, entry, {}, pluginLevel)

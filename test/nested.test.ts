@@ -447,4 +447,14 @@ test('objectPermissionActions: only the actions named are judged, and only they 
   })
   const readOnly = await build({ views: [{ view: ReadOnly, prefix: '/loans' }] })
   problem(t, await readOnly.inject('/loans/1'), 404) // judging reads only needs no atomic writes
+  // A check of the user's that builds on the library's (which allows everything) calls it as any override does.
+  class Stricter extends GenericViewSet.with({ responseSchema: Loan, detailParams: LoanParams, repository: repos.loans, objectPermissionActions: ['retrieve'] }) {
+    override checkObjectPermissions (loan: LoanT, action: string): void {
+      super.checkObjectPermissions(loan, action)
+      if (loan.member_id !== actor(this.request.headers)) throw new Forbidden()
+    }
+  }
+  const stricter = await build({ views: [{ view: Stricter, prefix: '/loans' }] })
+  problem(t, await stricter.inject({ url: '/loans/1', headers: { 'x-member': '2' } }), 403)
+  t.equal((await stricter.inject({ url: '/loans/1', headers: { 'x-member': '1' } })).statusCode, 200)
 })

@@ -140,6 +140,8 @@ export class Conflict extends errorClass(409, 'The request conflicts with the cu
 export class PreconditionFailed extends errorClass(412, 'A precondition of the request failed.') {}
 /** 413: the request content is larger than the server accepts. */
 export class ContentTooLarge extends errorClass(413, 'The request content is too large.') {}
+/** 414: the request's target is longer than the server reads, such as a path parameter past Fastify's `maxParamLength` (RFC 9110 section 15.5.15). */
+export class URITooLong extends errorClass(414, 'The request URI is too long.') {}
 /** 415: the request's media type is not supported. */
 export class UnsupportedMediaType extends errorClass(415, 'The media type of the request is not supported.') {}
 /** 422: the request is well-formed but cannot be processed. */

@@ -8,11 +8,24 @@ export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
 
 const GENERIC_DETAIL = 'An unexpected error occurred.'
 
-/** The request path without its query: the problem's `instance` (RFC 9457 section 3.1.5). */
+/**
+ * What a URI reference may hold as it is (RFC 3986 section 4.1: unreserved and reserved characters,
+ * and `%` that starts an escape); anything else a client sent in its path is escaped.
+ */
+const NOT_IN_URI = /%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]/gu
+
+/** A character as UTF-8 percent-escapes (a lone surrogate, which has no UTF-8 form, as U+FFFD's). */
+const escaped = (character: string): string => [...Buffer.from(character)].map((byte) => '%' + byte.toString(16).toUpperCase().padStart(2, '0')).join('')
+
+/**
+ * The request path without its query: the problem's `instance` (RFC 9457 section 3.1.5), a URI
+ * reference even when the path the client sent is not one (`/items/a|b`, `/items/%zz`).
+ */
 export function instanceOf (request: FastifyRequest): string {
   const url = request.url
   const q = url.indexOf('?')
-  return q === -1 ? url : url.slice(0, q)
+  const path = q === -1 ? url : url.slice(0, q)
+  return path.replace(NOT_IN_URI, escaped)
 }
 
 interface AjvLikeError { instancePath?: string, message?: string, params?: Record<string, unknown> }

@@ -1,7 +1,7 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import type { FastifySchema } from 'fastify'
 import { findRaises, getCatchSpecs, raisesPairs, type Raises } from '../views/decorators.js'
-import { BadRequest, ContentTooLarge, statusTitle, UnprocessableContent, UnsupportedMediaType, type APIErrorClass } from '../http/errors.js'
+import { BadRequest, ContentTooLarge, statusTitle, UnprocessableContent, UnsupportedMediaType, URITooLong, type APIErrorClass } from '../http/errors.js'
 import { descriptionOf, operationIdOf, summaryOf, tagOf } from '../views/naming.js'
 import type { ErrorFormat } from '../http/error-format.js'
 import { ProblemSchema, ValidationProblemSchema } from '../http/problem-schema.js'
@@ -83,7 +83,10 @@ const ANNOTATIONS = new Set(['type', 'properties', 'title', 'description', '$id'
 
 /** An object schema with nothing to check: it accepts every query or header object there is. */
 const acceptsEveryObject = (schema: TSchema): boolean =>
-  schema.type === 'object' && Object.keys(schema.properties ?? {}).length === 0 && Object.keys(schema).every((key) => ANNOTATIONS.has(key))
+  schema.type === 'object' && Object.keys(Object(schema.properties)).length === 0 && Object.keys(schema).every((key) => ANNOTATIONS.has(key))
+
+/** Whether a route's URL has parameters (`:id`, a wildcard). */
+const hasPathParams = (url: string): boolean => /[:*]/.test(url)
 
 /**
  * Whether a route can refuse a request for failing validation: its body schema, its params
@@ -93,21 +96,24 @@ const acceptsEveryObject = (schema: TSchema): boolean =>
 function validates (route: RouteDefinition, url: string): boolean {
   const { params, querystring, headers, body } = route.options.schema ?? {}
   const checks = (schema: TSchema | undefined): boolean => schema !== undefined && !acceptsEveryObject(schema)
-  return body !== undefined || (params !== undefined && /[:*]/.test(url)) || checks(querystring) || checks(headers)
+  return body !== undefined || (params !== undefined && hasPathParams(url)) || checks(querystring) || checks(headers)
 }
+
 
 const isBadRequest = (cls: APIErrorClass): boolean => cls === BadRequest || cls.prototype instanceof BadRequest
 
 /**
  * The 400s of `defaultErrors` where they can be answered, and the validation status beside them.
- * A route answers 400 for a body that is not even well-formed JSON, and the format's validation
+ * A route answers 400 for a body that is not even well-formed JSON or a path parameter that is not
+ * valid percent-encoding, and the format's validation
  * status for a request that fails its schemas: both are 400 by default; with a validation status
  * of 422, a route with a body documents both, one without only 422. A route that validates
  * nothing and reads no body answers neither (docs/openapi.md).
  */
 function defaultErrorsOf (defaults: APIErrorClass[], route: RouteDefinition, context: OperationContext): APIErrorClass[] {
   const { errorFormat: { validationStatus }, url } = context
-  const malformed = takesBody(route)
+  // A body that is not JSON, or a path parameter that is not valid percent-encoding (Fastify's router refuses it).
+  const malformed = takesBody(route) || hasPathParams(url)
   const invalid = validates(route, url)
   if (validationStatus === 400) return defaults.filter((cls) => !isBadRequest(cls) || malformed || invalid)
   const kept = defaults.filter((cls) => !isBadRequest(cls) || malformed)
@@ -142,7 +148,7 @@ function collectResponses (klass: ViewClass, route: RouteDefinition, context: Op
 
   // Default errors are documented on every route, their 400s where they can be answered.
   const defaults = defaultErrorsOf(view.defaultErrors ?? [BadRequest], route, context)
-  for (const cls of new Set([...defaults, ...bodyErrors(route), ...(view.errors ?? []), ...route.throws, ...dependencyErrors(route.options.dependencies)])) {
+  for (const cls of new Set([...defaults, ...requestErrors(route, context.url), ...(view.errors ?? []), ...route.throws, ...dependencyErrors(route.options.dependencies)])) {
     const entry = generated[cls.status] ?? (generated[cls.status] = { description: statusTitle(cls.status), errors: [] })
     entry.errors = [...entry.errors!, cls]
   }
@@ -156,12 +162,14 @@ function collectResponses (klass: ViewClass, route: RouteDefinition, context: Op
 }
 
 /**
- * What the handling of a request's content answers before any view code runs. A route that
- * takes a body answers 413 past `bodyLimit` and 415 for a media type its operation does not
- * list; a route that takes none answers 415 to any content, before reading it (so never 413).
+ * What the handling of a request answers before any view code runs. A route that takes a body
+ * answers 413 past `bodyLimit` and 415 for a media type its operation does not list; a route that
+ * takes none answers 415 to any content, before reading it (so never 413). A path parameter longer
+ * than Fastify's `maxParamLength` is a 414 from its router.
  */
-function bodyErrors (route: RouteDefinition): APIErrorClass[] {
-  return takesBody(route) ? [ContentTooLarge, UnsupportedMediaType] : [UnsupportedMediaType]
+function requestErrors (route: RouteDefinition, url: string): APIErrorClass[] {
+  const content = takesBody(route) ? [ContentTooLarge, UnsupportedMediaType] : [UnsupportedMediaType]
+  return hasPathParams(url) ? [URITooLong, ...content] : content
 }
 
 /** The errors the route's dependencies declare they answer. */

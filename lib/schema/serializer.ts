@@ -4,8 +4,6 @@ import type { FastifyInstance } from 'fastify'
 type Serialize = (payload: unknown) => string
 type SerializerCompiler = (input: { schema: object, httpStatus?: string, contentType?: string }) => Serialize
 
-const stringify: Serialize = (payload) => JSON.stringify(payload)
-
 /** A 4xx or 5xx status code: an error response. */
 const ERROR_STATUS = /^[45]/
 
@@ -20,7 +18,8 @@ export function serializerCompilerFor (app?: FastifyInstance): SerializerCompile
   const compile = SerializerSelector()(app?.getSchemas() ?? {}, {}) as unknown as (input: { schema: object }) => Serialize
   const cache = new WeakMap<object, Serialize>()
   return ({ schema, httpStatus }) => {
-    if (httpStatus !== undefined && ERROR_STATUS.test(httpStatus)) return stringify
+    // Fastify calls a serializer with the payload alone, so JSON.stringify itself serves (an error body a handler of the user's sends as an object).
+    if (httpStatus !== undefined && ERROR_STATUS.test(httpStatus)) return JSON.stringify
     let serialize = cache.get(schema)
     if (serialize === undefined) {
       serialize = compile({ schema, ...(httpStatus === undefined ? {} : { httpStatus }) } as { schema: object })

@@ -15,6 +15,8 @@ import { fieldNamesOf, honoursPreconditions, storedFieldNamesOf, type AsyncRepos
 import { patchPrecondition } from './patch.js'
 import { keepView, keptView, type ActionRoute, type RouteDefinition, type StandardAction } from './view.js'
 import { toList } from '../core/list.js'
+import { mergeResponses } from '../routes/route-meta.js'
+import type { ResponsesMap } from '../routes/types.js'
 import { genericListClass } from './generic-list.js'
 import { then } from '../core/maybe-promise.js'
 import { ConfigurationError } from '../core/configuration-error.js'
@@ -193,6 +195,12 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
         ...(judges(this, action.name) ? [Forbidden] : [])
       ]
       return added.length === 0 ? route : { ...route, throws: [...(route.throws ?? []), ...added] }
+    }
+
+    // A route of the view's own reads the parent first too (routeHooks below): its 404 is documented there.
+    static override extraResponses (route: RouteDefinition, method: string): ResponsesMap | undefined {
+      const inherited = super.extraResponses(route, method)
+      return this.parent === undefined || route.standard ? inherited : mergeResponses(inherited, { 404: { errors: [NotFound] } })
     }
 
     // A route of the view's own on a nested view reads the parent before its handler, as the
