@@ -114,7 +114,7 @@ test('the Conduit error format: what each request gets, the document, and a gene
   t.strictSame(statuses, {
     'GET /articles': ['200', '415'],
     'POST /articles': ['201', '400', '409', '413', '415', '422'],
-    'GET /articles/{slug}': ['200', '404', '415', '422']
+    'GET /articles/{slug}': ['200', '400', '404', '414', '415', '422']
   }, 'the statuses each operation documents')
   for (const item of Object.values(doc.paths)) {
     for (const op of Object.values(item)) {

@@ -177,14 +177,14 @@ test('errors: defaults, detail and create errors, class errors, Throws, errors()
 
   t.same(statuses('/items', 'get'), ['200', '403', '415'], 'list: class errors (403), the 415 of content it does not take; no 400, since it validates nothing and reads no body')
   t.same(statuses('/items', 'post'), ['201', '400', '403', '409', '413', '415'], 'create documents 409, and the 413 and 415 of its body')
-  t.same(statuses('/items/{id}', 'put'), ['200', '400', '403', '404', '409', '413', '415'], 'update documents 404 and 409 (a documented decision)')
-  t.same(statuses('/items/{id}', 'patch'), ['200', '400', '403', '404', '409', '413', '415'], 'partialUpdate documents 404 and 409')
-  t.same(statuses('/items/{id}', 'delete'), ['204', '400', '403', '404', '415'], 'destroy documents 404, no 409; content is refused unread: 415, no 413')
+  t.same(statuses('/items/{id}', 'put'), ['200', '400', '403', '404', '409', '413', '414', '415'], 'update documents 404 and 409 (a documented decision)')
+  t.same(statuses('/items/{id}', 'patch'), ['200', '400', '403', '404', '409', '413', '414', '415'], 'partialUpdate documents 404 and 409')
+  t.same(statuses('/items/{id}', 'delete'), ['204', '400', '403', '404', '414', '415'], 'destroy documents 404, no 409; content is refused unread: 415, no 413')
   t.same(problem('/items/{id}', 'put', '409'), ref('ConflictProblem'))
   t.same(problem('/items/{id}', 'patch', '409'), ref('ConflictProblem'))
   t.same(problem('/items/{id}', 'get', '404'), { anyOf: [ref('NotFoundProblem'), ref('ArchivedNotFoundProblem')] }, 'two errors on one status: anyOf')
   t.same(problem('/items/{id}', 'get', '400'), ref('BadRequestProblem'))
-  t.same(statuses('/items/{id}/history', 'get'), ['200', '400', '403', '404', '410', '415'], 'Throws per action')
+  t.same(statuses('/items/{id}/history', 'get'), ['200', '400', '403', '404', '410', '414', '415'], 'Throws per action')
   t.same(problem('/items/import', 'post', '409'), ref('ConflictProblem'), 'responses: errors(...) combine with the rest')
   t.same(problem('/items/import', 'post', '410'), ref('GoneProblem'), 'errors() and Catch(Sold -> 410) share the documented class')
   t.same(problem('/items/sync', 'get', '410'), ref('Problem'), 'CatchDefined documents what raises maps to')
@@ -254,7 +254,7 @@ test('components: every $id once under its own name, never def-N', async (t) => 
   t.teardown(() => app.close())
   t.same(Object.keys(doc.components.schemas).sort(), [
     'ArchivedNotFoundProblem', 'BadRequestProblem', 'ConflictProblem', 'ContentTooLargeProblem', 'ForbiddenProblem', 'GoneProblem', 'Item', 'ItemIn', 'ItemPage',
-    'NotFoundProblem', 'Problem', 'ProblemErrorEntry', 'UnsupportedMediaTypeProblem'
+    'NotFoundProblem', 'Problem', 'ProblemErrorEntry', 'URITooLongProblem', 'UnsupportedMediaTypeProblem'
   ])
   const text = JSON.stringify(doc)
   t.notMatch(text, /def-\d/)
@@ -499,7 +499,7 @@ test('conditional views document validators, 304 on safe methods and 412 on unsa
   const { app, doc } = await documented({ views: [{ view: Conditional, prefix: '/c' }, { view: HandRolled, prefix: '/h' }] })
   t.teardown(() => app.close())
   const responses = (path: string, method: string) => doc.paths[path][method].responses
-  t.same(Object.keys(responses('/c/{id}', 'get')), ['200', '304', '400', '404', '415'])
+  t.same(Object.keys(responses('/c/{id}', 'get')), ['200', '304', '400', '404', '414', '415'])
   t.same(Object.keys(responses('/c/{id}', 'get')['200'].headers), ['etag', 'last-modified'])
   t.same(responses('/c/{id}', 'get')['304'].headers, responses('/c/{id}', 'get')['200'].headers, 'a 304 documents the same validators')
   t.notOk(responses('/c/{id}', 'get')['304'].content, 'a 304 has no content')
@@ -598,7 +598,7 @@ test('documentation corners: CatchDefined string entries, Catch with a detail on
 
   const itemsRoute = { name: 'retrieve', methods: ['GET'], path: '/:id', status: 200, options: {}, throws: [NotFound], responseSchema: Item, emptyBody: false, standard: true } as never
   const documentedMap = documentedResponses(Items, itemsRoute, { method: 'GET', multiMethod: false, headerClasses: [Paging], implementation: Items.prototype.retrieve, errorFormat: PROBLEM_FORMAT, url: '/items/:id' })
-  t.same(Object.keys(documentedMap), ['200', '403', '404', '415'], 'documentedResponses: the merged map of one operation')
+  t.same(Object.keys(documentedMap), ['200', '400', '403', '404', '414', '415'], 'documentedResponses: the merged map of one operation (a URL with a parameter: 400 and 414 from the router)')
   t.same(Object.keys(documentedMap[200].headers!), ['x-total-count'])
   t.same(documentedMap[404].errors, [NotFound], 'its errors as classes')
   t.equal(componentName(class APIView2 extends APIView {}), 'APIView2')
@@ -1074,5 +1074,5 @@ test('default errors on a route that validates nothing: every class but a 400 (B
   const { app, doc } = await documented({ views: [{ view: Status, prefix: '/status' }] })
   t.teardown(() => app.close())
   t.same(Object.keys(doc.paths['/status'].get.responses), ['200', '401', '415'], 'no input: the 401 stays, the 400 subclass goes')
-  t.same(Object.keys(doc.paths['/status/{id}'].get.responses), ['200', '400', '401', '415'], 'a validated path: both')
+  t.same(Object.keys(doc.paths['/status/{id}'].get.responses), ['200', '400', '401', '414', '415'], 'a validated path: both')
 })

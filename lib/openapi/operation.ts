@@ -99,7 +99,6 @@ function validates (route: RouteDefinition, url: string): boolean {
   return body !== undefined || (params !== undefined && hasPathParams(url)) || checks(querystring) || checks(headers)
 }
 
-
 const isBadRequest = (cls: APIErrorClass): boolean => cls === BadRequest || cls.prototype instanceof BadRequest
 
 /**
