@@ -137,6 +137,7 @@ Object {
     "TooManyRequests",
     "TypeBox1Schema",
     "TypedClass",
+    "URITooLong",
     "Unauthorized",
     "UnprocessableContent",
     "UnsupportedMediaType",
