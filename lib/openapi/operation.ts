@@ -203,10 +203,9 @@ function toFastifyResponse (status: string, doc: ResponseDoc, format: ErrorForma
   const description = doc.description ?? statusTitle(Number(status))
   const head: Record<string, unknown> = doc.headers === undefined ? { description } : { description, headers: doc.headers }
   if (doc.content !== undefined) return { ...head, content: doc.content }
-  if (Number(status) >= 400) {
-    const schema = doc.schema ?? (doc.errors === undefined ? undefined : format.schemaFor(doc.errors, Number(status)))
-    if (schema !== undefined) return { ...head, content: { [format.contentType]: { schema } } }
-  } else if (doc.schema !== undefined) {
+  // Every error is answered with a body in the format: one documented by hand with a description alone gets the format's generic one.
+  if (Number(status) >= 400) return { ...head, content: { [format.contentType]: { schema: doc.schema ?? format.schemaFor(doc.errors ?? [], Number(status)) } } }
+  if (doc.schema !== undefined) {
     // In the plain form the description would become part of the body schema;
     // @fastify/swagger reads this key instead and removes it. A top-level `$id` is
     // only hoisted when nested, so it is wrapped.
