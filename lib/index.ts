@@ -7,7 +7,7 @@ export { views, views as default, configureApp, type FastifyViewsOptions, type C
 export { View, type ViewClass, type StandardAction, type ActionRoute, type AfterAction, type RouteDefinition, type BodyMediaType } from './views/view.js'
 export { JsonPatchOperation, type PatchFormat, type PatchTarget } from './views/patch.js'
 export { APIView, type SerializerOptions } from './views/api-view.js'
-export { ViewRouter, type ViewRouterOptions, type OuterLevel } from './registration/router.js'
+export { ViewRouter, type ViewRouterOptions } from './registration/router.js'
 export { registerView, type RegisterViewOptions } from './registration/register.js'
 export {
   Get, Post, Put, Patch, Delete, Route, Action, Override, Annotate, Throws, Catch, CatchDefined,

@@ -141,12 +141,10 @@ const fastifyViews: FastifyPluginAsync<FastifyViewsOptions> = async (app, option
   }))
   // The plugin's policy and format are the outermost level around a view it registers itself
   // (without a format, its views answer in the application's).
-  const outer = { validation: options.validation, errorFormat: options.errorFormat }
-  const pluginLevel = outer.validation === undefined && outer.errorFormat === undefined
-    ? undefined
-    : { prefix: '', options: {}, validation: [outer.validation], errorFormat: [outer.errorFormat] }
+  const { validation, errorFormat } = options
+  const pluginLevel = validation === undefined && errorFormat === undefined ? undefined : { prefix: '', options: {}, validation: [validation], errorFormat: [errorFormat] }
   for (const entry of options.views ?? []) {
-    if (entry instanceof ViewRouter) entry.register(app, outer)
+    if (entry instanceof ViewRouter) entry.register(app, validation, errorFormat)
     else if (typeof entry === 'function' && (entry === View || entry.prototype instanceof View)) registerView(app, entry, {}, pluginLevel)
     else if (typeof entry === 'object' && entry !== null && typeof entry.view === 'function') {
       const { view, ...rest } = entry

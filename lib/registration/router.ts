@@ -14,11 +14,6 @@ export interface ViewRouterOptions extends SharedRouteOptions {
   errorFormat?: ErrorFormat
 }
 
-/** What the plugin declares around the routers it registers. */
-export interface OuterLevel {
-  validation?: ValidationPolicy
-  errorFormat?: ErrorFormat
-}
 
 /**
  * Groups views under one prefix and shared route options.
@@ -46,9 +41,12 @@ export class ViewRouter {
     return this
   }
 
-  /** Registers every view of the router on a Fastify instance; `outer`: the policy and format around the router (the plugin's). */
-  register (app: FastifyInstance, outer: OuterLevel = {}): void {
-    const levels = { prefix: this.prefix, options: this.options, validation: [outer.validation, this.validation], errorFormat: [outer.errorFormat, this.errorFormat] }
+  /**
+   * Registers every view of the router on a Fastify instance; `validation` and `errorFormat`: the
+   * policy and the format around the router (the plugin's), which the router's own options win over.
+   */
+  register (app: FastifyInstance, validation?: ValidationPolicy, errorFormat?: ErrorFormat): void {
+    const levels = { prefix: this.prefix, options: this.options, validation: [validation, this.validation], errorFormat: [errorFormat, this.errorFormat] }
     for (const { view, options } of this.entries) registerView(app, view, options, levels)
   }
 }

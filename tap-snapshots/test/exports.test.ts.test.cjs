@@ -80,7 +80,6 @@ Object {
     "MixinInfo",
     "ModelsOf",
     "NotFound",
-    "OuterLevel",
     "Override",
     "OwnMembers",
     "PROBLEM_CONTENT_TYPE",
