@@ -14,7 +14,6 @@ export interface ViewRouterOptions extends SharedRouteOptions {
   errorFormat?: ErrorFormat
 }
 
-
 /**
  * Groups views under one prefix and shared route options.
  * Hand it to the plugin (`views: [router]`) or call `register(app)` yourself.
