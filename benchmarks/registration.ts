@@ -36,7 +36,7 @@ async function build (way: Way, resources: number): Promise<FastifyInstance> {
         static override createSchema = input
         static override updateSchema = input
         static override detailParams = params
-        static override repository = asyncRepository<Static<typeof item>, MemoryRepository<Static<typeof item>>>(new MemoryRepository<Static<typeof item>>())
+        static override repository = asyncRepository<Static<typeof item>, MemoryRepository<Static<typeof item>>>(new MemoryRepository<Static<typeof item>>({ touchField: 'updated_at' }))
       }
       registrations.push({ view: Resource, prefix: `/r${n}` })
     }
@@ -44,7 +44,7 @@ async function build (way: Way, resources: number): Promise<FastifyInstance> {
   } else if (way === 'fastify') {
     for (let n = 0; n < resources; n++) {
       const { item, input, params } = resourceSchema(n)
-      const store = new MemoryRepository<Static<typeof item>>()
+      const store = new MemoryRepository<Static<typeof item>>({ touchField: 'updated_at' })
       const detail = { params, response: { 200: item } }
       app.get(`/r${n}`, { schema: { response: { 200: Type.Array(item) } } }, async () => store.list({}, { orderBy: [] }, {}))
       app.post<{ Body: Static<typeof input> }>(`/r${n}`, { schema: { body: input, response: { 201: item } } }, async (request, reply) => reply.code(201).send(store.create(request.body, {})))

@@ -489,7 +489,7 @@ test('an ErrorFormat refuses what it cannot work with', async (t) => {
   t.equal(defaults.contentType, 'application/json', 'default media type')
   t.equal(defaults.validationStatus, 400, 'default validation status')
   t.same(defaults.schemaFor([NotFound], 404), Type.Object({ status: Type.Literal(404) }), 'a schema function is called per status')
-  t.equal(defaults.serialize({ type: 'about:blank', title: 'Gone', status: 410, detail: 'x' }), '{"type":"about:blank","title":"Gone","status":410,"detail":"x"}')
+  t.same(defaults.serialize({ type: 'about:blank', title: 'Gone', status: 410, detail: 'x' }), { contentType: 'application/json', payload: '{"type":"about:blank","title":"Gone","status":410,"detail":"x"}' })
   t.equal(problemFormat({ validationStatus: 422 }).contentType, PROBLEM_CONTENT_TYPE)
   t.equal(problemErrorHandler, PROBLEM_FORMAT.errorHandler, 'the problem handlers are the default format\'s')
   t.equal(problemNotFoundHandler, PROBLEM_FORMAT.notFoundHandler)
@@ -859,5 +859,30 @@ test('50 concurrent invalid requests over real sockets: all 422 in the format, n
     t.ok(checkErrorBody.Check(body), `request ${i}: the format's body`)
     t.ok(body.errors.body.some((m) => m.startsWith(`/extra${i}:`)), `request ${i}: its own answer (names extra${i})`)
     t.notOk(body.errors.body.some((m) => /\/extra(\d+):/.exec(m)?.[1] !== undefined && /\/extra(\d+):/.exec(m)![1] !== String(i)), `request ${i}: nobody else's`)
+  }
+})
+
+test('a format whose body throws or gives nothing: the problem document is sent instead, never a crash or an empty answer', async (t) => {
+  for (const [name, body] of [['throws', () => { throw new Error('broken format') }], ['gives undefined', () => undefined]] as Array<[string, () => never]>) {
+    const format = new ErrorFormat({ contentType: 'application/vnd.broken+json', schema: Type.Unknown(), body })
+    const app = Fastify()
+    configureApp(app, { errorFormat: format })
+    app.get('/boom', async () => { throw new NotFound('Nothing here.') })
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    t.teardown(() => app.close())
+    const res = await app.inject('/boom')
+    t.equal(res.statusCode, 404, `${name}: the status stays`)
+    t.equal(String(res.headers['content-type']).split(';')[0], PROBLEM_CONTENT_TYPE, `${name}: a problem document`)
+    t.equal(res.json().detail, 'Nothing here.')
+    t.equal((await app.inject('/nowhere')).json().status, 404, `${name}: the not-found handler too`)
+    // The clientError listener runs outside any request: a throw there would be uncaught.
+    const { port } = app.server.address() as { port: number }
+    const raw = await new Promise<string>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.end('NOT HTTP\r\n\r\n'))
+      let text = ''
+      socket.on('data', (chunk) => { text += chunk.toString() })
+      socket.on('close', () => resolve(text))
+    })
+    t.match(raw, /^HTTP\/1\.1 400 Bad Request\r\n[\s\S]*Content-Type: application\/problem\+json\r\n[\s\S]*"status":400/, `${name}: a request Node cannot parse gets the problem, and the process lives`)
   }
 })

@@ -84,9 +84,18 @@ export class ErrorFormat<S extends TSchema = TSchema> {
     return made
   }
 
-  /** The body of a problem in this format, serialized. */
-  serialize (problem: Problem): string {
-    return JSON.stringify(this.#body(problem))
+  /**
+   * The body of a problem in this format, serialized, with its media type. A `body` of the
+   * user's that throws or gives nothing JSON can hold is answered with the problem document
+   * instead: an error about an error must not become a crash (the clientError listener has
+   * nobody to catch it) or an empty answer.
+   */
+  serialize (problem: Problem): { contentType: string, payload: string } {
+    try {
+      const payload = JSON.stringify(this.#body(problem)) as string | undefined // undefined for a body that is not JSON (undefined, a function)
+      if (payload !== undefined) return { contentType: this.contentType, payload }
+    } catch {}
+    return { contentType: PROBLEM_CONTENT_TYPE, payload: JSON.stringify(problem) }
   }
 
   /** The documented body of a status answered by these error classes. */
@@ -108,12 +117,14 @@ export class ErrorFormat<S extends TSchema = TSchema> {
     if (headers !== undefined) reply.headers(headers)
     // A string is sent as it is: the route's compiled serializers, which know only the
     // success schema, never touch an error body.
-    reply.code(problem.status).type(this.contentType).send(this.serialize(problem))
+    const { contentType, payload } = this.serialize(problem)
+    reply.code(problem.status).type(contentType).send(payload)
   }
 
   /** The not-found handler `configureApp` installs: an unknown route is a 404 in this format. */
   readonly notFoundHandler = (request: FastifyRequest, reply: FastifyReply): void => {
-    reply.code(404).type(this.contentType).send(this.serialize(notFoundProblem(request)))
+    const { contentType, payload } = this.serialize(notFoundProblem(request))
+    reply.code(404).type(contentType).send(payload)
   }
 
   /**
@@ -131,7 +142,7 @@ export class ErrorFormat<S extends TSchema = TSchema> {
    * this format before the socket closes.
    */
   readonly clientErrorHandler = (error: Error & { code?: string }, socket: Socket): void => {
-    clientErrorAnswer(error, socket, (problem) => ({ contentType: this.contentType, payload: this.serialize(problem) }))
+    clientErrorAnswer(error, socket, (problem) => this.serialize(problem))
   }
 }
 

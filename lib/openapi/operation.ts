@@ -11,8 +11,12 @@ import { aliasedSchema } from '../schema/serialization.js'
 import type { Dependency, ResponseDoc, ResponsesMap, SecurityRequirement } from '../routes/types.js'
 import { type ViewClass, type RouteDefinition } from '../views/view.js'
 import { wireForm } from '../schema/wire.js'
+import { statusRecord } from '../core/status-record.js'
 
 const ANY_JSON = {} as TSchema
+
+/** A 4xx or 5xx status code: an error response. */
+const ERROR_STATUS = /^[45]/
 
 /** The key @fastify/swagger reads a plain-form response's description from. */
 const RESPONSE_DESCRIPTION = 'x-response-description'
@@ -275,14 +279,15 @@ export function buildRouteSchema (klass: ViewClass, route: RouteDefinition, cont
   // Fastify serializes with `response`; `responses` entries are documentation (docs/openapi.md), so
   // what they alone declare is kept aside for the document: the body of the success status
   // (served with the route's own schema) and any status outside the error range that neither
-  // the action nor a mixin produces (served as if undocumented). Error bodies are problems
-  // the problem handler serializes, whatever is documented.
+  // the action nor a mixin produces (served as if undocumented). Error bodies are kept aside
+  // too: the error format's handler serializes them, so Fastify has nothing to compile or keep
+  // for them.
   const served = servedBody(route)
   const { responses: documented, explicitOnly } = collectResponses(klass, route, context, served)
-  const response: Record<string, unknown> = {}
-  const aside: Record<string, unknown> = {}
+  const response = statusRecord<unknown>()
+  const aside = statusRecord<unknown>()
   for (const [status, doc] of Object.entries(documented)) {
-    const target = explicitOnly.includes(status) && !/^[45]/.test(status) ? aside : response
+    const target = explicitOnly.includes(status) || ERROR_STATUS.test(status) ? aside : response
     target[status] = toFastifyResponse(status, doc, context.errorFormat)
   }
   const key = String(route.status)

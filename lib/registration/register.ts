@@ -318,10 +318,13 @@ function validatorCompilerFor (klass: ViewClass, route: CollectedRoute, settings
     const part = httpPart as HttpPart
     const declared = part === 'body' && contentType !== undefined && bodyMediaTypes !== undefined ? bodyMediaTypes[contentType].validation : parts[part]!
     if (declared === undefined) return acceptAny // a patch document is checked when it is applied, with pointers into it
-    if (part !== 'body') return compilePartValidator(declared, part, { checkedEarly, useDefaults: policy.useDefaults })
-    const validate = compilePartValidator(strictBodySchema(aliasedSchema(declared)), part, {
-      maxBodyDepth, useDefaults: fillsBodyDefaults(method, policy), stripUnknown: policy.unknownProperties === 'strip'
-    })
+    if (part !== 'body') {
+      return sharedValidator(declared, `${part} ${checkedEarly} ${policy.useDefaults}`, () => compilePartValidator(declared, part, { checkedEarly, useDefaults: policy.useDefaults }))
+    }
+    const useDefaults = fillsBodyDefaults(method, policy)
+    const stripUnknown = policy.unknownProperties === 'strip'
+    const validate = sharedValidator(declared, `body ${maxBodyDepth} ${useDefaults} ${stripUnknown}`, () =>
+      compilePartValidator(strictBodySchema(aliasedSchema(declared)), part, { maxBodyDepth, useDefaults, stripUnknown }))
     return jsonChecked ? markJsonBodyErrors(validate) : validate
   }
 }
@@ -354,6 +357,21 @@ function markJsonBodyErrors (validate: PartValidator): PartValidator {
 }
 
 const acceptAny: PartValidator = () => true
+
+/**
+ * Validators compiled from one declared schema, by part and options: the routes of a view share
+ * their schemas (the detail params of four routes, a body of create and update), and so share the
+ * compiled validator, whose code and closures would otherwise be held once per route.
+ */
+const compiledValidators = new WeakMap<TSchema, Map<string, PartValidator>>()
+
+function sharedValidator (declared: TSchema, key: string, compile: () => PartValidator): PartValidator {
+  let byOptions = compiledValidators.get(declared)
+  if (byOptions === undefined) compiledValidators.set(declared, byOptions = new Map())
+  let validator = byOptions.get(key)
+  if (validator === undefined) byOptions.set(key, validator = compile())
+  return validator
+}
 
 /**
  * Builds the Fastify route options of every operation of a view, most specific first.

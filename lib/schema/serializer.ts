@@ -4,22 +4,17 @@ import type { FastifyInstance } from 'fastify'
 type Serialize = (payload: unknown) => string
 type SerializerCompiler = (input: { schema: object, httpStatus?: string, contentType?: string }) => Serialize
 
-/** A 4xx or 5xx status code: an error response. */
-const ERROR_STATUS = /^[45]/
-
 /**
- * The serializer compiler of view routes. Error bodies are sent already serialized by
- * the error format's handler, so their documented schemas (references to named
- * components) are never compiled; every other schema is compiled once by Fastify's own
- * compiler, with the app's shared schemas, and reused wherever the same object recurs.
+ * The serializer compiler of view routes. Error bodies are sent already serialized by the
+ * error format's handler, so a route gives Fastify no error status to compile; every other
+ * schema is compiled once by Fastify's own compiler, with the app's shared schemas, and reused
+ * wherever the same object recurs.
  */
 export function serializerCompilerFor (app?: FastifyInstance): SerializerCompiler {
   // Fastify boundary: the selector's declared type is Fastify's generic compiler factory; called with a schema it returns fast-json-stringify's function.
   const compile = SerializerSelector()(app?.getSchemas() ?? {}, {}) as unknown as (input: { schema: object }) => Serialize
   const cache = new WeakMap<object, Serialize>()
   return ({ schema, httpStatus }) => {
-    // Fastify calls a serializer with the payload alone, so JSON.stringify itself serves (an error body a handler of the user's sends as an object).
-    if (httpStatus !== undefined && ERROR_STATUS.test(httpStatus)) return JSON.stringify
     let serialize = cache.get(schema)
     if (serialize === undefined) {
       serialize = compile({ schema, ...(httpStatus === undefined ? {} : { httpStatus }) } as { schema: object })
