@@ -11,6 +11,7 @@ import { aliasedSchema } from '../schema/serialization.js'
 import type { Dependency, ResponseDoc, ResponsesMap, SecurityRequirement } from '../routes/types.js'
 import { type ViewClass, type RouteDefinition } from '../views/view.js'
 import { wireForm } from '../schema/wire.js'
+import { servedBy } from '../schema/serializer.js'
 import { statusRecord } from '../core/status-record.js'
 
 const ANY_JSON = {} as TSchema
@@ -214,7 +215,8 @@ function toFastifyResponse (status: string, doc: ResponseDoc, format: ErrorForma
     // @fastify/swagger reads this key instead and removes it. A top-level `$id` is
     // only hoisted when nested, so it is wrapped.
     const plain = doc.headers === undefined ? { [RESPONSE_DESCRIPTION]: description } : { [RESPONSE_DESCRIPTION]: description, headers: doc.headers }
-    return '$id' in doc.schema && typeof doc.schema.$id === 'string' ? { ...plain, allOf: [doc.schema] } : { ...doc.schema, ...plain }
+    const response = '$id' in doc.schema && typeof doc.schema.$id === 'string' ? { ...plain, allOf: [doc.schema] } : { ...doc.schema, ...plain }
+    return servedBy(response, doc.schema)
   }
   // No body: @fastify/swagger leaves `content` out for a `null` type.
   return { ...head, type: 'null' }

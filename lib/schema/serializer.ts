@@ -2,6 +2,19 @@ import { SerializerSelector } from '@fastify/fast-json-stringify-compiler'
 import type { FastifyInstance } from 'fastify'
 
 type Serialize = (payload: unknown) => string
+
+/** Where a documented response (the body with its description and headers) keeps the body it serializes. */
+const SERVED_BODY = Symbol('fastify-views.servedBody')
+
+/**
+ * Marks a documented response with the body schema it is served with: the serializer is
+ * compiled from that body, once however many routes wrap it in a response of their own (a
+ * view's retrieve, create and updates send one item). Not enumerable: the document never sees it.
+ */
+export function servedBy<R extends object> (response: R, body: object): R {
+  Object.defineProperty(response, SERVED_BODY, { value: body })
+  return response
+}
 type SerializerCompiler = (input: { schema: object, httpStatus?: string, contentType?: string }) => Serialize
 
 /**
@@ -15,10 +28,11 @@ export function serializerCompilerFor (app?: FastifyInstance): SerializerCompile
   const compile = SerializerSelector()(app?.getSchemas() ?? {}, {}) as unknown as (input: { schema: object }) => Serialize
   const cache = new WeakMap<object, Serialize>()
   return ({ schema, httpStatus }) => {
-    let serialize = cache.get(schema)
+    const body = (schema as { [SERVED_BODY]?: object })[SERVED_BODY] ?? schema
+    let serialize = cache.get(body)
     if (serialize === undefined) {
-      serialize = compile({ schema, ...(httpStatus === undefined ? {} : { httpStatus }) } as { schema: object })
-      cache.set(schema, serialize)
+      serialize = compile({ schema: body, ...(httpStatus === undefined ? {} : { httpStatus }) } as { schema: object })
+      cache.set(body, serialize)
     }
     return serialize
   }
