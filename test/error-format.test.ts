@@ -886,3 +886,20 @@ test('a format whose body throws or gives nothing: the problem document is sent 
     t.match(raw, /^HTTP\/1\.1 400 Bad Request\r\n[\s\S]*Content-Type: application\/problem\+json\r\n[\s\S]*"status":400/, `${name}: a request Node cannot parse gets the problem, and the process lives`)
   }
 })
+
+test('under a 422 format only a 400 validation failure becomes 422: one raised with a status of its own keeps it', async (t) => {
+  class Picky extends APIView {
+    @Get('/picky') picky (): never { throw new RequestValidationError('Not now.', { status: 409 }) }
+    @Get('/plain') plain (): never { throw new RequestValidationError('Not so.') }
+  }
+  const app = Fastify()
+  configureApp(app, { errorFormat: problemFormat({ validationStatus: 422 }) })
+  await app.register(views, { views: [Picky] })
+  t.teardown(() => app.close())
+  const kept = await app.inject('/picky')
+  t.equal(kept.statusCode, 409)
+  t.equal(kept.json().title, 'Conflict')
+  const moved = await app.inject('/plain')
+  t.equal(moved.statusCode, 422)
+  t.equal(moved.json().title, 'Unprocessable Entity', 'an about:blank problem takes the phrase of its new status')
+})

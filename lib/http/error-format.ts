@@ -33,9 +33,12 @@ export interface ErrorFormatOptions<S extends TSchema = TSchema> {
   schema: S | ((errors: readonly APIErrorClass[], status: number) => S)
 }
 
-/** A failed validation: this library's validators, and Fastify's (Ajv) on the app's plain routes. */
+/**
+ * A failed validation: this library's validators, and Fastify's (Ajv) on the app's plain routes.
+ * Asked only of an error that became a 400 problem, which is an object.
+ */
 const isValidationFailure = (error: unknown): boolean =>
-  error instanceof RequestValidationError || (error as Partial<FastifyError> | null)?.validationContext !== undefined
+  error instanceof RequestValidationError || (error as Partial<FastifyError>).validationContext !== undefined
 
 /**
  * Where a configured context keeps its format. A context made inside it (a plugin's) is created
@@ -167,7 +170,8 @@ export function appErrorFormat (app: FastifyInstance): ErrorFormat | undefined {
 
 /** Records the format a context answers in, for its views and for the contexts inside it. */
 export function setAppErrorFormat (app: FastifyInstance, format: ErrorFormat): void {
-  Object.defineProperty(app, APP_FORMAT, { value: format, enumerable: false, configurable: true })
+  // Not enumerable, not writable: a context inside defines its own, which shadows it.
+  Object.defineProperty(app, APP_FORMAT, { value: format })
 }
 
 /** The problem+json error handler: `PROBLEM_FORMAT.errorHandler`. */
