@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import { OWN_SERIALIZER_OPTIONS, type APIView } from '../views/api-view.js'
 import { findRaises, getCatchSpecs, raisesPairs } from '../views/decorators.js'
 import { dependencyHooks } from '../routes/dependencies.js'
-import { hasContent, isJsonRequest, JSON_BODY_ONLY, mediaTypeHook, noContent, notJson, parseJsonMediaTypes, readsNoContent } from '../http/media-type.js'
+import { hasContent, isJsonRequest, mediaTypeHook, noContent, notJson, parseJsonMediaTypes, readsNoContent } from '../http/media-type.js'
 import { assertBodiesFitRepository, assertCreatesFitResponse, assertDependencyKeys, assertFilterFitsFields, assertParamsInPath, assertResponseFitsColumns, assertNoContentHasNoBody, assertNoNearMisses, assertStoredObjectsSchema } from './checks.js'
 import { buildRouteSchema } from '../openapi/operation.js'
 import { appErrorFormat, PROBLEM_FORMAT, type ErrorFormat } from '../http/error-format.js'
@@ -14,13 +14,12 @@ import { assertPrefixParams, withPrefixParams } from './prefix-params.js'
 import { joinPath } from '../core/paths.js'
 import { ENVELOPED_ACTIONS, envelopeSchema, wrapIn } from '../views/envelope.js'
 import { schemaStatic, toTypeBox } from '../core/typebox-lines.js'
-import { aliasedSchema, compileRenamer } from '../schema/serialization.js'
+import { compileRenamer } from '../schema/serialization.js'
 import { wireForm, type SerializerOptions, type WireForm } from '../schema/wire.js'
 import type { ResponseHeadersClass } from '../http/response-headers.js'
-import type { MaybePromise, ResolvedRouteSchemas, SharedRouteOptions } from '../routes/types.js'
-import { assertDefaultsValid, compilePartValidator, strictBodySchema, type HttpPart, type PartValidator } from '../schema/validation.js'
-import { resolveValidationPolicy, type ResolvedValidationPolicy, type ValidationPolicy } from '../schema/validation-policy.js'
-import { optionalDefaults } from '../schema/defaults.js'
+import type { MaybePromise, SharedRouteOptions } from '../routes/types.js'
+import { resolveValidationPolicy, type ValidationPolicy } from '../schema/validation-policy.js'
+import { documentedDefinition, validatorCompilerFor } from './validators.js'
 import { ABSTRACT, keptView, type CollectedRoute, type RouteDefinition, type View, type ViewClass } from '../views/view.js'
 import { then } from '../core/maybe-promise.js'
 import { toList } from '../core/list.js'
@@ -280,98 +279,6 @@ const PASS_THROUGH = ['config', 'bodyLimit', 'logLevel', 'logSerializers', 'cons
   'preParsing', 'preSerialization', 'onSend', 'onResponse', 'onTimeout', 'onError', 'onRequestAbort', 'errorHandler'] as const
 
 const HOOK_PHASES = ['onRequest', 'preValidation', 'preHandler'] as const
-
-/** How a route's validators are compiled, besides its schemas. */
-interface ValidatorSettings {
-  /** The route takes a JSON body only: a body's failures carry `JSON_BODY_ONLY`. */
-  jsonChecked: boolean
-  /** A hook of the route may validate the path and query early. */
-  checkedEarly: boolean
-  maxBodyDepth: number
-  policy: ResolvedValidationPolicy
-}
-
-/** A PATCH body is a partial update: it changes what it names, so no default is ever filled into it. */
-const fillsBodyDefaults = (method: string | undefined, policy: ResolvedValidationPolicy): boolean => policy.useDefaults && method !== 'PATCH'
-
-/**
- * The route's validator compiler: it compiles the schemas the view declared (a body
- * closed against unknown properties, by its wire names), whatever wrapper the
- * route's documented schema puts around them, under the route's validation policy.
- * The defaults the policy fills are checked against their schemas here, at registration.
- */
-function validatorCompilerFor (klass: ViewClass, route: CollectedRoute, settings: ValidatorSettings): (input: { httpPart?: string, contentType?: string, method?: string }) => PartValidator {
-  const parts: ResolvedRouteSchemas = route.options.schema ?? {}
-  const { bodyMediaTypes } = route
-  const { jsonChecked, checkedEarly, maxBodyDepth, policy } = settings
-  if (policy.useDefaults) {
-    for (const part of ['params', 'querystring', 'headers', 'body'] as const) {
-      const schema = parts[part]
-      if (schema !== undefined && (part !== 'body' || route.methods.some((method) => fillsBodyDefaults(method, policy)))) {
-        assertDefaultsValid(schema, `${klass.name}.${route.name} schema.${part}`)
-      }
-    }
-  }
-  // Fastify compiles exactly the parts the route's schema has, which are the declared ones;
-  // a body taken in several media types is compiled once per type.
-  return ({ httpPart, contentType, method }) => {
-    const part = httpPart as HttpPart
-    const declared = part === 'body' && contentType !== undefined && bodyMediaTypes !== undefined ? bodyMediaTypes[contentType].validation : parts[part]!
-    if (declared === undefined) return acceptAny // a patch document is checked when it is applied, with pointers into it
-    if (part !== 'body') {
-      return sharedValidator(declared, `${part} ${checkedEarly} ${policy.useDefaults}`, () => compilePartValidator(declared, part, { checkedEarly, useDefaults: policy.useDefaults }))
-    }
-    const useDefaults = fillsBodyDefaults(method, policy)
-    const stripUnknown = policy.unknownProperties === 'strip'
-    const validate = sharedValidator(declared, `body ${maxBodyDepth} ${useDefaults} ${stripUnknown}`, () =>
-      compilePartValidator(strictBodySchema(aliasedSchema(declared)), part, { maxBodyDepth, useDefaults, stripUnknown }))
-    return jsonChecked ? markJsonBodyErrors(validate) : validate
-  }
-}
-
-/**
- * The route as its operation documents it for one method: where the policy fills defaults, a
- * member with one is optional, as the client may leave it out (`optionalDefaults`).
- */
-function documentedDefinition (definition: RouteDefinition, method: string, policy: ResolvedValidationPolicy): RouteDefinition {
-  const parts = definition.options.schema
-  if (!policy.useDefaults || parts === undefined) return definition
-  const shown: ResolvedRouteSchemas = {}
-  let changed = false
-  for (const part of ['params', 'querystring', 'headers', 'body'] as const) {
-    const schema = parts[part]
-    if (schema === undefined) continue
-    shown[part] = part === 'body' && !fillsBodyDefaults(method, policy) ? schema : optionalDefaults(schema)
-    changed ||= shown[part] !== schema
-  }
-  return changed ? { ...definition, options: { ...definition.options, schema: shown } } : definition
-}
-
-/** The body validator of a JSON-only route: its failures carry `JSON_BODY_ONLY`, for the error handler. */
-function markJsonBodyErrors (validate: PartValidator): PartValidator {
-  return (data) => {
-    const result = validate(data)
-    if (result !== true) (result.error as Error & { [JSON_BODY_ONLY]?: true })[JSON_BODY_ONLY] = true
-    return result
-  }
-}
-
-const acceptAny: PartValidator = () => true
-
-/**
- * Validators compiled from one declared schema, by part and options: the routes of a view share
- * their schemas (the detail params of four routes, a body of create and update), and so share the
- * compiled validator, whose code and closures would otherwise be held once per route.
- */
-const compiledValidators = new WeakMap<TSchema, Map<string, PartValidator>>()
-
-function sharedValidator (declared: TSchema, key: string, compile: () => PartValidator): PartValidator {
-  let byOptions = compiledValidators.get(declared)
-  if (byOptions === undefined) compiledValidators.set(declared, byOptions = new Map())
-  let validator = byOptions.get(key)
-  if (validator === undefined) byOptions.set(key, validator = compile())
-  return validator
-}
 
 /**
  * Builds the Fastify route options of every operation of a view, most specific first.
