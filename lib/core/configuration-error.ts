@@ -32,6 +32,8 @@ export const CONFIGURATION_ERRORS = {
   FV_ERR_ERROR_FORMAT: 'FV_ERR_ERROR_FORMAT',
   /** A view mixes in `ConditionalMixin` but turns on neither `etag` nor `conditionalRequests`: it would do nothing. */
   FV_ERR_CONDITIONAL_OFF: 'FV_ERR_CONDITIONAL_OFF',
+  /** A view's `versionField` without `etag`, or over a repository that does not keep its version in that field. */
+  FV_ERR_VERSION_FIELD: 'FV_ERR_VERSION_FIELD',
   /** A partial update takes patch documents but has no way to read the object they apply to. */
   FV_ERR_PATCH_TARGET: 'FV_ERR_PATCH_TARGET',
   /** A bulk view lacks an attribute its actions need, or its PUT schema does not require the key. */

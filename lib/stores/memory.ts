@@ -12,6 +12,12 @@ export interface MemoryRepositoryOptions<T> {
    * `updated_at`: what `touchColumn` is to the SQL repositories, and what `lastModifiedField` reads.
    */
   touchField?: FieldOf<T>
+  /**
+   * An integer field holding the row's version: 1 on create, one more on every update, whatever
+   * the values say. What `versionColumn` is to the SQL repositories, and what a conditional view's
+   * `versionField` builds its ETags from and compares in the write (docs/conditional.md).
+   */
+  versionField?: FieldOf<T>
   /** Fields whose values must be unique: a clash makes `create` return `null` and `update` throw. */
   unique?: ReadonlyArray<FieldOf<T>>
   /** Rows to start with. */
@@ -126,6 +132,7 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
   readonly atomicPreconditions = true
   readonly idField: string
   readonly touchField: string | undefined
+  readonly versionField: string | undefined
   readonly unique: readonly string[]
   readonly optionKeys: Set<string>
   readonly scopeFields: readonly string[]
@@ -141,6 +148,7 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
   constructor (options: MemoryRepositoryOptions<T> = {}) {
     this.idField = options.idField ?? 'id'
     this.touchField = options.touchField
+    this.versionField = options.versionField
     this.unique = options.unique ?? []
     this.optionKeys = new Set(options.optionKeys ?? [])
     this.scopeFields = options.scopeFields ?? []
@@ -151,6 +159,14 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
   /** The values of a write with the touch field set to now, when there is one. */
   #touched (values: Record<string, unknown>): Row {
     return this.touchField === undefined ? { ...values } : { ...values, [this.touchField]: new Date().toISOString() }
+  }
+
+  /** The values of a write to `row` (`undefined`: a new row) with its version stamped: 1 for a new row, one more than the row's. */
+  #versioned (values: Row, row: Row | undefined): Row {
+    const field = this.versionField
+    if (field === undefined) return values
+    const current = row?.[field]
+    return { ...values, [field]: typeof current === 'number' ? current + 1 : 1 }
   }
 
   #insert (row: Row): Row {
@@ -232,7 +248,7 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
 
   create (values: Record<string, unknown>, _options: RepositoryOptions = {}): T | null {
     if (this.#holderOf(values) !== undefined) return null
-    return { ...this.#insert(this.#touched(values)) } as T
+    return { ...this.#insert(this.#versioned(this.#touched(values), undefined)) } as T
   }
 
   /**
@@ -259,7 +275,7 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
    */
   get filledOnCreate (): readonly string[] | undefined {
     if (this.create !== MemoryRepository.prototype.create) return undefined
-    return this.touchField === undefined ? [this.idField] : [this.idField, this.touchField]
+    return [this.idField, this.touchField, this.versionField].filter((field) => field !== undefined)
   }
 
   /** Every field a stored row has now: what a view's filter is checked against at registration, beside its response schema. */
@@ -297,8 +313,10 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
     if (row === undefined) return null
     // Synchronous: nothing can write between this check and the write below.
     preconditionOf(options)?.({ ...row })
+    // Nothing to change: the row as it is, not even its touch field or version stamped (as the SQL stores do).
+    if (Object.keys(values).length === 0) return { ...row } as T
     if (this.#holderOf(values, row) !== undefined) throw new UniqueViolation('A unique field already has this value.')
-    this.#assign(row, this.#touched(values))
+    this.#assign(row, this.#versioned(this.#touched(values), row))
     return { ...row } as T
   }
 
@@ -337,7 +355,7 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
           const twin = positions.get(holder)
           throw new Conflict(`Item ${index} clashes with ${twin === undefined ? 'an existing row' : `item ${twin}`}.`)
         }
-        const row = this.#insert(this.#touched(item))
+        const row = this.#insert(this.#versioned(this.#touched(item), undefined))
         positions.set(row, index)
         undo.push(() => this.#remove(row))
         return { ...row } as T
@@ -351,7 +369,7 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
     const changesUnique = [this.idField, ...this.unique].some((k) => values[k] !== undefined)
     if (changesUnique && (rows.length > 1 || rows.some((row) => this.#holderOf(values, row) !== undefined))) throw new Conflict('The values would make a unique field repeat.')
     const touched = this.#touched(values)
-    for (const row of rows) this.#assign(row, touched)
+    for (const row of rows) this.#assign(row, this.#versioned(touched, row))
     return rows.map((row) => ({ ...row }) as T)
   }
 
@@ -367,7 +385,7 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
       }
       check?.({ ...row })
       if (this.#holderOf(item, row) !== undefined) throw new Conflict(`Item ${index} clashes with an existing row.`)
-      this.#assignLogged(row, this.#touched(item), undo)
+      this.#assignLogged(row, this.#versioned(this.#touched(item), row), undo)
     }))
   }
 

@@ -29,6 +29,17 @@ export function honoursPreconditions (repository: unknown): boolean {
   return (repository as { atomicPreconditions?: unknown } | null)?.atomicPreconditions === true
 }
 
+/**
+ * The integer field a repository keeps each row's version in (`versionField` of a
+ * `MemoryRepository`, `versionColumn` of a SQL table), or `undefined`. Such a store sets it to 1
+ * on create and adds one on every update, whatever the values say, so two states of a row never
+ * share a version: a conditional view builds strong ETags from it and compares it in the write.
+ */
+export function versionFieldOf (repository: unknown): string | undefined {
+  const field = (repository as { versionField?: unknown } | null)?.versionField
+  return typeof field === 'string' ? field : undefined
+}
+
 /** A field of rows of type `T`: a key of `T` for typed rows (`unique: ['skus']` does not compile for a row with `sku`), any name for untyped ones. */
 export type FieldOf<T> = string extends keyof T ? string : keyof T & string
 
@@ -187,6 +198,8 @@ export function asyncRepository<T, R extends object> (repository: R): AsyncRepos
   }
   // The declarations are properties, not methods: carried over as they are.
   if (honoursPreconditions(repository)) wrapped.atomicPreconditions = true
+  const version = versionFieldOf(repository)
+  if (version !== undefined) wrapped.versionField = version
   const fieldNames = fieldNamesOf(repository)
   if (fieldNames !== undefined) wrapped.fieldNames = fieldNames
   const readOnly = readOnlyFieldsOf(repository)

@@ -10,7 +10,7 @@ import {
   etagOf, failsPrecondition, httpDate, isNotModified, namesStrongTag, parseEntityTags, parseHttpDate, toSeconds, weakMatch, type Validators
 } from '../http/preconditions.js'
 import { alwaysSent } from '../http/response-headers.js'
-import { honoursPreconditions, type Precondition } from '../stores/repository.js'
+import { honoursPreconditions, versionFieldOf, type Criteria, type Precondition } from '../stores/repository.js'
 import { loadParent, objectParams } from './parent.js'
 import { judges } from './object-permissions.js'
 import { envelopeSchema, wrapIn } from './envelope.js'
@@ -22,6 +22,7 @@ import { keepView, type RouteDefinition } from './view.js'
 import { isThenable, then } from '../core/maybe-promise.js'
 import { toList } from '../core/list.js'
 import { ConfigurationError } from '../core/configuration-error.js'
+import { contentValidEarly, versionStamp, versionTags, type VersionTags } from './versioned.js'
 
 /** The instance members `ConditionalMixin` adds (docs/conditional.md). */
 export interface ConditionalMembers {
@@ -50,6 +51,18 @@ export interface ConditionalMembers {
    * for an unconditional request.
    */
   writePrecondition (request: FastifyRequest): Precondition | undefined
+  /**
+   * With `versionField`, for a write whose `If-Match` names one version: the criterion that makes
+   * the write change the object only at that version (`{ version: 3 }`), so that the comparison
+   * and the write are one statement; `undefined` for any other request.
+   */
+  versionCriteria (request: FastifyRequest): Criteria | undefined
+  /**
+   * After a write limited by `versionCriteria` changed nothing: reads the object as the action
+   * would, and throws `PreconditionFailed` when it exists (it has another version), or returns
+   * `null` (the action's 404) when it does not.
+   */
+  versionMissed (request: FastifyRequest): null | Promise<null>
 }
 
 /** Statics of `ConditionalMixin`. */
@@ -65,6 +78,12 @@ export interface ConditionalStatics {
    * Required (RFC 6585 §3), so that no client can overwrite a version it did not read.
    */
   requirePreconditions: boolean
+  /**
+   * An integer field the view's repository changes on every update (its `versionField` or
+   * `versionColumn`): ETags are made from it instead of hashing each body, and a write whose
+   * `If-Match` names one is compared in the write itself, one `UPDATE ... AND version = ?`.
+   */
+  versionField: string | undefined
 }
 
 declare module './mixins.js' {
@@ -75,11 +94,15 @@ declare module './mixins.js' {
 
 /** A class with `ConditionalMixin`'s statics, as the mixin builds it. */
 type ConditionalClass = ViewBase & ConditionalStatics
-/** Where a view serving a conditional write keeps the representation its route hashes. */
-const REPRESENTATION = Symbol('fastify-views.representation')
+/** Where a view serving a conditional write keeps the ETag of an object as its GET sends it. */
+const ETAG_OF = Symbol('fastify-views.etag-of')
+/** Where a request whose `If-Match` is compared in the write keeps the version it names. */
+const EXPECTED_VERSION = Symbol('fastify-views.expected-version')
+
+type Compared = FastifyRequest & { [EXPECTED_VERSION]?: number }
 
 type ConditionalView = APIView & ConditionalMembers & {
-  [REPRESENTATION]?: (value: unknown) => string
+  [ETAG_OF]?: (object: unknown) => string
   repository?: { get?: (criteria: Record<string, unknown>, options: Record<string, unknown>) => unknown }
   // Present whenever `repository` is: all come from GenericViewMixin.
   getScopeKwargs: (action?: string) => Record<string, unknown>
@@ -153,13 +176,18 @@ function representationOf (item: TSchema, envelope: string | undefined, options:
  * property lookups; one with them reads the current validators and answers 412 when
  * they fail (section 13.2.2).
  */
-function preconditionCheck (klass: ConditionalClass, representation: ((value: unknown) => string) | undefined): preValidationHookHandler {
+function preconditionCheck (klass: ConditionalClass, etagOfObject: ((object: unknown) => string) | undefined,
+  tags: VersionTags | undefined): preValidationHookHandler {
   const Klass = klass as unknown as new (request: FastifyRequest, reply: FastifyReply) => ConditionalView // a view class is constructed with the request and reply; its statics type says nothing of instances
   const required = klass.requirePreconditions === true
-  async function evaluate (request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    // The handler serves the request with this same instance, which knows the representation to hash.
+  function viewOf (request: FastifyRequest, reply: FastifyReply): ConditionalView {
+    // The handler serves the request with this same instance, which knows how GET tags an object.
     const view = keepView(request, new Klass(request, reply))
-    view[REPRESENTATION] = representation
+    view[ETAG_OF] = etagOfObject
+    return view
+  }
+  async function evaluate (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const view = viewOf(request, reply)
     const current = await view.getValidators(request)
     // No current representation: the action's own answer (404) wins over preconditions (RFC 9110 section 13.2.1).
     if (current != null && failsPrecondition(request.headers, current)) throw new PreconditionFailed(CHANGED)
@@ -176,6 +204,16 @@ function preconditionCheck (klass: ConditionalClass, representation: ((value: un
     // The target is named by the URI: a malformed path or query is answered (400) before
     // any precondition, and a valid one is converted (an integer id) before it is used.
     if ((headers['if-match'] === undefined && headers['if-none-match'] === undefined && headers['if-unmodified-since'] === undefined) || !validateTargetEarly(request)) {
+      done()
+      return
+    }
+    // An If-Match naming one stored version, alone, on a valid request: the write compares it
+    // (versionCriteria), and nothing is read first.
+    const version = tags === undefined || headers['if-none-match'] !== undefined || headers['if-unmodified-since'] !== undefined
+      ? undefined
+      : tags.versionIn(headers['if-match'])
+    if (version !== undefined && contentValidEarly(request)) {
+      (request as Compared)[EXPECTED_VERSION] = version
       done()
       return
     }
@@ -199,9 +237,9 @@ const WRITE_CONDITIONS: Record<string, TSchema> = {
 
 /** The validators of a stored object: the ETag of the representation GET sends, and its modification time. */
 function validatorsOf (view: ConditionalView, item: unknown): Validators {
-  const represent = view[REPRESENTATION]
+  const etagOfObject = view[ETAG_OF]
   const validators: Validators = {}
-  if (represent !== undefined) validators.etag = etagOf(represent(item))
+  if (etagOfObject !== undefined) validators.etag = etagOfObject(item)
   const field = (view.constructor as ConditionalClass).lastModifiedField // an instance's constructor is its class
   if (field !== undefined) validators.lastModified = (item as Record<string, Date | string | number>)[field]
   return validators
@@ -265,6 +303,7 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
     static conditionalRequests = false
     static lastModifiedField: string | undefined = undefined
     static requirePreconditions = false
+    static versionField: string | undefined = undefined
 
     static override assertRegistrable (): void {
       super.assertRegistrable()
@@ -287,10 +326,11 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
           'and checks no preconditions. Set etag = true (an ETag, and Last-Modified from lastModifiedField, on every GET; 304 and 412), or ' +
           'conditionalRequests = true (validators you set yourself with checkEtag / checkLastModified, and 412 from getValidators), or leave ConditionalMixin out')
       }
-      const writes = this.standardActions().filter((a) => GENERIC_WRITES.has(a.name)).map((a) => a.name)
       // A repository from an instance getter is only known per request: its class answers for it.
       // The repository is GenericViewMixin's static, when there is one.
       const repository: unknown = 'repository' in this ? this.repository : undefined
+      if (this.versionField !== undefined) assertVersioned(this, repository)
+      const writes = this.standardActions().filter((a) => GENERIC_WRITES.has(a.name)).map((a) => a.name)
       if (writes.length === 0 || repository === undefined || honoursPreconditions(repository)) return
       throw new ConfigurationError('FV_ERR_NOT_ATOMIC', `Cannot register ${this.name}: it checks If-Match on ${writes.join(', ')}, but its repository does not declare ` +
         'atomicPreconditions: true, so a concurrent write could slip between the check and the write. Evaluate options.precondition ' +
@@ -299,20 +339,27 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
 
     static override routeHooks (route: RouteDefinition, method: string): ReturnType<typeof Base.routeHooks> {
       const inherited = super.routeHooks(route, method)
+      const item = schemaStatic(this, 'responseSchema')
+      // Version tags for the routes that send the view's item (retrieve, the updates, a custom route
+      // with the same schema); other bodies (a list, a page, another shape) are hashed.
+      const tags = this.versionField === undefined || item === undefined ? undefined : versionTags(this.versionField, item, route.envelope, this.defaultSerializerOptions)
+      const sendsItem = item !== undefined && route.responseSchema === (route.envelope === undefined ? item : envelopeSchema(item, route.envelope))
+      const stamps = (): Array<preSerializationHookHandler<unknown>> => [
+        ...(this.lastModifiedField === undefined ? [] : [lastModifiedStamp(this.lastModifiedField, route.envelope)]),
+        ...(tags === undefined || !sendsItem ? [] : [versionStamp(tags, route.envelope)])
+      ]
       if (this.etag === true && SAFE.has(method)) {
-        const stamp = this.lastModifiedField === undefined ? [] : [lastModifiedStamp(this.lastModifiedField, route.envelope)]
-        return { ...inherited, onSend: [etagOnSend, ...toList(inherited.onSend)], preSerialization: [...stamp, ...toList(inherited.preSerialization)] }
+        return { ...inherited, onSend: [etagOnSend, ...toList(inherited.onSend)], preSerialization: [...stamps(), ...toList(inherited.preSerialization)] }
       }
       if (UNSAFE.has(method) && route.path.includes(':')) {
         // The representation GET sends, compiled now with the application's serializers: the one its ETag was hashed from.
-        const item = schemaStatic(this, 'responseSchema')
-        const representation = item === undefined ? undefined : representationOf(item, route.envelope, this.defaultSerializerOptions, route.compileSerializer)
-        const hooks = { ...inherited, preValidation: [preconditionCheck(this, representation), ...toList(inherited.preValidation)] }
+        const represent = item === undefined ? undefined : representationOf(item, route.envelope, this.defaultSerializerOptions, route.compileSerializer)
+        const etagOfObject = represent === undefined ? undefined : (object: unknown): string => tags?.tagOf(object) ?? etagOf(represent(object))
+        const hooks = { ...inherited, preValidation: [preconditionCheck(this, etagOfObject, tags), ...toList(inherited.preValidation)] }
         // A write's response carries the new validators, equal to what a GET would send, so a
         // client can chain conditional writes without reading again (RFC 9110 §8.8.3).
         if (this.etag !== true || method === 'DELETE') return hooks
-        const stamp = this.lastModifiedField === undefined ? [] : [lastModifiedStamp(this.lastModifiedField, route.envelope)]
-        return { ...hooks, onSend: [etagOnWrite, ...toList(inherited.onSend)], preSerialization: [...stamp, ...toList(inherited.preSerialization)] }
+        return { ...hooks, onSend: [etagOnWrite, ...toList(inherited.onSend)], preSerialization: [...stamps(), ...toList(inherited.preSerialization)] }
       }
       return inherited
     }
@@ -379,32 +426,71 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
     }
 
     getValidators (this: ConditionalView, request: FastifyRequest): Validators | null | undefined | Promise<Validators | null | undefined> {
-      const repository = this.repository
-      const get = repository?.get
-      if (typeof get !== 'function') return undefined
-      const action = request.routeOptions.config.action!
-      const toValidators = (item: unknown): Validators | null => {
-        if (item === null || item === undefined) return null
-        if (judges(this.constructor, action)) this.checkObjectPermissions(item, action)
-        return validatorsOf(this, item)
-      }
-      // Read as the action reads it: within the parent, and only an object the client may see,
-      // so that a 304 or a 412 tells a client nothing of an object it may not read.
-      const read = (): Validators | null | Promise<Validators | null> => {
-        const criteria = { ...objectParams(this, request.params as Record<string, unknown>), ...this.getScopeKwargs(action) }
-        return then(get.call(repository, criteria, this.getRepositoryOptions(action)), toValidators)
-      }
-      const loaded = loadParent(this)
-      return isThenable(loaded) ? Promise.resolve(loaded).then(read) : read()
+      if (typeof this.repository?.get !== 'function') return undefined
+      return then(currentObject(this, request), (item) => item === null ? null : validatorsOf(this, item))
     }
 
     writePrecondition (this: ConditionalView, request: FastifyRequest): Precondition | undefined {
       const headers = request.headers
+      // A version the write compares itself needs no check of the row read.
+      if ((request as Compared)[EXPECTED_VERSION] !== undefined) return undefined
       if (headers['if-match'] === undefined && headers['if-none-match'] === undefined && headers['if-unmodified-since'] === undefined) return undefined
       return (current) => {
         if (failsPrecondition(headers, validatorsOf(this, current))) throw new PreconditionFailed(CHANGED)
       }
     }
+
+    versionCriteria (this: ConditionalView, request: FastifyRequest): Criteria | undefined {
+      const version = (request as Compared)[EXPECTED_VERSION]
+      // Set only on the routes of a view with versionField (preconditionCheck).
+      return version === undefined ? undefined : { [(this.constructor as ConditionalClass).versionField!]: version }
+    }
+
+    versionMissed (this: ConditionalView, request: FastifyRequest): null | Promise<null> {
+      return then(currentObject(this, request), (item) => {
+        if (item !== null) throw new PreconditionFailed(CHANGED)
+        return null
+      })
+    }
   }
   return cls
 })
+
+/**
+ * A version tag is strong only if every change of the object changes its version: the view's
+ * repository must be the one that keeps it, in that field. ETags of a field nothing changes
+ * would stay the same across updates, and a stale `If-Match` would overwrite a newer version.
+ */
+function assertVersioned (klass: ConditionalClass, repository: unknown): void {
+  const field = klass.versionField
+  const kept = versionFieldOf(repository)
+  if (klass.etag !== true) {
+    throw new ConfigurationError('FV_ERR_VERSION_FIELD', `Cannot register ${klass.name}: versionField "${String(field)}" makes the ETags of etag = true from a stored version, ` +
+      'and this view has etag = false. Set etag = true, or leave versionField out')
+  }
+  if (kept === field) return
+  const has = kept === undefined ? 'keeps no version' : `keeps its version in "${kept}"`
+  throw new ConfigurationError('FV_ERR_VERSION_FIELD', `Cannot register ${klass.name}: versionField is "${String(field)}", but its repository ${has}, so that field would not change ` +
+    'on every update and an ETag made from it would match a newer version. Declare the column on the repository (versionColumn of a SQL table, ' +
+    'versionField of a MemoryRepository, a versionField property of your own store that bumps it on every write), or name the field it keeps')
+}
+
+/**
+ * The object a detail write targets, read as its action reads it: within the parent, in the
+ * scope, and only one the client may see (object permissions), so that a 304 or a 412 tells a
+ * client nothing of an object it may not read. `null` when there is none.
+ */
+function currentObject (view: ConditionalView, request: FastifyRequest): unknown {
+  const repository = view.repository!
+  const action = request.routeOptions.config.action!
+  const read = (): unknown => {
+    const criteria = { ...objectParams(view, request.params as Record<string, unknown>), ...view.getScopeKwargs(action) }
+    return then(repository.get!(criteria, view.getRepositoryOptions(action)), (item) => {
+      if (item === null || item === undefined) return null
+      if (judges(view.constructor, action)) view.checkObjectPermissions(item, action)
+      return item
+    })
+  }
+  const loaded = loadParent(view)
+  return isThenable(loaded) ? Promise.resolve(loaded).then(read) : read()
+}

@@ -343,23 +343,20 @@ const retrieveImpl = (Base: GenericBase): ViewBase => rowSender(class GenericRet
 
 const updateImpl = (Base: GenericBase): ViewBase => rowSender(bodyWriter(class GenericUpdate extends updateMembers(Base) {
   update (this: GenericView, request: FastifyRequest): unknown {
-    return then(loadParent(this), () =>
-      this.performUpdate(detailCriteria(this, request, 'update'), request.body as Record<string, unknown>, writeOptions(this, request, 'update')))
+    return detailWrite(this, request, 'update', (criteria, options) => this.performUpdate(criteria, request.body as Record<string, unknown>, options))
   }
 }, 'update'), 'update')
 
 const partialUpdateImpl = (Base: GenericBase): ViewBase => rowSender(bodyWriter(class GenericPartialUpdate extends updateMembers(Base) {
   // The body holds only what the client sent (or what its patch changed), so a partial update changes only those fields.
   partialUpdate (this: GenericView, request: FastifyRequest): unknown {
-    return then(loadParent(this), () =>
-      this.performUpdate(detailCriteria(this, request, 'partialUpdate'), request.body as Record<string, unknown>, writeOptions(this, request, 'partialUpdate')))
+    return detailWrite(this, request, 'partialUpdate', (criteria, options) => this.performUpdate(criteria, request.body as Record<string, unknown>, options))
   }
 }, 'partialUpdate'), 'partialUpdate')
 
 const destroyImpl = (Base: GenericBase): ViewBase => class GenericDestroy extends Base {
   destroy (this: GenericView, request: FastifyRequest): unknown {
-    return then(loadParent(this), () =>
-      then(this.performDestroy(detailCriteria(this, request, 'destroy'), writeOptions(this, request, 'destroy')), (deleted) => deleted ? true : null))
+    return detailWrite(this, request, 'destroy', (criteria, options) => then(this.performDestroy(criteria, options), (deleted) => deleted ? true : null))
   }
 }
 
@@ -373,6 +370,24 @@ function readObject (view: GenericView, request: FastifyRequest, action: string)
       if (found !== null && found !== undefined && judges(view.constructor, action)) view.checkObjectPermissions(found, action)
       return found
     }))
+}
+
+/**
+ * A detail write within its parent: the object the path selects, with the options of
+ * `writeOptions`. A conditional request whose `If-Match` names a stored version
+ * (`versionField`) adds the version to the criteria, so that the write itself is the
+ * comparison (one `UPDATE ... AND version = ?`); when it then finds nothing, the object
+ * either has another version (412) or does not exist (`null`, the action's 404).
+ */
+function detailWrite (view: GenericView, request: FastifyRequest, action: string,
+  write: (criteria: Criteria, options: RepositoryOptions) => unknown): unknown {
+  return then(loadParent(view), () => {
+    const conditional = view as Partial<Pick<ConditionalMembers, 'versionCriteria' | 'versionMissed'>>
+    const version = conditional.versionCriteria?.(request)
+    const criteria = detailCriteria(view, request, action)
+    if (version === undefined) return write(criteria, writeOptions(view, request, action))
+    return then(write({ ...criteria, ...version }, writeOptions(view, request, action)), (written) => written ?? conditional.versionMissed!(request))
+  })
 }
 
 /**

@@ -36,6 +36,7 @@ export class SqlBuilder {
   readonly isQuery: boolean
   readonly idColumn: string
   readonly touchColumn: string | undefined
+  readonly versionColumn: string | undefined
   readonly optionKeys: Set<string>
   readonly scopeFields: readonly string[]
   /**
@@ -80,6 +81,10 @@ export class SqlBuilder {
     this.isQuery = computed.size > 0 || this.#joins !== undefined
     this.idColumn = options.idColumn ?? 'id'
     this.touchColumn = options.touchColumn
+    this.versionColumn = options.versionColumn
+    if (this.versionColumn !== undefined && !this.columns.has(this.versionColumn)) {
+      throw new ConfigurationError('FV_ERR_SQL_NAME', `${this.table}: versionColumn "${this.versionColumn}" is not one of its columns (${options.columns.join(', ')})`)
+    }
     this.scopeFields = options.scopeFields ?? []
     this.optionKeys = new Set(options.optionKeys ?? [])
     const read = [...computed.values(), ...joins]
@@ -283,9 +288,10 @@ export class SqlBuilder {
     return this.touchColumn === undefined ? values : { ...values, [this.touchColumn]: new Date().toISOString() }
   }
 
-  /** Inserts a row; returns it from a table, its key from a query. */
+  /** Inserts a row (version 1 with a version column); returns it from a table, its key from a query. */
   insert (values: Record<string, unknown>): Statement {
-    const data = this.touched(values)
+    const touched = this.touched(values)
+    const data = this.versionColumn === undefined ? touched : { ...touched, [this.versionColumn]: 1 }
     const cols = Object.keys(data).map((c) => this.#writable(c))
     const sql = `INSERT INTO ${this.table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) RETURNING ${this.returning}`
     return this.finish(sql, Object.values(data), 'rows')
@@ -295,12 +301,15 @@ export class SqlBuilder {
   update (criteria: Criteria, values: Record<string, unknown>, first: boolean, args: unknown[] = []): Statement {
     const data = this.touched(values)
     const params: unknown[] = []
+    const version = this.versionColumn
     // A member present as `undefined` (removed by a merge patch or JSON Patch) is unset: NULL.
-    const sets = Object.keys(data).map((c) => {
+    const sets = Object.keys(data).filter((c) => c !== version).map((c) => {
       const col = this.#writable(c)
       params.push(data[c] === undefined ? null : data[c])
       return `${col} = ?`
     })
+    // The database adds one to the version in the statement itself: no value read before can be stale.
+    if (version !== undefined) sets.push(`${this.dialect.quote(version)} = ${this.dialect.quote(version)} + 1`)
     const target = this.target(criteria, params, first, args)
     return this.finish(`UPDATE ${this.table} SET ${sets.join(', ')}${target} RETURNING ${this.returning}`, params, 'rows')
   }

@@ -29,6 +29,8 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
   readonly fieldNames: readonly string[]
   /** The computed fields: read, never written (a view's body naming one is refused at registration). */
   readonly readOnlyFields: readonly string[]
+  /** The version column (`versionColumn`): 1 on create, one more on every update. */
+  readonly versionField: string | undefined
   readonly #pool: PgPool
 
   /**
@@ -47,6 +49,7 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
     this.builder = new SqlBuilder(postgresDialect, options)
     this.fieldNames = this.builder.fieldNames
     this.readOnlyFields = [...this.builder.computed.keys()]
+    this.versionField = this.builder.versionColumn
     this.#table = options.table
     this.#decode = rowDecoder(options.decode)
     this.#decoding = options.decode

@@ -55,6 +55,8 @@ export class AsyncSqliteRepository<T = Record<string, unknown>> implements Async
   readonly fieldNames: readonly string[]
   /** The computed fields: read, never written (a view's body naming one is refused at registration). */
   readonly readOnlyFields: readonly string[]
+  /** The version column (`versionColumn`): 1 on create, one more on every update. */
+  readonly versionField: string | undefined
   /** What the table says of its columns, read when the repository is made (`SqliteRepository.columnFacts`). */
   readonly columnFacts: ReadonlyMap<string, ColumnFacts> | undefined
   /** How long a call waits in all for another connection's lock (ms). */
@@ -79,6 +81,7 @@ export class AsyncSqliteRepository<T = Record<string, unknown>> implements Async
     this.builder = this.#sync.builder
     this.fieldNames = this.#sync.fieldNames
     this.readOnlyFields = this.#sync.readOnlyFields
+    this.versionField = this.#sync.versionField
     this.columnFacts = this.#sync.columnFacts
     this.lockTimeout = lockTimeout
   }

@@ -26,6 +26,8 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
   readonly fieldNames: readonly string[]
   /** The computed fields: read, never written (a view's body naming one is refused at registration). */
   readonly readOnlyFields: readonly string[]
+  /** The version column (`versionColumn`): 1 on create, one more on every update. */
+  readonly versionField: string | undefined
   readonly #db: SqliteDatabase
   readonly #cache = new Map<string, SqliteStatement>()
   /** The decoding of the fields SQLite stores in another type (`decode`), if any. */
@@ -43,6 +45,7 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
     this.builder = new SqlBuilder(sqliteDialect, options)
     this.fieldNames = this.builder.fieldNames
     this.readOnlyFields = [...this.builder.computed.keys()]
+    this.versionField = this.builder.versionColumn
     this.columnFacts = decodedFacts(sqliteColumns(db, options.table, this.builder.computed), options.decode)
     this.#decode = rowDecoder(options.decode)
   }

@@ -26,6 +26,12 @@ export interface SqlTableOptions<T = Record<string, unknown>> {
   idColumn?: ColumnOf<T>
   /** A column set to the current time (ISO 8601) by every create and update, such as `updated_at`. */
   touchColumn?: ColumnOf<T>
+  /**
+   * An integer column holding the row's version: every create sets it to 1 and every update to one
+   * more (`"version" = "version" + 1`, whatever the values say). A conditional view's
+   * `versionField` builds its ETags from it and compares it in the `UPDATE` itself (docs/conditional.md).
+   */
+  versionColumn?: ColumnOf<T>
   /** Keys of `updateMany` / `deleteMany` keyword objects that are options, not criteria. */
   optionKeys?: readonly string[]
   /** Columns that scope rows to an owner: a `bulkUpdate` item only updates a row whose scope columns equal its own. */
@@ -51,7 +57,7 @@ export interface SqlTableOptions<T = Record<string, unknown>> {
 }
 
 /** What the statement builder reads of a table's options, whatever its row type. */
-export type TableDefinition = Readonly<Pick<SqlTableOptions<Record<string, unknown>>, 'table' | 'idColumn' | 'touchColumn' | 'joins'>> & {
+export type TableDefinition = Readonly<Pick<SqlTableOptions<Record<string, unknown>>, 'table' | 'idColumn' | 'touchColumn' | 'versionColumn' | 'joins'>> & {
   readonly columns: readonly string[]
   readonly optionKeys?: readonly string[]
   readonly scopeFields?: readonly string[]

@@ -1,0 +1,191 @@
+import { test } from 'tap'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import { Type } from '@sinclair/typebox'
+import { Forbidden, mix } from '../lib/index.js'
+import { AsyncGenericViewSet, GenericViewSet, MemoryRepository, asyncRepository } from '../lib/generics.js'
+import { ConditionalMixin } from '../lib/conditional.js'
+import { AsyncSqliteRepository, SqliteRepository } from '../lib/stores/sql/index.js'
+import { build, caught, problem } from './helpers.js'
+import { raceConditionalWrites } from './optimistic-cases.js'
+import { VersionedItem, VersionedTableOptions, versionedApp, versionedOverHttp, versionedTable, type VersionedItemT } from './versioned-cases.js'
+
+const memory = (): MemoryRepository<VersionedItemT> => new MemoryRepository<VersionedItemT>({ versionField: 'version' })
+
+test('MemoryRepository: version tags, compare-and-set writes, 412 and 404', async (t) => {
+  const app = await versionedApp(asyncRepository<VersionedItemT, MemoryRepository<VersionedItemT>>(memory()))
+  t.teardown(() => app.close())
+  await versionedOverHttp(t, app)
+})
+
+test('SQLite: version tags, compare-and-set writes, 412 and 404', async (t) => {
+  const db = new Database(':memory:')
+  db.exec(versionedTable('INTEGER PRIMARY KEY'))
+  const app = await versionedApp(asyncRepository<VersionedItemT, SqliteRepository<VersionedItemT>>(new SqliteRepository<VersionedItemT>(db, VersionedTableOptions)))
+  t.teardown(() => app.close())
+  await versionedOverHttp(t, app)
+})
+
+test('SQLite: a conditional write whose If-Match names the current version is one statement', async (t) => {
+  const statements: string[] = []
+  const db = new Database(':memory:', { verbose: (sql) => { statements.push(String(sql)) } })
+  db.exec(versionedTable('INTEGER PRIMARY KEY'))
+  const app = await versionedApp(asyncRepository<VersionedItemT, SqliteRepository<VersionedItemT>>(new SqliteRepository<VersionedItemT>(db, VersionedTableOptions)))
+  t.teardown(() => app.close())
+  await app.inject({ method: 'POST', url: '/items', payload: { name: 'lamp', price: 10 } })
+  const etag = (await app.inject('/items/1')).headers.etag as string
+
+  statements.length = 0
+  const put = await app.inject({ method: 'PUT', url: '/items/1', headers: { 'if-match': etag }, payload: { name: 'desk lamp', price: 12 } })
+  t.equal(put.statusCode, 200)
+  t.same(statements, ['UPDATE "items" SET "name" = \'desk lamp\', "price" = 12.0, "version" = "version" + 1 WHERE "id" = 1.0 AND "version" = 1.0 RETURNING "id", "name", "price", "version"'],
+    'one UPDATE compares the version and adds one to it')
+
+  statements.length = 0
+  const deleted = await app.inject({ method: 'DELETE', url: '/items/1', headers: { 'if-match': put.headers.etag as string } })
+  t.equal(deleted.statusCode, 204)
+  t.equal(statements.length, 1, 'a conditional DELETE is one statement too')
+  t.equal(statements[0], 'DELETE FROM "items" WHERE "id" = 1.0 AND "version" = 2.0')
+
+  const chair = (await app.inject({ method: 'POST', url: '/items', payload: { name: 'chair', price: 30 } })).json() as VersionedItemT
+  const tag = (await app.inject(`/items/${chair.id}`)).headers.etag as string
+  statements.length = 0
+  await app.inject({ method: 'PUT', url: `/items/${chair.id}`, headers: { 'if-unmodified-since': 'Thu, 01 Jan 2099 00:00:00 GMT' }, payload: { name: 'stool', price: 20 } })
+  t.ok(statements.length > 1, 'If-Unmodified-Since is judged on the row read (no version in it)')
+  statements.length = 0
+  const stale = await app.inject({ method: 'PUT', url: `/items/${chair.id}`, headers: { 'if-match': tag }, payload: { name: 'bench', price: 20 } })
+  problem(t, stale, 412)
+  t.equal(statements.length, 2, 'a stale version: the UPDATE that found nothing, then the read that tells 412 from 404')
+})
+
+test('SQLite, two instances over one file: concurrent writes with one version tag, one winner', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'fastify-views-versioned-'))
+  const file = path.join(dir, 'items.db')
+  const setup = new Database(file)
+  setup.pragma('journal_mode = WAL')
+  setup.exec(versionedTable('INTEGER PRIMARY KEY'))
+  setup.close()
+  const connections = [new Database(file), new Database(file)]
+  const apps = await Promise.all(connections.map(async (db) => await versionedApp(new AsyncSqliteRepository<VersionedItemT>(db, VersionedTableOptions))))
+  t.teardown(async () => {
+    for (const app of apps) await app.close()
+    for (const db of connections) db.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+  await raceConditionalWrites(t, apps, { clients: 24, rounds: 4 })
+})
+
+test('MemoryRepository: concurrent writes with one version tag, one winner', async (t) => {
+  const app = await versionedApp(asyncRepository<VersionedItemT, MemoryRepository<VersionedItemT>>(memory()))
+  t.teardown(() => app.close())
+  await raceConditionalWrites(t, [app])
+})
+
+test('stores keep the version: 1 on create, one more on every update, whatever the values say', async (t) => {
+  const db = new Database(':memory:')
+  db.exec(versionedTable('INTEGER PRIMARY KEY'))
+  const stores = { memory: memory(), sqlite: new SqliteRepository<VersionedItemT>(db, VersionedTableOptions) }
+  for (const [name, store] of Object.entries(stores)) {
+    const created = store.create({ name: 'a', price: 1, version: 40 })!
+    t.equal(created.version, 1, `${name}: create sets 1`)
+    t.equal(store.update({ id: created.id }, { name: 'b', version: 99 })!.version, 2, `${name}: update adds one, the value given is ignored`)
+    t.equal(store.update({ id: created.id }, {})!.version, 2, `${name}: an update that changes nothing keeps the version`)
+    t.equal(store.updateMany({ price: 5 }, { id: created.id }).at(0)!.version, 3, `${name}: updateMany adds one`)
+    store.bulkUpdate([{ id: created.id, name: 'c', price: 6 }])
+    t.equal(store.get({ id: created.id })!.version, 4, `${name}: bulkUpdate adds one`)
+    t.same(store.createMany([{ name: 'd', price: 1 }, { name: 'e', price: 2 }]).map((row) => row.version), [1, 1], `${name}: createMany sets 1`)
+    t.equal(store.update({ id: created.id, version: 3 }, { name: 'stale' }), null, `${name}: a version criterion that no longer holds writes nothing`)
+    t.equal(store.get({ id: created.id })!.name, 'c')
+  }
+  t.equal(stores.memory.versionField, 'version')
+  t.equal(stores.sqlite.versionField, 'version')
+  t.equal(asyncRepository(stores.sqlite).versionField, 'version', 'asyncRepository carries the declaration')
+  t.match(await caught(() => new SqliteRepository(db, { ...VersionedTableOptions, versionColumn: 'revision' })),
+    { code: 'FV_ERR_SQL_NAME', message: /versionColumn "revision" is not one of its columns/ })
+})
+
+test('an envelope: the tag is the member\'s version; representations of one row have different tags', async (t) => {
+  const rows = memory()
+  const base = {
+    responseSchema: VersionedItem,
+    createSchema: Type.Object({ name: Type.String(), price: Type.Number() }),
+    detailParams: Type.Object({ id: Type.Integer() }),
+    etag: true,
+    versionField: 'version',
+    repository: rows
+  }
+  class Wrapped extends mix(ConditionalMixin, GenericViewSet).with({ ...base, envelope: 'item' }) {}
+  class Plain extends mix(ConditionalMixin, GenericViewSet).with(base) {}
+  const app = await build({ views: [{ view: Wrapped, prefix: '/wrapped' }, { view: Plain, prefix: '/plain' }] })
+  t.teardown(() => app.close())
+  rows.create({ name: 'lamp', price: 1 })
+  const wrapped = await app.inject('/wrapped/1')
+  const plain = await app.inject('/plain/1')
+  t.match(wrapped.headers.etag, /^"[A-Za-z0-9_-]{8}\.1"$/)
+  t.match(plain.headers.etag, /^"[A-Za-z0-9_-]{8}\.1"$/)
+  t.not(wrapped.headers.etag, plain.headers.etag, 'two representations, two tags')
+  const crossed = await app.inject({ method: 'PUT', url: '/wrapped/1', headers: { 'if-match': plain.headers.etag as string }, payload: { item: { name: 'x', price: 2 } } })
+  problem(t, crossed, 412)
+  const put = await app.inject({ method: 'PUT', url: '/wrapped/1', headers: { 'if-match': wrapped.headers.etag as string }, payload: { item: { name: 'x', price: 2 } } })
+  t.equal(put.statusCode, 200)
+  t.equal(put.headers.etag, (await app.inject('/wrapped/1')).headers.etag)
+})
+
+test('object permissions come before the version: 403, never a 412 that tells the version of what the client may not write', async (t) => {
+  const rows = memory()
+  class Items extends mix(ConditionalMixin, GenericViewSet).with({
+    responseSchema: VersionedItem,
+    createSchema: Type.Object({ name: Type.String(), price: Type.Number() }),
+    detailParams: Type.Object({ id: Type.Integer() }),
+    etag: true,
+    versionField: 'version',
+    repository: rows,
+    objectPermissionActions: ['update', 'partialUpdate', 'destroy']
+  }, {
+    checkObjectPermissions (item: VersionedItemT) {
+      if (item.name === 'locked') throw new Forbidden('Locked.')
+    }
+  }) {}
+  const app = await build({ views: [{ view: Items, prefix: '/items' }] })
+  t.teardown(() => app.close())
+  rows.create({ name: 'locked', price: 1 })
+  const etag = (await app.inject('/items/1')).headers.etag as string
+  problem(t, await app.inject({ method: 'PUT', url: '/items/1', headers: { 'if-match': etag }, payload: { name: 'x', price: 1 } }), 403)
+  problem(t, await app.inject({ method: 'PUT', url: '/items/1', headers: { 'if-match': etag.replace('.1"', '.9"') }, payload: { name: 'x', price: 1 } }), 403)
+  problem(t, await app.inject({ method: 'DELETE', url: '/items/1', headers: { 'if-match': etag } }), 403)
+  t.equal(rows.get({ id: 1 })!.version, 1, 'nothing written')
+})
+
+test('versionField mistakes are refused at registration, naming the view and the fix', async (t) => {
+  const Schema = { responseSchema: VersionedItem, detailParams: Type.Object({ id: Type.Integer() }) }
+  const cases = [
+    { name: 'etag off', statics: { conditionalRequests: true, versionField: 'version', repository: memory() }, message: /Cannot register Items: versionField "version" makes the ETags of etag = true.*Set etag = true/ },
+    { name: 'a store that keeps no version', statics: { etag: true, versionField: 'version', repository: new MemoryRepository<VersionedItemT>() }, message: /versionField is "version", but its repository keeps no version.*versionColumn of a SQL table/ },
+    { name: 'another field', statics: { etag: true, versionField: 'revision', repository: memory() }, message: /versionField is "revision", but its repository keeps its version in "version"/ }
+  ]
+  for (const { name, statics, message } of cases) {
+    class Items extends mix(ConditionalMixin, GenericViewSet) {
+      static override responseSchema = Schema.responseSchema
+      static override detailParams = Schema.detailParams
+      static override createSchema = Type.Object({ name: Type.String(), price: Type.Number() })
+    }
+    Object.assign(Items, statics)
+    t.match(await caught(() => build({ views: [{ view: Items, prefix: '/items' }] })), { code: 'FV_ERR_VERSION_FIELD', message }, name)
+  }
+})
+
+test('AsyncGenericViewSet over a store that is not versioned keeps hashing', async (t) => {
+  const rows = new MemoryRepository<VersionedItemT>()
+  class Items extends mix(ConditionalMixin, AsyncGenericViewSet).with({
+    responseSchema: VersionedItem,
+    detailParams: Type.Object({ id: Type.Integer() }),
+    etag: true,
+    repository: asyncRepository<VersionedItemT, MemoryRepository<VersionedItemT>>(rows)
+  }) {}
+  const app = await build({ views: [{ view: Items, prefix: '/items' }] })
+  t.teardown(() => app.close())
+  rows.create({ name: 'lamp', price: 1, version: 3 })
+  t.match((await app.inject('/items/1')).headers.etag, /^"[A-Za-z0-9_-]{27}"$/, 'without versionField, the body is hashed')
+})
