@@ -89,15 +89,40 @@ export async function versionedOverHttp (t: Test, app: FastifyInstance): Promise
   const stalePatch = await app.inject({ method: 'PATCH', url: `/items/${id}`, headers: { 'if-match': put.headers.etag as string }, payload: { price: 16 } })
   problem(t, stalePatch, 412)
 
+  const patchTag = patched.headers.etag as string
+  t.equal(patchTag, atVersion(etag, 3))
+  const jsonPatch = await app.inject({
+    method: 'PATCH',
+    url: `/items/${id}`,
+    headers: { 'if-match': patchTag, 'content-type': 'application/json-patch+json' },
+    payload: [{ op: 'test', path: '/price', value: 15 }, { op: 'replace', path: '/name', value: 'patched lamp' }]
+  })
+  t.equal(jsonPatch.statusCode, 200, 'a JSON Patch with the current tag')
+  t.same([jsonPatch.json().name, jsonPatch.json().version], ['patched lamp', 4])
+  const staleJsonPatch = await app.inject({
+    method: 'PATCH',
+    url: `/items/${id}`,
+    headers: { 'if-match': patchTag, 'content-type': 'application/json-patch+json' },
+    payload: [{ op: 'replace', path: '/name', value: 'stale patch' }]
+  })
+  problem(t, staleJsonPatch, 412)
+  const merged = await app.inject({
+    method: 'PATCH', url: `/items/${id}`, headers: { 'if-match': jsonPatch.headers.etag as string, 'content-type': 'application/merge-patch+json' }, payload: { price: 15.5 }
+  })
+  t.same([merged.statusCode, merged.json().price, merged.json().version], [200, 15.5, 5], 'a merge patch with the current tag')
+  problem(t, await app.inject({
+    method: 'PATCH', url: `/items/${id}`, headers: { 'if-match': patchTag, 'content-type': 'application/merge-patch+json' }, payload: { price: 1 }
+  }), 412)
+
   const versionSent = await app.inject({ method: 'PATCH', url: `/items/${id}`, payload: { price: 17, version: 1 } })
   t.equal(versionSent.statusCode, 400, 'the version is not a member the client writes')
 
   const star = await app.inject({ method: 'PUT', url: `/items/${id}`, headers: { 'if-match': '*' }, payload: { name: 'starred', price: 1 } })
   t.equal(star.statusCode, 200, 'If-Match: * on an existing item')
-  t.equal(star.json().version, 4)
+  t.equal(star.json().version, 6)
   const list2 = await app.inject({ method: 'PUT', url: `/items/${id}`, headers: { 'if-match': `"nope", ${star.headers.etag as string}` }, payload: { name: 'listed', price: 1 } })
   t.equal(list2.statusCode, 200, 'a list naming the current tag matches')
-  t.equal(list2.json().version, 5)
+  t.equal(list2.json().version, 7)
   const both = await app.inject({ method: 'PUT', url: `/items/${id}`, headers: { 'if-match': star.headers.etag as string, 'if-none-match': '*' }, payload: { name: 'both', price: 1 } })
   problem(t, both, 412)
   t.pass('If-None-Match: * beside a stale If-Match: 412')
