@@ -7,6 +7,7 @@ import { items } from './items.js'
 import { peersCreate, peersList, peersRetrieve } from './peers.js'
 import { sqliteBulkCreate, sqliteRetrieve } from './sqlite.js'
 import type { AnyScenario } from './types.js'
+import { versionedRetrieve, versionedWrite } from './versioned.js'
 
 /**
  * Every benchmark scenario, in the order they are listed in the output. A new one
@@ -21,6 +22,8 @@ export const scenarios: AnyScenario[] = [
   sqliteRetrieve,
   sqliteBulkCreate,
   conditionalWrite,
+  versionedWrite,
+  versionedRetrieve,
   peersList,
   peersRetrieve,
   peersCreate

@@ -1,0 +1,151 @@
+import { rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import etag from '@fastify/etag'
+import { Type, type Static } from '@sinclair/typebox'
+import type { FastifyInstance } from 'fastify'
+import { mix, views } from '../../lib/index.js'
+import { AsyncGenericRetrieveAPIView, GenericUpdateAPIView, asyncRepository } from '../../lib/generics.js'
+import { ConditionalMixin } from '../../lib/conditional.js'
+import { SqliteRepository, type SqlTableOptions } from '../../lib/stores/sql/index.js'
+import { versionTags } from '../../lib/views/versioned.js'
+import type { Scenario } from './types.js'
+
+// Conditional requests over a table with a version column (`versionColumn`, a view's `versionField`),
+// each against the hand-written route doing the same work on the same SQLite file.
+
+const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number(), version: Type.Integer() })
+type Item = Static<typeof Item>
+const ItemIn = Type.Object({ name: Type.String({ minLength: 1 }), price: Type.Number({ minimum: 0 }) })
+const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) })
+const TABLE = { table: 'items', columns: ['id', 'name', 'price', 'version'], versionColumn: 'version' } satisfies SqlTableOptions<Item>
+const BODY = { name: 'Lamp', price: 9.5 }
+/** The tag the view sends for version 1 of a row: what its GET would give. */
+const VIEW_TAG = versionTags('version', Item, undefined, { byAlias: true }).tagOf({ version: 1 })!
+
+/**
+ * A WAL SQLite file in the temporary folder, removed when the server exits, with one row at
+ * version 1. With `pinned`, a trigger puts the version back to 1 after every update, so that a
+ * load of identical requests with one `If-Match` always matches and always writes; both ways
+ * write the same table, so both pay for the trigger.
+ */
+function openDatabase (name: string, pinned: boolean): Database.Database {
+  const file = path.join(tmpdir(), `fastify-views-bench-${name}-${process.pid}.db`)
+  for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true })
+  const db = new Database(file)
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = NORMAL')
+  db.exec('CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL NOT NULL, version INTEGER NOT NULL)')
+  if (pinned) db.exec('CREATE TRIGGER pin AFTER UPDATE OF version ON items BEGIN UPDATE items SET version = 1 WHERE id = NEW.id AND version <> 1; END')
+  db.prepare('INSERT INTO items (id, name, price, version) VALUES (1, ?, ?, 1)').run(BODY.name, BODY.price)
+  process.once('exit', () => { db.close(); for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true }) })
+  return db
+}
+
+const WRITE = '/versioned-write'
+
+/** PUT with a matching If-Match: the view's one compare-and-set UPDATE against the same statement written by hand. */
+export const versionedWrite: Scenario = {
+  name: 'versioned-write',
+  description: 'PUT /:id with a matching If-Match on a SQLite file (WAL) whose rows have a version column: ' +
+    'mix(ConditionalMixin, GenericUpdateAPIView) with etag and versionField over SqliteRepository with versionColumn, ' +
+    'against a hand-written route that reads the version from If-Match and runs the same UPDATE ... AND version = ? RETURNING',
+  duration: 1.5,
+  warmup: 1,
+  ratioTarget: 0.15,
+  async register (app: FastifyInstance) {
+    const db = openDatabase('versioned-write', true)
+    const update = db.prepare('UPDATE items SET name = ?, price = ?, version = version + 1 WHERE id = ? AND version = ? RETURNING id, name, price, version')
+    const exists = db.prepare('SELECT 1 FROM items WHERE id = ?')
+    // An optimistic-concurrency route as one writes it by hand: the tag is the version in quotes.
+    app.put<{ Params: { id: number }, Body: Static<typeof ItemIn> }>(`${WRITE}/fastify/:id`,
+      { schema: { params: IdParams, body: ItemIn, response: { 200: Item } } },
+      async function putItem (request, reply) {
+        const tag = /^"(\d+)"$/.exec(request.headers['if-match'] ?? '')
+        if (tag === null) return await reply.code(428).send({ message: 'If-Match required' })
+        const item = update.get(request.body.name, request.body.price, request.params.id, Number(tag[1])) as Item | undefined
+        if (item === undefined) return exists.get(request.params.id) === undefined ? reply.callNotFound() : await reply.code(412).send({ message: 'changed' })
+        reply.header('etag', `"${item.version}"`)
+        return item
+      })
+    class Items extends mix(ConditionalMixin, GenericUpdateAPIView).with({
+      responseSchema: Item,
+      updateSchema: ItemIn,
+      detailParams: IdParams,
+      etag: true,
+      versionField: 'version',
+      repository: new SqliteRepository<Item>(db, TABLE)
+    }) {}
+    await app.register(views, { configureApp: false, views: [{ view: Items, prefix: `${WRITE}/view` }] })
+  },
+  baseline: {
+    name: 'fastify',
+    label: 'hand-written Fastify route: the version from If-Match, a prepared UPDATE ... AND version = ? RETURNING, the new ETag',
+    request: { method: 'PUT', path: `${WRITE}/fastify/1`, headers: { 'content-type': 'application/json', 'if-match': '"1"' }, body: JSON.stringify(BODY) }
+  },
+  variants: [
+    {
+      name: 'view-if-match',
+      label: 'the view with versionField, PUT with a matching If-Match: one UPDATE ... AND "version" = ? RETURNING, the ETag of the new version',
+      request: { method: 'PUT', path: `${WRITE}/view/1`, headers: { 'content-type': 'application/json', 'if-match': VIEW_TAG }, body: JSON.stringify(BODY), expectStatus: 200 }
+    }
+  ]
+}
+
+const READ = '/versioned-retrieve'
+
+/** GET of one row with an ETag: from the version, hashed, and by @fastify/etag on a hand-written route. */
+export const versionedRetrieve: Scenario = {
+  name: 'versioned-retrieve',
+  description: 'GET /:id of one row of a SQLite file whose rows have a version column: mix(ConditionalMixin, AsyncGenericRetrieveAPIView) with etag, ' +
+    'its tag from versionField or hashed from the body, against a hand-written route (prepared SELECT) under @fastify/etag (a SHA-1 of the body)',
+  duration: 1.5,
+  warmup: 1,
+  ratioTarget: 0.05,
+  async register (app: FastifyInstance) {
+    const db = openDatabase('versioned-retrieve', false)
+    const select = db.prepare('SELECT id, name, price, version FROM items WHERE id = ?')
+    await app.register(async (scope) => {
+      await scope.register(etag)
+      scope.get<{ Params: { id: number } }>(`${READ}/fastify-etag/:id`, { schema: { params: IdParams, response: { 200: Item } } },
+        async function getItem (request, reply) {
+          const item = select.get(request.params.id)
+          if (item === undefined) return reply.callNotFound()
+          return item
+        })
+    })
+    const repository = asyncRepository<Item, SqliteRepository<Item>>(new SqliteRepository<Item>(db, TABLE))
+    const statics = { responseSchema: Item, detailParams: IdParams, etag: true, repository }
+    class Versioned extends mix(ConditionalMixin, AsyncGenericRetrieveAPIView).with({ ...statics, versionField: 'version' }) {}
+    class Hashed extends mix(ConditionalMixin, AsyncGenericRetrieveAPIView).with(statics) {}
+    await app.register(views, { configureApp: false, views: [{ view: Versioned, prefix: `${READ}/version` }, { view: Hashed, prefix: `${READ}/hash` }] })
+  },
+  baseline: {
+    name: 'fastify-etag',
+    label: 'hand-written Fastify route running a prepared SELECT, under @fastify/etag (SHA-1 of the body): 200 with an ETag',
+    request: { method: 'GET', path: `${READ}/fastify-etag/1` }
+  },
+  variants: [
+    {
+      name: 'view-version',
+      label: 'the view with versionField: 200 with the ETag of the row\'s version, no hash',
+      request: { method: 'GET', path: `${READ}/version/1` }
+    },
+    {
+      name: 'view-hash',
+      label: 'the same view without versionField: 200 with a SHA-1 ETag of the body',
+      request: { method: 'GET', path: `${READ}/hash/1` }
+    },
+    {
+      name: 'view-version-304',
+      label: `the view with versionField, If-None-Match: ${VIEW_TAG}: 304, no body`,
+      request: { method: 'GET', path: `${READ}/version/1`, headers: { 'if-none-match': VIEW_TAG }, expectStatus: 304 },
+      sameBodyAsBaseline: false
+    }
+  ],
+  comparisons: [
+    { subject: 'view-version-304', reference: 'view-version', label: 'the 304 costs less than the 200 it replaces', maxExtraUs: 0 },
+    { subject: 'view-version', reference: 'view-hash', label: 'the tag from the version against the hashed tag', maxExtraUs: 0, informational: true }
+  ]
+}
