@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox'
+import type { TypeCheck } from '@sinclair/typebox/compiler'
 import { InternalServerError, type ProblemErrorEntry } from '../http/errors.js'
 import { compileProjection, isPlainData, shapeSchema } from './serialization.js'
 import { compileCheck, validationEntries } from './validation.js'
@@ -24,17 +25,33 @@ export class ResponseValidationError extends InternalServerError {
  * or match every keyword of it, value constraints included (`strictResponse`).
  */
 export function compileResponseCheck (schema: TSchema, fromAttributes: boolean | null, strict = false): (value: unknown) => unknown {
+  // The routes of a view send one schema several times (retrieve, create, the updates): one check serves them all.
+  const key = `${String(fromAttributes)} ${String(strict)}`
+  let compiled = CHECKS.get(schema)
+  if (compiled === undefined) CHECKS.set(schema, compiled = new Map())
+  let check = compiled.get(key)
+  if (check === undefined) compiled.set(key, check = compileFresh(schema, fromAttributes, strict))
+  return check
+}
+
+/** The response checks compiled so far, by schema, then by their options. */
+const CHECKS = new WeakMap<TSchema, Map<string, (value: unknown) => unknown>>()
+
+function compileFresh (schema: TSchema, fromAttributes: boolean | null, strict: boolean): (value: unknown) => unknown {
   const checked = strict ? schema : shapeSchema(schema)
-  const check = compileCheck(checked)
-  // The shape check of most schemas compiles to plain loops; TypeBox's check explains a failure.
-  const passes = (strict ? undefined : compileShapeCheck(checked)) ?? ((data: unknown) => check.Check(data))
+  // The shape check of most schemas compiles to plain loops; TypeBox's check, which explains a
+  // failure, is then compiled on the first failure only (a bug of the application), not kept by every route.
+  const shape = strict ? undefined : compileShapeCheck(checked)
+  let check = shape === undefined ? compileCheck(checked) : undefined
+  const explained = (): TypeCheck<TSchema> => (check ??= compileCheck(checked))
+  const passes = shape ?? ((data: unknown) => explained().Check(data))
   const project = fromAttributes === true ? compileProjection(schema) : undefined
   return (value) => {
     const data = project === undefined ? value : project(value)
     if (fromAttributes === false && !isPlainData(data)) {
       throw new ResponseValidationError([{ detail: 'Expected plain data, got a class instance (set fromAttributes to read attributes)', pointer: '#' }])
     }
-    if (!passes(data)) throw new ResponseValidationError(validationEntries(check, data, 'body'))
+    if (!passes(data)) throw new ResponseValidationError(validationEntries(explained(), data, 'body'))
     return data
   }
 }

@@ -73,8 +73,17 @@ export function compileShapeCheck (schema: TSchema): ((value: unknown) => boolea
   let counter = 0
   const test = emit(schema as AnySchema, 'value', () => `v${counter++}`, lines)
   if (test === undefined) return undefined
-  // Generated from the schema's structure alone; keys and literals are written with JSON.stringify.
-  // eslint-disable-next-line no-new-func
-  const check: (value: unknown) => boolean = new Function(`${lines.join('\n')}\nreturn function shapeCheck (value) { return ${test} }`)()
+  const source = `${lines.join('\n')}\nreturn function shapeCheck (value) { return ${test} }`
+  // Schemas of one shape (the items of many resources) have one source: compiled once, kept once.
+  let check = SHAPE_CHECKS.get(source)
+  if (check === undefined) {
+    // Generated from the schema's structure alone; keys and literals are written with JSON.stringify.
+    // eslint-disable-next-line no-new-func
+    check = new Function(source)() as (value: unknown) => boolean // the source returns the check it defines
+    SHAPE_CHECKS.set(source, check)
+  }
   return check
 }
+
+/** The shape checks compiled in this process, by their source. */
+const SHAPE_CHECKS = new Map<string, (value: unknown) => boolean>()

@@ -99,8 +99,17 @@ export function useFormatsOf (schema: unknown): void {
 /** The TypeBox compiler, with the formats the schema uses registered first. */
 export function compileCheck<T extends TSchema> (schema: T): TypeCheck<T> {
   useFormatsOf(schema)
-  return TypeCompiler.Compile(schema)
+  // Equal schemas (the bodies and parameters of many resources) compile to one text: one check
+  // serves them all, and its function and text are kept once, not once per route. The key holds
+  // the schema's JSON too, which an error function may read (an `errorMessage` keyword).
+  const key = `${TypeCompiler.Code(schema)}\n${JSON.stringify(schema)}`
+  let check = COMPILED.get(key)
+  if (check === undefined) COMPILED.set(key, check = TypeCompiler.Compile(schema))
+  return check as TypeCheck<T> // the same code checks the same values: a check of an equal schema
 }
+
+/** The TypeBox checks compiled in this process, by their code and schema. */
+const COMPILED = new Map<string, TypeCheck<TSchema>>()
 
 /** Problem entries for a value that failed `check`: one per pointer, the first message wins. */
 export function validationEntries (check: TypeCheck<TSchema>, value: unknown, part: HttpPart): ProblemErrorEntry[] {
