@@ -7,7 +7,7 @@ import { items } from './items.js'
 import { peersCreate, peersList, peersRetrieve } from './peers.js'
 import { sqliteBulkCreate, sqliteRetrieve } from './sqlite.js'
 import type { AnyScenario } from './types.js'
-import { versionedRetrieve, versionedWrite } from './versioned.js'
+import { versionedRetrieve, versionedWrite, versionedWritePg } from './versioned.js'
 
 /**
  * Every benchmark scenario, in the order they are listed in the output. A new one
@@ -23,6 +23,7 @@ export const scenarios: AnyScenario[] = [
   sqliteBulkCreate,
   conditionalWrite,
   versionedWrite,
+  versionedWritePg,
   versionedRetrieve,
   peersList,
   peersRetrieve,
