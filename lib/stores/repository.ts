@@ -26,8 +26,16 @@ export type Precondition = (current: unknown) => void
  * preconditions over a repository that does not is refused at registration.
  */
 export function honoursPreconditions (repository: unknown): boolean {
-  return (repository as { atomicPreconditions?: unknown } | null)?.atomicPreconditions === true
+  return declared(repository, 'atomicPreconditions') === true
 }
+
+/** A property a repository may declare (`atomicPreconditions`, `fieldNames`, ...), read whatever the repository is. */
+function declared (repository: unknown, key: string): unknown {
+  return typeof repository === 'object' && repository !== null ? Reflect.get(repository, key) : undefined
+}
+
+/** A declared list of field names. */
+const isNames = (value: unknown): value is readonly string[] => Array.isArray(value) && value.every((name) => typeof name === 'string')
 
 /**
  * The integer field a repository keeps each row's version in (`versionField` of a
@@ -36,7 +44,7 @@ export function honoursPreconditions (repository: unknown): boolean {
  * share a version: a conditional view builds strong ETags from it and compares it in the write.
  */
 export function versionFieldOf (repository: unknown): string | undefined {
-  const field = (repository as { versionField?: unknown } | null)?.versionField
+  const field = declared(repository, 'versionField')
   return typeof field === 'string' ? field : undefined
 }
 
@@ -49,8 +57,8 @@ export type FieldOf<T> = string extends keyof T ? string : keyof T & string
  * registration, so a misspelt field fails there rather than on the first request.
  */
 export function fieldNamesOf (repository: unknown): readonly string[] | undefined {
-  const names = (repository as { fieldNames?: unknown } | null)?.fieldNames
-  return Array.isArray(names) ? names as readonly string[] : undefined
+  const names = declared(repository, 'fieldNames')
+  return isNames(names) ? names : undefined
 }
 
 /**
@@ -58,8 +66,8 @@ export function fieldNamesOf (repository: unknown): readonly string[] | undefine
  * or `undefined`. Registration refuses a body the library writes as it is that names one.
  */
 export function readOnlyFieldsOf (repository: unknown): readonly string[] | undefined {
-  const names = (repository as { readOnlyFields?: unknown } | null)?.readOnlyFields
-  return Array.isArray(names) ? names as readonly string[] : undefined
+  const names = declared(repository, 'readOnlyFields')
+  return isNames(names) ? names : undefined
 }
 
 /**
@@ -68,8 +76,8 @@ export function readOnlyFieldsOf (repository: unknown): readonly string[] | unde
  * against them and the response schema together: a field in neither is a typo.
  */
 export function storedFieldNamesOf (repository: unknown): readonly string[] | undefined {
-  const names = (repository as { storedFieldNames?: unknown } | null)?.storedFieldNames
-  return Array.isArray(names) ? names as readonly string[] : undefined
+  const names = declared(repository, 'storedFieldNames')
+  return isNames(names) ? names : undefined
 }
 
 /**
@@ -79,8 +87,8 @@ export function storedFieldNamesOf (repository: unknown): readonly string[] | un
  * schema requires.
  */
 export function filledOnCreateOf (repository: unknown): readonly string[] | undefined {
-  const names = (repository as { filledOnCreate?: unknown } | null)?.filledOnCreate
-  return Array.isArray(names) ? names as readonly string[] : undefined
+  const names = declared(repository, 'filledOnCreate')
+  return isNames(names) ? names : undefined
 }
 
 /** The JSON type a stored field's values arrive as, when the store knows it. */
@@ -95,8 +103,8 @@ export interface ColumnFacts { nullable: boolean, kind: FieldKind | undefined }
  * another type, than the schema says would fail every answer that sends such a row.
  */
 export function columnFactsOf (repository: unknown): ReadonlyMap<string, ColumnFacts> | undefined {
-  const facts = (repository as { columnFacts?: unknown } | null)?.columnFacts
-  return facts instanceof Map ? facts as ReadonlyMap<string, ColumnFacts> : undefined
+  const facts = declared(repository, 'columnFacts')
+  return facts instanceof Map ? facts : undefined
 }
 
 /**
@@ -104,8 +112,8 @@ export function columnFactsOf (repository: unknown): ReadonlyMap<string, ColumnF
  * them; the plugin awaits it before registering the views over the store. Nothing for others.
  */
 export async function describeColumnsOf (repository: unknown): Promise<void> {
-  const describe = (repository as { describeColumns?: unknown } | null)?.describeColumns
-  if (typeof describe === 'function') await (describe as () => Promise<void>).call(repository) // a store's own method, with the store as this
+  const describe = declared(repository, 'describeColumns')
+  if (typeof describe === 'function') await describe.call(repository) // a store's own method, with the store as this
 }
 
 /**
@@ -128,6 +136,7 @@ export const OPERATORS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'in', 'not_in', 'i
 export type Operator = (typeof OPERATORS)[number]
 
 const OPERATOR_SET = new Set<string>(OPERATORS)
+const isOperator = (name: string): name is Operator => OPERATOR_SET.has(name)
 
 /**
  * Reads a criteria key the way the library writes it, for a repository's own query
@@ -135,7 +144,8 @@ const OPERATOR_SET = new Set<string>(OPERATORS)
  */
 export function splitCriterion (key: string): [string, Operator] {
   const at = key.lastIndexOf('__')
-  if (at > 0 && OPERATOR_SET.has(key.slice(at + 2))) return [key.slice(0, at), key.slice(at + 2) as Operator]
+  const operator = key.slice(at + 2)
+  if (at > 0 && isOperator(operator)) return [key.slice(0, at), operator]
   return [key, 'eq']
 }
 

@@ -10,7 +10,7 @@ import {
   etagOf, failsPrecondition, httpDate, isNotModified, namesStrongTag, parseEntityTags, parseHttpDate, toSeconds, weakMatch, type Validators
 } from '../http/preconditions.js'
 import { alwaysSent } from '../http/response-headers.js'
-import { honoursPreconditions, versionFieldOf, type Criteria, type Precondition } from '../stores/repository.js'
+import { honoursPreconditions, versionFieldOf, type Criteria, type Precondition, type RepositoryOptions } from '../stores/repository.js'
 import { loadParent, objectParams } from './parent.js'
 import { judges } from './object-permissions.js'
 import { envelopeSchema, wrapIn } from './envelope.js'
@@ -22,6 +22,7 @@ import { keepView, type RouteDefinition } from './view.js'
 import { isThenable, then } from '../core/maybe-promise.js'
 import { toList } from '../core/list.js'
 import { ConfigurationError } from '../core/configuration-error.js'
+import { isRecord } from '../core/record.js'
 import { contentValidEarly, versionStamp, versionTags, type VersionTags } from './versioned.js'
 
 /** The instance members `ConditionalMixin` adds (docs/conditional.md). */
@@ -96,10 +97,8 @@ declare module './mixins.js' {
 type ConditionalClass = ViewBase & ConditionalStatics
 /** Where a view serving a conditional write keeps the ETag of an object as its GET sends it. */
 const ETAG_OF = Symbol('fastify-views.etag-of')
-/** Where a request whose `If-Match` is compared in the write keeps the version it names. */
-const EXPECTED_VERSION = Symbol('fastify-views.expected-version')
-
-type Compared = FastifyRequest & { [EXPECTED_VERSION]?: number }
+/** The writes whose `If-Match` names one stored version: the criterion that compares it in the write (`{ version: 3 }`). */
+const EXPECTED_VERSION = new WeakMap<FastifyRequest, Criteria>()
 
 type ConditionalView = APIView & ConditionalMembers & {
   [ETAG_OF]?: (object: unknown) => string
@@ -136,12 +135,14 @@ export const etagOnSend: onSendHookHandler = (request, reply, payload, done) => 
     done(null, payload)
     return
   }
-  let etag = reply.getHeader('etag') as string | undefined
+  const set = reply.getHeader('etag')
+  let etag = typeof set === 'string' ? set : undefined
   if (etag === undefined) {
     etag = etagOf(payload)
     reply.header('etag', etag)
   }
-  const lastModified = reply.getHeader('last-modified') as string | undefined
+  const stamped = reply.getHeader('last-modified')
+  const lastModified = typeof stamped === 'string' ? stamped : undefined
   if (isNotModified(request.headers, { etag, lastModified })) {
     reply.code(304)
     reply.removeHeader('content-type')
@@ -209,13 +210,13 @@ function preconditionCheck (klass: ConditionalClass, etagOfObject: ((object: unk
     }
     // An If-Match naming one stored version, alone, on a valid request: the write compares it
     // (versionCriteria), and nothing is read first.
-    const version = tags === undefined || headers['if-none-match'] !== undefined || headers['if-unmodified-since'] !== undefined
-      ? undefined
-      : tags.versionIn(headers['if-match'])
-    if (version !== undefined && contentValidEarly(request)) {
-      (request as Compared)[EXPECTED_VERSION] = version
-      done()
-      return
+    if (tags !== undefined && headers['if-none-match'] === undefined && headers['if-unmodified-since'] === undefined) {
+      const version = tags.versionIn(headers['if-match'])
+      if (version !== undefined && contentValidEarly(request)) {
+        EXPECTED_VERSION.set(request, { [tags.field]: version })
+        done()
+        return
+      }
     }
     evaluate(request, reply).then(() => { done() }, done)
   }
@@ -241,7 +242,8 @@ function validatorsOf (view: ConditionalView, item: unknown): Validators {
   const validators: Validators = {}
   if (etagOfObject !== undefined) validators.etag = etagOfObject(item)
   const field = (view.constructor as ConditionalClass).lastModifiedField // an instance's constructor is its class
-  if (field !== undefined) validators.lastModified = (item as Record<string, Date | string | number>)[field]
+  const value = field !== undefined && isRecord(item) ? item[field] : undefined
+  if (value instanceof Date || typeof value === 'string' || typeof value === 'number') validators.lastModified = value
   return validators
 }
 
@@ -426,14 +428,17 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
     }
 
     getValidators (this: ConditionalView, request: FastifyRequest): Validators | null | undefined | Promise<Validators | null | undefined> {
-      if (typeof this.repository?.get !== 'function') return undefined
-      return then(currentObject(this, request), (item) => item === null ? null : validatorsOf(this, item))
+      const repository = this.repository
+      const get = repository?.get
+      if (typeof get !== 'function') return undefined
+      const read = (criteria: Criteria, options: RepositoryOptions): unknown => get.call(repository, criteria, options)
+      return then(currentObject(this, request, read), (item) => item === null ? null : validatorsOf(this, item))
     }
 
     writePrecondition (this: ConditionalView, request: FastifyRequest): Precondition | undefined {
       const headers = request.headers
       // A version the write compares itself needs no check of the row read.
-      if ((request as Compared)[EXPECTED_VERSION] !== undefined) return undefined
+      if (EXPECTED_VERSION.has(request)) return undefined
       if (headers['if-match'] === undefined && headers['if-none-match'] === undefined && headers['if-unmodified-since'] === undefined) return undefined
       return (current) => {
         if (failsPrecondition(headers, validatorsOf(this, current))) throw new PreconditionFailed(CHANGED)
@@ -441,14 +446,13 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
     }
 
     versionCriteria (this: ConditionalView, request: FastifyRequest): Criteria | undefined {
-      const version = (request as Compared)[EXPECTED_VERSION]
-      // Set only on the routes of a view with versionField (preconditionCheck).
-      return version === undefined ? undefined : { [(this.constructor as ConditionalClass).versionField!]: version }
+      return EXPECTED_VERSION.get(request)
     }
 
     versionMissed (this: ConditionalView, request: FastifyRequest): null | Promise<null> {
-      return then(currentObject(this, request), (item) => {
-        if (item !== null) throw new PreconditionFailed(CHANGED)
+      // The object read as a precondition check reads it: there (with another version), a 412.
+      return then(this.getValidators(request), (current) => {
+        if (current != null) throw new PreconditionFailed(CHANGED)
         return null
       })
     }
@@ -480,12 +484,11 @@ function assertVersioned (klass: ConditionalClass, repository: unknown): void {
  * scope, and only one the client may see (object permissions), so that a 304 or a 412 tells a
  * client nothing of an object it may not read. `null` when there is none.
  */
-function currentObject (view: ConditionalView, request: FastifyRequest): unknown {
-  const repository = view.repository!
+function currentObject (view: ConditionalView, request: FastifyRequest, get: (criteria: Criteria, options: RepositoryOptions) => unknown): unknown {
   const action = request.routeOptions.config.action!
   const read = (): unknown => {
     const criteria = { ...objectParams(view, request.params as Record<string, unknown>), ...view.getScopeKwargs(action) }
-    return then(repository.get!(criteria, view.getRepositoryOptions(action)), (item) => {
+    return then(get(criteria, view.getRepositoryOptions(action)), (item) => {
       if (item === null || item === undefined) return null
       if (judges(view.constructor, action)) view.checkObjectPermissions(item, action)
       return item

@@ -119,7 +119,14 @@ export type GenericBase = ViewBase & GenericStatics
  * The construct signature takes `any[]` for the reason `ViewBase` does (TS2545).
  */
 export type GenericMixinBase<Async = false> = (new (...args: any[]) => APIView & GenericMembers<unknown, Async>) & Omit<ViewBase, 'prototype'> & GenericStatics
-type GenericView = APIView & GenericMembers<unknown, false>
+// A generic view may also be conditional: the members of ConditionalMixin its writes call when present.
+type GenericView = APIView & GenericMembers<unknown, false> & Partial<Pick<ConditionalMembers, 'writePrecondition' | 'versionCriteria' | 'versionMissed'>>
+
+/**
+ * A request as the generic actions read it: a JSON object body, path parameters and a query
+ * by name, as the route's schemas validated them.
+ */
+type GenericRequest = FastifyRequest<{ Body: Record<string, unknown>, Params: Criteria, Querystring: Record<string, unknown> }>
 
 /** The `getKwargs` of the library, which adds nothing to a create's values. */
 const LIBRARY_KWARGS = new WeakSet<object>()
@@ -266,7 +273,7 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
 
     // The object a merge patch or JSON Patch applies to: the one the partial update's criteria
     // select, which the client must be allowed to change before it learns anything of it.
-    getPatchTarget (request: FastifyRequest): unknown {
+    getPatchTarget (request: GenericRequest): unknown {
       return readObject(this as GenericView, request, 'partialUpdate')
     }
   }
@@ -276,8 +283,8 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
   return cls
 })
 
-function detailCriteria (view: GenericView, request: FastifyRequest, action: string): Criteria {
-  return withKwargs(objectParams(view, request.params as Criteria), view.getScopeKwargs(action))
+function detailCriteria (view: GenericView, request: GenericRequest, action: string): Criteria {
+  return withKwargs(objectParams(view, request.params), view.getScopeKwargs(action))
 }
 
 /**
@@ -329,33 +336,33 @@ export const sendsStoredRows = (method: unknown): boolean => typeof method === '
 const listImpl = <B extends GenericBase>(Base: B): ViewBase => rowSender(genericListClass(Base), 'list')
 
 const createImpl = (Base: GenericBase): ViewBase => rowSender(bodyWriter(class GenericCreate extends createMembers(Base) {
-  create (this: GenericView, request: FastifyRequest): unknown {
+  create (this: GenericView, request: GenericRequest): unknown {
     return then(loadParent(this), () =>
-      this.performCreate(withKwargs(request.body as Record<string, unknown>, this.getScopeKwargs('create')), this.getRepositoryOptions('create')))
+      this.performCreate(withKwargs(request.body, this.getScopeKwargs('create')), this.getRepositoryOptions('create')))
   }
 }, 'create'), 'create')
 
 const retrieveImpl = (Base: GenericBase): ViewBase => rowSender(class GenericRetrieve extends Base {
-  retrieve (this: GenericView, request: FastifyRequest): unknown {
+  retrieve (this: GenericView, request: GenericRequest): unknown {
     return readObject(this, request, 'retrieve')
   }
 }, 'retrieve')
 
 const updateImpl = (Base: GenericBase): ViewBase => rowSender(bodyWriter(class GenericUpdate extends updateMembers(Base) {
-  update (this: GenericView, request: FastifyRequest): unknown {
-    return detailWrite(this, request, 'update', (criteria, options) => this.performUpdate(criteria, request.body as Record<string, unknown>, options))
+  update (this: GenericView, request: GenericRequest): unknown {
+    return detailWrite(this, request, 'update', (criteria, options) => this.performUpdate(criteria, request.body, options))
   }
 }, 'update'), 'update')
 
 const partialUpdateImpl = (Base: GenericBase): ViewBase => rowSender(bodyWriter(class GenericPartialUpdate extends updateMembers(Base) {
   // The body holds only what the client sent (or what its patch changed), so a partial update changes only those fields.
-  partialUpdate (this: GenericView, request: FastifyRequest): unknown {
-    return detailWrite(this, request, 'partialUpdate', (criteria, options) => this.performUpdate(criteria, request.body as Record<string, unknown>, options))
+  partialUpdate (this: GenericView, request: GenericRequest): unknown {
+    return detailWrite(this, request, 'partialUpdate', (criteria, options) => this.performUpdate(criteria, request.body, options))
   }
 }, 'partialUpdate'), 'partialUpdate')
 
 const destroyImpl = (Base: GenericBase): ViewBase => class GenericDestroy extends Base {
-  destroy (this: GenericView, request: FastifyRequest): unknown {
+  destroy (this: GenericView, request: GenericRequest): unknown {
     return detailWrite(this, request, 'destroy', (criteria, options) => then(this.performDestroy(criteria, options), (deleted) => deleted ? true : null))
   }
 }
@@ -364,7 +371,7 @@ const destroyImpl = (Base: GenericBase): ViewBase => class GenericDestroy extend
  * The one object a detail action reads: its parent first (a nested view), then the row the
  * path selects within the scope, which the client must be allowed to see (a 403 otherwise).
  */
-function readObject (view: GenericView, request: FastifyRequest, action: string): unknown {
+function readObject (view: GenericView, request: GenericRequest, action: string): unknown {
   return then(loadParent(view), () =>
     then(view.repository.get(detailCriteria(view, request, action), view.getRepositoryOptions(action)), (found) => {
       if (found !== null && found !== undefined && judges(view.constructor, action)) view.checkObjectPermissions(found, action)
@@ -379,14 +386,14 @@ function readObject (view: GenericView, request: FastifyRequest, action: string)
  * comparison (one `UPDATE ... AND version = ?`); when it then finds nothing, the object
  * either has another version (412) or does not exist (`null`, the action's 404).
  */
-function detailWrite (view: GenericView, request: FastifyRequest, action: string,
+function detailWrite (view: GenericView, request: GenericRequest, action: string,
   write: (criteria: Criteria, options: RepositoryOptions) => unknown): unknown {
   return then(loadParent(view), () => {
-    const conditional = view as Partial<Pick<ConditionalMembers, 'versionCriteria' | 'versionMissed'>>
-    const version = conditional.versionCriteria?.(request)
+    const version = view.versionCriteria?.(request)
     const criteria = detailCriteria(view, request, action)
     if (version === undefined) return write(criteria, writeOptions(view, request, action))
-    return then(write({ ...criteria, ...version }, writeOptions(view, request, action)), (written) => written ?? conditional.versionMissed!(request))
+    // versionCriteria and versionMissed are both ConditionalMixin's.
+    return then(write({ ...criteria, ...version }, writeOptions(view, request, action)), (written) => written ?? view.versionMissed?.(request))
   })
 }
 
@@ -401,7 +408,7 @@ function writeOptions (view: GenericView, request: FastifyRequest, action: strin
   const options = view.getRepositoryOptions(action)
   const checks = [
     objectPermission(view, action),
-    (view as Partial<Pick<ConditionalMembers, 'writePrecondition'>>).writePrecondition?.(request),
+    view.writePrecondition?.(request),
     patchPrecondition(request)
   ].filter((check): check is Precondition => check !== undefined)
   if (checks.length === 0) return options

@@ -2,6 +2,7 @@ import type { FastifyRequest, preSerializationHookHandler } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
 import { etagOf, parseEntityTags } from '../http/preconditions.js'
 import type { SerializerOptions } from '../schema/wire.js'
+import { isRecord } from '../core/record.js'
 
 /**
  * Strong ETags from a stored version (`versionField`, docs/conditional.md): `"<representation>.<version>"`.
@@ -31,8 +32,8 @@ export function versionTags (field: string, item: TSchema, envelope: string | un
   return {
     field,
     tagOf (object) {
-      const version = typeof object === 'object' && object !== null ? (object as Record<string, unknown>)[field] : undefined
-      return Number.isSafeInteger(version) && (version as number) >= 0 ? `"${prefix}${version as number}"` : undefined
+      const version = isRecord(object) ? object[field] : undefined
+      return typeof version === 'number' && Number.isSafeInteger(version) && version >= 0 ? `"${prefix}${version}"` : undefined
     },
     versionIn (header) {
       if (typeof header !== 'string') return undefined
@@ -53,7 +54,7 @@ export function versionTags (field: string, item: TSchema, envelope: string | un
 export function versionStamp (tags: VersionTags, envelope: string | undefined): preSerializationHookHandler<unknown> {
   return (_request, reply, payload, done) => {
     if (reply.statusCode < 300 && !reply.hasHeader('etag')) {
-      const object = envelope === undefined || typeof payload !== 'object' || payload === null ? payload : (payload as Record<string, unknown>)[envelope]
+      const object = envelope === undefined || !isRecord(payload) ? payload : payload[envelope]
       const tag = tags.tagOf(object)
       if (tag !== undefined) reply.header('etag', tag)
     }
