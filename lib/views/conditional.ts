@@ -23,7 +23,7 @@ import { isThenable, then } from '../core/maybe-promise.js'
 import { toList } from '../core/list.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 import { isRecord } from '../core/record.js'
-import { contentValidEarly, versionStamp, versionTags, type VersionTags } from './versioned.js'
+import { contentValidEarly, isVersionComparer, versionStamp, versionTags, type VersionTags } from './versioned.js'
 
 /** The instance members `ConditionalMixin` adds (docs/conditional.md). */
 export interface ConditionalMembers {
@@ -357,7 +357,9 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
         // The representation GET sends, compiled now with the application's serializers: the one its ETag was hashed from.
         const represent = item === undefined ? undefined : representationOf(item, route.envelope, this.defaultSerializerOptions, route.compileSerializer)
         const etagOfObject = represent === undefined ? undefined : (object: unknown): string => tags?.tagOf(object) ?? etagOf(represent(object))
-        const hooks = { ...inherited, preValidation: [preconditionCheck(this, etagOfObject, tags), ...toList(inherited.preValidation)] }
+        // Only the library's own write compares a version; any other action is checked by the early read.
+        const compared = route.standard && isVersionComparer(Reflect.get(this.prototype, route.name)) ? tags : undefined
+        const hooks = { ...inherited, preValidation: [preconditionCheck(this, etagOfObject, compared), ...toList(inherited.preValidation)] }
         // A write's response carries the new validators, equal to what a GET would send, so a
         // client can chain conditional writes without reading again (RFC 9110 §8.8.3).
         if (this.etag !== true || method === 'DELETE') return hooks

@@ -19,6 +19,7 @@ import { mergeResponses } from '../routes/route-meta.js'
 import type { ResponsesMap } from '../routes/types.js'
 import { genericListClass } from './generic-list.js'
 import { then } from '../core/maybe-promise.js'
+import { comparesVersion } from './versioned.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 
 type AnyRepository = Repository<unknown> | AsyncRepository<unknown>
@@ -348,24 +349,24 @@ const retrieveImpl = (Base: GenericBase): ViewBase => rowSender(class GenericRet
   }
 }, 'retrieve')
 
-const updateImpl = (Base: GenericBase): ViewBase => rowSender(bodyWriter(class GenericUpdate extends updateMembers(Base) {
+const updateImpl = (Base: GenericBase): ViewBase => comparesVersion(rowSender(bodyWriter(class GenericUpdate extends updateMembers(Base) {
   update (this: GenericView, request: GenericRequest): unknown {
     return detailWrite(this, request, 'update', (criteria, options) => this.performUpdate(criteria, request.body, options))
   }
-}, 'update'), 'update')
+}, 'update'), 'update'), 'update')
 
-const partialUpdateImpl = (Base: GenericBase): ViewBase => rowSender(bodyWriter(class GenericPartialUpdate extends updateMembers(Base) {
+const partialUpdateImpl = (Base: GenericBase): ViewBase => comparesVersion(rowSender(bodyWriter(class GenericPartialUpdate extends updateMembers(Base) {
   // The body holds only what the client sent (or what its patch changed), so a partial update changes only those fields.
   partialUpdate (this: GenericView, request: GenericRequest): unknown {
     return detailWrite(this, request, 'partialUpdate', (criteria, options) => this.performUpdate(criteria, request.body, options))
   }
-}, 'partialUpdate'), 'partialUpdate')
+}, 'partialUpdate'), 'partialUpdate'), 'partialUpdate')
 
-const destroyImpl = (Base: GenericBase): ViewBase => class GenericDestroy extends Base {
+const destroyImpl = (Base: GenericBase): ViewBase => comparesVersion(class GenericDestroy extends Base {
   destroy (this: GenericView, request: GenericRequest): unknown {
     return detailWrite(this, request, 'destroy', (criteria, options) => then(this.performDestroy(criteria, options), (deleted) => deleted ? true : null))
   }
-}
+}, 'destroy')
 
 /**
  * The one object a detail action reads: its parent first (a nested view), then the row the

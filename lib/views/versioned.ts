@@ -22,6 +22,22 @@ export interface VersionTags {
   versionIn (header: string | string[] | undefined): number | undefined
 }
 
+/**
+ * The library's actions that put `versionCriteria` in their write (the generic update, partial
+ * update and destroy). Only their routes skip the early read for a compared version: an action of
+ * the application's own would not compare it, and the precondition would not be checked at all.
+ */
+const VERSION_COMPARERS = new WeakSet<object>()
+
+/** Marks the named method of a class's prototype as one that compares the version in its write; returns the class. */
+export function comparesVersion<C extends { prototype: object }> (cls: C, name: string): C {
+  VERSION_COMPARERS.add(Reflect.get(cls.prototype, name) as object) // a method the class body just defined
+  return cls
+}
+
+/** Whether `method` is one of the library's actions that compare the version in their write. */
+export const isVersionComparer = (method: unknown): boolean => typeof method === 'function' && VERSION_COMPARERS.has(method)
+
 /** A version as tags spell it: a non-negative integer in plain decimal, within the doubles' exact range. */
 const VERSION = /^(?:0|[1-9][0-9]{0,14})$/
 
@@ -63,16 +79,17 @@ export function versionStamp (tags: VersionTags, envelope: string | undefined): 
 }
 
 /**
- * Whether the parts of a request Fastify validates after the `preValidation` hooks (its
- * headers and body) are valid, checked early by the route's own validators. A write whose
- * `If-Match` is compared in the write itself skips the early read only when they are: an
- * invalid request with a stale tag must still be a 412, since preconditions are evaluated
- * before the content is processed (RFC 9110 §13.2.1). A body with one validator per media
- * type (patch formats) is not checked here, and takes the early read.
+ * Whether the body of a write is valid, checked early by the route's own validator (which Fastify
+ * then runs again on the same value: stripping and defaults do nothing the second time). A write
+ * whose `If-Match` is compared in the write itself skips the early read only when it is: an
+ * invalid request with a stale tag must still be a 412, since preconditions are evaluated before
+ * the content is processed (RFC 9110 §13.2.1). The path and query were checked already
+ * (`validateTargetEarly`), and the library's generic writes declare no headers.
  */
 export function contentValidEarly (request: FastifyRequest): boolean {
-  const headers = request.getValidationFunction('headers')
-  if (headers !== undefined && headers(request.headers) !== true) return false
-  const body = request.getValidationFunction('body')
-  return body === undefined || (typeof body === 'function' && body(request.body) === true)
+  const body: unknown = request.getValidationFunction('body')
+  if (body === undefined) return true
+  // With several media types (patch formats), Fastify keeps one validator per type and picks by the request's.
+  const validate: unknown = typeof body === 'function' || request.mediaType === undefined ? body : Reflect.get(Object(body), request.mediaType)
+  return typeof validate === 'function' && validate(request.body) === true
 }
