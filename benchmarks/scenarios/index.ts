@@ -4,8 +4,10 @@ import { etagScenario } from './etag.js'
 import { genericList } from './generic-list.js'
 import { genericRetrieve } from './generic-retrieve.js'
 import { items } from './items.js'
+import { list1000 } from './list-1000.js'
+import { patchScenario, sqlitePatch } from './patch.js'
 import { peersCreate, peersList, peersRetrieve } from './peers.js'
-import { sqliteBulkCreate, sqliteRetrieve } from './sqlite.js'
+import { sqliteBulkCreate, sqliteBulkCreate10k, sqliteRetrieve } from './sqlite.js'
 import type { AnyScenario } from './types.js'
 
 /**
@@ -21,6 +23,10 @@ export const scenarios: AnyScenario[] = [
   sqliteRetrieve,
   sqliteBulkCreate,
   conditionalWrite,
+  patchScenario,
+  sqlitePatch,
+  list1000,
+  sqliteBulkCreate10k,
   peersList,
   peersRetrieve,
   peersCreate
