@@ -143,14 +143,28 @@ function formatBatchRun (run: BatchRun, width: number): string {
     `  ${run.ok}/${run.amount} as expected${failed ? `  !! ${run.errors} errors/timeouts${run.checked ? '' : ', check failed'}` : ''}`
 }
 
-/** Runs every way of a batch scenario `repetitions` times (after its warm-up ones), in a rotating order. */
-export async function runBatch (srv: Server, scenario: BatchScenarioManifest, repetitions: number): Promise<BatchRun[]> {
-  const width = Math.max(...scenario.ways.map((w) => w.id.length))
+/** The id of the A/A control of a batch scenario: its reference way run a second time. */
+export const controlId = (scenario: BatchScenarioManifest): string => `${scenario.reference} (A/A)`
+
+/** The ways a batch scenario runs: its own, and, with `control`, its reference a second time (the A/A control). */
+export function batchWays (scenario: BatchScenarioManifest, control: boolean): WayManifest[] {
+  const reference = scenario.ways.find((w) => w.id === scenario.reference)
+  if (!control || reference === undefined) return scenario.ways
+  return [...scenario.ways, { ...reference, id: controlId(scenario), name: `${reference.name} (A/A)`, label: 'the reference run again: A/A control, its difference is noise' }]
+}
+
+/**
+ * Runs every way of a batch scenario `repetitions` times (after its warm-up ones), in a rotating
+ * order; with `control`, the reference way twice per repetition (the A/A control).
+ */
+export async function runBatch (srv: Server, scenario: BatchScenarioManifest, repetitions: number, control: boolean): Promise<BatchRun[]> {
+  const ways = batchWays(scenario, control)
+  const width = Math.max(...ways.map((w) => w.id.length))
   const runs: BatchRun[] = []
   for (let repetition = 1 - scenario.warmupRepetitions; repetition <= repetitions; repetition++) {
     console.log(repetition <= 0 ? `\n### ${scenario.name}: warm-up ${repetition + scenario.warmupRepetitions}/${scenario.warmupRepetitions}\n` : `\n### ${scenario.name}: repetition ${repetition}/${repetitions}\n`)
-    const shift = ((repetition % scenario.ways.length) + scenario.ways.length) % scenario.ways.length
-    const order = [...scenario.ways.slice(shift), ...scenario.ways.slice(0, shift)]
+    const shift = ((repetition % ways.length) + ways.length) % ways.length
+    const order = [...ways.slice(shift), ...ways.slice(0, shift)]
     if (repetition % 2 === 0) order.reverse()
     for (const way of order) {
       const run = await runWay(srv, scenario, way, repetition)
@@ -166,20 +180,21 @@ export function batchFailed (run: BatchRun): boolean {
 }
 
 /** The report of one batch scenario: medians over repetitions, ratios to the reference way. */
-export function reportBatch (scenario: BatchScenarioManifest, runs: BatchRun[], repetitions: number): void {
+export function reportBatch (scenario: BatchScenarioManifest, runs: BatchRun[], repetitions: number, control: boolean): void {
   const rows: string[][] = []
   const of = (id: string): BatchRun[] => runs.filter((r) => r.way === id)
   const reference = of(scenario.reference)
   const refWall = median(reference.map((r) => r.wallMs))
   const refCpu = median(reference.map((r) => r.serverCpuMs))
   const lines: string[] = []
-  for (const way of scenario.ways) {
+  const pairedCpu = (id: string): number[] => of(id).map((r) => r.serverCpuMs / reference.find((b) => b.repetition === r.repetition)!.serverCpuMs)
+  for (const way of batchWays(scenario, control)) {
     const own = of(way.id)
     const wall = median(own.map((r) => r.wallMs))
     const cpu = median(own.map((r) => r.serverCpuMs))
     const isRef = way.id === scenario.reference
     // Against the same repetition's reference run: cancels drift slower than a repetition.
-    const paired = own.map((r) => r.serverCpuMs / reference.find((b) => b.repetition === r.repetition)!.serverCpuMs)
+    const paired = pairedCpu(way.id)
     rows.push([
       way.id,
       `${way.amount} × ${way.connections} conn`,
@@ -195,7 +210,13 @@ export function reportBatch (scenario: BatchScenarioManifest, runs: BatchRun[], 
     ])
     const failed = own.filter(batchFailed).length
     if (failed > 0) lines.push(`${way.id}: ${failed} run(s) with errors, unexpected statuses or a failed check: its figures are not valid`)
-    else if (!isRef) lines.push(`${way.id}: ${ratio(wall / refWall)} wall time, ${ratio(cpu / refCpu)} server CPU vs ${scenario.reference}`)
+    else if (!isRef) lines.push(`${way.id}: ${ratio(wall / refWall)} wall time, ${ratio(cpu / refCpu)} server CPU vs ${scenario.reference}${way.id === controlId(scenario) ? ' — the same request run twice: differences of this size are noise' : ''}`)
+  }
+  const target = scenario.target
+  if (target !== undefined) {
+    const paired = median(pairedCpu(target.way))
+    const noise = control ? ` (A/A control: ${fixed(median(pairedCpu(controlId(scenario))), 2)}×)` : ''
+    lines.push(`target: ${target.label}: ${fixed(paired, 2)}× server CPU, median of the per-repetition ratios${noise}: ${paired <= target.maxRatio ? 'met' : 'NOT met'}`)
   }
   console.log(`\n## ${scenario.name}: medians over ${repetitions} repetitions, ×ref = ratio to ${scenario.reference}\n`)
   console.log(table(

@@ -7,8 +7,8 @@
  * - Each variant against the mean of the same round's two hand-written measurements
  *   (the baseline and its A/A control; the baseline alone without a control), raw
  *   server CPU per request and client-normalized; the A/A row is control − baseline.
- * - Each µs target of a scenario: subject − reference in the same round, raw and
- *   client-normalized, with the A/A difference in µs beside it.
+ * - Each target between two variants of a scenario: subject − reference in the same
+ *   round, in µs and in %, raw and client-normalized, with the A/A difference beside it.
  * - Each way of a batch scenario against the reference way of the same repetition.
  *
  * "quiet" rounds are those in which no run saw other processes use more than 10 % of a core.
@@ -90,14 +90,18 @@ for (const scenario of loadScenarios.values()) {
         pct(withControl.map((r) => r.byId.get(control)!.serverCpuUsPerReq / r.byId.get(base)!.serverCpuUsPerReq - 1)),
         pct(withControl.map((r) => r.byId.get(control)!.normalized / r.byId.get(base)!.normalized - 1))])
     }
-    for (const c of [...scenario.comparisons, { subject: control, reference: base, label: 'A/A', maxExtraUs: 0, plusBodyHash: false, informational: true }]) {
+    for (const c of [...scenario.comparisons, { subject: control, reference: base, label: 'A/A', maxExtraUs: 0, maxRatio: null, plusBodyHash: false, informational: true }]) {
       const own = used.filter((r) => r.byId.has(c.subject) && r.byId.has(c.reference))
       if (own.length === 0) continue
       const hash = c.plusBodyHash ? median(results.map((x) => x.hashes?.[c.subject]?.hashUs ?? Number.NaN).filter((h) => !Number.isNaN(h))) : 0
-      const target = c.informational ? '' : c.plusBodyHash ? `≤ ${fixed(c.maxExtraUs + hash, 2)}` : c.maxExtraUs === 0 ? '< 0' : `≤ ${fixed(c.maxExtraUs, 2)}`
+      // Files written before ratio targets existed have no maxRatio.
+      const maxRatio = c.maxRatio ?? null
+      const target = c.informational ? '' : maxRatio !== null ? `≤ ${fixed(maxRatio, 2)}×` : c.plusBodyHash ? `≤ ${fixed(c.maxExtraUs + hash, 2)} µs` : c.maxExtraUs === 0 ? '< 0 µs' : `≤ ${fixed(c.maxExtraUs, 2)} µs`
       deltaRows.push([`${c.subject} − ${c.reference}`, subset, String(own.length),
         meanSe(own.map((r) => r.byId.get(c.subject)!.serverCpuUsPerReq - r.byId.get(c.reference)!.serverCpuUsPerReq)),
         meanSe(own.map((r) => (r.byId.get(c.subject)!.normalized / r.byId.get(c.reference)!.normalized - 1) * r.byId.get(c.reference)!.serverCpuUsPerReq)),
+        pct(own.map((r) => r.byId.get(c.subject)!.serverCpuUsPerReq / r.byId.get(c.reference)!.serverCpuUsPerReq - 1)),
+        pct(own.map((r) => r.byId.get(c.subject)!.normalized / r.byId.get(c.reference)!.normalized - 1)),
         target])
     }
   }
@@ -107,8 +111,8 @@ if (ratioRows.length > 0) {
   console.log(table(['variant', 'rounds', 'n', 'raw', 'client-normalized'], ratioRows, [false, false, true, true, true]))
 }
 if (deltaRows.length > 0) {
-  console.log('\n## µs targets: subject − reference in the same round, µs per request (mean ± SE)\n')
-  console.log(table(['comparison', 'rounds', 'n', 'raw', 'client-normalized', 'target'], deltaRows, [false, false, true, true, true, false]))
+  console.log('\n## Targets between two variants: subject − reference in the same round, µs per request, and subject / reference − 1, % (mean ± SE)\n')
+  console.log(table(['comparison', 'rounds', 'n', 'raw µs', 'client-normalized µs', 'raw %', 'client-normalized %', 'target'], deltaRows, [false, false, true, true, true, true, true, false]))
 }
 
 for (const scenario of batchScenarios.values()) {
@@ -118,13 +122,16 @@ for (const scenario of batchScenarios.values()) {
     const own = result.batchRuns?.[scenario.name] ?? []
     for (const n of [...new Set(own.map((r) => r.repetition))]) pairs.push(new Map(own.filter((r) => r.repetition === n).map((r) => [r.way, r])))
   }
-  const rows = scenario.ways.map((way) => {
-    const own = pairs.filter((p) => p.has(way.id) && p.has(scenario.reference))
-    return [way.id, String(own.length),
-      fixed(median(own.map((p) => p.get(way.id)!.wallMs)), 1),
-      fixed(median(own.map((p) => p.get(way.id)!.serverCpuMs)), 1),
-      way.id === scenario.reference ? '1' : `${fixed(median(own.map((p) => p.get(way.id)!.wallMs / p.get(scenario.reference)!.wallMs)), 2)}×`,
-      way.id === scenario.reference ? '1' : `${fixed(median(own.map((p) => p.get(way.id)!.serverCpuMs / p.get(scenario.reference)!.serverCpuMs)), 2)}×`]
+  // The A/A control (the reference run twice per repetition), when the runs have it.
+  const control = `${scenario.reference} (A/A)`
+  const ways = [...scenario.ways.map((w) => w.id), ...(pairs.some((p) => p.has(control)) ? [control] : [])]
+  const rows = ways.map((id) => {
+    const own = pairs.filter((p) => p.has(id) && p.has(scenario.reference))
+    return [id, String(own.length),
+      fixed(median(own.map((p) => p.get(id)!.wallMs)), 1),
+      fixed(median(own.map((p) => p.get(id)!.serverCpuMs)), 1),
+      id === scenario.reference ? '1' : `${fixed(median(own.map((p) => p.get(id)!.wallMs / p.get(scenario.reference)!.wallMs)), 2)}×`,
+      id === scenario.reference ? '1' : `${fixed(median(own.map((p) => p.get(id)!.serverCpuMs / p.get(scenario.reference)!.serverCpuMs)), 2)}×`]
   })
   console.log(`\n## ${scenario.name}: medians over repetitions, ratios paired by repetition (×ref = against ${scenario.reference})\n`)
   console.log(table(['way', 'n', 'wall ms', 'server CPU ms', 'wall ×ref', 'server CPU ×ref'], rows, [false, true, true, true, true, true]))

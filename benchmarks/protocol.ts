@@ -49,6 +49,8 @@ export interface ComparisonManifest {
   reference: string
   label: string
   maxExtraUs: number
+  /** A ratio target (subject / reference), replacing `maxExtraUs`; `null` for a µs target. */
+  maxRatio: number | null
   plusBodyHash: boolean
   informational: boolean
 }
@@ -84,6 +86,8 @@ export interface BatchScenarioManifest {
   check: { request: RequestSpec, body: string } | undefined
   /** Way id. */
   reference: string
+  /** A server CPU ratio target of one way (id) to the reference, if any. */
+  target: { way: string, maxRatio: number, label: string } | undefined
   ways: WayManifest[]
   repetitions: number | undefined
   warmupRepetitions: number

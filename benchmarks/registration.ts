@@ -5,9 +5,11 @@
  * written by hand with the same schemas. Each way runs in a fresh process, several
  * times, and the median is reported.
  *
- *   node --expose-gc build/benchmarks/registration.js [resources] [repetitions]
+ *   node --expose-gc build/benchmarks/registration.js [resources[,resources...]] [repetitions]
  *
- * `npm run bench` runs it after the load scenarios (BENCH_SCENARIOS=registration alone).
+ * Several sizes (`10,200,1000`) add a table of how time and heap grow. `npm run bench` runs
+ * it after the load scenarios, for BENCH_REGISTRATION sizes (default 10, 200 and 1,000
+ * resources), BENCH_REGISTRATION_REPS times each (default 3); BENCH_SCENARIOS=registration alone.
  */
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
@@ -72,15 +74,19 @@ async function measureOnce (way: Way, resources: number): Promise<void> {
   await app.close()
 }
 
+interface Sample { ms: number, heapMB: number }
+/** The medians of one size: register + ready time and heap held, per way. */
+type SizeResult = Record<Way, Sample>
+
 /** Runs each way `repetitions` times in fresh processes, interleaved, and prints the medians. */
-export function reportRegistration (resources = 200, repetitions = 5): void {
+export function reportRegistration (resources = 200, repetitions = 5): SizeResult {
   const script = fileURLToPath(import.meta.url)
-  const results: Record<Way, Array<{ ms: number, heapMB: number }>> = { views: [], fastify: [], empty: [] }
+  const results: Record<Way, Sample[]> = { views: [], fastify: [], empty: [] }
   for (let r = 0; r < repetitions; r++) {
     for (const way of ['empty', 'fastify', 'views'] as Way[]) {
       // A fresh process per measurement: nothing compiled or cached by an earlier one.
       const out = execFileSync(process.execPath, ['--expose-gc', script, 'measure', way, String(resources)], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })
-      results[way].push(JSON.parse(out.trim().split('\n').pop()!) as { ms: number, heapMB: number })
+      results[way].push(JSON.parse(out.trim().split('\n').pop()!) as Sample)
     }
   }
   const ms = (way: Way): number => median(results[way].map((x) => x.ms))
@@ -91,10 +97,46 @@ export function reportRegistration (resources = 200, repetitions = 5): void {
     ['hand-written: six routes per resource, the same schemas', fixed(ms('fastify'), 0), fixed(heap('fastify'), 1), fixed(ms('fastify') / (resources * 6), 3), fixed(heap('fastify') * 1024 / (resources * 6), 1)],
     ['an empty Fastify app (the floor)', fixed(ms('empty'), 0), fixed(heap('empty'), 1), '', '']
   ], [false, true, true, true, true]))
+  const of = (way: Way): Sample => ({ ms: ms(way), heapMB: heap(way) })
+  return { views: of('views'), fastify: of('fastify'), empty: of('empty') }
+}
+
+/**
+ * The registration measurement at several sizes (10, 200 and 1,000 resources by default),
+ * each as `reportRegistration` prints it, then how time and heap grow with the size: the
+ * views against the hand-written routes, and the cost of each route past the empty app.
+ */
+export function reportRegistrationGrowth (sizes: number[], repetitions = 5): void {
+  const rows: string[][] = []
+  for (const resources of sizes) {
+    const r = reportRegistration(resources, repetitions)
+    const routes = resources * 6
+    const perRoute = (s: Sample): string => `${fixed((s.ms - r.empty.ms) / routes, 3)} ms, ${fixed((s.heapMB - r.empty.heapMB) * 1024 / routes, 1)} kB`
+    rows.push([
+      String(resources), String(routes),
+      fixed(r.views.ms, 0), fixed(r.fastify.ms, 0), `${fixed(r.views.ms / r.fastify.ms, 2)}×`,
+      fixed(r.views.heapMB, 1), fixed(r.fastify.heapMB, 1), `${fixed(r.views.heapMB / r.fastify.heapMB, 2)}×`,
+      perRoute(r.views), perRoute(r.fastify)
+    ])
+  }
+  if (sizes.length < 2) return
+  console.log(`\n## Registration growth: median of ${repetitions} fresh processes per size and way; per route: past the empty app\n`)
+  console.log(table(
+    ['resources', 'routes', 'views ms', 'hand-written ms', 'time ×', 'views heap MB', 'hand-written heap MB', 'heap ×', 'views per route', 'hand-written per route'],
+    rows,
+    [true, true, true, true, true, true, true, true, true, true]
+  ))
+}
+
+/** `10,200,1000` -> `[10, 200, 1000]`. */
+export function registrationSizes (text: string): number[] {
+  const sizes = text.split(',').map((s) => Number(s.trim()))
+  if (sizes.length === 0 || sizes.some((n) => !Number.isInteger(n) || n <= 0)) throw new Error(`registration sizes must be positive integers, comma-separated, got ${JSON.stringify(text)}`)
+  return sizes
 }
 
 if (process.argv[2] === 'measure') {
   await measureOnce(process.argv[3] as Way, Number(process.argv[4]))
 } else if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  reportRegistration(Number(process.argv[2] ?? 200), Number(process.argv[3] ?? 5))
+  reportRegistrationGrowth(registrationSizes(process.argv[2] ?? '200'), Number(process.argv[3] ?? 5))
 }

@@ -14,15 +14,20 @@
  *   BENCH_WARMUP       seconds of warm-up per variant, not measured (2, or the scenario's)
  *                      (set, each of these three applies to every scenario)
  *   BENCH_BATCH_REPS   measured repetitions of every way of a batch scenario (10, or
- *                      the scenario's own: bulk-create 6, sqlite-bulk-create 6)
+ *                      the scenario's own: bulk-create 6, sqlite-bulk-create 6,
+ *                      sqlite-bulk-create-10k 8)
  *   BENCH_CONNECTIONS  autocannon connections (50)
  *   BENCH_PIPELINING   autocannon pipelining (1)
  *   BENCH_RETRIES      a run during which other processes used more than 10% of a
  *                      core is repeated up to this many times (1; 0 = never)
- *   BENCH_CONTROL      1: the baseline runs a second time each round, an A/A control
- *                      whose difference from the baseline is noise (1; 0 = off)
+ *   BENCH_CONTROL      1: the baseline runs a second time each round (a batch scenario's
+ *                      reference way, each repetition), an A/A control whose difference
+ *                      from the baseline is noise (1; 0 = off)
  *   BENCH_SCENARIOS    comma-separated scenario names (default: all); `registration`
- *                      is the registration time and heap of 200 resources
+ *                      is the registration time and heap of BENCH_REGISTRATION resources
+ *   BENCH_REGISTRATION comma-separated numbers of resources the registration measurement
+ *                      registers, each in fresh processes (10,200,1000)
+ *   BENCH_REGISTRATION_REPS  fresh processes per way and size (3)
  *   BENCH_PROFILE      1 or a directory: the server runs with --cpu-prof and writes
  *                      its profile there (1 = build/benchmarks/profiles)
  *   BENCH_PROFILE_INTERVAL  sampling interval of that profile, µs (node's default 1000)
@@ -34,9 +39,9 @@ import os from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { batchFailed, reportBatch, runBatch, type BatchRun } from './batch.js'
+import { batchFailed, batchWays, reportBatch, runBatch, type BatchRun } from './batch.js'
 import { measureHashes, reportHashes, type HashMicro } from './micro.js'
-import { reportRegistration } from './registration.js'
+import { registrationSizes, reportRegistrationGrowth } from './registration.js'
 import type {
   AnyScenarioManifest, BatchScenarioManifest, ParentMessage, ScenarioManifest, ServerMessage, VariantManifest
 } from './protocol.js'
@@ -88,7 +93,11 @@ const settings = {
   scenarios: (process.env.BENCH_SCENARIOS ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''),
   profile: process.env.BENCH_PROFILE ?? '',
   profileInterval: process.env.BENCH_PROFILE_INTERVAL === undefined ? undefined : numberSetting('BENCH_PROFILE_INTERVAL', 1000, true),
-  json: process.env.BENCH_JSON ?? ''
+  json: process.env.BENCH_JSON ?? '',
+  /** Resources per registration measurement, each size measured on its own. */
+  registrationSizes: registrationSizes(process.env.BENCH_REGISTRATION === undefined || process.env.BENCH_REGISTRATION === '' ? '10,200,1000' : process.env.BENCH_REGISTRATION),
+  /** Fresh processes per way and size of the registration measurement. */
+  registrationRepetitions: numberSetting('BENCH_REGISTRATION_REPS', 3, true)
 }
 
 /** The version of a package installed in the root's node_modules or, with `benchmarks`, in benchmarks/node_modules (the peers'). */
@@ -385,6 +394,8 @@ async function main (): Promise<void> {
     ...(settings.duration === undefined ? [] : [`BENCH_DURATION=${settings.duration}`]),
     ...(settings.warmup === undefined ? [] : [`BENCH_WARMUP=${settings.warmup}`]),
     ...(settings.batchRepetitions === undefined ? [] : [`BENCH_BATCH_REPS=${settings.batchRepetitions}`]),
+    ...(process.env.BENCH_REGISTRATION === undefined || process.env.BENCH_REGISTRATION === '' ? [] : [`BENCH_REGISTRATION=${settings.registrationSizes.join(',')}`]),
+    ...(process.env.BENCH_REGISTRATION_REPS === undefined ? [] : [`BENCH_REGISTRATION_REPS=${settings.registrationRepetitions}`]),
     `BENCH_CONNECTIONS=${settings.connections}`, `BENCH_PIPELINING=${settings.pipelining}`,
     `BENCH_RETRIES=${settings.retries}`, `BENCH_CONTROL=${settings.control ? 1 : 0}`,
     ...(settings.scenarios.length > 0 ? [`BENCH_SCENARIOS=${settings.scenarios.join(',')}`] : []),
@@ -437,7 +448,8 @@ async function main (): Promise<void> {
   for (const batch of batches) {
     console.log(`${batch.name} (batch): ${batch.description}`)
     console.log(`  (${batchRepetitions(batch)} repetitions of every way after ${batch.warmupRepetitions} unmeasured ones; ×ref = ratio to ${batch.reference})`)
-    for (const way of batch.ways) console.log(`  ${way.id}  ${way.label}`)
+    for (const way of batchWays(batch, settings.control)) console.log(`  ${way.id}  ${way.label}`)
+    if (batch.target !== undefined) console.log(`  target: ${batch.target.label}`)
   }
   const estimate = entries.reduce((sum, e) => sum + e.rounds * (e.duration + PAUSE_MS / 1000 + 0.1) + (e.control ? 0 : e.warmup + PAUSE_MS / 1000 + 0.1), 0)
   console.log(`\nload runs: about ${fixed(estimate, 0)} s on an idle machine (more when runs are repeated because of other load)`)
@@ -481,7 +493,7 @@ async function main (): Promise<void> {
   const batchRuns = new Map<string, BatchRun[]>()
   for (const batch of batches) {
     console.log(`\n## Batch: ${batch.name}`)
-    batchRuns.set(batch.name, await runBatch(srv, batch, batchRepetitions(batch)))
+    batchRuns.set(batch.name, await runBatch(srv, batch, batchRepetitions(batch), settings.control))
   }
 
   await srv.stop()
@@ -497,8 +509,8 @@ async function main (): Promise<void> {
   }
 
   report(scenarios, runs, hashes)
-  for (const batch of batches) reportBatch(batch, batchRuns.get(batch.name)!, batchRepetitions(batch))
-  if (withRegistration) reportRegistration()
+  for (const batch of batches) reportBatch(batch, batchRuns.get(batch.name)!, batchRepetitions(batch), settings.control)
+  if (withRegistration) reportRegistrationGrowth(settings.registrationSizes, settings.registrationRepetitions)
   console.log(`\ntotal time ${fixed((Date.now() - startedAt) / 1000, 0)} s`)
 
   if (settings.json !== '') {
@@ -574,39 +586,51 @@ function report (scenarios: ScenarioManifest[], runs: Measurement[], hashes: Map
     }
 
     if (scenario.comparisons.length === 0) continue
-    // Per-round paired differences in µs; the A/A control's difference is the noise yardstick.
-    const deltas = (subject: string, reference: string): { raw: number[], normalized: number[] } => {
+    // Per-round paired differences in µs (and ratios); the A/A control's is the noise yardstick.
+    const deltas = (subject: string, reference: string): { raw: number[], normalized: number[], ratio: number[], normalizedRatio: number[] } => {
       const ref = ofVariant(reference)
       const pairs = ofVariant(subject).map((m) => [m, ref.find((r) => r.round === m.round)] as const).filter(([, r]) => r !== undefined)
       return {
         raw: pairs.map(([m, r]) => m.serverCpuUsPerReq - r!.serverCpuUsPerReq),
-        normalized: pairs.map(([m, r]) => (m.normalized / r!.normalized - 1) * r!.serverCpuUsPerReq)
+        normalized: pairs.map(([m, r]) => (m.normalized / r!.normalized - 1) * r!.serverCpuUsPerReq),
+        ratio: pairs.map(([m, r]) => m.serverCpuUsPerReq / r!.serverCpuUsPerReq),
+        normalizedRatio: pairs.map(([m, r]) => m.normalized / r!.normalized)
       }
     }
     const control = entriesOf(scenario).find((e) => e.control)
     const noise = control === undefined ? undefined : deltas(control.id, baseline.id)
     if (noise !== undefined) {
       targetNotes.push(`${scenario.name}: the A/A control (${baseline.id} measured twice) differs from itself by ${signed(median(noise.raw), 2)} µs/req ` +
-        `(rounds ${range(noise.raw, 2)}; client-normalized ${signed(median(noise.normalized), 2)}): a µs target tighter than that cannot be confirmed by this run`)
+        `(rounds ${range(noise.raw, 2)}; client-normalized ${signed(median(noise.normalized), 2)}), a ratio of ${fixed(median(noise.ratio), 3)} ` +
+        `(rounds ${range(noise.ratio, 3)}): a target tighter than that cannot be confirmed by this run`)
     }
     for (const c of scenario.comparisons) {
       const d = deltas(c.subject, c.reference)
       if (d.raw.length === 0) {
-        targets.push([`${c.subject} − ${c.reference}`, 'not measured', '', '', `(${c.reference.split('/')[0]} did not run: add it to BENCH_SCENARIOS)`])
+        targets.push([`${c.subject} − ${c.reference}`, 'not measured', '', '', '', `(${c.reference.split('/')[0]} did not run: add it to BENCH_SCENARIOS)`])
         continue
       }
       const hash = c.plusBodyHash ? hashes.get(c.subject)?.hashUs ?? Number.NaN : 0
       const allowance = c.maxExtraUs + hash
       const med = median(d.raw)
       const medNorm = median(d.normalized)
+      const medRatio = median(d.ratio)
+      const medNormRatio = median(d.normalizedRatio)
+      const within = (delta: number, r: number): boolean => c.maxRatio === null ? delta <= allowance : r <= c.maxRatio
       const verdict = c.informational
         ? '(informational)'
-        : `${med <= allowance ? 'met' : 'NOT met'} (normalized: ${medNorm <= allowance ? 'met' : 'not met'})`
+        : `${within(med, medRatio) ? 'met' : 'NOT met'} (normalized: ${within(medNorm, medNormRatio) ? 'met' : 'not met'})`
+      const target = c.informational
+        ? ''
+        : c.maxRatio !== null
+          ? `≤ ${fixed(c.maxRatio, 2)}×`
+          : c.plusBodyHash ? `≤ ${fixed(allowance, 2)} µs (${fixed(c.maxExtraUs, 2)} + hash ${fixed(hash, 2)})` : c.maxExtraUs === 0 ? '< 0 µs' : `≤ ${fixed(allowance, 2)} µs`
       targets.push([
         `${c.subject} − ${c.reference}`,
         `${signed(med, 2)} (${range(d.raw, 2)})`,
         signed(medNorm, 2),
-        c.informational ? '' : c.plusBodyHash ? `≤ ${fixed(allowance, 2)} (${fixed(c.maxExtraUs, 2)} + hash ${fixed(hash, 2)})` : c.maxExtraUs === 0 ? '< 0' : `≤ ${fixed(allowance, 2)}`,
+        `${fixed(medRatio, 3)} (${range(d.ratio, 3)}) / ${fixed(medNormRatio, 3)}`,
+        target,
         verdict
       ])
     }
@@ -624,8 +648,8 @@ function report (scenarios: ScenarioManifest[], runs: Measurement[], hashes: Map
   console.log('machine-wide speed changes that move both together (other tenants of a shared host)')
   if (targets.length > 0) {
     for (const micro of new Set(hashes.values())) reportHashes(micro)
-    console.log('\n## Targets in µs per request: subject − reference, paired by round (median, range over rounds)\n')
-    console.log(table(['comparison', 'Δ server CPU µs/req', 'Δ client-normalized µs/req', 'target µs/req', 'verdict'], targets, [false, true, true, false, false]))
+    console.log('\n## Targets between two variants: subject − reference in µs per request, and subject / reference, paired by round (median, range over rounds)\n')
+    console.log(table(['comparison', 'Δ server CPU µs/req', 'Δ client-normalized µs/req', 'ratio raw (range) / normalized', 'target', 'verdict'], targets, [false, true, true, true, false, false]))
     console.log('\nclient-normalized Δ: the server/client CPU ratio turned into µs; it assumes the client does the same work for')
     console.log('both responses, so it is biased where they differ (a 304 against a 200: the client reads less for the 304)')
     console.log('\n' + targetNotes.join('\n'))

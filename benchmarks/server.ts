@@ -30,6 +30,7 @@ function manifest (scenario: AnyScenario, ports: Record<string, number>): AnySce
       reset: scenario.reset,
       check: scenario.check,
       reference: `${scenario.name}/${scenario.reference}`,
+      target: scenario.target === undefined ? undefined : { ...scenario.target, way: `${scenario.name}/${scenario.target.way}` },
       ways: scenario.ways.map((w) => ({
         id: `${scenario.name}/${w.name}`,
         name: w.name,
@@ -69,7 +70,8 @@ function manifest (scenario: AnyScenario, ports: Record<string, number>): AnySce
       subject: resolve(c.subject),
       reference: resolve(c.reference),
       label: c.label,
-      maxExtraUs: c.maxExtraUs,
+      maxExtraUs: c.maxExtraUs ?? 0,
+      maxRatio: c.maxRatio ?? null,
       plusBodyHash: c.plusBodyHash ?? false,
       informational: c.informational ?? false
     }

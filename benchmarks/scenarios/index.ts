@@ -4,8 +4,10 @@ import { etagScenario } from './etag.js'
 import { genericList } from './generic-list.js'
 import { genericRetrieve } from './generic-retrieve.js'
 import { items } from './items.js'
+import { list1000 } from './list-1000.js'
+import { patchScenario, sqlitePatch } from './patch.js'
 import { peersCreate, peersList, peersRetrieve } from './peers.js'
-import { sqliteBulkCreate, sqliteRetrieve } from './sqlite.js'
+import { sqliteBulkCreate, sqliteBulkCreate10k, sqliteRetrieve } from './sqlite.js'
 import type { AnyScenario } from './types.js'
 import { versionedRetrieve, versionedWrite, versionedWritePg } from './versioned.js'
 
@@ -25,6 +27,10 @@ export const scenarios: AnyScenario[] = [
   versionedWrite,
   versionedWritePg,
   versionedRetrieve,
+  patchScenario,
+  sqlitePatch,
+  list1000,
+  sqliteBulkCreate10k,
   peersList,
   peersRetrieve,
   peersCreate

@@ -18,7 +18,9 @@ export interface VariantDefinition {
  * A target stated in µs per request between two variants: the subject may cost at
  * most `maxExtraUs` more server CPU per request than the reference (0: it must cost
  * less), plus, with `plusBodyHash`, the measured cost of one SHA-1 of the subject's
- * response body. Both are measured in the same round, so the difference is paired.
+ * response body. Or, with `maxRatio`, a target stated as a ratio: the subject may cost
+ * at most `maxRatio` times the reference. Both are measured in the same round, so the
+ * difference (or the ratio) is paired.
  */
 export interface ComparisonDefinition {
   /** Variant name. */
@@ -30,7 +32,10 @@ export interface ComparisonDefinition {
   reference: string
   /** The target in words, as the report prints it. */
   label: string
-  maxExtraUs: number
+  /** The µs target (0 when absent: the subject must cost less), unless `maxRatio` is given. */
+  maxExtraUs?: number
+  /** A target as a ratio of the subject's server CPU per request to the reference's (1.03: at most 3 % more); replaces `maxExtraUs`. */
+  maxRatio?: number
   plusBodyHash?: boolean
   /** Only reported, not judged (no target). */
   informational?: boolean
@@ -80,6 +85,14 @@ export interface WayDefinition {
   numbered?: boolean
 }
 
+/** The target of a batch scenario, as the report judges it (median of the per-repetition ratios). */
+export interface BatchTarget {
+  way: string
+  maxRatio: number
+  /** The target in words. */
+  label: string
+}
+
 /**
  * A batch scenario: the same work (creating 1,000 items, say) done several ways.
  * Each way runs to completion; the runner measures its wall time and the server's
@@ -96,8 +109,10 @@ export interface BatchScenario {
   items: number
   reset: RequestSpec
   check?: { request: RequestSpec, body: string }
-  /** The way the others are compared with. */
+  /** The way the others are compared with (measured twice per repetition with the A/A control on). */
   reference: string
+  /** A target: `way` may take at most `maxRatio` times the reference's server CPU. */
+  target?: BatchTarget
   ways: WayDefinition[]
   /** Measured repetitions of every way (default 10; `BENCH_BATCH_REPS` overrides both). */
   repetitions?: number
