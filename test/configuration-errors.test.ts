@@ -608,6 +608,20 @@ const thrown: ThrownCase[] = [
     message: /^Cannot register Notes: it mixes in ConditionalMixin but turns nothing on.*Set etag = true/
   },
   {
+    code: 'FV_ERR_VERSION_FIELD',
+    mistake: 'versionField over a store that keeps no version: every state of a row would have the same ETag, and a stale If-Match would win',
+    act: () => {
+      class Notes extends mix(ConditionalMixin, GenericViewSet) {
+        static override repository = rows()
+        static override responseSchema = Type.Object({ id: Type.Integer(), version: Type.Integer() })
+        static override etag = true
+        static override versionField = 'version'
+      }
+      return build({ views: [Notes] })
+    },
+    message: /^Cannot register Notes: versionField is "version", but its repository keeps no version.*versionColumn of a SQL table/
+  },
+  {
     code: 'FV_ERR_MISSPELT_MEMBER',
     mistake: 'a misspelt hook in the class body (getKwarg): the rows it meant to scope would all be served',
     act: () => {
