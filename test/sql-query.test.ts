@@ -114,6 +114,9 @@ t0.test('SqlBuilder over a query: the statements, and every value in the order o
   t.throws(() => b.insert({ c: 1 }), { code: 'FV_ERR_SQL_NAME', message: '"a": "c" is a computed field, read-only; a write sets the table\'s columns (id, n)' })
   t.throws(() => b.update({ id: 1 }, { d: 1 }, true), { code: 'FV_ERR_SQL_NAME', message: /"d" is a computed field/ })
   t.throws(() => b.insert({ ghost: 1 }), { code: 'FV_ERR_SQL_NAME', message: '"a": no column "ghost"' })
+  t.strictSame(b.insert({ n: 2, id: 3 }), { sql: 'INSERT INTO "a" ("n", "id") VALUES ($1, $2) RETURNING "id"', params: [2, 3], returns: 'rows' })
+  t.equal(b.insert({ n: 4, id: 5 }).sql, b.insert({ n: 2, id: 3 }).sql, 'the text of one set of columns is built once')
+  t.throws(() => b.insert({ 'n\nid': 1 }), { code: 'FV_ERR_SQL_NAME', message: '"a": no column "n\\nid"' }, 'a name that joins like two columns is not them')
 
   const lite = new SqlBuilder('sqlite', { table: 'a', columns: ['id', 'n'], computed: { flag: sql`a.n = ${true}` } })
   t.strictSame(lite.select({ flag__like: 'x%' }, { orderBy: [] }), {

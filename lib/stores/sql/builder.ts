@@ -20,6 +20,9 @@ export const PRECONDITION = 'precondition'
  * anything else is a `TypeError`, and every value is a bound parameter: what a client sends is
  * matched or stored literally.
  */
+/** How many INSERT texts a table keeps (one per set of columns a create sets). */
+const INSERT_TEXTS = 64
+
 export class SqlBuilder {
   readonly dialect: Dialect
   readonly table: string
@@ -52,6 +55,8 @@ export class SqlBuilder {
   /** The expressions whose values the select list and the joins bind, in text order. */
   readonly #bound: readonly SqlExpression[]
   readonly #joins: SqlExpression | undefined
+  /** INSERT texts by the columns they set (their names joined with newlines), with how many they are. */
+  readonly #inserts = new Map<string, { sql: string, count: number }>()
   /** SELECT texts of single-row reads by plain equality, keyed by the criteria's column names in order. */
   readonly #pointReads = new Map<string, string>()
 
@@ -292,9 +297,18 @@ export class SqlBuilder {
   insert (values: Record<string, unknown>): Statement {
     const touched = this.touched(values)
     const data = this.versionColumn === undefined ? touched : { ...touched, [this.versionColumn]: 1 }
-    const cols = Object.keys(data).map((c) => this.#writable(c))
-    const sql = `INSERT INTO ${this.table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) RETURNING ${this.returning}`
-    return this.finish(sql, Object.values(data), 'rows')
+    const names = Object.keys(data)
+    const key = names.join('\n')
+    // A bulk create inserts thousands of rows with the same columns: their text is built once. No
+    // column name holds a newline (they are identifiers), so an equal key of as many names is the same columns.
+    let insert = this.#inserts.get(key)
+    if (insert === undefined || insert.count !== names.length) {
+      const cols = names.map((c) => this.#writable(c))
+      insert = { sql: this.dialect.placeholders(`INSERT INTO ${this.table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) RETURNING ${this.returning}`), count: names.length }
+      if (this.#inserts.size >= INSERT_TEXTS) this.#inserts.clear()
+      this.#inserts.set(key, insert)
+    }
+    return { sql: insert.sql, params: Object.values(data).map(this.dialect.value), returns: 'rows' }
   }
 
   /** Updates the rows the criteria select; `first` limits it to one, by primary key. Returns them from a table, their keys from a query. */

@@ -57,9 +57,15 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
     }
     const statement = this.#prepared(step.sql)
     if (step.returns === 'count') return { rows: [], changes: Number(statement.run(...step.params).changes) }
-    const rows = statement.all(...step.params) as Array<Record<string, unknown>>
-    if (this.#decode !== undefined) rows.forEach(this.#decode)
+    const rows = this.#rows(statement, step.params)
     return { rows, changes: rows.length }
+  }
+
+  /** The rows a statement returns, decoded. */
+  #rows (statement: SqliteStatement, params: unknown[]): Array<Record<string, unknown>> {
+    const rows = statement.all(...params) as Array<Record<string, unknown>> // the driver's rows: records by column name
+    if (this.#decode !== undefined) rows.forEach(this.#decode)
+    return rows
   }
 
   #prepared (sql: string): SqliteStatement {
@@ -115,7 +121,24 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
   }
 
   delete (criteria: Criteria, options?: RepositoryOptions): boolean { return this.#run(operations.delete(this.builder, criteria, preconditionOf(options), options)) }
-  createMany (items: Array<Record<string, unknown>>, options?: RepositoryOptions): T[] { return this.#run(operations.createMany(this.builder, items, options)) as T[] }
+  /**
+   * Inserts every item in one transaction (a savepoint inside an open one), or none. A table's rows
+   * are inserted in a plain loop, the text of each set of columns built and prepared once: a bulk
+   * create of thousands of rows costs little more than the driver's own inserts. A query's rows are
+   * read back through the query (`operations.createMany`).
+   */
+  createMany (items: Array<Record<string, unknown>>, options?: RepositoryOptions): T[] {
+    if (this.builder.isQuery) return this.#run(operations.createMany(this.builder, items, options)) as T[]
+    try {
+      return this.transaction(() => items.map((item) => {
+        const step = this.builder.insert(item)
+        return this.#rows(this.#prepared(step.sql), step.params)[0]
+      })) as T[]
+    } catch (error) {
+      throw translateError(error)
+    }
+  }
+
   updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): T[] { return this.#run(operations.updateMany(this.builder, values, kwargs, args)) as T[] }
   bulkUpdate (items: Array<Record<string, unknown>>, options?: RepositoryOptions): void { this.#run(operations.bulkUpdate(this.builder, items, preconditionOf(options), options)) }
   deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): void { this.#run(operations.deleteMany(this.builder, kwargs, args)) }
