@@ -26,7 +26,7 @@ function thenable (run: () => unknown): PromiseLike<unknown> {
     then (resolve, reject) {
       setTimeout(() => {
         try {
-          resolve?.(run() as never)
+          resolve?.(run())
         } catch (error) {
           reject?.(error)
         }

@@ -579,7 +579,7 @@ async function documented (t: Test, format: ErrorFormat | undefined, bodyLimit =
   configureApp(app, format === undefined ? {} : { errorFormat: format })
   const facts = new Map<string, Facts>()
   app.addHook('onRoute', (route: RouteOptions) => {
-    if ((route.config as { view?: string } | undefined)?.view === undefined || route.method === 'HEAD') return
+    if ((route.config)?.view === undefined || route.method === 'HEAD') return
     const schema = (route.schema ?? {}) as Record<string, unknown>
     const path = route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
     facts.set(`${String(route.method).toLowerCase()} ${path}`, { validates: ['params', 'querystring', 'headers', 'body'].some((part) => schema[part] !== undefined), body: schema.body !== undefined })

@@ -86,7 +86,7 @@ test('the example API: every route takes exactly the media types its operation l
   const app = await buildApp({ databaseUrl: 'sqlite::memory:' })
   t.teardown(() => app.close())
   const doc = await documentOf(app)
-  const { id } = (await app.inject({ method: 'POST', url: '/items', payload: { name: 'lamp', price: 1 } })).json() as { id: number }
+  const { id } = (await app.inject({ method: 'POST', url: '/items', payload: { name: 'lamp', price: 1 } })).json<{ id: number }>()
   const bodies: Record<string, unknown> = {
     'POST /items': { name: 'lamp', price: 1 },
     'PUT /items/{id}': { name: 'lamp', price: 2 },

@@ -280,7 +280,7 @@ test('the example API: every route documents exactly the statuses its configurat
   t.teardown(() => app.close())
   await app.ready()
   const doc = JSON.parse(JSON.stringify(app.swagger())) as Doc
-  const { id } = (await app.inject({ method: 'POST', url: '/items', payload: { name: 'lamp', price: 1 } })).json() as { id: number }
+  const { id } = (await app.inject({ method: 'POST', url: '/items', payload: { name: 'lamp', price: 1 } })).json<{ id: number }>()
   const probes: Array<Probe & { route: string }> = []
   let seen = 0
   for (const [route, operations] of Object.entries(doc.paths)) {
@@ -748,7 +748,7 @@ async function checkMixinApp (t: Test, format: ErrorFormat | undefined): Promise
   // The route options Fastify is given: which view, which action, what is validated.
   const routes = new Map<string, ViewRoute>()
   app.addHook('onRoute', (route: RouteOptions) => {
-    const config = route.config as { view?: string, action?: string, prefix?: string } | undefined
+    const config = route.config
     // HEAD routes Fastify adds beside GET share the GET's operation in the document.
     if (config?.view === undefined || route.method === 'HEAD') return
     const schema = (route.schema ?? {}) as Record<string, Record<string, unknown> | undefined>

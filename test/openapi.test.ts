@@ -138,7 +138,7 @@ test('operationIds, summaries and tags follow the documented rule', async (t) =>
     t.equal(op(path, method).operationId, id, `${method} ${path}`)
     t.equal(op(path, method).summary, summary)
   }
-  for (const [path, methods] of Object.entries(doc.paths) as Array<[string, Record<string, { tags: string[] }>]>) {
+  for (const [path, methods] of Object.entries<Record<string, { tags: string[] }>>(doc.paths)) {
     const expected = path.startsWith('/v2/') ? ['v2'] : path.startsWith('/items') ? ['Items'] : undefined
     if (expected === undefined) continue
     for (const [method, operation] of Object.entries(methods)) {
@@ -435,7 +435,7 @@ test('bulk views: 400 everywhere, 409 on POST/PUT/PATCH, 404 on PUT, filter para
   t.same([bulk.put.operationId, bulk.patch.operationId, bulk.delete.operationId], ['bulkUpdateItems', 'updateManyItems', 'bulkDeleteItems'])
   t.same([bulk.post.summary, bulk.put.summary, bulk.patch.summary, bulk.delete.summary],
     ['Create Items in bulk', 'Replace Items in bulk', 'Update the Items a filter selects', 'Delete the Items a filter selects'], 'bulk summaries')
-  for (const [path, methods] of Object.entries(doc.paths) as Array<[string, Record<string, { tags: string[] }>]>) {
+  for (const [path, methods] of Object.entries<Record<string, { tags: string[] }>>(doc.paths)) {
     for (const [method, operation] of Object.entries(methods)) t.same(operation.tags, ['Items'], `${method} ${path} is tagged`)
   }
   t.same(bulk.patch.parameters.map((p: any) => p.name), ['name'], 'PATCH selects by the filter fields only (no sort)')
@@ -585,9 +585,9 @@ test('documentation corners: CatchDefined string entries, Catch with a detail on
   collector.addTo(noSchemas)
   t.same(noSchemas, { components: { schemas: {} } }, 'each generation starts afresh')
   const passThrough = options({ info: { title: 'x', version: '1' } })
-  t.same(passThrough.transformObject({ swaggerObject: { swagger: '2.0' } } as never), { swagger: '2.0' }, 'swagger 2 documents pass through')
+  t.same(passThrough.transformObject({ swaggerObject: { swagger: '2.0' } }), { swagger: '2.0' }, 'swagger 2 documents pass through')
   const theirs = options({ info: { title: 'x', version: '1' } }, { transformObject: () => ({ mine: true }) as never })
-  t.same(theirs.transformObject({ swaggerObject: {} } as never), { mine: true })
+  t.same(theirs.transformObject({ swaggerObject: {} }), { mine: true })
 
   t.same(mergeResponses({ 400: { errors: [BadRequestError] } }, { 400: { description: 'x' } }), { 400: { errors: [BadRequestError], description: 'x', headers: undefined } })
   t.same(mergeResponses({ 400: { description: 'x' } }, { 400: { errors: [BadRequestError] } })![400].errors, [BadRequestError])
@@ -986,7 +986,7 @@ test('one app with every kind of view and documented response: a valid document,
     t.match(target, /^#\/components\/schemas\//, `${target} is local`)
     t.ok(doc.components.schemas[target.slice('#/components/schemas/'.length)], `${target} resolves`)
   }
-  const operations = Object.values(doc.paths).flatMap((methods: any) => Object.values(methods)) as Array<{ operationId: string, responses: object }>
+  const operations = Object.values(doc.paths).flatMap<{ operationId: string, responses: object }>((methods: any) => Object.values(methods))
   const ids = operations.map((operation) => operation.operationId)
   t.equal(new Set(ids).size, ids.length, 'every operationId is unique')
   t.ok(ids.every((id) => typeof id === 'string' && id !== ''), 'and present')

@@ -16,7 +16,7 @@ export async function raceConditionalWrites (t: Test, apps: FastifyInstance[], {
     const failures: string[] = []
     for (let round = 0; round < rounds; round++) {
       const created = await app.inject({ method: 'POST', url: '/items', payload: { name: `item ${method} ${round}`, price: 1 } })
-      const id = (created.json() as { id: number }).id
+      const id = created.json<{ id: number }>().id
       const read = await app.inject(`/items/${id}`)
       const etag = read.headers.etag as string
       const answers = await Promise.all(Array.from({ length: clients }, async (_, i) => {
@@ -64,7 +64,7 @@ export async function raceUnmodifiedSince (t: Test, apps: FastifyInstance[], { c
     for (let round = 0; round < rounds; round++) {
       const waited = round % 2 === 1
       const created = await app.inject({ method: 'POST', url: '/items', payload: { name: `item ${method} ${round}`, price: 1 } })
-      const id = (created.json() as { id: number }).id
+      const id = created.json<{ id: number }>().id
       if (waited) await nextSecond()
       const dates = await Promise.all(Array.from({ length: clients }, async (_, i) => (await apps[i % apps.length].inject(`/items/${id}`)).headers['last-modified'] as string))
       const answers = await Promise.all(dates.map(async (date, i) => {

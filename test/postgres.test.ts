@@ -302,7 +302,7 @@ t0.test('PostgreSQL: two bulk PUTs over the same rows in opposite orders never d
   const app = await buildApp({ databaseUrl: server.url })
   t.teardown(() => app.close())
   const created = await app.inject({ method: 'POST', url: '/items/bulk', payload: Array.from({ length: 20 }, (_, i) => ({ name: `item ${i}`, price: i })) })
-  const ids = (created.json() as Array<{ id: number }>).map((item) => item.id)
+  const ids = created.json<Array<{ id: number }>>().map((item) => item.id)
   const statuses: number[] = []
   for (let round = 0; round < 20; round++) {
     const ascending = ids.map((id) => ({ id, name: `up ${round}`, price: round }))

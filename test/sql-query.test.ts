@@ -9,7 +9,7 @@ import { build } from './helpers.js'
 import { driver, openSqlite, scalar, type TestDatabase } from './sqlite-driver.js'
 import { startPostgres } from './pg-server.js'
 import {
-  Article, ArticleFilter, ArticleIn, DROP, POSTGRES, SQLITE, articleOptions, queryCases, schema, type ArticleT, type QueryRepository
+  Article, ArticleFilter, ArticleIn, DROP, POSTGRES, SQLITE, articleOptions, queryCases, schema, type ArticleT
 } from './sql-query-cases.js'
 
 t0.test(`SQLite (${driver}): repositories over queries`, async (t) => {
@@ -20,7 +20,7 @@ t0.test(`SQLite (${driver}): repositories over queries`, async (t) => {
     db = openSqlite(':memory:')
     for (const statement of schema(SQLITE)) db.exec(statement)
   }
-  await queryCases(t, reset, () => new AsyncSqliteRepository<ArticleT>(db!, articleOptions(SQLITE)) as QueryRepository,
+  await queryCases(t, reset, () => new AsyncSqliteRepository<ArticleT>(db!, articleOptions(SQLITE)),
     async (text) => {
       if (/^\s*SELECT/i.test(text)) return db!.prepare(text).all() as Array<Record<string, unknown>>
       db!.exec(text)
@@ -37,7 +37,7 @@ t0.test('PostgreSQL: repositories over queries', { skip: driver === 'node:sqlite
   const reset = async (): Promise<void> => {
     for (const statement of [...DROP, ...schema(POSTGRES)]) await pool.query(statement)
   }
-  await queryCases(t, reset, () => new PostgresRepository<ArticleT>(pool, articleOptions(POSTGRES)) as QueryRepository,
+  await queryCases(t, reset, () => new PostgresRepository<ArticleT>(pool, articleOptions(POSTGRES)),
     async (text) => (await pool.query(text)).rows)
 })
 

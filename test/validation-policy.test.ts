@@ -295,7 +295,7 @@ test('a policy the library cannot apply is refused at registration, naming where
     { code: 'FV_ERR_VALIDATION_POLICY', message: /^BadDefault\.create schema\.body: the default of lines\.\*\.at \("now"\) is not a value its own schema accepts/ })
   t.equal((await caught(() => build({ views: [{ view: BadDefault, prefix: '/b' }], validation: { useDefaults: false } }).then((app) => app.close()))), undefined, 'no default is checked where none is filled')
   class PatchOnly extends APIView {
-    @Patch('/', { schema: { body: Type.Object({ n: Type.Optional(Type.Integer({ default: 'x' as unknown as number })) }) } })
+    @Patch('/', { schema: { body: Type.Object({ n: Type.Optional(Type.Integer({ default: 'x' })) }) } })
     change () { return {} }
   }
   t.equal(await caught(() => build({ views: [{ view: PatchOnly, prefix: '/po' }] }).then((app) => app.close())), undefined, 'nor in the body of a PATCH')
@@ -346,7 +346,7 @@ test('typeboxValidatorCompiler on an app\'s own routes fills defaults as Ajv doe
   t.same((await app.inject(post('/b', {}))).json(), { n: 1 })
   t.same((await app.inject(post('/b', {}, 'PATCH'))).json(), {})
   const bad = Fastify()
-  bad.get('/q', { schema: { querystring: Type.Object({ limit: Type.Integer({ default: 'x' as unknown as number }) }) }, validatorCompiler: typeboxValidatorCompiler }, async () => ({}))
+  bad.get('/q', { schema: { querystring: Type.Object({ limit: Type.Integer({ default: 'x' }) }) }, validatorCompiler: typeboxValidatorCompiler }, async () => ({}))
   t.match(await caught(() => bad.ready()), { message: /the querystring schema of \/q: the default of limit \("x"\)/ })
   await bad.close()
 })
@@ -454,7 +454,7 @@ test('hostile: deep schemas fill defaults at every level; a recursive one stops 
   t.teardown(() => app.close())
   let sent: Record<string, unknown> = {}
   const root = sent
-  for (let i = 0; i < 60; i++) sent = (sent.child = {}) as Record<string, unknown>
+  for (let i = 0; i < 60; i++) sent = (sent.child = {})
   const filled = (await app.inject(post('/deep', root))).json()
   let levels = 0
   for (let node = filled; node !== undefined; node = node.child) {

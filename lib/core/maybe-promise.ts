@@ -24,5 +24,5 @@ export function isThenable (value: unknown, except?: unknown): value is PromiseL
  */
 export function then<T, R> (value: Awaitable<T>, fn: (value: T) => R, except?: unknown): R | Promise<R> {
   // A thenable's `then` may return nothing (many query builders): `Promise.resolve` adopts it first.
-  return isThenable(value, except) ? Promise.resolve(value).then(fn) : fn(value as T)
+  return isThenable(value, except) ? Promise.resolve(value).then(fn) : fn(value)
 }

@@ -65,8 +65,8 @@ export function toProblem (error: unknown, request: FastifyRequest): { problem: 
   }
   const problem: Problem = { type: 'about:blank', title: statusTitle(status), status, detail: err.message, instance }
   if (err.validationContext !== undefined) {
-    problem.detail = PART_DETAIL[err.validationContext as HttpPart] ?? problem.detail
-    problem.errors = err.errors ?? ajvEntries((err.validation ?? []) as AjvLikeError[], err.validationContext)
+    problem.detail = PART_DETAIL[err.validationContext] ?? problem.detail
+    problem.errors = err.errors ?? ajvEntries((err.validation ?? []), err.validationContext)
   }
   return { problem }
 }

@@ -306,7 +306,7 @@ export function buildRouteSchema (klass: ViewClass, route: RouteDefinition, cont
     schema[DOCUMENTED_HEADERS] = Type.Object({ ...documentedHeaders, ...own })
   }
   schema.response = response
-  return schema as FastifySchema
+  return schema
 }
 
 /**

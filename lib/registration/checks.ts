@@ -153,7 +153,7 @@ export function assertFilterFitsFields (klass: ViewClass): void {
     for (const [name, schema] of Object.entries(filter[where])) {
       // A field that holds only null (or anything) has no value to compare.
       const stored = [...held(name) ?? []].filter((type) => type !== 'null')
-      const wanted = acceptedTypes(schema as Record<string, unknown>)
+      const wanted = acceptedTypes(schema)
       if (stored.length === 0 || wanted === undefined || overlap(wanted, new Set(stored))) continue
       problems.push(`${filter.name}.${where}.${name} takes ${shown(wanted)}, but ${name} holds ${stored.join(' or ')} values, so no value a client sends would ` +
         `match a row: declare it as ${TYPE_OF[stored[0]]}`)

@@ -61,8 +61,14 @@ type ViewStatics = ViewClass & Partial<Pick<typeof APIView,
 
 export { joinPath }
 
-function methodsOf (klass: ViewClass): Map<string, object> {
-  const found = new Map<string, object>()
+/** A method of a view class as a route's handler calls it, on a new view with the request. */
+type ViewMethod = (this: View, request: FastifyRequest) => MaybePromise<unknown>
+
+/** A route of a view with the method that serves it. */
+interface ServedRoute { route: CollectedRoute, implementation: ViewMethod }
+
+function methodsOf (klass: ViewClass): Map<string, ViewMethod> {
+  const found = new Map<string, ViewMethod>()
   for (let proto = klass.prototype; proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
     for (const key of Object.getOwnPropertyNames(proto)) {
       if (key === 'constructor' || found.has(key)) continue
@@ -74,71 +80,78 @@ function methodsOf (klass: ViewClass): Map<string, object> {
 }
 
 /**
- * Reads a view class into its route definitions: standard actions first, then every
- * decorated method. Throws `TypeError` for an unimplemented action.
+ * Reads a view class into its route definitions, each with the method that serves it: standard
+ * actions first, then every decorated method. Throws `FV_ERR_ABSTRACT_VIEW` for an unimplemented action.
  */
-export function collectRoutes (klass: ViewClass): CollectedRoute[] {
-  const statics = klass as ViewStatics
+export function collectRoutes (klass: ViewClass): ServedRoute[] {
+  const statics: ViewStatics = klass
   statics.assertRegistrable()
   const methods = methodsOf(klass)
-  const routes: CollectedRoute[] = []
+  const served: ServedRoute[] = []
   const standardNames = new Set<string>()
   for (const action of statics.standardActions()) {
     // The same action mixed in twice (sync and async) is one route.
     if (standardNames.has(action.name)) continue
     standardNames.add(action.name)
     // Every action mixin installs an implementation or the abstract placeholder.
-    const fn = methods.get(action.name)!
-    if ((fn as { [ABSTRACT]?: boolean })[ABSTRACT] === true) {
+    const fn = methods.get(action.name)
+    if (fn === undefined || ABSTRACT in fn) {
       throw new ConfigurationError('FV_ERR_ABSTRACT_VIEW', `Cannot register ${klass.name}: it is abstract, action method "${action.name}" is not implemented`)
     }
     const meta = getRouteMeta(fn)
     const route = klass.getActionRoute(action)
     const where = `${klass.name}.${action.name}`
     const options = resolveRouteOptions(meta === undefined ? route.options : mergeRouteOptions(route.options, meta.options), where)
-    routes.push({
-      name: action.name,
-      methods: [action.method],
-      path: route.path,
-      status: options.statusCode ?? action.status,
-      options,
-      throws: [...new Set([...(action.throws ?? []), ...(route.throws ?? []), ...(meta?.throws ?? [])])],
-      responseSchema: options.responseSchema ?? toTypeBox(route.responseSchema, `${where} responseSchema`),
-      onNone: route.onNone,
-      after: route.after,
-      emptyBody: route.emptyBody,
-      standard: true,
-      // An action that reads a body takes JSON without a schema for it too: any JSON, and its operation says so.
-      ...(action.body === true && options.schema?.body === undefined ? { anyJsonBody: true } : {}),
-      ...(route.bodyMediaTypes === undefined ? {} : { bodyMediaTypes: route.bodyMediaTypes })
+    served.push({
+      implementation: fn,
+      route: {
+        name: action.name,
+        methods: [action.method],
+        path: route.path,
+        status: options.statusCode ?? action.status,
+        options,
+        throws: [...new Set([...(action.throws ?? []), ...(route.throws ?? []), ...(meta?.throws ?? [])])],
+        responseSchema: options.responseSchema ?? toTypeBox(route.responseSchema, `${where} responseSchema`),
+        onNone: route.onNone,
+        after: route.after,
+        emptyBody: route.emptyBody,
+        standard: true,
+        // An action that reads a body takes JSON without a schema for it too: any JSON, and its operation says so.
+        ...(action.body === true && options.schema?.body === undefined ? { anyJsonBody: true } : {}),
+        ...(route.bodyMediaTypes === undefined ? {} : { bodyMediaTypes: route.bodyMediaTypes })
+      }
     })
   }
   for (const [name, fn] of methods) {
     const meta = getRouteMeta(fn)
     if (meta === undefined || standardNames.has(name)) continue
-    if (meta.methods === undefined) {
+    const declared = meta.route
+    if (declared === undefined) {
       throw new ConfigurationError('FV_ERR_NO_ROUTE', `${klass.name}.${name} has @Override or @Throws but no route decorator, and is not a standard action`)
     }
-    // A route decorator always records a path and its default status.
-    const path = meta.detail === true ? joinPath(klass.getDetailRoute(name), meta.path!) : meta.path!
-    const status = meta.options.statusCode ?? meta.defaultStatus!
+    const path = meta.detail === true ? joinPath(klass.getDetailRoute(name), declared.path) : declared.path
+    const status = meta.options.statusCode ?? declared.defaultStatus
     const options = resolveRouteOptions(meta.options, `${klass.name}.${name}`)
-    routes.push({
-      name,
-      methods: meta.methods,
-      path,
-      status,
-      options,
-      throws: meta.throws,
-      responseSchema: status === 204 ? undefined : options.responseSchema ?? schemaStatic(statics, 'responseSchema'),
-      emptyBody: status === 204,
-      standard: false
+    served.push({
+      implementation: fn,
+      route: {
+        name,
+        methods: declared.methods,
+        path,
+        status,
+        options,
+        throws: meta.throws,
+        responseSchema: status === 204 ? undefined : options.responseSchema ?? schemaStatic(statics, 'responseSchema'),
+        emptyBody: status === 204,
+        standard: false
+      }
     })
   }
+  const routes = served.map(({ route }) => route)
   for (const route of routes) route.options = withPrefixParams(klass, route.options)
   // A malformed entry of raises fails here rather than when the exception it maps is thrown.
   raisesPairs(statics)
-  for (const route of routes) checkCatches(statics, route.name, methods.get(route.name)!)
+  for (const { route, implementation } of served) checkCatches(statics, route.name, implementation)
   assertNoNearMisses(klass)
   assertStoredObjectsSchema(klass, routes)
   assertNoContentHasNoBody(klass, routes)
@@ -149,7 +162,7 @@ export function collectRoutes (klass: ViewClass): CollectedRoute[] {
   assertDependencyKeys(klass, routes)
   // Last: the checks above compare the object itself with the repository, not its envelope.
   for (const route of routes) if (route.standard) enveloped(klass, route)
-  return routes
+  return served
 }
 
 /**
@@ -157,7 +170,8 @@ export function collectRoutes (klass: ViewClass): CollectedRoute[] {
  * are documented, validated and sent wrapped, while the action sees the object itself.
  */
 function enveloped (klass: ViewClass, route: CollectedRoute): void {
-  const name = (klass as ViewStatics).envelope
+  const statics: ViewStatics = klass
+  const name = statics.envelope
   if (name === undefined || !ENVELOPED_ACTIONS.has(route.name)) return
   if (route.bodyMediaTypes !== undefined && Object.keys(route.bodyMediaTypes).some((type) => type !== 'application/json')) {
     throw new ConfigurationError('FV_ERR_ENVELOPE', `Cannot register ${klass.name}: patch documents apply to the representation, which its envelope "${name}" wraps; ` +
@@ -208,7 +222,7 @@ const SERVED: SerializerOptions = { byAlias: true }
 function applySerializerOptions (form: WireForm, served: WireForm, value: unknown, reply: FastifyReply, status: number): unknown {
   const out = form.toWire === undefined ? value : form.toWire(value)
   if (form === served) return out
-  reply.type('application/json; charset=utf-8').serializer(reply.compileSerializationSchema(form.schema as Record<string, unknown>, String(status)))
+  reply.type('application/json; charset=utf-8').serializer(reply.compileSerializationSchema(form.schema, String(status)))
   return out
 }
 
@@ -255,8 +269,8 @@ interface ContentChecks {
 }
 
 /** `keepsView`: a hook of the route may have made the request's view already. */
-function buildHandler (klass: ViewClass, route: CollectedRoute, fn: (this: View, request: FastifyRequest) => MaybePromise<unknown>, checks: ContentChecks, keepsView: boolean) {
-  const finish = buildFinish(klass as ViewStatics, route)
+function buildHandler (klass: ViewClass, route: CollectedRoute, fn: ViewMethod, checks: ContentChecks, keepsView: boolean) {
+  const finish = buildFinish(klass, route)
   const bodyRename = route.options.schema?.body === undefined ? undefined : compileRenamer(route.options.schema.body, false)
   const { json, none } = checks
   const envelope = route.envelope !== undefined && route.options.schema?.body !== undefined ? route.envelope : undefined
@@ -287,7 +301,7 @@ const HOOK_PHASES = ['onRequest', 'preValidation', 'preHandler'] as const
 export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions = {}, router?: RouterContext, app?: FastifyInstance): RouteOptions[] {
   const serializerCompiler = serializerCompilerFor(app)
   const compileSerializer = (schema: TSchema): ((value: unknown) => string) => serializerCompiler({ schema })
-  const statics = klass as ViewStatics
+  const statics: ViewStatics = klass
   const { prefix = '', validation, errorFormat, ...registration } = options
   const policy = resolveValidationPolicy([...router?.validation ?? [], validation], `${klass.name}'s registration`)
   // The innermost level that declares a format wins; else the application's (`configureApp`).
@@ -297,11 +311,9 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
   const fullPrefix = joinPath(router?.prefix ?? '', prefix)
   // Fastify's own default when the application sets none.
   const appBodyLimit = app?.initialConfig.bodyLimit ?? 1024 * 1024
-  const methods = methodsOf(klass)
   const built: RouteOptions[] = []
-  for (const route of collectRoutes(klass)) {
+  for (const { route, implementation } of collectRoutes(klass)) {
     const merged = mergeRouteOptions(base, route.options)
-    const implementation = methods.get(route.name)!
     const takesBody = route.options.schema?.body !== undefined || route.anyJsonBody === true
     // A JSON-only body is checked after parsing, at no cost to a JSON request, unless the route
     // names its own error handler: that handler gets the 415 from a hook before parsing instead.
@@ -319,7 +331,7 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
     const keepsView = operations.some(({ own }) => own.preValidation !== undefined || own.preHandler !== undefined)
     // A route without a body refuses content; on a GET, whose content Fastify never reads, in its handler.
     const checks: ContentChecks = { json: jsonChecked, none: !takesBody && route.methods.some(readsNoContent) }
-    const handler = buildHandler(klass, route, implementation as (this: View, request: FastifyRequest) => MaybePromise<unknown>, checks, keepsView)
+    const handler = buildHandler(klass, route, implementation, checks, keepsView)
     // The hooks that keep a view are the ones that may validate the path and query early.
     const validatorCompiler = validatorCompilerFor(klass, route, { jsonChecked, checkedEarly: keepsView, maxBodyDepth: klass.maxBodyDepth, policy })
     assertPrefixParams(klass, joinPath(app?.prefix ?? '', fullPrefix))
@@ -334,7 +346,7 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
         validatorCompiler,
         serializerCompiler,
         errorHandler: format.errorHandler
-      } as RouteOptions
+      }
       // Options Fastify takes as they are, then the hooks of each phase: copied in by name.
       const passed: Record<string, unknown> = {}
       for (const key of PASS_THROUGH) {
@@ -350,11 +362,11 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
       Object.assign(routeOptions, phases)
       // The view's own hooks run first, so a 304 is decided before any user hook sees the payload.
       const onSend = [...toList(own.onSend), ...toList(merged.onSend)]
-      if (onSend.length > 0) routeOptions.onSend = onSend as RouteOptions['onSend']
+      if (onSend.length > 0) routeOptions.onSend = onSend
       const mediaType = mediaTypeHook(method, takesBody, route.bodyMediaTypes === undefined ? undefined : Object.keys(route.bodyMediaTypes), jsonChecked)
-      if (mediaType !== undefined) routeOptions.preParsing = [mediaType, ...toList(merged.preParsing)] as RouteOptions['preParsing']
+      if (mediaType !== undefined) routeOptions.preParsing = [mediaType, ...toList(merged.preParsing)]
       const preSerialization = [...toList(own.preSerialization), ...toList(merged.preSerialization)]
-      if (preSerialization.length > 0) routeOptions.preSerialization = preSerialization as RouteOptions['preSerialization']
+      if (preSerialization.length > 0) routeOptions.preSerialization = preSerialization
       built.push(routeOptions)
     }
   }

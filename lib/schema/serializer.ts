@@ -31,7 +31,7 @@ export function serializerCompilerFor (app?: FastifyInstance): SerializerCompile
     const body = (schema as { [SERVED_BODY]?: object })[SERVED_BODY] ?? schema
     let serialize = cache.get(body)
     if (serialize === undefined) {
-      serialize = compile({ schema: body, ...(httpStatus === undefined ? {} : { httpStatus }) } as { schema: object })
+      serialize = compile({ schema: body, ...(httpStatus === undefined ? {} : { httpStatus }) })
       cache.set(body, serialize)
     }
     return serialize

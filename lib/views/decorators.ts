@@ -33,11 +33,9 @@ function route<S extends RouteSchemas, R extends Schema | undefined> (
   return (method, context) => {
     checkContext(context, decorator)
     annotate(method, {
-      methods,
-      path: path ?? '/' + hyphenate(String(context.name)),
+      route: { methods, path: path ?? '/' + hyphenate(String(context.name)), defaultStatus },
       detail,
-      defaultStatus,
-      options: (options ?? {}) as ViewRouteOptions
+      options: (options ?? {})
     })
   }
 }

@@ -11,7 +11,7 @@ interface Named { apiComponentName?: string, apiPluralName?: string, responseSch
 export function componentName (klass: ViewClass): string {
   const named = klass as ViewClass & Named
   if (typeof named.apiComponentName === 'string' && named.apiComponentName !== '') return named.apiComponentName
-  const schema = named.responseSchema as (TSchema & { $id?: unknown, title?: unknown }) | undefined
+  const schema = named.responseSchema
   if (typeof schema?.$id === 'string') return schema.$id
   if (typeof schema?.title === 'string') return schema.title
   return klass.name.replace(/(APIView|ViewSet|View)$/, '') || klass.name

@@ -29,7 +29,7 @@ export interface RouteBuilder<V> {
 }
 
 const builds = (methods: HTTPMethods[], defaultStatus: number) => (path: string, options: ViewRouteOptions, handler: RouteHandler): RouteHandler => {
-  annotate(handler, { methods, path, defaultStatus, options })
+  annotate(handler, { route: { methods, path, defaultStatus }, options })
   return handler
 }
 
