@@ -1,4 +1,4 @@
-import { Type, type TObject, type TSchema } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifySchema } from 'fastify'
 import { findRaises, getCatchSpecs, raisesPairs, type Raises } from '../views/decorators.js'
 import { BadRequest, ContentTooLarge, statusTitle, UnprocessableContent, UnsupportedMediaType, URITooLong, type APIErrorClass } from '../http/errors.js'
@@ -13,6 +13,9 @@ import { type ViewClass, type RouteDefinition } from '../views/view.js'
 import { wireForm } from '../schema/wire.js'
 import { servedBy } from '../schema/serializer.js'
 import { statusRecord } from '../core/status-record.js'
+import { asTypeBox, type SchemaNode } from '../core/schema-node.js'
+import { isRecord } from '../core/record.js'
+import { lowerCaseKeys } from '../schema/validation.js'
 
 const ANY_JSON = {} as TSchema
 
@@ -46,10 +49,7 @@ export interface OperationContext {
  */
 export function errors (...classes: APIErrorClass[]): ResponsesMap {
   const map: ResponsesMap = {}
-  for (const cls of classes) {
-    const entry = map[cls.status] ?? (map[cls.status] = { errors: [] })
-    entry.errors!.push(cls)
-  }
+  for (const cls of classes) map[cls.status] = { errors: [...(map[cls.status]?.errors ?? []), cls] }
   return map
 }
 
@@ -57,9 +57,9 @@ export function errors (...classes: APIErrorClass[]): ResponsesMap {
  * A top-level schema with an `$id` is wrapped so that the OpenAPI generator emits a
  * `$ref` to its named component instead of inlining it (it only hoists nested ones).
  */
-function referable (schema: TSchema): TSchema {
-  // TypeBox boundary: a plain JSON Schema wrapper, read by the generator, not by TypeBox (it has no Kind).
-  return typeof schema.$id === 'string' ? { allOf: [schema] } as unknown as TSchema : schema
+function referable (schema: TSchema): SchemaNode {
+  // A plain JSON Schema wrapper, read by the generator, not by TypeBox (it has no Kind).
+  return typeof schema.$id === 'string' ? { allOf: [schema] } : schema
 }
 
 function headerDocs (classes: ResponseHeadersClass[]): Record<string, unknown> | undefined {
@@ -142,7 +142,7 @@ function servedBody (route: RouteDefinition): TSchema | undefined {
 
 /** The documented responses, and the statuses only an explicit `responses` entry documents. */
 function collectResponses (klass: ViewClass, route: RouteDefinition, context: OperationContext, served: TSchema | undefined): { responses: ResponsesMap, explicitOnly: string[] } {
-  const view = klass as DocumentedView
+  const view: DocumentedView = klass
   const generated: ResponsesMap = {}
   const success: ResponseDoc = { description: statusTitle(route.status) }
   if (served !== undefined) success.schema = served
@@ -153,11 +153,11 @@ function collectResponses (klass: ViewClass, route: RouteDefinition, context: Op
   // Default errors are documented on every route, their 400s where they can be answered.
   const defaults = defaultErrorsOf(view.defaultErrors ?? [BadRequest], route, context)
   for (const cls of new Set([...defaults, ...requestErrors(route, context.url), ...(view.errors ?? []), ...route.throws, ...dependencyErrors(route.options.dependencies)])) {
-    const entry = generated[cls.status] ?? (generated[cls.status] = { description: statusTitle(cls.status), errors: [] })
-    entry.errors = [...entry.errors!, cls]
+    const entry = generated[cls.status]
+    generated[cls.status] = { description: statusTitle(cls.status), ...entry, errors: [...(entry?.errors ?? []), cls] }
   }
-  const withMixins = mergeResponses(generated, klass.extraResponses(route, context.method))!
-  const merged = mergeResponses(withMixins, route.options.responses)!
+  const withMixins = mergeResponses(generated, klass.extraResponses(route, context.method))
+  const merged = mergeResponses(withMixins, route.options.responses)
   // A caught exception's status is documented with the format's generic body unless a class already documents it.
   for (const status of caughtStatuses(view, context.implementation)) {
     merged[status] ??= { description: statusTitle(status), errors: [] }
@@ -189,10 +189,11 @@ function dependencyErrors (dependencies: Dependency[] | undefined): APIErrorClas
 function dependencySecurity (dependencies: Dependency[]): SecurityRequirement[] | undefined {
   let combined: SecurityRequirement[] | undefined
   for (const dependency of dependencies) {
-    if (typeof dependency === 'function' || dependency.security === undefined) continue
+    const security = typeof dependency === 'function' ? undefined : dependency.security
+    if (security === undefined) continue
     combined = combined === undefined
-      ? dependency.security
-      : combined.flatMap((left) => dependency.security!.map((right) => ({ ...left, ...right })))
+      ? security
+      : combined.flatMap((left) => security.map((right) => ({ ...left, ...right })))
   }
   return combined
 }
@@ -222,20 +223,6 @@ function toFastifyResponse (status: string, doc: ResponseDoc, format: ErrorForma
   return { ...head, type: 'null' }
 }
 
-/**
- * Header parameters under their lower-case names: header names are case-insensitive, and
- * Node.js and Fastify's validation see them lower-cased. Validation uses the declared schema.
- */
-function lowerCaseHeaders (schema: TSchema): TSchema {
-  const names = Object.keys({ ...schema.properties })
-  if (names.every((name) => name === name.toLowerCase())) return schema
-  const lower = (name: string): string => name.toLowerCase()
-  const properties = Object.fromEntries(Object.entries(schema.properties as Record<string, TSchema>).map(([name, value]) => [lower(name), value]))
-  const out: Record<string, unknown> = { ...schema, properties }
-  if (Array.isArray(schema.required)) out.required = (schema.required as string[]).map(lower)
-  return out as TSchema
-}
-
 const DOC_FIELDS = ['summary', 'description', 'deprecated', 'security', 'hide'] as const
 
 /**
@@ -244,14 +231,17 @@ const DOC_FIELDS = ['summary', 'description', 'deprecated', 'security', 'hide'] 
  */
 export function buildRouteSchema (klass: ViewClass, route: RouteDefinition, context: OperationContext): FastifySchema {
   const { options } = route
+  const view: DocumentedView = klass
   const schema: Record<string | symbol, unknown> = {}
   const parts = options.schema ?? {}
   if (parts.params !== undefined) schema.params = parts.params
   if (parts.querystring !== undefined) schema.querystring = parts.querystring
-  if (parts.headers !== undefined) schema.headers = lowerCaseHeaders(parts.headers)
+  // Header parameters under their lower-case names: header names are case-insensitive, and Node.js and Fastify's validation see them lower-cased.
+  const headers = parts.headers === undefined ? undefined : asTypeBox(lowerCaseKeys(parts.headers))
+  if (headers !== undefined) schema.headers = headers
   if (route.bodyMediaTypes !== undefined) {
     // A body taken in several media types: one schema per type, for Fastify's validation and the document.
-    const content: Record<string, { schema: TSchema }> = {}
+    const content: Record<string, { schema: SchemaNode }> = {}
     for (const [type, { schema: typed }] of Object.entries(route.bodyMediaTypes)) content[type] = { schema: referable(aliasedSchema(typed)) }
     schema.body = { content }
   } else if (parts.body !== undefined) schema.body = referable(aliasedSchema(parts.body))
@@ -270,7 +260,7 @@ export function buildRouteSchema (klass: ViewClass, route: RouteDefinition, cont
   }
   // The view's own tag (with its description) goes to the document's top-level `tags`, in view order.
   if (options.tags === undefined) {
-    const about = (klass as DocumentedView).apiDescription
+    const about = view.apiDescription
     schema[DOCUMENTED_TAG] = about === undefined ? { name: tagOf(klass) } : { name: tagOf(klass), description: about }
   }
   if (schema.security === undefined) {
@@ -302,7 +292,7 @@ export function buildRouteSchema (klass: ViewClass, route: RouteDefinition, cont
   // Headers a mixin documents are not validated: they are kept aside for the document too.
   const documentedHeaders = klass.documentedHeaders(route, context.method)
   if (documentedHeaders !== undefined) {
-    const own = (schema.headers as TObject | undefined)?.properties
+    const own = headers?.properties
     schema[DOCUMENTED_HEADERS] = Type.Object({ ...documentedHeaders, ...own })
   }
   schema.response = response
@@ -324,20 +314,23 @@ export const DOCUMENTED_HEADERS: unique symbol = Symbol.for('fastify-views.docum
 
 type WithDocumented = { [DOCUMENTED_RESPONSES]?: Record<string, unknown>, [DOCUMENTED_HEADERS]?: TSchema, response?: Record<string, unknown>, headers?: unknown }
 
+/** Whether a schema is a view route's, with documented forms kept aside (only `buildRouteSchema` sets these symbols, with these types). */
+const keepsDocumented = (schema: unknown): schema is WithDocumented =>
+  isRecord(schema) && (DOCUMENTED_RESPONSES in schema || DOCUMENTED_HEADERS in schema)
+
 /**
  * The schema a document shows for a route: its Fastify schema with the documented form of
  * each response kept aside from it. `swaggerOptions()` applies it to every route;
  * call it yourself from a route's own `config.swaggerTransform`.
  */
 export function documentedSchema<S> (schema: S): S {
-  const withDocumented = schema as WithDocumented | undefined
-  const documented = withDocumented?.[DOCUMENTED_RESPONSES]
-  const headers = withDocumented?.[DOCUMENTED_HEADERS]
-  if (documented === undefined && headers === undefined) return schema
-  const shown = { ...schema } as WithDocumented
-  if (documented !== undefined) shown.response = { ...withDocumented!.response, ...documented }
+  if (!keepsDocumented(schema)) return schema
+  const documented = schema[DOCUMENTED_RESPONSES]
+  const headers = schema[DOCUMENTED_HEADERS]
+  const shown = { ...schema }
+  if (documented !== undefined) shown.response = { ...schema.response, ...documented }
   if (headers !== undefined) shown.headers = headers
-  return shown as S
+  return shown
 }
 
 /** The shared problem schemas, for apps that reference them in their own routes. */

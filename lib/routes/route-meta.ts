@@ -51,6 +51,8 @@ export function copyRouteMeta (from: object, to: object): void {
  * key, headers add up and error lists are unioned. A body the later entry declares (`schema`,
  * `content` or `errors`) replaces the earlier `schema` and `content`, whichever form each uses.
  */
+export function mergeResponses (base: ResponsesMap, over: ResponsesMap | undefined): ResponsesMap
+export function mergeResponses (base: ResponsesMap | undefined, over: ResponsesMap | undefined): ResponsesMap | undefined
 export function mergeResponses (base: ResponsesMap | undefined, over: ResponsesMap | undefined): ResponsesMap | undefined {
   if (base === undefined) return over
   if (over === undefined) return base

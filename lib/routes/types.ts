@@ -3,9 +3,10 @@ import type { Schema, StaticOf } from '../core/typebox-lines.js'
 import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
 import type { APIErrorClass } from '../http/errors.js'
 import type { ResponseHeadersClass } from '../http/response-headers.js'
+import type { MaybePromise } from '../core/maybe-promise.js'
 
-/** A value or a promise of it: sync views return values, async views promises. */
-export type MaybePromise<T> = T | Promise<T>
+// A value or a promise of it: sync views return values, async views promises.
+export type { MaybePromise }
 
 /** The request parts a route validates, as TypeBox schemas. */
 export interface RouteSchemas {

@@ -196,13 +196,18 @@ function closeObjects (schema: SchemaNode, insideIntersect: boolean): SchemaNode
   return out
 }
 
-function lowerCaseKeys (schema: SchemaNode): SchemaNode {
+/**
+ * The schema with its property names lower-cased: header names are case-insensitive, and Node.js gives
+ * them lower-cased. The schema itself when every name is lower-case already.
+ */
+export function lowerCaseKeys (schema: SchemaNode): SchemaNode {
   const props = schema.properties
-  if (props === undefined) return schema
+  if (props === undefined || Object.keys(props).every((key) => key === key.toLowerCase())) return schema
   const lowered: Record<string, SchemaNode> = {}
   for (const key of Object.keys(props)) lowered[key.toLowerCase()] = props[key]
-  const required = Array.isArray(schema.required) ? schema.required.map((k) => k.toLowerCase()) : schema.required
-  return { ...schema, properties: lowered, ...(required === undefined ? {} : { required }) }
+  const out: SchemaNode = { ...schema, properties: lowered }
+  if (Array.isArray(schema.required)) out.required = schema.required.map((k) => k.toLowerCase())
+  return out
 }
 
 const checkedTargets = new WeakSet<object>()

@@ -267,12 +267,12 @@ function noPatchTarget (this: View): never {
   throw new ConfigurationError('FV_ERR_PATCH_TARGET', `${this.constructor.name}.getPatchTarget is not implemented: a partial update that accepts patch documents reads the object they apply to through it`)
 }
 
-/** The statics and routes of `update` and `partialUpdate`: their bodies, empty responses, and patch formats. */
 /** The body of `update`: `updateSchema`, else `createSchema`. */
 function updateBody (klass: ViewBase & Partial<UpdateStatics & CreateStatics>): TSchema | undefined {
   return klass.updateSchema === undefined ? schemaStatic(klass, 'createSchema') : schemaStatic(klass, 'updateSchema')
 }
 
+/** The statics and routes of `update` and `partialUpdate`: their bodies, empty responses, and patch formats. */
 export const updateMembers = <B extends ViewBase>(Base: B): B & UpdateStatics => {
   const cls = class extends Base {
     static updateSchema: Schema | undefined = undefined

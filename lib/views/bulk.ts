@@ -12,14 +12,13 @@ import type { ViewRouteOptions } from '../routes/types.js'
 import type { ActionRoute, StandardAction } from './view.js'
 import { loadParent } from './parent.js'
 import { objectPermission } from './object-permissions.js'
-import { then as settle, type Awaitable } from '../core/maybe-promise.js'
+import { then, type Awaitable, type MaybePromise } from '../core/maybe-promise.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 
-type Result<T> = T | Promise<T>
 type BulkReq<Q, B> = ActionRequest<unknown, Q, B>
 
 /** `fn` on a hook's or the repository's result, awaited when it is a thenable other than the view's reply. */
-const then = <T, R>(view: BulkView, value: Awaitable<T>, fn: (value: T) => R): Result<R> => settle(value, fn, view.reply)
+const onSettled = <T, R>(view: BulkView, value: Awaitable<T>, fn: (value: T) => R): MaybePromise<R> => then(value, fn, view.reply)
 
 /** The item types of bulk views, besides `item`: `create`, `bulkUpdate`, `update` and the filter `query`. */
 export interface BulkModels { item?: unknown, create?: unknown, bulkUpdate?: unknown, update?: unknown, query?: unknown }
@@ -246,7 +245,7 @@ function selection (view: BulkView, action: string): { args: unknown[], kwargs: 
   return { args, kwargs: permission === undefined ? merged : { ...merged, precondition: permission } }
 }
 
-const withKwargs = (view: BulkView, items: unknown, action: string): Array<Record<string, unknown>> => {
+const withScope = (view: BulkView, items: unknown, action: string): Array<Record<string, unknown>> => {
   const extra = view.getScopeKwargs(action)
   return (items as Array<Record<string, unknown>>).map((item) => ({ ...item, ...extra }))
 }
@@ -259,8 +258,8 @@ function bulkUpdateOptions (view: BulkView): Record<string, unknown> {
 }
 
 /** Runs a bulk action once the nested view's parent is read (a 404 when it is missing). */
-const underParent = <R>(view: BulkView, fn: () => R): Result<R> =>
-  then(view, loadParent(view), fn)
+const underParent = <R>(view: BulkView, fn: () => R): MaybePromise<R> =>
+  onSettled(view, loadParent(view), fn)
 
 /** Generic bulk actions: one repository call per request, none for an empty batch, hooks around it. */
 // Each generic bulk action is a real method of a named class (what a stack trace or a
@@ -269,22 +268,22 @@ const bulkImpls: Record<string, (base: ViewBase) => ViewBase> = {
   bulkCreate: (Base) => rowSender(bodyWriter(class GenericBulkCreate extends Base {
     bulkCreate (this: BulkView, request: FastifyRequest): unknown {
       return underParent(this, () => {
-        const data = withKwargs(this, request.body, 'bulkCreate')
+        const data = withScope(this, request.body, 'bulkCreate')
         if (data.length === 0) return []
-        return then(this, this.beforeBulkCreate(data), () => then(this, this.repository.createMany(data, this.getRepositoryOptions('bulkCreate')),
-          (objs) => then(this, this.afterBulkCreate(objs), () => objs)))
+        return onSettled(this, this.beforeBulkCreate(data), () => onSettled(this, this.repository.createMany(data, this.getRepositoryOptions('bulkCreate')),
+          (objs) => onSettled(this, this.afterBulkCreate(objs), () => objs)))
       })
     }
   }, 'bulkCreate'), 'bulkCreate'),
   bulkUpdate: (Base) => bodyWriter(class GenericBulkUpdate extends Base {
     bulkUpdate (this: BulkView, request: FastifyRequest): unknown {
       return underParent(this, () => {
-        const data = withKwargs(this, request.body, 'bulkUpdate')
+        const data = withScope(this, request.body, 'bulkUpdate')
         const duplicates = duplicateKeys(data, classOf(this).primaryKey)
         if (duplicates.length > 0) throw new RequestValidationError('The request body is invalid.', { errors: duplicates })
         if (data.length === 0) return true
-        return then(this, this.beforeBulkUpdate(data), () => then(this, this.repository.bulkUpdate(data, bulkUpdateOptions(this)),
-          () => then(this, this.afterBulkUpdate(), () => true)))
+        return onSettled(this, this.beforeBulkUpdate(data), () => onSettled(this, this.repository.bulkUpdate(data, bulkUpdateOptions(this)),
+          () => onSettled(this, this.afterBulkUpdate(), () => true)))
       })
     }
   }, 'bulkUpdate'),
@@ -293,8 +292,8 @@ const bulkImpls: Record<string, (base: ViewBase) => ViewBase> = {
       return underParent(this, () => {
         const values = request.body as Record<string, unknown>
         const { args, kwargs } = selection(this, 'updateMany')
-        return then(this, this.beforeUpdateMany(values), () => then(this, this.repository.updateMany(values, kwargs, ...args),
-          (objs) => then(this, this.afterUpdateMany(objs), () => objs)))
+        return onSettled(this, this.beforeUpdateMany(values), () => onSettled(this, this.repository.updateMany(values, kwargs, ...args),
+          (objs) => onSettled(this, this.afterUpdateMany(objs), () => objs)))
       })
     }
   }, 'updateMany'), 'updateMany'),
@@ -302,7 +301,7 @@ const bulkImpls: Record<string, (base: ViewBase) => ViewBase> = {
     bulkDelete (this: BulkView): unknown {
       return underParent(this, () => {
         const { args, kwargs } = selection(this, 'bulkDelete')
-        return then(this, this.beforeBulkDelete(), () => then(this, this.repository.deleteMany(kwargs, ...args), () => then(this, this.afterBulkDelete(), () => true)))
+        return onSettled(this, this.beforeBulkDelete(), () => onSettled(this, this.repository.deleteMany(kwargs, ...args), () => onSettled(this, this.afterBulkDelete(), () => true)))
       })
     }
   }

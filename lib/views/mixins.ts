@@ -293,7 +293,7 @@ export function named<C extends MixinClass> (name: string, cls: C): C {
 }
 
 /**
- * Combines mixins into one class (DESIGN.md principle 3): `mix(ConditionalMixin,
+ * Combines mixins into one class (docs/actions.md#mix): `mix(ConditionalMixin,
  * AsyncListAPIView, AsyncCreateAPIView)`. The first argument takes precedence,
  * so a mixin whose hooks must win goes first.
  */
