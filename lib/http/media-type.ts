@@ -118,12 +118,12 @@ export const readsNoContent = (method: string): boolean => BODYLESS.has(method)
  * answers 415 to any other, naming the ones it takes in `Accept-Patch` (RFC 5789 section 2.2).
  */
 function acceptOnly (types: readonly string[]): preParsingHookHandler {
-  const accepted = new Set(types)
+  const accepted = new Set<string | undefined>(types)
   const headers = { 'accept-patch': types.join(', ') }
   return function acceptMediaTypes (request, _reply, payload, done) {
     const type = request.headers['content-type']
     // Fastify's own reading of the header: the one its body validation is chosen by.
-    if (type === undefined ? hasContent(request.headers) : !accepted.has(request.mediaType!)) {
+    if (type === undefined ? hasContent(request.headers) : !accepted.has(request.mediaType)) {
       done(new UnsupportedMediaType(`This route takes ${types.join(', ')}${sent(type)}`, { headers }))
       return
     }

@@ -44,7 +44,7 @@ export function validatorCompilerFor (klass: ViewClass, route: CollectedRoute, s
   // a body taken in several media types is compiled once per type.
   return ({ httpPart, contentType, method }) => {
     const part = httpPart as HttpPart
-    const declared = part === 'body' && contentType !== undefined && bodyMediaTypes !== undefined ? bodyMediaTypes[contentType].validation : parts[part]!
+    const declared = part === 'body' && contentType !== undefined && bodyMediaTypes !== undefined ? bodyMediaTypes[contentType].validation : parts[part]
     if (declared === undefined) return acceptAny // a patch document is checked when it is applied, with pointers into it
     if (part !== 'body') {
       return sharedValidator(declared, `${part} ${checkedEarly} ${policy.useDefaults}`, () => compilePartValidator(declared, part, { checkedEarly, useDefaults: policy.useDefaults }))

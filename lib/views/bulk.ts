@@ -14,6 +14,7 @@ import { loadParent } from './parent.js'
 import { objectPermission } from './object-permissions.js'
 import { then, type Awaitable, type MaybePromise } from '../core/maybe-promise.js'
 import { ConfigurationError } from '../core/configuration-error.js'
+import { requiredOf, type SchemaNode } from '../core/schema-node.js'
 
 type BulkReq<Q, B> = ActionRequest<unknown, Q, B>
 
@@ -320,10 +321,10 @@ const REQUIRED: Record<string, Array<keyof BulkStatics | 'responseSchema'>> = {
  * key): an object schema listing it as required, an intersection with such a member, a union
  * of such members only.
  */
-function requiresKey (schema: TSchema, key: string): boolean {
-  if (Array.isArray(schema.allOf)) return (schema.allOf as TSchema[]).some((member) => requiresKey(member, key))
-  if (Array.isArray(schema.anyOf)) return (schema.anyOf as TSchema[]).every((member) => requiresKey(member, key))
-  return schema.properties?.[key] !== undefined && (schema.required as string[] | undefined ?? []).includes(key)
+function requiresKey (schema: SchemaNode | undefined, key: string): boolean {
+  if (Array.isArray(schema?.allOf)) return schema.allOf.some((member) => requiresKey(member, key))
+  if (Array.isArray(schema?.anyOf)) return schema.anyOf.every((member) => requiresKey(member, key))
+  return schema?.properties?.[key] !== undefined && requiredOf(schema).includes(key)
 }
 
 function genericBulkMembers (name: string) {
@@ -336,7 +337,7 @@ function genericBulkMembers (name: string) {
           const hint = attribute === 'filter' ? ' (a filter class, or null to act on what getKwargs selects)' : ''
           throw new ConfigurationError('FV_ERR_BULK_CONFIG', `Cannot register ${this.name}: ${name} needs ${attribute}${hint}`)
         }
-        if (name === 'bulkUpdate' && !requiresKey(schemaStatic(this, 'bulkUpdateSchema')!, this.primaryKey)) {
+        if (name === 'bulkUpdate' && !requiresKey(schemaStatic(this, 'bulkUpdateSchema'), this.primaryKey)) {
           throw new ConfigurationError('FV_ERR_BULK_CONFIG', `Cannot register ${this.name}: bulkUpdateSchema must require the primary key "${this.primaryKey}" (set primaryKey to the field that identifies a PUT item)`)
         }
       }

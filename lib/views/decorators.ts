@@ -166,21 +166,16 @@ function toAPIError (entry: RaisesEntry, cause: unknown): APIError {
 }
 
 function mapCaught (view: object, specs: CatchSpec[] | undefined, error: unknown): unknown {
-  const owner = view.constructor as RaisesOwner
-  if (specs === undefined) {
-    const entry = lookupRaises(owner, error)
-    return entry === undefined ? error : toAPIError(entry, error)
+  const owner = view.constructor as RaisesOwner // a view instance's class
+  // With Catch specs, the first that the error is an instance of decides; an error none names stays as it is.
+  const spec = specs?.find((candidate) => error instanceof candidate.type)
+  if (specs !== undefined && spec === undefined) return error
+  if (spec !== undefined && (spec.status !== undefined || spec.detail !== undefined)) {
+    return new APIError(spec.detail, { status: spec.status ?? 400, cause: error })
   }
-  for (const spec of specs) {
-    if (!(error instanceof spec.type)) continue
-    if (spec.status !== undefined || spec.detail !== undefined) {
-      return new APIError(spec.detail, { status: spec.status ?? 400, cause: error })
-    }
-    // Registration refused a Catch(Type) that `raises` does not map, so an error of
-    // that type (or a subclass) always finds its entry.
-    return toAPIError(lookupRaises(owner, error)!, error)
-  }
-  return error
+  // Without specs, or with a Catch(Type) that `raises` maps (registration refused one it does not): `raises` decides.
+  const entry = lookupRaises(owner, error)
+  return entry === undefined ? error : toAPIError(entry, error)
 }
 
 /** Catch specs recorded on a wrapper, for the registration-time check and the docs. */

@@ -121,7 +121,7 @@ function lastOperationOf (operations: unknown[]): Map<string, string> {
   const touched = new Map<string, string>()
   operations.forEach((operation, index) => {
     const { op, path, from } = operation as { op: string, path: string, from?: string }
-    if (op === 'move') touched.set(memberOf(from!), `#/${index}/from`)
+    if (op === 'move' && from !== undefined) touched.set(memberOf(from), `#/${index}/from`)
     touched.set(memberOf(path), `#/${index}/path`)
   })
   return touched
