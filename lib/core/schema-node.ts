@@ -59,8 +59,8 @@ export const namedOf = (keyword: Record<string, SchemaNode> | undefined): Record
 /** A keyword's list of schemas (`allOf`, `anyOf`, a tuple's `items`): none when the node lacks it. */
 export const listOf = (keyword: SchemaNode | SchemaNode[] | undefined): SchemaNode[] => Array.isArray(keyword) ? keyword : []
 
-/** The names a node requires: none when it says nothing. */
-export const requiredOf = (node: SchemaNode): string[] => Array.isArray(node.required) ? node.required : []
+/** The names a node requires: none when it says nothing (or there is no node). */
+export const requiredOf = (node: SchemaNode | undefined): string[] => Array.isArray(node?.required) ? node.required : []
 
 /**
  * A node read from a TypeBox schema, or rebuilt from one, handed back to TypeBox (its compiler,
