@@ -14,6 +14,22 @@ export default [
     }
   },
   {
+    // Fastify's line length (its eslint settings): 120 characters of code; a URL, a string, a template
+    // literal, a regular expression or a comment (trailing ones too) may run longer rather than be cut.
+    rules: {
+      'max-len': ['error', {
+        code: 120,
+        tabWidth: 2,
+        ignoreUrls: true,
+        ignoreStrings: true,
+        ignoreTemplateLiterals: true,
+        ignoreRegExpLiterals: true,
+        ignoreComments: true,
+        ignoreTrailingComments: true
+      }]
+    }
+  },
+  {
     // Typed linting of the library and its tests: an assertion the compiler does not need is an error,
     // so every one left says something the types do not. (The type tests assert types on purpose.)
     files: ['lib/**/*.ts', 'test/**/*.ts'],

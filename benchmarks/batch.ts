@@ -93,10 +93,16 @@ async function send (port: number, request: RequestSpec): Promise<{ status: numb
   return { status: response.status, body: await response.text() }
 }
 
-async function runWay (srv: Server, scenario: BatchScenarioManifest, way: WayManifest, repetition: number): Promise<BatchRun> {
+async function runWay (
+  srv: Server,
+  scenario: BatchScenarioManifest,
+  way: WayManifest,
+  repetition: number
+): Promise<BatchRun> {
   await sleep(PAUSE_MS)
   const reset = await send(srv.port, scenario.reset)
-  if (reset.status !== (scenario.reset.expectStatus ?? 200) && (scenario.reset.expectStatus !== undefined || reset.status >= 300)) {
+  if (reset.status !== (scenario.reset.expectStatus ?? 200) && (scenario.reset.expectStatus !== undefined ||
+    reset.status >= 300)) {
     throw new Error(`${scenario.name}: reset ${scenario.reset.method} ${scenario.reset.path} answered ${reset.status}: ${reset.body.slice(0, 300)}`)
   }
   const { request } = way
@@ -112,7 +118,9 @@ async function runWay (srv: Server, scenario: BatchScenarioManifest, way: WayMan
   const clientCpu = cpuMicros(clientBefore, process.cpuUsage())
   const serverCpu = cpuMicros(before.usage, after.usage)
   const expected = request.expectStatus
-  const ok = [...result.statuses].filter(([status]) => expected === undefined ? status >= 200 && status < 300 : status === expected)
+  const ok = [...result.statuses].filter(
+    ([status]) => expected === undefined ? status >= 200 && status < 300 : status === expected
+  )
     .reduce((sum, [, count]) => sum + count, 0)
   let checked = true
   if (scenario.check !== undefined) {
@@ -129,7 +137,10 @@ async function runWay (srv: Server, scenario: BatchScenarioManifest, way: WayMan
     wallMs,
     serverCpuMs: serverCpu / 1000,
     clientCpuMs: clientCpu / 1000,
-    otherCpuMs: machineBefore === undefined || machineAfter === undefined ? Number.NaN : Math.max(0, machineAfter - machineBefore - serverCpu - clientCpu) / 1000,
+    otherCpuMs: machineBefore === undefined || machineAfter === undefined
+      ? Number.NaN
+      : Math.max(0,
+        machineAfter - machineBefore - serverCpu - clientCpu) / 1000,
     checked,
     startedUs: Number(started / 1000n),
     endedUs: Number(ended / 1000n)
@@ -144,7 +155,11 @@ function formatBatchRun (run: BatchRun, width: number): string {
 }
 
 /** Runs every way of a batch scenario `repetitions` times (after its warm-up ones), in a rotating order. */
-export async function runBatch (srv: Server, scenario: BatchScenarioManifest, repetitions: number): Promise<BatchRun[]> {
+export async function runBatch (
+  srv: Server,
+  scenario: BatchScenarioManifest,
+  repetitions: number
+): Promise<BatchRun[]> {
   const width = Math.max(...scenario.ways.map((w) => w.id.length))
   const runs: BatchRun[] = []
   for (let repetition = 1 - scenario.warmupRepetitions; repetition <= repetitions; repetition++) {

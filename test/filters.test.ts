@@ -2,7 +2,8 @@ import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import { APIView } from '../lib/index.js'
 import {
-  AsyncGenericListAPIView, BaseFilter, CursorPaginationFilter, GenericListAPIView, MemoryRepository, OffsetLimitFilter, OrderingFilter, PaginationFilter, SearchFilter, asyncRepository, composeFilters, UniqueViolation, type FilterClass
+  AsyncGenericListAPIView, BaseFilter, CursorPaginationFilter, GenericListAPIView, MemoryRepository, OffsetLimitFilter,
+  OrderingFilter, PaginationFilter, SearchFilter, asyncRepository, composeFilters, UniqueViolation, type FilterClass
 } from '../lib/generics.js'
 import { splitCriterion } from '../lib/generics.js'
 import { build, problem } from './helpers.js'
@@ -313,7 +314,11 @@ test('a cursor filter\'s tieBreaker is a field of the repository, checked at reg
 })
 
 test('a composed filter pages by its pager\'s defaultPageSize', async (t) => {
-  for (const pager of [PaginationFilter.with({ defaultPageSize: 3 }), OffsetLimitFilter.with({ defaultPageSize: 3, maxPageSize: 4 }), CursorPaginationFilter.with({ defaultPageSize: 3 })]) {
+  for (const pager of [
+    PaginationFilter.with({ defaultPageSize: 3 }),
+    OffsetLimitFilter.with({ defaultPageSize: 3, maxPageSize: 4 }),
+    CursorPaginationFilter.with({ defaultPageSize: 3 })
+  ]) {
     const app = await build({ views: [{ view: products(families[0], composeFilters(ByName, pager, Text)), prefix: '/products' }] })
     const page = (await app.inject('/products')).json()
     t.equal(page.items.length, 3, `${pager.name}: three items`)

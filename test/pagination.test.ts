@@ -4,8 +4,10 @@ import swagger from '@fastify/swagger'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import views, { type FastifyViewsOptions, type ViewClass } from '../lib/index.js'
 import {
-  AsyncGenericListAPIView, BaseFilter, CursorPage, CursorPaginationFilter, CursorPagination, GenericListAPIView, MemoryRepository, NumberedPage, OffsetLimitFilter,
-  OffsetPage, OffsetPagination, OffsetPages, PageNumberPagination, PaginationFilter, asyncRepository, composeFilters, type CursorFacts, type NumberedFacts, type OffsetFacts
+  AsyncGenericListAPIView, BaseFilter, CursorPage, CursorPaginationFilter, CursorPagination, GenericListAPIView,
+  MemoryRepository, NumberedPage, OffsetLimitFilter,
+  OffsetPage, OffsetPagination, OffsetPages, PageNumberPagination, PaginationFilter, asyncRepository, composeFilters,
+  type CursorFacts, type NumberedFacts, type OffsetFacts
 } from '../lib/generics.js'
 import { SqliteRepository } from '../lib/stores/sql/index.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
@@ -34,9 +36,18 @@ interface DataPage<T> { data: T[], meta: { page: number, pages: number, total: n
 
 class DataPages extends PageNumberPagination {
   declare readonly page: DataPage<this['item']>
-  envelope (items: unknown[], { page, totalPages, total }: NumberedFacts) { return { data: items, meta: { page, pages: totalPages, total } } }
+  envelope (items: unknown[], { page, totalPages, total }: NumberedFacts) {
+    return {
+      data: items,
+      meta: { page, pages: totalPages, total }
+    }
+  }
+
   envelopeSchema (item: TSchema) {
-    return { data: Type.Array(item), meta: Type.Object({ page: Type.Integer(), pages: Type.Integer(), total: Type.Integer() }) }
+    return {
+      data: Type.Array(item),
+      meta: Type.Object({ page: Type.Integer(), pages: Type.Integer(), total: Type.Integer() })
+    }
   }
 }
 
@@ -198,7 +209,9 @@ test('the OpenAPI document shows your page and your parameters', async (t) => {
     properties: { articles: { type: 'array', items: { $ref: '#/components/schemas/Article' } }, articlesCount: { type: 'integer', minimum: 0 } },
     required: ['articles', 'articlesCount']
   })
-  const parameters = Object.fromEntries(list.parameters.map((p: { name: string, in: string, schema: unknown }) => [p.name, [p.in, p.schema]]))
+  const parameters = Object.fromEntries(
+    list.parameters.map((p: { name: string, in: string, schema: unknown }) => [p.name, [p.in, p.schema]])
+  )
   t.same(parameters.offset, ['query', { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }])
   t.same(parameters.limit, ['query', { type: 'integer', minimum: 1, maximum: 1000, default: 20 }], 'the cap and the default the filter sets')
 })

@@ -57,7 +57,9 @@ export const isUnionNode = (node: SchemaNode): node is UnionNode => Array.isArra
 export const namedOf = (keyword: Record<string, SchemaNode> | undefined): Record<string, SchemaNode> => keyword ?? {}
 
 /** A keyword's list of schemas (`allOf`, `anyOf`, a tuple's `items`): none when the node lacks it. */
-export const listOf = (keyword: SchemaNode | SchemaNode[] | undefined): SchemaNode[] => Array.isArray(keyword) ? keyword : []
+export const listOf = (
+  keyword: SchemaNode | SchemaNode[] | undefined
+): SchemaNode[] => Array.isArray(keyword) ? keyword : []
 
 /** The names a node requires: none when it says nothing (or there is no node). */
 export const requiredOf = (node: SchemaNode | undefined): string[] => Array.isArray(node?.required) ? node.required : []

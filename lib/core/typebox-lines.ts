@@ -36,9 +36,11 @@ type Static1<S> =
                                 : unknown
     : S extends { readonly '~unsafe': infer T } ? T : unknown
 
-type Intersection1<M extends readonly unknown[]> = M extends readonly [infer First, ...infer Rest] ? Static1<First> & Intersection1<Rest> : unknown
+type Intersection1<M extends readonly unknown[]> = M extends readonly [infer First,
+  ...infer Rest] ? Static1<First> & Intersection1<Rest> : unknown
 
-type Marked<P, Marker extends string> = { [K in keyof P]: P[K] extends { readonly [M in Marker]: true } ? K : never }[keyof P]
+type Marked<P,
+  Marker extends string> = { [K in keyof P]: P[K] extends { readonly [M in Marker]: true } ? K : never }[keyof P]
 // Read through `infer`, so that a hover and a message show one object type rather than the intersection.
 type Flat<T> = T extends infer O ? { [K in keyof O]: O[K] } : never
 type Object1<P, O extends keyof P = Marked<P, '~optional'>, R extends keyof P = Marked<P, '~readonly'>> = Flat<
@@ -164,8 +166,17 @@ function refusedFeature (node: SchemaNode, kind: string): string | undefined {
 }
 
 /** The 0.34 form of a schema static of a class (`responseSchema`), named `Class.static` in errors. */
-export function schemaStatic<K extends string> (klass: { readonly name: string } & { readonly [P in K]: Schema }, key: K): TSchema
-export function schemaStatic<K extends string> (klass: { readonly name: string } & { readonly [P in K]?: Schema | undefined }, key: K): TSchema | undefined
-export function schemaStatic<K extends string> (klass: { readonly name: string } & { readonly [P in K]?: Schema | undefined }, key: K): TSchema | undefined {
+export function schemaStatic<K extends string> (
+  klass: { readonly name: string } & { readonly [P in K]: Schema },
+  key: K
+): TSchema
+export function schemaStatic<K extends string> (
+  klass: { readonly name: string } & { readonly [P in K]?: Schema | undefined },
+  key: K
+): TSchema | undefined
+export function schemaStatic<K extends string> (
+  klass: { readonly name: string } & { readonly [P in K]?: Schema | undefined },
+  key: K
+): TSchema | undefined {
   return toTypeBox(klass[key], `${klass.name}.${key}`)
 }

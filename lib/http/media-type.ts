@@ -70,7 +70,8 @@ export function jsonBodyError (error: unknown, request: FastifyRequest): Unsuppo
 }
 
 /** A documented body without `content`: JSON only (a body in several media types lists them). */
-const takesJsonOnly = (body: unknown): boolean => body !== undefined && (body as { content?: unknown }).content === undefined
+const takesJsonOnly = (body: unknown): boolean => body !== undefined &&
+  (body as { content?: unknown }).content === undefined
 
 // Callback hooks, not async ones: no promise per request on the routes that have them.
 
@@ -136,7 +137,12 @@ function acceptOnly (types: readonly string[]): preParsingHookHandler {
  * `bodyMediaTypes` lists the media types of a body taken in several; `jsonChecked`, that the
  * route refuses a body that is not JSON itself, after parsing (`JSON_BODY_ONLY`).
  */
-export function mediaTypeHook (method: string, takesBody: boolean, bodyMediaTypes?: readonly string[], jsonChecked = false): preParsingHookHandler | undefined {
+export function mediaTypeHook (
+  method: string,
+  takesBody: boolean,
+  bodyMediaTypes?: readonly string[],
+  jsonChecked = false
+): preParsingHookHandler | undefined {
   if (bodyMediaTypes !== undefined) return acceptOnly(bodyMediaTypes)
   if (takesBody) return jsonChecked ? undefined : requireJsonBody
   return readsNoContent(method) ? undefined : refuseContent

@@ -165,7 +165,10 @@ export class PatchBudget {
 }
 
 /** No limit: for measuring and comparing outside a patch. */
-const UNBOUNDED = new PatchBudget({ maxOperations: Number.POSITIVE_INFINITY, maxDepth: Number.POSITIVE_INFINITY, maxSize: Number.POSITIVE_INFINITY }, Number.POSITIVE_INFINITY)
+const UNBOUNDED = new PatchBudget(
+  { maxOperations: Number.POSITIVE_INFINITY, maxDepth: Number.POSITIVE_INFINITY, maxSize: Number.POSITIVE_INFINITY },
+  Number.POSITIVE_INFINITY
+)
 
 /** The JSON text length of a value as `PatchBudget.measure` counts it, with no limit. */
 export const jsonSize = (value: unknown): number => UNBOUNDED.measure(value, '#')

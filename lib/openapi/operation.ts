@@ -17,6 +17,7 @@ import { asTypeBox, type SchemaNode } from '../core/schema-node.js'
 import { isRecord } from '../core/record.js'
 import { lowerCaseKeys } from '../schema/validation.js'
 
+// Any JSON: the empty JSON Schema, which has no TypeBox kind; documented and serialized, never compiled by TypeBox.
 const ANY_JSON = {} as TSchema
 
 /** A 4xx or 5xx status code: an error response. */
@@ -25,7 +26,12 @@ const ERROR_STATUS = /^[45]/
 /** The key @fastify/swagger reads a plain-form response's description from. */
 const RESPONSE_DESCRIPTION = 'x-response-description'
 
-type DocumentedView = ViewClass & { defaultErrors?: APIErrorClass[], errors?: APIErrorClass[], raises?: Raises, apiDescription?: string }
+type DocumentedView = ViewClass & {
+  defaultErrors?: APIErrorClass[],
+  errors?: APIErrorClass[],
+  raises?: Raises,
+  apiDescription?: string
+}
 
 /** What the registration knows about one operation beyond its route definition. */
 export interface OperationContext {
@@ -81,7 +87,9 @@ function caughtStatuses (klass: DocumentedView, implementation: object): number[
 }
 
 /** Whether a route takes a body: a body schema, one per media type, or any JSON. */
-const takesBody = (route: RouteDefinition): boolean => route.options.schema?.body !== undefined || route.anyJsonBody === true
+const takesBody = (
+  route: RouteDefinition
+): boolean => route.options.schema?.body !== undefined || route.anyJsonBody === true
 
 /** Keywords that say nothing about which objects a schema accepts. */
 const ANNOTATIONS = new Set(['type', 'properties', 'title', 'description', '$id', '$schema', 'examples', 'default'])
@@ -114,7 +122,11 @@ const isBadRequest = (cls: APIErrorClass): boolean => cls === BadRequest || cls.
  * of 422, a route with a body documents both, one without only 422. A route that validates
  * nothing and reads no body answers neither (docs/openapi.md).
  */
-function defaultErrorsOf (defaults: APIErrorClass[], route: RouteDefinition, context: OperationContext): APIErrorClass[] {
+function defaultErrorsOf (
+  defaults: APIErrorClass[],
+  route: RouteDefinition,
+  context: OperationContext
+): APIErrorClass[] {
   const { errorFormat: { validationStatus }, url } = context
   // A body that is not JSON, or a path parameter that is not valid percent-encoding (Fastify's router refuses it).
   const malformed = takesBody(route) || hasPathParams(url)
@@ -129,7 +141,11 @@ function defaultErrorsOf (defaults: APIErrorClass[], route: RouteDefinition, con
  * headers, the documented errors by status, and the explicit `responses` merged in
  * (explicit wins key by key, an explicit body replaces the generated one, headers add up).
  */
-export function documentedResponses (klass: ViewClass, route: RouteDefinition, context: OperationContext): ResponsesMap {
+export function documentedResponses (
+  klass: ViewClass,
+  route: RouteDefinition,
+  context: OperationContext
+): ResponsesMap {
   return collectResponses(klass, route, context, servedBody(route)).responses
 }
 
@@ -141,7 +157,12 @@ function servedBody (route: RouteDefinition): TSchema | undefined {
 }
 
 /** The documented responses, and the statuses only an explicit `responses` entry documents. */
-function collectResponses (klass: ViewClass, route: RouteDefinition, context: OperationContext, served: TSchema | undefined): { responses: ResponsesMap, explicitOnly: string[] } {
+function collectResponses (
+  klass: ViewClass,
+  route: RouteDefinition,
+  context: OperationContext,
+  served: TSchema | undefined
+): { responses: ResponsesMap, explicitOnly: string[] } {
   const view: DocumentedView = klass
   const generated: ResponsesMap = {}
   const success: ResponseDoc = { description: statusTitle(route.status) }
@@ -152,7 +173,15 @@ function collectResponses (klass: ViewClass, route: RouteDefinition, context: Op
 
   // Default errors are documented on every route, their 400s where they can be answered.
   const defaults = defaultErrorsOf(view.defaultErrors ?? [BadRequest], route, context)
-  for (const cls of new Set([...defaults, ...requestErrors(route, context.url), ...(view.errors ?? []), ...route.throws, ...dependencyErrors(route.options.dependencies)])) {
+  for (const cls of new Set(
+    [
+      ...defaults,
+      ...requestErrors(route, context.url),
+      ...(view.errors ?? []),
+      ...route.throws,
+      ...dependencyErrors(route.options.dependencies)
+    ]
+  )) {
     const entry = generated[cls.status]
     generated[cls.status] = { description: statusTitle(cls.status), ...entry, errors: [...(entry?.errors ?? []), cls] }
   }
@@ -207,15 +236,30 @@ function dependencySecurity (dependencies: Dependency[]): SecurityRequirement[] 
  */
 function toFastifyResponse (status: string, doc: ResponseDoc, format: ErrorFormat): Record<string, unknown> {
   const description = doc.description ?? statusTitle(Number(status))
-  const head: Record<string, unknown> = doc.headers === undefined ? { description } : { description, headers: doc.headers }
+  const head: Record<string, unknown> = doc.headers === undefined
+    ? { description }
+    : {
+        description,
+        headers: doc.headers
+      }
   if (doc.content !== undefined) return { ...head, content: doc.content }
   // Every error is answered with a body in the format: one documented by hand with a description alone gets the format's generic one.
-  if (Number(status) >= 400) return { ...head, content: { [format.contentType]: { schema: doc.schema ?? format.schemaFor(doc.errors ?? [], Number(status)) } } }
+  if (Number(status) >= 400) {
+    return {
+      ...head,
+      content: { [format.contentType]: { schema: doc.schema ?? format.schemaFor(doc.errors ?? [], Number(status)) } }
+    }
+  }
   if (doc.schema !== undefined) {
     // In the plain form the description would become part of the body schema;
     // @fastify/swagger reads this key instead and removes it. A top-level `$id` is
     // only hoisted when nested, so it is wrapped.
-    const plain = doc.headers === undefined ? { [RESPONSE_DESCRIPTION]: description } : { [RESPONSE_DESCRIPTION]: description, headers: doc.headers }
+    const plain = doc.headers === undefined
+      ? { [RESPONSE_DESCRIPTION]: description }
+      : {
+          [RESPONSE_DESCRIPTION]: description,
+          headers: doc.headers
+        }
     const response = '$id' in doc.schema && typeof doc.schema.$id === 'string' ? { ...plain, allOf: [doc.schema] } : { ...doc.schema, ...plain }
     return servedBy(response, doc.schema)
   }
@@ -242,7 +286,11 @@ export function buildRouteSchema (klass: ViewClass, route: RouteDefinition, cont
   if (route.bodyMediaTypes !== undefined) {
     // A body taken in several media types: one schema per type, for Fastify's validation and the document.
     const content: Record<string, { schema: SchemaNode }> = {}
-    for (const [type, { schema: typed }] of Object.entries(route.bodyMediaTypes)) content[type] = { schema: referable(aliasedSchema(typed)) }
+    for (const [type, { schema: typed }] of Object.entries(route.bodyMediaTypes)) {
+      content[type] = {
+        schema: referable(aliasedSchema(typed))
+      }
+    }
     schema.body = { content }
   } else if (parts.body !== undefined) schema.body = referable(aliasedSchema(parts.body))
   else if (route.anyJsonBody === true) schema.body = {} // any JSON: Fastify validates it with the route's compiler, which accepts it
@@ -312,7 +360,12 @@ export const DOCUMENTED_TAG: unique symbol = Symbol.for('fastify-views.documente
 /** Where a view route's schema keeps the request headers it documents without validating them. */
 export const DOCUMENTED_HEADERS: unique symbol = Symbol.for('fastify-views.documentedHeaders')
 
-type WithDocumented = { [DOCUMENTED_RESPONSES]?: Record<string, unknown>, [DOCUMENTED_HEADERS]?: TSchema, response?: Record<string, unknown>, headers?: unknown }
+type WithDocumented = {
+  [DOCUMENTED_RESPONSES]?: Record<string, unknown>,
+  [DOCUMENTED_HEADERS]?: TSchema,
+  response?: Record<string, unknown>,
+  headers?: unknown
+}
 
 /** Whether a schema is a view route's, with documented forms kept aside (only `buildRouteSchema` sets these symbols, with these types). */
 const keepsDocumented = (schema: unknown): schema is WithDocumented =>

@@ -12,7 +12,11 @@ import type { FilterClass } from '../query/filters.js'
 import { isArrayNode, namedOf, requiredOf, type SchemaNode } from '../core/schema-node.js'
 
 /** A view class as the checks read it: the statics of generic views, which other views do not have. */
-type CheckedView = ViewClass & { repository?: unknown, filter?: FilterClass | null, actionDependencies?: Record<string, unknown> }
+type CheckedView = ViewClass & {
+  repository?: unknown,
+  filter?: FilterClass | null,
+  actionDependencies?: Record<string, unknown>
+}
 
 /** The response schema of a view, as a schema node. */
 const responseOf = (klass: ViewClass): SchemaNode | undefined => schemaStatic(klass, 'responseSchema')
@@ -26,7 +30,9 @@ const responseOf = (klass: ViewClass): SchemaNode | undefined => schemaStatic(kl
  */
 export function assertStoredObjectsSchema (klass: ViewClass, routes: CollectedRoute[]): void {
   if (!('repository' in klass)) return
-  const bare = routes.filter((r) => r.standard && !r.emptyBody && r.status !== 204 && r.responseSchema === undefined).map((r) => r.name)
+  const bare = routes.filter(
+    (r) => r.standard && !r.emptyBody && r.status !== 204 && r.responseSchema === undefined
+  ).map((r) => r.name)
   if (bare.length === 0) return
   throw new ConfigurationError('FV_ERR_NO_RESPONSE_SCHEMA', `Cannot register ${klass.name}: ${bare.join(', ')} send${bare.length === 1 ? 's' : ''} stored objects but ${bare.length === 1 ? 'has' : 'have'} no response schema. ` +
     'Set static responseSchema to the fields clients may see (to send every stored field deliberately: Type.Object({}, { additionalProperties: true })).')
@@ -66,7 +72,11 @@ function bodyMembers (body: SchemaNode): string[] {
  * first request (`no column "isbn"`). Refused here, naming the action, the member and the fields.
  * An action of the user's own may map its body (a `password` into a `password_hash`): not checked.
  */
-export function assertBodiesFitRepository (klass: CheckedView, routes: CollectedRoute[], methods: Map<string, object>): void {
+export function assertBodiesFitRepository (
+  klass: CheckedView,
+  routes: CollectedRoute[],
+  methods: Map<string, object>
+): void {
   const repository = klass.repository
   const fields = fieldNamesOf(repository)
   if (fields === undefined) return
@@ -77,10 +87,17 @@ export function assertBodiesFitRepository (klass: CheckedView, routes: Collected
   const computed = new Map<string, string[]>()
   for (const route of routes) {
     const body = route.options.schema?.body
-    if (!route.standard || body === undefined || !writesBodyAsIs(methods.get(route.name)) || !writesThroughLibrarySeam(klass, route.name)) continue
+    if (!route.standard || body === undefined || !writesBodyAsIs(
+      methods.get(route.name)
+    ) || !writesThroughLibrarySeam(klass, route.name)) continue
     const members = bodyMembers(body)
     // A field the repository computes (a count, a joined name) is read, never written: the write would fail on the first request.
-    for (const member of members.filter((m) => readOnly.includes(m))) computed.set(member, [...computed.get(member) ?? [], route.name])
+    for (const member of members.filter((m) => readOnly.includes(m))) {
+      computed.set(
+        member,
+        [...computed.get(member) ?? [], route.name]
+      )
+    }
     const foreign = members.filter((member) => !fields.includes(member))
     if (foreign.length === 0) continue
     actions.push(route.name)
@@ -110,14 +127,19 @@ const CREATES = new Set(['create', 'bulkCreate'])
  * read after it. Refused when the library's create writes the body as it is and `getKwargs` adds
  * nothing; a create of your own, or kwargs that fill the member, are not checked.
  */
-export function assertCreatesFitResponse (klass: CheckedView, routes: CollectedRoute[], methods: Map<string, object>): void {
+export function assertCreatesFitResponse (
+  klass: CheckedView,
+  routes: CollectedRoute[],
+  methods: Map<string, object>
+): void {
   const filled = filledOnCreateOf(klass.repository)
   const required = requiredOf(responseOf(klass))
   if (filled === undefined || required.length === 0 || !addsNoKwargs(klass)) return
   for (const route of routes) {
     const method = methods.get(route.name)
     const body = route.options.schema?.body
-    if (!CREATES.has(route.name) || body === undefined || !writesBodyAsIs(method) || !sendsStoredRows(method) || !writesThroughLibrarySeam(klass, route.name)) continue
+    if (!CREATES.has(route.name) || body === undefined || !writesBodyAsIs(method) || !sendsStoredRows(method) ||
+      !writesThroughLibrarySeam(klass, route.name)) continue
     const item = isArrayNode(body) ? body.items : body
     const given = new Set([...requiredOf(item), ...filled, ...scopeFieldsOf(klass)])
     const missing = required.filter((name) => !given.has(name))
@@ -181,10 +203,16 @@ export function assertFilterFitsFields (klass: CheckedView): void {
  * wants a value, or a column of numbers where it wants strings, would fail every answer that sends
  * such a row (a 500), though the store says so in advance (`columnFacts` of the SQL repositories).
  */
-export function assertResponseFitsColumns (klass: CheckedView, routes: CollectedRoute[], methods: Map<string, object>): void {
+export function assertResponseFitsColumns (
+  klass: CheckedView,
+  routes: CollectedRoute[],
+  methods: Map<string, object>
+): void {
   const facts = columnFactsOf(klass.repository)
   const properties = responseOf(klass)?.properties
-  if (facts === undefined || properties === undefined || !routes.some((route) => sendsStoredRows(methods.get(route.name)))) return
+  if (facts === undefined || properties === undefined || !routes.some(
+    (route) => sendsStoredRows(methods.get(route.name))
+  )) return
   const problems: string[] = []
   for (const [name, property] of Object.entries(properties)) {
     const column = facts.get(name)

@@ -69,7 +69,8 @@ interface ServedRoute { route: CollectedRoute, implementation: ViewMethod }
 
 function methodsOf (klass: ViewClass): Map<string, ViewMethod> {
   const found = new Map<string, ViewMethod>()
-  for (let proto = klass.prototype; proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+  for (let proto = klass.prototype; proto !== null &&
+    proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
     for (const key of Object.getOwnPropertyNames(proto)) {
       if (key === 'constructor' || found.has(key)) continue
       const descriptor = Object.getOwnPropertyDescriptor(proto, key)
@@ -101,7 +102,10 @@ export function collectRoutes (klass: ViewClass): ServedRoute[] {
     const meta = getRouteMeta(fn)
     const route = klass.getActionRoute(action)
     const where = `${klass.name}.${action.name}`
-    const options = resolveRouteOptions(meta === undefined ? route.options : mergeRouteOptions(route.options, meta.options), where)
+    const options = resolveRouteOptions(
+      meta === undefined ? route.options : mergeRouteOptions(route.options, meta.options),
+      where
+    )
     served.push({
       implementation: fn,
       route: {
@@ -178,9 +182,19 @@ function enveloped (klass: ViewClass, route: CollectedRoute): void {
       'set patchFormats = [\'json\'], or remove the envelope')
   }
   route.envelope = name
-  if (route.responseSchema !== undefined && !route.emptyBody) route.responseSchema = envelopeSchema(route.responseSchema, name)
+  if (route.responseSchema !== undefined && !route.emptyBody) {
+    route.responseSchema = envelopeSchema(
+      route.responseSchema,
+      name
+    )
+  }
   const body = route.options.schema?.body
-  if (body !== undefined) route.options = { ...route.options, schema: { ...route.options.schema, body: envelopeSchema(body, name) } }
+  if (body !== undefined) {
+    route.options = {
+      ...route.options,
+      schema: { ...route.options.schema, body: envelopeSchema(body, name) }
+    }
+  }
   // A partial update in an envelope takes plain JSON only (above), validated as its schema says.
   const json = route.bodyMediaTypes?.['application/json']
   if (json !== undefined) route.bodyMediaTypes = { 'application/json': { schema: envelopeSchema(json.schema, name), validation: envelopeSchema(json.schema, name) } }
@@ -219,7 +233,13 @@ const SERVED: SerializerOptions = { byAlias: true }
  * optional properties) gets its own serializer on this reply, and the body stays an
  * object, so preSerialization hooks still see it.
  */
-function applySerializerOptions (form: WireForm, served: WireForm, value: unknown, reply: FastifyReply, status: number): unknown {
+function applySerializerOptions (
+  form: WireForm,
+  served: WireForm,
+  value: unknown,
+  reply: FastifyReply,
+  status: number
+): unknown {
   const out = form.toWire === undefined ? value : form.toWire(value)
   if (form === served) return out
   reply.type('application/json; charset=utf-8').serializer(reply.compileSerializationSchema(form.schema, String(status)))
@@ -230,11 +250,24 @@ function buildFinish (klass: ViewStatics, route: CollectedRoute): Finish {
   const { status, emptyBody, onNone, after } = route
   const wrap = route.envelope === undefined ? undefined : wrapIn(route.envelope)
   const schema = route.responseSchema
-  const check = schema !== undefined && klass.validateResponse === true ? compileResponseCheck(schema, klass.fromAttributes ?? null, klass.strictResponse === true) : undefined
+  const check = schema !== undefined && klass.validateResponse === true
+    ? compileResponseCheck(
+      schema,
+      klass.fromAttributes ?? null,
+      klass.strictResponse === true
+    )
+    : undefined
   const defaults = klass.defaultSerializerOptions ?? SERVED
   // The forms the route's own options pick are found once here; a request's own options look theirs up.
-  const forms = schema === undefined ? undefined : { schema, served: wireForm(schema, SERVED), defaults: wireForm(schema, defaults) }
-  const defaultsNeedWork = forms !== undefined && (defaults.excludeNone === true || defaults.byAlias === false || forms.defaults.toWire !== undefined)
+  const forms = schema === undefined
+    ? undefined
+    : {
+        schema,
+        served: wireForm(schema, SERVED),
+        defaults: wireForm(schema, defaults)
+      }
+  const defaultsNeedWork = forms !== undefined && (defaults.excludeNone === true || defaults.byAlias === false ||
+    forms.defaults.toWire !== undefined)
 
   return (value, view, reply) => {
     // An async action that returned the reply (`return this.checkLastModified(...) ?? item`)
@@ -256,7 +289,13 @@ function buildFinish (klass: ViewStatics, route: CollectedRoute): Finish {
     if (forms === undefined) return body
     const own = (view as Partial<APIView>)[OWN_SERIALIZER_OPTIONS]
     if (own === undefined && !defaultsNeedWork) return body
-    return applySerializerOptions(own === undefined ? forms.defaults : wireForm(forms.schema, own), forms.served, body, reply, status)
+    return applySerializerOptions(
+      own === undefined ? forms.defaults : wireForm(forms.schema, own),
+      forms.served,
+      body,
+      reply,
+      status
+    )
   }
 }
 
@@ -269,9 +308,20 @@ interface ContentChecks {
 }
 
 /** `keepsView`: a hook of the route may have made the request's view already. */
-function buildHandler (klass: ViewClass, route: CollectedRoute, fn: ViewMethod, checks: ContentChecks, keepsView: boolean) {
+function buildHandler (
+  klass: ViewClass,
+  route: CollectedRoute,
+  fn: ViewMethod,
+  checks: ContentChecks,
+  keepsView: boolean
+) {
   const finish = buildFinish(klass, route)
-  const bodyRename = route.options.schema?.body === undefined ? undefined : compileRenamer(route.options.schema.body, false)
+  const bodyRename = route.options.schema?.body === undefined
+    ? undefined
+    : compileRenamer(
+      route.options.schema.body,
+      false
+    )
   const { json, none } = checks
   const envelope = route.envelope !== undefined && route.options.schema?.body !== undefined ? route.envelope : undefined
   // Registration refused abstract views (assertRegistrable): this class is concrete.
@@ -298,14 +348,22 @@ const HOOK_PHASES = ['onRequest', 'preValidation', 'preHandler'] as const
  * Builds the Fastify route options of every operation of a view, most specific first.
  * With `app`, serializers may use the app's shared schemas.
  */
-export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions = {}, router?: RouterContext, app?: FastifyInstance): RouteOptions[] {
+export function buildViewRoutes (
+  klass: ViewClass,
+  options: RegisterViewOptions = {},
+  router?: RouterContext,
+  app?: FastifyInstance
+): RouteOptions[] {
   const serializerCompiler = serializerCompilerFor(app)
   const compileSerializer = (schema: TSchema): ((value: unknown) => string) => serializerCompiler({ schema })
   const statics: ViewStatics = klass
   const { prefix = '', validation, errorFormat, ...registration } = options
   const policy = resolveValidationPolicy([...router?.validation ?? [], validation], `${klass.name}'s registration`)
   // The innermost level that declares a format wins; else the application's (`configureApp`).
-  const format = [...router?.errorFormat ?? [], errorFormat].reduce<ErrorFormat | undefined>((outer, inner) => inner ?? outer, undefined) ??
+  const format = [...router?.errorFormat ?? [], errorFormat].reduce<ErrorFormat | undefined>(
+    (outer, inner) => inner ?? outer,
+    undefined
+  ) ??
     (app === undefined ? undefined : appErrorFormat(app)) ?? PROBLEM_FORMAT
   const base = router === undefined ? registration : mergeRouteOptions(router.options, registration)
   const fullPrefix = joinPath(router?.prefix ?? '', prefix)
@@ -319,12 +377,26 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
     // names its own error handler: that handler gets the 415 from a hook before parsing instead.
     const jsonChecked = takesBody && route.bodyMediaTypes === undefined && merged.errorHandler === undefined
     // Response headers add up across levels instead of the innermost replacing the rest.
-    const headerClasses = [router?.options.responseHeaders, registration.responseHeaders, route.options.responseHeaders, klass.getResponseHeaders(route.name)]
+    const headerClasses = [
+      router?.options.responseHeaders,
+      registration.responseHeaders,
+      route.options.responseHeaders,
+      klass.getResponseHeaders(route.name)
+    ]
       .filter((h): h is ResponseHeadersClass => h !== undefined)
     const operations = route.methods.map((method) => {
       // Dependencies run router first, then registration, then the route's own, then the action's.
-      const dependencies = [...(base.dependencies ?? []), ...(route.options.dependencies ?? []), ...(statics.getDependencies?.(route.name, method) ?? [])]
-      const definition: RouteDefinition = { ...route, options: { ...merged, dependencies }, compileSerializer, bodyLimit: merged.bodyLimit ?? appBodyLimit }
+      const dependencies = [
+        ...(base.dependencies ?? []),
+        ...(route.options.dependencies ?? []),
+        ...(statics.getDependencies?.(route.name, method) ?? [])
+      ]
+      const definition: RouteDefinition = {
+        ...route,
+        options: { ...merged, dependencies },
+        compileSerializer,
+        bodyLimit: merged.bodyLimit ?? appBodyLimit
+      }
       return { method, dependencies, definition, own: klass.routeHooks(definition, method) }
     })
     // Only the view's own hooks of these phases may have made the request's view (keepView).
@@ -333,7 +405,11 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
     const checks: ContentChecks = { json: jsonChecked, none: !takesBody && route.methods.some(readsNoContent) }
     const handler = buildHandler(klass, route, implementation, checks, keepsView)
     // The hooks that keep a view are the ones that may validate the path and query early.
-    const validatorCompiler = validatorCompilerFor(klass, route, { jsonChecked, checkedEarly: keepsView, maxBodyDepth: klass.maxBodyDepth, policy })
+    const validatorCompiler = validatorCompilerFor(
+      klass,
+      route,
+      { jsonChecked, checkedEarly: keepsView, maxBodyDepth: klass.maxBodyDepth, policy }
+    )
     assertPrefixParams(klass, joinPath(app?.prefix ?? '', fullPrefix))
     assertParamsInPath(klass, route, joinPath(app?.prefix ?? '', joinPath(fullPrefix, route.path)))
     for (const { method, dependencies, definition, own } of operations) {
@@ -363,7 +439,12 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
       // The view's own hooks run first, so a 304 is decided before any user hook sees the payload.
       const onSend = [...toList(own.onSend), ...toList(merged.onSend)]
       if (onSend.length > 0) routeOptions.onSend = onSend
-      const mediaType = mediaTypeHook(method, takesBody, route.bodyMediaTypes === undefined ? undefined : Object.keys(route.bodyMediaTypes), jsonChecked)
+      const mediaType = mediaTypeHook(
+        method,
+        takesBody,
+        route.bodyMediaTypes === undefined ? undefined : Object.keys(route.bodyMediaTypes),
+        jsonChecked
+      )
       if (mediaType !== undefined) routeOptions.preParsing = [mediaType, ...toList(merged.preParsing)]
       const preSerialization = [...toList(own.preSerialization), ...toList(merged.preSerialization)]
       if (preSerialization.length > 0) routeOptions.preSerialization = preSerialization
@@ -390,7 +471,12 @@ function uniqueOperationId (app: FastifyInstance, schema: { operationId?: string
  * Registers every route of a view on a Fastify instance.
  * All reading of the class happens here, once; requests only run the handlers.
  */
-export function registerView (app: FastifyInstance, klass: ViewClass, options: RegisterViewOptions = {}, router?: RouterContext): void {
+export function registerView (
+  app: FastifyInstance,
+  klass: ViewClass,
+  options: RegisterViewOptions = {},
+  router?: RouterContext
+): void {
   const routes = buildViewRoutes(klass, options, router, app)
   assertPrefix(app, klass, options, router)
   for (const route of routes) {
@@ -410,7 +496,12 @@ export function registerView (app: FastifyInstance, klass: ViewClass, options: R
  * of its context (`GET /`, `DELETE /:id`), which is seldom what was meant: a prefix must be
  * given, `''` to mean the root.
  */
-function assertPrefix (app: FastifyInstance, klass: ViewClass, options: RegisterViewOptions, router: RouterContext | undefined): void {
+function assertPrefix (
+  app: FastifyInstance,
+  klass: ViewClass,
+  options: RegisterViewOptions,
+  router: RouterContext | undefined
+): void {
   if (options.prefix !== undefined || (router?.prefix ?? '') !== '' || app.prefix !== '' || klass.standardActions().length === 0) return
   const actions = [...new Set(klass.standardActions().map((action) => action.name))]
   throw new ConfigurationError('FV_ERR_NO_PREFIX', `Cannot register ${klass.name}: it has no prefix, so its actions (${actions.join(', ')}) would be served at the root ` +

@@ -52,8 +52,14 @@ export function copyRouteMeta (from: object, to: object): void {
  * `content` or `errors`) replaces the earlier `schema` and `content`, whichever form each uses.
  */
 export function mergeResponses (base: ResponsesMap, over: ResponsesMap | undefined): ResponsesMap
-export function mergeResponses (base: ResponsesMap | undefined, over: ResponsesMap | undefined): ResponsesMap | undefined
-export function mergeResponses (base: ResponsesMap | undefined, over: ResponsesMap | undefined): ResponsesMap | undefined {
+export function mergeResponses (
+  base: ResponsesMap | undefined,
+  over: ResponsesMap | undefined
+): ResponsesMap | undefined
+export function mergeResponses (
+  base: ResponsesMap | undefined,
+  over: ResponsesMap | undefined
+): ResponsesMap | undefined {
   if (base === undefined) return over
   if (over === undefined) return base
   const out: ResponsesMap = { ...base }
@@ -66,7 +72,12 @@ export function mergeResponses (base: ResponsesMap | undefined, over: ResponsesM
 }
 
 function mergeEntry (a: ResponseDoc, b: ResponseDoc): ResponseDoc {
-  const entry: ResponseDoc = { ...a, ...b, headers: a.headers === undefined ? b.headers : { ...a.headers, ...b.headers }, errors: unionErrors(a.errors, b.errors) }
+  const entry: ResponseDoc = {
+    ...a,
+    ...b,
+    headers: a.headers === undefined ? b.headers : { ...a.headers, ...b.headers },
+    errors: unionErrors(a.errors, b.errors)
+  }
   if (b.schema !== undefined || b.content !== undefined || b.errors !== undefined) {
     if (b.schema === undefined) delete entry.schema
     if (b.content === undefined) delete entry.content
@@ -94,11 +105,21 @@ export function mergeRouteOptions<O extends ViewRouteOptions> (base: ViewRouteOp
   const responses = mergeResponses(base.responses, over.responses)
   if (responses !== undefined) merged.responses = responses
   if (base.schema !== undefined && over.schema !== undefined) merged.schema = { ...base.schema, ...over.schema }
-  if (base.dependencies !== undefined && over.dependencies !== undefined) merged.dependencies = [...base.dependencies, ...over.dependencies]
+  if (base.dependencies !== undefined && over.dependencies !== undefined) {
+    merged.dependencies = [
+      ...base.dependencies,
+      ...over.dependencies
+    ]
+  }
   if (base.config !== undefined && over.config !== undefined) merged.config = { ...base.config, ...over.config }
   const hooks: Record<string, unknown> = {}
   for (const hook of HOOKS) {
-    if (base[hook] !== undefined && over[hook] !== undefined) hooks[hook] = [...asList(base[hook]), ...asList(over[hook])]
+    if (base[hook] !== undefined && over[hook] !== undefined) {
+      hooks[hook] = [
+        ...asList(base[hook]),
+        ...asList(over[hook])
+      ]
+    }
   }
   return Object.assign(merged, hooks)
 }

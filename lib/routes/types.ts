@@ -102,7 +102,8 @@ export interface SharedRouteOptions extends FastifyPassThroughOptions, RouteDocO
 }
 
 /** Options of one route: Fastify's, the request schemas, the success status and body schema. */
-export interface ViewRouteOptions<S extends RouteSchemas = RouteSchemas, R extends Schema | undefined = Schema | undefined> extends SharedRouteOptions {
+export interface ViewRouteOptions<S extends RouteSchemas = RouteSchemas,
+  R extends Schema | undefined = Schema | undefined> extends SharedRouteOptions {
   /** The validated request parts. */
   schema?: S & { [K in Exclude<keyof S, keyof RouteSchemas>]: never }
   /** The success status code (defaults: POST 201, DELETE 204, others 200). */
@@ -123,4 +124,7 @@ export interface ResolvedRouteSchemas {
 export type ResolvedRouteOptions = ViewRouteOptions<ResolvedRouteSchemas, TSchema | undefined>
 
 /** A route handler method of a view, typed from its route's schemas. */
-export type RouteMethod<This, S extends RouteSchemas, R> = (this: This, request: ViewRequest<S>) => MaybePromise<HandlerResult<R>>
+export type RouteMethod<This, S extends RouteSchemas, R> = (
+  this: This,
+  request: ViewRequest<S>
+) => MaybePromise<HandlerResult<R>>

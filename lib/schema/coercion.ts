@@ -54,7 +54,11 @@ function converterFor (schema: SchemaNode): Converter | undefined {
   return undefined
 }
 
-type FieldConversion = { key: string, convert: Converter | undefined, array: true } | { key: string, convert: Converter, array: false }
+type FieldConversion = { key: string, convert: Converter | undefined, array: true } | {
+  key: string,
+  convert: Converter,
+  array: false
+}
 
 /**
  * Builds, once per route, the in-place conversion of a query, path or header object:

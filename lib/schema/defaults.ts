@@ -46,7 +46,9 @@ function identified (schema: SchemaNode): Map<string, SchemaNode> {
   const walk = (node: SchemaNode): void => {
     if (typeof node.$id === 'string' && !ids.has(node.$id)) ids.set(node.$id, node)
     for (const value of Object.values(node)) {
-      if (Array.isArray(value)) for (const item of value) { if (isSchemaNode(item)) walk(item) } else if (isSchemaNode(value)) walk(value)
+      if (Array.isArray(value)) {
+        for (const item of value) if (isSchemaNode(item)) walk(item)
+      } else if (isSchemaNode(value)) walk(value)
     }
   }
   walk(schema)
@@ -100,7 +102,11 @@ export function unfilledDefaults (root: SchemaNode): string[] {
       if (inUnion && member !== undefined && Object.hasOwn(child, 'default')) found.push(path + step)
       walk(child, path + step, inUnion)
     }
-    for (const member of [...listOf(next.anyOf), ...listOf(next.oneOf), ...(isSchemaNode(next.not) ? [next.not] : [])]) walk(member, path, true)
+    for (const member of [
+      ...listOf(next.anyOf),
+      ...listOf(next.oneOf),
+      ...(isSchemaNode(next.not) ? [next.not] : [])
+    ]) walk(member, path, true)
   }
   walk(root, '', false)
   return found
@@ -152,7 +158,11 @@ function objectStep (members: Member[]): ApplyDefaults {
 }
 
 /** Fills the defaults inside the members an object's own `properties` do not name (a record's values, `additionalProperties`). */
-function otherMembersStep (named: Set<string>, patterns: Array<[RegExp, ApplyDefaults]>, additional: ApplyDefaults | undefined): ApplyDefaults {
+function otherMembersStep (
+  named: Set<string>,
+  patterns: Array<[RegExp, ApplyDefaults]>,
+  additional: ApplyDefaults | undefined
+): ApplyDefaults {
   return (value) => {
     if (!isRecord(value)) return
     for (const key of Object.keys(value)) {
@@ -223,7 +233,11 @@ export function compileDefaults (root: SchemaNode): ApplyDefaults | undefined {
       if (inner !== undefined) patterns.push([new RegExp(pattern), inner]) // as TypeBox's check reads the pattern
     }
     const additional = isSchemaNode(node.additionalProperties) ? build(node.additionalProperties) : undefined
-    if (patterns.length > 0 || additional !== undefined) steps.push(otherMembersStep(new Set(Object.keys(props)), patterns, additional))
+    if (patterns.length > 0 || additional !== undefined) {
+      steps.push(
+        otherMembersStep(new Set(Object.keys(props)), patterns, additional)
+      )
+    }
     const item = isSchemaNode(node.items) ? build(node.items) : undefined
     if (item !== undefined) steps.push(itemsStep(item))
     const tuple = listOf(node.items).map(build)

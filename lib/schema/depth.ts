@@ -47,7 +47,12 @@ export function schemaDepth (node: SchemaNode, closed = false): number {
       const prefix = node.prefixItems
       const inner = Array.isArray(items)
         ? deepestOf(items)
-        : items === undefined ? (Array.isArray(prefix) && node.maxItems !== undefined ? deepestOf(prefix) : Number.POSITIVE_INFINITY) : schemaDepth(items)
+        : items === undefined
+          ? (Array.isArray(prefix) &&
+          node.maxItems !== undefined
+              ? deepestOf(prefix)
+              : Number.POSITIVE_INFINITY)
+          : schemaDepth(items)
       deepest = Math.max(deepest, 1 + (Array.isArray(prefix) ? Math.max(inner, deepestOf(prefix)) : inner))
     } else if (type === 'object') {
       const properties = node.properties === undefined ? [] : Object.values(node.properties)

@@ -23,7 +23,11 @@ export class ResponseValidationError extends InternalServerError {
  * must have the shape of the success schema before it is sent (`validateResponse = true`),
  * or match every keyword of it, value constraints included (`strictResponse`).
  */
-export function compileResponseCheck (schema: TSchema, fromAttributes: boolean | null, strict = false): (value: unknown) => unknown {
+export function compileResponseCheck (
+  schema: TSchema,
+  fromAttributes: boolean | null,
+  strict = false
+): (value: unknown) => unknown {
   const checked = strict ? schema : shapeSchema(schema)
   const check = compileCheck(checked)
   // The shape check of most schemas compiles to plain loops; TypeBox's check explains a failure.

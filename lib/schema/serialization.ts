@@ -51,7 +51,10 @@ function aliasOf (schema: SchemaNode): string | undefined {
 
 /** Whether any property of the schema declares an `alias` (its wire name). */
 export function hasAliases (schema: TSchema): boolean {
-  return someSchema(schema, (s) => s.properties !== undefined && Object.values(s.properties).some((p) => aliasOf(p) !== undefined))
+  return someSchema(
+    schema,
+    (s) => s.properties !== undefined && Object.values(s.properties).some((p) => aliasOf(p) !== undefined)
+  )
 }
 
 /** The schema as it is on the wire when `byAlias` is on: property keys replaced by their aliases. */

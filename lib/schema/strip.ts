@@ -19,7 +19,11 @@ function opened (node: SchemaNode): SchemaNode {
   const { additionalProperties, unevaluatedProperties, ...out } = node
   if (additionalProperties !== false) out.additionalProperties = additionalProperties
   if (unevaluatedProperties !== false) out.unevaluatedProperties = unevaluatedProperties
-  if (node.properties !== undefined) out.properties = Object.fromEntries(Object.entries(node.properties).map(([key, schema]) => [key, opened(schema)]))
+  if (node.properties !== undefined) {
+    out.properties = Object.fromEntries(
+      Object.entries(node.properties).map(([key, schema]) => [key, opened(schema)])
+    )
+  }
   if (isSchemaNode(node.items)) out.items = opened(node.items)
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) if (node[key] !== undefined) out[key] = listOf(node[key]).map(opened)
   return out
@@ -58,7 +62,9 @@ export function compileStrip (schema: TSchema, compile: CompileCheck): StripUnkn
   const collect = (node: SchemaNode): void => {
     if (typeof node.$id === 'string' && !ids.has(node.$id)) ids.set(node.$id, node)
     for (const value of Object.values(node)) {
-      if (Array.isArray(value)) for (const item of value) { if (isSchemaNode(item)) collect(item) } else if (isSchemaNode(value)) collect(value)
+      if (Array.isArray(value)) {
+        for (const item of value) if (isSchemaNode(item)) collect(item)
+      } else if (isSchemaNode(value)) collect(value)
     }
   }
   collect(root)
@@ -117,7 +123,13 @@ export function compileStrip (schema: TSchema, compile: CompileCheck): StripUnkn
     if (strips.every((strip) => strip === undefined)) return undefined // no member, or none that strips
     let compiled: UnionMember[]
     try {
-      compiled = members.map((member, i) => ({ exact: compile(asTypeBox(member)), loose: compile(asTypeBox(opened(member))), strip: strips[i] }))
+      compiled = members.map(
+        (member, i) => ({
+          exact: compile(asTypeBox(member)),
+          loose: compile(asTypeBox(opened(member))),
+          strip: strips[i]
+        })
+      )
     } catch {
       // A member that refers to the schema around it (`This` of a recursive one) cannot be compiled alone: such a union is not stripped, only checked.
       return undefined

@@ -19,7 +19,10 @@ export type { HttpPart }
 
 const MAX_REPORTED_ERRORS = 20
 
-type FormatDefinition = RegExp | ((value: string) => boolean) | { type?: string, validate: RegExp | ((value: string) => boolean) }
+type FormatDefinition = RegExp | ((value: string) => boolean) | {
+  type?: string,
+  validate: RegExp | ((value: string) => boolean)
+}
 
 /**
  * Registers string formats with TypeBox, leaving alone those already registered (by
@@ -54,7 +57,8 @@ function twoDigits (value: string, at: number): number {
  */
 export function isCanonicalDateTime (value: string): boolean {
   if (value.length !== 24 || value.charCodeAt(4) !== 45 || value.charCodeAt(7) !== 45 || value.charCodeAt(10) !== 84 ||
-    value.charCodeAt(13) !== 58 || value.charCodeAt(16) !== 58 || value.charCodeAt(19) !== 46 || value.charCodeAt(23) !== 90) return false
+    value.charCodeAt(13) !== 58 || value.charCodeAt(16) !== 58 || value.charCodeAt(19) !== 46 ||
+      value.charCodeAt(23) !== 90) return false
   const century = twoDigits(value, 0)
   const yearInCentury = twoDigits(value, 2)
   const month = twoDigits(value, 5)
@@ -301,12 +305,29 @@ function inOrder (...steps: Array<((data: never) => void) | undefined>): ((data:
  * body's unknown members are stripped (`stripUnknown`), and missing members get their defaults
  * (`useDefaults`); each step exists only where the schema gives it something to do.
  */
-export function compilePartValidator (schema: TSchema, part: HttpPart, options: PartValidatorOptions = {}): PartValidator {
-  const { checkedEarly = false, maxBodyDepth = DEFAULT_MAX_BODY_DEPTH, useDefaults = false, stripUnknown = false } = options
+export function compilePartValidator (
+  schema: TSchema,
+  part: HttpPart,
+  options: PartValidatorOptions = {}
+): PartValidator {
+  const {
+    checkedEarly = false,
+    maxBodyDepth = DEFAULT_MAX_BODY_DEPTH,
+    useDefaults = false,
+    stripUnknown = false
+  } = options
   const target = part === 'headers' ? asTypeBox(lowerCaseKeys(schema)) : schema
   const check = compileCheck(target)
   const prepare = part === 'body'
-    ? inOrder(stripUnknown ? compileStrip(target, (s) => { const c = compileCheck(s); return (value) => c.Check(value) }) : undefined, useDefaults ? compileDefaults(target) : undefined)
+    ? inOrder(
+      stripUnknown
+        ? compileStrip(
+          target,
+          (s) => { const c = compileCheck(s); return (value) => c.Check(value) }
+        )
+        : undefined,
+      useDefaults ? compileDefaults(target) : undefined
+    )
     : inOrder(buildCoercion(target), useDefaults ? compileDefaults(target) : undefined)
   const fail = (data: unknown): { error: Error } => ({
     error: new RequestValidationError(PART_DETAIL[part], { errors: validationEntries(check, data, part) })
@@ -346,7 +367,9 @@ export function compilePartValidator (schema: TSchema, part: HttpPart, options: 
  * either TypeBox line. Defaults are filled as Fastify's Ajv fills them (not in a PATCH body);
  * bodies are not closed against unknown members.
  */
-export function typeboxValidatorCompiler ({ schema, httpPart, url, method }: { schema: unknown, httpPart?: string, url?: string, method?: string }): PartValidator {
+export function typeboxValidatorCompiler (
+  { schema, httpPart, url, method }: { schema: unknown, httpPart?: string, url?: string, method?: string }
+): PartValidator {
   const part = (httpPart ?? 'body') as HttpPart // Fastify names one of the four parts
   const where = `the ${part} schema of ${url ?? 'a route'}`
   const typed = toTypeBox(schema as Schema, where) // Fastify passes the route's schema as it was given

@@ -19,10 +19,20 @@ import { requiredOf, type SchemaNode } from '../core/schema-node.js'
 type BulkReq<Q, B> = ActionRequest<unknown, Q, B>
 
 /** `fn` on a hook's or the repository's result, awaited when it is a thenable other than the view's reply. */
-const onSettled = <T, R>(view: BulkView, value: Awaitable<T>, fn: (value: T) => R): MaybePromise<R> => then(value, fn, view.reply)
+const onSettled = <T, R>(view: BulkView, value: Awaitable<T>, fn: (value: T) => R): MaybePromise<R> => then(
+  value,
+  fn,
+  view.reply
+)
 
 /** The item types of bulk views, besides `item`: `create`, `bulkUpdate`, `update` and the filter `query`. */
-export interface BulkModels { item?: unknown, create?: unknown, bulkUpdate?: unknown, update?: unknown, query?: unknown }
+export interface BulkModels {
+  item?: unknown,
+  create?: unknown,
+  bulkUpdate?: unknown,
+  update?: unknown,
+  query?: unknown
+}
 
 /** `bulkCreate`: POST on `bulkRoute`, 201, an array of created objects. */
 export interface BulkCreateActions<M, Async> { bulkCreate (request: BulkReq<unknown, Array<Get<M, 'create', unknown>>>): Ret<Async, Array<ItemOf<M>> | SentReply> }
@@ -125,7 +135,12 @@ function batchLimit (klass: BulkClass): Pick<ViewRouteOptions, 'preValidation' |
 /** The body of POST and PUT: an array of `schema`, as long as `maxBatchSize` allows. */
 function batchOptions (klass: BulkClass, route: ActionRoute, schema: TSchema | undefined): ViewRouteOptions {
   const options = { ...route.options, ...batchLimit(klass) }
-  return schema === undefined ? options : withSchema(options, { body: Type.Array(schema, klass.maxBatchSize === undefined ? {} : { maxItems: klass.maxBatchSize }) })
+  return schema === undefined
+    ? options
+    : withSchema(
+      options,
+      { body: Type.Array(schema, klass.maxBatchSize === undefined ? {} : { maxItems: klass.maxBatchSize }) }
+    )
 }
 
 /**
@@ -173,7 +188,12 @@ function bulkActionRoute (klass: BulkClass, action: StandardAction, inherited: A
       const values = schemaStatic(klass, 'updateSchema')
       return {
         ...route,
-        options: values === undefined ? options : withSchema(options, { body: Type.Partial(values, { minProperties: 1 }) }),
+        options: values === undefined
+          ? options
+          : withSchema(
+            options,
+            { body: Type.Partial(values, { minProperties: 1 }) }
+          ),
         responseSchema: responseList(klass),
         emptyBody: klass.returnOnUpdate === false
       }
@@ -204,7 +224,13 @@ const bulkMembers = <B extends ViewBase>(Base: B): B & BulkStatics => {
     }
   }
   for (const hook of ['beforeBulkCreate', 'afterBulkCreate', 'beforeBulkUpdate', 'afterBulkUpdate', 'beforeUpdateMany', 'afterUpdateMany', 'beforeBulkDelete', 'afterBulkDelete']) {
-    if (!(hook in cls.prototype)) Object.defineProperty(cls.prototype, hook, { value: () => undefined, writable: true, configurable: true })
+    if (!(hook in cls.prototype)) {
+      Object.defineProperty(
+        cls.prototype,
+        hook,
+        { value: () => undefined, writable: true, configurable: true }
+      )
+    }
   }
   return cls
 }
@@ -283,8 +309,11 @@ const bulkImpls: Record<string, (base: ViewBase) => ViewBase> = {
         const duplicates = duplicateKeys(data, classOf(this).primaryKey)
         if (duplicates.length > 0) throw new RequestValidationError('The request body is invalid.', { errors: duplicates })
         if (data.length === 0) return true
-        return onSettled(this, this.beforeBulkUpdate(data), () => onSettled(this, this.repository.bulkUpdate(data, bulkUpdateOptions(this)),
-          () => onSettled(this, this.afterBulkUpdate(), () => true)))
+        return onSettled(this, this.beforeBulkUpdate(data), () => onSettled(this, this.repository.bulkUpdate(
+          data,
+          bulkUpdateOptions(this)
+        ),
+        () => onSettled(this, this.afterBulkUpdate(), () => true)))
       })
     }
   }, 'bulkUpdate'),
@@ -293,8 +322,12 @@ const bulkImpls: Record<string, (base: ViewBase) => ViewBase> = {
       return underParent(this, () => {
         const values = request.body as Record<string, unknown>
         const { args, kwargs } = selection(this, 'updateMany')
-        return onSettled(this, this.beforeUpdateMany(values), () => onSettled(this, this.repository.updateMany(values, kwargs, ...args),
-          (objs) => onSettled(this, this.afterUpdateMany(objs), () => objs)))
+        return onSettled(this, this.beforeUpdateMany(values), () => onSettled(this, this.repository.updateMany(
+          values,
+          kwargs,
+          ...args
+        ),
+        (objs) => onSettled(this, this.afterUpdateMany(objs), () => objs)))
       })
     }
   }, 'updateMany'), 'updateMany'),
@@ -302,7 +335,15 @@ const bulkImpls: Record<string, (base: ViewBase) => ViewBase> = {
     bulkDelete (this: BulkView): unknown {
       return underParent(this, () => {
         const { args, kwargs } = selection(this, 'bulkDelete')
-        return onSettled(this, this.beforeBulkDelete(), () => onSettled(this, this.repository.deleteMany(kwargs, ...args), () => onSettled(this, this.afterBulkDelete(), () => true)))
+        return onSettled(
+          this,
+          this.beforeBulkDelete(),
+          () => onSettled(
+            this,
+            this.repository.deleteMany(kwargs, ...args),
+            () => onSettled(this, this.afterBulkDelete(), () => true)
+          )
+        )
       })
     }
   }
@@ -357,7 +398,8 @@ function genericBulkMembers (name: string) {
 type Family<K> = K extends `async${string}` ? 'asyncGenericBulk' : 'genericBulk'
 type Abstract<K extends keyof ActionRegistry<unknown>> = ActionViewClass<K, BulkStatics>
 type BulkRepositoryOf<K> = K extends `async${string}` ? AsyncBulkRepository<unknown> : BulkRepository<unknown>
-type Generic<K extends keyof ActionRegistry<unknown>> = ActionViewClass<K | Family<K>, BulkStatics & GenericStatics<BulkRepositoryOf<K>>>
+type Generic<K extends keyof ActionRegistry<unknown>> = ActionViewClass<K | Family<K>,
+  BulkStatics & GenericStatics<BulkRepositoryOf<K>>>
 
 /** POST on `bulkRoute`: implement `bulkCreate(request)`, which receives the validated array. */
 export const AsyncBulkCreateAPIView = actionMixin<Abstract<'asyncBulkCreate'>>('AsyncBulkCreateAPIView', BULK_ACTIONS.bulkCreate, [], bulkMembers)
