@@ -14,6 +14,30 @@ export default [
     }
   },
   {
+    // Fastify's line length (its eslint settings): 120 characters of code; a URL, a string, a template
+    // literal, a regular expression or a comment (trailing ones too) may run longer rather than be cut.
+    rules: {
+      'max-len': ['error', {
+        code: 120,
+        tabWidth: 2,
+        ignoreUrls: true,
+        ignoreStrings: true,
+        ignoreTemplateLiterals: true,
+        ignoreRegExpLiterals: true,
+        ignoreComments: true,
+        ignoreTrailingComments: true
+      }]
+    }
+  },
+  {
+    // Typed linting of the library and its tests: an assertion the compiler does not need is an error,
+    // so every one left says something the types do not. (The type tests assert types on purpose.)
+    files: ['lib/**/*.ts', 'test/**/*.ts'],
+    ignores: ['test/types/**', 'test/fixtures/**'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: { '@typescript-eslint/no-unnecessary-type-assertion': 'error' }
+  },
+  {
     // Type tests declare classes and schemas only for the compiler to judge: `void Items` keeps
     // such a class "used" under noUnusedLocals, and a schema may be read only by `typeof`.
     files: ['test/types/**'],

@@ -7,17 +7,25 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { mix, type MixinClass } from '../lib/index.js'
 import {
-  AsyncGenericCreateAPIView, AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, GenericCreateAPIView, GenericListAPIView, GenericRetrieveAPIView, GenericUpdateAPIView
+  AsyncGenericCreateAPIView, AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, GenericCreateAPIView,
+  GenericListAPIView, GenericRetrieveAPIView, GenericUpdateAPIView
 } from '../lib/generics.js'
 
 type Construct = new (request: FastifyRequest, reply: FastifyReply) => object
 const sets: MixinClass[][] = [
-  [AsyncGenericListAPIView, AsyncGenericCreateAPIView, AsyncGenericRetrieveAPIView], [GenericListAPIView], [GenericRetrieveAPIView],
-  [AsyncGenericListAPIView, AsyncGenericCreateAPIView], [GenericRetrieveAPIView, GenericUpdateAPIView], [GenericListAPIView, GenericCreateAPIView]
+  [AsyncGenericListAPIView, AsyncGenericCreateAPIView, AsyncGenericRetrieveAPIView], [GenericListAPIView], [
+    GenericRetrieveAPIView
+  ],
+  [AsyncGenericListAPIView, AsyncGenericCreateAPIView], [GenericRetrieveAPIView, GenericUpdateAPIView], [
+    GenericListAPIView,
+    GenericCreateAPIView
+  ]
 ]
 // The classes as the library sees them: constructible with a request and a reply.
 const plain = sets.map((set) => class extends (mix(...set) as unknown as Construct) {})
-const withField = sets.map((set) => class extends (mix(...set) as unknown as Construct) { cache: Map<string, unknown> | null = null })
+const withField = sets.map(
+  (set) => class extends (mix(...set) as unknown as Construct) { cache: Map<string, unknown> | null = null }
+)
 const request = {} as FastifyRequest
 const reply = {} as FastifyReply
 const make = (Klass: Construct): object => new Klass(request, reply)

@@ -11,7 +11,12 @@ import { etagOf } from '../lib/conditional.js'
 import { etagOnSend } from '../lib/views/conditional.js'
 import { fixed, median, table } from './stats.js'
 
-type Hook = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: Error | null, payload?: unknown) => void) => void
+type Hook = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  done: (error: Error | null, payload?: unknown) => void
+) => void
 
 /** ns per call of `fn`: the median of `batches` timed batches of `calls` calls, after a warm-up batch. */
 function nsPerCall (fn: () => void, calls: number, batches: number): number[] {
@@ -42,7 +47,10 @@ function stubReply (): { reply: FastifyReply, reset: () => void } {
 async function fastifyEtagHook (): Promise<Hook> {
   let hook: Hook | undefined
   const fake = { addHook: (_name: string, fn: Hook) => { hook = fn } }
-  await (etagPlugin as unknown as (app: FastifyInstance, options: object) => Promise<void>)(fake as unknown as FastifyInstance, {})
+  await (etagPlugin as unknown as (app: FastifyInstance, options: object) => Promise<void>)(
+    fake as unknown as FastifyInstance,
+    {}
+  )
   return hook!
 }
 

@@ -92,12 +92,22 @@ const at: number[] = []
 let clock = profile.startTime
 for (const delta of profile.timeDeltas) at.push(clock += delta)
 
-interface Totals { requests: number, busy: number, inclusive: Record<string, number>, before: Record<string, number>, self: Record<string, number> }
+interface Totals {
+  requests: number,
+  busy: number,
+  inclusive: Record<string, number>,
+  before: Record<string, number>,
+  self: Record<string, number>
+}
 const byVariant = new Map<string, Totals>()
 // Batch runs count per item created (one request or many): "requests" is the amount.
 const batchWindows: Window[] = Object.values(results.batchRuns ?? {}).flat()
   .map((r) => ({ variant: r.way, requests: r.amount, startedUs: r.startedUs, endedUs: r.endedUs }))
-const windows = [...(results.warmups ?? []), ...results.runs, ...batchWindows].filter((w) => w.startedUs !== undefined).sort((a, b) => a.startedUs - b.startedUs)
+const windows = [
+  ...(results.warmups ?? []),
+  ...results.runs,
+  ...batchWindows
+].filter((w) => w.startedUs !== undefined).sort((a, b) => a.startedUs - b.startedUs)
 let i = 0
 for (const w of windows) {
   const totals = byVariant.get(w.variant) ?? { requests: 0, busy: 0, inclusive: {}, before: {}, self: {} }

@@ -23,7 +23,9 @@ type Way = 'views' | 'fastify' | 'empty'
 
 const resourceSchema = (n: number) => ({
   item: Type.Object({ id: Type.Integer(), name: Type.String({ minLength: 1 }), price: Type.Number({ minimum: 0 }), tags: Type.Array(Type.String()), updated_at: Type.String({ format: 'date-time' }) }, { $id: `Resource${n}` }),
-  input: Type.Object({ name: Type.String({ minLength: 1 }), price: Type.Number({ minimum: 0 }), tags: Type.Array(Type.String()) }),
+  input: Type.Object(
+    { name: Type.String({ minLength: 1 }), price: Type.Number({ minimum: 0 }), tags: Type.Array(Type.String()) }
+  ),
   params: Type.Object({ id: Type.Integer({ minimum: 1 }) })
 })
 
@@ -33,7 +35,12 @@ async function build (way: Way, resources: number): Promise<FastifyInstance> {
     const registrations: ViewEntry[] = []
     for (let n = 0; n < resources; n++) {
       const { item, input, params } = resourceSchema(n)
-      class Resource extends AsyncGenericViewSet<{ item: Static<typeof item>, create: Static<typeof input>, update: Static<typeof input>, params: Static<typeof params> }> {
+      class Resource extends AsyncGenericViewSet<{
+        item: Static<typeof item>,
+        create: Static<typeof input>,
+        update: Static<typeof input>,
+        params: Static<typeof params>
+      }> {
         static override responseSchema = item
         static override createSchema = input
         static override updateSchema = input

@@ -249,7 +249,12 @@ interface Measurement {
   endedUs: number
 }
 
-async function measure (srv: ServerProcess, variant: VariantManifest, seconds: number, round: number): Promise<Measurement> {
+async function measure (
+  srv: ServerProcess,
+  variant: VariantManifest,
+  seconds: number,
+  round: number
+): Promise<Measurement> {
   const { request } = variant
   await sleep(PAUSE_MS)
   const before = await srv.cpu(true)
@@ -274,7 +279,9 @@ async function measure (srv: ServerProcess, variant: VariantManifest, seconds: n
   const requests = result.requests.total
   const serverCpuUs = cpuMicros(before.usage, after.usage)
   const expected = request.expectStatus
-  const unexpected = expected === undefined ? result.non2xx : requests - (result.statusCodeStats[String(expected)]?.count ?? 0)
+  const unexpected = expected === undefined
+    ? result.non2xx
+    : requests - (result.statusCodeStats[String(expected)]?.count ?? 0)
   return {
     variant: variant.id,
     round,
@@ -317,7 +324,10 @@ async function sanityCheck (srv: ServerProcess, scenarios: ScenarioManifest[]): 
         ...(request.body === undefined ? {} : { body: request.body })
       })
       const body = await response.text()
-      const statusOk = request.expectStatus === undefined ? response.status >= 200 && response.status < 300 : response.status === request.expectStatus
+      const statusOk = request.expectStatus === undefined
+        ? response.status >= 200 &&
+        response.status < 300
+        : response.status === request.expectStatus
       if (!statusOk) throw new Error(`${variant.id}: ${request.method} ${request.path} answered ${response.status}: ${body.slice(0, 500)}`)
       if (variant.baseline) baselineBody = body
       else if (variant.sameBodyAsBaseline && body !== baselineBody) {
@@ -451,7 +461,8 @@ async function main (): Promise<void> {
     for (const way of batchWays(batch, settings.control)) console.log(`  ${way.id}  ${way.label}`)
     if (batch.target !== undefined) console.log(`  target: ${batch.target.label}`)
   }
-  const estimate = entries.reduce((sum, e) => sum + e.rounds * (e.duration + PAUSE_MS / 1000 + 0.1) + (e.control ? 0 : e.warmup + PAUSE_MS / 1000 + 0.1), 0)
+  const estimate = entries.reduce((sum,
+    e) => sum + e.rounds * (e.duration + PAUSE_MS / 1000 + 0.1) + (e.control ? 0 : e.warmup + PAUSE_MS / 1000 + 0.1), 0)
   console.log(`\nload runs: about ${fixed(estimate, 0)} s on an idle machine (more when runs are repeated because of other load)`)
 
   console.log('\n## Sanity check\n')
@@ -515,11 +526,18 @@ async function main (): Promise<void> {
 
   if (settings.json !== '') {
     writeFileSync(settings.json, JSON.stringify({
-      settings, scenarios: selected, runs, warmups, batchRuns: Object.fromEntries(batchRuns), hashes: Object.fromEntries(hashes)
+      settings,
+      scenarios: selected,
+      runs,
+      warmups,
+      batchRuns: Object.fromEntries(batchRuns),
+      hashes: Object.fromEntries(hashes)
     }, null, 2))
     console.log(`raw results written to ${settings.json}`)
   }
-  const failed = runs.filter((m) => m.errors + m.unexpected > 0).length + [...batchRuns.values()].flat().filter(batchFailed).length
+  const failed = runs.filter(
+    (m) => m.errors + m.unexpected > 0
+  ).length + [...batchRuns.values()].flat().filter(batchFailed).length
   if (failed > 0) {
     console.error(`\n${failed} run(s) had errors or unexpected statuses: the figures above are not valid`)
     process.exitCode = 1
@@ -589,7 +607,9 @@ function report (scenarios: ScenarioManifest[], runs: Measurement[], hashes: Map
     // Per-round paired differences in µs (and ratios); the A/A control's is the noise yardstick.
     const deltas = (subject: string, reference: string): { raw: number[], normalized: number[], ratio: number[], normalizedRatio: number[] } => {
       const ref = ofVariant(reference)
-      const pairs = ofVariant(subject).map((m) => [m, ref.find((r) => r.round === m.round)] as const).filter(([, r]) => r !== undefined)
+      const pairs = ofVariant(subject).map((m) => [m, ref.find((r) => r.round === m.round)] as const).filter(
+        ([, r]) => r !== undefined
+      )
       return {
         raw: pairs.map(([m, r]) => m.serverCpuUsPerReq - r!.serverCpuUsPerReq),
         normalized: pairs.map(([m, r]) => (m.normalized / r!.normalized - 1) * r!.serverCpuUsPerReq),

@@ -56,7 +56,12 @@ function manifest (scenario: AnyScenario, ports: Record<string, number>): AnySce
     name: definition.name,
     label: definition.label,
     baseline,
-    request: definition.server === undefined ? definition.request : { ...definition.request, port: portOf(definition.server) },
+    request: definition.server === undefined
+      ? definition.request
+      : {
+          ...definition.request,
+          port: portOf(definition.server)
+        },
     sameBodyAsBaseline: definition.sameBodyAsBaseline ?? true
   })
   const variants = [variant(scenario.baseline, true), ...scenario.variants.map((v) => variant(v, false))]

@@ -145,7 +145,10 @@ export async function buildApp (options: FastifyHttpOptions<Server> & StoreOptio
     requestTimeout: TIMEOUTS.requestTimeout,
     keepAliveTimeout: TIMEOUTS.keepAliveTimeout,
     // Node's own settings: Fastify hands `http` to http.createServer.
-    http: { headersTimeout: TIMEOUTS.headersTimeout, connectionsCheckingInterval: TIMEOUTS.connectionsCheckingInterval },
+    http: {
+      headersTimeout: TIMEOUTS.headersTimeout,
+      connectionsCheckingInterval: TIMEOUTS.connectionsCheckingInterval
+    },
     ...fastifyOptions
   })
   // First, so that every route answers problem+json whatever is registered after.

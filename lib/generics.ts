@@ -1,12 +1,16 @@
 // The `fastify-views/generics` entry: views over a repository (generic views and viewsets), the
 // filters, paginations and pages of their lists, the repository protocol and the in-memory repository.
 export {
-  GenericViewMixin, AsyncGenericListAPIView, GenericListAPIView, AsyncGenericCreateAPIView, GenericCreateAPIView, AsyncGenericRetrieveAPIView,
-  GenericRetrieveAPIView, AsyncGenericUpdateAPIView, GenericUpdateAPIView, AsyncGenericPartialUpdateAPIView, GenericPartialUpdateAPIView,
-  AsyncGenericDestroyAPIView, GenericDestroyAPIView, type GenericHooks, type GenericMembers, type GenericMixinBase, type WriteSeams, type CreateValues, type KwargsOf, type CriteriaOf, type GenericStatics, type FilterArgs
+  GenericViewMixin, AsyncGenericListAPIView, GenericListAPIView, AsyncGenericCreateAPIView, GenericCreateAPIView,
+  AsyncGenericRetrieveAPIView,
+  GenericRetrieveAPIView, AsyncGenericUpdateAPIView, GenericUpdateAPIView, AsyncGenericPartialUpdateAPIView,
+  GenericPartialUpdateAPIView,
+  AsyncGenericDestroyAPIView, GenericDestroyAPIView, type GenericHooks, type GenericMembers, type GenericMixinBase,
+  type WriteSeams, type CreateValues, type KwargsOf, type CriteriaOf, type GenericStatics, type FilterArgs
 } from './views/generics.js'
 export {
-  AsyncGenericViewSet, GenericViewSet, AsyncGenericReadOnlyViewSet, GenericReadOnlyViewSet, AsyncGenericListCreateAPIView, GenericListCreateAPIView,
+  AsyncGenericViewSet, GenericViewSet, AsyncGenericReadOnlyViewSet, GenericReadOnlyViewSet,
+  AsyncGenericListCreateAPIView, GenericListCreateAPIView,
   AsyncGenericRetrieveUpdateDestroyAPIView, GenericRetrieveUpdateDestroyAPIView
 } from './views/viewsets.js'
 export {
@@ -22,7 +26,8 @@ export {
 } from './query/page-number.js'
 export { OffsetPagination, OffsetPages, OffsetPage, type OffsetPageSchema, type OffsetPageOf, type OffsetWindow, type OffsetFacts } from './query/offset.js'
 export {
-  CursorPagination, CursorPages, CursorPage, type CursorPageSchema, type CursorPageOf, type Cursor, type CursorWindow, type CursorFacts
+  CursorPagination, CursorPages, CursorPage, type CursorPageSchema, type CursorPageOf, type Cursor, type CursorWindow,
+  type CursorFacts
 } from './query/cursor.js'
 export { OPERATORS, splitCriterion, asyncRepository, preconditionOf, type FieldOf, type Precondition, type Promised, type Repository, type AsyncRepository, type BulkRepository, type AsyncBulkRepository, type Criteria, type RepositoryOptions, type ListQuery, type OrderKey, type Operator } from './stores/repository.js'
 export { MemoryRepository, UniqueViolation, type MemoryRepositoryOptions } from './stores/memory.js'

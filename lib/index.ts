@@ -16,7 +16,8 @@ export {
 export * from './http/errors.js'
 export { ConfigurationError, CONFIGURATION_ERRORS, type ConfigurationErrorCode } from './core/configuration-error.js'
 export {
-  ErrorFormat, problemFormat, PROBLEM_FORMAT, problemErrorHandler, problemNotFoundHandler, problemClientErrorHandler, problemFrameworkErrors,
+  ErrorFormat, problemFormat, PROBLEM_FORMAT, problemErrorHandler, problemNotFoundHandler, problemClientErrorHandler,
+  problemFrameworkErrors,
   type ErrorFormatOptions, type ValidationStatus
 } from './http/error-format.js'
 export { PROBLEM_CONTENT_TYPE } from './http/problem.js'
@@ -25,7 +26,8 @@ export { ResponseValidationError } from './schema/response-check.js'
 export type { ValidationPolicy } from './schema/validation-policy.js'
 export { toTypeBox, type Schema, type StaticOf, type TypeBox1Schema } from './core/typebox-lines.js'
 export type {
-  ViewRequest, RouteSchemas, ResolvedRouteSchemas, ResolvedRouteOptions, HandlerResult, Dependency, DependencyFn, DependencyDocs, SecurityRequirement, ResponseDoc, ResponsesMap,
+  ViewRequest, RouteSchemas, ResolvedRouteSchemas, ResolvedRouteOptions, HandlerResult, Dependency, DependencyFn,
+  DependencyDocs, SecurityRequirement, ResponseDoc, ResponsesMap,
   ViewRouteOptions, SharedRouteOptions, RouteDocOptions, MaybePromise
 } from './routes/types.js'
 export { mix, defineMixin, MIXIN, ACTION_KEYS, type ViewBase, type MixinInfo, type ActionNameRegistry, type ActionNameOf, type ActionDependencies, type KeysOf, type StaticsOf, type MixinClass, type MixedClass, type ActionModels, type ActionRegistry, type TypedClass, type OwnMembers, type ViewInstance, type ViewMethods, type ViewRoutes, type StaticsInput, type StaticsWithActions, type LastModifiedFieldOf } from './views/mixins.js'
@@ -36,10 +38,14 @@ export {
   AsyncRetrieveUpdateDestroyAPIView, RetrieveUpdateDestroyAPIView
 } from './views/viewsets.js'
 export {
-  DetailViewMixin, AsyncListAPIView, ListAPIView, AsyncCreateAPIView, CreateAPIView, AsyncRetrieveAPIView, RetrieveAPIView,
-  AsyncUpdateAPIView, UpdateAPIView, AsyncPartialUpdateAPIView, PartialUpdateAPIView, AsyncDestroyAPIView, DestroyAPIView,
-  type ListActions, type CreateActions, type RetrieveActions, type UpdateActions, type PartialUpdateActions, type DestroyActions,
-  type DetailStatics, type ListStatics, type CreateStatics, type UpdateStatics, type ActionViewClass, type ActionRequest, type SentReply
+  DetailViewMixin, AsyncListAPIView, ListAPIView, AsyncCreateAPIView, CreateAPIView, AsyncRetrieveAPIView,
+  RetrieveAPIView,
+  AsyncUpdateAPIView, UpdateAPIView, AsyncPartialUpdateAPIView, PartialUpdateAPIView, AsyncDestroyAPIView,
+  DestroyAPIView,
+  type ListActions, type CreateActions, type RetrieveActions, type UpdateActions, type PartialUpdateActions,
+  type DestroyActions,
+  type DetailStatics, type ListStatics, type CreateStatics, type UpdateStatics, type ActionViewClass,
+  type ActionRequest, type SentReply
 } from './views/actions.js'
 export { errors, ProblemSchema, ValidationProblemSchema } from './openapi/operation.js'
 export { errorClassSchema, ProblemErrorEntrySchema } from './http/problem-schema.js'

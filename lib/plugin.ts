@@ -46,7 +46,7 @@ export interface ConfigureAppOptions {
 // Fastify refuses a second one for the same prefix, so it is set once per prefix: the
 // plugin registered in two sibling contexts without a prefix configures `/` once. The
 // clientError listener belongs to the HTTP server.
-const configuredContexts = new WeakSet<FastifyInstance>()
+const configuredContexts = new WeakMap<FastifyInstance, ErrorFormat>()
 const notFoundPrefixes = new WeakMap<object, Set<string>>()
 const listeningServers = new WeakSet<object>()
 
@@ -62,8 +62,8 @@ const listeningServers = new WeakSet<object>()
 export function configureApp (app: FastifyInstance, options: ConfigureAppOptions = {}): FastifyInstance {
   // Without a format of its own, a context answers in the format of the context around it.
   const format = options.errorFormat ?? appErrorFormat(app) ?? PROBLEM_FORMAT
-  if (configuredContexts.has(app)) {
-    const configured = appErrorFormat(app)!
+  const configured = configuredContexts.get(app)
+  if (configured !== undefined) {
     if (configured !== format) {
       throw new ConfigurationError('FV_ERR_ERROR_FORMAT', 'fastify-views: the application was configured with one error format and is now given another ' +
         `(${describeFormat(configured)}, then ${describeFormat(format)}): routes added in between would answer in the first. ` +
@@ -71,7 +71,7 @@ export function configureApp (app: FastifyInstance, options: ConfigureAppOptions
     }
     return app
   }
-  configuredContexts.add(app)
+  configuredContexts.set(app, format)
   setAppErrorFormat(app, format)
   app.setErrorHandler(format.errorHandler)
   let prefixes = notFoundPrefixes.get(app.server)

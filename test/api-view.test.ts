@@ -135,7 +135,13 @@ test('fromAttributes: true reads getters into plain data; false refuses class in
 })
 
 test('serializerOptions: copied from the defaults per request, excludeNone drops nulls at any depth', async (t) => {
-  const Nested = Type.Object({ id: Type.Integer(), note: Type.Union([Type.String(), Type.Null()]), child: Type.Optional(Type.Object({ note: Type.Union([Type.String(), Type.Null()]) })) })
+  const Nested = Type.Object(
+    {
+      id: Type.Integer(),
+      note: Type.Union([Type.String(), Type.Null()]),
+      child: Type.Optional(Type.Object({ note: Type.Union([Type.String(), Type.Null()]) }))
+    }
+  )
   const seen: SerializerOptions[] = []
   class Options extends APIView {
     static override responseSchema = Nested

@@ -62,3 +62,26 @@ test('no import cycles, type imports included', async (t) => {
   for (const file of graph.keys()) if (!state.has(file)) visit(file)
   t.same(cycles, [])
 })
+
+test('docs/architecture.md names every module of lib/ in the row of its folder, and no module that is gone', async (t) => {
+  const doc = fs.readFileSync('docs/architecture.md', 'utf8')
+  // The module table: | `folder/` | `module`, `module`, ... | what lives there |
+  const rows = new Map<string, string[]>()
+  for (const [, folder, names] of doc.matchAll(/^\| `([^`]*\/)` \| ([^|]*) \|/gm)) {
+    rows.set(folder, [...names.matchAll(/`([^`]+)`/g)].map((m) => m[1]))
+  }
+  t.ok(rows.size > 10, 'the module table is read')
+  const files = [...modules().keys()].map((file) => path.relative('lib', file).split(path.sep).join('/'))
+  const folderOf = (file: string): string => file.includes('/') ? file.slice(0, file.lastIndexOf('/') + 1) : './'
+  const unnamed = files.filter((file) => !(rows.get(folderOf(file)) ?? []).includes(path.basename(file, '.ts')))
+  t.same(unnamed, [], 'every module is named in the row of its folder')
+  const gone: string[] = []
+  for (const [folder, names] of rows) {
+    for (const name of names) {
+      // A name ending in `/` is a subfolder, with a row of its own.
+      const exists = name.endsWith('/') ? rows.has(folder + name) : files.includes((folder === './' ? '' : folder) + name + '.ts')
+      if (!exists) gone.push(folder + name)
+    }
+  }
+  t.same(gone, [], 'every module the table names exists')
+})

@@ -4,13 +4,18 @@ import type { FastifyRequest } from 'fastify'
 import { APIView, Forbidden, mix } from '../lib/index.js'
 import { AsyncGenericViewSet, BaseFilter, GenericViewSet, MemoryRepository, type Criteria } from '../lib/generics.js'
 import {
-  AsyncBulkAPIViewSet, AsyncBulkCreateAPIView, AsyncBulkDestroyAPIView, AsyncBulkUpdateAPIView, AsyncGenericBulkCreateAPIView, AsyncGenericBulkDestroyAPIView, AsyncGenericBulkUpdateAPIView, AsyncUpdateManyAPIView, BulkAPIViewSet, BulkCreateAPIView, BulkDestroyAPIView, BulkUpdateAPIView, GenericBulkCreateAPIView, GenericBulkDestroyAPIView, GenericBulkUpdateAPIView, UpdateManyAPIView
+  AsyncBulkAPIViewSet, AsyncBulkCreateAPIView, AsyncBulkDestroyAPIView, AsyncBulkUpdateAPIView,
+  AsyncGenericBulkCreateAPIView, AsyncGenericBulkDestroyAPIView, AsyncGenericBulkUpdateAPIView,
+  AsyncUpdateManyAPIView, BulkAPIViewSet, BulkCreateAPIView, BulkDestroyAPIView, BulkUpdateAPIView,
+  GenericBulkCreateAPIView, GenericBulkDestroyAPIView, GenericBulkUpdateAPIView, UpdateManyAPIView
 } from '../lib/bulk.js'
 import { build, problem } from './helpers.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number(), tenant: Type.String() }, { $id: 'Item' })
 const ItemIn = Type.Object({ name: Type.String({ minLength: 1 }), price: Type.Number({ minimum: 0 }) })
-const ItemUpdate = Type.Object({ id: Type.Integer(), name: Type.String({ minLength: 1 }), price: Type.Number({ minimum: 0 }) })
+const ItemUpdate = Type.Object(
+  { id: Type.Integer(), name: Type.String({ minLength: 1 }), price: Type.Number({ minimum: 0 }) }
+)
 const ItemValues = Type.Partial(ItemIn)
 type ItemT = Static<typeof Item>
 
@@ -26,7 +31,7 @@ function thenable (run: () => unknown): PromiseLike<unknown> {
     then (resolve, reject) {
       setTimeout(() => {
         try {
-          resolve?.(run() as never)
+          resolve?.(run())
         } catch (error) {
           reject?.(error)
         }
@@ -56,7 +61,11 @@ function recorded (async: boolean, log: string[] = [], thenables = false) {
     repo[method] = (...args: unknown[]) => {
       calls.push({ method, args: structuredClone(args.filter((a) => typeof a !== 'function')) })
       log.push(method)
-      if (thenables) return thenable(() => (store as unknown as Record<string, (...a: unknown[]) => unknown>)[method](...args))
+      if (thenables) {
+        return thenable(
+          () => (store as unknown as Record<string, (...a: unknown[]) => unknown>)[method](...args)
+        )
+      }
       if (!async) return (store as unknown as Record<string, (...a: unknown[]) => unknown>)[method](...args)
       try {
         return Promise.resolve((store as unknown as Record<string, (...a: unknown[]) => unknown>)[method](...args))
@@ -75,7 +84,11 @@ const families = [
     Bulk: AsyncBulkAPIViewSet,
     Crud: AsyncGenericViewSet,
     Abstract: [AsyncBulkCreateAPIView, AsyncBulkUpdateAPIView, AsyncUpdateManyAPIView, AsyncBulkDestroyAPIView],
-    Generic: { Create: AsyncGenericBulkCreateAPIView, Update: AsyncGenericBulkUpdateAPIView, Destroy: AsyncGenericBulkDestroyAPIView }
+    Generic: {
+      Create: AsyncGenericBulkCreateAPIView,
+      Update: AsyncGenericBulkUpdateAPIView,
+      Destroy: AsyncGenericBulkDestroyAPIView
+    }
   },
   {
     name: 'sync',
@@ -102,7 +115,12 @@ const mixAny = (...classes: unknown[]) => (mix as unknown as (...c: unknown[]) =
  * A bulk viewset of `family` over `repo`, with the CRUD viewset mixed in unless `crud` is false.
  * Its hooks log into `log` when they finish, beside the calls of a `recorded` repository sharing it.
  */
-function itemsView (family: Family, repo: unknown, overrides: Record<string, unknown> = {}, { log = [], crud = true }: { log?: string[], crud?: boolean } = {}) {
+function itemsView (
+  family: Family,
+  repo: unknown,
+  overrides: Record<string, unknown> = {},
+  { log = [], crud = true }: { log?: string[], crud?: boolean } = {}
+) {
   const hooks = log
   const hook = (entry: string) => later(family, () => hooks.push(entry))
   class Items extends (crud ? mixAny(family.Bulk, family.Crud) : mixAny(family.Bulk)) {
@@ -505,7 +523,12 @@ test('an async repository returning bare thenables (a query builder) is awaited'
 
 test('abstract bulk views: the method body defines the action; subsets register only their verbs', async (t) => {
   const received: unknown[] = []
-  class Manual extends mix(AsyncBulkCreateAPIView, AsyncBulkUpdateAPIView, AsyncUpdateManyAPIView, AsyncBulkDestroyAPIView) {
+  class Manual extends mix(
+    AsyncBulkCreateAPIView,
+    AsyncBulkUpdateAPIView,
+    AsyncUpdateManyAPIView,
+    AsyncBulkDestroyAPIView
+  ) {
     static override responseSchema = Item
     static override createSchema = ItemIn
     static override updateSchema = ItemValues
@@ -516,7 +539,10 @@ test('abstract bulk views: the method body defines the action; subsets register 
     }
 
     override async bulkUpdate () { return undefined }
-    override async updateMany (request: FastifyRequest<{ Querystring: { name?: string } }>) { received.push(request.query); return [] }
+    override async updateMany (
+      request: FastifyRequest<{ Querystring: { name?: string } }>
+    ) { received.push(request.query); return [] }
+
     override async bulkDelete () { return undefined }
   }
   class CreateOnly extends BulkCreateAPIView {
@@ -546,7 +572,9 @@ test('updateMany without an updateSchema takes any object; mergeRepositoryOption
   t.same((await app.inject({ method: 'PATCH', url: '/bulk', payload: { any: 1 } })).json(), [{ any: 1 }])
   const { repo } = recorded(false)
   const { Items } = itemsView(families[1], repo)
-  const view = new (Items as unknown as new (...a: unknown[]) => { mergeRepositoryOptions: (k: object, a: string) => object })({ headers: {} }, {})
+  const view = new (Items as unknown as new (...a: unknown[]) => {
+    mergeRepositoryOptions: (k: object, a: string) => object
+  })({ headers: {} }, {})
   t.same(view.mergeRepositoryOptions({ name: 'x' }, 'bulkDelete'), { name: 'x', batch_size: 100 })
 })
 
@@ -603,9 +631,16 @@ test('duplicate primary keys: each occurrence names the others', async (t) => {
 test('generic bulk views name their missing attributes at registration; filter must be set, null to opt out', async (t) => {
   const { AsyncGenericBulkCreateAPIView, AsyncGenericBulkDestroyAPIView, AsyncGenericUpdateManyAPIView } = await import('../lib/bulk.js')
   const { repo } = recorded(true)
-  class NoSchema extends AsyncGenericBulkCreateAPIView { static override responseSchema = Item; static override repository = repo as never }
+  class NoSchema extends AsyncGenericBulkCreateAPIView {
+    static override responseSchema = Item
+    static override repository = repo as never
+  }
   class NoFilter extends AsyncGenericBulkDestroyAPIView { static override repository = repo as never }
-  class NoValues extends AsyncGenericUpdateManyAPIView { static override responseSchema = Item; static override filter = null; static override repository = repo as never }
+  class NoValues extends AsyncGenericUpdateManyAPIView {
+    static override responseSchema = Item
+    static override filter = null
+    static override repository = repo as never
+  }
   await t.rejects(build({ views: [NoSchema] }), { name: 'TypeError', message: 'Cannot register NoSchema: bulkCreate needs createSchema' })
   await t.rejects(build({ views: [NoFilter] }), { name: 'TypeError', message: /bulkDelete needs filter \(a filter class, or null/ })
   await t.rejects(build({ views: [NoValues] }), { name: 'TypeError', message: /updateMany needs updateSchema/ })

@@ -69,6 +69,8 @@ test('a table made after its repository is not checked; a view that maps rows it
   t.same((await mapped.inject('/titles/1')).json(), { id: 1, note: 'mapped' }, 'an overridden retrieve sends what it maps')
   await mapped.close()
 
-  class List extends GenericListAPIView.with({ repository: notes(), responseSchema: Type.Object({ id: Type.Integer(), note: Type.String() }) }) {}
+  class List extends GenericListAPIView.with(
+    { repository: notes(), responseSchema: Type.Object({ id: Type.Integer(), note: Type.String() }) }
+  ) {}
   await t.rejects(build({ views: [{ view: List, prefix: '/list' }] }), { code: 'FV_ERR_SCHEMA_COLUMNS' }, 'a list sends stored rows as they are')
 })

@@ -29,7 +29,11 @@ class CountingRepository extends MemoryRepository<ItemT> {
     return super.create({ ...values, updated_at: new Date().toISOString() }, options)
   }
 
-  override update (criteria: Record<string, unknown>, values: Record<string, unknown>, options: Record<string, unknown> = {}) {
+  override update (
+    criteria: Record<string, unknown>,
+    values: Record<string, unknown>,
+    options: Record<string, unknown> = {}
+  ) {
     this.ran.push('update')
     return super.update(criteria, { ...values, updated_at: new Date().toISOString() }, options)
   }
@@ -93,7 +97,8 @@ async function appFor (family: (typeof families)[number]) {
   return { app, repo, ran: repo.ran, etag }
 }
 
-type Row = [name: string, method: string, url: string, headers: (etag: string) => Record<string, string>, status: number, payload?: unknown]
+type Row = [name: string, method: string, url: string, headers: (etag: string) => Record<string, string>,
+  status: number, payload?: unknown]
 const weakOf = (etag: string) => `W/${etag}`
 
 /** RFC 9110 section 13 case by case; `etag` is the current strong tag of item 1. */
@@ -404,7 +409,10 @@ test('etagMatches and notModifiedSince for hand-rolled logic', async (t) => {
   await app.inject('/')
   await app.inject({ url: '/', headers: { 'if-modified-since': 'garbage' } })
   await app.inject({ url: '/', headers: { 'if-modified-since': 'Thu, 01 Jan 2026 09:59:59 GMT' } })
-  t.same(seen, [[true, true, true, true], [false, false, false, false], [false, false, false, false], [false, false, true, false]])
+  t.same(
+    seen,
+    [[true, true, true, true], [false, false, false, false], [false, false, false, false], [false, false, true, false]]
+  )
   t.equal(httpDate(Date.parse(MODIFIED)), LAST_MODIFIED)
   t.equal(httpDate(new Date(MODIFIED)), LAST_MODIFIED)
   t.equal(httpDate('not a date'), undefined, 'an unreadable date has no HTTP-date')
@@ -716,8 +724,16 @@ test('ConditionalMixin mixed first or last: the same document and the same answe
   const appFor = async (first: boolean): Promise<FastifyInstance> => {
     const repository = asyncRepository(new StampingRepository({ rows: [{ id: 1, name: 'a', updated_at: MODIFIED }, { id: 2, name: 'b', updated_at: MODIFIED }] }))
     const Items = first
-      ? class extends mix(ConditionalMixin, AsyncBulkAPIViewSet, AsyncGenericViewSet).with({ ...statics, repository }) {}
-      : class extends mix(AsyncBulkAPIViewSet, AsyncGenericViewSet, ConditionalMixin).with({ ...statics, repository }) {}
+      ? class extends mix(
+        ConditionalMixin,
+        AsyncBulkAPIViewSet,
+        AsyncGenericViewSet
+      ).with({ ...statics, repository }) {}
+      : class extends mix(
+        AsyncBulkAPIViewSet,
+        AsyncGenericViewSet,
+        ConditionalMixin
+      ).with({ ...statics, repository }) {}
     const app = Fastify()
     await app.register(swagger, swaggerOptions({ info: { title: 'order', version: '1' } }))
     await app.register(views, { views: [{ view: Items, prefix: '/items' }] })

@@ -5,10 +5,13 @@ import Database from 'better-sqlite3'
 import { Type, type Static } from '@sinclair/typebox'
 import { Type as Type1 } from 'typebox'
 import views, {
-  APIError, APIView, AsyncListAPIView, AsyncRetrieveAPIView, CONFIGURATION_ERRORS, Catch, ConfigurationError, configureApp, ErrorFormat, Get, Override, PartialUpdateAPIView, Post, Throws, View, mix, type ConfigurationErrorCode, type FastifyViewsOptions
+  APIError, APIView, AsyncListAPIView, AsyncRetrieveAPIView, CONFIGURATION_ERRORS, Catch, ConfigurationError,
+  configureApp, ErrorFormat, Get, Override, PartialUpdateAPIView, Post, Throws, View, mix,
+  type ConfigurationErrorCode, type FastifyViewsOptions
 } from '../lib/index.js'
 import {
-  AsyncGenericListAPIView, BaseFilter, GenericListAPIView, GenericViewSet, MemoryRepository, OffsetLimitFilter, PaginationFilter, SearchFilter, asyncRepository, composeFilters
+  AsyncGenericListAPIView, BaseFilter, GenericListAPIView, GenericViewSet, MemoryRepository, OffsetLimitFilter,
+  PaginationFilter, SearchFilter, asyncRepository, composeFilters
 } from '../lib/generics.js'
 import { AsyncGenericBulkCreateAPIView, AsyncGenericBulkDestroyAPIView, GenericBulkDestroyAPIView } from '../lib/bulk.js'
 import { ConditionalMixin } from '../lib/conditional.js'
@@ -333,7 +336,9 @@ const thrown: ThrownCase[] = [
       db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, year INTEGER)')
       const repository = new SqliteRepository(db, { table: 'notes', columns: ['id', 'year'] })
       const ByYear = BaseFilter.with({ fields: { year: Type.String() } })
-      class Notes extends GenericListAPIView.with({ responseSchema: Type.Object({ id: Type.Integer(), year: Type.Unknown() }), filter: ByYear, repository }) {}
+      class Notes extends GenericListAPIView.with(
+        { responseSchema: Type.Object({ id: Type.Integer(), year: Type.Unknown() }), filter: ByYear, repository }
+      ) {}
       return build({ views: [{ view: Notes, prefix: '/notes' }] })
     },
     message: /year takes string, but year holds integer values, .*: declare it as Type\.Integer\(\)$/
@@ -441,7 +446,9 @@ const thrown: ThrownCase[] = [
       class Notes extends AsyncGenericBulkCreateAPIView {
         static override repository = new AsyncSqliteRepository(db, { table: 'notes', columns: ['id', 'title'] }) as never
         static override responseSchema = Type.Object({ id: Type.Integer(), title: Type.String() })
-        static override createSchema = Type.Object({ title: Type.String(), tags: Type.Array(Type.String()), owner: Type.String() })
+        static override createSchema = Type.Object(
+          { title: Type.String(), tags: Type.Array(Type.String()), owner: Type.String() }
+        )
       }
       return build({ views: [{ view: Notes, prefix: '/notes' }] })
     },
@@ -493,7 +500,9 @@ const thrown: ThrownCase[] = [
       db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, title TEXT NOT NULL, note TEXT, year INTEGER NOT NULL)')
       class Notes extends GenericViewSet {
         static override repository = new SqliteRepository(db, { table: 'notes', columns: ['id', 'title', 'note', 'year'] }) as never
-        static override responseSchema = Type.Object({ id: Type.Integer(), title: Type.String(), note: Type.String(), year: Type.String() })
+        static override responseSchema = Type.Object(
+          { id: Type.Integer(), title: Type.String(), note: Type.String(), year: Type.String() }
+        )
       }
       return build({ views: [{ view: Notes, prefix: '/notes' }] })
     },
@@ -504,7 +513,13 @@ const thrown: ThrownCase[] = [
     mistake: 'a create over a MemoryRepository whose body may lack a member the response requires: stored, then a 500 on every read',
     act: () => {
       const Stamped = Type.Object({ id: Type.Integer(), name: Type.String(), updated_at: Type.String({ format: 'date-time' }) })
-      class Notes extends GenericViewSet.with({ responseSchema: Stamped, createSchema: Type.Object({ name: Type.String(), updated_at: Type.Optional(Type.String()) }), repository: new MemoryRepository<Static<typeof Stamped>>() }) {}
+      class Notes extends GenericViewSet.with(
+        {
+          responseSchema: Stamped,
+          createSchema: Type.Object({ name: Type.String(), updated_at: Type.Optional(Type.String()) }),
+          repository: new MemoryRepository<Static<typeof Stamped>>()
+        }
+      ) {}
       return build({ views: [{ view: Notes, prefix: '/notes' }] })
     },
     message: /^Cannot register Notes: its responseSchema requires "updated_at", which the body of create may leave out, and its repository stores only what the body gives \(and id\): the row would be stored without it, .*Require "updated_at" in the body schema, make it optional in responseSchema, have the store fill it/
@@ -514,7 +529,13 @@ const thrown: ThrownCase[] = [
     mistake: 'a bulk create over an async MemoryRepository whose items may lack members the response requires',
     act: () => {
       const Owned = Type.Object({ id: Type.Integer(), name: Type.String(), owner: Type.String(), price: Type.Number() })
-      class Notes extends AsyncGenericBulkCreateAPIView.with({ responseSchema: Owned, createSchema: Type.Object({ name: Type.String() }), repository: asyncRepository(new MemoryRepository<Static<typeof Owned>>()) }) {}
+      class Notes extends AsyncGenericBulkCreateAPIView.with(
+        {
+          responseSchema: Owned,
+          createSchema: Type.Object({ name: Type.String() }),
+          repository: asyncRepository(new MemoryRepository<Static<typeof Owned>>())
+        }
+      ) {}
       return build({ views: [{ view: Notes, prefix: '/notes' }] })
     },
     message: /requires "owner", "price", which the body of bulkCreate may leave out.* without them, .*make them optional in responseSchema/
@@ -527,7 +548,7 @@ const thrown: ThrownCase[] = [
         static override repository = rows()
         static override responseSchema = Type.Object({ id: Type.Integer() })
         @Override({ statusCode: 204 })
-        override create (request: FastifyRequest) { return super.create(request as never) }
+        override create (request: FastifyRequest) { return super.create(request) }
       }
       return build({ views: [{ view: Notes, prefix: '/notes' }] })
     },
@@ -553,7 +574,7 @@ const thrown: ThrownCase[] = [
         static override repository = rows()
         static override responseSchema = Type.Object({ id: Type.Integer() })
         @Override({ statusCode: 204 })
-        override list (request: FastifyRequest) { return super.list(request as never) }
+        override list (request: FastifyRequest) { return super.list(request) }
       }
       return build({ views: [{ view: Notes, prefix: '/notes' }] })
     },
@@ -765,7 +786,13 @@ const thrown: ThrownCase[] = [
     act: async () => {
       const app = Fastify()
       configureApp(app)
-      const format = new ErrorFormat({ validationStatus: 422, body: (problem) => ({ message: problem.detail }), schema: Type.Object({ message: Type.String() }) })
+      const format = new ErrorFormat(
+        {
+          validationStatus: 422,
+          body: (problem) => ({ message: problem.detail }),
+          schema: Type.Object({ message: Type.String() })
+        }
+      )
       await app.register(views, { errorFormat: format })
       await app.ready()
     },

@@ -220,7 +220,9 @@ test('the packed library in consumer projects', { timeout: 600_000 }, async (t) 
   for (const file of shipped) {
     if (!file.endsWith('.js.map')) continue
     const map = JSON.parse(readFileSync(path.join(root, file), 'utf8')) as { sources: string[], sourcesContent?: string[] }
-    const missing = map.sources.filter((source, i) => map.sourcesContent?.[i] == null && !shipped.has(path.posix.join(path.posix.dirname(file), source)))
+    const missing = map.sources.filter(
+      (source, i) => map.sourcesContent?.[i] == null && !shipped.has(path.posix.join(path.posix.dirname(file), source))
+    )
     if (missing.length > 0) t.fail(`${file} points at ${missing.join(', ')}, which the package does not ship`)
   }
 

@@ -146,7 +146,9 @@ test('a dependency that returns false denies with 403, as a guard does; any othe
     }
 
     @Post('/', { schema: { body: Type.Object({ name: Type.String() }) } })
-    create (request: FastifyRequest) { writes++; rows.set(2, (request.body as { name: string }).name); return { ok: true } }
+    create (
+      request: FastifyRequest
+    ) { writes++; rows.set(2, (request.body as { name: string }).name); return { ok: true } }
 
     @Get('/sync')
     sync () { return { reached: true } }

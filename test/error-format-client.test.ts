@@ -19,7 +19,10 @@ const env = { ...process.env, NODE_OPTIONS: '' }
 // docs/error-formats.md shows this app, what it answers, its document and its client: each shown figure is checked here.
 const page = readFileSync(path.join(root, 'docs', 'error-formats.md'), 'utf8')
 
-type Doc = { components: { schemas: Record<string, unknown> }, paths: Record<string, Record<string, { responses: Record<string, { content?: unknown }> }>> }
+type Doc = {
+  components: { schemas: Record<string, unknown> },
+  paths: Record<string, Record<string, { responses: Record<string, { content?: unknown }> }>>
+}
 
 /** The page's client, written as it is to the generated client's directory, compiled with tsc --strict and run. */
 const CLIENT = `import createClient from 'openapi-fetch'
@@ -53,7 +56,17 @@ export async function tryArticles (baseUrl: string) {
 `
 
 /** A request of the page's table, sent over HTTP; `raw` for one Node cannot parse. */
-interface Case { name: string, status: number, body: unknown, method?: string, url?: string, json?: unknown, payload?: string, type?: string, raw?: string }
+interface Case {
+  name: string,
+  status: number,
+  body: unknown,
+  method?: string,
+  url?: string,
+  json?: unknown,
+  payload?: string,
+  type?: string,
+  raw?: string
+}
 
 const CASES: Case[] = [
   { name: 'a new article', method: 'POST', url: '/articles', json: { title: 'Welcome', body: 'Hello' }, status: 201, body: { slug: 'welcome', title: 'Welcome', body: 'Hello' } },
@@ -99,7 +112,10 @@ test('the Conduit error format: what each request gets, the document, and a gene
     if (c.raw !== undefined) got = await rawRequest(port, c.raw)
     else {
       const headers = c.json !== undefined ? { 'content-type': 'application/json' } : c.type !== undefined ? { 'content-type': c.type } : undefined
-      const response = await fetch(address + c.url, { method: c.method, headers, body: c.json !== undefined ? JSON.stringify(c.json) : c.payload })
+      const response = await fetch(
+        address + c.url,
+        { method: c.method, headers, body: c.json !== undefined ? JSON.stringify(c.json) : c.payload }
+      )
       got = { status: response.status, type: response.headers.get('content-type') ?? '', body: await response.json() }
     }
     t.equal(got.status, c.status, `${c.name}: ${c.status}`)

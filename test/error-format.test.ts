@@ -10,9 +10,12 @@ import { FormatRegistry, Type, type Static, type TSchema } from '@sinclair/typeb
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import views, {
-  APIView, BadRequest, Catch, ConfigurationError, Conflict, ContentTooLarge, ErrorFormat, Get, NotFound, Post, PROBLEM_CONTENT_TYPE, PROBLEM_FORMAT,
-  RequestValidationError, Throws, TooManyRequests, Unauthorized, UnprocessableContent, UnsupportedMediaType, URITooLong, ViewRouter, configureApp, errorClassSchema, mix, problemClientErrorHandler,
-  problemErrorHandler, problemFormat, problemFrameworkErrors, problemNotFoundHandler, registerView, type APIErrorClass, type Problem, type ViewRequest
+  APIView, BadRequest, Catch, ConfigurationError, Conflict, ContentTooLarge, ErrorFormat, Get, NotFound, Post,
+  PROBLEM_CONTENT_TYPE, PROBLEM_FORMAT,
+  RequestValidationError, Throws, TooManyRequests, Unauthorized, UnprocessableContent, UnsupportedMediaType,
+  URITooLong, ViewRouter, configureApp, errorClassSchema, mix, problemClientErrorHandler,
+  problemErrorHandler, problemFormat, problemFrameworkErrors, problemNotFoundHandler, registerView, type APIErrorClass,
+  type Problem, type ViewRequest
 } from '../lib/index.js'
 import { AsyncGenericViewSet, CursorPaginationFilter, MemoryRepository, PaginationFilter, asyncRepository } from '../lib/generics.js'
 import { AsyncBulkAPIViewSet } from '../lib/bulk.js'
@@ -249,7 +252,13 @@ test('the clientError listener of a format, on sockets in every state', async (t
   const format = customFormat()
   const written: string[] = []
   let destroyed = 0
-  const socket = { destroyed: false, writable: true, bytesWritten: 0, write (s: string) { written.push(s) }, destroy () { destroyed++ } }
+  const socket = {
+    destroyed: false,
+    writable: true,
+    bytesWritten: 0,
+    write (s: string) { written.push(s) },
+    destroy () { destroyed++ }
+  }
   const as = (s: object): net.Socket => s as unknown as net.Socket
   format.clientErrorHandler(Object.assign(new Error('t'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), as(socket))
   format.clientErrorHandler(Object.assign(new Error('r'), { code: 'ECONNRESET' }), as(socket))
@@ -332,7 +341,13 @@ test('precedence: a registration entry over a router over the plugin over config
 
   // The document follows the same declaration: each operation's errors in its own format.
   const doc = app.swagger() as unknown as Doc
-  const typesOf = (path: string): string[] => [...new Set(Object.entries(doc.paths[path].get.responses).filter(([s]) => Number(s) >= 400).flatMap(([, r]) => Object.keys(r.content ?? {})))]
+  const typesOf = (path: string): string[] => [
+    ...new Set(
+      Object.entries(doc.paths[path].get.responses).filter(([s]) => Number(s) >= 400).flatMap(
+        ([, r]) => Object.keys(r.content ?? {})
+      )
+    )
+  ]
   t.same(typesOf('/plugin/{id}'), ['application/vnd.plugin+json'])
   t.same(typesOf('/entry/{id}'), ['application/vnd.entry+json'])
   t.same(typesOf('/router/inherit/{id}'), ['application/vnd.router+json'])
@@ -377,7 +392,8 @@ test('configureApp twice: the same format is fine, another is refused with FV_ER
   const error = await caught(() => configureApp(app, { errorFormat: tagged('b', 422) }))
   t.ok(error instanceof ConfigurationError, 'a ConfigurationError')
   t.equal((error as ConfigurationError).code, 'FV_ERR_ERROR_FORMAT')
-  t.match((error as Error).message, /configured with one error format and is now given another \(application\/vnd\.a\+json, validation 422, then application\/vnd\.b\+json, validation 422\)/)
+  t.match((error as Error).message,
+    /configured with one error format and is now given another \(application\/vnd\.a\+json, validation 422, then application\/vnd\.b\+json, validation 422\)/)
   await app.ready()
   t.teardown(() => app.close())
   t.equal(await answeredBy(app, '/p/x'), 'application/vnd.a+json 422')
@@ -533,7 +549,11 @@ test('a hand-made validation error on a plain route: entries from whatever it ca
 // The document.
 
 type Media = { schema?: { $ref?: string } }
-type Operation = { operationId: string, requestBody?: unknown, responses: Record<string, { content?: Record<string, Media> }> }
+type Operation = {
+  operationId: string,
+  requestBody?: unknown,
+  responses: Record<string, { content?: Record<string, Media> }>
+}
 type Doc = { paths: Record<string, Record<string, Operation>>, components: { schemas: Record<string, unknown> } }
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String({ minLength: 1 }) }, { $id: 'FmtItem' })
@@ -573,13 +593,17 @@ function viewsFor () {
 interface Facts { validates: boolean, body: boolean }
 
 /** A documented app over the viewset; what each view route validates, from the route Fastify is given. */
-async function documented (t: Test, format: ErrorFormat | undefined, bodyLimit = 2048): Promise<{ app: FastifyInstance, doc: Doc, facts: Map<string, Facts> }> {
+async function documented (t: Test, format: ErrorFormat | undefined, bodyLimit = 2048): Promise<{
+  app: FastifyInstance,
+  doc: Doc,
+  facts: Map<string, Facts>
+}> {
   // The router's own refusals (a path parameter not valid percent-encoding, or too long) in the format too.
   const app = Fastify({ bodyLimit, frameworkErrors: (format ?? PROBLEM_FORMAT).frameworkErrors })
   configureApp(app, format === undefined ? {} : { errorFormat: format })
   const facts = new Map<string, Facts>()
   app.addHook('onRoute', (route: RouteOptions) => {
-    if ((route.config as { view?: string } | undefined)?.view === undefined || route.method === 'HEAD') return
+    if ((route.config)?.view === undefined || route.method === 'HEAD') return
     const schema = (route.schema ?? {}) as Record<string, unknown>
     const path = route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
     facts.set(`${String(route.method).toLowerCase()} ${path}`, { validates: ['params', 'querystring', 'headers', 'body'].some((part) => schema[part] !== undefined), body: schema.body !== undefined })
@@ -594,7 +618,8 @@ async function documented (t: Test, format: ErrorFormat | undefined, bodyLimit =
 
 /** Every documented error response: operation key, status, response. */
 function errorResponses (doc: Doc): Array<[string, number, { content?: Record<string, Media> }]> {
-  return Object.entries(doc.paths).flatMap(([path, operations]) => Object.entries(operations).flatMap(([method, operation]) =>
+  return Object.entries(doc.paths).flatMap(([path, operations]) => Object.entries(operations).flatMap(([method,
+    operation]) =>
     Object.entries(operation.responses).filter(([status]) => Number(status) >= 400).map(([status, response]) => [`${method} ${path}`, Number(status), response] as [string, number, typeof response])))
 }
 
@@ -712,7 +737,12 @@ const perStatusFormat = (): ErrorFormat => new ErrorFormat({
 })
 
 /** A request that gets `status` from `method path`, for each status the viewset documents. */
-function probeFor (method: string, path: string, status: number): { method: string, url: string, headers?: Record<string, string>, payload?: string } | undefined {
+function probeFor (method: string, path: string, status: number): {
+  method: string,
+  url: string,
+  headers?: Record<string, string>,
+  payload?: string
+} | undefined {
   const detail = path.endsWith('{id}')
   const url = path.replace('{id}', '1')
   const bodies: Record<string, string> = {
@@ -766,7 +796,16 @@ for (const [name, makeFormat, mediaType] of [
     // The TypeBox schema behind each component the document names.
     const known = new Map<string, TSchema>([[ErrorBody.$id!, ErrorBody], [ValidationBody.$id!, ValidationBody]])
     for (const schema of otherBodies.values()) known.set(schema.$id!, schema)
-    for (const cls of [BadRequest, Unauthorized, NotFound, Conflict, ContentTooLarge, URITooLong, UnsupportedMediaType, UnprocessableContent] as APIErrorClass[]) {
+    for (const cls of [
+      BadRequest,
+      Unauthorized,
+      NotFound,
+      Conflict,
+      ContentTooLarge,
+      URITooLong,
+      UnsupportedMediaType,
+      UnprocessableContent
+    ] as APIErrorClass[]) {
       const schema = errorClassSchema(cls)
       known.set(schema.$id!, schema)
     }
@@ -805,7 +844,12 @@ for (const [name, makeFormat, mediaType] of [
 test('library-thrown validation failures follow the format\'s validation status', async (t) => {
   const format = customFormat()
   const { app, doc } = await documented(t, format)
-  const cases: Array<[string, { method: string, url: string, headers?: Record<string, string>, payload?: string }, string]> = [
+  const cases: Array<[string, {
+    method: string,
+    url: string,
+    headers?: Record<string, string>,
+    payload?: string
+  }, string]> = [
     ['a bulk delete with no filter', { method: 'DELETE', url: '/items/bulk' }, 'delete /items/bulk'],
     ['a bulk update of many with no filter', { method: 'PATCH', url: '/items/bulk', headers: JSON_TYPE, payload: '{"name":"x"}' }, 'patch /items/bulk'],
     ['a bulk update naming an id twice', { method: 'PUT', url: '/items/bulk', headers: JSON_TYPE, payload: '[{"id":1,"name":"a"},{"id":1,"name":"b"}]' }, 'put /items/bulk'],

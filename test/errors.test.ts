@@ -21,10 +21,13 @@ class Unmapped extends Error {}
 class SpecificLookup extends LookupFailed {}
 
 class Shop extends APIView {
-  static override raises = new Map<abstract new (...args: never[]) => unknown, string | { status: number, detail: string }>([
-    [LookupFailed, { status: 404, detail: 'No such product.' }],
-    [OutOfStock, 'The product is out of stock.']
-  ])
+  static override raises = new Map<abstract new (...args: never[]) => unknown, string | {
+    status: number,
+    detail: string
+  }>([
+      [LookupFailed, { status: 404, detail: 'No such product.' }],
+      [OutOfStock, 'The product is out of stock.']
+    ])
 
   @Post('/items', { schema: { body: Body } })
   create (request: ViewRequest<{ body: typeof Body }>) { return { ok: request.body.name } }
@@ -206,7 +209,13 @@ test('the client error handler answers timeouts and oversized headers, and leave
   const { problemClientErrorHandler } = await import('../lib/index.js')
   const written: string[] = []
   let destroyed = 0
-  const socket = { destroyed: false, writable: true, bytesWritten: 0, write (s: string) { written.push(s) }, destroy () { destroyed++ } }
+  const socket = {
+    destroyed: false,
+    writable: true,
+    bytesWritten: 0,
+    write (s: string) { written.push(s) },
+    destroy () { destroyed++ }
+  }
   problemClientErrorHandler(Object.assign(new Error('t'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket as unknown as net.Socket)
   problemClientErrorHandler(Object.assign(new Error('h'), { code: 'HPE_HEADER_OVERFLOW' }), socket as unknown as net.Socket)
   problemClientErrorHandler(Object.assign(new Error('r'), { code: 'ECONNRESET' }), socket as unknown as net.Socket)

@@ -43,8 +43,8 @@ export async function startExample (name: string, env: Record<string, string>): 
   running.add(child)
   let output = ''
   const read = (chunk: Buffer): void => { output += chunk.toString() }
-  child.stdout!.on('data', read)
-  child.stderr!.on('data', read)
+  child.stdout.on('data', read)
+  child.stderr.on('data', read)
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`${name}: no address within 60 s:\n${output}`)) }, 60_000)
     const look = (): void => {
@@ -53,8 +53,8 @@ export async function startExample (name: string, env: Record<string, string>): 
       }
     }
     const exited = (code: number | null, signal: string | null): void => { clearTimeout(timer); reject(new Error(`${name} exited (${code ?? signal}):\n${output}`)) }
-    child.stdout!.on('data', look)
-    child.stderr!.on('data', look)
+    child.stdout.on('data', look)
+    child.stderr.on('data', look)
     child.once('exit', exited)
   })
   return { name, url, child, output: () => output }

@@ -16,7 +16,11 @@ const ENTRIES = {
 
 function exportedNames (): Record<string, string[]> {
   const program = ts.createProgram(Object.values(ENTRIES), {
-    strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext
+    strict: true,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext
   })
   const checker = program.getTypeChecker()
   const out: Record<string, string[]> = {}

@@ -2,7 +2,8 @@ import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import { APIView } from '../lib/index.js'
 import {
-  AsyncGenericListAPIView, BaseFilter, CursorPaginationFilter, GenericListAPIView, MemoryRepository, OffsetLimitFilter, OrderingFilter, PaginationFilter, SearchFilter, asyncRepository, composeFilters, UniqueViolation, type FilterClass
+  AsyncGenericListAPIView, BaseFilter, CursorPaginationFilter, GenericListAPIView, MemoryRepository, OffsetLimitFilter,
+  OrderingFilter, PaginationFilter, SearchFilter, asyncRepository, composeFilters, UniqueViolation, type FilterClass
 } from '../lib/generics.js'
 import { splitCriterion } from '../lib/generics.js'
 import { build, problem } from './helpers.js'
@@ -240,7 +241,7 @@ test('the memory repository writes batches all or nothing, with indexed unique c
   t.same(repo.list({}), before, 'a failed createMany leaves no row behind')
   t.equal(repo.createMany([{ name: 'A', price: 1 }])[0].id, 6, 'and gives back the keys it had taken')
   t.throws(() => repo.bulkUpdate([{ id: 1, name: 'Twin', price: 1 }, { id: 2, name: 'Twin', price: 2 }], {}), { name: 'Conflict', message: 'Item 1 clashes with an existing row.' }, 'two items repeating one unique value clash, as row-by-row UPDATEs would')
-  t.throws(() => repo.bulkUpdate([{ id: 1, name: 'Fresh', note: 'added' } as never, { id: 99, name: 'x' }], {}), { name: 'NotFound' })
+  t.throws(() => repo.bulkUpdate([{ id: 1, name: 'Fresh', note: 'added' }, { id: 99, name: 'x' }], {}), { name: 'NotFound' })
   t.same(repo.get({ id: 1 }), before[0], 'a failed bulkUpdate restores every row it had changed, added fields removed')
   t.equal(repo.create({ name: 'Lamp', price: 1 }), null, 'the restored row holds its unique value again')
   t.ok(repo.create({ name: 'Fresh', price: 1 }), 'and the value it had taken is free again')
@@ -313,7 +314,11 @@ test('a cursor filter\'s tieBreaker is a field of the repository, checked at reg
 })
 
 test('a composed filter pages by its pager\'s defaultPageSize', async (t) => {
-  for (const pager of [PaginationFilter.with({ defaultPageSize: 3 }), OffsetLimitFilter.with({ defaultPageSize: 3, maxPageSize: 4 }), CursorPaginationFilter.with({ defaultPageSize: 3 })]) {
+  for (const pager of [
+    PaginationFilter.with({ defaultPageSize: 3 }),
+    OffsetLimitFilter.with({ defaultPageSize: 3, maxPageSize: 4 }),
+    CursorPaginationFilter.with({ defaultPageSize: 3 })
+  ]) {
     const app = await build({ views: [{ view: products(families[0], composeFilters(ByName, pager, Text)), prefix: '/products' }] })
     const page = (await app.inject('/products')).json()
     t.equal(page.items.length, 3, `${pager.name}: three items`)

@@ -3,10 +3,15 @@ import { documentedSchema } from '../lib/openapi/swagger.js'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import {
-  APIView, Conflict, AsyncAPIViewSet, APIViewSet, AsyncReadOnlyAPIViewSet, ReadOnlyAPIViewSet, AsyncListCreateAPIView, ListCreateAPIView, AsyncRetrieveUpdateDestroyAPIView, RetrieveUpdateDestroyAPIView
+  APIView, Conflict, AsyncAPIViewSet, APIViewSet, AsyncReadOnlyAPIViewSet, ReadOnlyAPIViewSet, AsyncListCreateAPIView,
+  ListCreateAPIView, AsyncRetrieveUpdateDestroyAPIView, RetrieveUpdateDestroyAPIView
 } from '../lib/index.js'
 import {
-  AsyncGenericCreateAPIView, AsyncGenericListAPIView, AsyncGenericReadOnlyViewSet, AsyncGenericViewSet, CursorPaginationFilter, GenericListAPIView, GenericReadOnlyViewSet, GenericViewSet, MemoryRepository, OffsetLimitFilter, PaginationFilter, asyncRepository, AsyncGenericListCreateAPIView, GenericListCreateAPIView, AsyncGenericRetrieveUpdateDestroyAPIView, GenericRetrieveUpdateDestroyAPIView, BaseFilter, OrderingFilter, SearchFilter, composeFilters, type Criteria, type ListQuery, type NumberedPageOf, type RepositoryOptions
+  AsyncGenericCreateAPIView, AsyncGenericListAPIView, AsyncGenericReadOnlyViewSet, AsyncGenericViewSet,
+  CursorPaginationFilter, GenericListAPIView, GenericReadOnlyViewSet, GenericViewSet, MemoryRepository,
+  OffsetLimitFilter, PaginationFilter, asyncRepository, AsyncGenericListCreateAPIView, GenericListCreateAPIView,
+  AsyncGenericRetrieveUpdateDestroyAPIView, GenericRetrieveUpdateDestroyAPIView, BaseFilter, OrderingFilter,
+  SearchFilter, composeFilters, type Criteria, type ListQuery, type NumberedPageOf, type RepositoryOptions
 } from '../lib/generics.js'
 import { build, expectActions, problem } from './helpers.js'
 
@@ -240,14 +245,20 @@ for (const family of families) {
     t.equal((await app.inject('/all')).json().length, 25, 'no filter: a plain array')
 
     const page = (await app.inject('/paged?page=3')).json()
-    t.same({ ...page, items: page.items.map((i: ItemT) => i.id) }, { items: [21, 22, 23, 24, 25], current_page: 3, page_size: 10, total_pages: 3, total_items: 25, has_more: false })
+    t.same(
+      { ...page, items: page.items.map((i: ItemT) => i.id) },
+      { items: [21, 22, 23, 24, 25], current_page: 3, page_size: 10, total_pages: 3, total_items: 25, has_more: false }
+    )
     const first = (await app.inject('/paged?page_size=4&sort=-price&sort=name')).json()
     t.same(first.items.map((i: ItemT) => [i.price, i.name]), [[9, 'item-08'], [9, 'item-18'], [8, 'item-05'], [8, 'item-15']], 'several sort keys, applied in the order given')
     t.equal(first.has_more, true)
     t.equal((await app.inject('/paged?name=item-07')).json().total_items, 1)
 
     const offset = (await app.inject('/offset?offset=20&limit=10')).json()
-    t.same({ ...offset, items: offset.items.length }, { items: 5, offset: 20, limit: 10, total_items: 25, has_more: false })
+    t.same(
+      { ...offset, items: offset.items.length },
+      { items: 5, offset: 20, limit: 10, total_items: 25, has_more: false }
+    )
     t.same((await app.inject('/offset')).json().limit, 10, 'the default limit')
 
     // Walk all pages forward by cursor, then back again: every row once, in order.
@@ -406,7 +417,11 @@ test('repository options and resolveFilter reach the repository', async (t) => {
   const calls: unknown[] = []
   const repo = seed()
   const spy = {
-    list: (criteria: Criteria, query: unknown, options: unknown) => { calls.push({ criteria, query, options }); return repo.list(criteria, query as never, {}) },
+    list: (
+      criteria: Criteria,
+      query: unknown,
+      options: unknown
+    ) => { calls.push({ criteria, query, options }); return repo.list(criteria, query as never, {}) },
     count: () => 0,
     create: (values: Record<string, unknown>, options: unknown) => { calls.push({ values, options }); return null }
   }
@@ -431,12 +446,25 @@ test('repository options and resolveFilter reach the repository', async (t) => {
 })
 
 test('viewsets are compositions with the expected actions', async (t) => {
-  const names = (cls: { standardActions: () => Array<{ name: string }> }) => cls.standardActions().map((a) => a.name).sort()
+  const names = (
+    cls: { standardActions: () => Array<{ name: string }> }
+  ) => cls.standardActions().map((a) => a.name).sort()
   const all = ['create', 'destroy', 'list', 'partialUpdate', 'retrieve', 'update']
-  for (const cls of [AsyncAPIViewSet, APIViewSet, AsyncGenericViewSet, GenericViewSet]) t.same(names(cls), all, cls.name)
+  for (const cls of [AsyncAPIViewSet, APIViewSet, AsyncGenericViewSet, GenericViewSet]) {
+    t.same(
+      names(cls),
+      all,
+      cls.name
+    )
+  }
   for (const cls of [AsyncReadOnlyAPIViewSet, ReadOnlyAPIViewSet, AsyncGenericReadOnlyViewSet, GenericReadOnlyViewSet]) t.same(names(cls), ['list', 'retrieve'], cls.name)
   for (const cls of [AsyncListCreateAPIView, ListCreateAPIView, AsyncGenericListCreateAPIView, GenericListCreateAPIView]) t.same(names(cls), ['create', 'list'], cls.name)
-  for (const cls of [AsyncRetrieveUpdateDestroyAPIView, RetrieveUpdateDestroyAPIView, AsyncGenericRetrieveUpdateDestroyAPIView, GenericRetrieveUpdateDestroyAPIView]) {
+  for (const cls of [
+    AsyncRetrieveUpdateDestroyAPIView,
+    RetrieveUpdateDestroyAPIView,
+    AsyncGenericRetrieveUpdateDestroyAPIView,
+    GenericRetrieveUpdateDestroyAPIView
+  ]) {
     t.same(names(cls), ['destroy', 'partialUpdate', 'retrieve', 'update'], cls.name)
   }
   t.equal(AsyncGenericViewSet.name, 'AsyncGenericViewSet')
@@ -543,7 +571,9 @@ test('a unique clash on update is a 409 problem, and documented', async (t) => {
 
 test('an async repository that hands back thenables (a query builder), not promises, serves every generic action', async (t) => {
   const store = seed()
-  const thenable = <T>(value: T): PromiseLike<T> => ({ then: (resolve, reject) => Promise.resolve(value).then(resolve, reject) })
+  const thenable = <T>(value: T): PromiseLike<T> => ({
+    then: (resolve, reject) => Promise.resolve(value).then(resolve, reject)
+  })
   const lazy: Record<string, (...args: unknown[]) => PromiseLike<unknown>> = {}
   for (const method of ['create', 'get', 'list', 'count', 'update', 'delete'] as const) {
     lazy[method] = (...args: unknown[]) => thenable((store[method] as (...a: unknown[]) => unknown).apply(store, args))
@@ -656,7 +686,14 @@ test('MemoryRepository touchField stamps every create and update, as touchColumn
   t.ok(fresh(store.get({ id: 1 })), 'bulkUpdate')
   t.same(store.filledOnCreate, ['id', 'updated_at'], 'a create fills the key and the stamp')
 
-  class Items extends GenericViewSet.with({ responseSchema: Stamped, createSchema: Type.Object({ name: Type.String() }), detailParams: IdParams, repository: store }) {}
+  class Items extends GenericViewSet.with(
+    {
+      responseSchema: Stamped,
+      createSchema: Type.Object({ name: Type.String() }),
+      detailParams: IdParams,
+      repository: store
+    }
+  ) {}
   const app = await build({ views: [{ view: Items, prefix: '/items' }] })
   t.teardown(() => app.close())
   const created = await app.inject({ method: 'POST', url: '/items', payload: { name: 'g' } })

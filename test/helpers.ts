@@ -4,7 +4,10 @@ import { MemoryRepository, type RepositoryOptions } from '../lib/generics.js'
 import { PatchError } from '../lib/http/patch-error.js'
 
 /** A Fastify app with the plugin registered and ready; closed by the caller (or `t.teardown`). */
-export async function build (options: FastifyViewsOptions, serverOptions: FastifyServerOptions = {}): Promise<FastifyInstance> {
+export async function build (
+  options: FastifyViewsOptions,
+  serverOptions: FastifyServerOptions = {}
+): Promise<FastifyInstance> {
   const app = Fastify({ logger: false, ...serverOptions })
   await app.register(views, options)
   await app.ready()
@@ -44,7 +47,12 @@ export const CRUD_REQUESTS = [
  * status (JSON, or an empty body for 204), every other one is Fastify's route 404 as a problem.
  * Returns the responses by action name.
  */
-export async function expectActions (t: Assert, app: FastifyInstance, prefix: string, actions: readonly string[]): Promise<Record<string, LightMyRequestResponse>> {
+export async function expectActions (
+  t: Assert,
+  app: FastifyInstance,
+  prefix: string,
+  actions: readonly string[]
+): Promise<Record<string, LightMyRequestResponse>> {
   const out: Record<string, LightMyRequestResponse> = {}
   for (const { action, method, path, status, ...rest } of CRUD_REQUESTS) {
     const url = prefix + path

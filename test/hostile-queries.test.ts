@@ -2,7 +2,8 @@ import { test } from 'tap'
 import Database from 'better-sqlite3'
 import { Type, type Static } from '@sinclair/typebox'
 import {
-  AsyncGenericViewSet, BaseFilter, GenericListAPIView, MemoryRepository, OffsetLimitFilter, PaginationFilter, SearchFilter, asyncRepository, composeFilters
+  AsyncGenericViewSet, BaseFilter, GenericListAPIView, MemoryRepository, OffsetLimitFilter, PaginationFilter,
+  SearchFilter, asyncRepository, composeFilters
 } from '../lib/generics.js'
 import { SqliteRepository } from '../lib/stores/sql/index.js'
 import { buildApp, Health } from '../examples/app.js'
@@ -152,8 +153,14 @@ test('the example API on SQLite: sort takes at most one key per ordering field',
 test('bounds set by a filter\'s statics, and carried through composeFilters', async (t) => {
   const Small = Bounded.with({ maxSearchLength: 5, maxPatternLength: 4, maxListLength: 2 })
   const schema = Small.querySchema().properties
-  t.same([schema.q.maxLength, schema.name__like.maxLength, schema.description__ilike.maxLength, schema.name__in.maxItems, schema.sort.maxItems], [5, 4, 4, 2, 2],
-    'what the document shows: maxLength and maxItems')
+  t.same([
+    schema.q.maxLength,
+    schema.name__like.maxLength,
+    schema.description__ilike.maxLength,
+    schema.name__in.maxItems,
+    schema.sort.maxItems
+  ], [5, 4, 4, 2, 2],
+  'what the document shows: maxLength and maxItems')
   const app = await boundedApp('memory', longRows(3, 50), Small)
   t.teardown(() => app.close())
   t.equal(problem(t, await app.inject('/rows?q=abcdef'), 400).errors[0].parameter, 'q')
@@ -210,7 +217,12 @@ test('SQLite, thousands of rows of long text: 8 requests with the longest q and 
   }
   const started = performance.now()
   const answered: number[] = []
-  const requests = Array.from({ length: 8 }, (_, i) => app.inject(urls[i % urls.length]).then((res) => { answered.push(performance.now() - started); return res.statusCode }))
+  const requests = Array.from(
+    { length: 8 },
+    (_, i) => app.inject(urls[i % urls.length]).then(
+      (res) => { answered.push(performance.now() - started); return res.statusCode }
+    )
+  )
   const health = app.inject('/health').then((res) => ({ status: res.statusCode, ms: performance.now() - started }))
   t.same(await Promise.all(requests), Array(8).fill(200), 'all 8 answer')
   const { status, ms } = await health

@@ -304,7 +304,11 @@ test('prototype pollution through a merge patch is refused', async (t) => {
 test('a merge patch copies what it inserts and merges into own members only', async (t) => {
   const target = { a: { b: [1] }, keep: { deep: { x: 1 } } }
   const patch = { a: { c: { d: [2] } }, list: [{ e: 1 }] }
-  const result = applyMergePatch(target, patch) as { a: { b: number[], c: { d: number[] } }, list: Array<{ e: number }>, keep: { deep: { x: number } } }
+  const result = applyMergePatch(target, patch) as {
+    a: { b: number[], c: { d: number[] } },
+    list: Array<{ e: number }>,
+    keep: { deep: { x: number } }
+  }
   t.same(result, { a: { b: [1], c: { d: [2] } }, list: [{ e: 1 }], keep: { deep: { x: 1 } } })
   result.a.b.push(9)
   result.a.c.d.push(9)

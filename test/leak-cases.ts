@@ -12,7 +12,11 @@ export const USERS_OPTIONS = { table: 'users', columns: ['id', 'name'] }
  * Every read and write answer of a generic view over the table, even with a response schema
  * that sends every field it is given: the undeclared column never leaves the store.
  */
-export async function checkNoHiddenColumn (t: Test, repository: Repository<unknown> | AsyncRepository<unknown>, async: boolean): Promise<void> {
+export async function checkNoHiddenColumn (
+  t: Test,
+  repository: Repository<unknown> | AsyncRepository<unknown>,
+  async: boolean
+): Promise<void> {
   const Base = async ? AsyncGenericViewSet : GenericViewSet
   class Users extends (Base as typeof GenericViewSet) {
     static override responseSchema = Type.Object({}, { additionalProperties: true })

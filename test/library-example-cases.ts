@@ -14,10 +14,20 @@ const ADA = { 'x-member-id': '1' }
 const GRACE = { 'x-member-id': '2' }
 const MELVIL = { 'x-member-id': '3' } // the librarian
 
-interface BookT { id: number, title: string, author: string, year: number | null, available: boolean, genres: string[], on_my_list: boolean, loans_count: number, updated_at: string }
+interface BookT {
+  id: number,
+  title: string,
+  author: string,
+  year: number | null,
+  available: boolean,
+  genres: string[],
+  on_my_list: boolean,
+  loans_count: number,
+  updated_at: string
+}
 interface BookList { books: BookT[], booksCount: number }
 
-const titles = (res: LightMyRequestResponse): string[] => (res.json() as BookList).books.map((b) => b.title)
+const titles = (res: LightMyRequestResponse): string[] => res.json<BookList>().books.map((b) => b.title)
 
 /** Every case, each on a fresh library. */
 export async function libraryCases (t: Test, open: OpenLibrary): Promise<void> {

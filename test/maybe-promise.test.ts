@@ -43,7 +43,9 @@ type ItemT = Static<typeof Item>
 function lazyRepository (store: MemoryRepository<ItemT>): Record<string, unknown> {
   const lazy: Record<string, unknown> = { atomicPreconditions: true }
   for (const method of ['create', 'get', 'list', 'count', 'update', 'delete'] as const) {
-    lazy[method] = (...args: unknown[]) => thenable(() => (store[method] as (...a: unknown[]) => unknown).apply(store, args))
+    lazy[method] = (...args: unknown[]) => thenable(
+      () => (store[method] as (...a: unknown[]) => unknown).apply(store, args)
+    )
   }
   return lazy
 }

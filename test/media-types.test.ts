@@ -86,7 +86,7 @@ test('the example API: every route takes exactly the media types its operation l
   const app = await buildApp({ databaseUrl: 'sqlite::memory:' })
   t.teardown(() => app.close())
   const doc = await documentOf(app)
-  const { id } = (await app.inject({ method: 'POST', url: '/items', payload: { name: 'lamp', price: 1 } })).json() as { id: number }
+  const { id } = (await app.inject({ method: 'POST', url: '/items', payload: { name: 'lamp', price: 1 } })).json<{ id: number }>()
   const bodies: Record<string, unknown> = {
     'POST /items': { name: 'lamp', price: 1 },
     'PUT /items/{id}': { name: 'lamp', price: 2 },
@@ -223,7 +223,9 @@ test('the patch media types are parsed only for the routes that list them: not b
 
 test('a parser the app registered for a patch type is kept; the app\'s poisoning options apply to the library\'s', async (t) => {
   const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() })
-  const viewOver = (store: MemoryRepository<{ id: number, name: string, price: number }>) => class Items extends AsyncGenericViewSet {
+  const viewOver = (
+    store: MemoryRepository<{ id: number, name: string, price: number }>
+  ) => class Items extends AsyncGenericViewSet {
     static override responseSchema = Item
     static override createSchema = Type.Object({ name: Type.String(), price: Type.Number() })
     static override detailParams = Type.Object({ id: Type.Integer() })
@@ -306,7 +308,9 @@ test('a standard action without a body schema takes any JSON, and documents it',
   await app.register(swagger, swaggerOptions({ info: { title: 'Free', version: '1.0.0' } }))
   await app.register(views, { views: [{ view: Free, prefix: '/free' }] })
   t.teardown(() => app.close())
-  const doc = await documentOf(app) as Doc & { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> }
+  const doc = await documentOf(app) as Doc & {
+    paths: Record<string, Record<string, { responses: Record<string, unknown> }>>
+  }
   t.same(doc.paths['/free'].post.requestBody, { required: true, content: { 'application/json': { schema: {} } } }, 'application/json, any JSON')
   t.same(Object.keys(doc.paths['/free'].post.responses), ['201', '400', '409', '413', '415'], 'the 400 of malformed JSON, the 413 and the 415 of a body')
   t.same((await app.inject({ method: 'POST', url: '/free', payload: { anything: [1] } })).json(), { anything: [1] })

@@ -3,7 +3,8 @@ import Database from 'better-sqlite3'
 import { Type } from '@sinclair/typebox'
 import { AsyncRetrieveAPIView, Get, ConfigurationError, mix, type ConfigurationErrorCode } from '../lib/index.js'
 import {
-  AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, BaseFilter, MemoryRepository, asyncRepository
+  AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, BaseFilter, MemoryRepository,
+  asyncRepository
 } from '../lib/generics.js'
 import { AsyncBulkAPIViewSet } from '../lib/bulk.js'
 import { ConditionalMixin } from '../lib/conditional.js'
@@ -16,7 +17,9 @@ import { Book, BookIn, BookParams, dune, type BookData } from './types/schemas.j
 // registers the view. Each case is made next to its fix, which must define and register cleanly.
 
 // The store stamps updated_at on create, as a database default would: the response requires it, the body does not carry it.
-const books = () => asyncRepository<BookData, MemoryRepository<BookData>>(new StampingRepository<BookData>({ rows: [dune] }))
+const books = () => asyncRepository<BookData, MemoryRepository<BookData>>(
+  new StampingRepository<BookData>({ rows: [dune] })
+)
 const statics = () => ({ responseSchema: Book, createSchema: BookIn, detailParams: BookParams, repository: books() })
 
 /** The Book API's base: a generic viewset with ETag and Last-Modified. */
@@ -92,7 +95,10 @@ const cases: MistakeCase[] = [
     row: 10,
     mistake: 'an action the view does not have (destroy on a read-only view) in the methods object',
     when: 'definition',
-    act: () => class Books extends mix(AsyncGenericListAPIView, AsyncGenericRetrieveAPIView).with({ responseSchema: Book, repository: books() }, { async destroy () { return true } } as never) {},
+    act: () => class Books extends mix(AsyncGenericListAPIView, AsyncGenericRetrieveAPIView).with(
+      { responseSchema: Book, repository: books() },
+      { async destroy () { return true } } as never
+    ) {},
     fix: () => register(class Books extends BookViews.with(statics(), { async destroy () { return true } }) {}),
     message: /^mix\(AsyncGenericListAPIView, AsyncGenericRetrieveAPIView\)\.with\(responseSchema, repository\): "destroy" is not a method of mix\(AsyncGenericListAPIView, AsyncGenericRetrieveAPIView\)/
   },
@@ -132,8 +138,14 @@ const cases: MistakeCase[] = [
     row: 18,
     mistake: 'a misspelt actionDependencies key (destory) beside a correct one',
     when: 'registration',
-    act: () => register(class Books extends BookViews.with({ ...statics(), actionDependencies: { destroy: [() => {}], destory: [() => {}] } }) {}),
-    fix: () => register(class Books extends BookViews.with({ ...statics(), actionDependencies: { destroy: [() => {}] } }) {}),
+    act: () => register(
+      class Books extends BookViews.with(
+        { ...statics(), actionDependencies: { destroy: [() => {}], destory: [() => {}] } }
+      ) {}
+    ),
+    fix: () => register(
+      class Books extends BookViews.with({ ...statics(), actionDependencies: { destroy: [() => {}] } }) {}
+    ),
     message: /^Cannot register Books: actionDependencies names "destory", which is not an action of this view; its actions are create, destroy, list, partialUpdate, retrieve, update/
   },
   {
@@ -141,10 +153,14 @@ const cases: MistakeCase[] = [
     row: 25,
     mistake: 'a misspelt action (retreive) in the class body of an action view, without override',
     when: 'registration',
-    act: () => register(class Books extends AsyncRetrieveAPIView.with({ responseSchema: Book, detailParams: BookParams }) {
+    act: () => register(class Books extends AsyncRetrieveAPIView.with(
+      { responseSchema: Book, detailParams: BookParams }
+    ) {
       async retreive () { return dune }
     }),
-    fix: () => register(class Books extends AsyncRetrieveAPIView.with({ responseSchema: Book, detailParams: BookParams }) {
+    fix: () => register(class Books extends AsyncRetrieveAPIView.with(
+      { responseSchema: Book, detailParams: BookParams }
+    ) {
       override async retrieve () { return dune }
     }),
     message: /^Cannot register Books: it is abstract, action method "retrieve" is not implemented$/
@@ -167,10 +183,14 @@ const cases: MistakeCase[] = [
     row: 26,
     mistake: 'a misspelt static in the class body (reponseSchema), without override',
     when: 'registration',
-    act: () => register(class Books extends BookViews.with({ createSchema: BookIn, detailParams: BookParams, repository: books() }) {
+    act: () => register(class Books extends BookViews.with(
+      { createSchema: BookIn, detailParams: BookParams, repository: books() }
+    ) {
       static reponseSchema = Book
     }),
-    fix: () => register(class Books extends BookViews.with({ createSchema: BookIn, detailParams: BookParams, repository: books() }) {
+    fix: () => register(class Books extends BookViews.with(
+      { createSchema: BookIn, detailParams: BookParams, repository: books() }
+    ) {
       static override responseSchema = Book
     }),
     message: /^Cannot register Books: Books\.reponseSchema looks like a misspelling of responseSchema/
@@ -180,8 +200,14 @@ const cases: MistakeCase[] = [
     row: 27,
     mistake: 'a generic view without a repository',
     when: 'registration',
-    act: () => register(class Books extends BookViews.with({ responseSchema: Book, createSchema: BookIn, detailParams: BookParams }) {}),
-    fix: () => register(class Books extends BookViews.with({ responseSchema: Book, createSchema: BookIn, detailParams: BookParams, repository: books() }) {}),
+    act: () => register(
+      class Books extends BookViews.with({ responseSchema: Book, createSchema: BookIn, detailParams: BookParams }) {}
+    ),
+    fix: () => register(
+      class Books extends BookViews.with(
+        { responseSchema: Book, createSchema: BookIn, detailParams: BookParams, repository: books() }
+      ) {}
+    ),
     message: /^Cannot register Books: set its static repository or override its repository getter$/
   },
   {
@@ -189,8 +215,14 @@ const cases: MistakeCase[] = [
     row: 28,
     mistake: 'a generic view without a responseSchema',
     when: 'registration',
-    act: () => register(class Books extends BookViews.with({ createSchema: BookIn, detailParams: BookParams, repository: books() }) {}),
-    fix: () => register(class Books extends BookViews.with({ responseSchema: Book, createSchema: BookIn, detailParams: BookParams, repository: books() }) {}),
+    act: () => register(
+      class Books extends BookViews.with({ createSchema: BookIn, detailParams: BookParams, repository: books() }) {}
+    ),
+    fix: () => register(
+      class Books extends BookViews.with(
+        { responseSchema: Book, createSchema: BookIn, detailParams: BookParams, repository: books() }
+      ) {}
+    ),
     message: /^Cannot register Books: .*retrieve.* no response schema/
   },
   {
@@ -200,11 +232,19 @@ const cases: MistakeCase[] = [
     when: 'registration',
     act: () => {
       class BookFilter extends BaseFilter { static override orderingFields = ['title', 'yaer'] }
-      return register(class Books extends AsyncGenericListAPIView.with({ responseSchema: Book, filter: BookFilter, repository: sqliteBooks() }) {})
+      return register(
+        class Books extends AsyncGenericListAPIView.with(
+          { responseSchema: Book, filter: BookFilter, repository: sqliteBooks() }
+        ) {}
+      )
     },
     fix: () => {
       class BookFilter extends BaseFilter { static override orderingFields = ['title', 'year'] }
-      return register(class Books extends AsyncGenericListAPIView.with({ responseSchema: Book, filter: BookFilter, repository: sqliteBooks() }) {})
+      return register(
+        class Books extends AsyncGenericListAPIView.with(
+          { responseSchema: Book, filter: BookFilter, repository: sqliteBooks() }
+        ) {}
+      )
     },
     message: /^Cannot register Books: BookFilter\.orderingFields names "yaer", which its repository does not have \(its fields: id, title, year, updated_at\)$/
   },
@@ -215,11 +255,19 @@ const cases: MistakeCase[] = [
     when: 'registration',
     act: () => {
       class BookFilter extends BaseFilter { static override orderingFields = ['title', 'yaer'] }
-      return register(class Books extends AsyncGenericListAPIView.with({ responseSchema: Book, filter: BookFilter, repository: books() }) {})
+      return register(
+        class Books extends AsyncGenericListAPIView.with(
+          { responseSchema: Book, filter: BookFilter, repository: books() }
+        ) {}
+      )
     },
     fix: () => {
       class BookFilter extends BaseFilter { static override orderingFields = ['title', 'year'] }
-      return register(class Books extends AsyncGenericListAPIView.with({ responseSchema: Book, filter: BookFilter, repository: books() }) {})
+      return register(
+        class Books extends AsyncGenericListAPIView.with(
+          { responseSchema: Book, filter: BookFilter, repository: books() }
+        ) {}
+      )
     },
     message: /^Cannot register Books: BookFilter\.orderingFields names "yaer", which neither its responseSchema nor a row of its repository has \(their fields: id, title, year, updated_at\)$/
   },
@@ -228,7 +276,9 @@ const cases: MistakeCase[] = [
     row: 35,
     mistake: 'detailParams naming a parameter the detail path does not have (bookId, path /:id)',
     when: 'registration',
-    act: () => register(class Books extends BookViews.with({ ...statics(), detailParams: Type.Object({ bookId: Type.Integer() }) }) {}),
+    act: () => register(
+      class Books extends BookViews.with({ ...statics(), detailParams: Type.Object({ bookId: Type.Integer() }) }) {}
+    ),
     fix: () => register(class Books extends BookViews.with({ ...statics(), detailParams: Type.Object({ bookId: Type.Integer() }), detailRoute: '/:bookId' }) {}),
     message: /^Cannot register Books: its detailParams requires "bookId", which the path of \w+ \(\/books\/:id\) does not have: set detailRoute to name it \(`\/:bookId`\), or name it in the prefix$/
   },
@@ -237,8 +287,16 @@ const cases: MistakeCase[] = [
     row: 31,
     mistake: 'a bulkUpdateSchema that does not require the primary key',
     when: 'registration',
-    act: () => register(class Books extends mix(AsyncBulkAPIViewSet, AsyncGenericViewSet).with({ ...statics(), updateSchema: BookIn, filter: null, bulkUpdateSchema: BookIn }) {}),
-    fix: () => register(class Books extends mix(AsyncBulkAPIViewSet, AsyncGenericViewSet).with({ ...statics(), updateSchema: BookIn, filter: null, bulkUpdateSchema: Book }) {}),
+    act: () => register(
+      class Books extends mix(AsyncBulkAPIViewSet, AsyncGenericViewSet).with(
+        { ...statics(), updateSchema: BookIn, filter: null, bulkUpdateSchema: BookIn }
+      ) {}
+    ),
+    fix: () => register(
+      class Books extends mix(AsyncBulkAPIViewSet, AsyncGenericViewSet).with(
+        { ...statics(), updateSchema: BookIn, filter: null, bulkUpdateSchema: Book }
+      ) {}
+    ),
     message: /^Cannot register Books: bulkUpdateSchema must require the primary key "id"/
   }
 ]
@@ -310,7 +368,13 @@ test('30. over a MemoryRepository, a filter may name a field its rows hold beyon
   const app = await build({ views: [{ view: Owned, prefix: '/books' }] })
   t.teardown(() => app.close())
   t.same((await app.inject('/books?owner=ann')).json(), [dune], 'a hidden field of the rows filters, and the response schema drops it')
-  class Empty extends AsyncGenericListAPIView.with({ responseSchema: Book, filter: Hidden, repository: asyncRepository<BookData, MemoryRepository<BookData>>(new MemoryRepository<BookData>()) }) {}
+  class Empty extends AsyncGenericListAPIView.with(
+    {
+      responseSchema: Book,
+      filter: Hidden,
+      repository: asyncRepository<BookData, MemoryRepository<BookData>>(new MemoryRepository<BookData>())
+    }
+  ) {}
   t.match(await caught(() => register(Empty)), { code: 'FV_ERR_UNKNOWN_FIELD', message: /Hidden\.fields names "owner"/ }, 'over an empty store, only the response schema says what exists')
 })
 

@@ -56,7 +56,9 @@ test('the example API: its operationIds and tags read naturally and are pinned',
   const app = await buildApp({ databaseUrl: 'sqlite::memory:', logger: false })
   t.teardown(() => app.close())
   await app.ready()
-  const doc = JSON.parse(JSON.stringify(app.swagger())) as { paths: Record<string, Record<string, { operationId: string, tags: string[] }>> }
+  const doc = JSON.parse(JSON.stringify(app.swagger())) as {
+    paths: Record<string, Record<string, { operationId: string, tags: string[] }>>
+  }
   const names = Object.entries(doc.paths).flatMap(([path, operations]) =>
     Object.entries(operations).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId} ${op.tags.join(',')}`)).sort()
   t.same(names, [

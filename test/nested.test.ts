@@ -233,7 +233,9 @@ test('a nested view is checked against the prefix it is registered under', async
     parent: { repository: repos.members, lookup: { id: 'memberId' }, scope: { member_id: 'id' } }
   })
   await t.rejects(build({ views: [{ view: View, prefix: '/members/:member/loans' }] }), { code: 'FV_ERR_PREFIX_PARAMS', message: /prefixParams declares "memberId", which its prefix/ })
-  const Undeclared = GenericViewSet.with({ responseSchema: Loan, detailParams: LoanParams, prefixParams: Type.Object({}), repository: repos.loans })
+  const Undeclared = GenericViewSet.with(
+    { responseSchema: Loan, detailParams: LoanParams, prefixParams: Type.Object({}), repository: repos.loans }
+  )
   await t.rejects(build({ views: [{ view: Undeclared, prefix: '/members/:memberId/loans' }] }), { code: 'FV_ERR_PREFIX_PARAMS', message: /names :memberId, which its prefixParams does not declare/ })
   const Unread = GenericViewSet.with({
     responseSchema: Loan,
@@ -250,7 +252,14 @@ test('a nested view is checked against the prefix it is registered under', async
 })
 
 test('object permissions need a repository that judges the row in the write', async (t) => {
-  const loose = { get: () => null, list: () => [], count: () => 0, create: () => null, update: () => null, delete: () => false }
+  const loose = {
+    get: () => null,
+    list: () => [],
+    count: () => 0,
+    create: () => null,
+    update: () => null,
+    delete: () => false
+  }
   const View = GenericViewSet.with({ responseSchema: Loan, detailParams: LoanParams, repository: loose }, {
     checkObjectPermissions () { throw new Forbidden() }
   })
@@ -276,7 +285,12 @@ test('Location knows the whole prefix: the application\'s, the parent\'s and the
   t.equal(res.headers.location, `/api/members/2/loans/${res.json().id}`)
   t.equal((await app.inject({ method: 'GET', url: String(res.headers.location) })).json().book, 'Emma', 'the link leads to the object')
   // A link to a field the object lacks is the view's mistake, named in the log, never a broken URL.
-  const Broken = GenericViewSet.with({ responseSchema: Loan, createSchema: Type.Object({ ...LoanIn.properties, member_id: Type.Integer() }), detailParams: LoanParams, repository: stores().loans }, {
+  const Broken = GenericViewSet.with({
+    responseSchema: Loan,
+    createSchema: Type.Object({ ...LoanIn.properties, member_id: Type.Integer() }),
+    detailParams: LoanParams,
+    repository: stores().loans
+  }, {
     getLocation () { return this.getDetailUrl({}) }
   })
   const broken = await build({ views: [{ view: Broken, prefix: '/loans' }] })
@@ -337,7 +351,9 @@ test('a route of the view\'s own on a nested view reads the parent first', async
 test('a view without object permissions documents no 403, and reads its parent once per request', async (t) => {
   const repos = stores()
   let parentReads = 0
-  const members = { get: (criteria: Criteria) => { parentReads++; return criteria.id === 9 ? undefined : repos.members.get(criteria) } }
+  const members = {
+    get: (criteria: Criteria) => { parentReads++; return criteria.id === 9 ? undefined : repos.members.get(criteria) }
+  }
   const View = mix(ConditionalMixin, GenericViewSet).with({
     responseSchema: Loan,
     detailParams: LoanParams,
@@ -355,7 +371,11 @@ test('a view without object permissions documents no 403, and reads its parent o
   t.equal((await app.inject({ method: 'PATCH', url: '/members/1/loans/1', headers: { 'if-match': etag }, payload: { book: 'Dune II' } })).statusCode, 200)
   t.equal(parentReads, 1, 'the precondition\'s read and the write share the parent')
   t.match(problem(t, await app.inject('/members/9/loans'), 404).detail, /^Parent does not exist/, 'a store answering undefined has no parent either; the default name')
-  const Plain = GenericViewSet.with({ responseSchema: Loan, detailParams: LoanParams, repository: repos.loans }, {}, (route) => ({
+  const Plain = GenericViewSet.with({
+    responseSchema: Loan,
+    detailParams: LoanParams,
+    repository: repos.loans
+  }, {}, (route) => ({
     parentOf: route.get('/parent', { responseSchema: Type.Object({ none: Type.Boolean() }) }, function () { return { none: this.getParent() === undefined } })
   }))
   const plain = await build({ views: [{ view: Plain, prefix: '/loans' }] })
@@ -364,9 +384,18 @@ test('a view without object permissions documents no 403, and reads its parent o
 
 test('what a nested view\'s declarations must be', async (t) => {
   const repos = stores()
-  const NotObject = GenericViewSet.with({ responseSchema: Loan, detailParams: LoanParams, prefixParams: Type.String() as never, repository: repos.loans })
+  const NotObject = GenericViewSet.with(
+    { responseSchema: Loan, detailParams: LoanParams, prefixParams: Type.String() as never, repository: repos.loans }
+  )
   await t.rejects(build({ views: [{ view: NotObject, prefix: '/members/:memberId/loans' }] }), { code: 'FV_ERR_PREFIX_PARAMS', message: /must be Type\.Object schemas/ })
-  const UnionParams = GenericViewSet.with({ responseSchema: Loan, detailParams: Type.Union([LoanParams, Type.Object({ code: Type.String() })]) as never, prefixParams: MemberParams, repository: repos.loans })
+  const UnionParams = GenericViewSet.with(
+    {
+      responseSchema: Loan,
+      detailParams: Type.Union([LoanParams, Type.Object({ code: Type.String() })]) as never,
+      prefixParams: MemberParams,
+      repository: repos.loans
+    }
+  )
   await t.rejects(build({ views: [{ view: UnionParams, prefix: '/members/:memberId/loans' }] }), { code: 'FV_ERR_PREFIX_PARAMS', message: /params schema of each of its routes/ })
   const Undeclared = GenericViewSet.with({ responseSchema: Loan, detailParams: LoanParams, repository: repos.loans, parent: { repository: repos.members, lookup: { id: 'memberId' }, scope: { member_id: 'id' } } })
   await t.rejects(build({ views: [{ view: Undeclared, prefix: '/members/:memberId/loans' }] }), { code: 'FV_ERR_PREFIX_PARAMS', message: /names :memberId, which its prefixParams does not declare/ })
@@ -382,7 +411,14 @@ test('getDetailUrl from a view made by hand in a plain route: the path without a
 test('a repository naming its fields without read-only ones: a body member it lacks is refused', async (t) => {
   const store = stores().loans
   const named = Object.assign(Object.create(store) as MemoryRepository<LoanT>, { fieldNames: ['id', 'member_id', 'book'] })
-  const View = GenericViewSet.with({ responseSchema: Loan, createSchema: Type.Object({ book: Type.String(), member_id: Type.Integer(), shelf: Type.String() }), detailParams: LoanParams, repository: named })
+  const View = GenericViewSet.with(
+    {
+      responseSchema: Loan,
+      createSchema: Type.Object({ book: Type.String(), member_id: Type.Integer(), shelf: Type.String() }),
+      detailParams: LoanParams,
+      repository: named
+    }
+  )
   await t.rejects(build({ views: [{ view: View, prefix: '/loans' }] }), { code: 'FV_ERR_UNKNOWN_FIELD', message: /"shelf"/ })
 })
 
@@ -441,7 +477,14 @@ test('objectPermissionActions: only the actions named are judged, and only they 
     checkObjectPermissions () { throw new Forbidden() }
   })
   await t.rejects(build({ views: [{ view: Typo, prefix: '/loans' }] }), { code: 'FV_ERR_UNKNOWN_ACTION', message: /^Cannot register .*: objectPermissionActions names "delete", which is not an action on objects the client names \(retrieve, update/ })
-  const loose = { get: () => null, list: () => [], count: () => 0, create: () => null, update: () => null, delete: () => false }
+  const loose = {
+    get: () => null,
+    list: () => [],
+    count: () => 0,
+    create: () => null,
+    update: () => null,
+    delete: () => false
+  }
   const ReadOnly = GenericViewSet.with({ responseSchema: Loan, detailParams: LoanParams, repository: loose, objectPermissionActions: ['retrieve'] }, {
     checkObjectPermissions () { throw new Forbidden() }
   })

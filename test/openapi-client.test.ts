@@ -32,9 +32,12 @@ test('a client generated with openapi-typescript types every status the server s
   await run(process.execPath, [path.join(root, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), 'openapi.json', '-o', 'api.d.ts'], { cwd: work, env })
 
   // The generated paths are checked at compile time below; here the client speaks to the server untyped.
-  const client = createClient<Record<string, never>>({ baseUrl: address }) as unknown as Record<string, (url: string, init?: object) => Promise<{ response: Response }>>
+  const client = createClient<Record<string, never>>({ baseUrl: address }) as unknown as Record<string, (
+    url: string,
+    init?: object
+  ) => Promise<{ response: Response }>>
   const created = await app.inject({ method: 'POST', url: '/items', payload: { name: 'lamp', price: 3 } })
-  const { id } = created.json() as { id: number }
+  const { id } = created.json<{ id: number }>()
   const etag = (await app.inject(`/items/${id}`)).headers.etag as string
   const cases: Array<{ path: string, method: string, status: number, call: () => Promise<{ response: Response }> }> = [
     { path: '/items', method: 'post', status: 400, call: () => client.POST('/items', { body: { name: '' } }) },

@@ -5,7 +5,8 @@ import { Type, type Static } from '@sinclair/typebox'
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 import { fullFormats } from 'ajv-formats/dist/formats.js'
 import views, {
-  APIError, APIView, ErrorFormat, Forbidden, Get, NotFound, PROBLEM_CONTENT_TYPE, PROBLEM_FORMAT, Post, RetrieveAPIView, Throws, TooManyRequests, Unauthorized, View, configureApp, mix, problemFrameworkErrors,
+  APIError, APIView, ErrorFormat, Forbidden, Get, NotFound, PROBLEM_CONTENT_TYPE, PROBLEM_FORMAT, Post,
+  RetrieveAPIView, Throws, TooManyRequests, Unauthorized, View, configureApp, mix, problemFrameworkErrors,
   type APIErrorClass, type Dependency, type ViewClass
 } from '../lib/index.js'
 import {
@@ -21,7 +22,12 @@ import { MemberAuth } from '../examples/library/auth.js'
 import { libraryViews } from '../examples/library/views.js'
 import type { LibraryStore } from '../examples/library/store.js'
 
-type Operation = { operationId: string, parameters?: Array<{ in: string }>, requestBody?: unknown, responses: Record<string, { content?: Record<string, unknown> }> }
+type Operation = {
+  operationId: string,
+  parameters?: Array<{ in: string }>,
+  requestBody?: unknown,
+  responses: Record<string, { content?: Record<string, unknown> }>
+}
 type Doc = { paths: Record<string, Record<string, Operation>> }
 type ValidationStatus = 400 | 422
 
@@ -146,10 +152,20 @@ const actionOf = (operationId: string): string | undefined =>
 /** A Fastify URL (`/members/:memberId/loans`) as the document writes it (`/members/{memberId}/loans`). */
 const toRoute = (url: string): string => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
 
-const documentedErrors = (operation: Operation): number[] => Object.keys(operation.responses).map(Number).filter((s) => s === 304 || s >= 400).sort()
+const documentedErrors = (operation: Operation): number[] => Object.keys(operation.responses).map(Number).filter(
+  (s) => s === 304 || s >= 400
+).sort()
 
 /** One request a client can get wrong, and the status it must get. */
-interface Probe { why: string, status: number, method: string, url: string, headers?: Record<string, string> | undefined, payload?: unknown }
+interface Probe {
+  why: string,
+  status: number,
+  method: string,
+  url: string,
+  headers?: Record<string,
+  string> | undefined,
+  payload?: unknown
+}
 
 /** A route as a client reaches it: where its rows are, and a body it accepts. */
 interface Target {
@@ -177,12 +193,24 @@ const JSON_TYPE = { 'content-type': 'application/json' }
  * The bad requests a route's configuration lets a client send, each with the status the HTTP
  * side gives it; route-specific ones (a duplicate, a declared error) are added by the caller.
  */
-function probesFor ({ facts, url, missing, invalid, orphan, body, headers: asker, stranger }: Target, bodyLimit: number, format: ErrorFormat = PROBLEM_FORMAT): Probe[] {
+function probesFor (
+  { facts, url, missing, invalid, orphan, body, headers: asker, stranger }: Target,
+  bodyLimit: number,
+  format: ErrorFormat = PROBLEM_FORMAT
+): Probe[] {
   const { method } = facts
   const { validationStatus } = format
   const out: Probe[] = []
-  const as = (headers?: Record<string, string>): Record<string, string> | undefined => asker === undefined ? headers : { ...asker, ...headers }
-  const withBody = (probe: Probe): Probe => body === undefined ? probe : { ...probe, headers: { ...JSON_TYPE, ...probe.headers }, payload: JSON.stringify(body) }
+  const as = (
+    headers?: Record<string, string>
+  ): Record<string, string> | undefined => asker === undefined ? headers : { ...asker, ...headers }
+  const withBody = (probe: Probe): Probe => body === undefined
+    ? probe
+    : {
+        ...probe,
+        headers: { ...JSON_TYPE, ...probe.headers },
+        payload: JSON.stringify(body)
+      }
   // A conditional write that names no version is a 428 before anything else is looked at. A
   // strong tag names one, and lets the request through to what the probe is about: a target
   // that is malformed (400) or missing (404) is answered before any precondition.
@@ -220,7 +248,13 @@ interface Answers {
 const PROBLEMS: Answers = { contentType: PROBLEM_CONTENT_TYPE }
 
 /** Checks a body against the schema its operation documents for a status and media type; the errors, or undefined. */
-type DocumentedBodies = (route: string, method: string, status: number, contentType: string, body: unknown) => string | undefined
+type DocumentedBodies = (
+  route: string,
+  method: string,
+  status: number,
+  contentType: string,
+  body: unknown
+) => string | undefined
 
 /** Compiles the document's response schemas with Ajv, its components resolved in the document itself. */
 function documentedBodies (doc: Doc): DocumentedBodies {
@@ -242,7 +276,13 @@ function documentedBodies (doc: Doc): DocumentedBodies {
  * is the expected one, an error in the format's media type whose body the document describes,
  * and documented on that operation. Returns the error statuses each operation answered.
  */
-async function send (t: Test, app: FastifyInstance, doc: Doc, probes: Array<Probe & { route: string }>, answers: Answers = PROBLEMS): Promise<Map<string, Set<number>>> {
+async function send (
+  t: Test,
+  app: FastifyInstance,
+  doc: Doc,
+  probes: Array<Probe & { route: string }>,
+  answers: Answers = PROBLEMS
+): Promise<Map<string, Set<number>>> {
   const answered = new Map<string, Set<number>>()
   for (const { route, why, status, method, url, headers, payload } of probes) {
     const key = `${method} ${route}`
@@ -280,7 +320,7 @@ test('the example API: every route documents exactly the statuses its configurat
   t.teardown(() => app.close())
   await app.ready()
   const doc = JSON.parse(JSON.stringify(app.swagger())) as Doc
-  const { id } = (await app.inject({ method: 'POST', url: '/items', payload: { name: 'lamp', price: 1 } })).json() as { id: number }
+  const { id } = (await app.inject({ method: 'POST', url: '/items', payload: { name: 'lamp', price: 1 } })).json<{ id: number }>()
   const probes: Array<Probe & { route: string }> = []
   let seen = 0
   for (const [route, operations] of Object.entries(doc.paths)) {
@@ -548,7 +588,9 @@ test('the library example: every operation documents exactly the statuses its co
   for (const [route, operations] of Object.entries(doc.paths)) {
     for (const [method, operation] of Object.entries(operations)) {
       const key = `${method.toUpperCase()} ${route}`
-      const registration = registrations.find(({ view, prefix }) => route === prefix || route === prefix + toRoute(view.detailRoute))
+      const registration = registrations.find(
+        ({ view, prefix }) => route === prefix || route === prefix + toRoute(view.detailRoute)
+      )
       if (registration === undefined) {
         t.fail(`${key}: no view serves it`)
         continue
@@ -645,7 +687,10 @@ function mixinViews () {
     static override updateSchema = MixItemIn
     static override bulkUpdateSchema = MixItem
     static override detailParams = MixIdParams
-    static override filter = PaginationFilter.with({ fields: { name: Type.String() }, maxPageSize: 10, defaultPageSize: 10 })
+    static override filter = PaginationFilter.with(
+      { fields: { name: Type.String() }, maxPageSize: 10, defaultPageSize: 10 }
+    )
+
     static override maxBatchSize = 3
     static override etag = true
     static override requirePreconditions = true
@@ -686,7 +731,10 @@ function mixinViews () {
     static override responseSchema = MixTag
     static override createSchema = MixTagIn
     static override detailParams = MixIdParams
-    static override filter = OffsetLimitFilter.with({ fields: { label: Type.String() }, maxPageSize: 10, defaultPageSize: 10 })
+    static override filter = OffsetLimitFilter.with(
+      { fields: { label: Type.String() }, maxPageSize: 10, defaultPageSize: 10 }
+    )
+
     static override patchFormats = ['json', 'merge-patch'] as const
     static override repository = asyncRepository(tags) as never
   }
@@ -727,7 +775,9 @@ const ANNOTATIONS = new Set(['type', 'properties', 'title', 'description', '$id'
 
 /** Whether a query or header schema refuses anything: an object schema with no member and no constraint accepts every object. */
 const checksSomething = (schema: Record<string, unknown> | undefined): boolean =>
-  schema !== undefined && (Object.keys(schema.properties ?? {}).length > 0 || Object.keys(schema).some((key) => !ANNOTATIONS.has(key)))
+  schema !== undefined && (Object.keys(schema.properties ?? {}).length > 0 || Object.keys(schema).some(
+    (key) => !ANNOTATIONS.has(key)
+  ))
 
 async function checkMixinApp (t: Test, format: ErrorFormat | undefined): Promise<void> {
   const validationStatus = format?.validationStatus ?? 400
@@ -738,7 +788,9 @@ async function checkMixinApp (t: Test, format: ErrorFormat | undefined): Promise
     { view: Tags, prefix: '/tags', dependencies: [signedIn] },
     { view: Me, prefix: '/user' }
   ]
-  const byName = new Map<string, { view: ViewClass, dependencies?: Dependency[] }>(registrations.map((entry) => [entry.view.name, entry]))
+  const byName = new Map<string, { view: ViewClass, dependencies?: Dependency[] }>(
+    registrations.map((entry) => [entry.view.name, entry])
+  )
   const throws: Record<string, APIErrorClass[]> = { 'GET /items/stats': [TooManyRequests] }
   const bodyLimit = 2048
   // The router's errors in the format too, as both examples do.
@@ -748,7 +800,7 @@ async function checkMixinApp (t: Test, format: ErrorFormat | undefined): Promise
   // The route options Fastify is given: which view, which action, what is validated.
   const routes = new Map<string, ViewRoute>()
   app.addHook('onRoute', (route: RouteOptions) => {
-    const config = route.config as { view?: string, action?: string, prefix?: string } | undefined
+    const config = route.config
     // HEAD routes Fastify adds beside GET share the GET's operation in the document.
     if (config?.view === undefined || route.method === 'HEAD') return
     const schema = (route.schema ?? {}) as Record<string, Record<string, unknown> | undefined>
@@ -805,7 +857,15 @@ async function checkMixinApp (t: Test, format: ErrorFormat | undefined): Promise
   const tag = await tagOf(app, '/items/1')
   const json = (headers?: Record<string, string>) => ({ ...JSON_TYPE, ...headers })
   const fresh = { 'if-match': tag }
-  const probe = (route: string, why: string, status: number, method: string, url: string, headers?: Record<string, string>, payload?: unknown): Probe & { route: string } =>
+  const probe = (
+    route: string,
+    why: string,
+    status: number,
+    method: string,
+    url: string,
+    headers?: Record<string, string>,
+    payload?: unknown
+  ): Probe & { route: string } =>
     ({ route, why, status, method, url, headers, ...(payload === undefined ? {} : { payload: typeof payload === 'string' ? payload : JSON.stringify(payload) }) })
   probes.push(
     // Items: conditional reads, pages, the action's own error.

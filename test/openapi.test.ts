@@ -4,7 +4,10 @@ import swagger from '@fastify/swagger'
 import { Type } from '@sinclair/typebox'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import views, {
-  Action, APIError, APIView, BadRequest as BadRequestError, AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView, AsyncPartialUpdateAPIView, AsyncRetrieveAPIView, AsyncUpdateAPIView, Catch, CatchDefined, Conflict, CreateAPIView, Delete, Forbidden, Get, mix, NotFound, Override, Post, ResponseHeaders, Route, Throws, View, ViewRouter, configureApp, errors, type FastifyViewsOptions, PROBLEM_FORMAT
+  Action, APIError, APIView, BadRequest as BadRequestError, AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView,
+  AsyncPartialUpdateAPIView, AsyncRetrieveAPIView, AsyncUpdateAPIView, Catch, CatchDefined, Conflict, CreateAPIView,
+  Delete, Forbidden, Get, mix, NotFound, Override, Post, ResponseHeaders, Route, Throws, View, ViewRouter,
+  configureApp, errors, type FastifyViewsOptions, PROBLEM_FORMAT
 } from '../lib/index.js'
 import { type FilterClass } from '../lib/generics.js'
 import { buildViewRoutes } from '../lib/registration/register.js'
@@ -15,7 +18,12 @@ const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.
 const ItemIn = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), price: Type.Number({ minimum: 0 }) }, { $id: 'ItemIn' })
 const Page = Type.Object({ items: Type.Array(Item), total: Type.Integer() }, { $id: 'ItemPage' })
 const Stats = Type.Object({ count: Type.Integer() })
-const ListQuery = Type.Object({ page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })), page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })) })
+const ListQuery = Type.Object(
+  {
+    page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+    page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 }))
+  }
+)
 const Paging = ResponseHeaders.define({ x_total_count: Type.Integer({ description: 'Number of items in all pages' }) })
 const RateLimit = ResponseHeaders.define({ x_rate_limit_remaining: Type.Integer() })
 
@@ -30,7 +38,14 @@ class ArchivedNotFound extends NotFound {
 }
 class Sold extends Error {}
 
-class Items extends mix(AsyncListAPIView, AsyncCreateAPIView, AsyncRetrieveAPIView, AsyncUpdateAPIView, AsyncPartialUpdateAPIView, AsyncDestroyAPIView) {
+class Items extends mix(
+  AsyncListAPIView,
+  AsyncCreateAPIView,
+  AsyncRetrieveAPIView,
+  AsyncUpdateAPIView,
+  AsyncPartialUpdateAPIView,
+  AsyncDestroyAPIView
+) {
   static override responseSchema = Item
   static override createSchema = ItemIn
   static override detailParams = Type.Object({ id: Type.Integer({ minimum: 1 }) })
@@ -138,7 +153,7 @@ test('operationIds, summaries and tags follow the documented rule', async (t) =>
     t.equal(op(path, method).operationId, id, `${method} ${path}`)
     t.equal(op(path, method).summary, summary)
   }
-  for (const [path, methods] of Object.entries(doc.paths) as Array<[string, Record<string, { tags: string[] }>]>) {
+  for (const [path, methods] of Object.entries<Record<string, { tags: string[] }>>(doc.paths)) {
     const expected = path.startsWith('/v2/') ? ['v2'] : path.startsWith('/items') ? ['Items'] : undefined
     if (expected === undefined) continue
     for (const [method, operation] of Object.entries(methods)) {
@@ -435,7 +450,7 @@ test('bulk views: 400 everywhere, 409 on POST/PUT/PATCH, 404 on PUT, filter para
   t.same([bulk.put.operationId, bulk.patch.operationId, bulk.delete.operationId], ['bulkUpdateItems', 'updateManyItems', 'bulkDeleteItems'])
   t.same([bulk.post.summary, bulk.put.summary, bulk.patch.summary, bulk.delete.summary],
     ['Create Items in bulk', 'Replace Items in bulk', 'Update the Items a filter selects', 'Delete the Items a filter selects'], 'bulk summaries')
-  for (const [path, methods] of Object.entries(doc.paths) as Array<[string, Record<string, { tags: string[] }>]>) {
+  for (const [path, methods] of Object.entries<Record<string, { tags: string[] }>>(doc.paths)) {
     for (const [method, operation] of Object.entries(methods)) t.same(operation.tags, ['Items'], `${method} ${path} is tagged`)
   }
   t.same(bulk.patch.parameters.map((p: any) => p.name), ['name'], 'PATCH selects by the filter fields only (no sort)')
@@ -585,13 +600,19 @@ test('documentation corners: CatchDefined string entries, Catch with a detail on
   collector.addTo(noSchemas)
   t.same(noSchemas, { components: { schemas: {} } }, 'each generation starts afresh')
   const passThrough = options({ info: { title: 'x', version: '1' } })
-  t.same(passThrough.transformObject({ swaggerObject: { swagger: '2.0' } } as never), { swagger: '2.0' }, 'swagger 2 documents pass through')
+  t.same(passThrough.transformObject({ swaggerObject: { swagger: '2.0' } }), { swagger: '2.0' }, 'swagger 2 documents pass through')
   const theirs = options({ info: { title: 'x', version: '1' } }, { transformObject: () => ({ mine: true }) as never })
-  t.same(theirs.transformObject({ swaggerObject: {} } as never), { mine: true })
+  t.same(theirs.transformObject({ swaggerObject: {} }), { mine: true })
 
   t.same(mergeResponses({ 400: { errors: [BadRequestError] } }, { 400: { description: 'x' } }), { 400: { errors: [BadRequestError], description: 'x', headers: undefined } })
-  t.same(mergeResponses({ 400: { description: 'x' } }, { 400: { errors: [BadRequestError] } })![400].errors, [BadRequestError])
-  t.same(mergeResponses({ 400: { errors: [BadRequestError] } }, { 400: { errors: [BadRequestError, NotFound] } })![400].errors, [BadRequestError, NotFound])
+  t.same(mergeResponses({ 400: { description: 'x' } }, { 400: { errors: [BadRequestError] } })[400].errors, [BadRequestError])
+  t.same(
+    mergeResponses(
+      { 400: { errors: [BadRequestError] } },
+      { 400: { errors: [BadRequestError, NotFound] } }
+    )[400].errors,
+    [BadRequestError, NotFound]
+  )
 
   t.equal(componentName(class extends APIView { static override responseSchema = Type.Object({}, { title: 'Titled' }) }), 'Titled')
   t.same(['Item', 'Category', 'Day', 'Box', 'Match', 'Address'].map(plural), ['Items', 'Categories', 'Days', 'Boxes', 'Matches', 'Addresses'], 'plural')
@@ -886,7 +907,14 @@ test('response headers by router and by registration: each route gets its own le
 test('one app with every kind of view and documented response: a valid document, named components, resolvable refs, unique operationIds', async (t) => {
   // Every kind of view: the names of every entry point.
   const lib = { ...await import('../lib/index.js'), ...await import('../lib/generics.js'), ...await import('../lib/bulk.js'), ...await import('../lib/conditional.js') }
-  const { asyncRepository, BaseFilter, PaginationFilter, OffsetLimitFilter, CursorPaginationFilter, ConditionalMixin } = lib
+  const {
+    asyncRepository,
+    BaseFilter,
+    PaginationFilter,
+    OffsetLimitFilter,
+    CursorPaginationFilter,
+    ConditionalMixin
+  } = lib
   class ByName extends BaseFilter { static override fields = { name: Type.String() } }
   const ItemUpdate = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() })
   type AnyClass = new (...args: any[]) => any
@@ -986,7 +1014,9 @@ test('one app with every kind of view and documented response: a valid document,
     t.match(target, /^#\/components\/schemas\//, `${target} is local`)
     t.ok(doc.components.schemas[target.slice('#/components/schemas/'.length)], `${target} resolves`)
   }
-  const operations = Object.values(doc.paths).flatMap((methods: any) => Object.values(methods)) as Array<{ operationId: string, responses: object }>
+  const operations = Object.values(doc.paths).flatMap<{ operationId: string, responses: object }>(
+    (methods: any) => Object.values(methods)
+  )
   const ids = operations.map((operation) => operation.operationId)
   t.equal(new Set(ids).size, ids.length, 'every operationId is unique')
   t.ok(ids.every((id) => typeof id === 'string' && id !== ''), 'and present')
@@ -1013,7 +1043,9 @@ test('every problem schema has one shape: an integer status and a uri-reference 
   const app = await buildApp({ databaseUrl: 'sqlite::memory:', logger: false })
   t.teardown(() => app.close())
   await app.ready()
-  const doc = JSON.parse(JSON.stringify(app.swagger())) as { components: { schemas: Record<string, { properties?: Record<string, { type?: string, format?: string }> }> } }
+  const doc = JSON.parse(JSON.stringify(app.swagger())) as {
+    components: { schemas: Record<string, { properties?: Record<string, { type?: string, format?: string }> }> }
+  }
   const problems = Object.entries(doc.components.schemas).filter(([name]) => name.endsWith('Problem'))
   t.ok(problems.length > 3, 'the example documents several problem classes')
   for (const [name, schema] of problems) {

@@ -9,14 +9,18 @@ type Method = 'PUT' | 'PATCH' | 'DELETE'
  * a resource that is gone), nothing answers 5xx, and the row is the winner's. With several
  * apps (instances over one database) the clients are spread over them.
  */
-export async function raceConditionalWrites (t: Test, apps: FastifyInstance[], { clients = 16, rounds = 4 } = {}): Promise<void> {
+export async function raceConditionalWrites (
+  t: Test,
+  apps: FastifyInstance[],
+  { clients = 16, rounds = 4 } = {}
+): Promise<void> {
   const app = apps[0]
   for (const method of ['PUT', 'PATCH', 'DELETE'] as Method[]) {
     let exactlyOne = 0
     const failures: string[] = []
     for (let round = 0; round < rounds; round++) {
       const created = await app.inject({ method: 'POST', url: '/items', payload: { name: `item ${method} ${round}`, price: 1 } })
-      const id = (created.json() as { id: number }).id
+      const id = created.json<{ id: number }>().id
       const read = await app.inject(`/items/${id}`)
       const etag = read.headers.etag as string
       const answers = await Promise.all(Array.from({ length: clients }, async (_, i) => {
@@ -46,7 +50,11 @@ export async function raceConditionalWrites (t: Test, apps: FastifyInstance[], {
 }
 
 /** Resolves at the start of the next wall-clock second. */
-const nextSecond = async (): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 5)) }
+const nextSecond = async (): Promise<void> => {
+  await new Promise(
+    (resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 5)
+  )
+}
 
 /**
  * K clients each read the item's `Last-Modified` and send the same write with it as
@@ -56,7 +64,11 @@ const nextSecond = async (): Promise<void> => { await new Promise((resolve) => s
  * row is the winner's. Half the rounds write within the second the item was created (no client may
  * win: its last change is too recent to compare), half wait for the next second (exactly one wins).
  */
-export async function raceUnmodifiedSince (t: Test, apps: FastifyInstance[], { clients = 16, rounds = 4 } = {}): Promise<void> {
+export async function raceUnmodifiedSince (
+  t: Test,
+  apps: FastifyInstance[],
+  { clients = 16, rounds = 4 } = {}
+): Promise<void> {
   const app = apps[0]
   for (const method of ['PUT', 'PATCH', 'DELETE'] as Method[]) {
     const failures: string[] = []
@@ -64,7 +76,7 @@ export async function raceUnmodifiedSince (t: Test, apps: FastifyInstance[], { c
     for (let round = 0; round < rounds; round++) {
       const waited = round % 2 === 1
       const created = await app.inject({ method: 'POST', url: '/items', payload: { name: `item ${method} ${round}`, price: 1 } })
-      const id = (created.json() as { id: number }).id
+      const id = created.json<{ id: number }>().id
       if (waited) await nextSecond()
       const dates = await Promise.all(Array.from({ length: clients }, async (_, i) => (await apps[i % apps.length].inject(`/items/${id}`)).headers['last-modified'] as string))
       const answers = await Promise.all(dates.map(async (date, i) => {
@@ -92,7 +104,13 @@ export async function raceUnmodifiedSince (t: Test, apps: FastifyInstance[], { c
 }
 
 /** A route hook for the instance that writes: awaits `between` once, after the precondition check (preValidation) and before the write. */
-export interface CheckWriteGap { hook: (request: unknown, reply: unknown) => Promise<void>, between: (() => Promise<unknown>) | undefined }
+export interface CheckWriteGap {
+  hook: (
+    request: unknown,
+    reply: unknown
+  ) => Promise<void>,
+  between: (() => Promise<unknown>) | undefined
+}
 
 export function checkWriteGap (): CheckWriteGap {
   const gap: CheckWriteGap = {
@@ -117,7 +135,8 @@ export function checkWriteGap (): CheckWriteGap {
  * with `{ id, name, price }` creates over one database, with a touch column; `one` has `gap.hook`
  * as a `preHandler`.
  */
-export async function changeBetweenCheckAndWrite (t: Test, one: FastifyInstance, two: FastifyInstance, gap: CheckWriteGap,
+export async function changeBetweenCheckAndWrite (t: Test, one: FastifyInstance, two: FastifyInstance,
+  gap: CheckWriteGap,
   insertOld: (id: number, name: string) => Promise<void>, firstId = 7001): Promise<void> {
   const failures: string[] = []
   for (const [i, method] of (['PUT', 'PATCH', 'DELETE'] as Method[]).entries()) {

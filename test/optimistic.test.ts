@@ -23,7 +23,8 @@ const turn = async (): Promise<void> => { await new Promise((resolve) => setImme
 
 /** The asynchronous protocol over a MemoryRepository, each call after a turn of the event loop. */
 function slow (rows: MemoryRepository<ItemT>): unknown {
-  const wrapped = asyncRepository<ItemT, MemoryRepository<ItemT>>(rows) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
+  const wrapped = asyncRepository<ItemT, MemoryRepository<ItemT>>(rows) as unknown as Record<string,
+    (...args: unknown[]) => Promise<unknown>>
   return Object.fromEntries(Object.entries(wrapped).map(([name, fn]) => [name, typeof fn !== 'function' ? fn : async (...args: unknown[]) => { await turn(); return fn(...args) }]))
 }
 
@@ -83,7 +84,9 @@ test('SQLite, two instances over one file: a row the other instance creates or c
   }
   const one = await instance(gap.hook)
   const two = await instance()
-  t.teardown(async () => { await one.close(); await two.close(); admin.close(); rmSync(dir, { recursive: true, force: true }) })
+  t.teardown(
+    async () => { await one.close(); await two.close(); admin.close(); rmSync(dir, { recursive: true, force: true }) }
+  )
   const insertOld = async (id: number, name: string) => { admin.prepare("INSERT INTO products (id, name, price, updated_at) VALUES (?, ?, 1, '2026-01-01T10:00:00.000Z')").run(id, name) }
   await changeBetweenCheckAndWrite(t, one, two, gap, insertOld)
 })
@@ -185,7 +188,12 @@ test('requirePreconditions: an unconditional write is 428; the conditional heade
     'a list with a strong tag of this version goes through')
   t.equal((await app.inject({ method: 'GET', url: '/items' })).statusCode, 200, 'reads need no precondition')
 
-  const doc = app.swagger() as unknown as { paths: Record<string, Record<string, { parameters?: Array<{ in: string, name: string }>, responses: Record<string, unknown> }>> }
+  const doc = app.swagger() as unknown as {
+    paths: Record<string, Record<string, {
+      parameters?: Array<{ in: string, name: string }>,
+      responses: Record<string, unknown>
+    }>>
+  }
   const headerNames = (path: string, method: string): string[] => (doc.paths[path][method].parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name).sort()
   for (const method of ['put', 'patch', 'delete']) {
     t.same(headerNames('/items/{id}', method), ['if-match', 'if-none-match', 'if-unmodified-since'], `${method.toUpperCase()} documents the conditional request headers`)
@@ -244,7 +252,11 @@ test('a view that checks If-Match over a repository that does not apply precondi
 test('only a conditional write hands its repository a precondition: an unconditional one stays the plain write', async (t) => {
   const seen: string[] = []
   class Recording extends MemoryRepository<ItemT> {
-    override update (criteria: Record<string, unknown>, values: Record<string, unknown>, options: Record<string, unknown> = {}) {
+    override update (
+      criteria: Record<string, unknown>,
+      values: Record<string, unknown>,
+      options: Record<string, unknown> = {}
+    ) {
       seen.push(`update ${typeof options.precondition}`)
       return super.update(criteria, values, options)
     }

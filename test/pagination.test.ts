@@ -4,8 +4,10 @@ import swagger from '@fastify/swagger'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import views, { type FastifyViewsOptions, type ViewClass } from '../lib/index.js'
 import {
-  AsyncGenericListAPIView, BaseFilter, CursorPage, CursorPaginationFilter, CursorPagination, GenericListAPIView, MemoryRepository, NumberedPage, OffsetLimitFilter,
-  OffsetPage, OffsetPagination, OffsetPages, PageNumberPagination, PaginationFilter, asyncRepository, composeFilters, type CursorFacts, type NumberedFacts, type OffsetFacts
+  AsyncGenericListAPIView, BaseFilter, CursorPage, CursorPaginationFilter, CursorPagination, GenericListAPIView,
+  MemoryRepository, NumberedPage, OffsetLimitFilter,
+  OffsetPage, OffsetPagination, OffsetPages, PageNumberPagination, PaginationFilter, asyncRepository, composeFilters,
+  type CursorFacts, type NumberedFacts, type OffsetFacts
 } from '../lib/generics.js'
 import { SqliteRepository } from '../lib/stores/sql/index.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
@@ -34,9 +36,18 @@ interface DataPage<T> { data: T[], meta: { page: number, pages: number, total: n
 
 class DataPages extends PageNumberPagination {
   declare readonly page: DataPage<this['item']>
-  envelope (items: unknown[], { page, totalPages, total }: NumberedFacts) { return { data: items, meta: { page, pages: totalPages, total } } }
+  envelope (items: unknown[], { page, totalPages, total }: NumberedFacts) {
+    return {
+      data: items,
+      meta: { page, pages: totalPages, total }
+    }
+  }
+
   envelopeSchema (item: TSchema) {
-    return { data: Type.Array(item), meta: Type.Object({ page: Type.Integer(), pages: Type.Integer(), total: Type.Integer() }) }
+    return {
+      data: Type.Array(item),
+      meta: Type.Object({ page: Type.Integer(), pages: Type.Integer(), total: Type.Integer() })
+    }
   }
 }
 
@@ -49,12 +60,12 @@ class FeedPages extends CursorPagination {
 }
 
 /** A generic list of the articles over `repository`, paged by `filter`. */
-function articles (filter: typeof BaseFilter, repository: unknown, List: ViewClass = GenericListAPIView as never): ViewClass {
+function articles (filter: typeof BaseFilter, repository: unknown, List: ViewClass = GenericListAPIView): ViewClass {
   return class Articles extends (List as typeof GenericListAPIView) {
     static override responseSchema = Article
     static override filter = filter
     static override repository = repository as never
-  } as never
+  }
 }
 
 /** A SQLite table of the articles, through a repository that says whether it read a page and its total in one snapshot. */
@@ -87,7 +98,7 @@ const range = (from: number, to: number): number[] => Array.from({ length: to - 
 for (const store of STORES) {
   test(`${store.name}: a page of your own shape, with its own bounds and defaults`, async (t) => {
     const { repository, List } = store.open()
-    const app = await build({ views: [{ view: articles(ArticleFilter, repository, List as never), prefix: '/articles' }] })
+    const app = await build({ views: [{ view: articles(ArticleFilter, repository, List), prefix: '/articles' }] })
     t.teardown(() => app.close())
     const first = await app.inject('/articles')
     t.equal(first.statusCode, 200)
@@ -106,7 +117,7 @@ for (const store of STORES) {
 
   test(`${store.name}: hostile page parameters are 400s naming the parameter`, async (t) => {
     const { repository, List } = store.open()
-    const app = await build({ views: [{ view: articles(ArticleFilter, repository, List as never), prefix: '/articles' }] })
+    const app = await build({ views: [{ view: articles(ArticleFilter, repository, List), prefix: '/articles' }] })
     t.teardown(() => app.close())
     const HOSTILE: Array<[string, string]> = [
       ['offset=-1', 'offset'], ['offset=9007199254740992', 'offset'], ['offset=99999999999999999999999', 'offset'], ['offset=abc', 'offset'],
@@ -198,7 +209,9 @@ test('the OpenAPI document shows your page and your parameters', async (t) => {
     properties: { articles: { type: 'array', items: { $ref: '#/components/schemas/Article' } }, articlesCount: { type: 'integer', minimum: 0 } },
     required: ['articles', 'articlesCount']
   })
-  const parameters = Object.fromEntries(list.parameters.map((p: { name: string, in: string, schema: unknown }) => [p.name, [p.in, p.schema]]))
+  const parameters = Object.fromEntries(
+    list.parameters.map((p: { name: string, in: string, schema: unknown }) => [p.name, [p.in, p.schema]])
+  )
   t.same(parameters.offset, ['query', { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }])
   t.same(parameters.limit, ['query', { type: 'integer', minimum: 1, maximum: 1000, default: 20 }], 'the cap and the default the filter sets')
 })

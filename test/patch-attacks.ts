@@ -138,7 +138,7 @@ export async function sendPatchAttacks (t: Test, app: FastifyInstance, url: stri
     const res = await app.inject({ method: 'PATCH', url, headers: { 'content-type': attack.type }, payload })
     const took = performance.now() - started
     times.push(`${attack.name}: ${Math.round(took)} ms`)
-    const body = res.json() as { errors?: Array<{ pointer?: string, detail?: string }>, detail?: string }
+    const body = res.json<{ errors?: Array<{ pointer?: string, detail?: string }>, detail?: string }>()
     t.equal(res.statusCode, 400, `${attack.name}: 400 (${body.errors?.[0]?.detail ?? body.detail})`)
     t.match(res.headers['content-type'], /^application\/problem\+json/, `${attack.name}: a problem`)
     t.match(body.errors?.[0]?.pointer, attack.pointer, `${attack.name}: its error points into the patch`)

@@ -13,11 +13,15 @@ interface Row { id: number, name: string, price: number, updated_at: string }
  * the patch, that a refused patch writes nothing, and that concurrent `test` + `replace`
  * patches have exactly one winner, also across several instances over one database.
  */
-export async function patchOverHttp (t: Test, apps: FastifyInstance[], { clients = 12, rounds = 3 } = {}): Promise<void> {
+export async function patchOverHttp (
+  t: Test,
+  apps: FastifyInstance[],
+  { clients = 12, rounds = 3 } = {}
+): Promise<void> {
   const app = apps[0]
   const create = async (name: string, price: number): Promise<Row> =>
-    (await app.inject({ method: 'POST', url: '/items', payload: { name, price } })).json() as Row
-  const read = async (id: number): Promise<Row> => (await app.inject(`/items/${id}`)).json() as Row
+    (await app.inject({ method: 'POST', url: '/items', payload: { name, price } })).json<Row>()
+  const read = async (id: number): Promise<Row> => (await app.inject(`/items/${id}`)).json<Row>()
   const patch = async (id: number, headers: Record<string, string>, payload: string, on = app) =>
     await on.inject({ method: 'PATCH', url: `/items/${id}`, headers, payload })
 

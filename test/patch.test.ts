@@ -16,8 +16,18 @@ import { patchOverHttp } from './patch-cases.js'
 import { RFC6902, RFC7396 } from './patch-appendix.js'
 
 const Meta = Type.Object({ color: Type.Optional(Type.String()), size: Type.Optional(Type.Integer()) })
-const Thing = Type.Object({ id: Type.Integer(), name: Type.String(), nickname: Type.Optional(Type.String()), tags: Type.Array(Type.String()), meta: Meta })
-const ThingIn = Type.Object({ name: Type.String(), nickname: Type.Optional(Type.String()), tags: Type.Array(Type.String()), meta: Meta })
+const Thing = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    nickname: Type.Optional(Type.String()),
+    tags: Type.Array(Type.String()),
+    meta: Meta
+  }
+)
+const ThingIn = Type.Object(
+  { name: Type.String(), nickname: Type.Optional(Type.String()), tags: Type.Array(Type.String()), meta: Meta }
+)
 type ThingT = { id: number, name: string, nickname?: string, tags: string[], meta: { color?: string, size?: number } }
 const IdParams = Type.Object({ id: Type.Integer() })
 const ExampleItemIn = Type.Object({ name: Type.String({ minLength: 1 }), price: Type.Number({ minimum: 0 }) })
@@ -95,7 +105,10 @@ test('action views: json only by default; patch formats with getPatchTarget; ref
     static override responseSchema = Thing
     static override createSchema = ThingIn
     static override detailParams = IdParams
-    override retrieve (request: FastifyRequest<{ Params: { id: number } }>) { return rows.get(request.params.id) ?? null }
+    override retrieve (
+      request: FastifyRequest<{ Params: { id: number } }>
+    ) { return rows.get(request.params.id) ?? null }
+
     override partialUpdate (request: FastifyRequest<{ Params: { id: number } }>) {
       const row = rows.get(request.params.id)
       if (row === undefined) return null
@@ -105,7 +118,9 @@ test('action views: json only by default; patch formats with getPatchTarget; ref
   }
   class Patching extends Base {
     static override patchFormats = ['json', 'json-patch'] as const
-    override getPatchTarget (request: FastifyRequest<{ Params: { id: number } }>) { return rows.get(request.params.id) ?? null }
+    override getPatchTarget (
+      request: FastifyRequest<{ Params: { id: number } }>
+    ) { return rows.get(request.params.id) ?? null }
   }
   const app = await build({ views: [{ view: Base, prefix: '/plain' }, { view: Patching, prefix: '/patching' }] })
   t.teardown(() => app.close())
@@ -136,7 +151,8 @@ test('generic views: patch formats only over a repository that writes atomically
   const memory = new MemoryRepository<ThingT>()
   // The same store without the declaration that update checks a precondition in the write's step.
   const loose = Object.fromEntries(['create', 'get', 'list', 'count', 'update', 'delete'].map((name) => [name, (...args: unknown[]) =>
-    (memory as unknown as Record<string, (...a: unknown[]) => unknown>)[name](...args)])) as unknown as Repository<ThingT>
+    (memory as unknown as Record<string,
+      (...a: unknown[]) => unknown>)[name](...args)])) as unknown as Repository<ThingT>
   class Loose extends GenericViewSet {
     static override responseSchema = Thing
     static override createSchema = ThingIn
@@ -176,7 +192,10 @@ test('the API description lists the three media types, with the JSON Patch opera
   await app.register(views, { views: [{ view: Things, prefix: '/things' }] })
   await app.ready()
   t.teardown(() => app.close())
-  const doc = app.swagger() as { paths: Record<string, Record<string, any>>, components: { schemas: Record<string, any> } }
+  const doc = app.swagger() as {
+    paths: Record<string, Record<string, any>>,
+    components: { schemas: Record<string, any> }
+  }
   const patch = doc.paths['/things/{id}'].patch
   t.same(Object.keys(patch.requestBody.content), ['application/json', 'application/merge-patch+json', 'application/json-patch+json'])
   t.same(patch.requestBody.content['application/json-patch+json'].schema, { type: 'array', items: { $ref: '#/components/schemas/JsonPatchOperation' } })
@@ -206,7 +225,9 @@ test('the API description lists the three media types, with the JSON Patch opera
 
 test('the patch formats work under a mixin that adds its own preValidation hook: ConditionalMixin mixed last', async (t) => {
   const rows = new MemoryRepository<ThingT>({ rows: [{ id: 1, name: 'a', tags: [], meta: {} }] })
-  class Things extends mix(GenericViewSet, ConditionalMixin).with({ responseSchema: Thing, createSchema: ThingIn, detailParams: IdParams, etag: true, repository: rows }) {}
+  class Things extends mix(GenericViewSet, ConditionalMixin).with(
+    { responseSchema: Thing, createSchema: ThingIn, detailParams: IdParams, etag: true, repository: rows }
+  ) {}
   const app = await build({ views: [{ view: Things, prefix: '/things' }] })
   t.teardown(() => app.close())
   const etag = (await app.inject('/things/1')).headers.etag as string
@@ -232,11 +253,24 @@ test('a PATCH without a body, and a JSON Patch whose result is no object, are 40
 })
 
 test('memory store: the example cases, with the example\'s item over MemoryRepository and ConditionalMixin', async (t) => {
-  const stamp = <V extends Record<string, unknown>>(values: V): V & { updated_at: string } => ({ ...values, updated_at: new Date().toISOString() })
+  const stamp = <V extends Record<string, unknown>>(values: V): V & { updated_at: string } => ({
+    ...values,
+    updated_at: new Date().toISOString()
+  })
   // The example's store stamps updated_at on every write; this one does too.
   class Stamped extends MemoryRepository<ExampleItem> {
-    override create (values: Record<string, unknown>, options?: Record<string, unknown>) { return super.create(stamp(values), options) }
-    override update (criteria: Record<string, unknown>, values: Record<string, unknown>, options?: Record<string, unknown>) { return super.update(criteria, stamp(values), options) }
+    override create (values: Record<string, unknown>, options?: Record<string, unknown>) {
+      return super.create(
+        stamp(values),
+        options
+      )
+    }
+
+    override update (
+      criteria: Record<string, unknown>,
+      values: Record<string, unknown>,
+      options?: Record<string, unknown>
+    ) { return super.update(criteria, stamp(values), options) }
   }
   class Items extends mix(ConditionalMixin, GenericViewSet) {
     static override responseSchema = ExampleItemSchema
@@ -308,10 +342,15 @@ test('SqliteRepository: a member a patch removed is written as NULL', async (t) 
   const db = new Database(':memory:')
   db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, title TEXT NOT NULL, note TEXT)')
   db.exec("INSERT INTO notes VALUES (1, 'a', 'remove me')")
-  const Note = Type.Object({ id: Type.Integer(), title: Type.String(), note: Type.Optional(Type.Union([Type.String(), Type.Null()])) })
+  const Note = Type.Object(
+    { id: Type.Integer(), title: Type.String(), note: Type.Optional(Type.Union([Type.String(), Type.Null()])) }
+  )
   class Notes extends GenericViewSet {
     static override responseSchema = Note
-    static override createSchema = Type.Object({ title: Type.String(), note: Type.Optional(Type.Union([Type.String(), Type.Null()])) })
+    static override createSchema = Type.Object(
+      { title: Type.String(), note: Type.Optional(Type.Union([Type.String(), Type.Null()])) }
+    )
+
     static override detailParams = IdParams
     static override repository = new SqliteRepository(db, { table: 'notes', columns: ['id', 'title', 'note'] })
   }
@@ -346,7 +385,9 @@ test('the appendix examples of RFC 6902 and RFC 7396 through HTTP, on a resource
     }
   }
   // A resource is an object: the rows whose original or result is not one cannot be a resource's patch.
-  const objects = RFC7396.filter(([original, patch, result]) => isObject(original) && isObject(patch) && isObject(result))
+  const objects = RFC7396.filter(
+    ([original, patch, result]) => isObject(original) && isObject(patch) && isObject(result)
+  )
   t.equal(objects.length, 10, 'ten of the fifteen examples')
   for (const [original, patch, result] of objects) {
     const { id } = (await app.inject({ method: 'POST', url: '/documents', payload: original as object })).json()

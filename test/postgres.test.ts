@@ -18,7 +18,8 @@ import { checkNoHiddenColumn, USERS_OPTIONS, USERS_SEED, USERS_TABLE } from './l
 import { buildApp } from '../examples/app.js'
 import { checkDocs, exerciseItems, literalItems } from './example-checks.js'
 import {
-  OPERATOR_CASES, PAGING_ROWS, Product, ProductFilter, ProductIn, SEED_ROWS, TableOptions, checkPaging, createTable, literalStrings, literalView, pagingViews,
+  OPERATOR_CASES, PAGING_ROWS, Product, ProductFilter, ProductIn, SEED_ROWS, TableOptions, checkPaging, createTable,
+  literalStrings, literalView, pagingViews,
   randomRollbacks, type ProductT
 } from './sql-cases.js'
 
@@ -174,7 +175,11 @@ async function waitFor (check: () => Promise<boolean>, ms = 10_000): Promise<voi
  * it leaves open, so the batch's INSERT of the same unique name waits on it after writing
  * the items before it. Resolves once PostgreSQL shows that INSERT waiting on a lock.
  */
-async function heldBulkPost (t: Test, app: Awaited<ReturnType<typeof build>>): Promise<{ admin: pg.Client, response: Promise<LightMyRequestResponse>, pid: number }> {
+async function heldBulkPost (t: Test, app: Awaited<ReturnType<typeof build>>): Promise<{
+  admin: pg.Client,
+  response: Promise<LightMyRequestResponse>,
+  pid: number
+}> {
   const admin = new pg.Client({ connectionString: server.url })
   // The admin connection dies with the server in the first case; its error is expected.
   admin.on('error', () => {})
@@ -260,7 +265,9 @@ t0.test('PostgreSQL: a column the repository does not name never reaches the cli
 t0.test('PostgreSQL: the plugin reads each table\'s columns before it registers the views over it', async (t) => {
   await reset()
   const over = (repository: PostgresRepository<ProductT>, description: TSchema) =>
-    class Notes extends AsyncGenericViewSet.with({ repository, responseSchema: Type.Object({ ...Product.properties, description }) }) {}
+    class Notes extends AsyncGenericViewSet.with(
+      { repository, responseSchema: Type.Object({ ...Product.properties, description }) }
+    ) {}
   await t.rejects(build({ views: [{ view: over(repository(), Type.Integer()), prefix: '/p' }] }),
     { code: 'FV_ERR_SCHEMA_COLUMNS', message: /"description" holds string values, and the schema wants integer/ }, 'a schema that cannot describe a row')
   const fits = await build({ views: [{ view: over(repository(), Type.String()), prefix: '/p' }] })
@@ -303,7 +310,7 @@ t0.test('PostgreSQL: two bulk PUTs over the same rows in opposite orders never d
   const app = await buildApp({ databaseUrl: server.url })
   t.teardown(() => app.close())
   const created = await app.inject({ method: 'POST', url: '/items/bulk', payload: Array.from({ length: 20 }, (_, i) => ({ name: `item ${i}`, price: i })) })
-  const ids = (created.json() as Array<{ id: number }>).map((item) => item.id)
+  const ids = created.json<Array<{ id: number }>>().map((item) => item.id)
   const statuses: number[] = []
   for (let round = 0; round < 20; round++) {
     const ascending = ids.map((id) => ({ id, name: `up ${round}`, price: round }))

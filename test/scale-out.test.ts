@@ -14,7 +14,10 @@ t.teardown(async () => {
   server.stop()
 })
 
-const start = (name: string, databaseUrl: string): Promise<ExampleProcess> => startExample(name, { DATABASE_URL: databaseUrl })
+const start = (name: string, databaseUrl: string): Promise<ExampleProcess> => startExample(
+  name,
+  { DATABASE_URL: databaseUrl }
+)
 
 t.test('scale-out: two example servers over one PostgreSQL agree on ETag and Last-Modified; an If-Match write through one with the other\'s tag succeeds once, then 412', async (t) => {
   // The schema once, before the rollout (deployment.md): concurrent CREATE TABLE IF NOT EXISTS
@@ -29,7 +32,13 @@ t.test('scale-out: two example servers over one PostgreSQL agree on ETag and Las
   t.not(a.url, b.url, 'two servers, two addresses')
   t.not(a.child.pid, b.child.pid, 'two processes')
   const json = { 'content-type': 'application/json' }
-  const send = (instance: ExampleProcess, method: string, path: string, headers: Record<string, string> = {}, body?: unknown) =>
+  const send = (
+    instance: ExampleProcess,
+    method: string,
+    path: string,
+    headers: Record<string, string> = {},
+    body?: unknown
+  ) =>
     fetch(`${instance.url}${path}`, { method, headers: body === undefined ? headers : { ...json, ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
 
   const created = await send(a, 'POST', '/items', {}, { name: 'Lamp', price: 30 })

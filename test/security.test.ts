@@ -60,7 +60,12 @@ test('a dependency documents its errors and security on every route it guards, a
   await app.ready()
   t.teardown(() => app.close())
 
-  const doc = app.swagger() as unknown as { paths: Record<string, Record<string, { security?: unknown, responses: Record<string, { content?: Record<string, unknown> }> }>> }
+  const doc = app.swagger() as unknown as {
+    paths: Record<string, Record<string, {
+      security?: unknown,
+      responses: Record<string, { content?: Record<string, unknown> }>
+    }>>
+  }
   for (const [path, method] of [['/items', 'post'], ['/items/{id}', 'put'], ['/items/{id}', 'patch'], ['/items/{id}', 'delete'],
     ['/items/bulk', 'post'], ['/items/bulk', 'put'], ['/items/bulk', 'patch'], ['/items/bulk', 'delete']] as const) {
     const operation = doc.paths[path][method]

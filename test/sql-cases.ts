@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify'
 import { Type, type Static } from '@sinclair/typebox'
 import { mix, type ViewEntry } from '../lib/index.js'
 import {
-  AsyncGenericListAPIView, AsyncGenericViewSet, BaseFilter, CursorPaginationFilter, GenericListAPIView, GenericViewSet, MemoryRepository, OffsetLimitFilter, composeFilters
+  AsyncGenericListAPIView, AsyncGenericViewSet, BaseFilter, CursorPaginationFilter, GenericListAPIView, GenericViewSet,
+  MemoryRepository, OffsetLimitFilter, composeFilters
 } from '../lib/generics.js'
 import { AsyncBulkAPIViewSet, BulkAPIViewSet } from '../lib/bulk.js'
 import type { SqlTableOptions } from '../lib/stores/sql/index.js'
@@ -19,7 +20,14 @@ export const Product = Type.Object({
   updated_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()])
 }, { $id: 'Product' })
 export type ProductT = Static<typeof Product>
-export const ProductIn = Type.Object({ name: Type.String({ minLength: 1 }), price: Type.Number(), category: Type.Optional(Type.Union([Type.String(), Type.Null()])), description: Type.Optional(Type.String()) })
+export const ProductIn = Type.Object(
+  {
+    name: Type.String({ minLength: 1 }),
+    price: Type.Number(),
+    category: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    description: Type.Optional(Type.String())
+  }
+)
 export const Columns: Array<keyof ProductT> = ['id', 'name', 'price', 'category', 'description', 'tenant', 'updated_at']
 export const TableOptions = { table: 'products', columns: Columns, touchColumn: 'updated_at', optionKeys: ['batch_size'], scopeFields: ['tenant'] } satisfies SqlTableOptions<ProductT>
 
@@ -92,11 +100,19 @@ const positionOf = (index: number, size: number): Position => index === 0 ? 'fir
  * time each, so both edges come up in every run. The test asserts that every kind failed
  * at its first, a middle and its last item, and PUT at each of its four positions.
  */
-export async function randomRollbacks (t: Test, app: FastifyInstance, snapshot: () => Promise<string>, query: (sql: string) => Promise<Array<Record<string, unknown>>>): Promise<void> {
+export async function randomRollbacks (
+  t: Test,
+  app: FastifyInstance,
+  snapshot: () => Promise<string>,
+  query: (sql: string) => Promise<Array<Record<string, unknown>>>
+): Promise<void> {
   const seed = testSeed()
   t.comment(`randomRollbacks seed ${seed} (FASTIFY_VIEWS_SEED=${seed} repeats this run)`)
   const random = mulberry32(seed)
-  const edgeWeighted = (size: number): number => { const r = random(4); return r === 0 ? 0 : r === 1 ? size - 1 : random(size) }
+  const edgeWeighted = (size: number): number => {
+    const r = random(4)
+    return r === 0 ? 0 : r === 1 ? size - 1 : random(size)
+  }
   const kinds = ['POST check', 'POST unique', 'PUT unique', 'PUT check'] as const
   const positions = new Map<string, Set<string>>(kinds.map((k) => [k, new Set()]))
   let refused = 0
@@ -259,7 +275,11 @@ export function literalView (repository: unknown, family: 'sync' | 'async'): Vie
  * by PUT and PATCH, and by bulk POST, PUT, PATCH (values and filter) and DELETE (filter).
  * The seed rows stay as they were, and each string is stored exactly as sent.
  */
-export async function literalStrings (t: Test, app: FastifyInstance, query: (sql: string) => Promise<Array<Record<string, unknown>>>): Promise<void> {
+export async function literalStrings (
+  t: Test,
+  app: FastifyInstance,
+  query: (sql: string) => Promise<Array<Record<string, unknown>>>
+): Promise<void> {
   const seed = await query('SELECT * FROM products ORDER BY id')
   const enc = encodeURIComponent
   const list = async (qs: string): Promise<ProductT[]> => {
@@ -320,6 +340,8 @@ export async function literalStrings (t: Test, app: FastifyInstance, query: (sql
   const after = await query('SELECT * FROM products ORDER BY id')
   t.equal(after.length, seed.length + NASTY.length, 'the table is intact: every row, one per string')
   t.same(after.slice(0, seed.length), seed, 'the seed rows are as they were')
-  t.same(after.slice(seed.length).map((r) => ({ name: r.name, category: r.category, description: r.description, price: Number(r.price) })),
-    NASTY.map((s) => ({ name: s, category: s, description: s, price: 4 })), 'each string stored exactly as sent, in every string column')
+  t.same(after.slice(seed.length).map(
+    (r) => ({ name: r.name, category: r.category, description: r.description, price: Number(r.price) })
+  ),
+  NASTY.map((s) => ({ name: s, category: s, description: s, price: 4 })), 'each string stored exactly as sent, in every string column')
 }

@@ -24,7 +24,9 @@ export const Article = Type.Object({
   tag_list: Type.Union([Type.String(), Type.Null()])
 })
 export type ArticleT = Static<typeof Article>
-export const ArticleIn = Type.Object({ title: Type.String({ minLength: 1 }), body: Type.Optional(Type.String()), author_id: Type.Integer() })
+export const ArticleIn = Type.Object(
+  { title: Type.String({ minLength: 1 }), body: Type.Optional(Type.String()), author_id: Type.Integer() }
+)
 
 /** How each database spells what differs: the key column, the aggregate of a string list, what follows the seed. */
 export interface Flavour { id: string, tagList: string, afterSeed: string[] }
@@ -74,10 +76,18 @@ export const articleOptions = (f: Flavour) => ({
   }
 }) satisfies SqlTableOptions<ArticleT>
 
-export type QueryRepository = AsyncRepository<ArticleT> & AsyncBulkRepository<ArticleT> & { readonly fieldNames: readonly string[] }
+export type QueryRepository = AsyncRepository<ArticleT> & AsyncBulkRepository<ArticleT> & {
+  readonly fieldNames: readonly string[]
+}
 
 export class ArticleFilter extends BaseFilter {
-  static override fields = { author_name: Type.String(), favorited: Type.Integer(), is_long: Type.Integer(), title: Type.String() }
+  static override fields = {
+    author_name: Type.String(),
+    favorited: Type.Integer(),
+    is_long: Type.Integer(),
+    title: Type.String()
+  }
+
   static override operatorFields = { favorites_count: Type.Integer() }
   static override operators = { favorites_count: ['gt', 'lt'] as const, title: ['like'] as const }
   static override orderingFields = ['favorites_count', 'author_name', 'favorited', 'title']
@@ -96,7 +106,10 @@ export function views (repository: QueryRepository): ViewEntry[] {
     static override responseSchema = Article
     static override createSchema = ArticleIn
     static override updateSchema = ArticleIn
-    static override bulkUpdateSchema = Type.Object({ id: Type.Integer(), title: Type.String(), body: Type.String(), author_id: Type.Integer() })
+    static override bulkUpdateSchema = Type.Object(
+      { id: Type.Integer(), title: Type.String(), body: Type.String(), author_id: Type.Integer() }
+    )
+
     static override detailParams = Type.Object({ id: Type.Integer() })
     static override filter = ArticleFilter
     static override etag = true
@@ -130,7 +143,11 @@ async function get (app: FastifyInstance, url: string, reader?: number): Promise
 }
 
 /** Walks cursor pages forward to the end, then back to the start; returns the ids seen each way. */
-async function walk (app: FastifyInstance, query: string, reader: number): Promise<{ forward: number[], back: number[] }> {
+async function walk (
+  app: FastifyInstance,
+  query: string,
+  reader: number
+): Promise<{ forward: number[], back: number[] }> {
   const forward: number[] = []
   const back: number[] = []
   let body: { items: ArticleT[], next_page: string | null, previous_page: string | null } = (await app.inject({ url: `/cursor?${query}`, headers: as(reader) })).json()
@@ -151,7 +168,12 @@ async function walk (app: FastifyInstance, query: string, reader: number): Promi
  * Every case over HTTP, on a store reset to the seed before each group: `repository()` makes the
  * query repository, `query` reads the database directly.
  */
-export async function queryCases (t: Test, reset: () => Promise<void>, repository: () => QueryRepository, query: Query): Promise<void> {
+export async function queryCases (
+  t: Test,
+  reset: () => Promise<void>,
+  repository: () => QueryRepository,
+  query: Query
+): Promise<void> {
   await t.test('reads: filters, ordering by a count, search on a joined column, numbered pages, per-reader values', async (t) => {
     await reset()
     const app = await build({ views: views(repository()) })

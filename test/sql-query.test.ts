@@ -9,7 +9,7 @@ import { build } from './helpers.js'
 import { driver, openSqlite, scalar, type TestDatabase } from './sqlite-driver.js'
 import { startPostgres } from './pg-server.js'
 import {
-  Article, ArticleFilter, ArticleIn, DROP, POSTGRES, SQLITE, articleOptions, queryCases, schema, type ArticleT, type QueryRepository
+  Article, ArticleFilter, ArticleIn, DROP, POSTGRES, SQLITE, articleOptions, queryCases, schema, type ArticleT
 } from './sql-query-cases.js'
 
 t0.test(`SQLite (${driver}): repositories over queries`, async (t) => {
@@ -20,7 +20,7 @@ t0.test(`SQLite (${driver}): repositories over queries`, async (t) => {
     db = openSqlite(':memory:')
     for (const statement of schema(SQLITE)) db.exec(statement)
   }
-  await queryCases(t, reset, () => new AsyncSqliteRepository<ArticleT>(db!, articleOptions(SQLITE)) as QueryRepository,
+  await queryCases(t, reset, () => new AsyncSqliteRepository<ArticleT>(db!, articleOptions(SQLITE)),
     async (text) => {
       if (/^\s*SELECT/i.test(text)) return db!.prepare(text).all() as Array<Record<string, unknown>>
       db!.exec(text)
@@ -37,7 +37,7 @@ t0.test('PostgreSQL: repositories over queries', { skip: driver === 'node:sqlite
   const reset = async (): Promise<void> => {
     for (const statement of [...DROP, ...schema(POSTGRES)]) await pool.query(statement)
   }
-  await queryCases(t, reset, () => new PostgresRepository<ArticleT>(pool, articleOptions(POSTGRES)) as QueryRepository,
+  await queryCases(t, reset, () => new PostgresRepository<ArticleT>(pool, articleOptions(POSTGRES)),
     async (text) => (await pool.query(text)).rows)
 })
 
@@ -52,7 +52,15 @@ t0.test(`SQLite (${driver}): the sync family over a query, and what a query repo
   t.notOk(repo.columnFacts?.has('favorited'), 'a computed field says nothing of its type')
   t.ok(repo.columnFacts?.has('title'))
 
-  class Articles extends GenericViewSet.with({ responseSchema: Article, createSchema: ArticleIn, detailParams: Type.Object({ id: Type.Integer() }), filter: ArticleFilter, repository: repo }) {
+  class Articles extends GenericViewSet.with(
+    {
+      responseSchema: Article,
+      createSchema: ArticleIn,
+      detailParams: Type.Object({ id: Type.Integer() }),
+      filter: ArticleFilter,
+      repository: repo
+    }
+  ) {
     override getRepositoryOptions () { return { reader: 1 } }
   }
   const app = await build({ views: [{ view: Articles, prefix: '/articles' }] })
@@ -61,14 +69,25 @@ t0.test(`SQLite (${driver}): the sync family over a query, and what a query repo
   t.match((await app.inject({ method: 'POST', url: '/articles', payload: { title: 'Sync', author_id: 3 } })).json(), { author_name: 'cy', favorited: 0 })
 
   // A body written as it is that names a computed field would fail on the first request: refused at registration.
-  const Writable = Type.Object({ title: Type.String(), author_id: Type.Integer(), favorites_count: Type.Integer(), tag_list: Type.String() })
-  class Counting extends GenericViewSet.with({ responseSchema: Article, createSchema: Writable, updateSchema: ArticleIn, repository: repo }) {}
+  const Writable = Type.Object(
+    { title: Type.String(), author_id: Type.Integer(), favorites_count: Type.Integer(), tag_list: Type.String() }
+  )
+  class Counting extends GenericViewSet.with(
+    { responseSchema: Article, createSchema: Writable, updateSchema: ArticleIn, repository: repo }
+  ) {}
   await t.rejects(build({ views: [{ view: Counting, prefix: '/c' }] }), {
     code: 'FV_ERR_UNKNOWN_FIELD',
     message: 'Cannot register Counting: the body of create has "favorites_count", "tag_list", which its repository computes: read-only, never written. ' +
       'Leave them out of the body schema (Type.Omit(Schema, ["favorites_count", "tag_list"])), or override create to write what the body says to the table\'s columns'
   })
-  class Both extends AsyncGenericViewSet.with({ responseSchema: Article, createSchema: ArticleIn, updateSchema: Type.Object({ title: Type.String(), favorited: Type.Integer() }), repository: asyncRepository<ArticleT, typeof repo>(repo) }) {}
+  class Both extends AsyncGenericViewSet.with(
+    {
+      responseSchema: Article,
+      createSchema: ArticleIn,
+      updateSchema: Type.Object({ title: Type.String(), favorited: Type.Integer() }),
+      repository: asyncRepository<ArticleT, typeof repo>(repo)
+    }
+  ) {}
   await t.rejects(build({ views: [{ view: Both, prefix: '/b' }] }), { code: 'FV_ERR_UNKNOWN_FIELD', message: /the body of partialUpdate, update has "favorited", .* or override those actions/ })
 
   // An inner join that hides the written row: the write is refused and rolled back, not answered as nothing.

@@ -39,7 +39,14 @@ t.test('two example servers over one SQLite file: thousands of concurrent writes
   const statuses = new Map<number, number>()
   const unexpected: string[] = []
   let writes = 0
-  const send = async (server: ExampleProcess, method: string, url: string, expected: number, body?: unknown, headers: Record<string, string> = {}): Promise<Response> => {
+  const send = async (
+    server: ExampleProcess,
+    method: string,
+    url: string,
+    expected: number,
+    body?: unknown,
+    headers: Record<string, string> = {}
+  ): Promise<Response> => {
     const response = await fetch(server.url + url, {
       method,
       headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
@@ -99,7 +106,9 @@ t.test('two example servers over one SQLite file: thousands of concurrent writes
   })()
 
   const started = performance.now()
-  const results = await Promise.all(servers.flatMap((server) => Array.from({ length: CLIENTS }, (_, c) => client(server, c))))
+  const results = await Promise.all(
+    servers.flatMap((server) => Array.from({ length: CLIENTS }, (_, c) => client(server, c)))
+  )
   const elapsed = performance.now() - started
   done.abort()
   await batchJob

@@ -10,7 +10,8 @@ import { BulkAPIViewSet } from '../lib/bulk.js'
 import { SqliteRepository } from '../lib/stores/sql/index.js'
 import { build, problem } from './helpers.js'
 import {
-  Columns, OPERATOR_CASES, PAGING_ROWS, Product, ProductFilter, ProductIn, SEED_ROWS, TableOptions, checkPaging, createTable, literalStrings, literalView, pagingViews,
+  Columns, OPERATOR_CASES, PAGING_ROWS, Product, ProductFilter, ProductIn, SEED_ROWS, TableOptions, checkPaging,
+  createTable, literalStrings, literalView, pagingViews,
   randomRollbacks, type ProductT
 } from './sql-cases.js'
 
@@ -78,7 +79,10 @@ test('SQLite: numbered and cursor pages', async (t) => {
   const app = await build({ views: [{ view: view(Pages), prefix: '/pages' }, { view: view(Cursors), prefix: '/cursor' }] })
   t.teardown(() => app.close())
   const page = (await app.inject('/pages?page=2&page_size=2&sort=price')).json()
-  t.same({ ids: page.items.map((p: ProductT) => p.id), total: page.total_items, pages: page.total_pages }, { ids: [1, 4], total: 5, pages: 3 })
+  t.same(
+    { ids: page.items.map((p: ProductT) => p.id), total: page.total_items, pages: page.total_pages },
+    { ids: [1, 4], total: 5, pages: 3 }
+  )
   for (const sort of ['category', '-category', 'price', '-price']) {
     const seen: number[] = []
     let url: string | null = `/cursor?page_size=1&sort=${sort}`
@@ -174,7 +178,9 @@ test('SQLite: a detail read of a file another connection holds locked is a 503 p
     static override repository = repository(reader) as never
   }
   const app = await build({ views: [{ view: Products, prefix: '/products' }] })
-  t.teardown(async () => { await app.close(); reader.close(); writer.close(); rmSync(dir, { recursive: true, force: true }) })
+  t.teardown(
+    async () => { await app.close(); reader.close(); writer.close(); rmSync(dir, { recursive: true, force: true }) }
+  )
   t.equal((await app.inject('/products/1')).json().name, 'Lamp', 'the statement is prepared and cached')
   writer.exec('BEGIN EXCLUSIVE')
   const locked = await app.inject('/products/1')
@@ -330,8 +336,19 @@ test('SQLite: the response schema is checked against what the table says of its 
   t.equal(asyncRepository(sync).columnFacts, sync.columnFacts, 'asyncRepository forwards them')
   t.equal(new AsyncSqliteRepository(db, table).columnFacts?.get('note')?.nullable, true, 'and so does AsyncSqliteRepository')
 
-  const Fits = Type.Object({ id: Type.Integer(), title: Type.String(), note: Type.Union([Type.String(), Type.Null()]), score: Type.Integer(), raw: Type.Unknown(), amount: Type.String() })
-  class Notes extends AsyncGenericViewSet.with({ responseSchema: Fits, repository: new AsyncSqliteRepository<Static<typeof Fits>>(db, table) }) {}
+  const Fits = Type.Object(
+    {
+      id: Type.Integer(),
+      title: Type.String(),
+      note: Type.Union([Type.String(), Type.Null()]),
+      score: Type.Integer(),
+      raw: Type.Unknown(),
+      amount: Type.String()
+    }
+  )
+  class Notes extends AsyncGenericViewSet.with(
+    { responseSchema: Fits, repository: new AsyncSqliteRepository<Static<typeof Fits>>(db, table) }
+  ) {}
   const app = await build({ views: [{ view: Notes, prefix: '/notes' }] })
   t.teardown(() => app.close())
   t.equal((await app.inject('/notes')).statusCode, 200, 'a schema that accepts what every column holds registers; untyped columns are not checked')

@@ -78,5 +78,9 @@ test('Swagger UI in headless Chromium lists every item operation, runs one throu
     t.equal((await app.inject('/items/1')).json().price, price, `${type}: applied`)
     await patch.locator('button.btn-clear').click()
   }
-  if (process.env.SWAGGER_SCREENSHOT !== undefined) await page.screenshot({ path: process.env.SWAGGER_SCREENSHOT, fullPage: false })
+  if (process.env.SWAGGER_SCREENSHOT !== undefined) {
+    await page.screenshot(
+      { path: process.env.SWAGGER_SCREENSHOT, fullPage: false }
+    )
+  }
 })

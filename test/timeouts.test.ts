@@ -14,7 +14,11 @@ import { TIMEOUTS, buildApp } from '../examples/app.js'
  */
 
 /** The short values of the test: the whole request in 2 s, its headers in 1 s, checked every 250 ms. */
-const SHORT = { requestTimeout: 2000, keepAliveTimeout: 1000, http: { headersTimeout: 1000, connectionsCheckingInterval: 250 } }
+const SHORT = {
+  requestTimeout: 2000,
+  keepAliveTimeout: 1000,
+  http: { headersTimeout: 1000, connectionsCheckingInterval: 250 }
+}
 /** Lateness allowed on a loaded machine, on top of the time-out and the checking interval. */
 const SLACK = 1000
 /** Node keeps an idle keep-alive socket one second longer than it advertises (HTTP_SERVER_KEEP_ALIVE_TIMEOUT_BUFFER). */
@@ -27,7 +31,13 @@ interface Outcome { closedAfter: number, received: string }
  * is open; resolves when the server closes it, with what the server sent and when, counted from
  * the connection.
  */
-async function client (port: number, first: string, next: string | null, every = 700, times = Infinity): Promise<Outcome> {
+async function client (
+  port: number,
+  first: string,
+  next: string | null,
+  every = 700,
+  times = Infinity
+): Promise<Outcome> {
   return await new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1')
     const started = performance.now()
@@ -47,7 +57,8 @@ async function client (port: number, first: string, next: string | null, every =
 /** Asserts a raw HTTP answer is the 408 problem document, sent with `Connection: close`. */
 function is408 (received: string): boolean {
   const [head, body] = received.split('\r\n\r\n')
-  return /^HTTP\/1\.1 408 Request Timeout\r\n/.test(head) && /\r\nContent-Type: application\/problem\+json/i.test(head) && /\r\nConnection: close/i.test(head) &&
+  return /^HTTP\/1\.1 408 Request Timeout\r\n/.test(head) &&
+    /\r\nContent-Type: application\/problem\+json/i.test(head) && /\r\nConnection: close/i.test(head) &&
     JSON.parse(body).status === 408
 }
 
@@ -146,7 +157,10 @@ test('the example\'s time-outs are the values docs/deployment.md gives', async (
     connectionsCheckingInterval: server.connectionsCheckingInterval,
     keepAliveTimeout: server.keepAliveTimeout
   }, TIMEOUTS, 'the server runs with TIMEOUTS')
-  t.same(TIMEOUTS, { headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 1_000, keepAliveTimeout: 72_000 })
+  t.same(
+    TIMEOUTS,
+    { headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 1_000, keepAliveTimeout: 72_000 }
+  )
   t.equal(server.timeout, 0, 'no socket inactivity time-out (connectionTimeout): a slow answer is not cut')
 
   const docs = await readFile(new URL('../docs/deployment.md', import.meta.url), 'utf8')

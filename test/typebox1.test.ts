@@ -173,7 +173,8 @@ test('toTypeBox: a 0.34 schema is itself, a 1.x one is converted once; tuples of
   const old = T034.Object({ id: T034.Integer(), pair: T034.Tuple([T034.Literal(1), T034.Boolean()]) })
   t.equal(toTypeBox(old, 'x'), old, 'a 0.34 schema is returned as it is')
   t.equal(toTypeBox(Book, 'x'), toTypeBox(Book, 'y'), 'a 1.x schema is converted once')
-  const looped = T034.Object({ name: Type.String() } as never) as ReturnType<typeof T034.Object> & { examples?: unknown[] } // a 1.x member inside 0.34, made only to build a cycle
+  type Looped = ReturnType<typeof T034.Object> & { examples?: unknown[] }
+  const looped = T034.Object({ name: Type.String() } as never) as Looped // a 1.x member inside 0.34, made only to build a cycle
   looped.examples = [looped]
   const done = toTypeBox(looped, 'x') as typeof looped
   t.equal(done.examples?.[0], looped, 'a cycle of objects ends: the inner reference is left as it was')

@@ -138,7 +138,11 @@ test('a plain Fastify route with the same schemas fills the same values (Ajv use
   })
   const Nested = Type.Object({
     items: Type.Array(Type.Object({ n: Type.Integer({ default: 0 }) })),
-    both: Type.Optional(Type.Intersect([Type.Object({ x: Type.Integer({ default: 1 }) }), Type.Object({ y: Type.Integer({ default: 2 }) })])),
+    both: Type.Optional(
+      Type.Intersect(
+        [Type.Object({ x: Type.Integer({ default: 1 }) }), Type.Object({ y: Type.Integer({ default: 2 }) })]
+      )
+    ),
     byKey: Type.Optional(Type.Record(Type.String(), Type.Object({ r: Type.Integer({ default: 9 }) }))),
     pair: Type.Optional(Type.Tuple([Type.Object({ t: Type.Integer({ default: 4 }) }), Type.Integer()])),
     choice: Type.Optional(Type.Union([Type.Literal('a'), Type.Literal('b')], { default: 'a' })),
@@ -197,13 +201,25 @@ const Profile = Type.Object({
   both: Type.Optional(Type.Intersect([Type.Object({ x: Type.Integer() }), Type.Object({ y: Type.Integer() })])),
   open: Type.Optional(Type.Object({ a: Type.String() }, { additionalProperties: true })),
   byKey: Type.Optional(Type.Record(Type.String(), Type.Object({ v: Type.Integer() }))),
-  exact: Type.Optional(Type.Union([Type.Object({ a: Type.Integer() }, { additionalProperties: false }), Type.Object({ a: Type.Integer(), b: Type.Integer() }, { additionalProperties: false })])),
+  exact: Type.Optional(
+    Type.Union(
+      [
+        Type.Object({ a: Type.Integer() }, { additionalProperties: false }),
+        Type.Object({ a: Type.Integer(), b: Type.Integer() }, { additionalProperties: false })
+      ]
+    )
+  ),
   full_name: Type.Optional(Type.String({ alias: 'fullName', default: 'anonymous' }))
 })
 
 class Profiles extends APIView {
   @Post('/', { schema: { body: Profile }, statusCode: 200 })
-  create (request: ViewRequest<{ body: typeof Profile }>) { return { seen: request.body, keys: Object.keys(request.body) } }
+  create (request: ViewRequest<{ body: typeof Profile }>) {
+    return {
+      seen: request.body,
+      keys: Object.keys(request.body)
+    }
+  }
 }
 
 test('unknown body members: refused by default (a 400 naming each), stripped at any depth under strip', async (t) => {
@@ -295,7 +311,7 @@ test('a policy the library cannot apply is refused at registration, naming where
     { code: 'FV_ERR_VALIDATION_POLICY', message: /^BadDefault\.create schema\.body: the default of lines\.\*\.at \("now"\) is not a value its own schema accepts/ })
   t.equal((await caught(() => build({ views: [{ view: BadDefault, prefix: '/b' }], validation: { useDefaults: false } }).then((app) => app.close()))), undefined, 'no default is checked where none is filled')
   class PatchOnly extends APIView {
-    @Patch('/', { schema: { body: Type.Object({ n: Type.Optional(Type.Integer({ default: 'x' as unknown as number })) }) } })
+    @Patch('/', { schema: { body: Type.Object({ n: Type.Optional(Type.Integer({ default: 'x' })) }) } })
     change () { return {} }
   }
   t.equal(await caught(() => build({ views: [{ view: PatchOnly, prefix: '/po' }] }).then((app) => app.close())), undefined, 'nor in the body of a PATCH')
@@ -346,7 +362,7 @@ test('typeboxValidatorCompiler on an app\'s own routes fills defaults as Ajv doe
   t.same((await app.inject(post('/b', {}))).json(), { n: 1 })
   t.same((await app.inject(post('/b', {}, 'PATCH'))).json(), {})
   const bad = Fastify()
-  bad.get('/q', { schema: { querystring: Type.Object({ limit: Type.Integer({ default: 'x' as unknown as number }) }) }, validatorCompiler: typeboxValidatorCompiler }, async () => ({}))
+  bad.get('/q', { schema: { querystring: Type.Object({ limit: Type.Integer({ default: 'x' }) }) }, validatorCompiler: typeboxValidatorCompiler }, async () => ({}))
   t.match(await caught(() => bad.ready()), { message: /the querystring schema of \/q: the default of limit \("x"\)/ })
   await bad.close()
 })
@@ -418,13 +434,26 @@ test('hostile: __proto__ and constructor members neither pollute a prototype nor
 })
 
 test('hostile: 10,000 array items each get their default, in bounded time and memory, each its own copy', async (t) => {
-  const Batch = Type.Object({ items: Type.Array(Type.Object({ name: Type.String(), tags: Type.Array(Type.String(), { default: [] }), n: Type.Integer({ default: 0 }) }), { maxItems: 10_000 }) })
+  const Batch = Type.Object(
+    {
+      items: Type.Array(
+        Type.Object(
+          { name: Type.String(), tags: Type.Array(Type.String(), { default: [] }), n: Type.Integer({ default: 0 }) }
+        ),
+        { maxItems: 10_000 }
+      )
+    }
+  )
   class Batches extends APIView {
     @Post('/', { schema: { body: Batch }, statusCode: 200 })
     create (request: ViewRequest<{ body: typeof Batch }>) {
       const { items } = request.body
       items[0].tags.push('changed')
-      return { count: items.length, filled: items.filter((item) => item.n === 0 && Array.isArray(item.tags)).length, shared: items[1].tags.length }
+      return {
+        count: items.length,
+        filled: items.filter((item) => item.n === 0 && Array.isArray(item.tags)).length,
+        shared: items[1].tags.length
+      }
     }
   }
   const app = await build({ views: [{ view: Batches, prefix: '/b' }] })
@@ -454,7 +483,7 @@ test('hostile: deep schemas fill defaults at every level; a recursive one stops 
   t.teardown(() => app.close())
   let sent: Record<string, unknown> = {}
   const root = sent
-  for (let i = 0; i < 60; i++) sent = (sent.child = {}) as Record<string, unknown>
+  for (let i = 0; i < 60; i++) sent = (sent.child = {})
   const filled = (await app.inject(post('/deep', root))).json()
   let levels = 0
   for (let node = filled; node !== undefined; node = node.child) {
@@ -480,7 +509,10 @@ test('schemas without defaults or closed objects compile to nothing more; the pi
   t.equal(compileStrip(Type.Object({ a: Type.Integer() }, { additionalProperties: true }), () => () => true), undefined, 'an open object: nothing to strip')
   t.equal(compileStrip(strictBodySchema(Type.Union([Type.Integer(), Type.Array(Type.String())])), () => () => true), undefined, 'a union of scalars and arrays of them: nothing to strip')
   t.same(optionalDefaults(Type.Object({ a: Type.Integer() })), Type.Object({ a: Type.Integer() }))
-  const Open = Type.Object({ a: Type.Integer({ default: 1 }) }, { additionalProperties: Type.Object({ b: Type.Integer({ default: 2 }) }) })
+  const Open = Type.Object(
+    { a: Type.Integer({ default: 1 }) },
+    { additionalProperties: Type.Object({ b: Type.Integer({ default: 2 }) }) }
+  )
   const value: Record<string, unknown> = { x: {}, y: 3 }
   compileDefaults(Open)!(value)
   t.same(value, { x: { b: 2 }, y: 3, a: 1 }, 'additionalProperties: defaults inside the other members')
@@ -502,7 +534,14 @@ test('schemas without defaults or closed objects compile to nothing more; the pi
   t.same(unfilledDefaults(Type.Object({ n: Type.Not(Type.Object({ a: Type.Integer({ default: 1 }) })) })), ['/n/a'])
   t.same(resolveValidationPolicy([undefined, { useDefaults: false }, { unknownProperties: 'strip' }], 'x'), { useDefaults: false, unknownProperties: 'strip' })
   // Values of another type than the schema's are left for the check.
-  const Shapes = Type.Object({ o: Type.Object({ d: Type.Integer({ default: 1 }) }), a: Type.Array(Type.Object({ d: Type.Integer({ default: 1 }) })), t: Type.Tuple([Type.Object({ d: Type.Integer({ default: 1 }) })]), r: Type.Record(Type.String(), Type.Object({ d: Type.Integer({ default: 1 }) })) })
+  const Shapes = Type.Object(
+    {
+      o: Type.Object({ d: Type.Integer({ default: 1 }) }),
+      a: Type.Array(Type.Object({ d: Type.Integer({ default: 1 }) })),
+      t: Type.Tuple([Type.Object({ d: Type.Integer({ default: 1 }) })]),
+      r: Type.Record(Type.String(), Type.Object({ d: Type.Integer({ default: 1 }) }))
+    }
+  )
   const shapes = compileDefaults(Shapes)!
   for (const wrong of ['text', 3, null, [1]]) shapes(wrong)
   const mixed: Record<string, unknown> = { o: [], a: {}, t: {}, r: [] }

@@ -30,7 +30,12 @@ class Echo extends APIView {
   query (request: ViewRequest<{ querystring: typeof Query }>) { return request.query }
 
   @Get('/p/:id', { schema: { params: Params } })
-  params (request: ViewRequest<{ params: typeof Params }>) { return { id: request.params.id, type: typeof request.params.id } }
+  params (request: ViewRequest<{ params: typeof Params }>) {
+    return {
+      id: request.params.id,
+      type: typeof request.params.id
+    }
+  }
 
   @Get('/h', { schema: { headers: Headers } })
   headers (request: ViewRequest<{ headers: typeof Headers }>) { return { page: request.headers['x-page'] ?? null, mode: request.headers['x-mode'] ?? null } }
@@ -155,10 +160,22 @@ test('bodies: recursive schemas, intersections that say otherwise; required head
   const Node = Type.Recursive((This) => Type.Object({ name: Type.String(), children: Type.Array(This) }))
   const Open = Type.Object({
     tree: Node,
-    both: Type.Intersect([Type.Object({ a: Type.Integer() }), Type.Object({ b: Type.Integer() })], { unevaluatedProperties: true }),
+    both: Type.Intersect(
+      [Type.Object({ a: Type.Integer() }), Type.Object({ b: Type.Integer() })],
+      { unevaluatedProperties: true }
+    ),
     nested: Type.Intersect([Type.Object({ inner: Type.Intersect([Type.Object({ x: Type.Integer() })]) })]),
-    deep: Type.Optional(Type.Intersect([Type.Intersect([Type.Object({ a: Type.Integer() }), Type.Object({ b: Type.Integer() })]), Type.Object({ c: Type.Integer() })])),
-    meta: Type.Optional(Type.Intersect([Type.Object({ tags: Type.Object({ k: Type.String() }) }), Type.Object({ c: Type.Integer() })]))
+    deep: Type.Optional(
+      Type.Intersect(
+        [
+          Type.Intersect([Type.Object({ a: Type.Integer() }), Type.Object({ b: Type.Integer() })]),
+          Type.Object({ c: Type.Integer() })
+        ]
+      )
+    ),
+    meta: Type.Optional(
+      Type.Intersect([Type.Object({ tags: Type.Object({ k: Type.String() }) }), Type.Object({ c: Type.Integer() })])
+    )
   })
   const Needed = Type.Object({ 'X-Key': Type.String() })
   const NonEmpty = Type.Object({ a: Type.Optional(Type.String()) }, { minProperties: 1 })

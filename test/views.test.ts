@@ -260,7 +260,14 @@ test('a route decorator and Override / Annotate stack in either order: the outer
   t.equal(Annotate, Override, 'Annotate is the alias of Override')
   const app = await build({ views: [Stacked] })
   t.teardown(() => app.close())
-  const routes = Object.fromEntries(buildViewRoutes(Stacked).map((r) => [r.url, documentedSchema(r.schema as { summary: string, tags: string[], response: Record<string, unknown> })]))
+  const routes = Object.fromEntries(
+    buildViewRoutes(Stacked).map(
+      (r) => [
+        r.url,
+        documentedSchema(r.schema as { summary: string, tags: string[], response: Record<string, unknown> })
+      ]
+    )
+  )
   t.same([routes['/a'].summary, routes['/a'].tags], ['outer override', ['a']], 'Override outside a Get: its summary wins, the inner tags stay')
   t.same([routes['/b'].summary, routes['/b'].tags], ['outer get', ['b']], 'Get outside an Annotate: its summary wins, the inner tags stay')
   for (const url of ['/a', '/b']) t.same(Object.keys(routes[url].response).filter((s) => s >= '400').sort(), ['404', '409', '415'], `${url}: responses of both decorators, unioned (and the 415 of content the route does not take)`)

@@ -3,7 +3,8 @@ import Fastify from 'fastify'
 import { Type, type Static } from '@sinclair/typebox'
 import { AsyncListAPIView, AsyncRetrieveAPIView, ConfigurationError, Get, mix, MIXIN } from '../lib/index.js'
 import {
-  AsyncGenericViewSet, GenericListAPIView, GenericViewSet, GenericRetrieveAPIView, MemoryRepository, PaginationFilter, asyncRepository
+  AsyncGenericViewSet, GenericListAPIView, GenericViewSet, GenericRetrieveAPIView, MemoryRepository, PaginationFilter,
+  asyncRepository
 } from '../lib/generics.js'
 import { ConditionalMixin } from '../lib/conditional.js'
 import views from '../lib/index.js'
@@ -17,7 +18,10 @@ const STAMP = '2026-01-02T03:04:05.000Z'
 
 test('.with(statics, methods): the statics are set, the methods serve the actions, and decorated routes sit beside them', async (t) => {
   const rows = new Map<number, Item>([[1, { id: 1, name: 'Lamp', updated_at: STAMP }]])
-  class Items extends mix(AsyncListAPIView, AsyncRetrieveAPIView).with({ responseSchema: Item, detailParams: IdParams }, {
+  class Items extends mix(
+    AsyncListAPIView,
+    AsyncRetrieveAPIView
+  ).with({ responseSchema: Item, detailParams: IdParams }, {
     async list () { return [...rows.values()] },
     async retrieve (request) { return rows.get(request.params.id) ?? null }
   }) {
@@ -59,7 +63,11 @@ test('.with() on a generic viewset: the repository, a hook in the methods, and m
 
 test('a typed class mixes again with its statics and methods, and .with() chains', async (t) => {
   const rows = new Map<number, Item>([[1, { id: 1, name: 'Lamp', updated_at: STAMP }]])
-  const Typed = GenericRetrieveAPIView.with({ responseSchema: Item, detailParams: IdParams, repository: new MemoryRepository<Item>({ rows: [...rows.values()] }) }, {
+  const Typed = GenericRetrieveAPIView.with({
+    responseSchema: Item,
+    detailParams: IdParams,
+    repository: new MemoryRepository<Item>({ rows: [...rows.values()] })
+  }, {
     getKwargs () { return { name: 'Lamp' } }
   })
   t.equal(Typed[MIXIN].requires[0], GenericRetrieveAPIView[MIXIN], 'it stands for what it extends')
@@ -104,7 +112,13 @@ test('a filter\'s .with() sets its statics; a name the filter does not have is F
 })
 
 test('detailParams without a required parameter registers on any detail path', async (t) => {
-  const Loose = GenericRetrieveAPIView.with({ responseSchema: Item, detailParams: Type.Object({ id: Type.Optional(Type.String()) }), repository: new MemoryRepository<Item>() })
+  const Loose = GenericRetrieveAPIView.with(
+    {
+      responseSchema: Item,
+      detailParams: Type.Object({ id: Type.Optional(Type.String()) }),
+      repository: new MemoryRepository<Item>()
+    }
+  )
   const app = await build({ views: [{ view: Loose, prefix: '/loose' }] })
   t.equal((await app.inject('/loose/1')).statusCode, 404, 'registered, and a missing row is a 404')
 })
@@ -170,7 +184,11 @@ test('custom routes given to .with(): typed handlers, installed as routes, kept 
   t.type(stamped.headers.etag, 'string', 'with the mixin applied over them')
   t.equal(Object.keys(Typed.prototype).length, 0, 'routes are not enumerable, as methods in a class body')
 
-  const loose = AsyncGenericViewSet.with as unknown as (statics: object, methods: object, routes: (route: unknown) => object) => unknown
+  const loose = AsyncGenericViewSet.with as unknown as (
+    statics: object,
+    methods: object,
+    routes: (route: unknown) => object
+  ) => unknown
   t.throws(() => loose.call(AsyncGenericViewSet, { responseSchema: Item }, {}, () => ({ list: () => [] })), {
     code: 'FV_ERR_UNKNOWN_STATIC',
     message: /the route "list" is named like a member of AsyncGenericViewSet; give it another name, or put an action in the methods/
@@ -179,7 +197,14 @@ test('custom routes given to .with(): typed handlers, installed as routes, kept 
 
 test('.with() on a subclass of the user\'s: its methods call the subclass\'s helpers', async (t) => {
   const repository = new MemoryRepository<Static<typeof Item>>({ rows: [{ id: 1, name: 'lamp', updated_at: STAMP }] })
-  class Shared extends GenericViewSet.with({ responseSchema: Item, createSchema: Type.Object({ ...ItemIn.properties, updated_at: Type.String() }), detailParams: IdParams, repository }) {
+  class Shared extends GenericViewSet.with(
+    {
+      responseSchema: Item,
+      createSchema: Type.Object({ ...ItemIn.properties, updated_at: Type.String() }),
+      detailParams: IdParams,
+      repository
+    }
+  ) {
     shout (name: string): string { return name.toUpperCase() }
   }
   const Loud = Shared.with({}, {

@@ -128,12 +128,21 @@ const compilerOptions = (() => {
   const parsed = ts.parseJsonConfigFileContent(ts.readConfigFile(file, ts.sys.readFile).config, ts.sys, ROOT)
   const { rootDir, outDir, ...rest } = parsed.options
   // Every file of the package is an ES module (`"type": "module"`); transpileModule does not read package.json to know it.
-  return { ...rest, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, sourceMap: false, declaration: false }
+  return {
+    ...rest,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    sourceMap: false,
+    declaration: false
+  }
 })()
 
 /** The JavaScript of one TypeScript source, as the suite's loader makes it (transpiled, not type-checked). */
 function transpile (source, fileName) {
-  const out = ts.transpileModule(source, { compilerOptions, fileName: path.join(ROOT, fileName), reportDiagnostics: true })
+  const out = ts.transpileModule(
+    source,
+    { compilerOptions, fileName: path.join(ROOT, fileName), reportDiagnostics: true }
+  )
   const errors = (out.diagnostics ?? []).filter((d) => d.category === ts.DiagnosticCategory.Error)
   if (errors.length > 0) throw new Error(ts.flattenDiagnosticMessageText(errors[0].messageText, '\n'))
   return out.outputText
@@ -204,18 +213,43 @@ const label = ({ file, skip }) => `test/${file}.test.ts${skip === undefined ? ''
 const logger = (() => {
   const no = () => false
   const quiet = () => {}
-  return { isTraceEnabled: no, isDebugEnabled: no, isInfoEnabled: no, isWarnEnabled: no, isErrorEnabled: () => true, isFatalEnabled: () => true, trace: quiet, debug: quiet, info: quiet, warn: quiet, error: console.error, fatal: console.error }
+  return {
+    isTraceEnabled: no,
+    isDebugEnabled: no,
+    isInfoEnabled: no,
+    isWarnEnabled: no,
+    isErrorEnabled: () => true,
+    isFatalEnabled: () => true,
+    trace: quiet,
+    debug: quiet,
+    info: quiet,
+    warn: quiet,
+    error: console.error,
+    fatal: console.error
+  }
 })()
 
 /** Every mutant of a module, each with the source text it replaces and its 1-based line. */
 async function mutantsOf (module, source) {
-  const result = await new Instrumenter(logger).instrument([{ name: module, content: source, mutate: true }], { plugins: null, excludedMutations: [], ignorers: [] })
+  const result = await new Instrumenter(logger).instrument(
+    [{ name: module, content: source, mutate: true }],
+    { plugins: null, excludedMutations: [], ignorers: [] }
+  )
   const lines = source.split('\n')
   const offset = (p) => lines.slice(0, p.line).reduce((n, l) => n + l.length + 1, 0) + p.column
   return result.mutants.map((m) => {
     const start = offset(m.location.start)
     const end = offset(m.location.end)
-    return { id: m.id, mutator: m.mutatorName, line: m.location.start.line + 1, column: m.location.start.column + 1, start, end, original: source.slice(start, end), replacement: m.replacement }
+    return {
+      id: m.id,
+      mutator: m.mutatorName,
+      line: m.location.start.line + 1,
+      column: m.location.start.column + 1,
+      start,
+      end,
+      original: source.slice(start, end),
+      replacement: m.replacement
+    }
   })
 }
 
@@ -261,10 +295,21 @@ async function main () {
         limits[test.file] = opts.timeout ?? Math.max(10_000, 3 * ms + 5_000)
         console.log(`  ${label(test)} passes in ${(ms / 1000).toFixed(1)} s`)
       }
-      const all = (await mutantsOf(module, source)).filter((m) => opts.lines === undefined || opts.lines.includes(m.line))
+      const all = (await mutantsOf(module, source)).filter(
+        (m) => opts.lines === undefined || opts.lines.includes(m.line)
+      )
       const chosen = sample(all, opts.sample, opts.seed)
       console.log(`${module}: ${all.length} mutants, ${chosen.length} run (seed ${opts.seed}), against ${tests.map(label).join(', ')}`)
-      const row = { module, total: all.length, sampled: chosen.length, killed: 0, timeout: 0, survived: 0, invalid: 0, survivors: [] }
+      const row = {
+        module,
+        total: all.length,
+        sampled: chosen.length,
+        killed: 0,
+        timeout: 0,
+        survived: 0,
+        invalid: 0,
+        survivors: []
+      }
       for (const [i, m] of chosen.entries()) {
         let status = 'survived'
         let by = ''

@@ -12,7 +12,12 @@ import type { PeerItem, PeerItemInput, PeerStore } from '../scenarios/peer-store
 export interface PeerSchemas { item: object, list: object, input: object, params: object }
 
 /** Registers the controller under `prefix` on `app`. */
-export async function registerFastifyDecorators (app: FastifyInstance, store: PeerStore, schemas: PeerSchemas, prefix: string): Promise<void> {
+export async function registerFastifyDecorators (
+  app: FastifyInstance,
+  store: PeerStore,
+  schemas: PeerSchemas,
+  prefix: string
+): Promise<void> {
   @Controller({ route: `${prefix}/items` })
   class ItemsController {
     @GET({ url: '/', options: { schema: { response: { 200: schemas.list } } } })
@@ -21,7 +26,10 @@ export async function registerFastifyDecorators (app: FastifyInstance, store: Pe
     }
 
     @GET({ url: '/:id', options: { schema: { params: schemas.params, response: { 200: schemas.item } } } })
-    async retrieve (request: FastifyRequest<{ Params: { id: number } }>, reply: FastifyReply): Promise<PeerItem | undefined> {
+    async retrieve (
+      request: FastifyRequest<{ Params: { id: number } }>,
+      reply: FastifyReply
+    ): Promise<PeerItem | undefined> {
       const item = await store.get(request.params.id)
       if (item !== null) return item
       reply.callNotFound()

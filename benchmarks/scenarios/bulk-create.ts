@@ -59,7 +59,10 @@ export const bulkCreate: BatchScenario = {
       })
 
     // One class serves both: POST /bulk-create/view (create) and POST /bulk-create/view/bulk (bulkCreate).
-    class Items extends mix(AsyncGenericBulkCreateAPIView, AsyncGenericCreateAPIView)<{ item: Item, create: Static<typeof ItemIn> }> {
+    class Items extends mix(AsyncGenericBulkCreateAPIView, AsyncGenericCreateAPIView)<{
+      item: Item,
+      create: Static<typeof ItemIn>
+    }> {
       static override responseSchema = Item
       static override createSchema = ItemIn
       override get repository () { return state.repository }

@@ -51,13 +51,19 @@ export const conditionalWrite: Scenario = {
         if (item === undefined) return reply.callNotFound()
         return item
       })
-    class Plain extends mix(GenericUpdateAPIView)<{ item: Item, update: Static<typeof ItemIn>, params: { id: number } }> {
+    class Plain extends mix(
+      GenericUpdateAPIView
+    )<{ item: Item, update: Static<typeof ItemIn>, params: { id: number } }> {
       static override responseSchema = Item
       static override updateSchema = ItemIn
       static override detailParams = IdParams
       static override repository = new SqliteRepository<Item>(db, { table: 'items', columns: ['id', 'name', 'price'] })
     }
-    class Items extends mix(ConditionalMixin, GenericUpdateAPIView)<{ item: Item, update: Static<typeof ItemIn>, params: { id: number } }> {
+    class Items extends mix(ConditionalMixin, GenericUpdateAPIView)<{
+      item: Item,
+      update: Static<typeof ItemIn>,
+      params: { id: number }
+    }> {
       static override responseSchema = Item
       static override updateSchema = ItemIn
       static override detailParams = IdParams

@@ -68,7 +68,10 @@ export const etagScenario: Scenario = {
     // The same handler in the async family, as docs/conditional.md writes it. An async
     // function that returns the reply resolves to what the reply's own `then` gives
     // (undefined, once the response is finished), not to the reply.
-    class AsyncDated extends mix(ConditionalMixin, AsyncGenericRetrieveAPIView)<{ item: Product, params: { id: number } }> {
+    class AsyncDated extends mix(ConditionalMixin, AsyncGenericRetrieveAPIView)<{
+      item: Product,
+      params: { id: number }
+    }> {
       static override responseSchema = Product
       static override detailParams = IdParams
       static override repository = repository

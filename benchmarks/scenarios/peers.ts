@@ -14,7 +14,9 @@ export const Item = Type.Object({
   updated_at: Type.String({ format: 'date-time' })
 })
 const ItemList = Type.Array(Item)
-const ItemIn = Type.Object({ name: Type.String({ minLength: 1 }), price: Type.Number({ minimum: 0 }), tags: Type.Array(Type.String()) })
+const ItemIn = Type.Object(
+  { name: Type.String({ minLength: 1 }), price: Type.Number({ minimum: 0 }), tags: Type.Array(Type.String()) }
+)
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) })
 const LIST_SIZE = 20
 const DETAIL_ID = 7
@@ -34,7 +36,13 @@ class MemoryStore implements PeerStore {
   async list (): Promise<PeerItem[]> { return this.#items }
   async get (id: number): Promise<PeerItem | null> { return this.#items[id - 1] ?? null }
   async create (values: PeerItemInput): Promise<PeerItem> {
-    return { id: ++this.#next, name: values.name, price: values.price, tags: values.tags, updated_at: new Date().toISOString() }
+    return {
+      id: ++this.#next,
+      name: values.name,
+      price: values.price,
+      tags: values.tags,
+      updated_at: new Date().toISOString()
+    }
   }
 }
 
@@ -90,7 +98,11 @@ async function registerAll (app: FastifyInstance): Promise<void> {
 
   // fastify-views with its defaults, and tuned (validateResponse = false: no check of
   // the returned value, the same work as the hand-written route).
-  class Items extends mix(AsyncGenericListAPIView, AsyncGenericCreateAPIView, AsyncGenericRetrieveAPIView)<{ item: PeerItem, create: Static<typeof ItemIn>, params: Static<typeof IdParams> }> {
+  class Items extends mix(AsyncGenericListAPIView, AsyncGenericCreateAPIView, AsyncGenericRetrieveAPIView)<{
+    item: PeerItem,
+    create: Static<typeof ItemIn>,
+    params: Static<typeof IdParams>
+  }> {
     static override responseSchema = Item
     static override createSchema = ItemIn
     static override detailParams = IdParams

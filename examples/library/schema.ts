@@ -84,7 +84,11 @@ export const seed = (d: SchemaDialect): string[] => [
  * Creates the tables when missing and seeds a library that has no books yet. `run` executes one
  * statement (`db.exec` on SQLite, `pool.query` on PostgreSQL); `count` reads `SELECT COUNT(*)`.
  */
-export async function setUpSchema (d: SchemaDialect, run: (sql: string) => unknown, countBooks: () => Promise<number> | number): Promise<void> {
+export async function setUpSchema (
+  d: SchemaDialect,
+  run: (sql: string) => unknown,
+  countBooks: () => Promise<number> | number
+): Promise<void> {
   for (const statement of tables(d)) await run(statement)
   if (await countBooks() > 0) return
   for (const statement of seed(d)) await run(statement)

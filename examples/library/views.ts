@@ -3,7 +3,8 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { Conflict, Forbidden, ViewRouter, mix } from 'fastify-views'
 import {
-  AsyncGenericCreateAPIView, AsyncGenericDestroyAPIView, AsyncGenericListAPIView, AsyncGenericPartialUpdateAPIView, AsyncGenericRetrieveAPIView,
+  AsyncGenericCreateAPIView, AsyncGenericDestroyAPIView, AsyncGenericListAPIView, AsyncGenericPartialUpdateAPIView,
+  AsyncGenericRetrieveAPIView,
   AsyncGenericUpdateAPIView, OffsetLimitFilter, OffsetPagination, type OffsetFacts
 } from 'fastify-views/generics'
 import { ConditionalMixin } from 'fastify-views/conditional'
@@ -58,7 +59,14 @@ export function libraryViews (store: LibraryStore, members: MemberAuth): ViewRou
   }
 
   /** `/books`: the catalogue, as the member asking sees it; librarians change it. */
-  class Books extends mix(ConditionalMixin, AsyncGenericListAPIView, AsyncGenericCreateAPIView, AsyncGenericRetrieveAPIView, AsyncGenericUpdateAPIView, AsyncGenericPartialUpdateAPIView).with({
+  class Books extends mix(
+    ConditionalMixin,
+    AsyncGenericListAPIView,
+    AsyncGenericCreateAPIView,
+    AsyncGenericRetrieveAPIView,
+    AsyncGenericUpdateAPIView,
+    AsyncGenericPartialUpdateAPIView
+  ).with({
     responseSchema: Book,
     createSchema: BookIn,
     detailParams: IdParams,
@@ -96,7 +104,13 @@ export function libraryViews (store: LibraryStore, members: MemberAuth): ViewRou
   }
 
   /** `/members/:memberId/loans`: a member's loans; only they borrow, renew and return. */
-  class Loans extends mix(AsyncGenericListAPIView, AsyncGenericCreateAPIView, AsyncGenericRetrieveAPIView, AsyncGenericPartialUpdateAPIView, AsyncGenericDestroyAPIView).with({
+  class Loans extends mix(
+    AsyncGenericListAPIView,
+    AsyncGenericCreateAPIView,
+    AsyncGenericRetrieveAPIView,
+    AsyncGenericPartialUpdateAPIView,
+    AsyncGenericDestroyAPIView
+  ).with({
     responseSchema: Loan,
     createSchema: LoanIn,
     partialUpdateSchema: LoanChange,
@@ -117,7 +131,10 @@ export function libraryViews (store: LibraryStore, members: MemberAuth): ViewRou
       const now = new Date()
       const due = new Date(now.getTime() + LOAN_DAYS * 86_400_000)
       return store.transaction(async () => {
-        const loan = await this.repository.create({ ...values, borrowed_at: now.toISOString(), due_at: due.toISOString() }, options)
+        const loan = await this.repository.create(
+          { ...values, borrowed_at: now.toISOString(), due_at: due.toISOString() },
+          options
+        )
         if (loan === null) return null
         const book = await store.shelf.update({ id: loan.book_id, available: true }, { available: false })
         if (book === null) throw new Conflict('The book is not available: it is lent.')

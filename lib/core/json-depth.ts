@@ -19,7 +19,13 @@ export function firstTooDeep (value: unknown, levels: number): string | undefine
   for (;;) {
     if (typeof node === 'object' && node !== null) {
       if (open.length === levels) return open.map((f) => '/' + escapeToken(f.keys === undefined ? String(f.next - 1) : f.keys[f.next - 1])).join('')
-      open.push({ node: node as Record<string, unknown> | unknown[], keys: Array.isArray(node) ? undefined : Object.keys(node), next: 0 })
+      open.push(
+        {
+          node: node as Record<string, unknown> | unknown[],
+          keys: Array.isArray(node) ? undefined : Object.keys(node),
+          next: 0
+        }
+      )
     }
     let frame = open.at(-1)
     while (frame !== undefined && frame.next === (frame.keys ?? (frame.node as unknown[])).length) {
@@ -28,6 +34,9 @@ export function firstTooDeep (value: unknown, levels: number): string | undefine
     }
     if (frame === undefined) return undefined
     const index = frame.next++
-    node = frame.keys === undefined ? (frame.node as unknown[])[index] : (frame.node as Record<string, unknown>)[frame.keys[index]]
+    node = frame.keys === undefined
+      ? (frame.node as unknown[])[index]
+      : (frame.node as Record<string,
+      unknown>)[frame.keys[index]]
   }
 }

@@ -5,8 +5,11 @@
  * library waits, and this module is the only place that decides which is which.
  */
 
-/** A value now, or a promise or other thenable of it. */
+/** A value now, or a promise or other thenable of it: what the library waits on. */
 export type Awaitable<T> = T | PromiseLike<T>
+
+/** A value now, or a native promise of it: what the library gives back (a handler's result, `then`'s). */
+export type MaybePromise<T> = T | Promise<T>
 
 /**
  * Whether `value` must be waited on: anything with a callable `then` (a promise, a query
@@ -22,7 +25,7 @@ export function isThenable (value: unknown, except?: unknown): value is PromiseL
  * The result of a wait is always a native promise, which is what Fastify's handler and
  * `await` expect; a plain value stays synchronous, so the sync family allocates nothing.
  */
-export function then<T, R> (value: Awaitable<T>, fn: (value: T) => R, except?: unknown): R | Promise<R> {
+export function then<T, R> (value: Awaitable<T>, fn: (value: T) => R, except?: unknown): MaybePromise<R> {
   // A thenable's `then` may return nothing (many query builders): `Promise.resolve` adopts it first.
-  return isThenable(value, except) ? Promise.resolve(value).then(fn) : fn(value as T)
+  return isThenable(value, except) ? Promise.resolve(value).then(fn) : fn(value)
 }

@@ -121,17 +121,21 @@ const BUILT_IN = new Set(['length', 'name', 'prototype', 'constructor', 'argumen
  * empty). `shown` is `Class.member` or `Class.prototype.member`. Names starting with `_`, and
  * those `isOwn` accepts (route methods of a view), are new members by intent.
  */
-export function misspeltMember (klass: ClassLike, isLibrary: (cls: object) => boolean, isOwn: (value: unknown) => boolean = () => false): MisspeltMember | undefined {
+export function misspeltMember (
+  klass: ClassLike,
+  isLibrary: (cls: object) => boolean,
+  isOwn: (value: unknown) => boolean = () => false
+): MisspeltMember | undefined {
   const own: ClassLike[] = []
   let base: ClassLike = klass
   while (!isLibrary(base)) {
     own.push(base)
-    base = Object.getPrototypeOf(base) as ClassLike // every class checked extends a library class before Function.prototype
+    base = Object.getPrototypeOf(base) // every class checked extends a library class before Function.prototype
   }
   const inherited = new Set<string>()
-  for (let c: object = base; c !== Function.prototype; c = Object.getPrototypeOf(c) as object) {
+  for (let c: object = base; c !== Function.prototype; c = Object.getPrototypeOf(c)) {
     for (const key of Object.getOwnPropertyNames(c)) inherited.add(key)
-    for (let p: object = (c as ClassLike).prototype; p !== Object.prototype; p = Object.getPrototypeOf(p) as object) { // classes up to Function.prototype
+    for (let p: object = (c as ClassLike).prototype; p !== Object.prototype; p = Object.getPrototypeOf(p)) { // classes up to Function.prototype
       for (const key of Object.getOwnPropertyNames(p)) inherited.add(key)
     }
   }

@@ -26,7 +26,8 @@ export const withName = (base: { name: string }, statics: object): string => `${
 /** Every static `base` has, its own and inherited ones, but those every function has. */
 function staticNames (base: object): Set<string> {
   const names = new Set<string>()
-  for (let c: object | null = base; c !== null && c !== Function.prototype; c = Object.getPrototypeOf(c) as object | null) {
+  for (let c: object | null = base; c !== null &&
+    c !== Function.prototype; c = Object.getPrototypeOf(c)) {
     for (const name of Object.getOwnPropertyNames(c)) if (!FUNCTION_OWN.has(name)) names.add(name)
   }
   return names

@@ -1,5 +1,6 @@
 import { Kind, OptionalKind, ReadonlyKind, TypeRegistry, type Static, type TSchema } from '@sinclair/typebox'
 import { ConfigurationError } from './configuration-error.js'
+import { isSchemaNode, type SchemaNode } from './schema-node.js'
 
 /**
  * A schema of the `typebox` 1.x line (the one `@fastify/type-provider-typebox` 6 uses), told
@@ -35,9 +36,11 @@ type Static1<S> =
                                 : unknown
     : S extends { readonly '~unsafe': infer T } ? T : unknown
 
-type Intersection1<M extends readonly unknown[]> = M extends readonly [infer First, ...infer Rest] ? Static1<First> & Intersection1<Rest> : unknown
+type Intersection1<M extends readonly unknown[]> = M extends readonly [infer First,
+  ...infer Rest] ? Static1<First> & Intersection1<Rest> : unknown
 
-type Marked<P, Marker extends string> = { [K in keyof P]: P[K] extends { readonly [M in Marker]: true } ? K : never }[keyof P]
+type Marked<P,
+  Marker extends string> = { [K in keyof P]: P[K] extends { readonly [M in Marker]: true } ? K : never }[keyof P]
 // Read through `infer`, so that a hover and a message show one object type rather than the intersection.
 type Flat<T> = T extends infer O ? { [K in keyof O]: O[K] } : never
 type Object1<P, O extends keyof P = Marked<P, '~optional'>, R extends keyof P = Marked<P, '~readonly'>> = Flat<
@@ -54,8 +57,6 @@ const SAME_KINDS = new Set(['Any', 'Array', 'Boolean', 'Integer', 'Intersect', '
 const COMPILED_KINDS = new Set(['Any', 'Argument', 'Array', 'AsyncIterator', 'BigInt', 'Boolean', 'Constructor', 'Date', 'Function', 'Import', 'Integer', 'Intersect',
   'Iterator', 'Literal', 'Never', 'Not', 'Null', 'Number', 'Object', 'Promise', 'Record', 'Ref', 'RegExp', 'String', 'Symbol', 'TemplateLiteral', 'This', 'Tuple',
   'Uint8Array', 'Undefined', 'Union', 'Unknown', 'Void'])
-
-type Node = Record<string | symbol, unknown>
 
 /** TypeBox kinds of JavaScript values with no JSON form. */
 const NOT_JSON = new Set(['Date', 'Uint8Array', 'Function', 'Constructor', 'Promise', 'AsyncIterator', 'Iterator', 'Symbol', 'BigInt'])
@@ -77,36 +78,33 @@ const converted = new WeakMap<object, unknown>()
 export function toTypeBox (schema: Schema, where: string): TSchema
 export function toTypeBox (schema: Schema | undefined, where: string): TSchema | undefined
 export function toTypeBox (schema: Schema | undefined, where: string): TSchema | undefined {
-  if (schema !== undefined && !isMarked(schema as Node)) {
+  if (schema !== undefined && !isMarked(schema)) {
     throw new ConfigurationError('FV_ERR_UNSUPPORTED_SCHEMA', `${where} is not a TypeBox schema (of @sinclair/typebox 0.34 or typebox 1.x): build it with Type.* rather than as a plain JSON Schema object`)
   }
   return convert(schema, where, new Set()) as TSchema | undefined // a schema converts to a schema
 }
 
 /** Whether a value carries the marker of a schema of either line. */
-function isMarked (value: Node): boolean {
-  return typeof value === 'object' && value !== null && (typeof value[Kind] === 'string' || Object.hasOwn(value, '~kind') || Object.hasOwn(value, '~unsafe'))
+function isMarked (value: unknown): boolean {
+  return isSchemaNode(value) && (typeof value[Kind] === 'string' || Object.hasOwn(value, '~kind') || Object.hasOwn(value, '~unsafe'))
 }
 
 /** `toTypeBox` over each schema of a record (filter fields, response headers). */
 export function toTypeBoxRecord (schemas: Record<string, Schema>, where: string): Record<string, TSchema> {
-  let out: Record<string, TSchema> | undefined
-  for (const [name, schema] of Object.entries(schemas)) {
-    const one = toTypeBox(schema, `${where}.${name}`)
-    if (one !== schema) out ??= { ...schemas } as Record<string, TSchema>
-    if (out !== undefined) out[name] = one
-  }
-  return out ?? schemas as Record<string, TSchema> // unchanged: every member is a 0.34 schema already
+  const out: Record<string, TSchema> = {}
+  for (const [name, schema] of Object.entries(schemas)) out[name] = toTypeBox(schema, `${where}.${name}`)
+  return out
 }
 
 function convert (value: unknown, where: string, open: Set<object>): unknown {
-  if (typeof value !== 'object' || value === null) return value
+  // An object is a schema node or a list of them.
+  if (!isSchemaNode(value) && !Array.isArray(value)) return value
   const done = converted.get(value)
   if (done !== undefined) return done
   // A cycle of objects is not JSON Schema TypeBox makes; leave it to the validator to refuse.
   if (open.has(value)) return value
   open.add(value)
-  const out = Array.isArray(value) ? convertArray(value, where, open) : convertNode(value as Node, where, open) // an object that is no array
+  const out = Array.isArray(value) ? convertArray(value, where, open) : convertNode(value, where, open)
   open.delete(value)
   converted.set(value, out)
   return out
@@ -117,14 +115,15 @@ function convertArray (list: unknown[], where: string, open: Set<object>): unkno
   return out.some((item, i) => item !== list[i]) ? out : list
 }
 
-function convertNode (node: Node, where: string, open: Set<object>): Node {
-  const kind = Object.hasOwn(node, '~kind') ? node['~kind'] as string : undefined // typebox 1.x names every kind with a string
+function convertNode (node: SchemaNode, where: string, open: Set<object>): SchemaNode {
+  const marker = node['~kind']
+  const kind = Object.hasOwn(node, '~kind') && typeof marker === 'string' ? marker : undefined // typebox 1.x names every kind with a string
   const refused = kind === undefined ? (Object.hasOwn(node, '~unsafe') ? 'Type.Unsafe' : undefined) : refusedFeature(node, kind)
   if (refused !== undefined) {
     throw new ConfigurationError('FV_ERR_UNSUPPORTED_SCHEMA', `${where}: ${refused} (typebox 1.x) is not supported: views check their schemas as JSON Schema, which cannot say what it means`)
   }
   // Kinds of JavaScript values JSON has no form for: a body never holds one, and an answer cannot be written with one.
-  const jsKind = [kind, node[Kind]].find((k) => typeof k === 'string' && NOT_JSON.has(k)) as string | undefined
+  const jsKind = [kind, node[Kind]].find((k) => k !== undefined && NOT_JSON.has(k))
   if (jsKind !== undefined) {
     throw new ConfigurationError('FV_ERR_UNSUPPORTED_SCHEMA', `${where}: Type.${jsKind}() describes a JavaScript value that JSON cannot hold, so no request can carry one and ` +
       `no answer can be written with it. ${jsKind === 'Date' ? 'Use Type.String({ format: \'date-time\' }) and send dates as ISO strings' : 'Describe the JSON form of the value instead'}`)
@@ -135,14 +134,14 @@ function convertNode (node: Node, where: string, open: Set<object>): Node {
     throw new ConfigurationError('FV_ERR_UNSUPPORTED_SCHEMA', `${where}: a schema of kind "${old}" (Type.Unsafe of @sinclair/typebox) has no TypeRegistry entry, so it cannot be checked: ` +
       `register one (TypeRegistry.Set('${old}', check)), or build the schema from TypeBox's types`)
   }
-  let copy: Node | undefined = kind === undefined ? undefined : {}
+  let copy: SchemaNode | undefined = kind === undefined ? undefined : {}
   // Enumerable keys only, symbols included: the 1.x markers are not copied, 0.34's are.
   for (const key of Reflect.ownKeys(node)) {
     if (!Object.prototype.propertyIsEnumerable.call(node, key)) continue
-    const value = node[key]
+    const value: unknown = Reflect.get(node, key)
     const next = convert(value, where, open)
     if (next !== value && copy === undefined) copy = { ...node }
-    if (copy !== undefined) copy[key] = next
+    if (copy !== undefined) Reflect.set(copy, key, next)
   }
   if (copy === undefined || kind === undefined) return copy ?? node
   if (kind === 'Enum') {
@@ -160,15 +159,24 @@ function convertNode (node: Node, where: string, open: Set<object>): Node {
   return copy
 }
 
-function refusedFeature (node: Node, kind: string): string | undefined {
+function refusedFeature (node: SchemaNode, kind: string): string | undefined {
   if (Object.hasOwn(node, '~refine')) return 'Type.Refine'
   if (Object.hasOwn(node, '~codec')) return 'Type.Codec'
   return SAME_KINDS.has(kind) || kind === 'Enum' ? undefined : `Type.${kind}`
 }
 
 /** The 0.34 form of a schema static of a class (`responseSchema`), named `Class.static` in errors. */
-export function schemaStatic<K extends string> (klass: { readonly name: string } & { readonly [P in K]: Schema }, key: K): TSchema
-export function schemaStatic<K extends string> (klass: { readonly name: string } & { readonly [P in K]?: Schema | undefined }, key: K): TSchema | undefined
-export function schemaStatic<K extends string> (klass: { readonly name: string } & { readonly [P in K]?: Schema | undefined }, key: K): TSchema | undefined {
+export function schemaStatic<K extends string> (
+  klass: { readonly name: string } & { readonly [P in K]: Schema },
+  key: K
+): TSchema
+export function schemaStatic<K extends string> (
+  klass: { readonly name: string } & { readonly [P in K]?: Schema | undefined },
+  key: K
+): TSchema | undefined
+export function schemaStatic<K extends string> (
+  klass: { readonly name: string } & { readonly [P in K]?: Schema | undefined },
+  key: K
+): TSchema | undefined {
   return toTypeBox(klass[key], `${klass.name}.${key}`)
 }

@@ -79,7 +79,8 @@ export class ErrorFormat<S extends TSchema = TSchema> {
     // A body refused on a JSON-only view route because it was not JSON at all is a 415, not a 400.
     const refused = jsonBodyError(error, request)
     const made = toProblem(refused ?? error, request)
-    if (refused === undefined && this.validationStatus !== 400 && made.problem.status === 400 && isValidationFailure(error)) {
+    if (refused === undefined && this.validationStatus !== 400 && made.problem.status === 400 &&
+      isValidationFailure(error)) {
       made.problem.status = this.validationStatus
       // An about:blank problem's title is the phrase of its status (RFC 9457 §4.2.1).
       if (made.problem.type === 'about:blank') made.problem.title = statusTitle(this.validationStatus)
@@ -150,14 +151,23 @@ export class ErrorFormat<S extends TSchema = TSchema> {
 }
 
 /** The documented problem of a status: the classes' own schemas, or the generic problem. */
-const problemSchemaFor = (errors: readonly APIErrorClass[]): TSchema => errors.length > 0 ? problemBody(errors) : ProblemSchema
+const problemSchemaFor = (
+  errors: readonly APIErrorClass[]
+): TSchema => errors.length > 0 ? problemBody(errors) : ProblemSchema
 
 /**
  * RFC 9457 problem documents, sent as `application/problem+json`: the default format. With
  * `validationStatus: 422`, a request that fails validation is a 422 problem.
  */
 export function problemFormat (options: { validationStatus?: ValidationStatus } = {}): ErrorFormat {
-  return new ErrorFormat({ contentType: PROBLEM_CONTENT_TYPE, validationStatus: options.validationStatus, body: (problem) => problem, schema: problemSchemaFor })
+  return new ErrorFormat(
+    {
+      contentType: PROBLEM_CONTENT_TYPE,
+      validationStatus: options.validationStatus,
+      body: (problem) => problem,
+      schema: problemSchemaFor
+    }
+  )
 }
 
 /** The format every view route answers in unless the app, a router or a registration declares another. */

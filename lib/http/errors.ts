@@ -99,7 +99,13 @@ export class APIError extends Error {
 
   /** The problem document for this error; `instance` is the request path. */
   toProblem (instance?: string): Problem {
-    const problem: Problem = { ...this.extensions, type: this.type, title: this.title, status: this.status, detail: this.detail }
+    const problem: Problem = {
+      ...this.extensions,
+      type: this.type,
+      title: this.title,
+      status: this.status,
+      detail: this.detail
+    }
     if (instance !== undefined) problem.instance = instance
     if (this.errors !== undefined) problem.errors = this.errors
     return problem

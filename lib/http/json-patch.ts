@@ -33,7 +33,15 @@ const BAD_ESCAPE = /~(?![01])/
 interface Location { text: string, tokens: string[], at: string }
 
 /** A checked operation; `size` and `depth` are the JSON text length and the nesting of its `value`, measured once. */
-interface Operation { op: string, path: Location, from: Location, value: unknown, size: number, depth: number, index: number }
+interface Operation {
+  op: string,
+  path: Location,
+  from: Location,
+  value: unknown,
+  size: number,
+  depth: number,
+  index: number
+}
 
 /** A member read only from the object itself: a patch never takes `op` or `value` from a prototype. */
 const own = (object: JsonObject, key: string): unknown => Object.hasOwn(object, key) ? object[key] : undefined
@@ -76,14 +84,18 @@ export interface PatchOptions {
  * bounded by the size of the patch and of the document. Pointer conventions: see the top of
  * this module.
  */
-export function applyJsonPatch (document: unknown, operations: unknown, { limits = DEFAULT_PATCH_LIMITS, text }: PatchOptions = {}): unknown {
+export function applyJsonPatch (
+  document: unknown,
+  operations: unknown,
+  { limits = DEFAULT_PATCH_LIMITS, text }: PatchOptions = {}
+): unknown {
   if (!Array.isArray(operations)) throw new PatchError('A JSON Patch must be an array of operations', '#')
   if (operations.length > limits.maxOperations) {
     throw new PatchError(`A JSON Patch may hold at most ${limits.maxOperations} operations; this one holds ${operations.length}`, '#')
   }
   const budget = new PatchBudget(limits, text?.length ?? jsonSize(document), jsonSize(operations))
   const list = operations.map((raw: unknown, index) => compile(raw, index, budget))
-  let result = text === undefined ? structuredClone(document) : JSON.parse(text) as unknown
+  let result: unknown = text === undefined ? structuredClone(document) : JSON.parse(text)
   for (const operation of list) result = applyOperation(result, operation, budget)
   return result
 }
@@ -181,7 +193,15 @@ function insert (document: unknown, path: Location, value: unknown, size: number
     budget.shift(slot.array.length - slot.index, path.at)
     slot.array.splice(slot.index, 0, value)
   } else {
-    budget.resize(Object.hasOwn(slot.object, slot.key) ? size - budget.measure(slot.object[slot.key], path.at) : size + slot.key.length + 4, path.at)
+    budget.resize(
+      Object.hasOwn(
+        slot.object,
+        slot.key
+      )
+        ? size - budget.measure(slot.object[slot.key], path.at)
+        : size + slot.key.length + 4,
+      path.at
+    )
     slot.object[slot.key] = value
   }
   return document

@@ -70,7 +70,8 @@ export function jsonBodyError (error: unknown, request: FastifyRequest): Unsuppo
 }
 
 /** A documented body without `content`: JSON only (a body in several media types lists them). */
-const takesJsonOnly = (body: unknown): boolean => body !== undefined && (body as { content?: unknown }).content === undefined
+const takesJsonOnly = (body: unknown): boolean => body !== undefined &&
+  (body as { content?: unknown }).content === undefined
 
 // Callback hooks, not async ones: no promise per request on the routes that have them.
 
@@ -118,12 +119,12 @@ export const readsNoContent = (method: string): boolean => BODYLESS.has(method)
  * answers 415 to any other, naming the ones it takes in `Accept-Patch` (RFC 5789 section 2.2).
  */
 function acceptOnly (types: readonly string[]): preParsingHookHandler {
-  const accepted = new Set(types)
+  const accepted = new Set<string | undefined>(types)
   const headers = { 'accept-patch': types.join(', ') }
   return function acceptMediaTypes (request, _reply, payload, done) {
     const type = request.headers['content-type']
     // Fastify's own reading of the header: the one its body validation is chosen by.
-    if (type === undefined ? hasContent(request.headers) : !accepted.has(request.mediaType!)) {
+    if (type === undefined ? hasContent(request.headers) : !accepted.has(request.mediaType)) {
       done(new UnsupportedMediaType(`This route takes ${types.join(', ')}${sent(type)}`, { headers }))
       return
     }
@@ -136,7 +137,12 @@ function acceptOnly (types: readonly string[]): preParsingHookHandler {
  * `bodyMediaTypes` lists the media types of a body taken in several; `jsonChecked`, that the
  * route refuses a body that is not JSON itself, after parsing (`JSON_BODY_ONLY`).
  */
-export function mediaTypeHook (method: string, takesBody: boolean, bodyMediaTypes?: readonly string[], jsonChecked = false): preParsingHookHandler | undefined {
+export function mediaTypeHook (
+  method: string,
+  takesBody: boolean,
+  bodyMediaTypes?: readonly string[],
+  jsonChecked = false
+): preParsingHookHandler | undefined {
   if (bodyMediaTypes !== undefined) return acceptOnly(bodyMediaTypes)
   if (takesBody) return jsonChecked ? undefined : requireJsonBody
   return readsNoContent(method) ? undefined : refuseContent

@@ -18,7 +18,11 @@ import { isObject, PatchError } from './patch-error.js'
  * than `limits.maxDepth` is refused with a pointer to the first container too deep, and a
  * result larger than `limits.maxSize` is refused as a whole (`#`).
  */
-export function applyMergePatch (target: unknown, patch: unknown, { limits = DEFAULT_PATCH_LIMITS, text }: PatchOptions = {}): unknown {
+export function applyMergePatch (
+  target: unknown,
+  patch: unknown,
+  { limits = DEFAULT_PATCH_LIMITS, text }: PatchOptions = {}
+): unknown {
   // Walked without recursion first: the merge below recurses only as deep as this allows.
   const patchSize = jsonSize(patch)
   const budget = new PatchBudget(limits, 0, patchSize)

@@ -1,5 +1,5 @@
 import { firstTooDeep } from '../core/json-depth.js'
-import { PatchError, type JsonObject } from './patch-error.js'
+import { isObject, PatchError, type JsonObject } from './patch-error.js'
 
 /**
  * What applying one patch document may cost, decided when the route is registered and
@@ -96,26 +96,26 @@ export class PatchBudget {
       this.depth = 0
       return scalarSize(value)
     }
-    // Containers still to read, and how deep each one is; scalars are counted where they stand.
-    const pending: object[] = [value]
-    const levels: number[] = [1]
+    // Containers still to read, each with how deep it is; scalars are counted where they stand.
+    const pending: Array<{ node: object, level: number }> = [{ node: value, level: 1 }]
     let size = 0
     let deepest = 0
-    while (pending.length > 0) {
-      const node = pending.pop()!
-      const level = levels.pop()!
-      if (level > room) throw new PatchError(`Values may nest at most ${this.limits.maxDepth} levels deep`, inside ? at + firstTooDeep(value, room)! : at) // measure found one
+    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      const { node, level } = next
+      if (level > room) {
+        // measure found one, so firstTooDeep finds it too
+        throw new PatchError(`Values may nest at most ${this.limits.maxDepth} levels deep`, inside ? at + String(firstTooDeep(value, room)) : at)
+      }
       if (level > deepest) deepest = level
       const keys = Array.isArray(node) ? undefined : Object.keys(node)
-      const members: unknown[] = keys === undefined ? node as unknown[] : keys.map((key) => (node as JsonObject)[key])
+      const members: unknown[] = Array.isArray(node) ? node : Object.values(node)
       this.spend(members.length + 1, at)
       // Brackets, a separator per member, and each member's quoted name and colon.
       size += 2 + members.length
       if (keys !== undefined) for (const key of keys) size += key.length + 3
       for (const member of members) {
         if (typeof member === 'object' && member !== null) {
-          pending.push(member)
-          levels.push(level + 1)
+          pending.push({ node: member, level: level + 1 })
         } else {
           size += scalarSize(member)
         }
@@ -134,7 +134,7 @@ export class PatchBudget {
     if (typeof value !== 'object' || value === null) return value
     if (Array.isArray(value)) return value.map((item) => this.copy(item, at))
     const out: JsonObject = {}
-    for (const key of Object.keys(value)) out[key] = this.copy((value as JsonObject)[key], at)
+    for (const [key, member] of Object.entries(value)) out[key] = this.copy(member, at)
     return out
   }
 
@@ -147,26 +147,28 @@ export class PatchBudget {
   equal (a: unknown, b: unknown, at: string): boolean {
     this.spend(1, at)
     if (a === b) return true
-    if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
     if (Array.isArray(a)) {
       if (!Array.isArray(b) || a.length !== b.length) return false
       for (let i = 0; i < a.length; i++) if (!this.equal(a[i], b[i], at)) return false
       return true
     }
-    if (Array.isArray(b)) return false
+    if (!isObject(a) || !isObject(b)) return false
     const keys = Object.keys(a)
     const other = Object.keys(b)
     this.spend(keys.length + other.length, at)
     if (keys.length !== other.length) return false
     for (const key of keys) {
-      if (!Object.hasOwn(b, key) || !this.equal((a as JsonObject)[key], (b as JsonObject)[key], at)) return false
+      if (!Object.hasOwn(b, key) || !this.equal(a[key], b[key], at)) return false
     }
     return true
   }
 }
 
 /** No limit: for measuring and comparing outside a patch. */
-const UNBOUNDED = new PatchBudget({ maxOperations: Number.POSITIVE_INFINITY, maxDepth: Number.POSITIVE_INFINITY, maxSize: Number.POSITIVE_INFINITY }, Number.POSITIVE_INFINITY)
+const UNBOUNDED = new PatchBudget(
+  { maxOperations: Number.POSITIVE_INFINITY, maxDepth: Number.POSITIVE_INFINITY, maxSize: Number.POSITIVE_INFINITY },
+  Number.POSITIVE_INFINITY
+)
 
 /** The JSON text length of a value as `PatchBudget.measure` counts it, with no limit. */
 export const jsonSize = (value: unknown): number => UNBOUNDED.measure(value, '#')

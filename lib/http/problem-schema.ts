@@ -53,7 +53,9 @@ export function errorClassSchema (cls: APIErrorClass): TSchema {
   let schema = classSchemas.get(cls)
   if (schema !== undefined) return schema
   // The validation statuses: a 400 or a 422 may list the invalid values.
-  const validation = [BadRequest, UnprocessableContent].some((family) => cls === family || cls.prototype instanceof family)
+  const validation = [BadRequest, UnprocessableContent].some(
+    (family) => cls === family || cls.prototype instanceof family
+  )
   schema = Type.Object({
     ...problemProperties,
     type: cls.type === 'about:blank' ? problemProperties.type : Type.Literal(cls.type, { format: 'uri-reference', description: problemProperties.type.description }),

@@ -52,7 +52,10 @@ function ajvEntries (validation: AjvLikeError[], context: string): ProblemErrorE
 type ErrorWithValidation = FastifyError & { errors?: ProblemErrorEntry[] }
 
 /** Turns any thrown value into a problem document; 5xx details never reveal internals. */
-export function toProblem (error: unknown, request: FastifyRequest): { problem: Problem, headers?: Record<string, string | number> } {
+export function toProblem (error: unknown, request: FastifyRequest): {
+  problem: Problem,
+  headers?: Record<string, string | number>
+} {
   const instance = instanceOf(request)
   // An APIError's detail was written for the client, whatever its status.
   if (error instanceof APIError) {
@@ -65,8 +68,8 @@ export function toProblem (error: unknown, request: FastifyRequest): { problem: 
   }
   const problem: Problem = { type: 'about:blank', title: statusTitle(status), status, detail: err.message, instance }
   if (err.validationContext !== undefined) {
-    problem.detail = PART_DETAIL[err.validationContext as HttpPart] ?? problem.detail
-    problem.errors = err.errors ?? ajvEntries((err.validation ?? []) as AjvLikeError[], err.validationContext)
+    problem.detail = PART_DETAIL[err.validationContext] ?? problem.detail
+    problem.errors = err.errors ?? ajvEntries((err.validation ?? []), err.validationContext)
   }
   return { problem }
 }
@@ -87,7 +90,11 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
  * a malformed request line, oversized headers) before its socket closes: `render` gives the
  * error body (a problem without `instance`: there is no request to name) in the app's format.
  */
-export function clientErrorAnswer (error: Error & { code?: string }, socket: Socket, render: (problem: Problem) => { contentType: string, payload: string }): void {
+export function clientErrorAnswer (
+  error: Error & { code?: string },
+  socket: Socket,
+  render: (problem: Problem) => { contentType: string, payload: string }
+): void {
   // A reset connection has nobody left to answer (Node's own clientError rule).
   if (error.code === 'ECONNRESET' || socket.destroyed) return
   const [status, detail] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'The request could not be parsed.']
@@ -98,7 +105,10 @@ export function clientErrorAnswer (error: Error & { code?: string }, socket: Soc
   // arriving, or an earlier request on a keep-alive connection), a 408 written now could be read as
   // the answer to a request the client has not made yet. Such a socket is closed without one.
   const response = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage // Node's http server keeps the socket's current response there
-  if (socket.writable && (response === undefined || response === null ? socket.bytesWritten === 0 : response.headersSent !== true)) {
+  if (socket.writable && (response === undefined ||
+    response === null
+    ? socket.bytesWritten === 0
+    : response.headersSent !== true)) {
     socket.write(`HTTP/1.1 ${status} ${title}\r\nContent-Length: ${Buffer.byteLength(payload)}\r\nContent-Type: ${contentType}\r\nConnection: close\r\n\r\n${payload}`)
   }
   socket.destroy(error)

@@ -56,7 +56,7 @@ export class ResponseHeaders {
   static define<F extends HeaderFields> (fields: F): DefinedResponseHeaders<F> {
     return class extends ResponseHeaders {
       static override fields = fields
-    } as unknown as DefinedResponseHeaders<F> // the class has exactly these fields; TypeScript types a class expression's statics by its declaration
+    } // the class has exactly these fields; TypeScript types a class expression's statics by its declaration
   }
 
   /** Wire header names -> schemas. */

@@ -40,7 +40,14 @@ export class ComponentCollector {
     const content = (doc as { content?: Record<string, { schema?: unknown }> } | null)?.content
     if (content === undefined) return doc
     const shown: Record<string, unknown> = {}
-    for (const [type, media] of Object.entries(content)) shown[type] = media.schema === undefined ? media : { ...media, schema: this.reference(media.schema) }
+    for (const [type, media] of Object.entries(content)) {
+      shown[type] = media.schema === undefined
+        ? media
+        : {
+            ...media,
+            schema: this.reference(media.schema)
+          }
+    }
     return { ...(doc as Json), content: shown }
   }
 

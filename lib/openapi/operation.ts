@@ -1,4 +1,4 @@
-import { Type, type TObject, type TSchema } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifySchema } from 'fastify'
 import { findRaises, getCatchSpecs, raisesPairs, type Raises } from '../views/decorators.js'
 import { BadRequest, ContentTooLarge, statusTitle, UnprocessableContent, UnsupportedMediaType, URITooLong, type APIErrorClass } from '../http/errors.js'
@@ -13,7 +13,11 @@ import { type ViewClass, type RouteDefinition } from '../views/view.js'
 import { wireForm } from '../schema/wire.js'
 import { servedBy } from '../schema/serializer.js'
 import { statusRecord } from '../core/status-record.js'
+import { asTypeBox, type SchemaNode } from '../core/schema-node.js'
+import { isRecord } from '../core/record.js'
+import { lowerCaseKeys } from '../schema/validation.js'
 
+// Any JSON: the empty JSON Schema, which has no TypeBox kind; documented and serialized, never compiled by TypeBox.
 const ANY_JSON = {} as TSchema
 
 /** A 4xx or 5xx status code: an error response. */
@@ -22,7 +26,12 @@ const ERROR_STATUS = /^[45]/
 /** The key @fastify/swagger reads a plain-form response's description from. */
 const RESPONSE_DESCRIPTION = 'x-response-description'
 
-type DocumentedView = ViewClass & { defaultErrors?: APIErrorClass[], errors?: APIErrorClass[], raises?: Raises, apiDescription?: string }
+type DocumentedView = ViewClass & {
+  defaultErrors?: APIErrorClass[],
+  errors?: APIErrorClass[],
+  raises?: Raises,
+  apiDescription?: string
+}
 
 /** What the registration knows about one operation beyond its route definition. */
 export interface OperationContext {
@@ -46,10 +55,7 @@ export interface OperationContext {
  */
 export function errors (...classes: APIErrorClass[]): ResponsesMap {
   const map: ResponsesMap = {}
-  for (const cls of classes) {
-    const entry = map[cls.status] ?? (map[cls.status] = { errors: [] })
-    entry.errors!.push(cls)
-  }
+  for (const cls of classes) map[cls.status] = { errors: [...(map[cls.status]?.errors ?? []), cls] }
   return map
 }
 
@@ -57,9 +63,9 @@ export function errors (...classes: APIErrorClass[]): ResponsesMap {
  * A top-level schema with an `$id` is wrapped so that the OpenAPI generator emits a
  * `$ref` to its named component instead of inlining it (it only hoists nested ones).
  */
-function referable (schema: TSchema): TSchema {
-  // TypeBox boundary: a plain JSON Schema wrapper, read by the generator, not by TypeBox (it has no Kind).
-  return typeof schema.$id === 'string' ? { allOf: [schema] } as unknown as TSchema : schema
+function referable (schema: TSchema): SchemaNode {
+  // A plain JSON Schema wrapper, read by the generator, not by TypeBox (it has no Kind).
+  return typeof schema.$id === 'string' ? { allOf: [schema] } : schema
 }
 
 function headerDocs (classes: ResponseHeadersClass[]): Record<string, unknown> | undefined {
@@ -81,7 +87,9 @@ function caughtStatuses (klass: DocumentedView, implementation: object): number[
 }
 
 /** Whether a route takes a body: a body schema, one per media type, or any JSON. */
-const takesBody = (route: RouteDefinition): boolean => route.options.schema?.body !== undefined || route.anyJsonBody === true
+const takesBody = (
+  route: RouteDefinition
+): boolean => route.options.schema?.body !== undefined || route.anyJsonBody === true
 
 /** Keywords that say nothing about which objects a schema accepts. */
 const ANNOTATIONS = new Set(['type', 'properties', 'title', 'description', '$id', '$schema', 'examples', 'default'])
@@ -114,7 +122,11 @@ const isBadRequest = (cls: APIErrorClass): boolean => cls === BadRequest || cls.
  * of 422, a route with a body documents both, one without only 422. A route that validates
  * nothing and reads no body answers neither (docs/openapi.md).
  */
-function defaultErrorsOf (defaults: APIErrorClass[], route: RouteDefinition, context: OperationContext): APIErrorClass[] {
+function defaultErrorsOf (
+  defaults: APIErrorClass[],
+  route: RouteDefinition,
+  context: OperationContext
+): APIErrorClass[] {
   const { errorFormat: { validationStatus }, url } = context
   // A body that is not JSON, or a path parameter that is not valid percent-encoding (Fastify's router refuses it).
   const malformed = takesBody(route) || hasPathParams(url)
@@ -129,7 +141,11 @@ function defaultErrorsOf (defaults: APIErrorClass[], route: RouteDefinition, con
  * headers, the documented errors by status, and the explicit `responses` merged in
  * (explicit wins key by key, an explicit body replaces the generated one, headers add up).
  */
-export function documentedResponses (klass: ViewClass, route: RouteDefinition, context: OperationContext): ResponsesMap {
+export function documentedResponses (
+  klass: ViewClass,
+  route: RouteDefinition,
+  context: OperationContext
+): ResponsesMap {
   return collectResponses(klass, route, context, servedBody(route)).responses
 }
 
@@ -141,8 +157,13 @@ function servedBody (route: RouteDefinition): TSchema | undefined {
 }
 
 /** The documented responses, and the statuses only an explicit `responses` entry documents. */
-function collectResponses (klass: ViewClass, route: RouteDefinition, context: OperationContext, served: TSchema | undefined): { responses: ResponsesMap, explicitOnly: string[] } {
-  const view = klass as DocumentedView
+function collectResponses (
+  klass: ViewClass,
+  route: RouteDefinition,
+  context: OperationContext,
+  served: TSchema | undefined
+): { responses: ResponsesMap, explicitOnly: string[] } {
+  const view: DocumentedView = klass
   const generated: ResponsesMap = {}
   const success: ResponseDoc = { description: statusTitle(route.status) }
   if (served !== undefined) success.schema = served
@@ -152,12 +173,20 @@ function collectResponses (klass: ViewClass, route: RouteDefinition, context: Op
 
   // Default errors are documented on every route, their 400s where they can be answered.
   const defaults = defaultErrorsOf(view.defaultErrors ?? [BadRequest], route, context)
-  for (const cls of new Set([...defaults, ...requestErrors(route, context.url), ...(view.errors ?? []), ...route.throws, ...dependencyErrors(route.options.dependencies)])) {
-    const entry = generated[cls.status] ?? (generated[cls.status] = { description: statusTitle(cls.status), errors: [] })
-    entry.errors = [...entry.errors!, cls]
+  for (const cls of new Set(
+    [
+      ...defaults,
+      ...requestErrors(route, context.url),
+      ...(view.errors ?? []),
+      ...route.throws,
+      ...dependencyErrors(route.options.dependencies)
+    ]
+  )) {
+    const entry = generated[cls.status]
+    generated[cls.status] = { description: statusTitle(cls.status), ...entry, errors: [...(entry?.errors ?? []), cls] }
   }
-  const withMixins = mergeResponses(generated, klass.extraResponses(route, context.method))!
-  const merged = mergeResponses(withMixins, route.options.responses)!
+  const withMixins = mergeResponses(generated, klass.extraResponses(route, context.method))
+  const merged = mergeResponses(withMixins, route.options.responses)
   // A caught exception's status is documented with the format's generic body unless a class already documents it.
   for (const status of caughtStatuses(view, context.implementation)) {
     merged[status] ??= { description: statusTitle(status), errors: [] }
@@ -189,10 +218,11 @@ function dependencyErrors (dependencies: Dependency[] | undefined): APIErrorClas
 function dependencySecurity (dependencies: Dependency[]): SecurityRequirement[] | undefined {
   let combined: SecurityRequirement[] | undefined
   for (const dependency of dependencies) {
-    if (typeof dependency === 'function' || dependency.security === undefined) continue
+    const security = typeof dependency === 'function' ? undefined : dependency.security
+    if (security === undefined) continue
     combined = combined === undefined
-      ? dependency.security
-      : combined.flatMap((left) => dependency.security!.map((right) => ({ ...left, ...right })))
+      ? security
+      : combined.flatMap((left) => security.map((right) => ({ ...left, ...right })))
   }
   return combined
 }
@@ -206,34 +236,35 @@ function dependencySecurity (dependencies: Dependency[]): SecurityRequirement[] 
  */
 function toFastifyResponse (status: string, doc: ResponseDoc, format: ErrorFormat): Record<string, unknown> {
   const description = doc.description ?? statusTitle(Number(status))
-  const head: Record<string, unknown> = doc.headers === undefined ? { description } : { description, headers: doc.headers }
+  const head: Record<string, unknown> = doc.headers === undefined
+    ? { description }
+    : {
+        description,
+        headers: doc.headers
+      }
   if (doc.content !== undefined) return { ...head, content: doc.content }
   // Every error is answered with a body in the format: one documented by hand with a description alone gets the format's generic one.
-  if (Number(status) >= 400) return { ...head, content: { [format.contentType]: { schema: doc.schema ?? format.schemaFor(doc.errors ?? [], Number(status)) } } }
+  if (Number(status) >= 400) {
+    return {
+      ...head,
+      content: { [format.contentType]: { schema: doc.schema ?? format.schemaFor(doc.errors ?? [], Number(status)) } }
+    }
+  }
   if (doc.schema !== undefined) {
     // In the plain form the description would become part of the body schema;
     // @fastify/swagger reads this key instead and removes it. A top-level `$id` is
     // only hoisted when nested, so it is wrapped.
-    const plain = doc.headers === undefined ? { [RESPONSE_DESCRIPTION]: description } : { [RESPONSE_DESCRIPTION]: description, headers: doc.headers }
+    const plain = doc.headers === undefined
+      ? { [RESPONSE_DESCRIPTION]: description }
+      : {
+          [RESPONSE_DESCRIPTION]: description,
+          headers: doc.headers
+        }
     const response = '$id' in doc.schema && typeof doc.schema.$id === 'string' ? { ...plain, allOf: [doc.schema] } : { ...doc.schema, ...plain }
     return servedBy(response, doc.schema)
   }
   // No body: @fastify/swagger leaves `content` out for a `null` type.
   return { ...head, type: 'null' }
-}
-
-/**
- * Header parameters under their lower-case names: header names are case-insensitive, and
- * Node.js and Fastify's validation see them lower-cased. Validation uses the declared schema.
- */
-function lowerCaseHeaders (schema: TSchema): TSchema {
-  const names = Object.keys({ ...schema.properties })
-  if (names.every((name) => name === name.toLowerCase())) return schema
-  const lower = (name: string): string => name.toLowerCase()
-  const properties = Object.fromEntries(Object.entries(schema.properties as Record<string, TSchema>).map(([name, value]) => [lower(name), value]))
-  const out: Record<string, unknown> = { ...schema, properties }
-  if (Array.isArray(schema.required)) out.required = (schema.required as string[]).map(lower)
-  return out as TSchema
 }
 
 const DOC_FIELDS = ['summary', 'description', 'deprecated', 'security', 'hide'] as const
@@ -244,15 +275,22 @@ const DOC_FIELDS = ['summary', 'description', 'deprecated', 'security', 'hide'] 
  */
 export function buildRouteSchema (klass: ViewClass, route: RouteDefinition, context: OperationContext): FastifySchema {
   const { options } = route
+  const view: DocumentedView = klass
   const schema: Record<string | symbol, unknown> = {}
   const parts = options.schema ?? {}
   if (parts.params !== undefined) schema.params = parts.params
   if (parts.querystring !== undefined) schema.querystring = parts.querystring
-  if (parts.headers !== undefined) schema.headers = lowerCaseHeaders(parts.headers)
+  // Header parameters under their lower-case names: header names are case-insensitive, and Node.js and Fastify's validation see them lower-cased.
+  const headers = parts.headers === undefined ? undefined : asTypeBox(lowerCaseKeys(parts.headers))
+  if (headers !== undefined) schema.headers = headers
   if (route.bodyMediaTypes !== undefined) {
     // A body taken in several media types: one schema per type, for Fastify's validation and the document.
-    const content: Record<string, { schema: TSchema }> = {}
-    for (const [type, { schema: typed }] of Object.entries(route.bodyMediaTypes)) content[type] = { schema: referable(aliasedSchema(typed)) }
+    const content: Record<string, { schema: SchemaNode }> = {}
+    for (const [type, { schema: typed }] of Object.entries(route.bodyMediaTypes)) {
+      content[type] = {
+        schema: referable(aliasedSchema(typed))
+      }
+    }
     schema.body = { content }
   } else if (parts.body !== undefined) schema.body = referable(aliasedSchema(parts.body))
   else if (route.anyJsonBody === true) schema.body = {} // any JSON: Fastify validates it with the route's compiler, which accepts it
@@ -270,7 +308,7 @@ export function buildRouteSchema (klass: ViewClass, route: RouteDefinition, cont
   }
   // The view's own tag (with its description) goes to the document's top-level `tags`, in view order.
   if (options.tags === undefined) {
-    const about = (klass as DocumentedView).apiDescription
+    const about = view.apiDescription
     schema[DOCUMENTED_TAG] = about === undefined ? { name: tagOf(klass) } : { name: tagOf(klass), description: about }
   }
   if (schema.security === undefined) {
@@ -302,11 +340,11 @@ export function buildRouteSchema (klass: ViewClass, route: RouteDefinition, cont
   // Headers a mixin documents are not validated: they are kept aside for the document too.
   const documentedHeaders = klass.documentedHeaders(route, context.method)
   if (documentedHeaders !== undefined) {
-    const own = (schema.headers as TObject | undefined)?.properties
+    const own = headers?.properties
     schema[DOCUMENTED_HEADERS] = Type.Object({ ...documentedHeaders, ...own })
   }
   schema.response = response
-  return schema as FastifySchema
+  return schema
 }
 
 /**
@@ -322,7 +360,16 @@ export const DOCUMENTED_TAG: unique symbol = Symbol.for('fastify-views.documente
 /** Where a view route's schema keeps the request headers it documents without validating them. */
 export const DOCUMENTED_HEADERS: unique symbol = Symbol.for('fastify-views.documentedHeaders')
 
-type WithDocumented = { [DOCUMENTED_RESPONSES]?: Record<string, unknown>, [DOCUMENTED_HEADERS]?: TSchema, response?: Record<string, unknown>, headers?: unknown }
+type WithDocumented = {
+  [DOCUMENTED_RESPONSES]?: Record<string, unknown>,
+  [DOCUMENTED_HEADERS]?: TSchema,
+  response?: Record<string, unknown>,
+  headers?: unknown
+}
+
+/** Whether a schema is a view route's, with documented forms kept aside (only `buildRouteSchema` sets these symbols, with these types). */
+const keepsDocumented = (schema: unknown): schema is WithDocumented =>
+  isRecord(schema) && (DOCUMENTED_RESPONSES in schema || DOCUMENTED_HEADERS in schema)
 
 /**
  * The schema a document shows for a route: its Fastify schema with the documented form of
@@ -330,14 +377,13 @@ type WithDocumented = { [DOCUMENTED_RESPONSES]?: Record<string, unknown>, [DOCUM
  * call it yourself from a route's own `config.swaggerTransform`.
  */
 export function documentedSchema<S> (schema: S): S {
-  const withDocumented = schema as WithDocumented | undefined
-  const documented = withDocumented?.[DOCUMENTED_RESPONSES]
-  const headers = withDocumented?.[DOCUMENTED_HEADERS]
-  if (documented === undefined && headers === undefined) return schema
-  const shown = { ...schema } as WithDocumented
-  if (documented !== undefined) shown.response = { ...withDocumented!.response, ...documented }
+  if (!keepsDocumented(schema)) return schema
+  const documented = schema[DOCUMENTED_RESPONSES]
+  const headers = schema[DOCUMENTED_HEADERS]
+  const shown = { ...schema }
+  if (documented !== undefined) shown.response = { ...schema.response, ...documented }
   if (headers !== undefined) shown.headers = headers
-  return shown as S
+  return shown
 }
 
 /** The shared problem schemas, for apps that reference them in their own routes. */

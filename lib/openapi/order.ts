@@ -29,7 +29,8 @@ export class DocumentOrder {
   /** Notes a view's tag: the document lists its tags in view order, with their descriptions. */
   noteTag (tag: DocumentTag): void {
     const known = this.#tags.get(tag.name)
-    if (known === undefined || (known.description === undefined && tag.description !== undefined)) this.#tags.set(tag.name, tag)
+    if (known === undefined || (known.description === undefined &&
+      tag.description !== undefined)) this.#tags.set(tag.name, tag)
   }
 
   /** Notes one operation of a view route. */
@@ -40,7 +41,8 @@ export class DocumentOrder {
     const path = documentPath(url)
     const known = this.#paths.get(path)
     const here = { view: index, action: rank(ACTION_RANK, action) }
-    if (known === undefined || here.view < known.view || (here.view === known.view && here.action < known.action)) this.#paths.set(path, here)
+    if (known === undefined || here.view < known.view || (here.view === known.view &&
+      here.action < known.action)) this.#paths.set(path, here)
   }
 
   /**
@@ -51,11 +53,18 @@ export class DocumentOrder {
     const declared = document.tags ?? []
     const added = [...this.#tags.values()].filter((tag) => !declared.some((own) => own.name === tag.name))
     if (added.length > 0) document.tags = [...declared, ...added]
-    const entries = Object.entries(document.paths).map(([path, operations], index) => ({ path, operations, index, at: this.#paths.get(path) }))
-    entries.sort((a, b) => (a.at?.view ?? Infinity) - (b.at?.view ?? Infinity) || (a.at?.action ?? Infinity) - (b.at?.action ?? Infinity) || a.index - b.index)
+    const entries = Object.entries(document.paths).map(
+      ([path, operations], index) => ({ path, operations, index, at: this.#paths.get(path) })
+    )
+    entries.sort(
+      (a, b) => (a.at?.view ?? Infinity) - (b.at?.view ?? Infinity) ||
+        (a.at?.action ?? Infinity) - (b.at?.action ?? Infinity) || a.index - b.index
+    )
     const ordered: Record<string, Operations> = {}
     for (const { path, operations } of entries) {
-      ordered[path] = Object.fromEntries(Object.entries(operations).sort(([a], [b]) => rank(METHOD_RANK, a) - rank(METHOD_RANK, b)))
+      ordered[path] = Object.fromEntries(
+        Object.entries(operations).sort(([a], [b]) => rank(METHOD_RANK, a) - rank(METHOD_RANK, b))
+      )
     }
     document.paths = ordered
     this.#views.clear()

@@ -33,11 +33,15 @@ type GeneratedPaths = Record<string, Record<string, {
 function unwrapReferences (paths: GeneratedPaths): void {
   for (const operations of Object.values(paths)) {
     for (const operation of Object.values(operations)) {
-      const contents = [operation.requestBody?.content, ...Object.values(operation.responses).map((response) => response.content)]
+      const contents = [
+        operation.requestBody?.content,
+        ...Object.values(operation.responses).map((response) => response.content)
+      ]
       for (const content of contents) {
         for (const media of Object.values(content ?? {})) {
           const schema = media.schema
-          if (schema !== undefined && Object.keys(schema).length === 1 && Array.isArray(schema.allOf) && schema.allOf.length === 1) media.schema = schema.allOf[0]
+          if (schema !== undefined && Object.keys(schema).length === 1 && Array.isArray(schema.allOf) &&
+            schema.allOf.length === 1) media.schema = schema.allOf[0]
         }
       }
     }
@@ -72,6 +76,7 @@ export type ViewsSwaggerOptions = FastifyDynamicSwaggerOptions & {
  * reference named components collected for the document.
  */
 function withComponents<S> (components: ComponentCollector, schema: S): S {
+  // A route's schema as Fastify hands it to the transform: its parts by name, each as the route declared it.
   const { response, body } = (schema ?? {}) as { response?: Record<string, unknown>, body?: unknown }
   const shown = components.responses(response)
   const shownBody = components.content(body)

@@ -6,7 +6,11 @@ import type { ListQuery, OrderKey } from '../stores/repository.js'
 import { classSuffix, envelopePage, pageSizeSchema, type Envelope, type PageBounds, type PageField, type PageQuery, type PageSource, type PageWindow, type Pagination } from './pagination-protocol.js'
 
 /** The `CursorPage` envelope of keyset pagination: opaque cursors, `null` at either end. */
-export type CursorPageSchema<T extends TSchema> = TObject<{ items: TArray<T>, next_page: TUnion<[TString, TNull]>, previous_page: TUnion<[TString, TNull]> }>
+export type CursorPageSchema<T extends TSchema> = TObject<{
+  items: TArray<T>,
+  next_page: TUnion<[TString, TNull]>,
+  previous_page: TUnion<[TString, TNull]>
+}>
 
 /** A cursor page of items, as a value. */
 export interface CursorPageOf<T> { items: T[], next_page: string | null, previous_page: string | null }
@@ -61,7 +65,12 @@ export function orderToken (key: OrderKey): string {
 
 /** The ordering a cursor seeks along: the sort keys, then the tie-breaker so that the order is total. */
 export function totalOrdering (ordering: readonly OrderKey[], tieBreaker: string): OrderKey[] {
-  return ordering.some((k) => k.field === tieBreaker) ? [...ordering] : [...ordering, { field: tieBreaker, descending: false }]
+  return ordering.some((k) => k.field === tieBreaker)
+    ? [...ordering]
+    : [
+        ...ordering,
+        { field: tieBreaker, descending: false }
+      ]
 }
 
 /** The values of a row's ordering keys, as a cursor holds them (a date as its ISO text). */
@@ -71,7 +80,9 @@ const keysOf = (item: unknown, ordering: OrderKey[]): unknown[] =>
     return value instanceof Date ? value.toISOString() : value
   })
 
-const reversed = (ordering: OrderKey[]): OrderKey[] => ordering.map((k) => ({ field: k.field, descending: !k.descending }))
+const reversed = (ordering: OrderKey[]): OrderKey[] => ordering.map(
+  (k) => ({ field: k.field, descending: !k.descending })
+)
 
 /**
  * Pages by keyset: the client follows the cursors of a page, and the repository seeks to the rows
@@ -135,7 +146,11 @@ export abstract class CursorPagination implements Pagination<CursorWindow>, Enve
     const ordering = totalOrdering(source.query.orderBy, source.bounds.tieBreaker)
     const tokens = ordering.map(orderToken)
     const backwards = cursor?.direction === 'previous'
-    const query: ListQuery = { ...source.query, orderBy: backwards ? reversed(ordering) : ordering, limit: pageSize + 1 }
+    const query: ListQuery = {
+      ...source.query,
+      orderBy: backwards ? reversed(ordering) : ordering,
+      limit: pageSize + 1
+    }
     if (cursor !== undefined) query.after = cursor.values
     return then(repo.list(criteria, query, options), (rows) => {
       const more = rows.length > pageSize

@@ -113,7 +113,8 @@ export class BaseFilter {
    * `PaginationFilter.with({ fields: { name: Type.String() }, orderingFields: ['name', 'price'] })`.
    * A view given it in `.with({ filter })` checks every field it names against its items.
    */
-  static with<F extends FilterClass, const C extends FilterStaticsInput<F, C>> (this: F, statics: C): TypedFilter<F, C> {
+  static with<F extends FilterClass, const C extends FilterStaticsInput<F, C>> (this: F, statics: C): TypedFilter<F,
+    C> {
     const name = withName(this, statics)
     const Base: FilterClass = this // a generic `this` cannot be extended (TS2545); its class type can
     const typed = class extends Base {}
@@ -132,7 +133,9 @@ export class BaseFilter {
    * must have (checked at registration against a repository with a fixed set of fields).
    */
   static namedFields (): Array<{ field: string, static: string }> {
-    const named = (names: Iterable<string>, where: string): Array<{ field: string, static: string }> => [...names].map((field) => ({ field, static: where }))
+    const named = (names: Iterable<string>, where: string): Array<{ field: string, static: string }> => [...names].map(
+      (field) => ({ field, static: where })
+    )
     return [
       ...named(Object.keys(this.fields), 'fields'),
       ...named(Object.keys(this.operators), 'operators'),
@@ -179,7 +182,10 @@ export class BaseFilter {
     const { schema, notCriteria } = parametersOf(this.statics)
     for (const key of Object.keys(this.values)) {
       // Own properties only: `?constructor=1` or `?toString=x` name members of every object, not fields.
-      if (this.values[key] !== undefined && !notCriteria.has(key) && Object.hasOwn(schema.properties, key)) out[key] = this.values[key]
+      if (this.values[key] !== undefined && !notCriteria.has(key) && Object.hasOwn(
+        schema.properties,
+        key
+      )) out[key] = this.values[key]
     }
     return { ...out, ...this.extra }
   }
@@ -193,7 +199,9 @@ export class BaseFilter {
   /** The sort keys: what `sort` asked for (or `defaultOrdering`), in the order given. */
   get ordering (): OrderKey[] {
     // Without ordering fields `sort` is not a parameter of the filter: an undeclared one, ignored as the others are.
-    const sort = (this.statics.orderingFields.length > 0 ? this.values.sort as string[] | undefined : undefined) ?? this.statics.defaultOrdering
+    // The query schema made `sort` a list of strings, where there are ordering fields.
+    const asked = this.statics.orderingFields.length > 0 ? this.values.sort as string[] | undefined : undefined
+    const sort = asked ?? this.statics.defaultOrdering
     return sort.map((key) => key.startsWith('-') ? { field: key.slice(1), descending: true } : { field: key, descending: false })
   }
 
@@ -291,7 +299,7 @@ function assertNoMisspeltStatic (filter: FilterClass): void {
  * caps the inherited default (documented), a default the filter chose is a promise to keep.
  */
 function setsDefaultPageSize (filter: FilterClass): boolean {
-  for (let c: FilterClass = filter; c !== BaseFilter; c = Object.getPrototypeOf(c) as FilterClass) { // every filter class extends BaseFilter
+  for (let c: FilterClass = filter; c !== BaseFilter; c = Object.getPrototypeOf(c)) { // every filter class extends BaseFilter
     if (Object.hasOwn(c, 'defaultPageSize')) return true
   }
   return false
@@ -324,14 +332,20 @@ export class CursorPaginationFilter extends BaseFilter {
   static override pagination = 'cursor' as const
 }
 
-const usesOperator = (filter: FilterClass, ops: readonly Operator[]): boolean => Object.values(filter.operators).some((list) => list.some((op) => ops.includes(op)))
+const usesOperator = (filter: FilterClass, ops: readonly Operator[]): boolean => Object.values(filter.operators).some(
+  (list) => list.some((op) => ops.includes(op))
+)
 
 /**
  * A bound of a composed filter: the smallest of the filters whose parameters it bounds
  * (those that search, or take patterns or lists), so that no parameter accepts more than
  * the filter that declared it allows; the default when none of them has such parameters.
  */
-function smallest (filters: FilterClass[], uses: (filter: FilterClass) => boolean, bound: (filter: FilterClass) => number): number {
+function smallest (
+  filters: FilterClass[],
+  uses: (filter: FilterClass) => boolean,
+  bound: (filter: FilterClass) => number
+): number {
   const bounds = filters.filter(uses).map(bound)
   return bounds.length === 0 ? bound(BaseFilter) : Math.min(...bounds)
 }
@@ -352,9 +366,9 @@ export function composeFilters (...filters: FilterClass[]): FilterClass {
   const maxPatternLength = smallest(filters, (f) => usesOperator(f, ['like', 'ilike']), (f) => f.maxPatternLength)
   const maxListLength = smallest(filters, (f) => usesOperator(f, ['in', 'not_in']), (f) => f.maxListLength)
   return class ComposedFilter extends BaseFilter {
-    static override fields = Object.assign({}, ...filters.map((f) => f.fields)) as FilterFields
-    static override operators = Object.assign({}, ...filters.map((f) => f.operators)) as FilterOperators
-    static override operatorFields = Object.assign({}, ...filters.map((f) => f.operatorFields)) as FilterFields
+    static override fields = filters.reduce<FilterFields>((all, f) => ({ ...all, ...f.fields }), {})
+    static override operators = filters.reduce<FilterOperators>((all, f) => ({ ...all, ...f.operators }), {})
+    static override operatorFields = filters.reduce<FilterFields>((all, f) => ({ ...all, ...f.operatorFields }), {})
     static override orderingFields = [...new Set(filters.flatMap((f) => f.orderingFields))]
     static override defaultOrdering = filters.find((f) => f.defaultOrdering.length > 0)?.defaultOrdering ?? []
     static override searchFields = [...new Set(filters.flatMap((f) => f.searchFields))]
@@ -362,7 +376,10 @@ export function composeFilters (...filters: FilterClass[]): FilterClass {
     static override pagination: PaginationKind = pager?.pagination ?? 'none'
     static override maxPageSize = pager?.maxPageSize ?? BaseFilter.maxPageSize
     // The pager's own choice, checked against its maxPageSize; an inherited default, already capped.
-    static override defaultPageSize = pager === undefined ? BaseFilter.defaultPageSize : setsDefaultPageSize(pager) ? pager.defaultPageSize : pager.pageSize()
+    static override defaultPageSize = pager === undefined
+      ? BaseFilter.defaultPageSize
+      : setsDefaultPageSize(pager) ? pager.defaultPageSize : pager.pageSize()
+
     static override tieBreaker = pager?.tieBreaker ?? BaseFilter.tieBreaker
     static override maxSearchLength = maxSearchLength
     static override maxPatternLength = maxPatternLength
@@ -370,4 +387,6 @@ export function composeFilters (...filters: FilterClass[]): FilterClass {
   }
 }
 
-const LIBRARY_FILTERS = new Set<object>([BaseFilter, OrderingFilter, SearchFilter, PaginationFilter, OffsetLimitFilter, CursorPaginationFilter])
+const LIBRARY_FILTERS = new Set<object>(
+  [BaseFilter, OrderingFilter, SearchFilter, PaginationFilter, OffsetLimitFilter, CursorPaginationFilter]
+)

@@ -5,7 +5,13 @@ import { readCounted } from './counted-page.js'
 import { classSuffix, envelopePage, pageSizeSchema, type Envelope, type PageBounds, type PageField, type PageQuery, type PageSource, type PageWindow, type Pagination } from './pagination-protocol.js'
 
 /** The `OffsetPage` envelope of offset pagination. */
-export type OffsetPageSchema<T extends TSchema> = TObject<{ items: TArray<T>, offset: TInteger, limit: TInteger, total_items: TInteger, has_more: TBoolean }>
+export type OffsetPageSchema<T extends TSchema> = TObject<{
+  items: TArray<T>,
+  offset: TInteger,
+  limit: TInteger,
+  total_items: TInteger,
+  has_more: TBoolean
+}>
 
 /** An offset page of items, as a value. */
 export interface OffsetPageOf<T> { items: T[], offset: number, limit: number, total_items: number, has_more: boolean }
@@ -85,7 +91,12 @@ export abstract class OffsetPagination implements Pagination<OffsetWindow>, Enve
   }
 
   read (source: PageSource, { offset, limit }: OffsetWindow): Awaitable<unknown> {
-    return readCounted(source, offset, limit, (items, total) => this.envelope(items, { offset, limit, total, hasMore: offset + items.length < total }))
+    return readCounted(
+      source,
+      offset,
+      limit,
+      (items, total) => this.envelope(items, { offset, limit, total, hasMore: offset + items.length < total })
+    )
   }
 }
 

@@ -6,11 +6,23 @@ import { classSuffix, envelopePage, pageSizeSchema, type Envelope, type PageBoun
 
 /** The `NumberedPage` envelope of page-number pagination (wire names from the original library). */
 export type NumberedPageSchema<T extends TSchema> = TObject<{
-  items: TArray<T>, current_page: TInteger, page_size: TInteger, total_pages: TInteger, total_items: TInteger, has_more: TBoolean
+  items: TArray<T>,
+  current_page: TInteger,
+  page_size: TInteger,
+  total_pages: TInteger,
+  total_items: TInteger,
+  has_more: TBoolean
 }>
 
 /** A numbered page of items, as a value. */
-export interface NumberedPageOf<T> { items: T[], current_page: number, page_size: number, total_pages: number, total_items: number, has_more: boolean }
+export interface NumberedPageOf<T> {
+  items: T[],
+  current_page: number,
+  page_size: number,
+  total_pages: number,
+  total_items: number,
+  has_more: boolean
+}
 
 /** The window of a page number: `{ kind: 'page', page, pageSize }`. */
 export interface NumberedWindow extends PageWindow { readonly kind: 'page', readonly page: number, readonly pageSize: number }
@@ -60,7 +72,11 @@ export abstract class PageNumberPagination implements Pagination<NumberedWindow>
     return {
       // Bounded so that the row offset a page stands for stays an exact integer: a page beyond
       // what the store can address is a 400 naming the parameter.
-      [this.names.page]: Type.Integer({ minimum: 1, maximum: Math.floor(Number.MAX_SAFE_INTEGER / bounds.maxPageSize), default: 1 }),
+      [this.names.page]: Type.Integer({
+        minimum: 1,
+        maximum: Math.floor(Number.MAX_SAFE_INTEGER / bounds.maxPageSize),
+        default: 1
+      }),
       [this.names.pageSize]: pageSizeSchema(bounds)
     }
   }
@@ -83,7 +99,13 @@ export abstract class PageNumberPagination implements Pagination<NumberedWindow>
   read (source: PageSource, { page, pageSize }: NumberedWindow): Awaitable<unknown> {
     const offset = (page - 1) * pageSize
     return readCounted(source, offset, pageSize, (items, total) =>
-      this.envelope(items, { page, pageSize, total, totalPages: Math.ceil(total / pageSize), hasMore: offset + items.length < total }))
+      this.envelope(items, {
+        page,
+        pageSize,
+        total,
+        totalPages: Math.ceil(total / pageSize),
+        hasMore: offset + items.length < total
+      }))
   }
 }
 
@@ -93,7 +115,14 @@ export class NumberedPages extends PageNumberPagination {
   override readonly suffix: string = 'NumberedPage'
 
   envelope (items: unknown[], facts: NumberedFacts): NumberedPageOf<unknown> {
-    return { items, current_page: facts.page, page_size: facts.pageSize, total_pages: facts.totalPages, total_items: facts.total, has_more: facts.hasMore }
+    return {
+      items,
+      current_page: facts.page,
+      page_size: facts.pageSize,
+      total_pages: facts.totalPages,
+      total_items: facts.total,
+      has_more: facts.hasMore
+    }
   }
 
   envelopeSchema (item: TSchema): TProperties {

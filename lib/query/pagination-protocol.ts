@@ -101,7 +101,12 @@ export function envelopePage (envelope: Envelope, item: TSchema): TObject {
   let cache = envelopes.get(key)
   if (cache === undefined) envelopes.set(key, cache = new WeakMap())
   let schema = cache.get(item)
-  if (schema === undefined) cache.set(item, schema = Type.Object(envelope.envelopeSchema(item), pageId(item, envelope.suffix)))
+  if (schema === undefined) {
+    cache.set(
+      item,
+      schema = Type.Object(envelope.envelopeSchema(item), pageId(item, envelope.suffix))
+    )
+  }
   return schema
 }
 

@@ -2,7 +2,6 @@ import { View, type ViewClass, type CollectedRoute } from '../views/view.js'
 import { APIView } from '../views/api-view.js'
 import { MIXIN } from '../views/mixins.js'
 import { getRouteMeta } from '../routes/route-meta.js'
-import type { TSchema } from '@sinclair/typebox'
 import { ConfigurationError } from '../core/configuration-error.js'
 import { columnFactsOf, fieldNamesOf, filledOnCreateOf, readOnlyFieldsOf } from '../stores/repository.js'
 import { schemaStatic } from '../core/typebox-lines.js'
@@ -10,6 +9,17 @@ import { addsNoKwargs, scopeFieldsOf, sendsStoredRows, writesBodyAsIs, writesThr
 import { misspeltMember, misspeltSentence } from '../core/names.js'
 import { acceptedTypes, fits, overlap } from '../schema/json-types.js'
 import type { FilterClass } from '../query/filters.js'
+import { isArrayNode, namedOf, requiredOf, type SchemaNode } from '../core/schema-node.js'
+
+/** A view class as the checks read it: the statics of generic views, which other views do not have. */
+type CheckedView = ViewClass & {
+  repository?: unknown,
+  filter?: FilterClass | null,
+  actionDependencies?: Record<string, unknown>
+}
+
+/** The response schema of a view, as a schema node. */
+const responseOf = (klass: ViewClass): SchemaNode | undefined => schemaStatic(klass, 'responseSchema')
 
 // Mistakes of configuration refused when a view is registered, each naming the view.
 
@@ -20,7 +30,9 @@ import type { FilterClass } from '../query/filters.js'
  */
 export function assertStoredObjectsSchema (klass: ViewClass, routes: CollectedRoute[]): void {
   if (!('repository' in klass)) return
-  const bare = routes.filter((r) => r.standard && !r.emptyBody && r.status !== 204 && r.responseSchema === undefined).map((r) => r.name)
+  const bare = routes.filter(
+    (r) => r.standard && !r.emptyBody && r.status !== 204 && r.responseSchema === undefined
+  ).map((r) => r.name)
   if (bare.length === 0) return
   throw new ConfigurationError('FV_ERR_NO_RESPONSE_SCHEMA', `Cannot register ${klass.name}: ${bare.join(', ')} send${bare.length === 1 ? 's' : ''} stored objects but ${bare.length === 1 ? 'has' : 'have'} no response schema. ` +
     'Set static responseSchema to the fields clients may see (to send every stored field deliberately: Type.Object({}, { additionalProperties: true })).')
@@ -49,9 +61,9 @@ export function assertNoContentHasNoBody (klass: ViewClass, routes: CollectedRou
 }
 
 /** The members of a body schema: an object's properties, or those of an array's items (a bulk body). */
-function bodyMembers (body: TSchema): string[] {
-  const node = body.type === 'array' ? body.items as TSchema | undefined : body
-  return Object.keys(Object(node?.properties) as object)
+function bodyMembers (body: SchemaNode): string[] {
+  const node = isArrayNode(body) ? body.items : body
+  return Object.keys(namedOf(node.properties))
 }
 
 /**
@@ -60,8 +72,12 @@ function bodyMembers (body: TSchema): string[] {
  * first request (`no column "isbn"`). Refused here, naming the action, the member and the fields.
  * An action of the user's own may map its body (a `password` into a `password_hash`): not checked.
  */
-export function assertBodiesFitRepository (klass: ViewClass, routes: CollectedRoute[], methods: Map<string, object>): void {
-  const repository = (klass as { repository?: unknown }).repository
+export function assertBodiesFitRepository (
+  klass: CheckedView,
+  routes: CollectedRoute[],
+  methods: Map<string, object>
+): void {
+  const repository = klass.repository
   const fields = fieldNamesOf(repository)
   if (fields === undefined) return
   const readOnly = readOnlyFieldsOf(repository) ?? []
@@ -71,10 +87,17 @@ export function assertBodiesFitRepository (klass: ViewClass, routes: CollectedRo
   const computed = new Map<string, string[]>()
   for (const route of routes) {
     const body = route.options.schema?.body
-    if (!route.standard || body === undefined || !writesBodyAsIs(methods.get(route.name)) || !writesThroughLibrarySeam(klass, route.name)) continue
+    if (!route.standard || body === undefined || !writesBodyAsIs(
+      methods.get(route.name)
+    ) || !writesThroughLibrarySeam(klass, route.name)) continue
     const members = bodyMembers(body)
     // A field the repository computes (a count, a joined name) is read, never written: the write would fail on the first request.
-    for (const member of members.filter((m) => readOnly.includes(m))) computed.set(member, [...computed.get(member) ?? [], route.name])
+    for (const member of members.filter((m) => readOnly.includes(m))) {
+      computed.set(
+        member,
+        [...computed.get(member) ?? [], route.name]
+      )
+    }
     const foreign = members.filter((member) => !fields.includes(member))
     if (foreign.length === 0) continue
     actions.push(route.name)
@@ -104,17 +127,22 @@ const CREATES = new Set(['create', 'bulkCreate'])
  * read after it. Refused when the library's create writes the body as it is and `getKwargs` adds
  * nothing; a create of your own, or kwargs that fill the member, are not checked.
  */
-export function assertCreatesFitResponse (klass: ViewClass, routes: CollectedRoute[], methods: Map<string, object>): void {
-  const filled = filledOnCreateOf((klass as { repository?: unknown }).repository)
-  const required = schemaStatic(klass, 'responseSchema')?.required
-  if (filled === undefined || !Array.isArray(required) || !addsNoKwargs(klass)) return
+export function assertCreatesFitResponse (
+  klass: CheckedView,
+  routes: CollectedRoute[],
+  methods: Map<string, object>
+): void {
+  const filled = filledOnCreateOf(klass.repository)
+  const required = requiredOf(responseOf(klass))
+  if (filled === undefined || required.length === 0 || !addsNoKwargs(klass)) return
   for (const route of routes) {
     const method = methods.get(route.name)
     const body = route.options.schema?.body
-    if (!CREATES.has(route.name) || body === undefined || !writesBodyAsIs(method) || !sendsStoredRows(method) || !writesThroughLibrarySeam(klass, route.name)) continue
-    const item = (body.type === 'array' ? body.items : body) as TSchema
-    const given = new Set([...(Array.isArray(item.required) ? item.required as string[] : []), ...filled, ...scopeFieldsOf(klass)])
-    const missing = (required as string[]).filter((name) => !given.has(name))
+    if (!CREATES.has(route.name) || body === undefined || !writesBodyAsIs(method) || !sendsStoredRows(method) ||
+      !writesThroughLibrarySeam(klass, route.name)) continue
+    const item = isArrayNode(body) ? body.items : body
+    const given = new Set([...requiredOf(item), ...filled, ...scopeFieldsOf(klass)])
+    const missing = required.filter((name) => !given.has(name))
     if (missing.length === 0) continue
     const names = missing.map((name) => JSON.stringify(name)).join(', ')
     const them = missing.length === 1 ? 'it' : 'them'
@@ -136,11 +164,11 @@ const TYPE_OF: Record<string, string> = {
  * holds. Refused when the view knows what the field holds: from its table (the SQL column
  * facts) or else its response schema.
  */
-export function assertFilterFitsFields (klass: ViewClass): void {
-  const { filter, repository } = klass as { filter?: FilterClass | null, repository?: unknown }
+export function assertFilterFitsFields (klass: CheckedView): void {
+  const { filter, repository } = klass
   if (filter == null) return
   const facts = columnFactsOf(repository)
-  const properties = schemaStatic(klass, 'responseSchema')?.properties as Record<string, Record<string, unknown>> | undefined
+  const properties = responseOf(klass)?.properties
   const held = (field: string): Set<string> | undefined => {
     const kind = facts?.get(field)?.kind
     if (kind !== undefined) return new Set([kind])
@@ -153,7 +181,7 @@ export function assertFilterFitsFields (klass: ViewClass): void {
     for (const [name, schema] of Object.entries(filter[where])) {
       // A field that holds only null (or anything) has no value to compare.
       const stored = [...held(name) ?? []].filter((type) => type !== 'null')
-      const wanted = acceptedTypes(schema as Record<string, unknown>)
+      const wanted = acceptedTypes(schema)
       if (stored.length === 0 || wanted === undefined || overlap(wanted, new Set(stored))) continue
       problems.push(`${filter.name}.${where}.${name} takes ${shown(wanted)}, but ${name} holds ${stored.join(' or ')} values, so no value a client sends would ` +
         `match a row: declare it as ${TYPE_OF[stored[0]]}`)
@@ -175,10 +203,16 @@ export function assertFilterFitsFields (klass: ViewClass): void {
  * wants a value, or a column of numbers where it wants strings, would fail every answer that sends
  * such a row (a 500), though the store says so in advance (`columnFacts` of the SQL repositories).
  */
-export function assertResponseFitsColumns (klass: ViewClass, routes: CollectedRoute[], methods: Map<string, object>): void {
-  const facts = columnFactsOf((klass as { repository?: unknown }).repository)
-  const properties = schemaStatic(klass, 'responseSchema')?.properties as Record<string, Record<string, unknown>> | undefined
-  if (facts === undefined || properties === undefined || !routes.some((route) => sendsStoredRows(methods.get(route.name)))) return
+export function assertResponseFitsColumns (
+  klass: CheckedView,
+  routes: CollectedRoute[],
+  methods: Map<string, object>
+): void {
+  const facts = columnFactsOf(klass.repository)
+  const properties = responseOf(klass)?.properties
+  if (facts === undefined || properties === undefined || !routes.some(
+    (route) => sendsStoredRows(methods.get(route.name))
+  )) return
   const problems: string[] = []
   for (const [name, property] of Object.entries(properties)) {
     const column = facts.get(name)
@@ -194,8 +228,8 @@ export function assertResponseFitsColumns (klass: ViewClass, routes: CollectedRo
 }
 
 /** A misspelt `actionDependencies` key would leave the action it meant unguarded: refuse it. */
-export function assertDependencyKeys (statics: ViewClass, routes: CollectedRoute[]): void {
-  const declared = (statics as { actionDependencies?: Record<string, unknown> }).actionDependencies
+export function assertDependencyKeys (statics: CheckedView, routes: CollectedRoute[]): void {
+  const declared = statics.actionDependencies
   if (declared === undefined) return
   const known = new Set(routes.map((r) => r.name))
   const unknown = Object.keys(declared).filter((key) => !known.has(key))
@@ -231,10 +265,11 @@ export function assertNoNearMisses (klass: ViewClass): void {
  * path (`/articles/:slug/comments/:id` names `slug` in the prefix).
  */
 export function assertParamsInPath (klass: ViewClass, route: CollectedRoute, url: string): void {
-  const required = (route.options.schema?.params as { required?: unknown } | undefined)?.required
+  const params: SchemaNode | undefined = route.options.schema?.params
+  const required = params?.required
   if (!Array.isArray(required)) return
   const inPath = new Set([...url.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]))
-  const missing = (required as string[]).find((name) => !inPath.has(name))
+  const missing = required.find((name) => !inPath.has(name))
   if (missing === undefined) return
   const fromDetailParams = route.standard && route.options.schema?.params === schemaStatic(klass, 'detailParams')
   throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', fromDetailParams

@@ -40,7 +40,8 @@ export function withPrefixParams (klass: ViewClass, options: ResolvedRouteOption
  * unvalidated, one the prefix lacks would never be sent.
  */
 export function assertPrefixParams (klass: ViewClass, prefix: string): void {
-  const schema = schemaStatic(klass, 'prefixParams') as TObject | undefined
+  const schema = schemaStatic(klass, 'prefixParams')
+  // The `parent` static of a nested view (views/parent.ts), which other views do not have.
   const parent = (klass as { parent?: { lookup?: Record<string, string> } }).parent
   if (schema === undefined && parent === undefined) return
   const inPrefix = [...prefix.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1])

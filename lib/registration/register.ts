@@ -17,11 +17,11 @@ import { schemaStatic, toTypeBox } from '../core/typebox-lines.js'
 import { compileRenamer } from '../schema/serialization.js'
 import { wireForm, type SerializerOptions, type WireForm } from '../schema/wire.js'
 import type { ResponseHeadersClass } from '../http/response-headers.js'
-import type { MaybePromise, SharedRouteOptions } from '../routes/types.js'
+import type { SharedRouteOptions } from '../routes/types.js'
 import { resolveValidationPolicy, type ValidationPolicy } from '../schema/validation-policy.js'
 import { documentedDefinition, validatorCompilerFor } from './validators.js'
 import { ABSTRACT, keptView, type CollectedRoute, type RouteDefinition, type View, type ViewClass } from '../views/view.js'
-import { then } from '../core/maybe-promise.js'
+import { then, type MaybePromise } from '../core/maybe-promise.js'
 import { toList } from '../core/list.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 import { servedBy, sharedRoute } from './served-routes.js'
@@ -61,9 +61,16 @@ type ViewStatics = ViewClass & Partial<Pick<typeof APIView,
 
 export { joinPath }
 
-function methodsOf (klass: ViewClass): Map<string, object> {
-  const found = new Map<string, object>()
-  for (let proto = klass.prototype; proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+/** A method of a view class as a route's handler calls it, on a new view with the request. */
+type ViewMethod = (this: View, request: FastifyRequest) => MaybePromise<unknown>
+
+/** A route of a view with the method that serves it. */
+interface ServedRoute { route: CollectedRoute, implementation: ViewMethod }
+
+function methodsOf (klass: ViewClass): Map<string, ViewMethod> {
+  const found = new Map<string, ViewMethod>()
+  for (let proto = klass.prototype; proto !== null &&
+    proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
     for (const key of Object.getOwnPropertyNames(proto)) {
       if (key === 'constructor' || found.has(key)) continue
       const descriptor = Object.getOwnPropertyDescriptor(proto, key)
@@ -74,71 +81,81 @@ function methodsOf (klass: ViewClass): Map<string, object> {
 }
 
 /**
- * Reads a view class into its route definitions: standard actions first, then every
- * decorated method. Throws `TypeError` for an unimplemented action.
+ * Reads a view class into its route definitions, each with the method that serves it: standard
+ * actions first, then every decorated method. Throws `FV_ERR_ABSTRACT_VIEW` for an unimplemented action.
  */
-export function collectRoutes (klass: ViewClass): CollectedRoute[] {
-  const statics = klass as ViewStatics
+export function collectRoutes (klass: ViewClass): ServedRoute[] {
+  const statics: ViewStatics = klass
   statics.assertRegistrable()
   const methods = methodsOf(klass)
-  const routes: CollectedRoute[] = []
+  const served: ServedRoute[] = []
   const standardNames = new Set<string>()
   for (const action of statics.standardActions()) {
     // The same action mixed in twice (sync and async) is one route.
     if (standardNames.has(action.name)) continue
     standardNames.add(action.name)
     // Every action mixin installs an implementation or the abstract placeholder.
-    const fn = methods.get(action.name)!
-    if ((fn as { [ABSTRACT]?: boolean })[ABSTRACT] === true) {
+    const fn = methods.get(action.name)
+    if (fn === undefined || ABSTRACT in fn) {
       throw new ConfigurationError('FV_ERR_ABSTRACT_VIEW', `Cannot register ${klass.name}: it is abstract, action method "${action.name}" is not implemented`)
     }
     const meta = getRouteMeta(fn)
     const route = klass.getActionRoute(action)
     const where = `${klass.name}.${action.name}`
-    const options = resolveRouteOptions(meta === undefined ? route.options : mergeRouteOptions(route.options, meta.options), where)
-    routes.push({
-      name: action.name,
-      methods: [action.method],
-      path: route.path,
-      status: options.statusCode ?? action.status,
-      options,
-      throws: [...new Set([...(action.throws ?? []), ...(route.throws ?? []), ...(meta?.throws ?? [])])],
-      responseSchema: options.responseSchema ?? toTypeBox(route.responseSchema, `${where} responseSchema`),
-      onNone: route.onNone,
-      after: route.after,
-      emptyBody: route.emptyBody,
-      standard: true,
-      // An action that reads a body takes JSON without a schema for it too: any JSON, and its operation says so.
-      ...(action.body === true && options.schema?.body === undefined ? { anyJsonBody: true } : {}),
-      ...(route.bodyMediaTypes === undefined ? {} : { bodyMediaTypes: route.bodyMediaTypes })
+    const options = resolveRouteOptions(
+      meta === undefined ? route.options : mergeRouteOptions(route.options, meta.options),
+      where
+    )
+    served.push({
+      implementation: fn,
+      route: {
+        name: action.name,
+        methods: [action.method],
+        path: route.path,
+        status: options.statusCode ?? action.status,
+        options,
+        throws: [...new Set([...(action.throws ?? []), ...(route.throws ?? []), ...(meta?.throws ?? [])])],
+        responseSchema: options.responseSchema ?? toTypeBox(route.responseSchema, `${where} responseSchema`),
+        onNone: route.onNone,
+        after: route.after,
+        emptyBody: route.emptyBody,
+        standard: true,
+        // An action that reads a body takes JSON without a schema for it too: any JSON, and its operation says so.
+        ...(action.body === true && options.schema?.body === undefined ? { anyJsonBody: true } : {}),
+        ...(route.bodyMediaTypes === undefined ? {} : { bodyMediaTypes: route.bodyMediaTypes })
+      }
     })
   }
   for (const [name, fn] of methods) {
     const meta = getRouteMeta(fn)
     if (meta === undefined || standardNames.has(name)) continue
-    if (meta.methods === undefined) {
+    const declared = meta.route
+    if (declared === undefined) {
       throw new ConfigurationError('FV_ERR_NO_ROUTE', `${klass.name}.${name} has @Override or @Throws but no route decorator, and is not a standard action`)
     }
-    // A route decorator always records a path and its default status.
-    const path = meta.detail === true ? joinPath(klass.getDetailRoute(name), meta.path!) : meta.path!
-    const status = meta.options.statusCode ?? meta.defaultStatus!
+    const path = meta.detail === true ? joinPath(klass.getDetailRoute(name), declared.path) : declared.path
+    const status = meta.options.statusCode ?? declared.defaultStatus
     const options = resolveRouteOptions(meta.options, `${klass.name}.${name}`)
-    routes.push({
-      name,
-      methods: meta.methods,
-      path,
-      status,
-      options,
-      throws: meta.throws,
-      responseSchema: status === 204 ? undefined : options.responseSchema ?? schemaStatic(statics, 'responseSchema'),
-      emptyBody: status === 204,
-      standard: false
+    served.push({
+      implementation: fn,
+      route: {
+        name,
+        methods: declared.methods,
+        path,
+        status,
+        options,
+        throws: meta.throws,
+        responseSchema: status === 204 ? undefined : options.responseSchema ?? schemaStatic(statics, 'responseSchema'),
+        emptyBody: status === 204,
+        standard: false
+      }
     })
   }
+  const routes = served.map(({ route }) => route)
   for (const route of routes) route.options = withPrefixParams(klass, route.options)
   // A malformed entry of raises fails here rather than when the exception it maps is thrown.
   raisesPairs(statics)
-  for (const route of routes) checkCatches(statics, route.name, methods.get(route.name)!)
+  for (const { route, implementation } of served) checkCatches(statics, route.name, implementation)
   assertNoNearMisses(klass)
   assertStoredObjectsSchema(klass, routes)
   assertNoContentHasNoBody(klass, routes)
@@ -149,7 +166,7 @@ export function collectRoutes (klass: ViewClass): CollectedRoute[] {
   assertDependencyKeys(klass, routes)
   // Last: the checks above compare the object itself with the repository, not its envelope.
   for (const route of routes) if (route.standard) enveloped(klass, route)
-  return routes
+  return served
 }
 
 /**
@@ -157,16 +174,27 @@ export function collectRoutes (klass: ViewClass): CollectedRoute[] {
  * are documented, validated and sent wrapped, while the action sees the object itself.
  */
 function enveloped (klass: ViewClass, route: CollectedRoute): void {
-  const name = (klass as ViewStatics).envelope
+  const statics: ViewStatics = klass
+  const name = statics.envelope
   if (name === undefined || !ENVELOPED_ACTIONS.has(route.name)) return
   if (route.bodyMediaTypes !== undefined && Object.keys(route.bodyMediaTypes).some((type) => type !== 'application/json')) {
     throw new ConfigurationError('FV_ERR_ENVELOPE', `Cannot register ${klass.name}: patch documents apply to the representation, which its envelope "${name}" wraps; ` +
       'set patchFormats = [\'json\'], or remove the envelope')
   }
   route.envelope = name
-  if (route.responseSchema !== undefined && !route.emptyBody) route.responseSchema = envelopeSchema(route.responseSchema, name)
+  if (route.responseSchema !== undefined && !route.emptyBody) {
+    route.responseSchema = envelopeSchema(
+      route.responseSchema,
+      name
+    )
+  }
   const body = route.options.schema?.body
-  if (body !== undefined) route.options = { ...route.options, schema: { ...route.options.schema, body: envelopeSchema(body, name) } }
+  if (body !== undefined) {
+    route.options = {
+      ...route.options,
+      schema: { ...route.options.schema, body: envelopeSchema(body, name) }
+    }
+  }
   // A partial update in an envelope takes plain JSON only (above), validated as its schema says.
   const json = route.bodyMediaTypes?.['application/json']
   if (json !== undefined) route.bodyMediaTypes = { 'application/json': { schema: envelopeSchema(json.schema, name), validation: envelopeSchema(json.schema, name) } }
@@ -205,10 +233,16 @@ const SERVED: SerializerOptions = { byAlias: true }
  * optional properties) gets its own serializer on this reply, and the body stays an
  * object, so preSerialization hooks still see it.
  */
-function applySerializerOptions (form: WireForm, served: WireForm, value: unknown, reply: FastifyReply, status: number): unknown {
+function applySerializerOptions (
+  form: WireForm,
+  served: WireForm,
+  value: unknown,
+  reply: FastifyReply,
+  status: number
+): unknown {
   const out = form.toWire === undefined ? value : form.toWire(value)
   if (form === served) return out
-  reply.type('application/json; charset=utf-8').serializer(reply.compileSerializationSchema(form.schema as Record<string, unknown>, String(status)))
+  reply.type('application/json; charset=utf-8').serializer(reply.compileSerializationSchema(form.schema, String(status)))
   return out
 }
 
@@ -216,11 +250,24 @@ function buildFinish (klass: ViewStatics, route: CollectedRoute): Finish {
   const { status, emptyBody, onNone, after } = route
   const wrap = route.envelope === undefined ? undefined : wrapIn(route.envelope)
   const schema = route.responseSchema
-  const check = schema !== undefined && klass.validateResponse === true ? compileResponseCheck(schema, klass.fromAttributes ?? null, klass.strictResponse === true) : undefined
+  const check = schema !== undefined && klass.validateResponse === true
+    ? compileResponseCheck(
+      schema,
+      klass.fromAttributes ?? null,
+      klass.strictResponse === true
+    )
+    : undefined
   const defaults = klass.defaultSerializerOptions ?? SERVED
   // The forms the route's own options pick are found once here; a request's own options look theirs up.
-  const forms = schema === undefined ? undefined : { schema, served: wireForm(schema, SERVED), defaults: wireForm(schema, defaults) }
-  const defaultsNeedWork = forms !== undefined && (defaults.excludeNone === true || defaults.byAlias === false || forms.defaults.toWire !== undefined)
+  const forms = schema === undefined
+    ? undefined
+    : {
+        schema,
+        served: wireForm(schema, SERVED),
+        defaults: wireForm(schema, defaults)
+      }
+  const defaultsNeedWork = forms !== undefined && (defaults.excludeNone === true || defaults.byAlias === false ||
+    forms.defaults.toWire !== undefined)
 
   return (value, view, reply) => {
     // An async action that returned the reply (`return this.checkLastModified(...) ?? item`)
@@ -242,7 +289,13 @@ function buildFinish (klass: ViewStatics, route: CollectedRoute): Finish {
     if (forms === undefined) return body
     const own = (view as Partial<APIView>)[OWN_SERIALIZER_OPTIONS]
     if (own === undefined && !defaultsNeedWork) return body
-    return applySerializerOptions(own === undefined ? forms.defaults : wireForm(forms.schema, own), forms.served, body, reply, status)
+    return applySerializerOptions(
+      own === undefined ? forms.defaults : wireForm(forms.schema, own),
+      forms.served,
+      body,
+      reply,
+      status
+    )
   }
 }
 
@@ -255,9 +308,20 @@ interface ContentChecks {
 }
 
 /** `keepsView`: a hook of the route may have made the request's view already. */
-function buildHandler (klass: ViewClass, route: CollectedRoute, fn: (this: View, request: FastifyRequest) => MaybePromise<unknown>, checks: ContentChecks, keepsView: boolean) {
-  const finish = buildFinish(klass as ViewStatics, route)
-  const bodyRename = route.options.schema?.body === undefined ? undefined : compileRenamer(route.options.schema.body, false)
+function buildHandler (
+  klass: ViewClass,
+  route: CollectedRoute,
+  fn: ViewMethod,
+  checks: ContentChecks,
+  keepsView: boolean
+) {
+  const finish = buildFinish(klass, route)
+  const bodyRename = route.options.schema?.body === undefined
+    ? undefined
+    : compileRenamer(
+      route.options.schema.body,
+      false
+    )
   const { json, none } = checks
   const envelope = route.envelope !== undefined && route.options.schema?.body !== undefined ? route.envelope : undefined
   // Registration refused abstract views (assertRegistrable): this class is concrete.
@@ -284,44 +348,68 @@ const HOOK_PHASES = ['onRequest', 'preValidation', 'preHandler'] as const
  * Builds the Fastify route options of every operation of a view, most specific first.
  * With `app`, serializers may use the app's shared schemas.
  */
-export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions = {}, router?: RouterContext, app?: FastifyInstance): RouteOptions[] {
+export function buildViewRoutes (
+  klass: ViewClass,
+  options: RegisterViewOptions = {},
+  router?: RouterContext,
+  app?: FastifyInstance
+): RouteOptions[] {
   const serializerCompiler = serializerCompilerFor(app)
   const compileSerializer = (schema: TSchema): ((value: unknown) => string) => serializerCompiler({ schema })
-  const statics = klass as ViewStatics
+  const statics: ViewStatics = klass
   const { prefix = '', validation, errorFormat, ...registration } = options
   const policy = resolveValidationPolicy([...router?.validation ?? [], validation], `${klass.name}'s registration`)
   // The innermost level that declares a format wins; else the application's (`configureApp`).
-  const format = [...router?.errorFormat ?? [], errorFormat].reduce<ErrorFormat | undefined>((outer, inner) => inner ?? outer, undefined) ??
+  const format = [...router?.errorFormat ?? [], errorFormat].reduce<ErrorFormat | undefined>(
+    (outer, inner) => inner ?? outer,
+    undefined
+  ) ??
     (app === undefined ? undefined : appErrorFormat(app)) ?? PROBLEM_FORMAT
   const base = router === undefined ? registration : mergeRouteOptions(router.options, registration)
   const fullPrefix = joinPath(router?.prefix ?? '', prefix)
   // Fastify's own default when the application sets none.
   const appBodyLimit = app?.initialConfig.bodyLimit ?? 1024 * 1024
-  const methods = methodsOf(klass)
   const built: RouteOptions[] = []
-  for (const route of collectRoutes(klass)) {
+  for (const { route, implementation } of collectRoutes(klass)) {
     const merged = mergeRouteOptions(base, route.options)
-    const implementation = methods.get(route.name)!
     const takesBody = route.options.schema?.body !== undefined || route.anyJsonBody === true
     // A JSON-only body is checked after parsing, at no cost to a JSON request, unless the route
     // names its own error handler: that handler gets the 415 from a hook before parsing instead.
     const jsonChecked = takesBody && route.bodyMediaTypes === undefined && merged.errorHandler === undefined
     // Response headers add up across levels instead of the innermost replacing the rest.
-    const headerClasses = [router?.options.responseHeaders, registration.responseHeaders, route.options.responseHeaders, klass.getResponseHeaders(route.name)]
+    const headerClasses = [
+      router?.options.responseHeaders,
+      registration.responseHeaders,
+      route.options.responseHeaders,
+      klass.getResponseHeaders(route.name)
+    ]
       .filter((h): h is ResponseHeadersClass => h !== undefined)
     const operations = route.methods.map((method) => {
       // Dependencies run router first, then registration, then the route's own, then the action's.
-      const dependencies = [...(base.dependencies ?? []), ...(route.options.dependencies ?? []), ...(statics.getDependencies?.(route.name, method) ?? [])]
-      const definition: RouteDefinition = { ...route, options: { ...merged, dependencies }, compileSerializer, bodyLimit: merged.bodyLimit ?? appBodyLimit }
+      const dependencies = [
+        ...(base.dependencies ?? []),
+        ...(route.options.dependencies ?? []),
+        ...(statics.getDependencies?.(route.name, method) ?? [])
+      ]
+      const definition: RouteDefinition = {
+        ...route,
+        options: { ...merged, dependencies },
+        compileSerializer,
+        bodyLimit: merged.bodyLimit ?? appBodyLimit
+      }
       return { method, dependencies, definition, own: klass.routeHooks(definition, method) }
     })
     // Only the view's own hooks of these phases may have made the request's view (keepView).
     const keepsView = operations.some(({ own }) => own.preValidation !== undefined || own.preHandler !== undefined)
     // A route without a body refuses content; on a GET, whose content Fastify never reads, in its handler.
     const checks: ContentChecks = { json: jsonChecked, none: !takesBody && route.methods.some(readsNoContent) }
-    const handler = buildHandler(klass, route, implementation as (this: View, request: FastifyRequest) => MaybePromise<unknown>, checks, keepsView)
+    const handler = buildHandler(klass, route, implementation, checks, keepsView)
     // The hooks that keep a view are the ones that may validate the path and query early.
-    const validatorCompiler = validatorCompilerFor(klass, route, { jsonChecked, checkedEarly: keepsView, maxBodyDepth: klass.maxBodyDepth, policy })
+    const validatorCompiler = validatorCompilerFor(
+      klass,
+      route,
+      { jsonChecked, checkedEarly: keepsView, maxBodyDepth: klass.maxBodyDepth, policy }
+    )
     assertPrefixParams(klass, joinPath(app?.prefix ?? '', fullPrefix))
     assertParamsInPath(klass, route, joinPath(app?.prefix ?? '', joinPath(fullPrefix, route.path)))
     for (const { method, dependencies, definition, own } of operations) {
@@ -334,7 +422,7 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
         validatorCompiler,
         serializerCompiler,
         errorHandler: format.errorHandler
-      } as RouteOptions
+      }
       // Options Fastify takes as they are, then the hooks of each phase: copied in by name.
       const passed: Record<string, unknown> = {}
       for (const key of PASS_THROUGH) {
@@ -350,11 +438,16 @@ export function buildViewRoutes (klass: ViewClass, options: RegisterViewOptions 
       Object.assign(routeOptions, phases)
       // The view's own hooks run first, so a 304 is decided before any user hook sees the payload.
       const onSend = [...toList(own.onSend), ...toList(merged.onSend)]
-      if (onSend.length > 0) routeOptions.onSend = onSend as RouteOptions['onSend']
-      const mediaType = mediaTypeHook(method, takesBody, route.bodyMediaTypes === undefined ? undefined : Object.keys(route.bodyMediaTypes), jsonChecked)
-      if (mediaType !== undefined) routeOptions.preParsing = [mediaType, ...toList(merged.preParsing)] as RouteOptions['preParsing']
+      if (onSend.length > 0) routeOptions.onSend = onSend
+      const mediaType = mediaTypeHook(
+        method,
+        takesBody,
+        route.bodyMediaTypes === undefined ? undefined : Object.keys(route.bodyMediaTypes),
+        jsonChecked
+      )
+      if (mediaType !== undefined) routeOptions.preParsing = [mediaType, ...toList(merged.preParsing)]
       const preSerialization = [...toList(own.preSerialization), ...toList(merged.preSerialization)]
-      if (preSerialization.length > 0) routeOptions.preSerialization = preSerialization as RouteOptions['preSerialization']
+      if (preSerialization.length > 0) routeOptions.preSerialization = preSerialization
       built.push(routeOptions)
     }
   }
@@ -378,7 +471,12 @@ function uniqueOperationId (app: FastifyInstance, schema: { operationId?: string
  * Registers every route of a view on a Fastify instance.
  * All reading of the class happens here, once; requests only run the handlers.
  */
-export function registerView (app: FastifyInstance, klass: ViewClass, options: RegisterViewOptions = {}, router?: RouterContext): void {
+export function registerView (
+  app: FastifyInstance,
+  klass: ViewClass,
+  options: RegisterViewOptions = {},
+  router?: RouterContext
+): void {
   const routes = buildViewRoutes(klass, options, router, app)
   assertPrefix(app, klass, options, router)
   for (const route of routes) {
@@ -398,7 +496,12 @@ export function registerView (app: FastifyInstance, klass: ViewClass, options: R
  * of its context (`GET /`, `DELETE /:id`), which is seldom what was meant: a prefix must be
  * given, `''` to mean the root.
  */
-function assertPrefix (app: FastifyInstance, klass: ViewClass, options: RegisterViewOptions, router: RouterContext | undefined): void {
+function assertPrefix (
+  app: FastifyInstance,
+  klass: ViewClass,
+  options: RegisterViewOptions,
+  router: RouterContext | undefined
+): void {
   if (options.prefix !== undefined || (router?.prefix ?? '') !== '' || app.prefix !== '' || klass.standardActions().length === 0) return
   const actions = [...new Set(klass.standardActions().map((action) => action.name))]
   throw new ConfigurationError('FV_ERR_NO_PREFIX', `Cannot register ${klass.name}: it has no prefix, so its actions (${actions.join(', ')}) would be served at the root ` +

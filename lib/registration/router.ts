@@ -45,7 +45,12 @@ export class ViewRouter {
    * policy and the format around the router (the plugin's), which the router's own options win over.
    */
   register (app: FastifyInstance, validation?: ValidationPolicy, errorFormat?: ErrorFormat): void {
-    const levels = { prefix: this.prefix, options: this.options, validation: [validation, this.validation], errorFormat: [errorFormat, this.errorFormat] }
+    const levels = {
+      prefix: this.prefix,
+      options: this.options,
+      validation: [validation, this.validation],
+      errorFormat: [errorFormat, this.errorFormat]
+    }
     for (const { view, options } of this.entries) registerView(app, view, options, levels)
   }
 }

@@ -28,7 +28,9 @@ const fillsBodyDefaults = (method: string | undefined, policy: ResolvedValidatio
  * route's documented schema puts around them, under the route's validation policy.
  * The defaults the policy fills are checked against their schemas here, at registration.
  */
-export function validatorCompilerFor (klass: ViewClass, route: CollectedRoute, settings: ValidatorSettings): (input: { httpPart?: string, contentType?: string, method?: string }) => PartValidator {
+export function validatorCompilerFor (klass: ViewClass, route: CollectedRoute, settings: ValidatorSettings): (
+  input: { httpPart?: string, contentType?: string, method?: string }
+) => PartValidator {
   const parts: ResolvedRouteSchemas = route.options.schema ?? {}
   const { bodyMediaTypes } = route
   const { jsonChecked, checkedEarly, maxBodyDepth, policy } = settings
@@ -44,7 +46,7 @@ export function validatorCompilerFor (klass: ViewClass, route: CollectedRoute, s
   // a body taken in several media types is compiled once per type.
   return ({ httpPart, contentType, method }) => {
     const part = httpPart as HttpPart
-    const declared = part === 'body' && contentType !== undefined && bodyMediaTypes !== undefined ? bodyMediaTypes[contentType].validation : parts[part]!
+    const declared = part === 'body' && contentType !== undefined && bodyMediaTypes !== undefined ? bodyMediaTypes[contentType].validation : parts[part]
     if (declared === undefined) return acceptAny // a patch document is checked when it is applied, with pointers into it
     if (part !== 'body') {
       return sharedValidator(declared, `${part} ${checkedEarly} ${policy.useDefaults}`, () => compilePartValidator(declared, part, { checkedEarly, useDefaults: policy.useDefaults }))
@@ -52,7 +54,11 @@ export function validatorCompilerFor (klass: ViewClass, route: CollectedRoute, s
     const useDefaults = fillsBodyDefaults(method, policy)
     const stripUnknown = policy.unknownProperties === 'strip'
     const validate = sharedValidator(declared, `body ${maxBodyDepth} ${useDefaults} ${stripUnknown}`, () =>
-      compilePartValidator(strictBodySchema(aliasedSchema(declared)), part, { maxBodyDepth, useDefaults, stripUnknown }))
+      compilePartValidator(
+        strictBodySchema(aliasedSchema(declared)),
+        part,
+        { maxBodyDepth, useDefaults, stripUnknown }
+      ))
     return jsonChecked ? markJsonBodyErrors(validate) : validate
   }
 }
@@ -61,7 +67,11 @@ export function validatorCompilerFor (klass: ViewClass, route: CollectedRoute, s
  * The route as its operation documents it for one method: where the policy fills defaults, a
  * member with one is optional, as the client may leave it out (`optionalDefaults`).
  */
-export function documentedDefinition (definition: RouteDefinition, method: string, policy: ResolvedValidationPolicy): RouteDefinition {
+export function documentedDefinition (
+  definition: RouteDefinition,
+  method: string,
+  policy: ResolvedValidationPolicy
+): RouteDefinition {
   const parts = definition.options.schema
   if (!policy.useDefaults || parts === undefined) return definition
   const shown: ResolvedRouteSchemas = {}

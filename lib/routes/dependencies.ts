@@ -17,7 +17,7 @@ export type DependencyHooks = Record<HookPhase, onRequestHookHandler[]>
 function toHook (dependency: DependencyFn): onRequestHookHandler {
   return async function dependencyHook (this: unknown, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (await dependency.call(this, request, reply) === false) throw new Forbidden()
-  } as onRequestHookHandler
+  }
 }
 
 function phaseOf (dependency: Dependency): [HookPhase, DependencyFn] {

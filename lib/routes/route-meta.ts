@@ -1,3 +1,4 @@
+// Route metadata (routes layer): what decorators record on a method, and how route options and responses merge.
 import type { HTTPMethods } from 'fastify'
 import type { APIErrorClass } from '../http/errors.js'
 import type { ResolvedRouteOptions, ResolvedRouteSchemas, ResponseDoc, ResponsesMap, ViewRouteOptions } from './types.js'
@@ -10,35 +11,39 @@ export interface CatchSpec {
   detail?: string
 }
 
+/** The route a route decorator (or the route builder) declares: its methods, path and status, always all three. */
+export interface DeclaredRoute {
+  methods: HTTPMethods[]
+  path: string
+  /** The decorator's own status (Post 201, Delete 204); `options.statusCode` wins over it. */
+  defaultStatus: number
+}
+
 /**
  * What decorators record about a method. Stacked decorators merge into one record,
  * whatever their order; the one applied last (the outer one) wins on scalars.
  */
 export interface RouteMeta {
   /** Set by a route decorator; absent when only `Override` / `Throws` applied. */
-  methods?: HTTPMethods[]
-  path?: string
+  route?: DeclaredRoute
   /** `Action(..., { detail: true })`: the path nests under the detail route. */
   detail?: boolean
-  /** The decorator's own status (Post 201, Delete 204); `options.statusCode` wins over it. */
-  defaultStatus?: number
   options: ViewRouteOptions
   throws: APIErrorClass[]
 }
 
-const META = Symbol('fastify-views.route')
-
-type Annotated = { [META]?: RouteMeta }
+/** The record of each annotated method: a function's metadata lives beside it, not on it. */
+const META = new WeakMap<object, RouteMeta>()
 
 /** The route metadata recorded on a method, if any. */
 export function getRouteMeta (fn: object): RouteMeta | undefined {
-  return (fn as Annotated)[META]
+  return META.get(fn)
 }
 
 /** Copies the metadata of one function onto another (a wrapper replacing it). */
 export function copyRouteMeta (from: object, to: object): void {
   const meta = getRouteMeta(from)
-  if (meta !== undefined) (to as Annotated)[META] = meta
+  if (meta !== undefined) META.set(to, meta)
 }
 
 /**
@@ -46,7 +51,15 @@ export function copyRouteMeta (from: object, to: object): void {
  * key, headers add up and error lists are unioned. A body the later entry declares (`schema`,
  * `content` or `errors`) replaces the earlier `schema` and `content`, whichever form each uses.
  */
-export function mergeResponses (base: ResponsesMap | undefined, over: ResponsesMap | undefined): ResponsesMap | undefined {
+export function mergeResponses (base: ResponsesMap, over: ResponsesMap | undefined): ResponsesMap
+export function mergeResponses (
+  base: ResponsesMap | undefined,
+  over: ResponsesMap | undefined
+): ResponsesMap | undefined
+export function mergeResponses (
+  base: ResponsesMap | undefined,
+  over: ResponsesMap | undefined
+): ResponsesMap | undefined {
   if (base === undefined) return over
   if (over === undefined) return base
   const out: ResponsesMap = { ...base }
@@ -59,7 +72,12 @@ export function mergeResponses (base: ResponsesMap | undefined, over: ResponsesM
 }
 
 function mergeEntry (a: ResponseDoc, b: ResponseDoc): ResponseDoc {
-  const entry: ResponseDoc = { ...a, ...b, headers: a.headers === undefined ? b.headers : { ...a.headers, ...b.headers }, errors: unionErrors(a.errors, b.errors) }
+  const entry: ResponseDoc = {
+    ...a,
+    ...b,
+    headers: a.headers === undefined ? b.headers : { ...a.headers, ...b.headers },
+    errors: unionErrors(a.errors, b.errors)
+  }
   if (b.schema !== undefined || b.content !== undefined || b.errors !== undefined) {
     if (b.schema === undefined) delete entry.schema
     if (b.content === undefined) delete entry.content
@@ -87,13 +105,23 @@ export function mergeRouteOptions<O extends ViewRouteOptions> (base: ViewRouteOp
   const responses = mergeResponses(base.responses, over.responses)
   if (responses !== undefined) merged.responses = responses
   if (base.schema !== undefined && over.schema !== undefined) merged.schema = { ...base.schema, ...over.schema }
-  if (base.dependencies !== undefined && over.dependencies !== undefined) merged.dependencies = [...base.dependencies, ...over.dependencies]
-  if (base.config !== undefined && over.config !== undefined) merged.config = { ...base.config, ...over.config }
-  const hooks = merged as Record<string, unknown>
-  for (const hook of HOOKS) {
-    if (base[hook] !== undefined && over[hook] !== undefined) hooks[hook] = [...asList(base[hook]), ...asList(over[hook])]
+  if (base.dependencies !== undefined && over.dependencies !== undefined) {
+    merged.dependencies = [
+      ...base.dependencies,
+      ...over.dependencies
+    ]
   }
-  return merged
+  if (base.config !== undefined && over.config !== undefined) merged.config = { ...base.config, ...over.config }
+  const hooks: Record<string, unknown> = {}
+  for (const hook of HOOKS) {
+    if (base[hook] !== undefined && over[hook] !== undefined) {
+      hooks[hook] = [
+        ...asList(base[hook]),
+        ...asList(over[hook])
+      ]
+    }
+  }
+  return Object.assign(merged, hooks)
 }
 
 /**
@@ -118,21 +146,18 @@ const REQUEST_PARTS = ['params', 'querystring', 'body', 'headers'] as const
 
 /** Records metadata on a method, merging with what earlier (inner) decorators recorded. */
 export function annotate (fn: object, patch: Partial<RouteMeta>): void {
-  const target = fn as Annotated
-  const prev = target[META]
+  const prev = META.get(fn)
   if (prev === undefined) {
-    target[META] = { options: {}, throws: [], ...patch }
+    META.set(fn, { options: {}, throws: [], ...patch })
     return
   }
-  target[META] = {
+  META.set(fn, {
     ...prev,
     ...patch,
     // A route decorator's placement wins, however Override/Throws were stacked around it.
-    methods: patch.methods ?? prev.methods,
-    path: patch.path ?? prev.path,
+    route: patch.route ?? prev.route,
     detail: patch.detail ?? prev.detail,
-    defaultStatus: patch.defaultStatus ?? prev.defaultStatus,
     options: patch.options === undefined ? prev.options : mergeRouteOptions(prev.options, patch.options),
     throws: patch.throws === undefined ? prev.throws : [...new Set([...prev.throws, ...patch.throws])]
-  }
+  })
 }

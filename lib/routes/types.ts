@@ -3,9 +3,10 @@ import type { Schema, StaticOf } from '../core/typebox-lines.js'
 import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
 import type { APIErrorClass } from '../http/errors.js'
 import type { ResponseHeadersClass } from '../http/response-headers.js'
+import type { MaybePromise } from '../core/maybe-promise.js'
 
-/** A value or a promise of it: sync views return values, async views promises. */
-export type MaybePromise<T> = T | Promise<T>
+// A value or a promise of it: sync views return values, async views promises.
+export type { MaybePromise }
 
 /** The request parts a route validates, as TypeBox schemas. */
 export interface RouteSchemas {
@@ -101,7 +102,8 @@ export interface SharedRouteOptions extends FastifyPassThroughOptions, RouteDocO
 }
 
 /** Options of one route: Fastify's, the request schemas, the success status and body schema. */
-export interface ViewRouteOptions<S extends RouteSchemas = RouteSchemas, R extends Schema | undefined = Schema | undefined> extends SharedRouteOptions {
+export interface ViewRouteOptions<S extends RouteSchemas = RouteSchemas,
+  R extends Schema | undefined = Schema | undefined> extends SharedRouteOptions {
   /** The validated request parts. */
   schema?: S & { [K in Exclude<keyof S, keyof RouteSchemas>]: never }
   /** The success status code (defaults: POST 201, DELETE 204, others 200). */
@@ -122,4 +124,7 @@ export interface ResolvedRouteSchemas {
 export type ResolvedRouteOptions = ViewRouteOptions<ResolvedRouteSchemas, TSchema | undefined>
 
 /** A route handler method of a view, typed from its route's schemas. */
-export type RouteMethod<This, S extends RouteSchemas, R> = (this: This, request: ViewRequest<S>) => MaybePromise<HandlerResult<R>>
+export type RouteMethod<This, S extends RouteSchemas, R> = (
+  this: This,
+  request: ViewRequest<S>
+) => MaybePromise<HandlerResult<R>>

@@ -3,9 +3,7 @@
  * integer or boolean the schema asks for, from their plain decimal or literal form only
  * (docs/views.md#request-validation). Built once per route; a body is never coerced.
  */
-import type { TSchema } from '@sinclair/typebox'
-
-type AnySchema = TSchema & Record<string | symbol, unknown>
+import type { SchemaNode } from '../core/schema-node.js'
 
 type Converter = (raw: string) => unknown
 
@@ -30,22 +28,22 @@ function toBoolean (raw: string): unknown {
  * The JSON types a schema accepts, through unions too; empty when it says nothing.
  * TypeBox writes a union as `anyOf` and a literal as `const` beside its `type`.
  */
-function acceptedTypes (schema: AnySchema): Set<string> {
+function acceptedTypes (schema: SchemaNode): Set<string> {
   const types = new Set<string>()
-  const visit = (s: AnySchema): void => {
+  const visit = (s: SchemaNode): void => {
     // A string literal only ever matches itself, so it never keeps other strings from converting.
     if (s.const !== undefined) {
       if (typeof s.const !== 'string') types.add(typeof s.const)
     } else if (typeof s.type === 'string') {
       types.add(s.type)
     }
-    if (Array.isArray(s.anyOf)) for (const m of s.anyOf) visit(m as AnySchema)
+    if (Array.isArray(s.anyOf)) for (const m of s.anyOf) visit(m)
   }
   visit(schema)
   return types
 }
 
-function converterFor (schema: AnySchema): Converter | undefined {
+function converterFor (schema: SchemaNode): Converter | undefined {
   const types = acceptedTypes(schema)
   // A value that may be a string stays one; anything else converts only from its
   // plain decimal or literal form, so `1e3`, `10.5` or `0x10` never pass as integers.
@@ -56,21 +54,26 @@ function converterFor (schema: AnySchema): Converter | undefined {
   return undefined
 }
 
-interface FieldConversion { key: string, convert?: Converter, array: boolean }
+type FieldConversion = { key: string, convert: Converter | undefined, array: true } | {
+  key: string,
+  convert: Converter,
+  array: false
+}
 
 /**
  * Builds, once per route, the in-place conversion of a query, path or header object:
  * strings become the numbers and booleans the schema asks for, and a parameter given
  * once where an array is expected becomes a one-element array.
  */
-export function buildCoercion (schema: TSchema): ((data: Record<string, unknown>) => void) | undefined {
-  const props = (schema as AnySchema).properties as Record<string, AnySchema> | undefined
+export function buildCoercion (schema: SchemaNode): ((data: Record<string, unknown>) => void) | undefined {
+  const props = schema.properties
   if (props === undefined) return undefined
   const fields: FieldConversion[] = []
   for (const key of Object.keys(props)) {
     const prop = props[key]
     if (prop.type === 'array') {
-      fields.push({ key, convert: converterFor(prop.items as AnySchema), array: true })
+      // An array property of a query, path or headers schema has one schema for its items (a tuple is not coerced).
+      fields.push({ key, convert: converterFor(prop.items as SchemaNode), array: true })
     } else {
       const convert = converterFor(prop)
       if (convert !== undefined) fields.push({ key, convert, array: false })
@@ -86,7 +89,7 @@ export function buildCoercion (schema: TSchema): ((data: Record<string, unknown>
         // Query and header values are strings, one or many.
         data[key] = convert === undefined ? list : list.map((v) => convert(v as string))
       } else if (typeof raw === 'string') {
-        data[key] = convert!(raw)
+        data[key] = convert(raw)
       }
     }
   }

@@ -4,8 +4,8 @@
  * Compiled once per schema at registration; a schema without a default compiles to nothing.
  */
 import { OptionalKind, type TSchema } from '@sinclair/typebox'
-
-type Node = Record<string | symbol, unknown>
+import { asTypeBox, isSchemaNode, listOf, namedOf, requiredOf, type SchemaNode } from '../core/schema-node.js'
+import { isRecord } from '../core/record.js'
 
 /** Fills the defaults a value lacks, in place; a value of another type than the schema's is left for the check to refuse. */
 export type ApplyDefaults = (value: unknown) => void
@@ -18,16 +18,8 @@ export interface DeclaredDefault {
   path: string
 }
 
-const isNode = (value: unknown): value is Node => typeof value === 'object' && value !== null && !Array.isArray(value)
-
 /** Names a plain object inherits: such a member is read as an own one only. */
 const INHERITED = new Set(Object.getOwnPropertyNames(Object.prototype))
-
-/** A keyword's member schemas by name (`properties`, `patternProperties`): none when the schema lacks it. */
-const schemasOf = (keyword: unknown): Record<string, Node> => Object(keyword) as Record<string, Node>
-
-/** A keyword's list of schemas (`allOf`, `anyOf`, a tuple's `items`): none when the schema lacks it. */
-const listOf = (keyword: unknown): Node[] => Array.isArray(keyword) ? keyword as Node[] : []
 
 /**
  * The schemas a value is checked against where Ajv fills defaults (and so does the library):
@@ -36,25 +28,27 @@ const listOf = (keyword: unknown): Node[] => Array.isArray(keyword) ? keyword as
  * not among them: which member a value will match is not known while its defaults are filled, and
  * Ajv, which tries each in turn, fills none there either.
  */
-function visited (node: Node): Array<{ schema: Node, path: string, member?: string }> {
-  const out: Array<{ schema: Node, path: string, member?: string }> = []
-  const props = schemasOf(node.properties)
+function visited (node: SchemaNode): Array<{ schema: SchemaNode, path: string, member?: string }> {
+  const out: Array<{ schema: SchemaNode, path: string, member?: string }> = []
+  const props = namedOf(node.properties)
   for (const key of Object.keys(props)) out.push({ schema: props[key], path: '/' + key, member: key })
-  if (isNode(node.additionalProperties)) out.push({ schema: node.additionalProperties, path: '/*' })
-  for (const schema of Object.values(schemasOf(node.patternProperties))) out.push({ schema, path: '/*' })
-  if (isNode(node.items)) out.push({ schema: node.items, path: '/*' })
+  if (isSchemaNode(node.additionalProperties)) out.push({ schema: node.additionalProperties, path: '/*' })
+  for (const schema of Object.values(namedOf(node.patternProperties))) out.push({ schema, path: '/*' })
+  if (isSchemaNode(node.items)) out.push({ schema: node.items, path: '/*' })
   listOf(node.items).forEach((schema, i) => out.push({ schema, path: '/' + String(i) }))
   for (const schema of listOf(node.allOf)) out.push({ schema, path: '' })
   return out
 }
 
 /** The schemas with an `$id` inside `schema`, by id: what its `$ref`s (a `Type.Recursive`'s `This`) point to. */
-function identified (schema: Node): Map<string, Node> {
-  const ids = new Map<string, Node>()
-  const walk = (node: Node): void => {
+function identified (schema: SchemaNode): Map<string, SchemaNode> {
+  const ids = new Map<string, SchemaNode>()
+  const walk = (node: SchemaNode): void => {
     if (typeof node.$id === 'string' && !ids.has(node.$id)) ids.set(node.$id, node)
     for (const value of Object.values(node)) {
-      if (Array.isArray(value)) for (const item of value) { if (isNode(item)) walk(item) } else if (isNode(value)) walk(value)
+      if (Array.isArray(value)) {
+        for (const item of value) if (isSchemaNode(item)) walk(item)
+      } else if (isSchemaNode(value)) walk(value)
     }
   }
   walk(schema)
@@ -62,19 +56,19 @@ function identified (schema: Node): Map<string, Node> {
 }
 
 /** Where a `$ref` inside the schema leads, or `undefined` for a reference outside it. */
-const target = (node: Node, ids: Map<string, Node>): Node | undefined => typeof node.$ref === 'string' ? ids.get(node.$ref) : undefined
+const target = (node: SchemaNode, ids: Map<string, SchemaNode>): SchemaNode | undefined => typeof node.$ref === 'string' ? ids.get(node.$ref) : undefined
 
 /** Every `default` the library fills under `start`, each once (a recursive schema's too); `ids`: the `$id` schemas of the whole. */
-function collect (start: Node, ids: Map<string, Node>, first = false): DeclaredDefault[] {
+function collect (start: SchemaNode, ids: Map<string, SchemaNode>, first = false): DeclaredDefault[] {
   const found: DeclaredDefault[] = []
-  const seen = new Set<Node>()
-  const walk = (node: Node, path: string): void => {
+  const seen = new Set<SchemaNode>()
+  const walk = (node: SchemaNode, path: string): void => {
     const next = target(node, ids) ?? node
     if (seen.has(next)) return
     seen.add(next)
     for (const { schema: child, path: step, member } of visited(next)) {
       if (member !== undefined && Object.hasOwn(child, 'default')) {
-        found.push({ schema: child as unknown as TSchema, value: child.default, path: path + step })
+        found.push({ schema: asTypeBox(child), value: child.default, path: path + step })
         if (first) return
       }
       walk(child, path + step)
@@ -86,22 +80,20 @@ function collect (start: Node, ids: Map<string, Node>, first = false): DeclaredD
 }
 
 /** Every `default` the library fills in values of `schema`, each once (a recursive schema's too). */
-export function declaredDefaults (schema: TSchema): DeclaredDefault[] {
-  const root = schema as unknown as Node
-  return collect(root, identified(root))
+export function declaredDefaults (schema: SchemaNode): DeclaredDefault[] {
+  return collect(schema, identified(schema))
 }
 
 /**
  * The members with a `default` inside a union (`anyOf`, `oneOf`, `not`), where none is filled:
  * what Fastify's Ajv refuses in strict mode ("default is ignored"). Paths as `declaredDefaults` gives them.
  */
-export function unfilledDefaults (schema: TSchema): string[] {
-  const root = schema as unknown as Node
+export function unfilledDefaults (root: SchemaNode): string[] {
   const ids = identified(root)
   const found: string[] = []
   // Each schema once outside a union and once inside one.
-  const seen = { true: new Set<Node>(), false: new Set<Node>() }
-  const walk = (node: Node, path: string, inUnion: boolean): void => {
+  const seen = { true: new Set<SchemaNode>(), false: new Set<SchemaNode>() }
+  const walk = (node: SchemaNode, path: string, inUnion: boolean): void => {
     const next = target(node, ids) ?? node
     const walked = seen[`${inUnion}`]
     if (walked.has(next)) return
@@ -110,7 +102,11 @@ export function unfilledDefaults (schema: TSchema): string[] {
       if (inUnion && member !== undefined && Object.hasOwn(child, 'default')) found.push(path + step)
       walk(child, path + step, inUnion)
     }
-    for (const member of [...listOf(next.anyOf), ...listOf(next.oneOf), ...(isNode(next.not) ? [next.not] : [])]) walk(member, path, true)
+    for (const member of [
+      ...listOf(next.anyOf),
+      ...listOf(next.oneOf),
+      ...(isSchemaNode(next.not) ? [next.not] : [])
+    ]) walk(member, path, true)
   }
   walk(root, '', false)
   return found
@@ -124,11 +120,11 @@ function factoryOf (value: unknown): () => unknown {
     if (value.length === 0) return () => []
   } else if (Object.keys(value).length === 0) return () => ({})
   const text = JSON.stringify(value)
-  return () => JSON.parse(text) as unknown
+  return (): unknown => JSON.parse(text)
 }
 
 /** Sets a member; `__proto__` is defined as an own member, never assigned (which would replace the prototype). */
-function setMember (value: Node, key: string, member: unknown): void {
+function setMember (value: Record<string, unknown>, key: string, member: unknown): void {
   if (key === '__proto__') Object.defineProperty(value, key, { value: member, writable: true, enumerable: true, configurable: true })
   else value[key] = member
 }
@@ -152,7 +148,7 @@ function applyAll (steps: ApplyDefaults[]): ApplyDefaults | undefined {
 /** Fills the defaults of an object's named members, then those inside each member's value. */
 function objectStep (members: Member[]): ApplyDefaults {
   return (value) => {
-    if (!isNode(value)) return
+    if (!isRecord(value)) return
     for (const { key, make, inner, inherited } of members) {
       let member = inherited && !Object.hasOwn(value, key) ? undefined : value[key]
       if (member === undefined && make !== undefined) setMember(value, key, member = make())
@@ -162,9 +158,13 @@ function objectStep (members: Member[]): ApplyDefaults {
 }
 
 /** Fills the defaults inside the members an object's own `properties` do not name (a record's values, `additionalProperties`). */
-function otherMembersStep (named: Set<string>, patterns: Array<[RegExp, ApplyDefaults]>, additional: ApplyDefaults | undefined): ApplyDefaults {
+function otherMembersStep (
+  named: Set<string>,
+  patterns: Array<[RegExp, ApplyDefaults]>,
+  additional: ApplyDefaults | undefined
+): ApplyDefaults {
   return (value) => {
-    if (!isNode(value)) return
+    if (!isRecord(value)) return
     for (const key of Object.keys(value)) {
       if (named.has(key)) continue
       const member = value[key]
@@ -202,24 +202,23 @@ function tupleStep (inners: Array<ApplyDefaults | undefined>): ApplyDefaults {
  * The compiled filling of `schema`'s defaults, or `undefined` when it declares none the library
  * fills: then the validator a request runs is the one it was without defaults.
  */
-export function compileDefaults (schema: TSchema): ApplyDefaults | undefined {
-  const root = schema as unknown as Node
+export function compileDefaults (root: SchemaNode): ApplyDefaults | undefined {
   const ids = identified(root)
-  const fills = (node: Node): boolean => collect(node, ids, true).length > 0
+  const fills = (node: SchemaNode): boolean => collect(node, ids, true).length > 0
   if (!fills(root)) return undefined
-  const built = new Map<Node, { apply: ApplyDefaults | undefined, done: boolean }>()
-  const build = (start: Node): ApplyDefaults | undefined => {
+  const built = new Map<SchemaNode, { apply: ApplyDefaults | undefined, done: boolean }>()
+  const build = (start: SchemaNode): ApplyDefaults | undefined => {
     const node = target(start, ids) ?? start
     const known = built.get(node)
     if (known !== undefined) {
       if (known.done) return known.apply
       // A schema that contains itself (`Type.Recursive`) is asked for its filling while it is built: it is read when called.
-      return fills(node) ? (value) => known.apply!(value) : undefined
+      return fills(node) ? (value) => known.apply?.(value) : undefined
     }
     const cell: { apply: ApplyDefaults | undefined, done: boolean } = { apply: undefined, done: false }
     built.set(node, cell)
     const steps: ApplyDefaults[] = []
-    const props = schemasOf(node.properties)
+    const props = namedOf(node.properties)
     const members: Member[] = []
     for (const key of Object.keys(props)) {
       const prop = props[key]
@@ -229,13 +228,17 @@ export function compileDefaults (schema: TSchema): ApplyDefaults | undefined {
     }
     if (members.length > 0) steps.push(objectStep(members))
     const patterns: Array<[RegExp, ApplyDefaults]> = []
-    for (const [pattern, schema] of Object.entries(schemasOf(node.patternProperties))) {
+    for (const [pattern, schema] of Object.entries(namedOf(node.patternProperties))) {
       const inner = build(schema)
       if (inner !== undefined) patterns.push([new RegExp(pattern), inner]) // as TypeBox's check reads the pattern
     }
-    const additional = isNode(node.additionalProperties) ? build(node.additionalProperties) : undefined
-    if (patterns.length > 0 || additional !== undefined) steps.push(otherMembersStep(new Set(Object.keys(props)), patterns, additional))
-    const item = isNode(node.items) ? build(node.items) : undefined
+    const additional = isSchemaNode(node.additionalProperties) ? build(node.additionalProperties) : undefined
+    if (patterns.length > 0 || additional !== undefined) {
+      steps.push(
+        otherMembersStep(new Set(Object.keys(props)), patterns, additional)
+      )
+    }
+    const item = isSchemaNode(node.items) ? build(node.items) : undefined
     if (item !== undefined) steps.push(itemsStep(item))
     const tuple = listOf(node.items).map(build)
     if (tuple.some((inner) => inner !== undefined)) steps.push(tupleStep(tuple))
@@ -258,19 +261,19 @@ export function compileDefaults (schema: TSchema): ApplyDefaults | undefined {
  * and one document may show both. A schema referring to itself is shown as declared.
  */
 export function optionalDefaults<T extends TSchema> (schema: T): T {
-  const root = schema as unknown as Node
+  const root: SchemaNode = schema
   if (declaredDefaults(schema).length === 0) return schema
   const refs = new Set<string>()
   const scan = (value: unknown): void => {
     if (Array.isArray(value)) for (const item of value) scan(item)
-    else if (isNode(value)) {
+    else if (isSchemaNode(value)) {
       if (typeof value.$ref === 'string') refs.add(value.$ref)
       for (const member of Object.values(value)) scan(member)
     }
   }
   scan(root)
-  const rewriteAll = (schemas: Record<string, Node>): Record<string, Node> | undefined => {
-    const shown: Record<string, Node> = {}
+  const rewriteAll = (schemas: Record<string, SchemaNode>): Record<string, SchemaNode> | undefined => {
+    const shown: Record<string, SchemaNode> = {}
     let changed = false
     for (const key of Object.keys(schemas)) {
       shown[key] = rewrite(schemas[key])
@@ -278,17 +281,17 @@ export function optionalDefaults<T extends TSchema> (schema: T): T {
     }
     return changed ? shown : undefined
   }
-  const rewriteList = (schemas: Node[]): Node[] | undefined => {
+  const rewriteList = (schemas: SchemaNode[]): SchemaNode[] | undefined => {
     const shown = schemas.map(rewrite)
     return shown.some((member, i) => member !== schemas[i]) ? shown : undefined
   }
-  const rewrite = (node: Node): Node => {
+  const rewrite = (node: SchemaNode): SchemaNode => {
     if (typeof node.$id === 'string' && refs.has(node.$id)) return node
-    const out: Node = { ...node }
+    const out: SchemaNode = { ...node }
     let changed = false
     if (node.properties !== undefined) {
-      const props = schemasOf(node.properties)
-      const next: Record<string, Node> = {}
+      const props = namedOf(node.properties)
+      const next: Record<string, SchemaNode> = {}
       const defaulted = new Set<string>()
       for (const key of Object.keys(props)) {
         next[key] = rewrite(props[key])
@@ -299,11 +302,11 @@ export function optionalDefaults<T extends TSchema> (schema: T): T {
         changed ||= next[key] !== props[key]
       }
       out.properties = next
-      const required = listOf(node.required).filter((key) => !defaulted.has(key as unknown as string))
+      const required = requiredOf(node).filter((key) => !defaulted.has(key))
       if (required.length > 0) out.required = required
       else delete out.required
     }
-    const patterns = rewriteAll(schemasOf(node.patternProperties))
+    const patterns = rewriteAll(namedOf(node.patternProperties))
     if (patterns !== undefined) out.patternProperties = patterns
     const members = rewriteList(listOf(node.allOf))
     if (members !== undefined) out.allOf = members
@@ -311,7 +314,7 @@ export function optionalDefaults<T extends TSchema> (schema: T): T {
     if (tuple !== undefined) out.items = tuple
     for (const key of ['additionalProperties', 'items'] as const) {
       const child = node[key]
-      if (isNode(child)) out[key] = rewrite(child)
+      if (isSchemaNode(child)) out[key] = rewrite(child)
       changed ||= out[key] !== child
     }
     changed ||= patterns !== undefined || members !== undefined || tuple !== undefined
@@ -319,5 +322,5 @@ export function optionalDefaults<T extends TSchema> (schema: T): T {
     if (typeof node.$id === 'string') out.$id = `${node.$id}Input`
     return out
   }
-  return rewrite(root) as unknown as T
+  return asTypeBox<T>(rewrite(root))
 }

@@ -3,9 +3,7 @@
  * lets values nest without bound (`Type.Unknown`, `Type.Any`, records of those, recursive
  * schemas) gets a depth check before it is validated, and every other schema pays nothing.
  */
-import type { TSchema } from '@sinclair/typebox'
-
-type SchemaNode = Record<string, unknown>
+import type { SchemaNode } from '../core/schema-node.js'
 
 const SCALARS = new Set(['string', 'number', 'integer', 'boolean', 'null'])
 
@@ -18,7 +16,8 @@ function valueDepth (value: unknown): number {
 }
 
 /** The deepest of several schemas; none at all allows no value, so no depth. */
-const deepestOf = (schemas: unknown, closed = false): number => Array.isArray(schemas) ? Math.max(0, ...schemas.map((s) => schemaDepth(s as TSchema, closed))) : 0
+const deepestOf = (schemas: SchemaNode | SchemaNode[] | undefined, closed = false): number =>
+  Array.isArray(schemas) ? Math.max(0, ...schemas.map((s) => schemaDepth(s, closed))) : 0
 
 /** TypeBox's `Record(Type.String(), ...)` pattern: it matches every member name, so no member is an "other" one. */
 const EVERY_NAME = '^(.*)$'
@@ -30,8 +29,7 @@ const EVERY_NAME = '^(.*)$'
  * may recurse). Conservative: a schema it cannot read is unbounded. `closed`: an enclosing
  * intersection evaluates the members of this object (`unevaluatedProperties: false`).
  */
-export function schemaDepth (schema: TSchema, closed = false): number {
-  const node = schema as SchemaNode
+export function schemaDepth (node: SchemaNode, closed = false): number {
   if (node.$ref !== undefined || node.not !== undefined) return Number.POSITIVE_INFINITY
   if (node.const !== undefined) return valueDepth(node.const)
   if (Array.isArray(node.enum)) return Math.max(0, ...node.enum.map(valueDepth))
@@ -39,22 +37,29 @@ export function schemaDepth (schema: TSchema, closed = false): number {
   const closesMembers = node.unevaluatedProperties === false
   const combined = [deepestOf(node.anyOf), deepestOf(node.oneOf), deepestOf(node.allOf, closesMembers)]
   const hasCombined = [node.anyOf, node.oneOf, node.allOf].some(Array.isArray)
-  const types = Array.isArray(node.type) ? node.type as unknown[] : node.type === undefined ? [] : [node.type]
+  const types = Array.isArray(node.type) ? node.type : node.type === undefined ? [] : [node.type]
   if (types.length === 0) return hasCombined ? Math.max(...combined) : Number.POSITIVE_INFINITY
   let deepest = Math.max(...combined)
   for (const type of types) {
-    if (SCALARS.has(type as string)) continue
+    if (SCALARS.has(type)) continue
     if (type === 'array') {
       const items = node.items
       const prefix = node.prefixItems
-      const inner = Array.isArray(items) ? deepestOf(items) : items === undefined ? (Array.isArray(prefix) && node.maxItems !== undefined ? deepestOf(prefix) : Number.POSITIVE_INFINITY) : schemaDepth(items as TSchema)
+      const inner = Array.isArray(items)
+        ? deepestOf(items)
+        : items === undefined
+          ? (Array.isArray(prefix) &&
+          node.maxItems !== undefined
+              ? deepestOf(prefix)
+              : Number.POSITIVE_INFINITY)
+          : schemaDepth(items)
       deepest = Math.max(deepest, 1 + (Array.isArray(prefix) ? Math.max(inner, deepestOf(prefix)) : inner))
     } else if (type === 'object') {
-      const properties = node.properties === undefined ? [] : Object.values(node.properties as Record<string, unknown>)
-      const patterns = node.patternProperties === undefined ? {} : node.patternProperties as Record<string, unknown>
+      const properties = node.properties === undefined ? [] : Object.values(node.properties)
+      const patterns = node.patternProperties ?? {}
       const extra = node.additionalProperties
       const shut = closed || extra === false || closesMembers || Object.hasOwn(patterns, EVERY_NAME)
-      const open = shut ? 0 : typeof extra === 'object' && extra !== null ? schemaDepth(extra as TSchema) : Number.POSITIVE_INFINITY
+      const open = shut ? 0 : typeof extra === 'object' && extra !== null ? schemaDepth(extra) : Number.POSITIVE_INFINITY
       deepest = Math.max(deepest, 1 + Math.max(deepestOf(properties), deepestOf(Object.values(patterns)), open))
     } else {
       return Number.POSITIVE_INFINITY

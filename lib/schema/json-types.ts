@@ -1,12 +1,13 @@
 // The JSON types a schema lets through, as registration compares them: a response schema with
 // what a table holds, a filter's parameter with the field it matches. JSON has one kind of
 // number; `integer` is among them.
+import type { SchemaNode } from '../core/schema-node.js'
 
 /** The JSON types a TypeBox schema accepts, or `undefined` for any (`Type.Unknown`, `Type.Any`, a kind not read here). */
-export function acceptedTypes (schema: Record<string, unknown>): Set<string> | undefined {
+export function acceptedTypes (schema: SchemaNode): Set<string> | undefined {
   if (Array.isArray(schema.anyOf)) {
     const out = new Set<string>()
-    for (const member of schema.anyOf as Array<Record<string, unknown>>) {
+    for (const member of schema.anyOf) {
       const types = acceptedTypes(member)
       if (types === undefined) return undefined
       for (const type of types) out.add(type)

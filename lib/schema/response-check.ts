@@ -24,7 +24,11 @@ export class ResponseValidationError extends InternalServerError {
  * must have the shape of the success schema before it is sent (`validateResponse = true`),
  * or match every keyword of it, value constraints included (`strictResponse`).
  */
-export function compileResponseCheck (schema: TSchema, fromAttributes: boolean | null, strict = false): (value: unknown) => unknown {
+export function compileResponseCheck (
+  schema: TSchema,
+  fromAttributes: boolean | null,
+  strict = false
+): (value: unknown) => unknown {
   // The routes of a view send one schema several times (retrieve, create, the updates): one check serves them all.
   const key = `${String(fromAttributes)} ${String(strict)}`
   let compiled = CHECKS.get(schema)

@@ -25,13 +25,16 @@ type SerializerCompiler = (input: { schema: object, httpStatus?: string, content
  */
 export function serializerCompilerFor (app?: FastifyInstance): SerializerCompiler {
   // Fastify boundary: the selector's declared type is Fastify's generic compiler factory; called with a schema it returns fast-json-stringify's function.
-  const compile = SerializerSelector()(app?.getSchemas() ?? {}, {}) as unknown as (input: { schema: object }) => Serialize
+  const compile = SerializerSelector()(
+    app?.getSchemas() ?? {},
+    {}
+  ) as unknown as (input: { schema: object }) => Serialize
   const cache = new WeakMap<object, Serialize>()
   return ({ schema, httpStatus }) => {
     const body = (schema as { [SERVED_BODY]?: object })[SERVED_BODY] ?? schema
     let serialize = cache.get(body)
     if (serialize === undefined) {
-      serialize = compile({ schema: body, ...(httpStatus === undefined ? {} : { httpStatus }) } as { schema: object })
+      serialize = compile({ schema: body, ...(httpStatus === undefined ? {} : { httpStatus }) })
       cache.set(body, serialize)
     }
     return serialize

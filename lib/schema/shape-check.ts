@@ -1,6 +1,6 @@
+// The shape check (schema layer): the response check of a shape schema compiled to plain loops.
 import { Kind, type TSchema } from '@sinclair/typebox'
-
-type AnySchema = TSchema & Record<string | symbol, unknown>
+import { isArrayNode, isObjectNode, isUnionNode, requiredOf, type SchemaNode } from '../core/schema-node.js'
 
 /**
  * Keywords that change nothing a check decides: annotations, and what the compiler reads
@@ -22,41 +22,41 @@ const PRIMITIVE: Record<string, (v: string) => string> = {
 }
 
 /** Whether a kind accepts `undefined`, so that a required property of it must be tested for presence. */
-const ACCEPTS_UNDEFINED = new Set(['Unknown', 'Any'])
+const ACCEPTS_UNDEFINED = new Set<string | undefined>(['Unknown', 'Any'])
 
 /**
  * Writes the test of `value` (a JavaScript expression) against `schema`, or `undefined` for a
  * schema the compiler does not handle. Each array gets a function of its own with a plain loop,
  * so that a check allocates nothing: no closure, no iterator.
  */
-function emit (schema: AnySchema, value: string, next: () => string, lines: string[]): string | undefined {
+function emit (schema: SchemaNode, value: string, next: () => string, lines: string[]): string | undefined {
   if (Object.keys(schema).some((key) => !INERT.has(key))) return undefined
-  const kind = schema[Kind] as string | undefined
+  const kind = schema[Kind]
   if (kind !== undefined && PRIMITIVE[kind] !== undefined) return PRIMITIVE[kind](value)
   if (kind === 'Literal') return `${value} === ${JSON.stringify(schema.const)}`
-  if (kind === 'Union') {
-    const members = (schema.anyOf as AnySchema[]).map((member) => emit(member, value, next, lines))
+  // TypeBox writes `anyOf` on every Union, `items` on every Array and `properties` on every Object, empty ones included.
+  if (kind === 'Union' && isUnionNode(schema)) {
+    const members = schema.anyOf.map((member) => emit(member, value, next, lines))
     return members.includes(undefined) ? undefined : `(${members.join(' || ')})`
   }
-  if (kind === 'Array') {
+  if (kind === 'Array' && isArrayNode(schema)) {
     const ok = next()
     const i = next()
     const item = next()
-    const test = emit(schema.items as AnySchema, item, next, lines)
+    const test = emit(schema.items, item, next, lines)
     if (test === undefined) return undefined
     lines.push(`function ${ok} (a) { for (let ${i} = 0; ${i} < a.length; ${i}++) { const ${item} = a[${i}]; if (!(${test})) return false } return true }`)
     return `(Array.isArray(${value}) && ${ok}(${value}))`
   }
-  if (kind !== 'Object') return undefined
-  const required = new Set((schema.required ?? []) as string[])
+  if (kind !== 'Object' || !isObjectNode(schema)) return undefined
+  const required = new Set(requiredOf(schema))
   const tests = [`typeof ${value} === 'object'`, `${value} !== null`, `!Array.isArray(${value})`]
-  // TypeBox writes `properties` on every Object, empty ones included.
-  for (const [key, property] of Object.entries(schema.properties as Record<string, AnySchema>)) {
+  for (const [key, property] of Object.entries(schema.properties)) {
     const read = `${value}[${JSON.stringify(key)}]`
     const test = emit(property, read, next, lines)
     if (test === undefined) return undefined
     if (!required.has(key)) tests.push(`(${read} === undefined || ${test})`)
-    else tests.push(ACCEPTS_UNDEFINED.has(property[Kind] as string) ? `(${JSON.stringify(key)} in ${value} && ${test})` : test)
+    else tests.push(ACCEPTS_UNDEFINED.has(property[Kind]) ? `(${JSON.stringify(key)} in ${value} && ${test})` : test)
   }
   return `(${tests.join(' && ')})`
 }
@@ -71,7 +71,7 @@ function emit (schema: AnySchema, value: string, next: () => string, lines: stri
 export function compileShapeCheck (schema: TSchema): ((value: unknown) => boolean) | undefined {
   const lines: string[] = []
   let counter = 0
-  const test = emit(schema as AnySchema, 'value', () => `v${counter++}`, lines)
+  const test = emit(schema, 'value', () => `v${counter++}`, lines)
   if (test === undefined) return undefined
   const source = `${lines.join('\n')}\nreturn function shapeCheck (value) { return ${test} }`
   // Schemas of one shape (the items of many resources) have one source: compiled once, kept once.

@@ -4,8 +4,8 @@
  * the value is checked (docs/views.md#unknown-properties). Compiled once per schema at registration.
  */
 import { KeyOfPattern, type TSchema } from '@sinclair/typebox'
-
-type Node = Record<string | symbol, unknown>
+import { asTypeBox, isSchemaNode, listOf, namedOf, type SchemaNode } from '../core/schema-node.js'
+import { isRecord } from '../core/record.js'
 
 /** Removes, in place, the members the schema's closed objects do not name. */
 export type StripUnknown = (value: unknown) => void
@@ -13,28 +13,24 @@ export type StripUnknown = (value: unknown) => void
 /** A compiled check, for choosing the member of a union a value is stripped by. */
 export type CompileCheck = (schema: TSchema) => (value: unknown) => boolean
 
-const isNode = (value: unknown): value is Node => typeof value === 'object' && value !== null && !Array.isArray(value)
-
-/** A keyword's member schemas by name (`properties`): none when the schema lacks it. */
-const schemasOf = (keyword: unknown): Record<string, Node> => Object(keyword) as Record<string, Node>
-
-/** A keyword's list of schemas (`allOf`, `anyOf`): none when the schema lacks it. */
-const listOf = (keyword: unknown): Node[] => Array.isArray(keyword) ? keyword as Node[] : []
-
 /** The schema with every object opened again: what a value is matched against before its unknown members are removed. */
-function opened (node: Node): Node {
+function opened (node: SchemaNode): SchemaNode {
   // Only a closure is taken away, a schema for the other members stays; a keyword left `undefined` is none to the compiler.
   const { additionalProperties, unevaluatedProperties, ...out } = node
   if (additionalProperties !== false) out.additionalProperties = additionalProperties
   if (unevaluatedProperties !== false) out.unevaluatedProperties = unevaluatedProperties
-  if (node.properties !== undefined) out.properties = Object.fromEntries(Object.entries(schemasOf(node.properties)).map(([key, schema]) => [key, opened(schema)]))
-  if (isNode(node.items)) out.items = opened(node.items)
+  if (node.properties !== undefined) {
+    out.properties = Object.fromEntries(
+      Object.entries(node.properties).map(([key, schema]) => [key, opened(schema)])
+    )
+  }
+  if (isSchemaNode(node.items)) out.items = opened(node.items)
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) if (node[key] !== undefined) out[key] = listOf(node[key]).map(opened)
   return out
 }
 
 /** Deletes the members of `value` outside `known`; `__proto__` too, as an own member (JSON.parse makes it one). */
-function removeUnknown (value: Node, known: { has: (key: string) => boolean }): void {
+function removeUnknown (value: Record<string, unknown>, known: { has: (key: string) => boolean }): void {
   for (const key of Object.keys(value)) if (!known.has(key)) delete value[key]
 }
 
@@ -61,37 +57,39 @@ interface UnionMember {
  * no member matches is left as it is.
  */
 export function compileStrip (schema: TSchema, compile: CompileCheck): StripUnknown | undefined {
-  const root = schema as unknown as Node
-  const ids = new Map<string, Node>()
-  const collect = (node: Node): void => {
+  const root: SchemaNode = schema
+  const ids = new Map<string, SchemaNode>()
+  const collect = (node: SchemaNode): void => {
     if (typeof node.$id === 'string' && !ids.has(node.$id)) ids.set(node.$id, node)
     for (const value of Object.values(node)) {
-      if (Array.isArray(value)) for (const item of value) { if (isNode(item)) collect(item) } else if (isNode(value)) collect(value)
+      if (Array.isArray(value)) {
+        for (const item of value) if (isSchemaNode(item)) collect(item)
+      } else if (isSchemaNode(value)) collect(value)
     }
   }
   collect(root)
-  const built = new Map<Node, { strip: StripUnknown | undefined, done: boolean }>()
-  const build = (start: Node, insideIntersect: boolean): StripUnknown | undefined => {
+  const built = new Map<SchemaNode, { strip: StripUnknown | undefined, done: boolean }>()
+  const build = (start: SchemaNode, insideIntersect: boolean): StripUnknown | undefined => {
     const node = (typeof start.$ref === 'string' ? ids.get(start.$ref) : undefined) ?? start
     const known = built.get(node)
     if (known !== undefined) {
       // A schema that contains itself (`Type.Recursive`) is asked for its stripping while it is built: it is read when called.
-      return known.done ? known.strip : (value) => known.strip!(value)
+      return known.done ? known.strip : (value) => known.strip?.(value)
     }
     const cell: { strip: StripUnknown | undefined, done: boolean } = { strip: undefined, done: false }
     if (!insideIntersect) built.set(node, cell)
     const steps: StripUnknown[] = []
-    const names = schemasOf(node.properties)
+    const names = namedOf(node.properties)
     // An intersection is closed as a whole, by what its members name (TypeBox reads no `additionalProperties` beside `allOf`).
     if (node.additionalProperties === false && !insideIntersect && node.allOf === undefined) {
       const known = new Set(Object.keys(names))
-      steps.push((value) => { if (isNode(value)) removeUnknown(value, known) })
+      steps.push((value) => { if (isRecord(value)) removeUnknown(value, known) })
     }
     if (node.unevaluatedProperties === false && !insideIntersect) {
       // The names TypeBox's check of the intersection takes: its members' own, a record's pattern.
-      const pattern = new RegExp(KeyOfPattern(node as unknown as TSchema))
+      const pattern = new RegExp(KeyOfPattern(asTypeBox(node)))
       const known = { has: (key: string): boolean => pattern.test(key) }
-      steps.push((value) => { if (isNode(value)) removeUnknown(value, known) })
+      steps.push((value) => { if (isRecord(value)) removeUnknown(value, known) })
     }
     const members: Array<[string, StripUnknown]> = []
     for (const key of Object.keys(names)) {
@@ -100,13 +98,13 @@ export function compileStrip (schema: TSchema, compile: CompileCheck): StripUnkn
     }
     if (members.length > 0) {
       steps.push((value) => {
-        if (!isNode(value)) return
+        if (!isRecord(value)) return
         for (const [key, strip] of members) {
           if (Object.hasOwn(value, key)) strip(value[key])
         }
       })
     }
-    if (isNode(node.items)) {
+    if (isSchemaNode(node.items)) {
       const item = build(node.items, false)
       if (item !== undefined) steps.push((value) => { if (Array.isArray(value)) for (const each of value) item(each) })
     }
@@ -120,12 +118,18 @@ export function compileStrip (schema: TSchema, compile: CompileCheck): StripUnkn
     cell.done = true
     return cell.strip
   }
-  const unionStrip = (members: Node[], insideIntersect: boolean): StripUnknown | undefined => {
+  const unionStrip = (members: SchemaNode[], insideIntersect: boolean): StripUnknown | undefined => {
     const strips = members.map((member) => build(member, insideIntersect))
     if (strips.every((strip) => strip === undefined)) return undefined // no member, or none that strips
     let compiled: UnionMember[]
     try {
-      compiled = members.map((member, i) => ({ exact: compile(member as unknown as TSchema), loose: compile(opened(member) as unknown as TSchema), strip: strips[i] }))
+      compiled = members.map(
+        (member, i) => ({
+          exact: compile(asTypeBox(member)),
+          loose: compile(asTypeBox(opened(member))),
+          strip: strips[i]
+        })
+      )
     } catch {
       // A member that refers to the schema around it (`This` of a recursive one) cannot be compiled alone: such a union is not stripped, only checked.
       return undefined

@@ -42,7 +42,10 @@ const POLICY_CHECKS: Record<keyof ValidationPolicy, { valid: (value: unknown) =>
  * the registration entry): each option from the innermost level that sets it. `where` names the
  * registration in the error an option the library does not know, or a value it does not take, throws.
  */
-export function resolveValidationPolicy (levels: ReadonlyArray<ValidationPolicy | undefined>, where: string): ResolvedValidationPolicy {
+export function resolveValidationPolicy (
+  levels: ReadonlyArray<ValidationPolicy | undefined>,
+  where: string
+): ResolvedValidationPolicy {
   let policy: ResolvedValidationPolicy = DEFAULT_VALIDATION_POLICY
   for (const level of levels) {
     if (level === undefined) continue

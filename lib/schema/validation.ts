@@ -13,12 +13,16 @@ import { compileDefaults, declaredDefaults, unfilledDefaults } from './defaults.
 import { compileStrip } from './strip.js'
 import { buildCoercion } from './coercion.js'
 import { ConfigurationError } from '../core/configuration-error.js'
+import { asTypeBox, isArrayNode, isObjectNode, isSchemaNode, isUnionNode, type SchemaNode } from '../core/schema-node.js'
 
 export type { HttpPart }
 
 const MAX_REPORTED_ERRORS = 20
 
-type FormatDefinition = RegExp | ((value: string) => boolean) | { type?: string, validate: RegExp | ((value: string) => boolean) }
+type FormatDefinition = RegExp | ((value: string) => boolean) | {
+  type?: string,
+  validate: RegExp | ((value: string) => boolean)
+}
 
 /**
  * Registers string formats with TypeBox, leaving alone those already registered (by
@@ -26,6 +30,7 @@ type FormatDefinition = RegExp | ((value: string) => boolean) | { type?: string,
  * TypeBox applies `format` to strings only.
  */
 export function registerFormats (formats: Record<string, unknown>): void {
+  // ajv-formats declares its table loosely; each entry is one of the definition shapes above.
   for (const [name, definition] of Object.entries(formats as Record<string, FormatDefinition>)) {
     if (FormatRegistry.Has(name)) continue
     const check = typeof definition === 'function' || definition instanceof RegExp ? definition : (definition.type ?? 'string') === 'string' ? definition.validate : undefined
@@ -52,7 +57,8 @@ function twoDigits (value: string, at: number): number {
  */
 export function isCanonicalDateTime (value: string): boolean {
   if (value.length !== 24 || value.charCodeAt(4) !== 45 || value.charCodeAt(7) !== 45 || value.charCodeAt(10) !== 84 ||
-    value.charCodeAt(13) !== 58 || value.charCodeAt(16) !== 58 || value.charCodeAt(19) !== 46 || value.charCodeAt(23) !== 90) return false
+    value.charCodeAt(13) !== 58 || value.charCodeAt(16) !== 58 || value.charCodeAt(19) !== 46 ||
+      value.charCodeAt(23) !== 90) return false
   const century = twoDigits(value, 0)
   const yearInCentury = twoDigits(value, 2)
   const month = twoDigits(value, 5)
@@ -88,7 +94,7 @@ export function useFormatsOf (schema: unknown): void {
   const visit = (node: unknown): void => {
     if (typeof node !== 'object' || node === null || seen.has(node)) return
     seen.add(node)
-    const format = (node as { format?: unknown }).format
+    const format = isSchemaNode(node) ? node.format : undefined
     if (typeof format === 'string' && LIBRARY_FORMATS[format] !== undefined) used[format] = LIBRARY_FORMATS[format]
     for (const value of Object.values(node)) visit(value)
   }
@@ -139,18 +145,17 @@ const LISTED_LITERALS = 20
  * For a value that is none of a union of literals (`sort=author`, an enum), the choices:
  * `Expected one of: name, -name, price, -price` instead of TypeBox's "Expected union value".
  */
-function allowedValues (schema: TSchema): string | undefined {
-  const members = (schema as AnySchema).anyOf
-  if (!Array.isArray(members) || members.length === 0 || !members.every((m: AnySchema) => m.const !== undefined)) return undefined
-  const values = members.map((m: AnySchema) => typeof m.const === 'string' ? m.const : JSON.stringify(m.const))
+function allowedValues (schema: SchemaNode): string | undefined {
+  if (!isUnionNode(schema)) return undefined
+  const members = schema.anyOf
+  if (members.length === 0 || !members.every((m) => m.const !== undefined)) return undefined
+  const values = members.map((m) => typeof m.const === 'string' ? m.const : JSON.stringify(m.const))
   return `Expected one of: ${values.slice(0, LISTED_LITERALS).join(', ')}${values.length > LISTED_LITERALS ? `, and ${values.length - LISTED_LITERALS} more` : ''}`
 }
 
 function unescapePointerToken (token: string): string {
   return token.replace(/~1/g, '/').replace(/~0/g, '~')
 }
-
-type AnySchema = TSchema & Record<string | symbol, unknown>
 
 /**
  * The schema a JSON body is validated against: every object that does not say
@@ -159,20 +164,20 @@ type AnySchema = TSchema & Record<string | symbol, unknown>
  * Intersections are closed as a whole (`unevaluatedProperties`), never member by member.
  */
 export function strictBodySchema<T extends TSchema> (schema: T): T {
-  return closeObjects(schema as AnySchema, false) as T
+  return asTypeBox<T>(closeObjects(schema, false))
 }
 
-function closeObjects (schema: AnySchema, insideIntersect: boolean): AnySchema {
+function closeObjects (schema: SchemaNode, insideIntersect: boolean): SchemaNode {
   const kind = schema[Kind]
   if (kind === 'Ref' || kind === 'This' || schema.$ref !== undefined) return schema
-  let out: AnySchema = schema
+  let out: SchemaNode = schema
   const edit = (key: string, value: unknown): void => {
     if (out === schema) out = { ...schema }
     out[key] = value
   }
-  if (schema.properties !== undefined && typeof schema.properties === 'object') {
-    const props = schema.properties as Record<string, AnySchema>
-    const closed: Record<string, AnySchema> = {}
+  if (isObjectNode(schema)) {
+    const props = schema.properties
+    const closed: Record<string, SchemaNode> = {}
     let changed = false
     for (const key of Object.keys(props)) {
       closed[key] = closeObjects(props[key], false)
@@ -183,19 +188,19 @@ function closeObjects (schema: AnySchema, insideIntersect: boolean): AnySchema {
   if (schema.type === 'object' && !insideIntersect && schema.additionalProperties === undefined && schema.unevaluatedProperties === undefined && schema.patternProperties === undefined) {
     edit('additionalProperties', false)
   }
-  if (typeof schema.items === 'object' && schema.items !== null && !Array.isArray(schema.items)) {
-    const items = closeObjects(schema.items as AnySchema, false)
+  if (isArrayNode(schema)) {
+    const items = closeObjects(schema.items, false)
     if (items !== schema.items) edit('items', items)
   }
   for (const key of ['anyOf', 'oneOf'] as const) {
     const members = schema[key]
     if (Array.isArray(members)) {
-      const closed = members.map((m: AnySchema) => closeObjects(m, insideIntersect))
+      const closed = members.map((m) => closeObjects(m, insideIntersect))
       if (closed.some((m, i) => m !== members[i])) edit(key, closed)
     }
   }
   if (Array.isArray(schema.allOf)) {
-    const members = schema.allOf as AnySchema[]
+    const members = schema.allOf
     const closed = members.map((m) => closeObjects(m, true))
     if (closed.some((m, i) => m !== members[i])) edit('allOf', closed)
     // An intersection inside another is closed by the outer one; one that says otherwise stays open.
@@ -204,13 +209,18 @@ function closeObjects (schema: AnySchema, insideIntersect: boolean): AnySchema {
   return out
 }
 
-function lowerCaseKeys (schema: AnySchema): AnySchema {
-  const props = schema.properties as Record<string, AnySchema> | undefined
-  if (props === undefined) return schema
-  const lowered: Record<string, AnySchema> = {}
+/**
+ * The schema with its property names lower-cased: header names are case-insensitive, and Node.js gives
+ * them lower-cased. The schema itself when every name is lower-case already.
+ */
+export function lowerCaseKeys (schema: SchemaNode): SchemaNode {
+  const props = schema.properties
+  if (props === undefined || Object.keys(props).every((key) => key === key.toLowerCase())) return schema
+  const lowered: Record<string, SchemaNode> = {}
   for (const key of Object.keys(props)) lowered[key.toLowerCase()] = props[key]
-  const required = Array.isArray(schema.required) ? (schema.required as string[]).map((k) => k.toLowerCase()) : schema.required
-  return { ...schema, properties: lowered, ...(required === undefined ? {} : { required }) }
+  const out: SchemaNode = { ...schema, properties: lowered }
+  if (Array.isArray(schema.required)) out.required = schema.required.map((k) => k.toLowerCase())
+  return out
 }
 
 const checkedTargets = new WeakSet<object>()
@@ -255,7 +265,7 @@ export function assertDefaultsValid (schema: TSchema, where: string): void {
     let valid: boolean
     try {
       // The default is filled in, its own defaults included, before the value is checked.
-      const filled = typeof value === 'object' && value !== null ? JSON.parse(JSON.stringify(value)) as unknown : value
+      const filled: unknown = typeof value === 'object' && value !== null ? JSON.parse(JSON.stringify(value)) : value
       compileDefaults(member)?.(filled)
       valid = typeof value !== 'function' && compileCheck(member).Check(filled)
     } catch {
@@ -286,6 +296,7 @@ export interface PartValidatorOptions {
 
 /** Steps that change a value before it is checked, run in order; `undefined` when there are none. */
 function inOrder (...steps: Array<((data: never) => void) | undefined>): ((data: unknown) => void) | undefined {
+  // A step that reads an object (the coercion of a query) is given one: Fastify parses path, query and headers into objects.
   const present = steps.filter((step) => step !== undefined) as Array<(data: unknown) => void>
   if (present.length === 0) return undefined
   if (present.length === 1) return present[0]
@@ -303,12 +314,29 @@ function inOrder (...steps: Array<((data: never) => void) | undefined>): ((data:
  * body's unknown members are stripped (`stripUnknown`), and missing members get their defaults
  * (`useDefaults`); each step exists only where the schema gives it something to do.
  */
-export function compilePartValidator (schema: TSchema, part: HttpPart, options: PartValidatorOptions = {}): PartValidator {
-  const { checkedEarly = false, maxBodyDepth = DEFAULT_MAX_BODY_DEPTH, useDefaults = false, stripUnknown = false } = options
-  const target = part === 'headers' ? lowerCaseKeys(schema as AnySchema) : schema
+export function compilePartValidator (
+  schema: TSchema,
+  part: HttpPart,
+  options: PartValidatorOptions = {}
+): PartValidator {
+  const {
+    checkedEarly = false,
+    maxBodyDepth = DEFAULT_MAX_BODY_DEPTH,
+    useDefaults = false,
+    stripUnknown = false
+  } = options
+  const target = part === 'headers' ? asTypeBox(lowerCaseKeys(schema)) : schema
   const check = compileCheck(target)
   const prepare = part === 'body'
-    ? inOrder(stripUnknown ? compileStrip(target, (s) => { const c = compileCheck(s); return (value) => c.Check(value) }) : undefined, useDefaults ? compileDefaults(target) : undefined)
+    ? inOrder(
+      stripUnknown
+        ? compileStrip(
+          target,
+          (s) => { const c = compileCheck(s); return (value) => c.Check(value) }
+        )
+        : undefined,
+      useDefaults ? compileDefaults(target) : undefined
+    )
     : inOrder(buildCoercion(target), useDefaults ? compileDefaults(target) : undefined)
   const fail = (data: unknown): { error: Error } => ({
     error: new RequestValidationError(PART_DETAIL[part], { errors: validationEntries(check, data, part) })
@@ -329,7 +357,7 @@ export function compilePartValidator (schema: TSchema, part: HttpPart, options: 
       }
   const run: PartValidator = tooDeep === undefined ? checked : (data) => tooDeep(data) ?? checked(data)
   // A path or query a hook validated ahead of Fastify's phase (validateTargetEarly) is not checked twice.
-  const validate: PartValidator = checkedEarly && (part === 'params' || part === 'querystring') ? (data) => checkedTargets.has(data as object) || run(data) : run
+  const validate: PartValidator = checkedEarly && (part === 'params' || part === 'querystring') ? (data) => checkedTargets.has(data as object) || run(data) : run // a parsed path or query is an object
   // A recursive schema (TypeBox `Recursive`) is checked by recursion, so a value nested
   // deeper than the stack allows (a few kilobytes of `[[[...`) would end in a RangeError
   // and a 500: it is a 400. A try costs nothing until something is thrown.
@@ -348,7 +376,9 @@ export function compilePartValidator (schema: TSchema, part: HttpPart, options: 
  * either TypeBox line. Defaults are filled as Fastify's Ajv fills them (not in a PATCH body);
  * bodies are not closed against unknown members.
  */
-export function typeboxValidatorCompiler ({ schema, httpPart, url, method }: { schema: unknown, httpPart?: string, url?: string, method?: string }): PartValidator {
+export function typeboxValidatorCompiler (
+  { schema, httpPart, url, method }: { schema: unknown, httpPart?: string, url?: string, method?: string }
+): PartValidator {
   const part = (httpPart ?? 'body') as HttpPart // Fastify names one of the four parts
   const where = `the ${part} schema of ${url ?? 'a route'}`
   const typed = toTypeBox(schema as Schema, where) // Fastify passes the route's schema as it was given

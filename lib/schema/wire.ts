@@ -51,7 +51,11 @@ export function wireForm (schema: TSchema, options: SerializerOptions): WireForm
  * view's default options, serialized by the serializer compiler of the application
  * (so shared schemas it references resolve). Compiled at registration.
  */
-export function compileRepresentation (schema: TSchema, options: SerializerOptions, compile: (schema: TSchema) => (value: unknown) => string): (value: unknown) => string {
+export function compileRepresentation (
+  schema: TSchema,
+  options: SerializerOptions,
+  compile: (schema: TSchema) => (value: unknown) => string
+): (value: unknown) => string {
   const { schema: wire, toWire } = wireForm(schema, options)
   const serialize = compile(wire)
   return toWire === undefined ? serialize : (value) => serialize(toWire(value))

@@ -62,7 +62,8 @@ export interface PartialUpdateActions<M, Async> {
   getPatchTarget (request: ActionRequest<ParamsOf<M>, unknown, unknown>): Ret<Async, ItemOf<M> | null | undefined>
 }
 /** Any value but a promise: what a sync action may return when its result is not typed. */
-type SyncValue = null | undefined | string | number | boolean | bigint | symbol | SentReply | (object & { then?: never })
+type SyncValue =
+  null | undefined | string | number | boolean | bigint | symbol | SentReply | (object & { then?: never })
 
 /** `destroy`: DELETE on the detail route, 204; `null` or `undefined` answers 404. */
 export interface DestroyActions<M, Async> {
@@ -180,7 +181,8 @@ export const DetailViewMixin = defineMixin<ActionViewClass<'detail', DetailStati
 const defaultGetLocation = (): string | undefined => undefined
 
 /** Whether a create view sends `Location`: its `getLocation` is its own, not the default. */
-const providesLocation = (k: ViewBase): boolean => (k.prototype as Partial<CreateActions<unknown, false>>).getLocation !== defaultGetLocation
+const providesLocation = (k: ViewBase): boolean => (k.prototype as Partial<CreateActions<unknown,
+  false>>).getLocation !== defaultGetLocation
 
 /** Sends the `Location` of a created object, when `getLocation` gives one. */
 const sendLocation: AfterAction = (view, value, reply) => {
@@ -207,7 +209,12 @@ export const STANDARD_ACTIONS = {
  * implements yet starts out abstract. `B` is the base `members` needs: what the mixins
  * in `requires` put below it.
  */
-export function actionMixin<C, B extends ViewBase = ViewBase> (name: string, action: StandardAction, requires: MixinClass[], members?: (base: B) => ViewBase): C {
+export function actionMixin<C, B extends ViewBase = ViewBase> (
+  name: string,
+  action: StandardAction,
+  requires: MixinClass[],
+  members?: (base: B) => ViewBase
+): C {
   return defineMixin<C, B>(name, (Base) => {
     const Parent: ViewBase = members === undefined ? Base : members(Base)
     const cls = class extends Parent {
@@ -216,7 +223,11 @@ export function actionMixin<C, B extends ViewBase = ViewBase> (name: string, act
       }
     }
     if (!(action.name in cls.prototype)) {
-      Object.defineProperty(cls.prototype, action.name, { value: abstractAction(action.name), writable: true, configurable: true })
+      Object.defineProperty(
+        cls.prototype,
+        action.name,
+        { value: abstractAction(action.name), writable: true, configurable: true }
+      )
     }
     return cls
   }, requires)
@@ -244,7 +255,12 @@ export const createMembers = <B extends ViewBase>(Base: B): B & CreateStatics =>
       if (action.name !== 'create') return route
       return {
         ...route,
-        options: this.createSchema === undefined ? route.options : withSchema(route.options, { body: this.createSchema }),
+        options: this.createSchema === undefined
+          ? route.options
+          : withSchema(
+            route.options,
+            { body: this.createSchema }
+          ),
         onNone: () => new Conflict(),
         emptyBody: this.returnOnCreate === false,
         after: providesLocation(this) ? sendLocation : undefined
@@ -267,12 +283,12 @@ function noPatchTarget (this: View): never {
   throw new ConfigurationError('FV_ERR_PATCH_TARGET', `${this.constructor.name}.getPatchTarget is not implemented: a partial update that accepts patch documents reads the object they apply to through it`)
 }
 
-/** The statics and routes of `update` and `partialUpdate`: their bodies, empty responses, and patch formats. */
 /** The body of `update`: `updateSchema`, else `createSchema`. */
 function updateBody (klass: ViewBase & Partial<UpdateStatics & CreateStatics>): TSchema | undefined {
   return klass.updateSchema === undefined ? schemaStatic(klass, 'createSchema') : schemaStatic(klass, 'updateSchema')
 }
 
+/** The statics and routes of `update` and `partialUpdate`: their bodies, empty responses, and patch formats. */
 export const updateMembers = <B extends ViewBase>(Base: B): B & UpdateStatics => {
   const cls = class extends Base {
     static updateSchema: Schema | undefined = undefined
@@ -331,8 +347,19 @@ export const updateMembers = <B extends ViewBase>(Base: B): B & UpdateStatics =>
       const inherited = super.routeHooks(route, method)
       // Both update mixins bring this hook; the route gets the patch hooks once.
       if (route.name !== 'partialUpdate' || method !== 'PATCH' || route.options.schema?.body === undefined || hasPatchHooks(toList(inherited.preValidation))) return inherited
-      const limits = { maxOperations: this.maxPatchOperations, maxDepth: this.maxPatchDepth, maxSize: this.maxPatchSize ?? route.bodyLimit }
-      const hooks = patchHooks(this, route, this.acceptedPatchFormats(), route.options.schema.body, updateBody(this), limits)
+      const limits = {
+        maxOperations: this.maxPatchOperations,
+        maxDepth: this.maxPatchDepth,
+        maxSize: this.maxPatchSize ?? route.bodyLimit
+      }
+      const hooks = patchHooks(
+        this,
+        route,
+        this.acceptedPatchFormats(),
+        route.options.schema.body,
+        updateBody(this),
+        limits
+      )
       // After the hooks of the mixins below (a precondition check, RFC 9110 §13.2.1: preconditions
       // come before the content is looked at), wherever this mixin stands in the mix.
       return {

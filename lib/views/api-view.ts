@@ -80,7 +80,12 @@ export class APIView extends View {
   /** The dependencies of one action served with one method; override for dynamic behaviour. */
   static getDependencies (action: string, method?: string): Dependency[] {
     const own = this.actionDependencies[action] ?? []
-    return method !== undefined && this.unsafeDependencies.length > 0 && !SAFE_METHODS.has(method) ? [...this.unsafeDependencies, ...own] : own
+    return method !== undefined && this.unsafeDependencies.length > 0 && !SAFE_METHODS.has(method)
+      ? [
+          ...this.unsafeDependencies,
+          ...own
+        ]
+      : own
   }
 
   declare [OWN_SERIALIZER_OPTIONS]: SerializerOptions | undefined

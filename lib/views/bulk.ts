@@ -12,17 +12,27 @@ import type { ViewRouteOptions } from '../routes/types.js'
 import type { ActionRoute, StandardAction } from './view.js'
 import { loadParent } from './parent.js'
 import { objectPermission } from './object-permissions.js'
-import { then as settle, type Awaitable } from '../core/maybe-promise.js'
+import { then, type Awaitable, type MaybePromise } from '../core/maybe-promise.js'
 import { ConfigurationError } from '../core/configuration-error.js'
+import { requiredOf, type SchemaNode } from '../core/schema-node.js'
 
-type Result<T> = T | Promise<T>
 type BulkReq<Q, B> = ActionRequest<unknown, Q, B>
 
 /** `fn` on a hook's or the repository's result, awaited when it is a thenable other than the view's reply. */
-const then = <T, R>(view: BulkView, value: Awaitable<T>, fn: (value: T) => R): Result<R> => settle(value, fn, view.reply)
+const onSettled = <T, R>(view: BulkView, value: Awaitable<T>, fn: (value: T) => R): MaybePromise<R> => then(
+  value,
+  fn,
+  view.reply
+)
 
 /** The item types of bulk views, besides `item`: `create`, `bulkUpdate`, `update` and the filter `query`. */
-export interface BulkModels { item?: unknown, create?: unknown, bulkUpdate?: unknown, update?: unknown, query?: unknown }
+export interface BulkModels {
+  item?: unknown,
+  create?: unknown,
+  bulkUpdate?: unknown,
+  update?: unknown,
+  query?: unknown
+}
 
 /** `bulkCreate`: POST on `bulkRoute`, 201, an array of created objects. */
 export interface BulkCreateActions<M, Async> { bulkCreate (request: BulkReq<unknown, Array<Get<M, 'create', unknown>>>): Ret<Async, Array<ItemOf<M>> | SentReply> }
@@ -125,7 +135,12 @@ function batchLimit (klass: BulkClass): Pick<ViewRouteOptions, 'preValidation' |
 /** The body of POST and PUT: an array of `schema`, as long as `maxBatchSize` allows. */
 function batchOptions (klass: BulkClass, route: ActionRoute, schema: TSchema | undefined): ViewRouteOptions {
   const options = { ...route.options, ...batchLimit(klass) }
-  return schema === undefined ? options : withSchema(options, { body: Type.Array(schema, klass.maxBatchSize === undefined ? {} : { maxItems: klass.maxBatchSize }) })
+  return schema === undefined
+    ? options
+    : withSchema(
+      options,
+      { body: Type.Array(schema, klass.maxBatchSize === undefined ? {} : { maxItems: klass.maxBatchSize }) }
+    )
 }
 
 /**
@@ -173,7 +188,12 @@ function bulkActionRoute (klass: BulkClass, action: StandardAction, inherited: A
       const values = schemaStatic(klass, 'updateSchema')
       return {
         ...route,
-        options: values === undefined ? options : withSchema(options, { body: Type.Partial(values, { minProperties: 1 }) }),
+        options: values === undefined
+          ? options
+          : withSchema(
+            options,
+            { body: Type.Partial(values, { minProperties: 1 }) }
+          ),
         responseSchema: responseList(klass),
         emptyBody: klass.returnOnUpdate === false
       }
@@ -204,7 +224,13 @@ const bulkMembers = <B extends ViewBase>(Base: B): B & BulkStatics => {
     }
   }
   for (const hook of ['beforeBulkCreate', 'afterBulkCreate', 'beforeBulkUpdate', 'afterBulkUpdate', 'beforeUpdateMany', 'afterUpdateMany', 'beforeBulkDelete', 'afterBulkDelete']) {
-    if (!(hook in cls.prototype)) Object.defineProperty(cls.prototype, hook, { value: () => undefined, writable: true, configurable: true })
+    if (!(hook in cls.prototype)) {
+      Object.defineProperty(
+        cls.prototype,
+        hook,
+        { value: () => undefined, writable: true, configurable: true }
+      )
+    }
   }
   return cls
 }
@@ -246,7 +272,7 @@ function selection (view: BulkView, action: string): { args: unknown[], kwargs: 
   return { args, kwargs: permission === undefined ? merged : { ...merged, precondition: permission } }
 }
 
-const withKwargs = (view: BulkView, items: unknown, action: string): Array<Record<string, unknown>> => {
+const withScope = (view: BulkView, items: unknown, action: string): Array<Record<string, unknown>> => {
   const extra = view.getScopeKwargs(action)
   return (items as Array<Record<string, unknown>>).map((item) => ({ ...item, ...extra }))
 }
@@ -259,8 +285,8 @@ function bulkUpdateOptions (view: BulkView): Record<string, unknown> {
 }
 
 /** Runs a bulk action once the nested view's parent is read (a 404 when it is missing). */
-const underParent = <R>(view: BulkView, fn: () => R): Result<R> =>
-  then(view, loadParent(view), fn)
+const underParent = <R>(view: BulkView, fn: () => R): MaybePromise<R> =>
+  onSettled(view, loadParent(view), fn)
 
 /** Generic bulk actions: one repository call per request, none for an empty batch, hooks around it. */
 // Each generic bulk action is a real method of a named class (what a stack trace or a
@@ -269,22 +295,25 @@ const bulkImpls: Record<string, (base: ViewBase) => ViewBase> = {
   bulkCreate: (Base) => rowSender(bodyWriter(class GenericBulkCreate extends Base {
     bulkCreate (this: BulkView, request: FastifyRequest): unknown {
       return underParent(this, () => {
-        const data = withKwargs(this, request.body, 'bulkCreate')
+        const data = withScope(this, request.body, 'bulkCreate')
         if (data.length === 0) return []
-        return then(this, this.beforeBulkCreate(data), () => then(this, this.repository.createMany(data, this.getRepositoryOptions('bulkCreate')),
-          (objs) => then(this, this.afterBulkCreate(objs), () => objs)))
+        return onSettled(this, this.beforeBulkCreate(data), () => onSettled(this, this.repository.createMany(data, this.getRepositoryOptions('bulkCreate')),
+          (objs) => onSettled(this, this.afterBulkCreate(objs), () => objs)))
       })
     }
   }, 'bulkCreate'), 'bulkCreate'),
   bulkUpdate: (Base) => bodyWriter(class GenericBulkUpdate extends Base {
     bulkUpdate (this: BulkView, request: FastifyRequest): unknown {
       return underParent(this, () => {
-        const data = withKwargs(this, request.body, 'bulkUpdate')
+        const data = withScope(this, request.body, 'bulkUpdate')
         const duplicates = duplicateKeys(data, classOf(this).primaryKey)
         if (duplicates.length > 0) throw new RequestValidationError('The request body is invalid.', { errors: duplicates })
         if (data.length === 0) return true
-        return then(this, this.beforeBulkUpdate(data), () => then(this, this.repository.bulkUpdate(data, bulkUpdateOptions(this)),
-          () => then(this, this.afterBulkUpdate(), () => true)))
+        return onSettled(this, this.beforeBulkUpdate(data), () => onSettled(this, this.repository.bulkUpdate(
+          data,
+          bulkUpdateOptions(this)
+        ),
+        () => onSettled(this, this.afterBulkUpdate(), () => true)))
       })
     }
   }, 'bulkUpdate'),
@@ -293,8 +322,12 @@ const bulkImpls: Record<string, (base: ViewBase) => ViewBase> = {
       return underParent(this, () => {
         const values = request.body as Record<string, unknown>
         const { args, kwargs } = selection(this, 'updateMany')
-        return then(this, this.beforeUpdateMany(values), () => then(this, this.repository.updateMany(values, kwargs, ...args),
-          (objs) => then(this, this.afterUpdateMany(objs), () => objs)))
+        return onSettled(this, this.beforeUpdateMany(values), () => onSettled(this, this.repository.updateMany(
+          values,
+          kwargs,
+          ...args
+        ),
+        (objs) => onSettled(this, this.afterUpdateMany(objs), () => objs)))
       })
     }
   }, 'updateMany'), 'updateMany'),
@@ -302,7 +335,15 @@ const bulkImpls: Record<string, (base: ViewBase) => ViewBase> = {
     bulkDelete (this: BulkView): unknown {
       return underParent(this, () => {
         const { args, kwargs } = selection(this, 'bulkDelete')
-        return then(this, this.beforeBulkDelete(), () => then(this, this.repository.deleteMany(kwargs, ...args), () => then(this, this.afterBulkDelete(), () => true)))
+        return onSettled(
+          this,
+          this.beforeBulkDelete(),
+          () => onSettled(
+            this,
+            this.repository.deleteMany(kwargs, ...args),
+            () => onSettled(this, this.afterBulkDelete(), () => true)
+          )
+        )
       })
     }
   }
@@ -321,10 +362,10 @@ const REQUIRED: Record<string, Array<keyof BulkStatics | 'responseSchema'>> = {
  * key): an object schema listing it as required, an intersection with such a member, a union
  * of such members only.
  */
-function requiresKey (schema: TSchema, key: string): boolean {
-  if (Array.isArray(schema.allOf)) return (schema.allOf as TSchema[]).some((member) => requiresKey(member, key))
-  if (Array.isArray(schema.anyOf)) return (schema.anyOf as TSchema[]).every((member) => requiresKey(member, key))
-  return schema.properties?.[key] !== undefined && (schema.required as string[] | undefined ?? []).includes(key)
+function requiresKey (schema: SchemaNode | undefined, key: string): boolean {
+  if (Array.isArray(schema?.allOf)) return schema.allOf.some((member) => requiresKey(member, key))
+  if (Array.isArray(schema?.anyOf)) return schema.anyOf.every((member) => requiresKey(member, key))
+  return schema?.properties?.[key] !== undefined && requiredOf(schema).includes(key)
 }
 
 function genericBulkMembers (name: string) {
@@ -337,7 +378,7 @@ function genericBulkMembers (name: string) {
           const hint = attribute === 'filter' ? ' (a filter class, or null to act on what getKwargs selects)' : ''
           throw new ConfigurationError('FV_ERR_BULK_CONFIG', `Cannot register ${this.name}: ${name} needs ${attribute}${hint}`)
         }
-        if (name === 'bulkUpdate' && !requiresKey(schemaStatic(this, 'bulkUpdateSchema')!, this.primaryKey)) {
+        if (name === 'bulkUpdate' && !requiresKey(schemaStatic(this, 'bulkUpdateSchema'), this.primaryKey)) {
           throw new ConfigurationError('FV_ERR_BULK_CONFIG', `Cannot register ${this.name}: bulkUpdateSchema must require the primary key "${this.primaryKey}" (set primaryKey to the field that identifies a PUT item)`)
         }
       }
@@ -357,7 +398,8 @@ function genericBulkMembers (name: string) {
 type Family<K> = K extends `async${string}` ? 'asyncGenericBulk' : 'genericBulk'
 type Abstract<K extends keyof ActionRegistry<unknown>> = ActionViewClass<K, BulkStatics>
 type BulkRepositoryOf<K> = K extends `async${string}` ? AsyncBulkRepository<unknown> : BulkRepository<unknown>
-type Generic<K extends keyof ActionRegistry<unknown>> = ActionViewClass<K | Family<K>, BulkStatics & GenericStatics<BulkRepositoryOf<K>>>
+type Generic<K extends keyof ActionRegistry<unknown>> = ActionViewClass<K | Family<K>,
+  BulkStatics & GenericStatics<BulkRepositoryOf<K>>>
 
 /** POST on `bulkRoute`: implement `bulkCreate(request)`, which receives the validated array. */
 export const AsyncBulkCreateAPIView = actionMixin<Abstract<'asyncBulkCreate'>>('AsyncBulkCreateAPIView', BULK_ACTIONS.bulkCreate, [], bulkMembers)

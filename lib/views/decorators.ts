@@ -11,10 +11,16 @@ export interface PublicInstance { readonly static: false, readonly private: fals
 
 /** A TC39 method decorator that records a route; the method's type is checked against the route's schemas. */
 export type RouteDecorator<S extends RouteSchemas, R> =
-  <This, F extends RouteMethod<This, S, R>>(method: F, context: ClassMethodDecoratorContext<This, F> & PublicInstance) => void
+  <This, F extends RouteMethod<This, S, R>>(
+    method: F,
+    context: ClassMethodDecoratorContext<This, F> & PublicInstance
+  ) => void
 
 /** A TC39 method decorator that only records metadata (`Override`, `Throws`). */
-export type MetaDecorator = (method: (...args: never[]) => unknown, context: ClassMethodDecoratorContext & PublicInstance) => void
+export type MetaDecorator = (
+  method: (...args: never[]) => unknown,
+  context: ClassMethodDecoratorContext & PublicInstance
+) => void
 
 function checkContext (context: { static: boolean, private: boolean, name: string | symbol }, decorator: string): void {
   if (context.static || context.private) {
@@ -28,42 +34,56 @@ export function hyphenate (name: string): string {
 }
 
 function route<S extends RouteSchemas, R extends Schema | undefined> (
-  decorator: string, methods: HTTPMethods[], defaultStatus: number, path: string | undefined, options: ViewRouteOptions<S, R> | undefined, detail?: boolean
+  decorator: string, methods: HTTPMethods[], defaultStatus: number, path: string | undefined,
+  options: ViewRouteOptions<S, R> | undefined, detail?: boolean
 ): RouteDecorator<S, R> {
   return (method, context) => {
     checkContext(context, decorator)
     annotate(method, {
-      methods,
-      path: path ?? '/' + hyphenate(String(context.name)),
+      route: { methods, path: path ?? '/' + hyphenate(String(context.name)), defaultStatus },
       detail,
-      defaultStatus,
-      options: (options ?? {}) as ViewRouteOptions
+      options: (options ?? {})
     })
   }
 }
 
 /** Declares a GET route (200). The method receives the request typed from `options.schema`. */
-export function Get<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (path: string, options?: ViewRouteOptions<S, R>): RouteDecorator<S, R> {
+export function Get<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (
+  path: string,
+  options?: ViewRouteOptions<S, R>
+): RouteDecorator<S, R> {
   return route('Get', ['GET'], 200, path, options)
 }
 
 /** Declares a POST route (201). */
-export function Post<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (path: string, options?: ViewRouteOptions<S, R>): RouteDecorator<S, R> {
+export function Post<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (
+  path: string,
+  options?: ViewRouteOptions<S, R>
+): RouteDecorator<S, R> {
   return route('Post', ['POST'], 201, path, options)
 }
 
 /** Declares a PUT route (200). */
-export function Put<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (path: string, options?: ViewRouteOptions<S, R>): RouteDecorator<S, R> {
+export function Put<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (
+  path: string,
+  options?: ViewRouteOptions<S, R>
+): RouteDecorator<S, R> {
   return route('Put', ['PUT'], 200, path, options)
 }
 
 /** Declares a PATCH route (200). */
-export function Patch<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (path: string, options?: ViewRouteOptions<S, R>): RouteDecorator<S, R> {
+export function Patch<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (
+  path: string,
+  options?: ViewRouteOptions<S, R>
+): RouteDecorator<S, R> {
   return route('Patch', ['PATCH'], 200, path, options)
 }
 
 /** Declares a DELETE route (204). */
-export function Delete<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (path: string, options?: ViewRouteOptions<S, R>): RouteDecorator<S, R> {
+export function Delete<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (
+  path: string,
+  options?: ViewRouteOptions<S, R>
+): RouteDecorator<S, R> {
   return route('Delete', ['DELETE'], 204, path, options)
 }
 
@@ -71,7 +91,10 @@ export function Delete<const S extends RouteSchemas = {}, R extends Schema | und
 export interface MethodsOption { methods?: HTTPMethods[] }
 
 /** Declares a route for any methods (GET by default, 200). */
-export function Route<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (path: string, options?: ViewRouteOptions<S, R> & MethodsOption): RouteDecorator<S, R> {
+export function Route<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (
+  path: string,
+  options?: ViewRouteOptions<S, R> & MethodsOption
+): RouteDecorator<S, R> {
   const { methods = ['GET'], ...rest } = options ?? {}
   return route('Route', methods, 200, path, rest as ViewRouteOptions<S, R>)
 }
@@ -80,7 +103,10 @@ export function Route<const S extends RouteSchemas = {}, R extends Schema | unde
  * Declares an extra action (GET by default, 200). The path defaults to the hyphenated
  * method name; `detail: true` nests it under the view's detail route (`/:id/...`).
  */
-export function Action<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (path?: string, options?: ViewRouteOptions<S, R> & MethodsOption & { detail?: boolean }): RouteDecorator<S, R> {
+export function Action<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (
+  path?: string,
+  options?: ViewRouteOptions<S, R> & MethodsOption & { detail?: boolean }
+): RouteDecorator<S, R> {
   const { methods = ['GET'], detail = false, ...rest } = options ?? {}
   return route('Action', methods, 200, path, rest as ViewRouteOptions<S, R>, detail)
 }
@@ -168,21 +194,16 @@ function toAPIError (entry: RaisesEntry, cause: unknown): APIError {
 }
 
 function mapCaught (view: object, specs: CatchSpec[] | undefined, error: unknown): unknown {
-  const owner = view.constructor as RaisesOwner
-  if (specs === undefined) {
-    const entry = lookupRaises(owner, error)
-    return entry === undefined ? error : toAPIError(entry, error)
+  const owner = view.constructor as RaisesOwner // a view instance's class
+  // With Catch specs, the first that the error is an instance of decides; an error none names stays as it is.
+  const spec = specs?.find((candidate) => error instanceof candidate.type)
+  if (specs !== undefined && spec === undefined) return error
+  if (spec !== undefined && (spec.status !== undefined || spec.detail !== undefined)) {
+    return new APIError(spec.detail, { status: spec.status ?? 400, cause: error })
   }
-  for (const spec of specs) {
-    if (!(error instanceof spec.type)) continue
-    if (spec.status !== undefined || spec.detail !== undefined) {
-      return new APIError(spec.detail, { status: spec.status ?? 400, cause: error })
-    }
-    // Registration refused a Catch(Type) that `raises` does not map, so an error of
-    // that type (or a subclass) always finds its entry.
-    return toAPIError(lookupRaises(owner, error)!, error)
-  }
-  return error
+  // Without specs, or with a Catch(Type) that `raises` maps (registration refused one it does not): `raises` decides.
+  const entry = lookupRaises(owner, error)
+  return entry === undefined ? error : toAPIError(entry, error)
 }
 
 /** Catch specs recorded on a wrapper, for the registration-time check and the docs. */
@@ -221,15 +242,24 @@ function wrapCatching<F extends (...args: never[]) => unknown> (method: F, specs
  * Turns an exception of `type` thrown by the method (sync or async) into an API error:
  * the one `raises` maps it to, or the status and detail given here.
  */
-export function Catch (type: abstract new (...args: never[]) => unknown, options?: { status?: number, detail?: string }) {
-  return <F extends (...args: never[]) => unknown>(method: F, context: ClassMethodDecoratorContext & PublicInstance): F => {
+export function Catch (
+  type: abstract new (...args: never[]) => unknown,
+  options?: { status?: number, detail?: string }
+) {
+  return <F extends (...args: never[]) => unknown>(
+    method: F,
+    context: ClassMethodDecoratorContext & PublicInstance
+  ): F => {
     checkContext(context, 'Catch')
     return wrapCatching(method, [{ type, ...options }])
   }
 }
 
 /** Turns every exception type listed in the view's `raises` into its API error. */
-export function CatchDefined<F extends (...args: never[]) => unknown> (method: F, context: ClassMethodDecoratorContext & PublicInstance): F {
+export function CatchDefined<F extends (...args: never[]) => unknown> (
+  method: F,
+  context: ClassMethodDecoratorContext & PublicInstance
+): F {
   checkContext(context, 'CatchDefined')
   return wrapCatching(method, undefined)
 }

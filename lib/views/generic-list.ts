@@ -58,7 +58,12 @@ export const genericListClass = <B extends ListBase>(Base: B): ViewBase => class
   static override getActionRoute (action: StandardAction): ActionRoute {
     const route = super.getActionRoute(action)
     if (action.name !== 'list') return route
-    const options = this.filter == null ? route.options : withSchema(route.options, { querystring: this.filter.querySchema() })
+    const options = this.filter == null
+      ? route.options
+      : withSchema(
+        route.options,
+        { querystring: this.filter.querySchema() }
+      )
     return { ...route, options, responseSchema: pageSchema(schemaStatic(this, 'responseSchema'), this.filter) }
   }
 

@@ -69,7 +69,13 @@ function build (infos: readonly MixinInfo[], name: string): ViewBase {
  * functions of `methods` as its own methods. A name `Base` does not have is a typo
  * (`responseSchemas`, `retreive`) that nothing would ever read: it is refused.
  */
-function extendWith (Base: ViewBase, statics: Record<string, unknown>, methods: Record<string, unknown>, routes: Record<string, RouteHandler>, name: string): ViewBase {
+function extendWith (
+  Base: ViewBase,
+  statics: Record<string, unknown>,
+  methods: Record<string, unknown>,
+  routes: Record<string, RouteHandler>,
+  name: string
+): ViewBase {
   const typed = class extends Base {}
   assignStatics(typed, Base, statics, name)
   for (const [key, handler] of Object.entries(routes)) {
@@ -77,7 +83,11 @@ function extendWith (Base: ViewBase, statics: Record<string, unknown>, methods: 
     if (key in Base.prototype) {
       throw new ConfigurationError('FV_ERR_UNKNOWN_STATIC', `${name}: the route "${key}" is named like a member of ${Base.name}; give it another name, or put an action in the methods`)
     }
-    Object.defineProperty(typed.prototype, key, { value: handler, writable: true, enumerable: false, configurable: true })
+    Object.defineProperty(
+      typed.prototype,
+      key,
+      { value: handler, writable: true, enumerable: false, configurable: true }
+    )
   }
   for (const key of Object.keys(methods)) {
     if (typeof Reflect.get(Base.prototype, key) !== 'function') {
@@ -87,7 +97,11 @@ function extendWith (Base: ViewBase, statics: Record<string, unknown>, methods: 
       throw new ConfigurationError('FV_ERR_UNKNOWN_STATIC', `${name}: "${key}" must be a function, not ${typeof methods[key]}`)
     }
     // Non-enumerable, as a method declared in a class body is.
-    Object.defineProperty(typed.prototype, key, { value: methods[key], writable: true, enumerable: false, configurable: true })
+    Object.defineProperty(
+      typed.prototype,
+      key,
+      { value: methods[key], writable: true, enumerable: false, configurable: true }
+    )
   }
   Object.defineProperty(typed, 'name', { value: name })
   return typed
@@ -98,12 +112,21 @@ function extendWith (Base: ViewBase, statics: Record<string, unknown>, methods: 
  * statics, methods and custom routes, which mixes again like the class it extends (its
  * description applies the same).
  */
-function withStatics (this: ViewBase & MixinClass, statics: Record<string, unknown>, methods: Record<string, unknown> = {}, routes?: (route: RouteBuilder<unknown>) => Record<string, RouteHandler>): ViewBase {
+function withStatics (
+  this: ViewBase & MixinClass,
+  statics: Record<string, unknown>,
+  methods: Record<string, unknown> = {},
+  routes?: (route: RouteBuilder<unknown>) => Record<string, RouteHandler>
+): ViewBase {
   const name = withName(this, statics)
   // Built once: the same handlers (and the routes recorded on them) wherever the class is mixed.
   const built = routes === undefined ? {} : routes(routeBuilder)
   const typed = extendWith(this, statics, methods, built, name)
-  const info: MixinInfo = { name, requires: [this[MIXIN]], apply: (base) => extendWith(base, statics, methods, built, name) }
+  const info: MixinInfo = {
+    name,
+    requires: [this[MIXIN]],
+    apply: (base) => extendWith(base, statics, methods, built, name)
+  }
   Object.defineProperty(typed, MIXIN, { value: info, configurable: true })
   return typed
 }
@@ -113,10 +136,18 @@ function withStatics (this: ViewBase & MixinClass, statics: Record<string, unkno
  * `APIView`). The returned class is the mixin applied to `APIView` with what it requires,
  * usable alone or in `mix(...)`.
  */
-export function defineMixin<C, B extends ViewBase = ViewBase> (name: string, apply: (base: B) => ViewBase, requires: readonly MixinClass[] = []): C {
+export function defineMixin<C, B extends ViewBase = ViewBase> (
+  name: string,
+  apply: (base: B) => ViewBase,
+  requires: readonly MixinClass[] = []
+): C {
   // `build` applies every mixin in `requires` below this one (linearize), so the base it
   // hands `apply` always has the statics `B` names.
-  const info: MixinInfo = { name, apply: apply as (base: ViewBase) => ViewBase, requires: requires.map((r) => r[MIXIN]) }
+  const info: MixinInfo = {
+    name,
+    apply: apply as (base: ViewBase) => ViewBase,
+    requires: requires.map((r) => r[MIXIN])
+  }
   const standalone = build([info], name)
   Object.defineProperty(standalone, MIXIN, { value: info })
   return standalone as unknown as C // the one bridge from the run-time class to the class type the mixin declares
@@ -180,11 +211,15 @@ export type StaticsInput<S, C> = {
  * lacks, without naming the static or the fix.
  */
 type PlainJsonSchema<Given, Declared> = [Schema] extends [NonNullable<Declared>]
-  ? (Given extends Schema ? false : Given extends { type: unknown } | { properties: unknown } | { anyOf: unknown } ? true : false)
+  ? (Given extends Schema ? false : Given extends { type: unknown } | {
+      properties: unknown
+    } | { anyOf: unknown } ? true : false)
   : false
 
 /** Whether a repository answers with promises (its `get` returns one), or `undefined` when its type does not say (`any`, no `get`). */
-type AnswersPromises<R> = [R] extends [never] ? undefined : [R] extends [{ get: (...args: never) => infer V }] ? (0 extends 1 & V ? undefined : [V] extends [PromiseLike<unknown>] ? true : false) : undefined
+type AnswersPromises<R> = [R] extends [never] ? undefined : [R] extends [{
+  get: (...args: never) => infer V
+}] ? (0 extends 1 & V ? undefined : [V] extends [PromiseLike<unknown>] ? true : false) : undefined
 
 /**
  * The declared type of `repository` when the given one is of the view's family, else the
@@ -198,7 +233,9 @@ export type FamilyFits<Given, Declared> = AnswersPromises<Given> extends false
     : Declared
 
 /** What `lastModifiedField` may be in `.with()`: a field of the item `responseSchema` gives that holds a time, or (without one) what the static declares. */
-export type LastModifiedFieldOf<C, Declared> = C extends { readonly responseSchema: Schema } ? TimeFieldOf<C> | Exclude<Declared, string> : Declared
+export type LastModifiedFieldOf<C, Declared> = C extends {
+  readonly responseSchema: Schema
+} ? TimeFieldOf<C> | Exclude<Declared, string> : Declared
 
 /**
  * A class built from mixins with the statics `C` set by `.with({...})`: its item types are read
@@ -214,7 +251,8 @@ export type TypedClass<K extends keyof ActionRegistry<unknown>, S, C, X = unknow
    */
   with<const C2 extends StaticsInput<StaticsWithActions<K, S>, C2>, Self = unknown>(this: Self, statics: C2,
     methods?: ViewMethods<K, ModelsOf<C2 & Omit<C, keyof C2>>, X & OwnMembers<Self, K>>,
-    routes?: ViewRoutes<K, ModelsOf<C2 & Omit<C, keyof C2>>, X & OwnMembers<Self, K>>): TypedClass<K, S, C2 & Omit<C, keyof C2>, X & OwnMembers<Self, K>>
+    routes?: ViewRoutes<K, ModelsOf<C2 & Omit<C, keyof C2>>, X & OwnMembers<Self, K>>): TypedClass<K, S, C2 & Omit<C,
+      keyof C2>, X & OwnMembers<Self, K>>
 } & StaticsWithActions<K, S>
 
 /**
@@ -222,38 +260,46 @@ export type TypedClass<K extends keyof ActionRegistry<unknown>, S, C, X = unknow
  * which `.with()` methods called on that subclass may use: its instance's members beyond the
  * view's own. Nothing for a class the library built.
  */
-export type OwnMembers<Self, K extends keyof ActionRegistry<unknown>> = Self extends abstract new (...args: never[]) => infer I
-  ? ([Exclude<keyof I, keyof ViewInstance<K, unknown>>] extends [never] ? unknown : Pick<I, Exclude<keyof I, keyof ViewInstance<K, unknown>>>)
-  : unknown
+export type OwnMembers<Self,
+  K extends keyof ActionRegistry<unknown>> = Self extends abstract new (...args: never[]) => infer I
+    ? ([Exclude<keyof I, keyof ViewInstance<K, unknown>>] extends [never] ? unknown : Pick<I, Exclude<keyof I,
+    keyof ViewInstance<K, unknown>>>)
+    : unknown
 
 /** An instance of a class built from the registry keys `K` for the item types `M`. */
-export type ViewInstance<K extends keyof ActionRegistry<unknown>, M> = APIView & UnionToIntersection<ActionRegistry<M>[K]>
+export type ViewInstance<K extends keyof ActionRegistry<unknown>,
+  M> = APIView & UnionToIntersection<ActionRegistry<M>[K]>
 
 /**
  * The methods `.with(statics, methods)` takes: the class's own actions and hooks, written as
  * an object literal, so that TypeScript types each parameter from the action it implements
  * (a method in a class body gets no type from the method it overrides). `this` is the view.
  */
-export type ViewMethods<K extends keyof ActionRegistry<unknown>, M, X = unknown> = Partial<UnionToIntersection<ActionRegistry<M>[K]>> & ThisType<ViewInstance<K, M> & X>
+export type ViewMethods<K extends keyof ActionRegistry<unknown>, M,
+  X = unknown> = Partial<UnionToIntersection<ActionRegistry<M>[K]>> & ThisType<ViewInstance<K, M> & X>
 
 /**
  * The custom routes `.with(statics, methods, routes)` takes: a function of a `RouteBuilder`
  * returning the routes by method name, each handler typed from its route's schemas, with `this`
  * the view (`routes: (route) => ({ search: route.get('/search', { schema }, async function (request) { ... }) })`).
  */
-export type ViewRoutes<K extends keyof ActionRegistry<unknown>, M, X = unknown> = (route: RouteBuilder<ViewInstance<K, M> & X>) => Record<string, RouteHandler>
+export type ViewRoutes<K extends keyof ActionRegistry<unknown>, M, X = unknown> = (
+  route: RouteBuilder<ViewInstance<K, M> & X>
+) => Record<string, RouteHandler>
 
 /** A class built from mixins: generic in its item types, with the union of their statics. */
 export type MixedClass<K extends keyof ActionRegistry<unknown>, S> = {
   // Keys outside ActionModels are `never`, so a misspelt one (`crate`) is an error, not silently ignored.
-  new <M extends ActionModels & { [P in Exclude<keyof M, keyof ActionModels>]: never } = {}>(request: FastifyRequest, reply: FastifyReply): ViewInstance<K, M>
+  new <M extends ActionModels & { [P in Exclude<keyof M, keyof ActionModels>]: never } = {}>(request: FastifyRequest,
+    reply: FastifyReply): ViewInstance<K, M>
   readonly [ACTION_KEYS]?: K
   readonly [MIXIN]: MixinInfo
   /**
    * This class with its statics set once, its item types read from the schemas among them:
    * `mix(AsyncListAPIView, AsyncRetrieveAPIView).with({ responseSchema: Item, detailParams: IdParams })`.
    */
-  with<const C extends StaticsInput<StaticsWithActions<K, S>, C>, Self = unknown>(this: Self, statics: C, methods?: ViewMethods<K, ModelsOf<C>, OwnMembers<Self, K>>,
+  with<const C extends StaticsInput<StaticsWithActions<K, S>, C>, Self = unknown>(this: Self, statics: C,
+    methods?: ViewMethods<K, ModelsOf<C>, OwnMembers<Self, K>>,
     routes?: ViewRoutes<K, ModelsOf<C>, OwnMembers<Self, K>>): TypedClass<K, S, C, OwnMembers<Self, K>>
 } & StaticsWithActions<K, S>
 
@@ -293,11 +339,13 @@ export function named<C extends MixinClass> (name: string, cls: C): C {
 }
 
 /**
- * Combines mixins into one class (DESIGN.md principle 3): `mix(ConditionalMixin,
+ * Combines mixins into one class (docs/actions.md#mix): `mix(ConditionalMixin,
  * AsyncListAPIView, AsyncCreateAPIView)`. The first argument takes precedence,
  * so a mixin whose hooks must win goes first.
  */
-export function mix<T extends MixinClass[]> (...classes: T): MixedClass<KeysOf<T[number]> & keyof ActionRegistry<unknown>, UnionToIntersection<StaticsOf<T[number]>>> {
+export function mix<T extends MixinClass[]> (
+  ...classes: T
+): MixedClass<KeysOf<T[number]> & keyof ActionRegistry<unknown>, UnionToIntersection<StaticsOf<T[number]>>> {
   for (const cls of classes) {
     if (typeof cls !== 'function' || (cls as Partial<MixinClass>)[MIXIN] === undefined) {
       throw new ConfigurationError('FV_ERR_NOT_A_MIXIN', 'mix() combines mixin classes such as AsyncListAPIView; got ' + String((cls as { name?: string })?.name ?? cls))

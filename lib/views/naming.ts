@@ -11,7 +11,7 @@ interface Named { apiComponentName?: string, apiPluralName?: string, responseSch
 export function componentName (klass: ViewClass): string {
   const named = klass as ViewClass & Named
   if (typeof named.apiComponentName === 'string' && named.apiComponentName !== '') return named.apiComponentName
-  const schema = named.responseSchema as (TSchema & { $id?: unknown, title?: unknown }) | undefined
+  const schema = named.responseSchema
   if (typeof schema?.$id === 'string') return schema.$id
   if (typeof schema?.title === 'string') return schema.title
   return klass.name.replace(/(APIView|ViewSet|View)$/, '') || klass.name
@@ -73,7 +73,9 @@ function splitLastWord (name: string): [string, string] {
 
 function withCaseOf (word: string, replacement: string): string {
   if (word === word.toUpperCase() && word.length > 1) return replacement.toUpperCase()
-  return word.charAt(0) === word.charAt(0).toUpperCase() ? replacement.charAt(0).toUpperCase() + replacement.slice(1) : replacement
+  return word.charAt(0) === word.charAt(0).toUpperCase()
+    ? replacement.charAt(0).toUpperCase() + replacement.slice(1)
+    : replacement
 }
 
 /**
@@ -150,12 +152,17 @@ const PLURAL_ACTIONS = new Set(['list', 'bulkCreate', 'bulkUpdate', 'updateMany'
  * singular for detail routes; custom routes follow the same rule with their method
  * name (`statsItems`, `historyItem`). A route with several methods appends the method.
  */
-export function operationIdOf (klass: ViewClass, action: string, options: { detail: boolean, standard: boolean, method?: string }): string {
+export function operationIdOf (
+  klass: ViewClass,
+  action: string,
+  options: { detail: boolean, standard: boolean, method?: string }
+): string {
   const name = componentName(klass)
   const collection = options.standard ? PLURAL_ACTIONS.has(action) : !options.detail
   const resource = collection ? pluralName(klass) : name
   // A custom route named after its resource (`health` on `Health`) is named once: `health`, not `healthHealth`.
-  const named = !options.standard && (action.toLowerCase() === name.toLowerCase() || action.toLowerCase() === resource.toLowerCase())
+  const named = !options.standard && (action.toLowerCase() === name.toLowerCase() ||
+    action.toLowerCase() === resource.toLowerCase())
   const base = named ? action : action + capitalize(resource)
   return options.method === undefined ? base : base + capitalize(options.method.toLowerCase())
 }

@@ -9,7 +9,7 @@ export const LIBRARY_OBJECT_PERMISSIONS = new WeakSet<object>()
 
 /** Whether a view class checks object permissions: its `checkObjectPermissions` is not the library's. */
 export function checksObjectPermissions (klass: { prototype: object }): boolean {
-  const check = Reflect.get(klass.prototype, 'checkObjectPermissions') as unknown
+  const check: unknown = Reflect.get(klass.prototype, 'checkObjectPermissions')
   return typeof check === 'function' && !LIBRARY_OBJECT_PERMISSIONS.has(check)
 }
 
@@ -26,7 +26,9 @@ export type ObjectAction = typeof OBJECT_ACTIONS[number]
  */
 export function judges (klass: object, action: string): boolean {
   if (!checksObjectPermissions(klass as { prototype: object })) return false // a view class
-  const only: readonly string[] | undefined = (klass as { objectPermissionActions?: readonly ObjectAction[] }).objectPermissionActions
+  const only: readonly string[] | undefined = (klass as {
+    objectPermissionActions?: readonly ObjectAction[]
+  }).objectPermissionActions
   return (only ?? OBJECT_ACTIONS).includes(action)
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import { then, type Awaitable } from '../core/maybe-promise.js'
 import { NotFound } from '../http/errors.js'
+import { namedOf, type SchemaNode } from '../core/schema-node.js'
 import type { Criteria, RepositoryOptions } from '../stores/repository.js'
 
 // Nested resources (docs/generics.md, "Nested resources"): `/members/:memberId/loans/:id` reads
@@ -39,7 +40,14 @@ export interface ParentLookup<P = unknown> {
 /** What a view keeps of its request's parent once it was read. */
 const LOADED = Symbol('fastify-views.parent')
 
-interface Nested { request: FastifyRequest, constructor: { parent?: ParentLookup }, [LOADED]?: { object: unknown, scope: Criteria } }
+interface Nested {
+  request: FastifyRequest,
+  constructor: { parent?: ParentLookup },
+  [LOADED]?: {
+    object: unknown,
+    scope: Criteria
+  }
+}
 
 /**
  * Reads the parent of this request once per view instance (every hook and the action share
@@ -79,10 +87,10 @@ const prefixNames = new WeakMap<object, readonly string[]>()
  */
 export function objectParams (view: object, params: Record<string, unknown>): Record<string, unknown> {
   // A view instance's class; registration made sure its prefixParams is an object schema.
-  const schema = (view.constructor as { prefixParams?: { properties?: unknown } }).prefixParams
+  const schema = (view.constructor as { prefixParams?: SchemaNode }).prefixParams
   if (schema === undefined) return params
   let names = prefixNames.get(schema)
-  if (names === undefined) prefixNames.set(schema, names = Object.keys(Object(schema.properties) as object))
+  if (names === undefined) prefixNames.set(schema, names = Object.keys(namedOf(schema.properties)))
   const own: Record<string, unknown> = {}
   for (const key of Object.keys(params)) if (!names.includes(key)) own[key] = params[key]
   return own

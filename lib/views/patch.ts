@@ -12,6 +12,7 @@ import { aliasedSchema } from '../schema/serialization.js'
 import { compileRepresentation } from '../schema/wire.js'
 import type { Precondition } from '../stores/repository.js'
 import { isThenable, then, type Awaitable } from '../core/maybe-promise.js'
+import { namedOf } from '../core/schema-node.js'
 import { keepView, keptView, type BodyMediaType, type RouteDefinition, type View } from './view.js'
 import type { ViewBase } from './mixins.js'
 
@@ -46,7 +47,11 @@ export const JsonPatchOperation = Type.Union([
 export function mergePatchSchema (partial: TSchema): TSchema {
   const properties = Object(partial.properties) as Record<string, TSchema>
   const members: Record<string, TSchema> = {}
-  for (const [name, schema] of Object.entries(properties)) members[name] = Type.Optional(Type.Union([schema, Type.Null()]))
+  for (const [name, schema] of Object.entries(properties)) {
+    members[name] = Type.Optional(
+      Type.Union([schema, Type.Null()])
+    )
+  }
   return Type.Object(members, { description: 'A JSON Merge Patch (RFC 7396): the members to change; null removes one.' })
 }
 
@@ -83,7 +88,9 @@ type Patched = FastifyRequest & { [SNAPSHOT]?: Snapshot }
 const PATCH_HOOKS = Symbol('fastify-views.patch-hooks')
 
 /** Whether a route's hooks already include the patch hooks. */
-export const hasPatchHooks = (hooks: unknown[]): boolean => hooks.some((hook) => (hook as { [PATCH_HOOKS]?: boolean })[PATCH_HOOKS] === true)
+export const hasPatchHooks = (hooks: unknown[]): boolean => hooks.some(
+  (hook) => (hook as { [PATCH_HOOKS]?: boolean })[PATCH_HOOKS] === true
+)
 
 const CHANGED_MEANWHILE = 'The resource changed while the patch was applied; send the patch again.'
 
@@ -121,7 +128,7 @@ function lastOperationOf (operations: unknown[]): Map<string, string> {
   const touched = new Map<string, string>()
   operations.forEach((operation, index) => {
     const { op, path, from } = operation as { op: string, path: string, from?: string }
-    if (op === 'move') touched.set(memberOf(from!), `#/${index}/from`)
+    if (op === 'move' && from !== undefined) touched.set(memberOf(from), `#/${index}/from`)
     touched.set(memberOf(path), `#/${index}/path`)
   })
   return touched
@@ -137,7 +144,9 @@ const memberOf = (pointer: string): string => String(parsePointer(pointer)[0])
  */
 function invalidResult (entries: ProblemErrorEntry[], format: PatchFormat, document: unknown): RequestValidationError {
   const touched = format === 'json-patch' ? lastOperationOf(document as unknown[]) : new Map<string, string>()
-  const errors = entries.map((entry) => ({ ...entry, pointer: touched.get(memberOf(entry.pointer.slice(1))) ?? entry.pointer }))
+  const errors = entries.map(
+    (entry) => ({ ...entry, pointer: touched.get(memberOf(entry.pointer.slice(1))) ?? entry.pointer })
+  )
   return new RequestValidationError('The patch does not give a valid update.', { errors })
 }
 
@@ -154,7 +163,14 @@ function formatOf (request: FastifyRequest): PatchFormat {
  * a plain partial body (validated like one), so the action and any override see what they
  * see today.
  */
-export function patchHooks (Klass: ViewBase, route: RouteDefinition, formats: readonly PatchFormat[], partial: TSchema, full: TSchema | undefined, limits: PatchLimits): { preValidation: preValidationHookHandler, onSend: onSendHookHandler, preHandler?: preHandlerHookHandler } {
+export function patchHooks (
+  Klass: ViewBase,
+  route: RouteDefinition,
+  formats: readonly PatchFormat[],
+  partial: TSchema,
+  full: TSchema | undefined,
+  limits: PatchLimits
+): { preValidation: preValidationHookHandler, onSend: onSendHookHandler, preHandler?: preHandlerHookHandler } {
   const header = acceptPatch(formats)
   // On every answer of the route, a refusal of any kind included (RFC 5789 section 3.1).
   const onSend: onSendHookHandler = (_request, reply, payload, done) => {
@@ -175,7 +191,7 @@ export function patchHooks (Klass: ViewBase, route: RouteDefinition, formats: re
   // partial one, against the representation's own schema.
   const whole = aliasedSchema(full ?? item)
   const validateWhole = compilePartValidator(whole, 'body')
-  const members = Object.keys(Object(whole.properties) as Record<string, unknown>)
+  const members = Object.keys(namedOf(whole.properties))
   const missing = route.onNone
   const preHandler: preHandlerHookHandler = function applyPatch (request, reply, done) {
     const format = formatOf(request)
@@ -191,7 +207,7 @@ export function patchHooks (Klass: ViewBase, route: RouteDefinition, formats: re
         return
       }
       const representation = represent(current)
-      const before = JSON.parse(representation) as Record<string, unknown>
+      const before = JSON.parse(representation) as Record<string, unknown> // the wire form of an object GET sends
       const document = request.body
       let after: unknown
       try {
@@ -204,7 +220,11 @@ export function patchHooks (Klass: ViewBase, route: RouteDefinition, formats: re
       if (!isObject(after)) throw new BadRequest('The patch cannot be applied.', { errors: [{ detail: 'The result is not an object', pointer: '#' }] })
       const changed = changedMembers(before, after)
       let verdict = validate(changed)
-      if (verdict === true) verdict = validateWhole(Object.fromEntries(members.filter((m) => Object.hasOwn(after, m)).map((m) => [m, after[m]])))
+      if (verdict === true) {
+        verdict = validateWhole(
+          Object.fromEntries(members.filter((m) => Object.hasOwn(after, m)).map((m) => [m, after[m]]))
+        )
+      }
       if (verdict !== true) throw invalidResult((verdict.error as BadRequest).errors!, format, document) // a failed check always lists its errors
       request.body = changed;
       (request as Patched)[SNAPSHOT] = { representation, represent }

@@ -7,7 +7,11 @@ import type { RouteMethod, RouteSchemas, ViewRouteOptions } from '../routes/type
 export type RouteHandler = (...args: never[]) => unknown
 
 /** Declares one route of a method (or several), with the handler typed from the route's schemas and `this` the view `V`. */
-type BuildRoute<V> = <const S extends RouteSchemas = {}, R extends Schema | undefined = undefined>(path: string, options: ViewRouteOptions<S, R>, handler: RouteMethod<V, S, R>) => RouteHandler
+type BuildRoute<V> = <const S extends RouteSchemas = {}, R extends Schema | undefined = undefined>(
+  path: string,
+  options: ViewRouteOptions<S, R>,
+  handler: RouteMethod<V, S, R>
+) => RouteHandler
 
 /**
  * What the third argument of `.with(statics, methods, routes)` is given: one function per HTTP
@@ -28,8 +32,12 @@ export interface RouteBuilder<V> {
   delete: BuildRoute<V>
 }
 
-const builds = (methods: HTTPMethods[], defaultStatus: number) => (path: string, options: ViewRouteOptions, handler: RouteHandler): RouteHandler => {
-  annotate(handler, { methods, path, defaultStatus, options })
+const builds = (methods: HTTPMethods[], defaultStatus: number) => (
+  path: string,
+  options: ViewRouteOptions,
+  handler: RouteHandler
+): RouteHandler => {
+  annotate(handler, { route: { methods, path, defaultStatus }, options })
   return handler
 }
 

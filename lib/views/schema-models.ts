@@ -5,14 +5,17 @@ import type { PageOf, Pagination } from '../query/pagination-protocol.js'
 import type { PageOfKind } from '../query/pagination.js'
 
 /** The one model a schema static gives, under the model's name; nothing when the static is absent. */
-type From<C, K extends string, Model extends string> = C extends { readonly [P in K]: infer T extends Schema } ? { [P in Model]: StaticOf<T> } : unknown
+type From<C, K extends string, Model extends string> =
+  C extends { readonly [P in K]: infer T extends Schema } ? { [P in Model]: StaticOf<T> } : unknown
 
 /** `update` is typed by `updateSchema`, or by `createSchema`, which it defaults to. */
 type UpdateModel<C> = C extends { readonly updateSchema: infer T extends Schema } ? { update: StaticOf<T> }
   : C extends { readonly createSchema: infer T extends Schema } ? { update: StaticOf<T> } : unknown
 
 /** `partialUpdate` is typed by `partialUpdateSchema`, or is the update body with every member optional. */
-type PartialUpdateModel<C> = C extends { readonly partialUpdateSchema: infer T extends Schema } ? { partialUpdate: StaticOf<T> }
+type PartialUpdateModel<C> = C extends { readonly partialUpdateSchema: infer T extends Schema } ? {
+  partialUpdate: StaticOf<T>
+}
   : UpdateModel<C> extends { update: infer U } ? { partialUpdate: Partial<U> } : unknown
 
 /**
@@ -21,7 +24,9 @@ type PartialUpdateModel<C> = C extends { readonly partialUpdateSchema: infer T e
  */
 type ListModel<C> = C extends { readonly responseSchema: infer T extends Schema }
   ? C extends { readonly responseSchemaAsList: false } ? { list: StaticOf<T> }
-    : C extends { readonly filter: infer F extends { readonly paginator: unknown, readonly pagination: unknown } } ? { list: ListPage<F, StaticOf<T>> } : unknown
+    : C extends { readonly filter: infer F extends { readonly paginator: unknown, readonly pagination: unknown } } ? {
+      list: ListPage<F, StaticOf<T>>
+    } : unknown
   : unknown
 
 /**
@@ -53,7 +58,9 @@ export type ModelsOf<C> =
 
 /** `params` of detail routes: `detailParams` joined with the prefix's `prefixParams` (a nested view), as the route validates them. */
 type ParamsModel<C> = C extends { readonly detailParams: infer D extends Schema }
-  ? C extends { readonly prefixParams: infer P extends Schema } ? { params: StaticOf<P> & StaticOf<D> } : { params: StaticOf<D> }
+  ? C extends { readonly prefixParams: infer P extends Schema } ? { params: StaticOf<P> & StaticOf<D> } : {
+    params: StaticOf<D>
+  }
   : C extends { readonly prefixParams: infer P extends Schema } ? { params: StaticOf<P> & { id: string } } : unknown
 
 /**
@@ -91,9 +98,11 @@ export type RepositoryFits<C> = C extends { readonly responseSchema: infer T ext
   : true
 
 /** The fields of the item `responseSchema` gives that can hold a time: a string (date-time) or a `Date`. */
-export type TimeFieldOf<C> = C extends { readonly responseSchema: infer T extends Schema }
-  ? { [K in keyof StaticOf<T>]-?: NonNullable<StaticOf<T>[K]> extends string | Date ? K : never }[keyof StaticOf<T>] & string
-  : never
+export type TimeFieldOf<C> =
+  C extends { readonly responseSchema: infer T extends Schema } ? TimeKeys<StaticOf<T>> : never
+
+/** The names of an object type's members that can hold a time. */
+type TimeKeys<O> = { [K in keyof O]-?: NonNullable<O[K]> extends string | Date ? K : never }[keyof O] & string
 
 /** The literal members of a list of names, or none when its type says only `string`. */
 type Literals<A> = A extends ReadonlyArray<infer E extends string> ? (string extends E ? never : E) : never

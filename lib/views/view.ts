@@ -224,4 +224,5 @@ export class View {
 }
 
 /** A view class: the constructor the route handler instantiates per request. */
-export type ViewClass<V extends View = View> = (abstract new (request: FastifyRequest, reply: FastifyReply) => V) & typeof View
+export type ViewClass<V extends View = View> = (abstract new (request: FastifyRequest,
+  reply: FastifyReply) => V) & typeof View

@@ -1,14 +1,18 @@
 import {
-  AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView, AsyncPartialUpdateAPIView, AsyncRetrieveAPIView, AsyncUpdateAPIView,
+  AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView, AsyncPartialUpdateAPIView, AsyncRetrieveAPIView,
+  AsyncUpdateAPIView,
   CreateAPIView, DestroyAPIView, ListAPIView, PartialUpdateAPIView, RetrieveAPIView, UpdateAPIView
 } from './actions.js'
 import {
-  AsyncGenericCreateAPIView, AsyncGenericDestroyAPIView, AsyncGenericListAPIView, AsyncGenericPartialUpdateAPIView, AsyncGenericRetrieveAPIView,
-  AsyncGenericUpdateAPIView, GenericCreateAPIView, GenericDestroyAPIView, GenericListAPIView, GenericPartialUpdateAPIView, GenericRetrieveAPIView,
+  AsyncGenericCreateAPIView, AsyncGenericDestroyAPIView, AsyncGenericListAPIView, AsyncGenericPartialUpdateAPIView,
+  AsyncGenericRetrieveAPIView,
+  AsyncGenericUpdateAPIView, GenericCreateAPIView, GenericDestroyAPIView, GenericListAPIView,
+  GenericPartialUpdateAPIView, GenericRetrieveAPIView,
   GenericUpdateAPIView
 } from './generics.js'
 import {
-  AsyncGenericBulkCreateAPIView, AsyncGenericBulkDestroyAPIView, AsyncGenericBulkUpdateAPIView, AsyncGenericUpdateManyAPIView,
+  AsyncGenericBulkCreateAPIView, AsyncGenericBulkDestroyAPIView, AsyncGenericBulkUpdateAPIView,
+  AsyncGenericUpdateManyAPIView,
   GenericBulkCreateAPIView, GenericBulkDestroyAPIView, GenericBulkUpdateAPIView, GenericUpdateManyAPIView
 } from './bulk.js'
 import { mix, named } from './mixins.js'

@@ -2,9 +2,12 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { describe, expect, test } from 'tstyche'
 import {
-  APIViewSet, AsyncAPIViewSet, AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView, AsyncListCreateAPIView, AsyncPartialUpdateAPIView,
-  AsyncReadOnlyAPIViewSet, AsyncRetrieveAPIView, AsyncRetrieveUpdateDestroyAPIView, AsyncUpdateAPIView, CreateAPIView, ListAPIView,
-  ListCreateAPIView, ReadOnlyAPIViewSet, RetrieveAPIView, RetrieveUpdateDestroyAPIView, UpdateAPIView, mix, type ActionModels, type ViewRequest, type Schema
+  APIViewSet, AsyncAPIViewSet, AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView, AsyncListCreateAPIView,
+  AsyncPartialUpdateAPIView,
+  AsyncReadOnlyAPIViewSet, AsyncRetrieveAPIView, AsyncRetrieveUpdateDestroyAPIView, AsyncUpdateAPIView, CreateAPIView,
+  ListAPIView,
+  ListCreateAPIView, ReadOnlyAPIViewSet, RetrieveAPIView, RetrieveUpdateDestroyAPIView, UpdateAPIView, mix,
+  type ActionModels, type ViewRequest, type Schema
 } from '../../lib/index.js'
 import { IdParams, Item, ItemBody, ListQuery, OtherBody, StringIdParams } from './schemas.js'
 
@@ -86,7 +89,9 @@ describe('mix(...)<M>: list', () => {
 describe('mix(...)<M>: retrieve', () => {
   test('retrieve may return the item, null, undefined or a reply', () => {
     expect(class extends AsyncRetrieveAPIView<Models> {
-      override async retrieve (request: ViewRequest<{ params: typeof IdParams }>) { return request.params.id === 1 ? item : null }
+      override async retrieve (
+        request: ViewRequest<{ params: typeof IdParams }>
+      ) { return request.params.id === 1 ? item : null }
     }).type.not.toRaiseError()
 
     expect(class extends AsyncRetrieveAPIView<Models> {
@@ -98,7 +103,9 @@ describe('mix(...)<M>: retrieve', () => {
     }).type.not.toRaiseError()
 
     expect(class extends RetrieveAPIView<Models> {
-      override retrieve (request: FastifyRequest<{ Params: { id: number } }>) { return request.params.id === 1 ? item : this.reply.code(204) }
+      override retrieve (
+        request: FastifyRequest<{ Params: { id: number } }>
+      ) { return request.params.id === 1 ? item : this.reply.code(204) }
     }).type.not.toRaiseError()
 
     type Retrieving = InstanceType<typeof AsyncRetrieveAPIView<Models>>
@@ -187,7 +194,13 @@ describe('mix(...)<M>: update and partialUpdate', () => {
     expect<Parameters<Patching['partialUpdate']>[0]['body']>().type.toBe<Partial<NewItem>>()
 
     expect(class extends mix(AsyncUpdateAPIView, AsyncPartialUpdateAPIView)<CrudModels> {
-      override async update (request: ViewRequest<{ params: typeof IdParams, body: typeof ItemBody }>) { return { id: request.params.id, name: request.body.name } }
+      override async update (request: ViewRequest<{ params: typeof IdParams, body: typeof ItemBody }>) {
+        return {
+          id: request.params.id,
+          name: request.body.name
+        }
+      }
+
       override async partialUpdate (request: FastifyRequest<{ Params: { id: number }, Body: Partial<NewItem> }>) {
         return { id: request.params.id, name: request.body.name ?? 'unchanged' }
       }
@@ -206,7 +219,12 @@ describe('mix(...)<M>: update and partialUpdate', () => {
 
   test('the sync family returns values', () => {
     expect(class extends UpdateAPIView<CrudModels> {
-      override update (request: ViewRequest<{ params: typeof IdParams, body: typeof ItemBody }>) { return { id: request.params.id, name: request.body.name } }
+      override update (request: ViewRequest<{ params: typeof IdParams, body: typeof ItemBody }>) {
+        return {
+          id: request.params.id,
+          name: request.body.name
+        }
+      }
     }).type.not.toRaiseError()
 
     type SyncUpdating = InstanceType<typeof UpdateAPIView<CrudModels>>
@@ -246,7 +264,14 @@ describe('the statics of a mixed class', () => {
   const ListOnly = mix(AsyncListAPIView)
   const ListCreate = mix(AsyncListAPIView, AsyncCreateAPIView)
   const ReadOnly = mix(AsyncListAPIView, AsyncRetrieveAPIView)
-  const Crud = mix(AsyncListAPIView, AsyncCreateAPIView, AsyncRetrieveAPIView, AsyncUpdateAPIView, AsyncPartialUpdateAPIView, AsyncDestroyAPIView)
+  const Crud = mix(
+    AsyncListAPIView,
+    AsyncCreateAPIView,
+    AsyncRetrieveAPIView,
+    AsyncUpdateAPIView,
+    AsyncPartialUpdateAPIView,
+    AsyncDestroyAPIView
+  )
 
   test('detail mixins add detailParams, raiseOnNone and errorMessage', () => {
     expect(ReadOnly.detailParams).type.toBe<Schema>()
@@ -315,10 +340,25 @@ describe('viewsets', () => {
       static override createSchema = ItemBody
       static override detailParams = IdParams
       override async list () { return [item] }
-      override async create (request: ViewRequest<{ body: typeof ItemBody }>) { return { id: 2, name: request.body.name } }
+      override async create (request: ViewRequest<{ body: typeof ItemBody }>) {
+        return {
+          id: 2,
+          name: request.body.name
+        }
+      }
+
       override getLocation (obj: ItemData) { return `/items/${obj.id}` }
-      override async retrieve (request: ViewRequest<{ params: typeof IdParams }>) { return request.params.id === 1 ? item : null }
-      override async update (request: ViewRequest<{ params: typeof IdParams, body: typeof ItemBody }>) { return { id: request.params.id, name: request.body.name } }
+      override async retrieve (
+        request: ViewRequest<{ params: typeof IdParams }>
+      ) { return request.params.id === 1 ? item : null }
+
+      override async update (request: ViewRequest<{ params: typeof IdParams, body: typeof ItemBody }>) {
+        return {
+          id: request.params.id,
+          name: request.body.name
+        }
+      }
+
       override async partialUpdate (request: FastifyRequest<{ Params: { id: number }, Body: Partial<NewItem> }>) { return { id: request.params.id, name: request.body.name ?? 'a' } }
       override async destroy () { return true }
     }).type.not.toRaiseError()

@@ -3,10 +3,14 @@ import type { FastifyRequest } from 'fastify'
 import { describe, expect, test } from 'tstyche'
 import { mix } from '../../lib/index.js'
 import {
-  AsyncGenericViewSet, GenericViewSet, MemoryRepository, asyncRepository, type AsyncBulkRepository, type AsyncRepository, type BulkRepository, type Repository
+  AsyncGenericViewSet, GenericViewSet, MemoryRepository, asyncRepository, type AsyncBulkRepository,
+  type AsyncRepository, type BulkRepository, type Repository
 } from '../../lib/generics.js'
 import {
-  AsyncBulkAPIViewSet, AsyncBulkCreateAPIView, AsyncBulkDestroyAPIView, AsyncBulkUpdateAPIView, AsyncGenericBulkCreateAPIView, AsyncUpdateManyAPIView, BulkAPIViewSet, BulkCreateAPIView, BulkDestroyAPIView, BulkUpdateAPIView, UpdateManyAPIView, type BulkCreateActions, type BulkDestroyActions, type BulkUpdateActions, type UpdateManyActions, type WithAsyncBulkRepositoryMixin, type WithBulkRepositoryMixin
+  AsyncBulkAPIViewSet, AsyncBulkCreateAPIView, AsyncBulkDestroyAPIView, AsyncBulkUpdateAPIView,
+  AsyncGenericBulkCreateAPIView, AsyncUpdateManyAPIView, BulkAPIViewSet, BulkCreateAPIView, BulkDestroyAPIView,
+  BulkUpdateAPIView, UpdateManyAPIView, type BulkCreateActions, type BulkDestroyActions, type BulkUpdateActions,
+  type UpdateManyActions, type WithAsyncBulkRepositoryMixin, type WithBulkRepositoryMixin
 } from '../../lib/bulk.js'
 import { Item, ItemBody, OtherBody } from './schemas.js'
 
@@ -34,7 +38,8 @@ type SyncBothView = InstanceType<typeof SyncBoth<{ item: ItemData }>>
 
 describe('the repository of a view that is both a CRUD and a bulk view (SEED 2.7 rule 2)', () => {
   test('async: its repository is typed by both protocols', () => {
-    type Both = InstanceType<typeof AsyncGenericViewSet<{ item: ItemData }>> & InstanceType<typeof AsyncBulkAPIViewSet<{ item: ItemData }>>
+    type Both = InstanceType<typeof AsyncGenericViewSet<{ item: ItemData }>> &
+      InstanceType<typeof AsyncBulkAPIViewSet<{ item: ItemData }>>
     expect<InstanceType<ReturnType<typeof mix<[typeof AsyncBulkAPIViewSet, typeof AsyncGenericViewSet]>>>['repository']>()
       .type.toBe<AsyncBulkRepository<unknown> & AsyncRepository<unknown>>()
     expect<Both['repository']>().type.toBe<AsyncRepository<ItemData> & AsyncBulkRepository<ItemData>>()
@@ -74,7 +79,8 @@ describe('the repository of a view that is both a CRUD and a bulk view (SEED 2.7
   })
 
   test('sync: MemoryRepository satisfies both; a CRUD-only, a bulk-only or an async repository is a compile error', () => {
-    type Both = InstanceType<typeof GenericViewSet<{ item: ItemData }>> & InstanceType<typeof BulkAPIViewSet<{ item: ItemData }>>
+    type Both = InstanceType<typeof GenericViewSet<{ item: ItemData }>> &
+      InstanceType<typeof BulkAPIViewSet<{ item: ItemData }>>
     expect<Both['repository']>().type.toBe<Repository<ItemData> & BulkRepository<ItemData>>()
 
     expect(class extends mix(BulkAPIViewSet, GenericViewSet)<{ item: ItemData }> {
@@ -124,9 +130,14 @@ describe('the repository of a view that is both a CRUD and a bulk view (SEED 2.7
     expect<WithAsyncBulkRepositoryMixin<{ item: ItemData }>['repository']>().type.toBe<AsyncBulkRepository<ItemData>>()
     expect<WithBulkRepositoryMixin<{ item: ItemData }>['repository']>().type.toBe<BulkRepository<ItemData>>()
 
-    expect(class extends AsyncBulkCreateAPIView<{ item: ItemData, create: NewItem }> implements WithAsyncBulkRepositoryMixin<{ item: ItemData }> {
+    expect(class extends AsyncBulkCreateAPIView<{
+      item: ItemData,
+      create: NewItem
+    }> implements WithAsyncBulkRepositoryMixin<{ item: ItemData }> {
       get repository () { return asyncMemory }
-      override async bulkCreate (request: FastifyRequest<{ Body: NewItem[] }>) { return this.repository.createMany(request.body, {}) }
+      override async bulkCreate (
+        request: FastifyRequest<{ Body: NewItem[] }>
+      ) { return this.repository.createMany(request.body, {}) }
     }).type.not.toRaiseError()
 
     // `implements` fails when the class's repository is not assignable to the interface's.
@@ -138,7 +149,11 @@ describe('the repository of a view that is both a CRUD and a bulk view (SEED 2.7
 describe('the action methods of the abstract bulk views', () => {
   type CreateRequest = Parameters<InstanceType<typeof AsyncBulkCreateAPIView<{ item: ItemData, create: NewItem }>>['bulkCreate']>[0]
   type UpdateRequest = Parameters<InstanceType<typeof BulkUpdateAPIView<{ bulkUpdate: KeyedItem }>>['bulkUpdate']>[0]
-  type ManyRequestView = InstanceType<typeof AsyncUpdateManyAPIView<{ item: ItemData, update: NewItem, query: NameQuery }>>
+  type ManyRequestView = InstanceType<typeof AsyncUpdateManyAPIView<{
+    item: ItemData,
+    update: NewItem,
+    query: NameQuery
+  }>>
   type ManyRequest = Parameters<ManyRequestView['updateMany']>[0]
   type DeleteRequest = Parameters<InstanceType<typeof BulkDestroyAPIView<{ query: NameQuery }>>['bulkDelete']>[0]
 
@@ -152,16 +167,26 @@ describe('the action methods of the abstract bulk views', () => {
   })
 
   test('the exported action interfaces name the same methods', () => {
-    expect<InstanceType<typeof AsyncBulkCreateAPIView<{ item: ItemData, create: NewItem }>>>().type.toBeAssignableTo<BulkCreateActions<{ item: ItemData, create: NewItem }, true>>()
-    expect<InstanceType<typeof BulkUpdateAPIView<{ bulkUpdate: KeyedItem }>>>().type.toBeAssignableTo<BulkUpdateActions<{ bulkUpdate: KeyedItem }, false>>()
-    expect<InstanceType<typeof UpdateManyAPIView<{ item: ItemData }>>>().type.toBeAssignableTo<UpdateManyActions<{ item: ItemData }, false>>()
+    expect<InstanceType<typeof AsyncBulkCreateAPIView<{
+      item: ItemData,
+      create: NewItem
+    }>>>().type.toBeAssignableTo<BulkCreateActions<{ item: ItemData, create: NewItem }, true>>()
+    expect<InstanceType<typeof BulkUpdateAPIView<{
+      bulkUpdate: KeyedItem
+    }>>>().type.toBeAssignableTo<BulkUpdateActions<{ bulkUpdate: KeyedItem }, false>>()
+    expect<InstanceType<typeof UpdateManyAPIView<{ item: ItemData }>>>()
+      .type.toBeAssignableTo<UpdateManyActions<{ item: ItemData }, false>>()
     expect<InstanceType<typeof AsyncBulkDestroyAPIView>>().type.toBeAssignableTo<BulkDestroyActions<unknown, true>>()
     expect<BulkCreateActions<{ item: ItemData }, false>['bulkCreate']>().type.not.toBeAssignableTo<BulkCreateActions<{ item: ItemData }, true>['bulkCreate']>()
   })
 
   test('bulkCreate: items typed from create, rows returned typed from item', () => {
     expect(class extends AsyncBulkCreateAPIView<{ item: ItemData, create: NewItem }> {
-      override async bulkCreate (request: FastifyRequest<{ Body: NewItem[] }>) { return request.body.map((body, id) => ({ id, name: body.name })) }
+      override async bulkCreate (request: FastifyRequest<{ Body: NewItem[] }>) {
+        return request.body.map(
+          (body, id) => ({ id, name: body.name })
+        )
+      }
     }).type.not.toRaiseError()
 
     expect(class extends BulkCreateAPIView<{ item: ItemData, create: NewItem }> {
@@ -247,7 +272,9 @@ describe('what a view may call on its repository', () => {
     expect(bulkView.repository).type.not.toHaveProperty('get')
     expect(bulkView.repository.createMany([{ name: 'a' }], {})).type.toBe<Promise<ItemData[]>>()
 
-    const both = null as unknown as InstanceType<typeof AsyncGenericViewSet<{ item: ItemData }>> & InstanceType<typeof AsyncBulkAPIViewSet<{ item: ItemData }>>
+    const both = null as unknown as InstanceType<typeof AsyncGenericViewSet<{ item: ItemData }>> &
+
+      InstanceType<typeof AsyncBulkAPIViewSet<{ item: ItemData }>>
     expect(both.repository).type.toHaveProperty('get')
     expect(both.repository.get({ id: 1 }, {})).type.toBe<Promise<ItemData | null>>()
     expect(both.repository.createMany([{ name: 'a' }], {})).type.toBe<Promise<ItemData[]>>()

@@ -7,7 +7,8 @@ import type { Static } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
 import { describe, expect, test } from 'tstyche'
 import {
-  Action, APIView, Catch, CatchDefined, Delete, Get, NotFound, Override, Patch, Post, Put, ResponseHeaders, Route, Throws,
+  Action, APIView, Catch, CatchDefined, Delete, Get, NotFound, Override, Patch, Post, Put, ResponseHeaders, Route,
+  Throws,
   type ViewRequest
 } from '../../lib/index.js'
 import { IdParams, Item, ItemBody, ListQuery, OtherBody, StringIdParams } from './schemas.js'
@@ -208,7 +209,12 @@ describe('Post, Put, Patch, Delete, Route and Action are typed the same way', ()
       wrongSearchReturn () { return [item] }
 
       @(expect(Action(undefined, { detail: true, methods: ['POST'], schema: { params: IdParams, body: ItemBody }, responseSchema: Item })).type.toBeApplicable)
-      rename (request: ViewRequest<{ params: typeof IdParams, body: typeof ItemBody }>) { return { id: request.params.id, name: request.body.name } }
+      rename (request: ViewRequest<{ params: typeof IdParams, body: typeof ItemBody }>) {
+        return {
+          id: request.params.id,
+          name: request.body.name
+        }
+      }
 
       @(expect(Action('/archive', { detail: true, schema: { params: IdParams } })).type.not.toBeApplicable)
       archive (_request: ViewRequest<{ params: typeof StringIdParams }>) { return null }

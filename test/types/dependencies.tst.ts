@@ -8,10 +8,19 @@ const authenticate: Dependency = { onRequest: () => {}, errors: [Unauthorized], 
 describe('actionDependencies keys are the actions of the view', () => {
   test('the standard and bulk action names compile', () => {
     expect(class extends mix(BulkAPIViewSet, GenericViewSet) {
-      static override actionDependencies = { create: [authenticate], destroy: [authenticate], bulkCreate: [authenticate], bulkDelete: [authenticate] }
+      static override actionDependencies = {
+        create: [authenticate],
+        destroy: [authenticate],
+        bulkCreate: [authenticate],
+        bulkDelete: [authenticate]
+      }
     }).type.not.toRaiseError()
     expect(class extends mix(AsyncBulkAPIViewSet, AsyncGenericViewSet) {
-      static override actionDependencies = { partialUpdate: [authenticate], updateMany: [authenticate], bulkUpdate: [authenticate] }
+      static override actionDependencies = {
+        partialUpdate: [authenticate],
+        updateMany: [authenticate],
+        bulkUpdate: [authenticate]
+      }
     }).type.not.toRaiseError()
   })
 

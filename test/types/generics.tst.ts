@@ -3,7 +3,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { describe, expect, test } from 'tstyche'
 import { type Schema } from '../../lib/index.js'
 import {
-  AsyncGenericListAPIView, AsyncGenericReadOnlyViewSet, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, BaseFilter, CursorPage, CursorPaginationFilter, GenericListAPIView, GenericReadOnlyViewSet, GenericViewSet, MemoryRepository, NumberedPage, OffsetLimitFilter, OffsetPage, OrderingFilter, PaginationFilter, SearchFilter, asyncRepository, composeFilters, type AsyncRepository, type Criteria, type CriteriaOf, type KwargsOf, type CursorPageOf, type FilterArgs, type FilterClass, type NumberedPageOf, type NumberedPageSchema, type OffsetPageOf, type OrderKey, type PageWindow, type PaginationKind, type Repository, type RepositoryOptions
+  AsyncGenericListAPIView, AsyncGenericReadOnlyViewSet, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, BaseFilter,
+  CursorPage, CursorPaginationFilter, GenericListAPIView, GenericReadOnlyViewSet, GenericViewSet, MemoryRepository,
+  NumberedPage, OffsetLimitFilter, OffsetPage, OrderingFilter, PaginationFilter, SearchFilter, asyncRepository,
+  composeFilters, type AsyncRepository, type Criteria, type CriteriaOf, type KwargsOf, type CursorPageOf,
+  type FilterArgs, type FilterClass, type NumberedPageOf, type NumberedPageSchema, type OffsetPageOf, type OrderKey,
+  type PageWindow, type PaginationKind, type Repository, type RepositoryOptions
 } from '../../lib/generics.js'
 import { Item, ItemBody } from './schemas.js'
 
@@ -97,7 +102,9 @@ describe('the statics of a generic view', () => {
     }).type.not.toRaiseError()
 
     // `static override x = value` fails to compile when the type of value is not assignable to the base's static.
-    expect(asyncRepository<ItemData, MemoryRepository<ItemData>>(repo)).type.toBeAssignableTo<typeof AsyncGenericViewSet.repository>()
+    expect(
+      asyncRepository<ItemData, MemoryRepository<ItemData>>(repo)
+    ).type.toBeAssignableTo<typeof AsyncGenericViewSet.repository>()
     expect(repo).type.not.toBeAssignableTo<typeof AsyncGenericViewSet.repository>()
 
     expect(PaginationFilter).type.toBeAssignableTo<typeof GenericViewSet.filter>()
@@ -151,21 +158,36 @@ describe('pages', () => {
     const Page = NumberedPage(Item)
     expect(Page).type.toBe<NumberedPageSchema<typeof Item>>()
     expect<Static<typeof Page>>().type.toBe<{
-      items: ItemData[], current_page: number, page_size: number, total_pages: number, total_items: number, has_more: boolean
+      items: ItemData[],
+      current_page: number,
+      page_size: number,
+      total_pages: number,
+      total_items: number,
+      has_more: boolean
     }>()
     expect<NumberedPageOf<ItemData>>().type.toBeAssignableTo<Static<typeof Page>>()
   })
 
   test('OffsetPage(Item) has the offset wire fields', () => {
     const Page = OffsetPage(Item)
-    expect<Static<typeof Page>>().type.toBe<{ items: ItemData[], offset: number, limit: number, total_items: number, has_more: boolean }>()
+    expect<Static<typeof Page>>().type.toBe<{
+      items: ItemData[],
+      offset: number,
+      limit: number,
+      total_items: number,
+      has_more: boolean
+    }>()
     expect<Static<typeof Page>>().type.not.toHaveProperty('current_page')
     expect<OffsetPageOf<ItemData>>().type.toBeAssignableTo<Static<typeof Page>>()
   })
 
   test('CursorPage(Item) has nullable cursors', () => {
     const Page = CursorPage(Item)
-    expect<Static<typeof Page>>().type.toBe<{ items: ItemData[], next_page: string | null, previous_page: string | null }>()
+    expect<Static<typeof Page>>().type.toBe<{
+      items: ItemData[],
+      next_page: string | null,
+      previous_page: string | null
+    }>()
     expect<Static<typeof Page>['next_page']>().type.toBe<string | null>()
     expect<Static<typeof Page>>().type.not.toHaveProperty('total_items')
     expect<CursorPageOf<ItemData>>().type.toBeAssignableTo<Static<typeof Page>>()
@@ -252,20 +274,34 @@ describe('getKwargs scopes by the fields of the repository\'s rows', () => {
   const rows = asyncRepository(new MemoryRepository<Row>())
 
   test('a field of the rows, hidden or shown, or one with an operator, is accepted', () => {
-    expect(AsyncGenericViewSet.with).type.toBeCallableWith({ responseSchema: Item, repository: rows }, { getKwargs () { return { tenant_id: 1 } } })
+    expect(AsyncGenericViewSet.with).type.toBeCallableWith(
+      { responseSchema: Item, repository: rows },
+      { getKwargs () { return { tenant_id: 1 } } }
+    )
     expect(AsyncGenericViewSet.with).type.toBeCallableWith({ responseSchema: Item, repository: rows }, { getKwargs () { return { name__in: ['a'] } } })
-    expect(AsyncGenericViewSet.with).type.toBeCallableWith({ responseSchema: Item, repository: rows }, { getKwargs () { return {} } })
+    expect(AsyncGenericViewSet.with).type.toBeCallableWith(
+      { responseSchema: Item, repository: rows },
+      { getKwargs () { return {} } }
+    )
   })
 
   test('an answer naming no field of the rows (a misspelt column) is refused, naming the rows', () => {
-    expect(AsyncGenericViewSet.with({ responseSchema: Item, repository: rows }, { getKwargs () { return { tenant: 1 } } }))
+    expect(
+      AsyncGenericViewSet.with({ responseSchema: Item, repository: rows }, { getKwargs () { return { tenant: 1 } } })
+    )
       .type.toRaiseError("Type '{ tenant: number; }' has no properties in common with type 'CriteriaOf<")
   })
 
   test('rows typed as any record, or no repository, leave the criteria open', () => {
     const records = asyncRepository(new MemoryRepository<Record<string, unknown>>())
-    expect(AsyncGenericViewSet.with).type.toBeCallableWith({ responseSchema: Item, repository: records }, { getKwargs () { return { tenant: 1 } } })
-    expect(AsyncGenericViewSet.with).type.toBeCallableWith({ responseSchema: Item }, { getKwargs () { return { tenant: 1 } } })
+    expect(AsyncGenericViewSet.with).type.toBeCallableWith(
+      { responseSchema: Item, repository: records },
+      { getKwargs () { return { tenant: 1 } } }
+    )
+    expect(AsyncGenericViewSet.with).type.toBeCallableWith(
+      { responseSchema: Item },
+      { getKwargs () { return { tenant: 1 } } }
+    )
     expect<KwargsOf<{ item: ItemData }>>().type.toBe<Criteria>()
     expect<KwargsOf<{ row: Row }>>().type.toBe<CriteriaOf<Row>>()
   })

@@ -58,7 +58,8 @@ import { Type, type Static } from '@sinclair/typebox'
 import { describe, expect, test } from 'tstyche'
 import { AsyncListAPIView, AsyncRetrieveAPIView, Unauthorized, mix, type Dependency, type ViewRequest } from '../../lib/index.js'
 import {
-  AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, GenericViewSet, MemoryRepository, PaginationFilter, asyncRepository, type AsyncRepository
+  AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, GenericViewSet, MemoryRepository,
+  PaginationFilter, asyncRepository, type AsyncRepository
 } from '../../lib/generics.js'
 import { ConditionalMixin } from '../../lib/conditional.js'
 import { SqliteRepository, type SqliteDatabase } from '../../lib/stores/sql/index.js'
@@ -97,8 +98,14 @@ describe('mistakes in what an action returns', () => {
   })
 
   test('2: a Date where the schema has a date-time string', () => {
-    expect(BookViews.with).type.toBeCallableWith(statics, { async retrieve () { return { ...dune, updated_at: new Date().toISOString() } } })
-    expect(BookViews.with).type.not.toBeCallableWith(statics, { async retrieve () { return { ...dune, updated_at: new Date() } } })
+    expect(BookViews.with).type.toBeCallableWith(
+      statics,
+      { async retrieve () { return { ...dune, updated_at: new Date().toISOString() } } }
+    )
+    expect(BookViews.with).type.not.toBeCallableWith(
+      statics,
+      { async retrieve () { return { ...dune, updated_at: new Date() } } }
+    )
   })
 
   test('12: a Promise returned by an action of the sync family', () => {
@@ -193,7 +200,10 @@ describe('misspelt names', () => {
   test('9: a misspelt action in the methods object', () => {
     expect(BookViews.with).type.toBeCallableWith(statics, { async retrieve () { return null } })
     expect(BookViews.with).type.not.toBeCallableWith(statics, { async retreive () { return null } })
-    expect(BookViews.with).type.not.toBeCallableWith(statics, { async retrieve () { return null }, async retreive () { return null } })
+    expect(BookViews.with).type.not.toBeCallableWith(
+      statics,
+      { async retrieve () { return null }, async retreive () { return null } }
+    )
   })
 
   test('17: a misspelt actionDependencies key', () => {
@@ -204,7 +214,9 @@ describe('misspelt names', () => {
   test('18: a misspelt actionDependencies key beside a correct one gets through', () => {
     // The statics satisfy their constraint (the object shares `destroy` with ActionDependencies),
     // so no excess property check reaches the nested object. Registration refuses it.
-    expect.fail(BookViews.with).type.not.toBeCallableWith({ ...statics, actionDependencies: { destroy: [authenticate], destory: [authenticate] } })
+    expect.fail(BookViews.with).type.not.toBeCallableWith(
+      { ...statics, actionDependencies: { destroy: [authenticate], destory: [authenticate] } }
+    )
   })
 
   test('24: `override` on a misspelt action in the class body', () => {
@@ -269,7 +281,12 @@ describe('where the types come from', () => {
 
   test('23: an action in the class body with an unannotated request', () => {
     expect(class extends BookViews.with(statics) {
-      override async retrieve (request: ViewRequest<{ params: typeof BookParams }>) { return await this.repository.get({ id: request.params.id }, {}) }
+      override async retrieve (request: ViewRequest<{ params: typeof BookParams }>) {
+        return await this.repository.get(
+          { id: request.params.id },
+          {}
+        )
+      }
     }).type.not.toRaiseError()
     // Bare toRaiseError(): a class body method gets no parameter type from the method it
     // overrides (a noImplicitAny error); no matcher can say it. The methods object types it.
@@ -289,20 +306,32 @@ describe('the repository and the list', () => {
   test('33: a list returning an array over PaginationFilter', () => {
     const Paged = AsyncGenericListAPIView.with
     expect(Paged).type.not.toBeCallableWith({ responseSchema: Book, filter: PaginationFilter }, { async list () { return [{ isbn: '1' }] } })
-    expect(Paged).type.not.toBeCallableWith({ responseSchema: Book, filter: PaginationFilter }, { async list () { return [dune] } })
+    expect(Paged).type.not.toBeCallableWith(
+      { responseSchema: Book, filter: PaginationFilter },
+      { async list () { return [dune] } }
+    )
   })
 
   test('34: responseSchemaAsList: false with an envelope', () => {
     const Envelope = Type.Object({ items: Type.Array(Book), total: Type.Integer() })
     const Listed = AsyncListAPIView.with
-    expect(Listed).type.toBeCallableWith({ responseSchema: Envelope, responseSchemaAsList: false }, { async list () { return { items: [dune], total: 1 } } })
-    expect(Listed).type.not.toBeCallableWith({ responseSchema: Envelope, responseSchemaAsList: false }, { async list () { return [{ items: [dune], total: 1 }] } })
+    expect(Listed).type.toBeCallableWith(
+      { responseSchema: Envelope, responseSchemaAsList: false },
+      { async list () { return { items: [dune], total: 1 } } }
+    )
+    expect(Listed).type.not.toBeCallableWith(
+      { responseSchema: Envelope, responseSchemaAsList: false },
+      { async list () { return [{ items: [dune], total: 1 }] } }
+    )
   })
 
   test('35: detailParams naming a parameter the route does not have', () => {
     // The route is `/:id` (detailRoute is a string, not a literal the types could read), so
     // `request.params.bookId` is typed; registration refuses the view (test/mistakes.test.ts).
-    const ByBookId = AsyncRetrieveAPIView.with({ responseSchema: Book, detailParams: Type.Object({ bookId: Type.Integer() }) }, {
+    const ByBookId = AsyncRetrieveAPIView.with({
+      responseSchema: Book,
+      detailParams: Type.Object({ bookId: Type.Integer() })
+    }, {
       async retrieve (request) {
         expect.fail(request.params).type.not.toHaveProperty('bookId')
         return request.params.bookId === 1 ? dune : null

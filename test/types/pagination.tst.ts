@@ -2,9 +2,11 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { describe, expect, test } from 'tstyche'
 import {
-  AsyncGenericListAPIView, BaseFilter, CursorPages, CursorPagination, GenericListAPIView, MemoryRepository, NumberedPages, OffsetLimitFilter, OffsetPages, OffsetPagination,
+  AsyncGenericListAPIView, BaseFilter, CursorPages, CursorPagination, GenericListAPIView, MemoryRepository,
+  NumberedPages, OffsetLimitFilter, OffsetPages, OffsetPagination,
   PageNumberPagination, PaginationFilter, asyncRepository, composeFilters,
-  type CursorFacts, type CursorPageOf, type NumberedFacts, type NumberedPageOf, type OffsetFacts, type OffsetPageOf, type PageOf, type Pagination
+  type CursorFacts, type CursorPageOf, type NumberedFacts, type NumberedPageOf, type OffsetFacts, type OffsetPageOf,
+  type PageOf, type Pagination
 } from '../../lib/generics.js'
 import { Item } from './schemas.js'
 
@@ -121,7 +123,9 @@ describe('a filter names its pagination', () => {
 
 describe('a view\'s list is typed by its filter\'s pagination', () => {
   test('a filter .with() a pagination of your own: the list answers its page', () => {
-    const Articles = AsyncGenericListAPIView.with({ responseSchema: Item, filter: ArticleFilter, repository: asyncMemory })
+    const Articles = AsyncGenericListAPIView.with(
+      { responseSchema: Item, filter: ArticleFilter, repository: asyncMemory }
+    )
     expect<ReturnType<InstanceType<typeof Articles>['list']>>().type.toBe<Promise<ArticleList<ItemData> | FastifyReply>>()
     class Named extends OffsetLimitFilter.with({ paginator: new ArticlePages() }) {}
     const Sync = GenericListAPIView.with({ responseSchema: Item, filter: Named, repository: memory })
@@ -154,7 +158,9 @@ describe('a view\'s list is typed by its filter\'s pagination', () => {
   })
 
   test('an override in the class body calls the generic list and gets the page', () => {
-    expect(class extends AsyncGenericListAPIView.with({ responseSchema: Item, filter: ArticleFilter, repository: asyncMemory }) {
+    expect(class extends AsyncGenericListAPIView.with(
+      { responseSchema: Item, filter: ArticleFilter, repository: asyncMemory }
+    ) {
       override async list (request: FastifyRequest) {
         const page = await super.list(request)
         if (this.isReply(page)) return page
@@ -165,12 +171,16 @@ describe('a view\'s list is typed by its filter\'s pagination', () => {
   })
 
   test('.with() on a filter that already paginates: the pagination it was given wins', () => {
-    const Listed = GenericListAPIView.with({ responseSchema: Item, filter: PaginationFilter.with({ paginator: new DataPages() }), repository: memory })
+    const Listed = GenericListAPIView.with(
+      { responseSchema: Item, filter: PaginationFilter.with({ paginator: new DataPages() }), repository: memory }
+    )
     expect<ReturnType<InstanceType<typeof Listed>['list']>>().type.toBe<DataPage<ItemData> | FastifyReply>()
   })
 
   test('a composed filter, whose pagination the types cannot tell: the union of the built-in pages, as before', () => {
-    const Listed = GenericListAPIView.with({ responseSchema: Item, filter: composeFilters(ArticleFilter), repository: memory })
+    const Listed = GenericListAPIView.with(
+      { responseSchema: Item, filter: composeFilters(ArticleFilter), repository: memory }
+    )
     expect<ReturnType<InstanceType<typeof Listed>['list']>>().type.toBe<
       NumberedPageOf<ItemData> | OffsetPageOf<ItemData> | CursorPageOf<ItemData> | ItemData[] | FastifyReply
     >()

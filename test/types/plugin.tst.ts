@@ -2,7 +2,8 @@ import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { describe, expect, test } from 'tstyche'
 import {
-  APIView, configureApp, ErrorFormat, Get, problemFormat, registerView, View, views, ViewRouter, type FastifyViewsOptions, type ViewClass, type ViewEntry, type ViewRequest
+  APIView, configureApp, ErrorFormat, Get, problemFormat, registerView, View, views, ViewRouter,
+  type FastifyViewsOptions, type ViewClass, type ViewEntry, type ViewRequest
 } from '../../lib/index.js'
 import { IdParams, Item } from './schemas.js'
 
@@ -54,7 +55,10 @@ describe('plugin options', () => {
     expect(app.register).type.not.toBeCallableWith(views, { views: ['Items'] })
     expect(app.register).type.not.toBeCallableWith(views, { views: [NotAView] })
     expect(app.register).type.not.toBeCallableWith(views, { views: [class {}] })
-    expect(app.register).type.not.toBeCallableWith(views, { views: [new Items({} as FastifyRequest, {} as FastifyReply)] })
+    expect(app.register).type.not.toBeCallableWith(
+      views,
+      { views: [new Items({} as FastifyRequest, {} as FastifyReply)] }
+    )
     expect(app.register).type.not.toBeCallableWith(views, { views: Items })
     expect(app.register).type.not.toBeCallableWith(views, { views: [{ prefix: '/x' }] })
     expect(app.register).type.not.toBeCallableWith(views, { views: [{ view: NotAView }] })
@@ -96,9 +100,17 @@ describe('registerView and ViewRouter', () => {
 describe('error formats', () => {
   test('a format\'s body is typed by its schema', () => {
     const Errors = Type.Object({ errors: Type.Object({ body: Type.Array(Type.String()) }) })
-    expect(new ErrorFormat({ validationStatus: 422, schema: Errors, body: (problem) => ({ errors: { body: [problem.detail] } }) })).type.not.toRaiseError()
-    expect(new ErrorFormat({ schema: Errors, body: (problem) => ({ errors: { body: problem.detail } }) })).type.toRaiseError(2322)
-    expect(new ErrorFormat({ validationStatus: 418, schema: Errors, body: () => ({ errors: { body: [] } }) })).type.toRaiseError(2322)
+    expect(
+      new ErrorFormat(
+        { validationStatus: 422, schema: Errors, body: (problem) => ({ errors: { body: [problem.detail] } }) }
+      )
+    ).type.not.toRaiseError()
+    expect(
+      new ErrorFormat({ schema: Errors, body: (problem) => ({ errors: { body: problem.detail } }) })
+    ).type.toRaiseError(2322)
+    expect(
+      new ErrorFormat({ validationStatus: 418, schema: Errors, body: () => ({ errors: { body: [] } }) })
+    ).type.toRaiseError(2322)
   })
 
   test('declared on configureApp, the plugin, a router and a registration', () => {

@@ -4,7 +4,12 @@ import { describe, expect, test } from 'tstyche'
 import type { ViewRequest } from '../../lib/index.js'
 import { IdParams, ItemBody, ListQuery, TokenHeaders } from './schemas.js'
 
-type Full = ViewRequest<{ params: typeof IdParams, querystring: typeof ListQuery, body: typeof ItemBody, headers: typeof TokenHeaders }>
+type Full = ViewRequest<{
+  params: typeof IdParams,
+  querystring: typeof ListQuery,
+  body: typeof ItemBody,
+  headers: typeof TokenHeaders
+}>
 declare const req: Full
 
 describe('ViewRequest<{ params, querystring, body, headers }>', () => {

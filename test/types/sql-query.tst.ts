@@ -2,7 +2,8 @@
 // makes expressions of text and values, `transaction` returns what its work returns.
 import { describe, expect, test } from 'tstyche'
 import {
-  AsyncSqliteRepository, PostgresRepository, SqliteRepository, option, sql, type PgPool, type SqlExpression, type SqliteDatabase
+  AsyncSqliteRepository, PostgresRepository, SqliteRepository, option, sql, type PgPool, type SqlExpression,
+  type SqliteDatabase
 } from '../../lib/stores/sql/index.js'
 
 interface Article { id: number, title: string, author_name: string, favorited: boolean }

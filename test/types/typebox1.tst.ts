@@ -2,7 +2,8 @@ import type { FastifyReply } from 'fastify'
 import { Type, type Static } from 'typebox'
 import { describe, expect, test } from 'tstyche'
 import {
-  APIView, AsyncListAPIView, AsyncRetrieveAPIView, Get, ResponseHeaders, mix, type RouteBuilder, type StaticOf, type ViewRequest
+  APIView, AsyncListAPIView, AsyncRetrieveAPIView, Get, ResponseHeaders, mix, type RouteBuilder, type StaticOf,
+  type ViewRequest
 } from '../../lib/index.js'
 import { AsyncGenericViewSet, MemoryRepository, PaginationFilter, asyncRepository } from '../../lib/generics.js'
 import { ConditionalMixin } from '../../lib/conditional.js'
@@ -37,7 +38,8 @@ describe('StaticOf: the type of a typebox 1.x schema', () => {
     expect<StaticOf<typeof Book>>().type.toBe<Book>()
     expect<StaticOf<typeof BookIn>>().type.toBe<BookIn>()
     expect<StaticOf<typeof Genre>>().type.toBe<'novel' | 'essay'>()
-    expect<StaticOf<ReturnType<typeof Type.Partial<typeof BookIn>>>>().type.toBe<Static<ReturnType<typeof Type.Partial<typeof BookIn>>>>()
+    expect<StaticOf<ReturnType<typeof Type.Partial<typeof BookIn>>>>()
+      .type.toBe<Static<ReturnType<typeof Type.Partial<typeof BookIn>>>>()
   })
 
   test('an unsafe schema has the type it was given; anything else is unknown', () => {

@@ -2,10 +2,15 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
 import { describe, expect, test } from 'tstyche'
 import {
-  AsyncCreateAPIView, AsyncListAPIView, AsyncPartialUpdateAPIView, AsyncRetrieveAPIView, AsyncUpdateAPIView, CreateAPIView, ListAPIView, RetrieveAPIView, Unauthorized, mix, type Dependency, type RouteBuilder, type ViewRequest, type Schema
+  AsyncCreateAPIView, AsyncListAPIView, AsyncPartialUpdateAPIView, AsyncRetrieveAPIView, AsyncUpdateAPIView,
+  CreateAPIView, ListAPIView, RetrieveAPIView, Unauthorized, mix, type Dependency, type RouteBuilder,
+  type ViewRequest, type Schema
 } from '../../lib/index.js'
 import {
-  AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, BaseFilter, CursorPaginationFilter, GenericListAPIView, GenericViewSet, MemoryRepository, OffsetLimitFilter, PaginationFilter, asyncRepository, type AsyncBulkRepository, type AsyncRepository, type BulkRepository, type CursorPageOf, type NumberedPageOf, type OffsetPageOf, type Repository
+  AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, BaseFilter, CursorPaginationFilter,
+  GenericListAPIView, GenericViewSet, MemoryRepository, OffsetLimitFilter, PaginationFilter, asyncRepository,
+  type AsyncBulkRepository, type AsyncRepository, type BulkRepository, type CursorPageOf, type NumberedPageOf,
+  type OffsetPageOf, type Repository
 } from '../../lib/generics.js'
 import { AsyncBulkAPIViewSet, BulkAPIViewSet } from '../../lib/bulk.js'
 import { ConditionalMixin, type Validators } from '../../lib/conditional.js'
@@ -28,7 +33,13 @@ const asyncMemory = asyncRepository<ItemData, MemoryRepository<ItemData>>(memory
 const authenticate: Dependency = { onRequest: () => {}, errors: [Unauthorized] }
 
 const ReadOnly = mix(AsyncListAPIView, AsyncRetrieveAPIView)
-const Crud = mix(AsyncListAPIView, AsyncCreateAPIView, AsyncRetrieveAPIView, AsyncUpdateAPIView, AsyncPartialUpdateAPIView)
+const Crud = mix(
+  AsyncListAPIView,
+  AsyncCreateAPIView,
+  AsyncRetrieveAPIView,
+  AsyncUpdateAPIView,
+  AsyncPartialUpdateAPIView
+)
 
 describe('.with(statics): the models read from the schemas', () => {
   test('responseSchema types the item, detailParams the path parameters', () => {
@@ -69,10 +80,17 @@ describe('.with(statics): the models read from the schemas', () => {
   })
 
   test('update defaults to createSchema, and updateSchema wins over it', () => {
-    type Defaulted = InstanceType<ReturnType<typeof Crud.with<{ responseSchema: typeof Item, createSchema: typeof ItemBody }>>>
+    type Defaulted = InstanceType<ReturnType<typeof Crud.with<{
+      responseSchema: typeof Item,
+      createSchema: typeof ItemBody
+    }>>>
     expect<Parameters<Defaulted['update']>[0]['body']>().type.toBe<NewItem>()
 
-    type Own = InstanceType<ReturnType<typeof Crud.with<{ responseSchema: typeof Item, createSchema: typeof ItemBody, updateSchema: typeof OtherBody }>>>
+    type Own = InstanceType<ReturnType<typeof Crud.with<{
+      responseSchema: typeof Item,
+      createSchema: typeof ItemBody,
+      updateSchema: typeof OtherBody
+    }>>>
     expect<Parameters<Own['update']>[0]['body']>().type.toBe<Other>()
     expect<Parameters<Own['create']>[0]['body']>().type.toBe<NewItem>()
 
@@ -84,10 +102,16 @@ describe('.with(statics): the models read from the schemas', () => {
     type FromCreate = InstanceType<ReturnType<typeof Crud.with<{ createSchema: typeof ItemBody }>>>
     expect<Parameters<FromCreate['partialUpdate']>[0]['body']>().type.toBe<Partial<NewItem>>()
 
-    type FromUpdate = InstanceType<ReturnType<typeof Crud.with<{ createSchema: typeof ItemBody, updateSchema: typeof OtherBody }>>>
+    type FromUpdate = InstanceType<ReturnType<typeof Crud.with<{
+      createSchema: typeof ItemBody,
+      updateSchema: typeof OtherBody
+    }>>>
     expect<Parameters<FromUpdate['partialUpdate']>[0]['body']>().type.toBe<Partial<Other>>()
 
-    type Own = InstanceType<ReturnType<typeof Crud.with<{ createSchema: typeof ItemBody, partialUpdateSchema: typeof OtherBody }>>>
+    type Own = InstanceType<ReturnType<typeof Crud.with<{
+      createSchema: typeof ItemBody,
+      partialUpdateSchema: typeof OtherBody
+    }>>>
     expect<Parameters<Own['partialUpdate']>[0]['body']>().type.toBe<Other>()
     expect<Parameters<Own['update']>[0]['body']>().type.toBe<NewItem>()
   })
@@ -139,9 +163,18 @@ describe('.with(statics): generic views', () => {
     class Pages extends BaseFilter { static override pagination = 'page' as const }
     class Offsets extends BaseFilter { static override pagination = 'offset' as const }
     class Cursors extends BaseFilter { static override pagination = 'cursor' as const }
-    type Paged = InstanceType<ReturnType<typeof AsyncGenericListAPIView.with<{ responseSchema: typeof Item, filter: typeof Pages }>>>
-    type Windowed = InstanceType<ReturnType<typeof GenericListAPIView.with<{ responseSchema: typeof Item, filter: typeof Offsets }>>>
-    type Keyed = InstanceType<ReturnType<typeof AsyncGenericListAPIView.with<{ responseSchema: typeof Item, filter: typeof Cursors }>>>
+    type Paged = InstanceType<ReturnType<typeof AsyncGenericListAPIView.with<{
+      responseSchema: typeof Item,
+      filter: typeof Pages
+    }>>>
+    type Windowed = InstanceType<ReturnType<typeof GenericListAPIView.with<{
+      responseSchema: typeof Item,
+      filter: typeof Offsets
+    }>>>
+    type Keyed = InstanceType<ReturnType<typeof AsyncGenericListAPIView.with<{
+      responseSchema: typeof Item,
+      filter: typeof Cursors
+    }>>>
     expect<ReturnType<Paged['list']>>().type.toBe<Promise<NumberedPageOf<ItemData> | FastifyReply>>()
     expect<ReturnType<Windowed['list']>>().type.toBe<OffsetPageOf<ItemData> | FastifyReply>()
     expect<ReturnType<Keyed['list']>>().type.toBe<Promise<CursorPageOf<ItemData> | FastifyReply>>()
@@ -151,14 +184,23 @@ describe('.with(statics): generic views', () => {
   })
 
   test('the library filters declare their pagination as a literal, so list over them is their page', () => {
-    type Paged = InstanceType<ReturnType<typeof AsyncGenericListAPIView.with<{ responseSchema: typeof Item, filter: typeof PaginationFilter }>>>
+    type Paged = InstanceType<ReturnType<typeof AsyncGenericListAPIView.with<{
+      responseSchema: typeof Item,
+      filter: typeof PaginationFilter
+    }>>>
     expect<ReturnType<Paged['list']>>().type.toBe<Promise<NumberedPageOf<ItemData> | FastifyReply>>()
     expect<() => Promise<ItemData[]>>().type.not.toBeAssignableTo<Paged['list']>()
     expect<() => Promise<Other[]>>().type.not.toBeAssignableTo<Paged['list']>()
 
-    type Windowed = InstanceType<ReturnType<typeof AsyncGenericListAPIView.with<{ responseSchema: typeof Item, filter: typeof OffsetLimitFilter }>>>
+    type Windowed = InstanceType<ReturnType<typeof AsyncGenericListAPIView.with<{
+      responseSchema: typeof Item,
+      filter: typeof OffsetLimitFilter
+    }>>>
     expect<ReturnType<Windowed['list']>>().type.toBe<Promise<OffsetPageOf<ItemData> | FastifyReply>>()
-    type Keyed = InstanceType<ReturnType<typeof AsyncGenericListAPIView.with<{ responseSchema: typeof Item, filter: typeof CursorPaginationFilter }>>>
+    type Keyed = InstanceType<ReturnType<typeof AsyncGenericListAPIView.with<{
+      responseSchema: typeof Item,
+      filter: typeof CursorPaginationFilter
+    }>>>
     expect<ReturnType<Keyed['list']>>().type.toBe<Promise<CursorPageOf<ItemData> | FastifyReply>>()
   })
   test('a filter\'s bounds are statics of its .with(), numbers', () => {
@@ -250,7 +292,9 @@ describe('.with(statics): what it refuses', () => {
     expect(ReadOnly.with).type.toBeCallableWith({ actionDependencies: { retrieve: [authenticate] } })
     expect(ReadOnly.with).type.not.toBeCallableWith({ actionDependencies: { destroy: [authenticate] } })
 
-    expect(mix(AsyncBulkAPIViewSet, AsyncGenericViewSet).with).type.toBeCallableWith({ actionDependencies: { bulkDelete: [authenticate] } })
+    expect(mix(AsyncBulkAPIViewSet, AsyncGenericViewSet).with).type.toBeCallableWith(
+      { actionDependencies: { bulkDelete: [authenticate] } }
+    )
     expect(AsyncGenericViewSet.with).type.not.toBeCallableWith({ actionDependencies: { bulkDelete: [authenticate] } })
   })
 
@@ -258,13 +302,20 @@ describe('.with(statics): what it refuses', () => {
     // The inferred statics satisfy their constraint (the object shares `destroy` with
     // ActionDependencies), so no excess property check runs on the nested object;
     // registration refuses it (FV_ERR_UNKNOWN_ACTION, test/mistakes.test.ts).
-    expect.fail(AsyncGenericViewSet.with).type.not.toBeCallableWith({ actionDependencies: { destroy: [authenticate], destory: [authenticate] } })
+    expect.fail(AsyncGenericViewSet.with).type.not.toBeCallableWith(
+      { actionDependencies: { destroy: [authenticate], destory: [authenticate] } }
+    )
   })
 })
 
 describe('.with(statics, methods)', () => {
   test('the parameters and `this` are typed from the actions the methods implement', () => {
-    const Items = AsyncGenericViewSet.with({ responseSchema: Item, createSchema: ItemBody, detailParams: IdParams, repository: asyncMemory }, {
+    const Items = AsyncGenericViewSet.with({
+      responseSchema: Item,
+      createSchema: ItemBody,
+      detailParams: IdParams,
+      repository: asyncMemory
+    }, {
       async retrieve (request) {
         expect(request.params).type.toBe<{ id: number }>()
         expect(this.repository).type.toBe<AsyncRepository<ItemData>>()
@@ -303,7 +354,10 @@ describe('.with(statics, methods)', () => {
   test('a method the class does not have is refused', () => {
     expect(ReadOnly.with).type.toBeCallableWith({ responseSchema: Item }, { async retrieve () { return null } })
     expect(ReadOnly.with).type.not.toBeCallableWith({ responseSchema: Item }, { async retreive () { return null } })
-    expect(ReadOnly.with).type.not.toBeCallableWith({ responseSchema: Item }, { async retrieve () { return null }, async retreive () { return null } })
+    expect(ReadOnly.with).type.not.toBeCallableWith(
+      { responseSchema: Item },
+      { async retrieve () { return null }, async retreive () { return null } }
+    )
 
     expect(Crud.with).type.toBeCallableWith({ responseSchema: Item }, { async create () { return null } })
     expect(ReadOnly.with).type.not.toBeCallableWith({ responseSchema: Item }, { async create () { return null } })
@@ -329,12 +383,21 @@ describe('the sync and async families', () => {
 
   test('the sync family takes methods returning values, not promises', () => {
     const SyncReadOnly = mix(ListAPIView, RetrieveAPIView)
-    expect(SyncReadOnly.with).type.toBeCallableWith({ responseSchema: Item }, { retrieve () { return item }, list () { return [item] } })
+    expect(SyncReadOnly.with).type.toBeCallableWith(
+      { responseSchema: Item },
+      { retrieve () { return item }, list () { return [item] } }
+    )
     expect(SyncReadOnly.with).type.not.toBeCallableWith({ responseSchema: Item }, { async retrieve () { return item } })
-    expect(SyncReadOnly.with).type.not.toBeCallableWith({ responseSchema: Item }, { list () { return Promise.resolve([item]) } })
+    expect(SyncReadOnly.with).type.not.toBeCallableWith(
+      { responseSchema: Item },
+      { list () { return Promise.resolve([item]) } }
+    )
 
     expect(GenericViewSet.with).type.toBeCallableWith({ responseSchema: Item }, { destroy () { return true } })
-    expect(GenericViewSet.with).type.not.toBeCallableWith({ responseSchema: Item }, { async destroy () { return true } })
+    expect(GenericViewSet.with).type.not.toBeCallableWith(
+      { responseSchema: Item },
+      { async destroy () { return true } }
+    )
   })
 
   test('the sync family types its actions as values', () => {
@@ -353,7 +416,9 @@ describe('ConditionalMixin', () => {
   const Stamped = mix(ConditionalMixin, AsyncGenericRetrieveAPIView)
 
   test('its statics and its members are typed', () => {
-    expect(Stamped.with).type.toBeCallableWith({ responseSchema: Item, etag: true, conditionalRequests: true, requirePreconditions: true })
+    expect(Stamped.with).type.toBeCallableWith(
+      { responseSchema: Item, etag: true, conditionalRequests: true, requirePreconditions: true }
+    )
     expect(Stamped.with).type.not.toBeCallableWith({ responseSchema: Item, etag: 'strong' })
 
     const Items = Stamped.with({ responseSchema: Item, etag: true }, {
@@ -368,7 +433,10 @@ describe('ConditionalMixin', () => {
 
   test('a getValidators of the wrong type is refused', () => {
     expect(Stamped.with).type.toBeCallableWith({ responseSchema: Item }, { getValidators () { return { etag: 'v1' } } })
-    expect(Stamped.with).type.not.toBeCallableWith({ responseSchema: Item }, { getValidators () { return { etag: 1 } } })
+    expect(Stamped.with).type.not.toBeCallableWith(
+      { responseSchema: Item },
+      { getValidators () { return { etag: 1 } } }
+    )
   })
 
   test('ConditionalMixin alone has no actions', () => {
@@ -390,7 +458,9 @@ describe('a typed class', () => {
 
   test('a method in the class body gets no type from the action it overrides', () => {
     expect(class extends Items {
-      override async retrieve (request: ViewRequest<{ params: typeof IdParams }>) { return request.params.id === 1 ? item : null }
+      override async retrieve (
+        request: ViewRequest<{ params: typeof IdParams }>
+      ) { return request.params.id === 1 ? item : null }
     }).type.not.toRaiseError()
     // Bare toRaiseError(): an unannotated parameter in a class body is a noImplicitAny error; no matcher can say it.
     // The methods object of .with() is where the parameter is typed from the action.
@@ -418,7 +488,9 @@ describe('the explicit form mix(...)<M> still works', () => {
       static override responseSchema = Item
       static override detailParams = IdParams
       override async list () { return [item] }
-      override async retrieve (request: ViewRequest<{ params: typeof IdParams }>) { return request.params.id === 1 ? item : null }
+      override async retrieve (
+        request: ViewRequest<{ params: typeof IdParams }>
+      ) { return request.params.id === 1 ? item : null }
     }).type.not.toRaiseError()
 
     type Reading = InstanceType<typeof ReadOnly<Models>>
@@ -429,7 +501,10 @@ describe('the explicit form mix(...)<M> still works', () => {
 
   test('gives the same action types as .with() over the same schemas', () => {
     type Explicit = InstanceType<typeof ReadOnly<Models>>
-    type Typed = InstanceType<ReturnType<typeof ReadOnly.with<{ responseSchema: typeof Item, detailParams: typeof IdParams }>>>
+    type Typed = InstanceType<ReturnType<typeof ReadOnly.with<{
+      responseSchema: typeof Item,
+      detailParams: typeof IdParams
+    }>>>
     expect<Typed['retrieve']>().type.toBe<Explicit['retrieve']>()
     expect<Typed['list']>().type.toBe<Explicit['list']>()
   })
@@ -463,13 +538,19 @@ describe('.with(statics, methods, routes)', () => {
   })
 
   test('the third argument is a function of the builder', () => {
-    expect(AsyncGenericViewSet.with).type.not.toBeCallableWith({ responseSchema: Item, repository: asyncMemory }, {}, { count: () => 1 })
+    expect(AsyncGenericViewSet.with).type.not.toBeCallableWith(
+      { responseSchema: Item, repository: asyncMemory },
+      {},
+      { count: () => 1 }
+    )
   })
 })
 
 describe('.with(statics, methods) on a subclass of the user\'s', () => {
   test('its methods reach the helpers the subclass declares, typed', () => {
-    class ItemBase extends GenericViewSet.with({ responseSchema: Item, createSchema: ItemBody, detailParams: IdParams, repository: memory }) {
+    class ItemBase extends GenericViewSet.with(
+      { responseSchema: Item, createSchema: ItemBody, detailParams: IdParams, repository: memory }
+    ) {
       label (row: ItemData): string { return `#${row.id} ${row.name}` }
     }
     const Items = ItemBase.with({}, {
@@ -491,7 +572,15 @@ describe('.with(statics, methods) on a subclass of the user\'s', () => {
   })
 
   test('nested views: prefixParams type the parameters of every action', () => {
-    const Nested = GenericViewSet.with({ responseSchema: Item, createSchema: ItemBody, detailParams: IdParams, prefixParams: Type.Object({ ownerId: Type.Integer() }), repository: memory })
+    const Nested = GenericViewSet.with(
+      {
+        responseSchema: Item,
+        createSchema: ItemBody,
+        detailParams: IdParams,
+        prefixParams: Type.Object({ ownerId: Type.Integer() }),
+        repository: memory
+      }
+    )
     type Acting = InstanceType<typeof Nested>
     expect<Parameters<Acting['retrieve']>[0]['params']>().type.toBe<{ ownerId: number } & { id: number }>()
     expect<Parameters<Acting['list']>[0]['params']>().type.toBe<{ ownerId: number }>()
