@@ -93,10 +93,16 @@ async function send (port: number, request: RequestSpec): Promise<{ status: numb
   return { status: response.status, body: await response.text() }
 }
 
-async function runWay (srv: Server, scenario: BatchScenarioManifest, way: WayManifest, repetition: number): Promise<BatchRun> {
+async function runWay (
+  srv: Server,
+  scenario: BatchScenarioManifest,
+  way: WayManifest,
+  repetition: number
+): Promise<BatchRun> {
   await sleep(PAUSE_MS)
   const reset = await send(srv.port, scenario.reset)
-  if (reset.status !== (scenario.reset.expectStatus ?? 200) && (scenario.reset.expectStatus !== undefined || reset.status >= 300)) {
+  if (reset.status !== (scenario.reset.expectStatus ?? 200) &&
+    (scenario.reset.expectStatus !== undefined || reset.status >= 300)) {
     throw new Error(`${scenario.name}: reset ${scenario.reset.method} ${scenario.reset.path} answered ${reset.status}: ${reset.body.slice(0, 300)}`)
   }
   const { request } = way
@@ -112,7 +118,8 @@ async function runWay (srv: Server, scenario: BatchScenarioManifest, way: WayMan
   const clientCpu = cpuMicros(clientBefore, process.cpuUsage())
   const serverCpu = cpuMicros(before.usage, after.usage)
   const expected = request.expectStatus
-  const ok = [...result.statuses].filter(([status]) => expected === undefined ? status >= 200 && status < 300 : status === expected)
+  const ok = [...result.statuses]
+    .filter(([status]) => expected === undefined ? status >= 200 && status < 300 : status === expected)
     .reduce((sum, [, count]) => sum + count, 0)
   let checked = true
   if (scenario.check !== undefined) {
@@ -129,7 +136,9 @@ async function runWay (srv: Server, scenario: BatchScenarioManifest, way: WayMan
     wallMs,
     serverCpuMs: serverCpu / 1000,
     clientCpuMs: clientCpu / 1000,
-    otherCpuMs: machineBefore === undefined || machineAfter === undefined ? Number.NaN : Math.max(0, machineAfter - machineBefore - serverCpu - clientCpu) / 1000,
+    otherCpuMs: machineBefore === undefined || machineAfter === undefined
+      ? Number.NaN
+      : Math.max(0, machineAfter - machineBefore - serverCpu - clientCpu) / 1000,
     checked,
     startedUs: Number(started / 1000n),
     endedUs: Number(ended / 1000n)
@@ -157,7 +166,12 @@ export function batchWays (scenario: BatchScenarioManifest, control: boolean): W
  * Runs every way of a batch scenario `repetitions` times (after its warm-up ones), in a rotating
  * order; with `control`, the reference way twice per repetition (the A/A control).
  */
-export async function runBatch (srv: Server, scenario: BatchScenarioManifest, repetitions: number, control: boolean): Promise<BatchRun[]> {
+export async function runBatch (
+  srv: Server,
+  scenario: BatchScenarioManifest,
+  repetitions: number,
+  control: boolean
+): Promise<BatchRun[]> {
   const ways = batchWays(scenario, control)
   const width = Math.max(...ways.map((w) => w.id.length))
   const runs: BatchRun[] = []
@@ -180,14 +194,20 @@ export function batchFailed (run: BatchRun): boolean {
 }
 
 /** The report of one batch scenario: medians over repetitions, ratios to the reference way. */
-export function reportBatch (scenario: BatchScenarioManifest, runs: BatchRun[], repetitions: number, control: boolean): void {
+export function reportBatch (
+  scenario: BatchScenarioManifest,
+  runs: BatchRun[],
+  repetitions: number,
+  control: boolean
+): void {
   const rows: string[][] = []
   const of = (id: string): BatchRun[] => runs.filter((r) => r.way === id)
   const reference = of(scenario.reference)
   const refWall = median(reference.map((r) => r.wallMs))
   const refCpu = median(reference.map((r) => r.serverCpuMs))
   const lines: string[] = []
-  const pairedCpu = (id: string): number[] => of(id).map((r) => r.serverCpuMs / reference.find((b) => b.repetition === r.repetition)!.serverCpuMs)
+  const pairedCpu = (id: string): number[] => of(id).map((r) =>
+    r.serverCpuMs / reference.find((b) => b.repetition === r.repetition)!.serverCpuMs)
   for (const way of batchWays(scenario, control)) {
     const own = of(way.id)
     const wall = median(own.map((r) => r.wallMs))

@@ -31,7 +31,9 @@ const OTHER_LOAD = 0.1
 function meanSe (values: number[]): string {
   if (values.length === 0) return 'n/a'
   const mean = values.reduce((a, b) => a + b, 0) / values.length
-  const sd = values.length > 1 ? Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / (values.length - 1)) : Number.NaN
+  const sd = values.length > 1
+    ? Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / (values.length - 1))
+    : Number.NaN
   return `${mean >= 0 ? '+' : '−'}${fixed(Math.abs(mean), 2)} ± ${fixed(sd / Math.sqrt(values.length), 2)}`
 }
 
@@ -50,7 +52,10 @@ for (const result of results) {
   const numbers = [...new Set(result.runs.map((r) => r.round))]
   for (const n of numbers) {
     const own = result.runs.filter((r) => r.round === n)
-    rounds.push({ byId: new Map(own.map((r) => [r.variant, r])), quiet: own.every((r) => !(r.otherCpuShare > OTHER_LOAD)) })
+    rounds.push({
+      byId: new Map(own.map((r) => [r.variant, r])),
+      quiet: own.every((r) => !(r.otherCpuShare > OTHER_LOAD))
+    })
   }
 }
 
@@ -93,13 +98,16 @@ for (const scenario of loadScenarios.values()) {
     for (const c of [...scenario.comparisons, { subject: control, reference: base, label: 'A/A', maxExtraUs: 0, maxRatio: null, plusBodyHash: false, informational: true }]) {
       const own = used.filter((r) => r.byId.has(c.subject) && r.byId.has(c.reference))
       if (own.length === 0) continue
-      const hash = c.plusBodyHash ? median(results.map((x) => x.hashes?.[c.subject]?.hashUs ?? Number.NaN).filter((h) => !Number.isNaN(h))) : 0
+      const hash = c.plusBodyHash
+        ? median(results.map((x) => x.hashes?.[c.subject]?.hashUs ?? Number.NaN).filter((h) => !Number.isNaN(h)))
+        : 0
       // Files written before ratio targets existed have no maxRatio.
       const maxRatio = c.maxRatio ?? null
       const target = c.informational ? '' : maxRatio !== null ? `≤ ${fixed(maxRatio, 2)}×` : c.plusBodyHash ? `≤ ${fixed(c.maxExtraUs + hash, 2)} µs` : c.maxExtraUs === 0 ? '< 0 µs' : `≤ ${fixed(c.maxExtraUs, 2)} µs`
       deltaRows.push([`${c.subject} − ${c.reference}`, subset, String(own.length),
         meanSe(own.map((r) => r.byId.get(c.subject)!.serverCpuUsPerReq - r.byId.get(c.reference)!.serverCpuUsPerReq)),
-        meanSe(own.map((r) => (r.byId.get(c.subject)!.normalized / r.byId.get(c.reference)!.normalized - 1) * r.byId.get(c.reference)!.serverCpuUsPerReq)),
+        meanSe(own.map((r) => (r.byId.get(c.subject)!.normalized / r.byId.get(c.reference)!.normalized - 1) *
+          r.byId.get(c.reference)!.serverCpuUsPerReq)),
         pct(own.map((r) => r.byId.get(c.subject)!.serverCpuUsPerReq / r.byId.get(c.reference)!.serverCpuUsPerReq - 1)),
         pct(own.map((r) => r.byId.get(c.subject)!.normalized / r.byId.get(c.reference)!.normalized - 1)),
         target])
@@ -120,7 +128,9 @@ for (const scenario of batchScenarios.values()) {
   const pairs: Array<Map<string, BatchRun>> = []
   for (const result of results) {
     const own = result.batchRuns?.[scenario.name] ?? []
-    for (const n of [...new Set(own.map((r) => r.repetition))]) pairs.push(new Map(own.filter((r) => r.repetition === n).map((r) => [r.way, r])))
+    for (const n of [...new Set(own.map((r) => r.repetition))]) {
+      pairs.push(new Map(own.filter((r) => r.repetition === n).map((r) => [r.way, r])))
+    }
   }
   // The A/A control (the reference run twice per repetition), when the runs have it.
   const control = `${scenario.reference} (A/A)`

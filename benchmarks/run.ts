@@ -605,7 +605,10 @@ function report (scenarios: ScenarioManifest[], runs: Measurement[], hashes: Map
 
     if (scenario.comparisons.length === 0) continue
     // Per-round paired differences in µs (and ratios); the A/A control's is the noise yardstick.
-    const deltas = (subject: string, reference: string): { raw: number[], normalized: number[], ratio: number[], normalizedRatio: number[] } => {
+    const deltas = (
+      subject: string,
+      reference: string
+    ): { raw: number[], normalized: number[], ratio: number[], normalizedRatio: number[] } => {
       const ref = ofVariant(reference)
       const pairs = ofVariant(subject).map((m) => [m, ref.find((r) => r.round === m.round)] as const).filter(
         ([, r]) => r !== undefined

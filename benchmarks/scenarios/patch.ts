@@ -97,7 +97,11 @@ export const patchScenario: Scenario = {
       })
 
     // MemoryRepository writes atomically, so a generic view over it takes every format by default.
-    class Products extends AsyncGenericPartialUpdateAPIView<{ item: Product, update: ProductIn, params: { id: number } }> {
+    class Products extends AsyncGenericPartialUpdateAPIView<{
+      item: Product,
+      update: ProductIn,
+      params: { id: number }
+    }> {
       static override responseSchema = Product
       static override updateSchema = ProductIn
       static override detailParams = IdParams

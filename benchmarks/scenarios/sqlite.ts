@@ -53,11 +53,15 @@ async function registerBulkCreate (app: FastifyInstance, prefix: string, file: s
 
   // The floor: the same rows, the same validation and serialization, one raw transaction.
   const insert = db.prepare('INSERT INTO items (name, price) VALUES (?, ?) RETURNING *')
-  const insertAll = db.transaction((rows: Array<Static<typeof ItemIn>>) => rows.map((row) => insert.get(row.name, row.price)))
+  const insertAll = db.transaction((rows: Array<Static<typeof ItemIn>>) =>
+    rows.map((row) => insert.get(row.name, row.price)))
   app.post<{ Body: Array<Static<typeof ItemIn>> }>(`${prefix}/raw`, { schema: { body: Type.Array(ItemIn), response: { 201: Type.Array(Item) } } },
     async (request, reply) => { reply.code(201); return insertAll(request.body) })
 
-  class Items extends mix(GenericBulkCreateAPIView, GenericCreateAPIView)<{ item: Item, create: Static<typeof ItemIn> }> {
+  class Items extends mix(GenericBulkCreateAPIView, GenericCreateAPIView)<{
+    item: Item,
+    create: Static<typeof ItemIn>
+  }> {
     static override responseSchema = Item
     static override createSchema = ItemIn
     static override repository = new SqliteRepository(db, TABLE) as never
@@ -179,12 +183,17 @@ export const sqliteRetrieve: Scenario = {
       static override repository = new SqliteRepository<ExampleItem>(db, EXAMPLE_TABLE)
     }
     // The example's configuration of its items view, retrieve only.
-    class ExampleItems extends mix(ConditionalMixin, AsyncGenericRetrieveAPIView)<{ item: ExampleItem, params: { id: number } }> {
+    class ExampleItems extends mix(ConditionalMixin, AsyncGenericRetrieveAPIView)<{
+      item: ExampleItem,
+      params: { id: number }
+    }> {
       static override responseSchema = ExampleItem
       static override detailParams = ExampleParams
       static override etag = true
       static override lastModifiedField = 'updated_at'
-      static override repository = asyncRepository<ExampleItem, SqliteRepository<ExampleItem>>(new SqliteRepository<ExampleItem>(db, EXAMPLE_TABLE))
+      static override repository = asyncRepository<ExampleItem, SqliteRepository<ExampleItem>>(
+        new SqliteRepository<ExampleItem>(db, EXAMPLE_TABLE)
+      )
     }
     await app.register(views, { configureApp: false, views: [{ view: Items, prefix: `${RETRIEVE}/view` }, { view: ExampleItems, prefix: `${RETRIEVE}/example` }] })
   },

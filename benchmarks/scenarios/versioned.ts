@@ -66,7 +66,12 @@ export const versionedWrite: Scenario = {
       async function putItem (request, reply) {
         const tag = /^"(\d+)"$/.exec(request.headers['if-match'] ?? '')
         if (tag === null) return await reply.code(428).send({ message: 'If-Match required' })
-        const item = update.get(request.body.name, request.body.price, request.params.id, Number(tag[1])) as Item | undefined
+        const item = update.get(
+          request.body.name,
+          request.body.price,
+          request.params.id,
+          Number(tag[1])
+        ) as Item | undefined
         if (item === undefined) return exists.get(request.params.id) === undefined ? reply.callNotFound() : await reply.code(412).send({ message: 'changed' })
         reply.header('etag', `"${item.version}"`)
         return item

@@ -32,7 +32,9 @@ export function parseEntityTags (header: string): '*' | EntityTag[] {
 function ownTag (etag: string): EntityTag | undefined {
   const weak = etag.startsWith('W/')
   const opaque = weak ? etag.slice(2) : etag
-  return opaque.length >= 2 && opaque.charCodeAt(0) === 34 && opaque.charCodeAt(opaque.length - 1) === 34 ? { weak, opaque } : undefined
+  return opaque.length >= 2 && opaque.charCodeAt(0) === 34 && opaque.charCodeAt(opaque.length - 1) === 34
+    ? { weak, opaque }
+    : undefined
 }
 
 /** Weak comparison (RFC 9110 section 8.8.3.2): opaque tags equal, whatever their weakness. */
@@ -49,7 +51,9 @@ export function strongMatch (tags: '*' | EntityTag[], etag: string): boolean {
   return current !== undefined && !current.weak && tags.some((t) => !t.weak && t.opaque === current.opaque)
 }
 
-const MONTHS: Record<string, number> = { Jan: 0, Feb: 1, Mar: 2, Apr: 3, May: 4, Jun: 5, Jul: 6, Aug: 7, Sep: 8, Oct: 9, Nov: 10, Dec: 11 }
+const MONTHS: Record<string, number> = {
+  Jan: 0, Feb: 1, Mar: 2, Apr: 3, May: 4, Jun: 5, Jul: 6, Aug: 7, Sep: 8, Oct: 9, Nov: 10, Dec: 11
+}
 const IMF_FIXDATE = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d\d) ([A-Z][a-z]{2}) (\d{4}) (\d\d):(\d\d):(\d\d) GMT$/
 const RFC850 = /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\d\d)-([A-Z][a-z]{2})-(\d\d) (\d\d):(\d\d):(\d\d) GMT$/
 const ASCTIME = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ([A-Z][a-z]{2}) ([ \d]\d) (\d\d):(\d\d):(\d\d) (\d{4})$/
@@ -60,7 +64,9 @@ function utc (year: number, month: string, day: number, h: string, m: string, s:
   const time = Date.UTC(year, mon, day, Number(h), Number(m), Number(s))
   const check = new Date(time)
   // 31 Feb and 25:00 are not dates: Date.UTC would roll them over.
-  return check.getUTCDate() === day && check.getUTCHours() === Number(h) && Number(m) < 60 && Number(s) < 61 ? time : undefined
+  return check.getUTCDate() === day && check.getUTCHours() === Number(h) && Number(m) < 60 && Number(s) < 61
+    ? time
+    : undefined
 }
 
 /**
@@ -148,7 +154,11 @@ export function namesStrongTag (header: string | string[] | undefined): boolean 
  * version this way is stamped in a later second than that version, so a second client holding
  * the same date is refused (docs/conditional.md, "If-Unmodified-Since and the one-second clock").
  */
-export function failsPrecondition (headers: Record<string, string | string[] | undefined>, current: Validators, now = Date.now()): boolean {
+export function failsPrecondition (
+  headers: Record<string, string | string[] | undefined>,
+  current: Validators,
+  now = Date.now()
+): boolean {
   const im = headers['if-match']
   if (typeof im === 'string') {
     if (current.etag === undefined) return parseEntityTags(im) !== '*'
@@ -157,7 +167,8 @@ export function failsPrecondition (headers: Record<string, string | string[] | u
     const ius = headers['if-unmodified-since']
     const since = typeof ius === 'string' ? parseHttpDate(ius) : undefined
     const modified = current.lastModified === undefined ? undefined : toSeconds(current.lastModified)
-    if (since !== undefined && modified !== undefined && (modified > Math.floor(since / 1000) || modified >= Math.floor(now / 1000))) return true
+    if (since !== undefined && modified !== undefined &&
+      (modified > Math.floor(since / 1000) || modified >= Math.floor(now / 1000))) return true
   }
   const inm = headers['if-none-match']
   if (typeof inm === 'string') {
