@@ -8,7 +8,12 @@ import { build, problem } from './helpers.js'
 
 // Conditional writes compared in the write itself (`versionField`), the same cases on every store.
 
-export const VersionedItem = Type.Object({ id: Type.Integer(), name: Type.String({ minLength: 1 }), price: Type.Number(), version: Type.Integer() })
+export const VersionedItem = Type.Object({
+  id: Type.Integer(),
+  name: Type.String({ minLength: 1 }),
+  price: Type.Number(),
+  version: Type.Integer()
+})
 export type VersionedItemT = Static<typeof VersionedItem>
 const ItemIn = Type.Object({ name: Type.String({ minLength: 1 }), price: Type.Number() })
 
@@ -44,7 +49,7 @@ const atVersion = (etag: string, n: number): string => etag.replace(/\.\d+"$/, `
 export async function versionedOverHttp (t: Test, app: FastifyInstance): Promise<void> {
   const created = await app.inject({ method: 'POST', url: '/items', payload: { name: 'lamp', price: 10 } })
   t.equal(created.statusCode, 201)
-  const id = (created.json() as VersionedItemT).id
+  const id = created.json<VersionedItemT>().id
   t.equal(created.json().version, 1, 'a create is version 1')
 
   const read = await app.inject(`/items/${id}`)

@@ -23,7 +23,9 @@ test('MemoryRepository: version tags, compare-and-set writes, 412 and 404', asyn
 test('SQLite: version tags, compare-and-set writes, 412 and 404', async (t) => {
   const db = new Database(':memory:')
   db.exec(versionedTable('INTEGER PRIMARY KEY'))
-  const app = await versionedApp(asyncRepository<VersionedItemT, SqliteRepository<VersionedItemT>>(new SqliteRepository<VersionedItemT>(db, VersionedTableOptions)))
+  const app = await versionedApp(asyncRepository<VersionedItemT, SqliteRepository<VersionedItemT>>(
+    new SqliteRepository<VersionedItemT>(db, VersionedTableOptions)
+  ))
   t.teardown(() => app.close())
   await versionedOverHttp(t, app)
 })
@@ -32,7 +34,9 @@ test('SQLite: a conditional write whose If-Match names the current version is on
   const statements: string[] = []
   const db = new Database(':memory:', { verbose: (sql) => { statements.push(String(sql)) } })
   db.exec(versionedTable('INTEGER PRIMARY KEY'))
-  const app = await versionedApp(asyncRepository<VersionedItemT, SqliteRepository<VersionedItemT>>(new SqliteRepository<VersionedItemT>(db, VersionedTableOptions)))
+  const app = await versionedApp(asyncRepository<VersionedItemT, SqliteRepository<VersionedItemT>>(
+    new SqliteRepository<VersionedItemT>(db, VersionedTableOptions)
+  ))
   t.teardown(() => app.close())
   await app.inject({ method: 'POST', url: '/items', payload: { name: 'lamp', price: 10 } })
   const etag = (await app.inject('/items/1')).headers.etag as string
@@ -49,7 +53,7 @@ test('SQLite: a conditional write whose If-Match names the current version is on
   t.equal(statements.length, 1, 'a conditional DELETE is one statement too')
   t.equal(statements[0], 'DELETE FROM "items" WHERE "id" = 1.0 AND "version" = 2.0')
 
-  const chair = (await app.inject({ method: 'POST', url: '/items', payload: { name: 'chair', price: 30 } })).json() as VersionedItemT
+  const chair = (await app.inject({ method: 'POST', url: '/items', payload: { name: 'chair', price: 30 } })).json<VersionedItemT>()
   const tag = (await app.inject(`/items/${chair.id}`)).headers.etag as string
   statements.length = 0
   await app.inject({ method: 'PUT', url: `/items/${chair.id}`, headers: { 'if-unmodified-since': 'Thu, 01 Jan 2099 00:00:00 GMT' }, payload: { name: 'stool', price: 20 } })
@@ -162,7 +166,8 @@ test('SQLite, two instances over one file: concurrent writes with one version ta
   setup.exec(versionedTable('INTEGER PRIMARY KEY'))
   setup.close()
   const connections = [new Database(file), new Database(file)]
-  const apps = await Promise.all(connections.map(async (db) => await versionedApp(new AsyncSqliteRepository<VersionedItemT>(db, VersionedTableOptions))))
+  const apps = await Promise.all(connections.map(async (db) =>
+    await versionedApp(new AsyncSqliteRepository<VersionedItemT>(db, VersionedTableOptions))))
   t.teardown(async () => {
     for (const app of apps) await app.close()
     for (const db of connections) db.close()

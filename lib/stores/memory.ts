@@ -243,7 +243,7 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
     return [...this.#rows.values()].filter((row) =>
       tests.every(([field, op, value]) => matches(row, field, op, value)) &&
       extra.every((test) => test(row)) &&
-      (term === undefined || search!.fields.some((f) => typeof row[f] === 'string' && (row[f] as string).toLowerCase().includes(term))))
+      (term === undefined || search!.fields.some((f) => typeof row[f] === 'string' && row[f].toLowerCase().includes(term))))
   }
 
   create (values: Record<string, unknown>, _options: RepositoryOptions = {}): T | null {
@@ -292,7 +292,9 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
 
   list (criteria: Criteria, query: ListQuery = { orderBy: [] }, _options: RepositoryOptions = {}): T[] {
     // The primary key ends every ordering, so equal keys never come back in a random order.
-    const orderBy = query.orderBy.some((k) => k.field === this.idField) ? query.orderBy : [...query.orderBy, { field: this.idField, descending: false }]
+    const orderBy = query.orderBy.some((k) => k.field === this.idField)
+      ? query.orderBy
+      : [...query.orderBy, { field: this.idField, descending: false }]
     const keyOf = (row: Row): unknown[] => orderBy.map((k) => row[k.field])
     let rows = this.#where(criteria, query.search, query.args).sort((a, b) => compareBy(orderBy, keyOf(a), keyOf(b)))
     if (query.after !== undefined) {

@@ -185,7 +185,9 @@ export interface Repository<T = unknown> {
 }
 
 /** `R` with every method returning a promise of what it returned. */
-export type Promised<R> = { [K in keyof R]: R[K] extends (...args: infer A) => infer V ? (...args: A) => Promise<V> : R[K] }
+export type Promised<R> = {
+  [K in keyof R]: R[K] extends (...args: infer A) => infer V ? (...args: A) => Promise<V> : R[K]
+}
 
 /** The asynchronous CRUD repository (PostgreSQL, HTTP services): the same methods, returning promises. */
 export type AsyncRepository<T = unknown> = Promised<Repository<T>>
@@ -193,7 +195,8 @@ export type AsyncRepository<T = unknown> = Promised<Repository<T>>
 /** A synchronous repository seen through the asynchronous protocol, for async views. */
 export function asyncRepository<T, R extends object> (repository: R): AsyncRepository<T> & Promised<R> {
   const wrapped: Record<string, unknown> = {}
-  for (let proto: object | null = repository; proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+  for (let proto: object | null = repository; proto !== null &&
+    proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
     for (const key of Object.getOwnPropertyNames(proto)) {
       const value = (repository as Record<string, unknown>)[key]
       if (key === 'constructor' || key in wrapped || typeof value !== 'function') continue

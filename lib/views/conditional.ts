@@ -7,7 +7,8 @@ import { PreconditionFailed, PreconditionRequired } from '../http/errors.js'
 import type { ActionViewClass } from './actions.js'
 import { defineMixin, type ViewBase } from './mixins.js'
 import {
-  etagOf, failsPrecondition, httpDate, isNotModified, namesStrongTag, parseEntityTags, parseHttpDate, toSeconds, weakMatch, type Validators
+  etagOf, failsPrecondition, httpDate, isNotModified, namesStrongTag, parseEntityTags, parseHttpDate, toSeconds,
+  weakMatch, type Validators
 } from '../http/preconditions.js'
 import { alwaysSent } from '../http/response-headers.js'
 import { honoursPreconditions, versionFieldOf, type Criteria, type Precondition, type RepositoryOptions } from '../stores/repository.js'
@@ -161,7 +162,12 @@ const etagOnWrite: onSendHookHandler = (_request, reply, payload, done) => {
 }
 
 /** What GET sends of an item, in the view's envelope when it has one: what the ETag a client holds was hashed from. */
-function representationOf (item: TSchema, envelope: string | undefined, options: SerializerOptions, compile: (schema: TSchema) => (value: unknown) => string): (value: unknown) => string {
+function representationOf (
+  item: TSchema,
+  envelope: string | undefined,
+  options: SerializerOptions,
+  compile: (schema: TSchema) => (value: unknown) => string
+): (value: unknown) => string {
   if (envelope === undefined) return compileRepresentation(item, options, compile)
   const serialize = compileRepresentation(envelopeSchema(item, envelope), options, compile)
   const wrap = wrapIn(envelope)
@@ -247,7 +253,6 @@ function validatorsOf (view: ConditionalView, item: unknown): Validators {
   return validators
 }
 
-/** Stamps `Last-Modified` from a field of the object a GET returns, so If-Modified-Since can answer 304. */
 type SchemaNode = Record<string | symbol, unknown>
 
 /** Whether a property schema holds a time: a date-time or date string, nullable or not. */
@@ -259,6 +264,7 @@ function holdsTime (schema: SchemaNode): boolean {
   return schema.type === 'string' && (schema.format === 'date-time' || schema.format === 'date')
 }
 
+/** Stamps `Last-Modified` from a field of the object a GET returns, so If-Modified-Since can answer 304. */
 function lastModifiedStamp (field: string, envelope: string | undefined): preSerializationHookHandler<unknown> {
   const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
   return (_request, reply, payload, done) => {
@@ -288,7 +294,8 @@ const validatorHeaders = (klass: ConditionalClass, route: RouteDefinition): Reco
   // lastModifiedField is stamped (with etag) from that field of the object sent: only a route
   // whose body has the field sends it; a list, a page or a custom shape never does.
   const field = klass.lastModifiedField
-  const stamped = klass.etag === true && field !== undefined && (route.responseSchema?.properties as Record<string, unknown> | undefined)?.[field] !== undefined
+  const stamped = klass.etag === true && field !== undefined &&
+    (route.responseSchema?.properties as Record<string, unknown> | undefined)?.[field] !== undefined
   if (klass.conditionalRequests === true || stamped) headers['last-modified'] = LAST_MODIFIED
   return headers
 }
@@ -344,26 +351,44 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
       const item = schemaStatic(this, 'responseSchema')
       // Version tags for the routes that send the view's item (retrieve, the updates, a custom route
       // with the same schema); other bodies (a list, a page, another shape) are hashed.
-      const tags = this.versionField === undefined || item === undefined ? undefined : versionTags(this.versionField, item, route.envelope, this.defaultSerializerOptions)
-      const sendsItem = item !== undefined && route.responseSchema === (route.envelope === undefined ? item : envelopeSchema(item, route.envelope))
+      const tags = this.versionField === undefined || item === undefined
+        ? undefined
+        : versionTags(this.versionField, item, route.envelope, this.defaultSerializerOptions)
+      const sendsItem = item !== undefined &&
+        route.responseSchema === (route.envelope === undefined ? item : envelopeSchema(item, route.envelope))
       const stamps = (): Array<preSerializationHookHandler<unknown>> => [
         ...(this.lastModifiedField === undefined ? [] : [lastModifiedStamp(this.lastModifiedField, route.envelope)]),
         ...(tags === undefined || !sendsItem ? [] : [versionStamp(tags, route.envelope)])
       ]
       if (this.etag === true && SAFE.has(method)) {
-        return { ...inherited, onSend: [etagOnSend, ...toList(inherited.onSend)], preSerialization: [...stamps(), ...toList(inherited.preSerialization)] }
+        return {
+          ...inherited,
+          onSend: [etagOnSend, ...toList(inherited.onSend)],
+          preSerialization: [...stamps(), ...toList(inherited.preSerialization)]
+        }
       }
       if (UNSAFE.has(method) && route.path.includes(':')) {
         // The representation GET sends, compiled now with the application's serializers: the one its ETag was hashed from.
-        const represent = item === undefined ? undefined : representationOf(item, route.envelope, this.defaultSerializerOptions, route.compileSerializer)
-        const etagOfObject = represent === undefined ? undefined : (object: unknown): string => tags?.tagOf(object) ?? etagOf(represent(object))
+        const represent = item === undefined
+          ? undefined
+          : representationOf(item, route.envelope, this.defaultSerializerOptions, route.compileSerializer)
+        const etagOfObject = represent === undefined
+          ? undefined
+          : (object: unknown): string => tags?.tagOf(object) ?? etagOf(represent(object))
         // Only the library's own write compares a version; any other action is checked by the early read.
         const compared = route.standard && isVersionComparer(Reflect.get(this.prototype, route.name)) ? tags : undefined
-        const hooks = { ...inherited, preValidation: [preconditionCheck(this, etagOfObject, compared), ...toList(inherited.preValidation)] }
+        const hooks = {
+          ...inherited,
+          preValidation: [preconditionCheck(this, etagOfObject, compared), ...toList(inherited.preValidation)]
+        }
         // A write's response carries the new validators, equal to what a GET would send, so a
         // client can chain conditional writes without reading again (RFC 9110 §8.8.3).
         if (this.etag !== true || method === 'DELETE') return hooks
-        return { ...hooks, onSend: [etagOnWrite, ...toList(inherited.onSend)], preSerialization: [...stamps(), ...toList(inherited.preSerialization)] }
+        return {
+          ...hooks,
+          onSend: [etagOnWrite, ...toList(inherited.onSend)],
+          preSerialization: [...stamps(), ...toList(inherited.preSerialization)]
+        }
       }
       return inherited
     }
@@ -395,7 +420,9 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
     checkEtag (this: ConditionalView, etag: string): FastifyReply | undefined {
       this.reply.header('etag', etag)
       // Only GET and HEAD may answer 304 (RFC 9110 section 15.4.5).
-      return SAFE.has(this.request.method) && isNotModified(this.request.headers, { etag }) ? this.notModified() : undefined
+      return SAFE.has(this.request.method) && isNotModified(this.request.headers, { etag })
+        ? this.notModified()
+        : undefined
     }
 
     checkLastModified (this: ConditionalView, value: Date | string | number): FastifyReply | undefined {
@@ -408,7 +435,9 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
       // With `etag`, a 304 must carry the ETag the 200 would have (RFC 9110 section 15.4.5),
       // which exists only once the body is serialized: the onSend hook decides then.
       if ((this.constructor as ConditionalClass).etag === true) return undefined // an instance's constructor is its class
-      return SAFE.has(this.request.method) && isNotModified(this.request.headers, { lastModified }) ? this.notModified() : undefined
+      return SAFE.has(this.request.method) && isNotModified(this.request.headers, { lastModified })
+        ? this.notModified()
+        : undefined
     }
 
     notModified (this: ConditionalView): FastifyReply {
@@ -429,7 +458,10 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
       return since !== undefined && modified !== undefined && modified <= Math.floor(since / 1000)
     }
 
-    getValidators (this: ConditionalView, request: FastifyRequest): Validators | null | undefined | Promise<Validators | null | undefined> {
+    getValidators (
+      this: ConditionalView,
+      request: FastifyRequest
+    ): Validators | null | undefined | Promise<Validators | null | undefined> {
       const repository = this.repository
       const get = repository?.get
       if (typeof get !== 'function') return undefined
@@ -486,10 +518,17 @@ function assertVersioned (klass: ConditionalClass, repository: unknown): void {
  * scope, and only one the client may see (object permissions), so that a 304 or a 412 tells a
  * client nothing of an object it may not read. `null` when there is none.
  */
-function currentObject (view: ConditionalView, request: FastifyRequest, get: (criteria: Criteria, options: RepositoryOptions) => unknown): unknown {
+function currentObject (
+  view: ConditionalView,
+  request: FastifyRequest,
+  get: (criteria: Criteria, options: RepositoryOptions) => unknown
+): unknown {
   const action = request.routeOptions.config.action!
   const read = (): unknown => {
-    const criteria = { ...objectParams(view, request.params as Record<string, unknown>), ...view.getScopeKwargs(action) }
+    const criteria = {
+      ...objectParams(view, request.params as Record<string, unknown>),
+      ...view.getScopeKwargs(action)
+    }
     return then(get(criteria, view.getRepositoryOptions(action)), (item) => {
       if (item === null || item === undefined) return null
       if (judges(view.constructor, action)) view.checkObjectPermissions(item, action)

@@ -2,7 +2,8 @@ import { schemaStatic } from '../core/typebox-lines.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import {
   actionMixin, createMembers, DETAIL, STANDARD_ACTIONS, updateMembers,
-  type ActionViewClass, type CreateStatics, type DetailStatics, type Get, type ItemOf, type ListStatics, type Ret, type UpdateStatics
+  type ActionViewClass, type CreateStatics, type DetailStatics, type Get, type ItemOf, type ListStatics, type Ret,
+  type UpdateStatics
 } from './actions.js'
 import { loadParent, objectParams, parentObject, parentScope, type ParentLookup } from './parent.js'
 import { judges, LIBRARY_OBJECT_PERMISSIONS, OBJECT_ACTIONS, objectPermission, type ObjectAction } from './object-permissions.js'
@@ -78,7 +79,11 @@ export interface WriteSeams<M, Async> {
   /** Stores a new object: `repository.create(values, options)`; `null` answers 409. */
   performCreate (values: CreateValues<M>, options: RepositoryOptions): Ret<Async, ItemOf<M> | null>
   /** Changes the object `criteria` select: `repository.update(criteria, values, options)`; `null` answers 404. */
-  performUpdate (criteria: Criteria, values: Record<string, unknown>, options: RepositoryOptions): Ret<Async, ItemOf<M> | null>
+  performUpdate (
+    criteria: Criteria,
+    values: Record<string, unknown>,
+    options: RepositoryOptions
+  ): Ret<Async, ItemOf<M> | null>
   /** Deletes the object `criteria` select: `repository.delete(criteria, options)`; `false` answers 404. */
   performDestroy (criteria: Criteria, options: RepositoryOptions): Ret<Async, boolean>
 }
@@ -127,7 +132,11 @@ type GenericView = APIView & GenericMembers<unknown, false> & Partial<Pick<Condi
  * A request as the generic actions read it: a JSON object body, path parameters and a query
  * by name, as the route's schemas validated them.
  */
-type GenericRequest = FastifyRequest<{ Body: Record<string, unknown>, Params: Criteria, Querystring: Record<string, unknown> }>
+type GenericRequest = FastifyRequest<{
+  Body: Record<string, unknown>,
+  Params: Criteria,
+  Querystring: Record<string, unknown>
+}>
 
 /** The `getKwargs` of the library, which adds nothing to a create's values. */
 const LIBRARY_KWARGS = new WeakSet<object>()
@@ -148,7 +157,8 @@ export const writesThroughLibrarySeam = (klass: { prototype: object }, action: s
 export const addsNoKwargs = (klass: { prototype: object }): boolean => LIBRARY_KWARGS.has(Reflect.get(klass.prototype, 'getKwargs') as object)
 
 /** The fields a view's scope adds to every create when its `getKwargs` is the library's: its parent's scope, or none. */
-export const scopeFieldsOf = (klass: object): readonly string[] => Object.keys((klass as Partial<GenericStatics>).parent?.scope ?? {}) // any view class; generic ones have `parent`
+export const scopeFieldsOf = (klass: object): readonly string[] =>
+  Object.keys((klass as Partial<GenericStatics>).parent?.scope ?? {}) // any view class; generic ones have `parent`
 
 /** The class of generic views: a repository, an optional filter, the `get*` hooks (docs/generics.md). */
 export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericStatics>>('GenericViewMixin', (Base) => {
@@ -163,7 +173,8 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
       super.assertRegistrable()
       const getter = Object.getOwnPropertyDescriptor(cls.prototype, 'repository')?.get
       let own: PropertyDescriptor | undefined
-      for (let proto = this.prototype; proto !== cls.prototype && own === undefined; proto = Object.getPrototypeOf(proto)) {
+      for (let proto = this.prototype; proto !== cls.prototype &&
+        own === undefined; proto = Object.getPrototypeOf(proto)) {
         own = Object.getOwnPropertyDescriptor(proto, 'repository')
       }
       if (this.repository === undefined && (own === undefined || own.get === getter)) {
@@ -172,7 +183,8 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
       // A field the repository does not have would fail on the first request that uses it (or,
       // on a store without fixed fields, match nothing and order nothing): refused now, by name.
       // An object permission is checked on the row a write changes, in the write's atomic step.
-      const notJudged = this.objectPermissionActions?.find((action) => !(OBJECT_ACTIONS as readonly string[]).includes(action))
+      const notJudged = this.objectPermissionActions?.find((action) =>
+        !(OBJECT_ACTIONS as readonly string[]).includes(action))
       if (notJudged !== undefined) {
         throw new ConfigurationError('FV_ERR_UNKNOWN_ACTION', `Cannot register ${this.name}: objectPermissionActions names "${String(notJudged)}", which is not an action ` +
           `on objects the client names (${OBJECT_ACTIONS.join(', ')})`)
@@ -208,7 +220,9 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
     // A route of the view's own reads the parent first too (routeHooks below): its 404 is documented there.
     static override extraResponses (route: RouteDefinition, method: string): ResponsesMap | undefined {
       const inherited = super.extraResponses(route, method)
-      return this.parent === undefined || route.standard ? inherited : mergeResponses(inherited, { 404: { errors: [NotFound] } })
+      return this.parent === undefined || route.standard
+        ? inherited
+        : mergeResponses(inherited, { 404: { errors: [NotFound] } })
     }
 
     // A route of the view's own on a nested view reads the parent before its handler, as the
@@ -336,12 +350,13 @@ export const sendsStoredRows = (method: unknown): boolean => typeof method === '
 // The list is in views/generic-list.ts, with the pages of its filter's pagination.
 const listImpl = <B extends GenericBase>(Base: B): ViewBase => rowSender(genericListClass(Base), 'list')
 
-const createImpl = (Base: GenericBase): ViewBase => rowSender(bodyWriter(class GenericCreate extends createMembers(Base) {
-  create (this: GenericView, request: GenericRequest): unknown {
-    return then(loadParent(this), () =>
-      this.performCreate(withKwargs(request.body, this.getScopeKwargs('create')), this.getRepositoryOptions('create')))
-  }
-}, 'create'), 'create')
+const createImpl = (Base: GenericBase): ViewBase =>
+  rowSender(bodyWriter(class GenericCreate extends createMembers(Base) {
+    create (this: GenericView, request: GenericRequest): unknown {
+      return then(loadParent(this), () =>
+        this.performCreate(withKwargs(request.body, this.getScopeKwargs('create')), this.getRepositoryOptions('create')))
+    }
+  }, 'create'), 'create')
 
 const retrieveImpl = (Base: GenericBase): ViewBase => rowSender(class GenericRetrieve extends Base {
   retrieve (this: GenericView, request: GenericRequest): unknown {
@@ -349,18 +364,21 @@ const retrieveImpl = (Base: GenericBase): ViewBase => rowSender(class GenericRet
   }
 }, 'retrieve')
 
-const updateImpl = (Base: GenericBase): ViewBase => comparesVersion(rowSender(bodyWriter(class GenericUpdate extends updateMembers(Base) {
-  update (this: GenericView, request: GenericRequest): unknown {
-    return detailWrite(this, request, 'update', (criteria, options) => this.performUpdate(criteria, request.body, options))
-  }
-}, 'update'), 'update'), 'update')
+const updateImpl = (Base: GenericBase): ViewBase =>
+  comparesVersion(rowSender(bodyWriter(class GenericUpdate extends updateMembers(Base) {
+    update (this: GenericView, request: GenericRequest): unknown {
+      return detailWrite(this, request, 'update', (criteria, options) => this.performUpdate(criteria, request.body, options))
+    }
+  }, 'update'), 'update'), 'update')
 
-const partialUpdateImpl = (Base: GenericBase): ViewBase => comparesVersion(rowSender(bodyWriter(class GenericPartialUpdate extends updateMembers(Base) {
-  // The body holds only what the client sent (or what its patch changed), so a partial update changes only those fields.
-  partialUpdate (this: GenericView, request: GenericRequest): unknown {
-    return detailWrite(this, request, 'partialUpdate', (criteria, options) => this.performUpdate(criteria, request.body, options))
-  }
-}, 'partialUpdate'), 'partialUpdate'), 'partialUpdate')
+const partialUpdateImpl = (Base: GenericBase): ViewBase =>
+  comparesVersion(rowSender(bodyWriter(class GenericPartialUpdate extends updateMembers(Base) {
+    // The body holds only what the client sent (or what its patch changed), so a partial update
+    // changes only those fields.
+    partialUpdate (this: GenericView, request: GenericRequest): unknown {
+      return detailWrite(this, request, 'partialUpdate', (criteria, options) => this.performUpdate(criteria, request.body, options))
+    }
+  }, 'partialUpdate'), 'partialUpdate'), 'partialUpdate')
 
 const destroyImpl = (Base: GenericBase): ViewBase => comparesVersion(class GenericDestroy extends Base {
   destroy (this: GenericView, request: GenericRequest): unknown {
@@ -375,7 +393,9 @@ const destroyImpl = (Base: GenericBase): ViewBase => comparesVersion(class Gener
 function readObject (view: GenericView, request: GenericRequest, action: string): unknown {
   return then(loadParent(view), () =>
     then(view.repository.get(detailCriteria(view, request, action), view.getRepositoryOptions(action)), (found) => {
-      if (found !== null && found !== undefined && judges(view.constructor, action)) view.checkObjectPermissions(found, action)
+      if (found !== null && found !== undefined && judges(view.constructor, action)) {
+        view.checkObjectPermissions(found, action)
+      }
       return found
     }))
 }
@@ -394,7 +414,10 @@ function detailWrite (view: GenericView, request: GenericRequest, action: string
     const criteria = detailCriteria(view, request, action)
     if (version === undefined) return write(criteria, writeOptions(view, request, action))
     // versionCriteria and versionMissed are both ConditionalMixin's.
-    return then(write({ ...criteria, ...version }, writeOptions(view, request, action)), (written) => written ?? view.versionMissed?.(request))
+    return then(
+      write({ ...criteria, ...version }, writeOptions(view, request, action)),
+      (written) => written ?? view.versionMissed?.(request)
+    )
   })
 }
 
@@ -413,7 +436,9 @@ function writeOptions (view: GenericView, request: FastifyRequest, action: strin
     patchPrecondition(request)
   ].filter((check): check is Precondition => check !== undefined)
   if (checks.length === 0) return options
-  const precondition: Precondition = checks.length === 1 ? checks[0] : (current) => { for (const check of checks) check(current) }
+  const precondition: Precondition = checks.length === 1
+    ? checks[0]
+    : (current) => { for (const check of checks) check(current) }
   return { ...options, precondition }
 }
 

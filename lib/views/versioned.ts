@@ -42,7 +42,12 @@ export const isVersionComparer = (method: unknown): boolean => typeof method ===
 const VERSION = /^(?:0|[1-9][0-9]{0,14})$/
 
 /** The version tags of objects sent with `item` as their schema, in `envelope` when the route has one. */
-export function versionTags (field: string, item: TSchema, envelope: string | undefined, options: SerializerOptions): VersionTags {
+export function versionTags (
+  field: string,
+  item: TSchema,
+  envelope: string | undefined,
+  options: SerializerOptions
+): VersionTags {
   // Eight characters of the representation's hash: what tells a tag of this representation from another's.
   const prefix = etagOf(JSON.stringify([item, envelope ?? null, options])).slice(1, 9) + '.'
   return {

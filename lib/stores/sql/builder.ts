@@ -80,7 +80,9 @@ export class SqlBuilder {
     }
     this.computed = computed
     this.fieldNames = [...this.columns, ...computed.keys()]
-    const declaredJoins = options.joins === undefined ? [] : Array.isArray(options.joins) ? options.joins : [options.joins]
+    const declaredJoins = options.joins === undefined
+      ? []
+      : Array.isArray(options.joins) ? options.joins : [options.joins]
     const joins = declaredJoins.map((join, i) => expressionOf(join, `${this.table}: joins[${i}]`))
     this.#joins = joins.length === 0 ? undefined : new SqlExpression(joins.map((j) => j.text).join(' '), joins.flatMap((j) => j.values))
     this.isQuery = computed.size > 0 || this.#joins !== undefined
@@ -146,7 +148,13 @@ export class SqlBuilder {
   }
 
   /** One criterion. The field is written where the text uses it, each time, so that its values stay in text order. */
-  private condition (field: string, op: string, value: unknown, params: unknown[], options: RepositoryOptions | undefined): string {
+  private condition (
+    field: string,
+    op: string,
+    value: unknown,
+    params: unknown[],
+    options: RepositoryOptions | undefined
+  ): string {
     const col = (): string => this.#field(field, params, options)
     const bind: Bind = (v) => { params.push(v); return '?' }
     switch (op) {
@@ -203,7 +211,12 @@ export class SqlBuilder {
   }
 
   /** The keyset condition "after these values" in the sort order, nulls placed as `orderBy` places them. */
-  private after (keys: OrderKey[], values: unknown[], params: unknown[], options: RepositoryOptions | undefined): string {
+  private after (
+    keys: OrderKey[],
+    values: unknown[],
+    params: unknown[],
+    options: RepositoryOptions | undefined
+  ): string {
     const bind = (v: unknown): string => { params.push(v); return '?' }
     const alternatives = keys.map((key, i) => {
       const col = (j: number): string => this.#field(keys[j].field, params, options)
@@ -222,7 +235,9 @@ export class SqlBuilder {
     const params: unknown[] = []
     const head = this.#head(params, options)
     let where = this.where(criteria, params, query.search, query.args, options)
-    const keys = query.orderBy.some((k) => k.field === this.idColumn) ? query.orderBy : [...query.orderBy, { field: this.idColumn, descending: false }]
+    const keys = query.orderBy.some((k) => k.field === this.idColumn)
+      ? query.orderBy
+      : [...query.orderBy, { field: this.idColumn, descending: false }]
     if (query.after !== undefined) where += (where === '' ? ' WHERE ' : ' AND ') + this.after(query.orderBy, query.after, params, options)
     let sql = `${head}${where}${this.orderBy(keys, params, options)}`
     // Window sizes are written as literals: SQLite plans a bound LIMIT much worse (about
@@ -358,7 +373,9 @@ export class SqlBuilder {
   /** The criteria of a bulk write's keyword object: without its options (`optionKeys`, the names `option()` binds, `precondition`). */
   optionsFree (kwargs: Record<string, unknown>): Criteria {
     const criteria: Criteria = {}
-    for (const [key, value] of Object.entries(kwargs)) if (!this.optionKeys.has(key) && key !== PRECONDITION) criteria[key] = value
+    for (const [key, value] of Object.entries(kwargs)) {
+      if (!this.optionKeys.has(key) && key !== PRECONDITION) criteria[key] = value
+    }
     return criteria
   }
 }

@@ -17,7 +17,9 @@ export type RowDecoder = (row: Record<string, unknown>) => Record<string, unknow
  * repository that decodes nothing pays nothing per row. A value already of the type (PostgreSQL's
  * own booleans, a `json` column `pg` parsed) and `null` are left as they are.
  */
-export function rowDecoder (decode: Readonly<Record<string, StoredKind | undefined>> | undefined): RowDecoder | undefined {
+export function rowDecoder (
+  decode: Readonly<Record<string, StoredKind | undefined>> | undefined
+): RowDecoder | undefined {
   const fields = declared(decode)
   if (fields.length === 0) return undefined
   return (row) => {
@@ -32,7 +34,10 @@ export function rowDecoder (decode: Readonly<Record<string, StoredKind | undefin
 }
 
 /** What the table says of its columns, with the declared fields in the type they are decoded to (a JSON value: any type). */
-export function decodedFacts (facts: ReadonlyMap<string, ColumnFacts> | undefined, decode: Readonly<Record<string, StoredKind | undefined>> | undefined): ReadonlyMap<string, ColumnFacts> | undefined {
+export function decodedFacts (
+  facts: ReadonlyMap<string, ColumnFacts> | undefined,
+  decode: Readonly<Record<string, StoredKind | undefined>> | undefined
+): ReadonlyMap<string, ColumnFacts> | undefined {
   if (facts === undefined || decode === undefined) return facts
   const kinds = new Map(declared(decode))
   return new Map([...facts].map(([field, fact]): [string, ColumnFacts] => {

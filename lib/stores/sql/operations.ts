@@ -116,7 +116,12 @@ export const operations = {
     if (Object.keys(values).length === 0) return yield * operations.get(b, criteria)
     return (yield b.update(criteria, values, true)).rows[0] ?? null
   },
-  * delete (b: SqlBuilder, criteria: Criteria, precondition?: Precondition, options?: RepositoryOptions): Operation<boolean> {
+  * delete (
+    b: SqlBuilder,
+    criteria: Criteria,
+    precondition?: Precondition,
+    options?: RepositoryOptions
+  ): Operation<boolean> {
     if (precondition !== undefined || b.isQuery) {
       const deleted = yield * conditionally(b, criteria, precondition, options, function * (current) {
         return (yield b.delete({ [b.idColumn]: current[b.idColumn] }, true)).changes > 0
@@ -130,7 +135,8 @@ export const operations = {
       const rows: Row[] = []
       for (const item of items) rows.push((yield b.insert(item)).rows[0])
       if (!b.isQuery) return rows
-      const byKey = new Map((yield * readBack(b, rows.map((row) => row[b.idColumn]), options)).map((row) => [row[b.idColumn], row]))
+      const readRows = yield * readBack(b, rows.map((row) => row[b.idColumn]), options)
+      const byKey = new Map(readRows.map((row) => [row[b.idColumn], row]))
       return rows.map((row) => visible(b, byKey.get(row[b.idColumn]), row[b.idColumn]))
     })
   },
@@ -148,7 +154,12 @@ export const operations = {
       return b.isQuery ? yield * readBack(b, keys, kwargs) : written
     })
   },
-  * bulkUpdate (b: SqlBuilder, items: Row[], precondition?: Precondition, options?: RepositoryOptions): Operation<void> {
+  * bulkUpdate (
+    b: SqlBuilder,
+    items: Row[],
+    precondition?: Precondition,
+    options?: RepositoryOptions
+  ): Operation<void> {
     // Rows are locked in primary-key order, whatever order the client sent, so two bulk
     // updates over the same rows wait for each other instead of deadlocking.
     const ordered = [...items.entries()].sort(([, x], [, y]) => compareKeys(x[b.idColumn], y[b.idColumn]))

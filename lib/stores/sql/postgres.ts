@@ -57,7 +57,8 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
 
   /** Reads `columnFacts` from the database (`information_schema.columns`); nothing when the table does not exist yet. */
   async describeColumns (): Promise<void> {
-    this.columnFacts = decodedFacts(await postgresColumns(this.#pool, this.#table, this.builder.computed), this.#decoding)
+    const columns = await postgresColumns(this.#pool, this.#table, this.builder.computed)
+    this.columnFacts = decodedFacts(columns, this.#decoding)
   }
 
   async #execute (client: PgPoolClient, step: Statement | TransactionStep, nesting: Nesting): Promise<StatementResult> {
@@ -90,7 +91,8 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
       return await this.#once(start())
     } catch (error) {
       // Inside a transaction the loss is the whole transaction's: its caller decides.
-      if (attempt >= ATTEMPTS || !isTransient((error as { cause?: unknown }).cause) || scopeOf(this.#pool) !== undefined) throw error
+      if (attempt >= ATTEMPTS || !isTransient((error as { cause?: unknown }).cause) ||
+        scopeOf(this.#pool) !== undefined) throw error
       return await this.#attempt(start, attempt + 1)
     }
   }
@@ -104,7 +106,10 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
     const scope = scopeOf<PgPoolClient>(this.#pool)
     if (scope !== undefined) {
       const nesting = new Nesting(postgresDialect, true)
-      return await scope.serially(() => runAsync(atomically(operation), (step) => this.#execute(scope.connection, step, nesting)))
+      return await scope.serially(() => runAsync(
+        atomically(operation),
+        (step) => this.#execute(scope.connection, step, nesting)
+      ))
     }
     return await this.#withClient((client) => {
       const nesting = new Nesting(postgresDialect, false)
@@ -126,7 +131,12 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
   }
 
   /** `drop`: what to do with the connection when its transaction could not be rolled back (it is in no known state). */
-  async #transaction<R> (client: PgPoolClient, nested: boolean, work: () => Promise<R> | R, drop: () => void): Promise<R> {
+  async #transaction<R> (
+    client: PgPoolClient,
+    nested: boolean,
+    work: () => Promise<R> | R,
+    drop: () => void
+  ): Promise<R> {
     const nesting = new Nesting(postgresDialect, nested)
     const step = async (name: TransactionStep): Promise<void> => {
       try {
@@ -183,22 +193,49 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
     return result.value
   }
 
-  create (values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> { return this.#run(() => operations.create(this.builder, values, options)) as Promise<T | null> }
-  get (criteria: Criteria, options?: RepositoryOptions): Promise<T | null> { return this.#run(() => operations.get(this.builder, criteria, options)) as Promise<T | null> }
-  list (criteria: Criteria, query: ListQuery = { orderBy: [] }, options?: RepositoryOptions): Promise<T[]> { return this.#run(() => operations.list(this.builder, criteria, query, options)) as Promise<T[]> }
+  create (values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> {
+    return this.#run(() => operations.create(this.builder, values, options)) as Promise<T | null>
+  }
+
+  get (criteria: Criteria, options?: RepositoryOptions): Promise<T | null> {
+    return this.#run(() => operations.get(this.builder, criteria, options)) as Promise<T | null>
+  }
+
+  list (criteria: Criteria, query: ListQuery = { orderBy: [] }, options?: RepositoryOptions): Promise<T[]> {
+    return this.#run(() => operations.list(this.builder, criteria, query, options)) as Promise<T[]>
+  }
+
   /** A page and its total from one snapshot (one REPEATABLE READ transaction on one connection). */
   listAndCount (criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>, options?: RepositoryOptions): Promise<{ items: T[], total: number }> {
-    return this.#run(() => operations.listAndCount(this.builder, criteria, query, countQuery, options)) as Promise<{ items: T[], total: number }>
+    return this.#run(
+      () => operations.listAndCount(this.builder, criteria, query, countQuery, options)
+    ) as Promise<{ items: T[], total: number }>
   }
 
   count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, options?: RepositoryOptions): Promise<number> { return this.#run(() => operations.count(this.builder, criteria, query, options)) }
   update (criteria: Criteria, values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> {
-    return this.#run(() => operations.update(this.builder, criteria, values, preconditionOf(options), options)) as Promise<T | null>
+    return this.#run(
+      () => operations.update(this.builder, criteria, values, preconditionOf(options), options)
+    ) as Promise<T | null>
   }
 
-  delete (criteria: Criteria, options?: RepositoryOptions): Promise<boolean> { return this.#run(() => operations.delete(this.builder, criteria, preconditionOf(options), options)) }
-  createMany (items: Array<Record<string, unknown>>, options?: RepositoryOptions): Promise<T[]> { return this.#run(() => operations.createMany(this.builder, items, options)) as Promise<T[]> }
-  updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): Promise<T[]> { return this.#run(() => operations.updateMany(this.builder, values, kwargs, args)) as Promise<T[]> }
-  bulkUpdate (items: Array<Record<string, unknown>>, options?: RepositoryOptions): Promise<void> { return this.#run(() => operations.bulkUpdate(this.builder, items, preconditionOf(options), options)) }
-  deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): Promise<void> { return this.#run(() => operations.deleteMany(this.builder, kwargs, args)) }
+  delete (criteria: Criteria, options?: RepositoryOptions): Promise<boolean> {
+    return this.#run(() => operations.delete(this.builder, criteria, preconditionOf(options), options))
+  }
+
+  createMany (items: Array<Record<string, unknown>>, options?: RepositoryOptions): Promise<T[]> {
+    return this.#run(() => operations.createMany(this.builder, items, options)) as Promise<T[]>
+  }
+
+  updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): Promise<T[]> {
+    return this.#run(() => operations.updateMany(this.builder, values, kwargs, args)) as Promise<T[]>
+  }
+
+  bulkUpdate (items: Array<Record<string, unknown>>, options?: RepositoryOptions): Promise<void> {
+    return this.#run(() => operations.bulkUpdate(this.builder, items, preconditionOf(options), options))
+  }
+
+  deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): Promise<void> {
+    return this.#run(() => operations.deleteMany(this.builder, kwargs, args))
+  }
 }

@@ -69,7 +69,11 @@ export class AsyncSqliteRepository<T = Record<string, unknown>> implements Async
    * a lock by sleeping on the event loop (`better-sqlite3` five seconds by default, `node:sqlite`
    * its `timeout` option), so each attempt must give up at once and leave the waiting to this repository.
    */
-  constructor (db: SqliteDatabase, options: SqlTableOptions<NoInfer<T>>, { lockTimeout = LOCK_TIMEOUT }: SqliteLockOptions = {}) {
+  constructor (
+    db: SqliteDatabase,
+    options: SqlTableOptions<NoInfer<T>>,
+    { lockTimeout = LOCK_TIMEOUT }: SqliteLockOptions = {}
+  ) {
     if (!Number.isFinite(lockTimeout) || lockTimeout < 0) {
       throw new ConfigurationError('FV_ERR_SQL_OPTION', `AsyncSqliteRepository of ${JSON.stringify(options.table)}: lockTimeout must be a finite, non-negative number of milliseconds; got ${String(lockTimeout)} (${typeof lockTimeout}). ` +
         'Give it in milliseconds: { lockTimeout: 5000 }')
@@ -176,19 +180,45 @@ export class AsyncSqliteRepository<T = Record<string, unknown>> implements Async
     return result
   }
 
-  create (values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> { return this.#call(() => this.#sync.create(values, options)) }
-  get (criteria: Criteria, options?: RepositoryOptions): Promise<T | null> { return this.#call(() => this.#sync.get(criteria, options)) }
-  list (criteria: Criteria, query: ListQuery = { orderBy: [] }, options?: RepositoryOptions): Promise<T[]> { return this.#call(() => this.#sync.list(criteria, query, options)) }
+  create (values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> {
+    return this.#call(() => this.#sync.create(values, options))
+  }
+
+  get (criteria: Criteria, options?: RepositoryOptions): Promise<T | null> {
+    return this.#call(() => this.#sync.get(criteria, options))
+  }
+
+  list (criteria: Criteria, query: ListQuery = { orderBy: [] }, options?: RepositoryOptions): Promise<T[]> {
+    return this.#call(() => this.#sync.list(criteria, query, options))
+  }
+
   /** A page and its total from one snapshot (one read transaction). */
   listAndCount (criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>, options?: RepositoryOptions): Promise<{ items: T[], total: number }> {
     return this.#call(() => this.#sync.listAndCount(criteria, query, countQuery, options))
   }
 
   count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, options?: RepositoryOptions): Promise<number> { return this.#call(() => this.#sync.count(criteria, query, options)) }
-  update (criteria: Criteria, values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> { return this.#call(() => this.#sync.update(criteria, values, options)) }
-  delete (criteria: Criteria, options?: RepositoryOptions): Promise<boolean> { return this.#call(() => this.#sync.delete(criteria, options)) }
-  createMany (items: Array<Record<string, unknown>>, options?: RepositoryOptions): Promise<T[]> { return this.#call(() => this.#sync.createMany(items, options)) }
-  updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): Promise<T[]> { return this.#call(() => this.#sync.updateMany(values, kwargs, ...args)) }
-  bulkUpdate (items: Array<Record<string, unknown>>, options?: RepositoryOptions): Promise<void> { return this.#call(() => this.#sync.bulkUpdate(items, options)) }
-  deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): Promise<void> { return this.#call(() => this.#sync.deleteMany(kwargs, ...args)) }
+  update (criteria: Criteria, values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> {
+    return this.#call(() => this.#sync.update(criteria, values, options))
+  }
+
+  delete (criteria: Criteria, options?: RepositoryOptions): Promise<boolean> {
+    return this.#call(() => this.#sync.delete(criteria, options))
+  }
+
+  createMany (items: Array<Record<string, unknown>>, options?: RepositoryOptions): Promise<T[]> {
+    return this.#call(() => this.#sync.createMany(items, options))
+  }
+
+  updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): Promise<T[]> {
+    return this.#call(() => this.#sync.updateMany(values, kwargs, ...args))
+  }
+
+  bulkUpdate (items: Array<Record<string, unknown>>, options?: RepositoryOptions): Promise<void> {
+    return this.#call(() => this.#sync.bulkUpdate(items, options))
+  }
+
+  deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): Promise<void> {
+    return this.#call(() => this.#sync.deleteMany(kwargs, ...args))
+  }
 }

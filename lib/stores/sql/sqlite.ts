@@ -97,7 +97,10 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
     return transactionOn(this.#db, this.builder.dialect, work)
   }
 
-  create (values: Record<string, unknown>, options?: RepositoryOptions): T | null { return this.#run(operations.create(this.builder, values, options)) as T | null }
+  create (values: Record<string, unknown>, options?: RepositoryOptions): T | null {
+    return this.#run(operations.create(this.builder, values, options)) as T | null
+  }
+
   /** A detail read: one cached statement and `.get()`, without the operation runner (the hot path of every retrieve). */
   get (criteria: Criteria, options?: RepositoryOptions): T | null {
     const step = this.builder.selectOne(criteria, options)
@@ -109,10 +112,15 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
     }
   }
 
-  list (criteria: Criteria, query: ListQuery = { orderBy: [] }, options?: RepositoryOptions): T[] { return this.#run(operations.list(this.builder, criteria, query, options)) as T[] }
+  list (criteria: Criteria, query: ListQuery = { orderBy: [] }, options?: RepositoryOptions): T[] {
+    return this.#run(operations.list(this.builder, criteria, query, options)) as T[]
+  }
+
   /** A page and its total from one snapshot (one read transaction). */
   listAndCount (criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>, options?: RepositoryOptions): { items: T[], total: number } {
-    return this.#run(operations.listAndCount(this.builder, criteria, query, countQuery, options)) as { items: T[], total: number }
+    return this.#run(
+      operations.listAndCount(this.builder, criteria, query, countQuery, options)
+    ) as { items: T[], total: number }
   }
 
   count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, options?: RepositoryOptions): number { return this.#run(operations.count(this.builder, criteria, query, options)) }
@@ -120,7 +128,10 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
     return this.#run(operations.update(this.builder, criteria, values, preconditionOf(options), options)) as T | null
   }
 
-  delete (criteria: Criteria, options?: RepositoryOptions): boolean { return this.#run(operations.delete(this.builder, criteria, preconditionOf(options), options)) }
+  delete (criteria: Criteria, options?: RepositoryOptions): boolean {
+    return this.#run(operations.delete(this.builder, criteria, preconditionOf(options), options))
+  }
+
   /**
    * Inserts every item in one transaction (a savepoint inside an open one), or none. A table's rows
    * are inserted in a plain loop, the text of each set of columns built and prepared once: a bulk
@@ -139,7 +150,15 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
     }
   }
 
-  updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): T[] { return this.#run(operations.updateMany(this.builder, values, kwargs, args)) as T[] }
-  bulkUpdate (items: Array<Record<string, unknown>>, options?: RepositoryOptions): void { this.#run(operations.bulkUpdate(this.builder, items, preconditionOf(options), options)) }
-  deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): void { this.#run(operations.deleteMany(this.builder, kwargs, args)) }
+  updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): T[] {
+    return this.#run(operations.updateMany(this.builder, values, kwargs, args)) as T[]
+  }
+
+  bulkUpdate (items: Array<Record<string, unknown>>, options?: RepositoryOptions): void {
+    this.#run(operations.bulkUpdate(this.builder, items, preconditionOf(options), options))
+  }
+
+  deleteMany (kwargs: Record<string, unknown>, ...args: unknown[]): void {
+    this.#run(operations.deleteMany(this.builder, kwargs, args))
+  }
 }
