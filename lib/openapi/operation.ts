@@ -54,9 +54,9 @@ export interface OperationContext {
  * gives `{ 404: { errors: [NotFound] }, 409: { errors: [Conflict] } }`.
  */
 export function errors (...classes: APIErrorClass[]): ResponsesMap {
-  const map: ResponsesMap = {}
-  for (const cls of classes) map[cls.status] = { errors: [...(map[cls.status]?.errors ?? []), cls] }
-  return map
+  const byStatus = new Map<number, APIErrorClass[]>()
+  for (const cls of classes) byStatus.set(cls.status, [...byStatus.get(cls.status) ?? [], cls])
+  return Object.fromEntries([...byStatus].map(([status, listed]) => [status, { errors: listed }]))
 }
 
 /**

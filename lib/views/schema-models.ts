@@ -13,9 +13,8 @@ type UpdateModel<C> = C extends { readonly updateSchema: infer T extends Schema 
   : C extends { readonly createSchema: infer T extends Schema } ? { update: StaticOf<T> } : unknown
 
 /** `partialUpdate` is typed by `partialUpdateSchema`, or is the update body with every member optional. */
-type PartialUpdateModel<C> = C extends { readonly partialUpdateSchema: infer T extends Schema } ? {
-  partialUpdate: StaticOf<T>
-}
+type PartialUpdateModel<C> = C extends { readonly partialUpdateSchema: infer T extends Schema }
+  ? { partialUpdate: StaticOf<T> }
   : UpdateModel<C> extends { update: infer U } ? { partialUpdate: Partial<U> } : unknown
 
 /**
@@ -24,17 +23,20 @@ type PartialUpdateModel<C> = C extends { readonly partialUpdateSchema: infer T e
  */
 type ListModel<C> = C extends { readonly responseSchema: infer T extends Schema }
   ? C extends { readonly responseSchemaAsList: false } ? { list: StaticOf<T> }
-    : C extends { readonly filter: infer F extends { readonly paginator: unknown, readonly pagination: unknown } } ? {
-      list: ListPage<F, StaticOf<T>>
-    } : unknown
+    : C extends { readonly filter: infer F extends Filtering }
+      ? { list: ListPage<F, StaticOf<T>> }
+      : unknown
   : unknown
+
+/** What a filter says of its pages: its paginator, and its deprecated pagination kind. */
+type Filtering = { readonly paginator: unknown, readonly pagination: unknown }
 
 /**
  * The page a list of `T` answers through the filter `F`: the page of its `paginator` (the one its
  * `.with()` set, or the type of its static), or, where that may be null (a `BaseFilter`), the page
  * its deprecated `pagination` names: an array for `'none'`, a union when the kind is not known.
  */
-type ListPage<F extends { readonly paginator: unknown, readonly pagination: unknown }, T> = FilterStatic<F, 'paginator'> extends infer P
+type ListPage<F extends Filtering, T> = FilterStatic<F, 'paginator'> extends infer P
   ? null extends P ? PageOfKind<FilterStatic<F, 'pagination'>, T>
     : P extends Pagination ? PageOf<P, T> : unknown
   : never
@@ -98,11 +100,10 @@ export type RepositoryFits<C> = C extends { readonly responseSchema: infer T ext
   : true
 
 /** The fields of the item `responseSchema` gives that can hold a time: a string (date-time) or a `Date`. */
-export type TimeFieldOf<C> =
-  C extends { readonly responseSchema: infer T extends Schema } ? TimeKeys<StaticOf<T>> : never
-
-/** The names of an object type's members that can hold a time. */
-type TimeKeys<O> = { [K in keyof O]-?: NonNullable<O[K]> extends string | Date ? K : never }[keyof O] & string
+export type TimeFieldOf<C> = C extends { readonly responseSchema: infer T extends Schema }
+  ? { [K in keyof StaticOf<T>]-?: NonNullable<StaticOf<T>[K]> extends string | Date ? K : never }[keyof StaticOf<T>] &
+    string
+  : never
 
 /** The literal members of a list of names, or none when its type says only `string`. */
 type Literals<A> = A extends ReadonlyArray<infer E extends string> ? (string extends E ? never : E) : never
