@@ -313,3 +313,46 @@ test('a standard action without a body schema takes any JSON, and documents it',
   t.equal(problem(t, await app.inject({ method: 'POST', url: '/free', headers: { 'content-type': 'text/plain' }, payload: 'x' }), 415).detail,
     'This route takes application/json, not text/plain.')
 })
+
+test('a 415 names the media type sent without its parameters; a body of another type over the limit stays a 413', async (t) => {
+  class Items extends APIView {
+    @Post('/', { schema: { body: Type.Object({ name: Type.String() }) }, responseSchema: Type.Object({ name: Type.String() }) })
+    create (request: { body: { name: string } }) { return request.body }
+  }
+  const app = Fastify({ bodyLimit: 64 })
+  await app.register(views, { views: [{ view: Items, prefix: '/items' }] })
+  t.teardown(() => app.close())
+  t.equal(problem(t, await app.inject({ method: 'POST', url: '/items', headers: { 'content-type': 'text/plain ; charset=utf-8' }, payload: 'x' }), 415).detail,
+    'This route takes application/json, not text/plain.', 'the space before the parameters is not part of the type')
+  // Fastify parses text/plain, and refuses it over bodyLimit before any validation: that refusal is the answer.
+  t.equal(problem(t, await app.inject({ method: 'POST', url: '/items', headers: { 'content-type': 'text/plain' }, payload: 'x'.repeat(100) }), 413).status, 413)
+})
+
+test('a patch route refuses another media type with a 415 naming the formats it takes in Accept-Patch', async (t) => {
+  const Item = Type.Object({ id: Type.Integer(), name: Type.String() })
+  class Items extends AsyncGenericViewSet {
+    static override responseSchema = Item
+    static override updateSchema = Type.Object({ name: Type.String() })
+    static override detailParams = Type.Object({ id: Type.Integer() })
+    static override patchFormats = ['merge-patch', 'json-patch'] as const
+    static override repository = asyncRepository(new MemoryRepository<{ id: number, name: string }>({ rows: [{ id: 1, name: 'lamp' }] })) as never
+  }
+  const app = Fastify()
+  await app.register(views, { views: [{ view: Items, prefix: '/items' }] })
+  t.teardown(() => app.close())
+  const refused = await app.inject({ method: 'PATCH', url: '/items/1', headers: { 'content-type': 'text/plain' }, payload: 'name=desk' })
+  t.equal(problem(t, refused, 415).detail, 'This route takes application/merge-patch+json, application/json-patch+json, not text/plain.')
+  t.equal(refused.headers['accept-patch'], 'application/merge-patch+json, application/json-patch+json', 'Accept-Patch lists each format, comma-separated')
+})
+
+test('a value thrown that is no Error, on a request naming a media type but carrying no content, is the generic 500 problem', async (t) => {
+  class Odd extends APIView {
+    @Get('/', { responseSchema: Type.Object({}) })
+    get (): never { throw null } // eslint-disable-line no-throw-literal
+  }
+  const app = Fastify({ logger: false })
+  await app.register(views, { views: [Odd] })
+  t.teardown(() => app.close())
+  const res = await app.inject({ url: '/', headers: { 'content-type': 'text/plain' } })
+  t.equal(problem(t, res, 500).detail, 'An unexpected error occurred.')
+})
