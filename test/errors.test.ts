@@ -45,6 +45,9 @@ class Shop extends APIView {
   @Get('/teapot')
   teapot (): never { throw Object.assign(new Error('I am a teapot'), { statusCode: 418 }) }
 
+  @Get('/teapot-600')
+  teapot600 (): never { throw Object.assign(new Error('I am a teapot'), { statusCode: 600 }) }
+
   @Get('/teapot-text')
   teapotText (): never { throw Object.assign(new Error('I am a teapot'), { statusCode: '418' }) }
 
@@ -196,6 +199,8 @@ test('a Content-Length that does not match the body is a 400 problem', async (t)
   const long = await rawRequest(port, `${head}Content-Length: 5\r\n\r\n${body}`)
   t.match(long, /HTTP\/1\.1 400 Bad Request\r\nContent-Length: \d+\r\nContent-Type: application\/problem\+json/, 'more bytes than declared: 400 problem')
   t.match(long, /"detail":"The request could not be parsed\."/)
+  t.same(JSON.parse(long.slice(long.indexOf('\r\n\r\n') + 4)), { type: 'about:blank', title: 'Bad Request', status: 400, detail: 'The request could not be parsed.' },
+    'the whole problem, without instance: there is no request to name')
 })
 
 test('a Content-Length mismatch that the body reader detects is a 400 problem with the route instance', async (t) => {
@@ -295,6 +300,7 @@ test('a non-API error with a 4xx statusCode keeps its status and message', async
   const body = problem(t, await app.inject('/teapot'), 418)
   t.equal(body.detail, 'I am a teapot')
   t.equal(problem(t, await app.inject('/teapot-text'), 500).detail, 'An unexpected error occurred.', 'a statusCode that is no number is no status: a 500')
+  t.equal(problem(t, await app.inject('/teapot-600'), 500).detail, 'An unexpected error occurred.', 'nor is one past 599')
 })
 
 test('APIError family: status, title, headers, extensions, custom type', async (t) => {
