@@ -244,15 +244,23 @@ test('a pagination is checked with its filter when the view is registered', asyn
 
 test('a filter that names a built-in pagination the old way, by kind, still pages by it', async (t) => {
   class Legacy extends BaseFilter { static override pagination = 'offset' as const }
+  class LegacyPages extends BaseFilter { static override pagination = 'page' as const; static override defaultPageSize = 20 }
+  class LegacyCursor extends BaseFilter { static override pagination = 'cursor' as const; static override defaultPageSize = 29 }
   class Nothing extends BaseFilter { static override pagination = 'pages' as never }
   const app = await build({
     views: [
       { view: articles(Legacy, new MemoryRepository<ArticleT>({ rows: ROWS })), prefix: '/legacy' },
+      { view: articles(LegacyPages, new MemoryRepository<ArticleT>({ rows: ROWS })), prefix: '/pages' },
+      { view: articles(LegacyCursor, new MemoryRepository<ArticleT>({ rows: ROWS })), prefix: '/cursor' },
       { view: articles(Nothing, new MemoryRepository<ArticleT>({ rows: ROWS })), prefix: '/nothing' }
     ]
   })
   t.teardown(() => app.close())
   t.same((await app.inject('/legacy?offset=29')).json(), { items: [{ id: 30, title: 'Article 30' }], offset: 29, limit: 100, total_items: 30, has_more: false })
+  t.match((await app.inject('/pages?page=2')).json(), { items: [{ id: 21 }], total_items: 30 }, '\'page\': numbered pages')
+  const first = (await app.inject('/cursor')).json()
+  t.same(ids(first.items), range(1, 29), '\'cursor\': a cursor page')
+  t.same((await app.inject(`/cursor?cursor=${first.next_page as string}`)).json().items, [{ id: 30, title: 'Article 30' }], 'and its next page')
   t.equal((await app.inject('/nothing')).json().length, 30, 'a name that is no kind: no pagination')
 })
 

@@ -45,7 +45,7 @@ const TESTS = {
   'lib/views/conditional.ts': ['conditional', 'optimistic', 'openapi', 'configuration-errors'],
   'lib/views/patch.ts': ['patch', 'json-patch', 'media-types', LIMITS],
   'lib/query/filters.ts': ['filters', 'generics', 'hostile-queries', 'configuration-errors', 'sqlite'],
-  'lib/query/pagination.ts': ['filters', 'generics', 'sqlite'],
+  'lib/query/pagination.ts': ['pagination', 'filters', 'generics', 'sqlite'],
   'lib/query/page-number.ts': ['pagination', 'filters', 'generics'],
   'lib/query/offset.ts': ['pagination', 'filters', 'generics'],
   'lib/query/cursor.ts': ['pagination', 'filters', 'generics', 'sqlite'],
