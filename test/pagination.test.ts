@@ -220,6 +220,22 @@ test('the page builders are the schemas the built-in paginations answer; a list 
   t.equal(OffsetPage(Article), OffsetLimitFilter.paginator.pageSchema(Article))
   t.equal(CursorPage(Article), CursorPaginationFilter.paginator.pageSchema(Article))
   t.same([NumberedPage(Article).$id, OffsetPage(Article).$id, CursorPage(Article).$id], ['ArticleNumberedPage', 'ArticleOffsetPage', 'ArticleCursorPage'])
+  const members = (page: TSchema) => JSON.parse(JSON.stringify(page.properties)) as Record<string, unknown>
+  const items = { type: 'array', items: JSON.parse(JSON.stringify(Article)) }
+  t.same(members(NumberedPage(Article)), {
+    items,
+    current_page: { type: 'integer', minimum: 1 },
+    page_size: { type: 'integer', minimum: 1 },
+    total_pages: { type: 'integer', minimum: 0 },
+    total_items: { type: 'integer', minimum: 0 },
+    has_more: { type: 'boolean' }
+  }, 'a numbered page\'s counts are bounded')
+  t.same(members(OffsetPage(Article)), {
+    items, offset: { type: 'integer', minimum: 0 }, limit: { type: 'integer', minimum: 1 }, total_items: { type: 'integer', minimum: 0 }, has_more: { type: 'boolean' }
+  }, 'and an offset page\'s')
+  // The highest page is the one whose first row the store can still address exactly.
+  const page = (PaginationFilter.with({ maxPageSize: 50 }).querySchema().properties as Record<string, { maximum?: number }>).page
+  t.equal(page.maximum, Math.floor(Number.MAX_SAFE_INTEGER / 50), 'page is bounded by the largest page size')
   const { app, doc } = await documented({ views: [{ view: articles(null as never, new MemoryRepository<ArticleT>({ rows: ROWS })), prefix: '/all' }] })
   t.teardown(() => app.close())
   t.same(ids((await app.inject('/all?limit=1')).json()), range(1, 30), 'every row, limit being no parameter')
