@@ -241,14 +241,20 @@ test('the problem schemas, whole: every member described, the validation entry, 
     required,
     properties: { ...members, errors: { description: 'One entry per invalid value.', type: 'array', items: { ...entry, $id: 'ProblemErrorEntry' } } }
   })
+  class Moved extends APIError {
+    static override status = 410
+    static override type = 'https://example.com/problems/moved'
+  }
   class Shelf extends APIView {
-    @Get('/:id', { schema: { params: Type.Object({ id: Type.Integer() }) }, responses: errors(NotFound) })
+    @Get('/:id', { schema: { params: Type.Object({ id: Type.Integer() }) }, responses: errors(NotFound, Moved) })
     get () { return {} }
   }
   const { app, doc } = await documented({ views: [Shelf] })
   t.teardown(() => app.close())
   const schemas = doc.components.schemas
   t.same(schemas.ProblemErrorEntry, entry)
+  t.same(schemas.MovedProblem.properties.type, { const: 'https://example.com/problems/moved', type: 'string', format: 'uri-reference', description: members.type.description },
+    'a class\'s own type: that URI reference, described as every problem type is')
   const classSchema = (title: string, status: number, detail: string) => ({
     type: 'object',
     required,
