@@ -192,7 +192,8 @@ function fill (dir) {
 function runTest (sandbox, { file, skip }, timeout) {
   return new Promise((resolve) => {
     const started = Date.now()
-    const env = { ...process.env, TAP_BAIL: '1', ...(skip === undefined ? {} : { TAP_GREP: skip, TAP_INVERT: '1' }) }
+    // TAP_TIMEOUT as .taprc sets it for the tap runner: without it tap's default (30 s a file) ends a slow file (postgres.test.ts on a busy machine).
+    const env = { ...process.env, TAP_BAIL: '1', TAP_TIMEOUT: '120', ...(skip === undefined ? {} : { TAP_GREP: skip, TAP_INVERT: '1' }) }
     // Its own process group, so that a timeout ends the servers a test started too.
     const child = spawn(process.execPath, ['--conditions=fastify-views-build', path.join('build', 'test', `${file}.test.js`)], {
       cwd: sandbox, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env
