@@ -199,6 +199,7 @@ test('the patch media types are parsed only for the routes that list them: not b
   app.post('/before', async (request) => ({ got: request.body }))
   await app.register(views, { views: [{ view: Items, prefix: '/items' }] })
   app.post('/after', async (request) => ({ got: request.body }))
+  app.post('/typed', { schema: { body: { type: 'object' } } }, async (request) => ({ got: request.body }))
   app.patch('/documented', {
     schema: { body: { content: { 'application/merge-patch+json': { schema: { type: 'object' } } } } }
   }, async (request) => ({ got: request.body }))
@@ -210,6 +211,8 @@ test('the patch media types are parsed only for the routes that list them: not b
       t.equal(problem(t, res, 415).detail, 'Unsupported Media Type', `${url} with ${type}: Fastify's own 415, as without a parser`)
     }
   }
+  const typed = await app.inject({ method: 'POST', url: '/typed', headers: { 'content-type': 'application/merge-patch+json' }, payload: '{"a":1}' })
+  t.equal(problem(t, typed, 415).detail, 'Unsupported Media Type', 'an app route with a JSON body schema: Fastify\'s 415 too, not a view route\'s')
   const documented = await app.inject({ method: 'PATCH', url: '/documented', headers: { 'content-type': 'application/merge-patch+json' }, payload: '{"a":1}' })
   t.same(documented.json(), { got: { a: 1 } }, 'an app route that lists the type in its body is parsed')
   const patched = await app.inject({ method: 'PATCH', url: '/items/1', headers: { 'content-type': 'application/merge-patch+json; charset=utf-8' }, payload: '{"price":2}' })

@@ -34,7 +34,7 @@ const TESTS = {
   'lib/http/patch-budget.ts': ['json-patch', LIMITS, 'patch'],
   'lib/http/patch-error.ts': ['json-patch', 'patch', LIMITS],
   'lib/http/preconditions.ts': ['conditional', 'optimistic'],
-  'lib/http/media-type.ts': ['media-types', 'patch', 'json-patch'],
+  'lib/http/media-type.ts': ['media-types', 'patch', 'json-patch', 'errors'],
   'lib/http/problem.ts': ['errors', VALIDATION, 'plugin', 'error-format', 'media-types'],
   'lib/http/error-format.ts': ['error-format', 'error-format-client', 'errors', 'configuration-errors'],
   'lib/http/problem-schema.ts': ['openapi', 'error-format'],
