@@ -45,6 +45,9 @@ class Shop extends APIView {
   @Get('/teapot')
   teapot (): never { throw Object.assign(new Error('I am a teapot'), { statusCode: 418 }) }
 
+  @Get('/teapot-302')
+  teapot302 (): never { throw Object.assign(new Error('I am a teapot'), { statusCode: 302 }) }
+
   @Get('/teapot-600')
   teapot600 (): never { throw Object.assign(new Error('I am a teapot'), { statusCode: 600 }) }
 
@@ -301,6 +304,7 @@ test('a non-API error with a 4xx statusCode keeps its status and message', async
   t.equal(body.detail, 'I am a teapot')
   t.equal(problem(t, await app.inject('/teapot-text'), 500).detail, 'An unexpected error occurred.', 'a statusCode that is no number is no status: a 500')
   t.equal(problem(t, await app.inject('/teapot-600'), 500).detail, 'An unexpected error occurred.', 'nor is one past 599')
+  t.equal(problem(t, await app.inject('/teapot-302'), 500).detail, 'An unexpected error occurred.', 'nor one below 400: an error is never answered as a success or a redirect')
 })
 
 test('APIError family: status, title, headers, extensions, custom type', async (t) => {
