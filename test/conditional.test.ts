@@ -307,6 +307,7 @@ test('the building blocks', async (t) => {
   t.equal(parseHttpDate('Sun, 06 Nov 1994 08:49:37 GMT'), Date.UTC(1994, 10, 6, 8, 49, 37))
   t.equal(parseHttpDate('Sunday, 06-Nov-94 08:49:37 GMT'), Date.UTC(1994, 10, 6, 8, 49, 37))
   t.equal(parseHttpDate('Sun Nov  6 08:49:37 1994'), Date.UTC(1994, 10, 6, 8, 49, 37))
+  t.equal(parseHttpDate('Wed Nov 16 08:49:37 1994'), Date.UTC(1994, 10, 16, 8, 49, 37), 'asctime with a day of two digits')
   t.equal(parseHttpDate('Sun, 31 Feb 1994 08:49:37 GMT'), undefined, 'not a day')
   t.equal(parseHttpDate('Sun, 06 Foo 1994 08:49:37 GMT'), undefined, 'not a month')
   t.equal(parseHttpDate('1994-11-06T08:49:37Z'), undefined, 'ISO 8601 is not an HTTP-date')

@@ -3,8 +3,9 @@ import net from 'node:net'
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import views, {
-  APIError, APIView, BadRequest, Catch, CatchDefined, Conflict, Forbidden, Get, InternalServerError, NotFound, Post,
-  ServiceUnavailable, TooManyRequests, Unauthorized, View, configureApp, isAPIErrorClass, statusTitle, type ViewRequest
+  APIError, APIView, BadRequest, Catch, CatchDefined, Conflict, ContentTooLarge, Forbidden, Get, InternalServerError, MethodNotAllowed, NotFound,
+  Post, PreconditionFailed, PreconditionRequired, ServiceUnavailable, TooManyRequests, Unauthorized, UnprocessableContent, UnsupportedMediaType,
+  URITooLong, View, configureApp, isAPIErrorClass, statusTitle, type APIErrorClass, type ViewRequest
 } from '../lib/index.js'
 import { build, problem } from './helpers.js'
 
@@ -46,6 +47,15 @@ class Shop extends APIView {
 
   @Get('/teapot')
   teapot (): never { throw Object.assign(new Error('I am a teapot'), { statusCode: 418 }) }
+
+  @Get('/teapot-302')
+  teapot302 (): never { throw Object.assign(new Error('I am a teapot'), { statusCode: 302 }) }
+
+  @Get('/teapot-600')
+  teapot600 (): never { throw Object.assign(new Error('I am a teapot'), { statusCode: 600 }) }
+
+  @Get('/teapot-text')
+  teapotText (): never { throw Object.assign(new Error('I am a teapot'), { statusCode: '418' }) }
 
   @Get('/api-error/:kind', { schema: { params: KindParams } })
   apiError (request: ViewRequest<{ params: typeof KindParams }>): never {
@@ -195,6 +205,8 @@ test('a Content-Length that does not match the body is a 400 problem', async (t)
   const long = await rawRequest(port, `${head}Content-Length: 5\r\n\r\n${body}`)
   t.match(long, /HTTP\/1\.1 400 Bad Request\r\nContent-Length: \d+\r\nContent-Type: application\/problem\+json/, 'more bytes than declared: 400 problem')
   t.match(long, /"detail":"The request could not be parsed\."/)
+  t.same(JSON.parse(long.slice(long.indexOf('\r\n\r\n') + 4)), { type: 'about:blank', title: 'Bad Request', status: 400, detail: 'The request could not be parsed.' },
+    'the whole problem, without instance: there is no request to name')
 })
 
 test('a Content-Length mismatch that the body reader detects is a 400 problem with the route instance', async (t) => {
@@ -276,6 +288,8 @@ test('an unknown route is a 404 problem', async (t) => {
   const body = problem(t, await app.inject('/nowhere?x=1'), 404)
   t.equal(body.instance, '/nowhere', 'instance is the path without the query')
   t.equal(body.detail, 'Route GET /nowhere not found.')
+  // A path that is no URI reference is escaped byte by byte, in UTF-8, as two upper-case hex digits.
+  t.equal(problem(t, await app.inject('/a|bé'), 404).instance, '/a%7Cb%C3%A9', 'instance escapes what a URI cannot hold')
 })
 
 test('an unhandled exception is a generic 500 problem, logged, with nothing internal', async (t) => {
@@ -297,6 +311,9 @@ test('a non-API error with a 4xx statusCode keeps its status and message', async
   t.teardown(() => app.close())
   const body = problem(t, await app.inject('/teapot'), 418)
   t.equal(body.detail, 'I am a teapot')
+  t.equal(problem(t, await app.inject('/teapot-text'), 500).detail, 'An unexpected error occurred.', 'a statusCode that is no number is no status: a 500')
+  t.equal(problem(t, await app.inject('/teapot-600'), 500).detail, 'An unexpected error occurred.', 'nor is one past 599')
+  t.equal(problem(t, await app.inject('/teapot-302'), 500).detail, 'An unexpected error occurred.', 'nor one below 400: an error is never answered as a success or a redirect')
 })
 
 test('APIError family: status, title, headers, extensions, custom type', async (t) => {
@@ -334,6 +351,11 @@ test('error classes', async (t) => {
   t.ok(isAPIErrorClass(APIError))
   t.notOk(isAPIErrorClass(Error))
   t.notOk(isAPIErrorClass('BadRequest'))
+  t.notOk(isAPIErrorClass(null), 'null is no class, and no TypeError')
+  t.notOk(isAPIErrorClass({ prototype: new NotFound() }), 'an object with an APIError prototype member is no class')
+  t.notOk('cause' in new NotFound(), 'an error raised without a cause has none, as an Error has none')
+  t.strictSame(Object.keys(new NotFound().toProblem()), ['type', 'title', 'status', 'detail'], 'a problem without instance or errors has no such members')
+  t.strictSame(Object.keys(new NotFound().toProblem('/x')), ['type', 'title', 'status', 'detail', 'instance'])
   t.equal(statusTitle(599), 'Error', 'an unknown status has a generic title')
   const cause = new Error('root')
   t.equal(new BadRequest('x', { cause }).cause, cause)
@@ -455,6 +477,43 @@ test('the plugin can leave the app-wide handlers alone, to an error handler of t
   const forgotten = Fastify()
   await forgotten.register(views, { views: [Shop], configureApp: false })
   await t.rejects(async () => { await forgotten.ready() }, { code: 'FV_ERR_CONFIGURE_FIRST', message: /^fastify-views: configureApp: false, but no error handler was set on the application/ })
+})
+
+test('each APIError class thrown without a detail answers the default detail docs/errors.md lists', async (t) => {
+  const classes: Array<[APIErrorClass, number, string]> = [
+    [APIError, 500, 'An unexpected error occurred.'],
+    [BadRequest, 400, 'The request is invalid.'],
+    [Unauthorized, 401, 'Authentication is required.'],
+    [Forbidden, 403, 'You do not have permission to perform this action.'],
+    [NotFound, 404, 'The resource does not exist.'],
+    [MethodNotAllowed, 405, 'The method is not allowed on this resource.'],
+    [Conflict, 409, 'The request conflicts with the current state of the resource.'],
+    [PreconditionFailed, 412, 'A precondition of the request failed.'],
+    [ContentTooLarge, 413, 'The request content is too large.'],
+    [URITooLong, 414, 'The request URI is too long.'],
+    [UnsupportedMediaType, 415, 'The media type of the request is not supported.'],
+    [UnprocessableContent, 422, 'The request cannot be processed.'],
+    [PreconditionRequired, 428, 'The request must be conditional.'],
+    [TooManyRequests, 429, 'Too many requests.'],
+    [InternalServerError, 500, 'An unexpected error occurred.'],
+    [ServiceUnavailable, 503, 'The service is unavailable.']
+  ]
+  const Index = Type.Object({ n: Type.Integer() })
+  class Thrower extends View {
+    @Get('/:n', { schema: { params: Index } })
+    get (request: ViewRequest<{ params: typeof Index }>): never {
+      const n = Number(request.params.n)
+      const [Klass] = classes[Math.abs(n)]
+      // A negative index: raised with its class's own status given again, which changes nothing.
+      throw n < 0 ? new Klass(undefined, { status: Klass.status }) : new Klass()
+    }
+  }
+  const app = await build({ views: [Thrower] })
+  t.teardown(() => app.close())
+  for (const [i, [Klass, status, detail]] of classes.entries()) {
+    t.equal(problem(t, await app.inject(`/${i}`), status).detail, detail, `${Klass.name}: ${detail}`)
+    if (i > 0) t.equal(problem(t, await app.inject(`/-${i}`), status).detail, detail, `${Klass.name} with its own status: ${detail}`)
+  }
 })
 
 test('titles and default details follow the status of a class or of a Catch', async (t) => {

@@ -199,6 +199,7 @@ test('the patch media types are parsed only for the routes that list them: not b
   app.post('/before', async (request) => ({ got: request.body }))
   await app.register(views, { views: [{ view: Items, prefix: '/items' }] })
   app.post('/after', async (request) => ({ got: request.body }))
+  app.post('/typed', { schema: { body: { type: 'object' } } }, async (request) => ({ got: request.body }))
   app.patch('/documented', {
     schema: { body: { content: { 'application/merge-patch+json': { schema: { type: 'object' } } } } }
   }, async (request) => ({ got: request.body }))
@@ -210,6 +211,8 @@ test('the patch media types are parsed only for the routes that list them: not b
       t.equal(problem(t, res, 415).detail, 'Unsupported Media Type', `${url} with ${type}: Fastify's own 415, as without a parser`)
     }
   }
+  const typed = await app.inject({ method: 'POST', url: '/typed', headers: { 'content-type': 'application/merge-patch+json' }, payload: '{"a":1}' })
+  t.equal(problem(t, typed, 415).detail, 'Unsupported Media Type', 'an app route with a JSON body schema: Fastify\'s 415 too, not a view route\'s')
   const documented = await app.inject({ method: 'PATCH', url: '/documented', headers: { 'content-type': 'application/merge-patch+json' }, payload: '{"a":1}' })
   t.same(documented.json(), { got: { a: 1 } }, 'an app route that lists the type in its body is parsed')
   const patched = await app.inject({ method: 'PATCH', url: '/items/1', headers: { 'content-type': 'application/merge-patch+json; charset=utf-8' }, payload: '{"price":2}' })
@@ -316,4 +319,47 @@ test('a standard action without a body schema takes any JSON, and documents it',
   t.same((await app.inject({ method: 'POST', url: '/free', payload: { anything: [1] } })).json(), { anything: [1] })
   t.equal(problem(t, await app.inject({ method: 'POST', url: '/free', headers: { 'content-type': 'text/plain' }, payload: 'x' }), 415).detail,
     'This route takes application/json, not text/plain.')
+})
+
+test('a 415 names the media type sent without its parameters; a body of another type over the limit stays a 413', async (t) => {
+  class Items extends APIView {
+    @Post('/', { schema: { body: Type.Object({ name: Type.String() }) }, responseSchema: Type.Object({ name: Type.String() }) })
+    create (request: { body: { name: string } }) { return request.body }
+  }
+  const app = Fastify({ bodyLimit: 64 })
+  await app.register(views, { views: [{ view: Items, prefix: '/items' }] })
+  t.teardown(() => app.close())
+  t.equal(problem(t, await app.inject({ method: 'POST', url: '/items', headers: { 'content-type': 'text/plain ; charset=utf-8' }, payload: 'x' }), 415).detail,
+    'This route takes application/json, not text/plain.', 'the space before the parameters is not part of the type')
+  // Fastify parses text/plain, and refuses it over bodyLimit before any validation: that refusal is the answer.
+  t.equal(problem(t, await app.inject({ method: 'POST', url: '/items', headers: { 'content-type': 'text/plain' }, payload: 'x'.repeat(100) }), 413).status, 413)
+})
+
+test('a patch route refuses another media type with a 415 naming the formats it takes in Accept-Patch', async (t) => {
+  const Item = Type.Object({ id: Type.Integer(), name: Type.String() })
+  class Items extends AsyncGenericViewSet {
+    static override responseSchema = Item
+    static override updateSchema = Type.Object({ name: Type.String() })
+    static override detailParams = Type.Object({ id: Type.Integer() })
+    static override patchFormats = ['merge-patch', 'json-patch'] as const
+    static override repository = asyncRepository(new MemoryRepository<{ id: number, name: string }>({ rows: [{ id: 1, name: 'lamp' }] })) as never
+  }
+  const app = Fastify()
+  await app.register(views, { views: [{ view: Items, prefix: '/items' }] })
+  t.teardown(() => app.close())
+  const refused = await app.inject({ method: 'PATCH', url: '/items/1', headers: { 'content-type': 'text/plain' }, payload: 'name=desk' })
+  t.equal(problem(t, refused, 415).detail, 'This route takes application/merge-patch+json, application/json-patch+json, not text/plain.')
+  t.equal(refused.headers['accept-patch'], 'application/merge-patch+json, application/json-patch+json', 'Accept-Patch lists each format, comma-separated')
+})
+
+test('a value thrown that is no Error, on a request naming a media type but carrying no content, is the generic 500 problem', async (t) => {
+  class Odd extends APIView {
+    @Get('/', { responseSchema: Type.Object({}) })
+    get (): never { throw null } // eslint-disable-line no-throw-literal
+  }
+  const app = Fastify({ logger: false })
+  await app.register(views, { views: [Odd] })
+  t.teardown(() => app.close())
+  const res = await app.inject({ url: '/', headers: { 'content-type': 'text/plain' } })
+  t.equal(problem(t, res, 500).detail, 'An unexpected error occurred.')
 })

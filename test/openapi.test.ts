@@ -215,6 +215,85 @@ test('errors: defaults, detail and create errors, class errors, Throws, errors()
   t.match(schemas.ProblemErrorEntry, { required: ['detail', 'pointer'] })
 })
 
+test('the problem schemas, whole: every member described, the validation entry, a class\'s status fixed and a whole sample', async (t) => {
+  const { ProblemSchema, ValidationProblemSchema } = await import('../lib/index.js')
+  const json = (value: unknown) => JSON.parse(JSON.stringify(value))
+  const members = {
+    type: { format: 'uri-reference', description: 'A URI reference identifying the problem type (RFC 9457 section 3.1.1).', default: 'about:blank', type: 'string' },
+    title: { description: 'A short summary of the problem type.', type: 'string' },
+    status: { description: 'The HTTP status code.', type: 'integer' },
+    detail: { description: 'An explanation specific to this occurrence.', type: 'string' },
+    instance: { format: 'uri-reference', description: 'The request path the problem occurred on (RFC 9457 section 3.1.5).', type: 'string' }
+  }
+  const entry = {
+    type: 'object',
+    required: ['detail', 'pointer'],
+    properties: {
+      detail: { description: 'What is wrong with this part of the request.', type: 'string' },
+      pointer: { description: 'JSON Pointer (RFC 6901 fragment) to the offending value: `#/3/name`.', type: 'string' },
+      in: { description: 'For parameters: where the parameter is.', anyOf: [{ const: 'path', type: 'string' }, { const: 'query', type: 'string' }, { const: 'header', type: 'string' }] },
+      parameter: { description: 'For parameters: its name.', type: 'string' }
+    }
+  }
+  const required = ['type', 'title', 'status', 'detail']
+  t.same(json(ProblemSchema), {
+    $id: 'Problem',
+    description: 'An RFC 9457 problem document.',
+    additionalProperties: true,
+    examples: [{ type: 'about:blank', title: 'Not Found', status: 404, detail: 'Item 1 does not exist.', instance: '/items/1' }],
+    type: 'object',
+    required,
+    properties: members
+  })
+  t.same(json(ValidationProblemSchema), {
+    $id: 'ValidationProblem',
+    description: 'An RFC 9457 problem document; validation errors list each invalid value in `errors`.',
+    additionalProperties: true,
+    examples: [{
+      type: 'about:blank', title: 'Bad Request', status: 400, detail: 'The request body is invalid.', instance: '/items', errors: [{ detail: 'Expected string length greater or equal to 1', pointer: '#/name' }]
+    }],
+    type: 'object',
+    required,
+    properties: { ...members, errors: { description: 'One entry per invalid value.', type: 'array', items: { ...entry, $id: 'ProblemErrorEntry' } } }
+  })
+  class Moved extends APIError {
+    static override status = 410
+    static override type = 'https://example.com/problems/moved'
+  }
+  class Shelf extends APIView {
+    @Get('/:id', { schema: { params: Type.Object({ id: Type.Integer() }) }, responses: errors(NotFound, Moved) })
+    get () { return {} }
+  }
+  const { app, doc } = await documented({ views: [Shelf] })
+  t.teardown(() => app.close())
+  const schemas = doc.components.schemas
+  t.same(schemas.ProblemErrorEntry, entry)
+  t.same(schemas.MovedProblem.properties.type, { const: 'https://example.com/problems/moved', type: 'string', format: 'uri-reference', description: members.type.description },
+    'a class\'s own type: that URI reference, described as every problem type is')
+  const classSchema = (title: string, status: number, detail: string) => ({
+    type: 'object',
+    required,
+    additionalProperties: true,
+    description: `${title}: ${detail}`,
+    properties: {
+      ...members,
+      title: { ...members.title, examples: [title] },
+      status: { ...members.status, const: status },
+      detail: { ...members.detail, examples: [detail] }
+    }
+  })
+  t.same(schemas.NotFoundProblem, {
+    ...classSchema('Not Found', 404, 'The resource does not exist.'),
+    examples: [{ type: 'about:blank', title: 'Not Found', status: 404, detail: 'The resource does not exist.', instance: '/items/1' }]
+  })
+  const badRequest = classSchema('Bad Request', 400, 'The request is invalid.')
+  t.same(schemas.BadRequestProblem, {
+    ...badRequest,
+    properties: { ...badRequest.properties, errors: { type: 'array', items: { $ref: '#/components/schemas/ProblemErrorEntry' } } },
+    examples: [{ type: 'about:blank', title: 'Bad Request', status: 400, detail: 'The request is invalid.', instance: '/items/1', errors: [{ detail: 'Expected string length greater or equal to 1', pointer: '#/name' }] }]
+  })
+})
+
 test('merge rules: explicit entries win key by key, an explicit body replaces the generated one, headers add up', async (t) => {
   const { app, doc } = await documented(everything())
   t.teardown(() => app.close())

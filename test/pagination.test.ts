@@ -233,6 +233,22 @@ test('the page builders are the schemas the built-in paginations answer; a list 
   t.equal(OffsetPage(Article), OffsetLimitFilter.paginator.pageSchema(Article))
   t.equal(CursorPage(Article), CursorPaginationFilter.paginator.pageSchema(Article))
   t.same([NumberedPage(Article).$id, OffsetPage(Article).$id, CursorPage(Article).$id], ['ArticleNumberedPage', 'ArticleOffsetPage', 'ArticleCursorPage'])
+  const members = (page: TSchema) => JSON.parse(JSON.stringify(page.properties)) as Record<string, unknown>
+  const items = { type: 'array', items: JSON.parse(JSON.stringify(Article)) }
+  t.same(members(NumberedPage(Article)), {
+    items,
+    current_page: { type: 'integer', minimum: 1 },
+    page_size: { type: 'integer', minimum: 1 },
+    total_pages: { type: 'integer', minimum: 0 },
+    total_items: { type: 'integer', minimum: 0 },
+    has_more: { type: 'boolean' }
+  }, 'a numbered page\'s counts are bounded')
+  t.same(members(OffsetPage(Article)), {
+    items, offset: { type: 'integer', minimum: 0 }, limit: { type: 'integer', minimum: 1 }, total_items: { type: 'integer', minimum: 0 }, has_more: { type: 'boolean' }
+  }, 'and an offset page\'s')
+  // The highest page is the one whose first row the store can still address exactly.
+  const page = (PaginationFilter.with({ maxPageSize: 50 }).querySchema().properties as Record<string, { maximum?: number }>).page
+  t.equal(page.maximum, Math.floor(Number.MAX_SAFE_INTEGER / 50), 'page is bounded by the largest page size')
   const { app, doc } = await documented({ views: [{ view: articles(null as never, new MemoryRepository<ArticleT>({ rows: ROWS })), prefix: '/all' }] })
   t.teardown(() => app.close())
   t.same(ids((await app.inject('/all?limit=1')).json()), range(1, 30), 'every row, limit being no parameter')
@@ -257,15 +273,23 @@ test('a pagination is checked with its filter when the view is registered', asyn
 
 test('a filter that names a built-in pagination the old way, by kind, still pages by it', async (t) => {
   class Legacy extends BaseFilter { static override pagination = 'offset' as const }
+  class LegacyPages extends BaseFilter { static override pagination = 'page' as const; static override defaultPageSize = 20 }
+  class LegacyCursor extends BaseFilter { static override pagination = 'cursor' as const; static override defaultPageSize = 29 }
   class Nothing extends BaseFilter { static override pagination = 'pages' as never }
   const app = await build({
     views: [
       { view: articles(Legacy, new MemoryRepository<ArticleT>({ rows: ROWS })), prefix: '/legacy' },
+      { view: articles(LegacyPages, new MemoryRepository<ArticleT>({ rows: ROWS })), prefix: '/pages' },
+      { view: articles(LegacyCursor, new MemoryRepository<ArticleT>({ rows: ROWS })), prefix: '/cursor' },
       { view: articles(Nothing, new MemoryRepository<ArticleT>({ rows: ROWS })), prefix: '/nothing' }
     ]
   })
   t.teardown(() => app.close())
   t.same((await app.inject('/legacy?offset=29')).json(), { items: [{ id: 30, title: 'Article 30' }], offset: 29, limit: 100, total_items: 30, has_more: false })
+  t.match((await app.inject('/pages?page=2')).json(), { items: [{ id: 21 }], total_items: 30 }, '\'page\': numbered pages')
+  const first = (await app.inject('/cursor')).json()
+  t.same(ids(first.items), range(1, 29), '\'cursor\': a cursor page')
+  t.same((await app.inject(`/cursor?cursor=${first.next_page as string}`)).json().items, [{ id: 30, title: 'Article 30' }], 'and its next page')
   t.equal((await app.inject('/nothing')).json().length, 30, 'a name that is no kind: no pagination')
 })
 

@@ -90,6 +90,11 @@ test('work: at most 4 steps per character of the patch and the document', async 
   const shifts = new PatchBudget(DEFAULT_PATCH_LIMITS, 16, 0)
   shifts.shift(64 * 64, '#')
   t.same(patchError(() => { shifts.shift(1, '#') }).pointer, '#', '64 array elements moved are one step')
+  // Measuring a value costs a step per container and one per member: 3 + 3 + 1 of the 8 steps of 2 characters.
+  const measured = new PatchBudget(DEFAULT_PATCH_LIMITS, 2, 0)
+  measured.measure({ a: [1, 2], b: {} }, '#')
+  measured.spend(1, '#')
+  t.ok(patchError(() => { measured.spend(1, '#') }), 'a value measured costs its containers and members')
 
   // Copying a part of the document again and again costs what the copies are.
   const document = { a: Array.from({ length: 1000 }, (_, i) => i) }

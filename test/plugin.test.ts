@@ -127,11 +127,11 @@ test('buildViewRoutes output registers as it is', async (t) => {
 
 test('a single route hook function, ResponseHeaders.apply, and the TypeBox validator compiler on a plain route', async (t) => {
   const { typeboxValidatorCompiler } = await import('../lib/index.js')
-  const Paging = ResponseHeaders.define({ x_total_count: Type.Integer(), x_next: Type.Optional(Type.String()) })
+  const Paging = ResponseHeaders.define({ x_total_count: Type.Integer(), x_next: Type.Optional(Type.String()), x_previous: Type.Union([Type.String(), Type.Null()]) })
   class Counted extends View {
     @Get('/', { preHandler: async (request) => { (request as unknown as { seen: boolean }).seen = true } })
     get (request: import('fastify').FastifyRequest) {
-      Paging.apply(this.reply, { x_total_count: 7, x_next: undefined })
+      Paging.apply(this.reply, { x_total_count: 7, x_next: undefined, x_previous: null })
       return { seen: (request as unknown as { seen: boolean }).seen }
     }
   }
@@ -141,6 +141,14 @@ test('a single route hook function, ResponseHeaders.apply, and the TypeBox valid
   t.same(res.json(), { seen: true })
   t.equal(res.headers['x-total-count'], '7')
   t.notOk('x-next' in res.headers, 'unset values are skipped')
+  t.notOk('x-previous' in res.headers, 'and so are nulls')
+  // A header field given as a plain JSON Schema object is refused where the route is registered, by its class and name.
+  class Plain extends ResponseHeaders.define({ x_total_count: { type: 'integer' } as never }) {}
+  class Listed extends View {
+    @Get('/', { responseHeaders: Plain })
+    get () { return {} }
+  }
+  await t.rejects(build({ views: [Listed] }), { code: 'FV_ERR_UNSUPPORTED_SCHEMA', message: /^Plain\.fields\.x_total_count is not a TypeBox schema/ })
 
   const plain = Fastify()
   plain.get('/n', { schema: { querystring: Type.Object({ n: Type.Integer() }) }, validatorCompiler: typeboxValidatorCompiler }, async (request) => request.query)

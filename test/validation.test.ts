@@ -94,6 +94,7 @@ test('headers are matched case-insensitively and converted', async (t) => {
   t.same((await app.inject({ url: '/h', headers: { 'X-Page': '3', 'x-mode': 'fast' } })).json(), { page: 3, mode: 'fast' })
   const body = problem(t, await app.inject({ url: '/h', headers: { 'x-page': 'three' } }), 400)
   t.same(body.errors, [{ detail: 'Expected integer', pointer: '#/x-page', in: 'header', parameter: 'x-page' }])
+  t.equal(body.detail, 'The request headers are invalid.', 'the detail names the part')
 })
 
 test('bodies reject unknown properties at any depth, unless the schema opens them', async (t) => {
