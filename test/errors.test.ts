@@ -3,8 +3,9 @@ import net from 'node:net'
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import views, {
-  APIError, APIView, BadRequest, Catch, CatchDefined, Conflict, ContentTooLarge, Forbidden, Get, InternalServerError, MethodNotAllowed, NotFound,
-  Post, PreconditionFailed, PreconditionRequired, ServiceUnavailable, TooManyRequests, Unauthorized, UnprocessableContent, UnsupportedMediaType,
+  APIError, APIView, BadRequest, Catch, CatchDefined, Conflict, ContentTooLarge, Forbidden, Get, InternalServerError,
+  MethodNotAllowed, NotFound, Post, PreconditionFailed, PreconditionRequired, ServiceUnavailable, TooManyRequests,
+  Unauthorized, UnprocessableContent, UnsupportedMediaType,
   URITooLong, View, configureApp, isAPIErrorClass, statusTitle, type APIErrorClass, type ViewRequest
 } from '../lib/index.js'
 import { build, problem } from './helpers.js'

@@ -247,7 +247,9 @@ test('the page builders are the schemas the built-in paginations answer; a list 
     items, offset: { type: 'integer', minimum: 0 }, limit: { type: 'integer', minimum: 1 }, total_items: { type: 'integer', minimum: 0 }, has_more: { type: 'boolean' }
   }, 'and an offset page\'s')
   // The highest page is the one whose first row the store can still address exactly.
-  const page = (PaginationFilter.with({ maxPageSize: 50 }).querySchema().properties as Record<string, { maximum?: number }>).page
+  const schema = PaginationFilter.with({ maxPageSize: 50 }).querySchema()
+  const properties = schema.properties as Record<string, { maximum?: number }>
+  const page = properties.page
   t.equal(page.maximum, Math.floor(Number.MAX_SAFE_INTEGER / 50), 'page is bounded by the largest page size')
   const { app, doc } = await documented({ views: [{ view: articles(null as never, new MemoryRepository<ArticleT>({ rows: ROWS })), prefix: '/all' }] })
   t.teardown(() => app.close())

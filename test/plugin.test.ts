@@ -127,7 +127,11 @@ test('buildViewRoutes output registers as it is', async (t) => {
 
 test('a single route hook function, ResponseHeaders.apply, and the TypeBox validator compiler on a plain route', async (t) => {
   const { typeboxValidatorCompiler } = await import('../lib/index.js')
-  const Paging = ResponseHeaders.define({ x_total_count: Type.Integer(), x_next: Type.Optional(Type.String()), x_previous: Type.Union([Type.String(), Type.Null()]) })
+  const Paging = ResponseHeaders.define({
+    x_total_count: Type.Integer(),
+    x_next: Type.Optional(Type.String()),
+    x_previous: Type.Union([Type.String(), Type.Null()])
+  })
   class Counted extends View {
     @Get('/', { preHandler: async (request) => { (request as unknown as { seen: boolean }).seen = true } })
     get (request: import('fastify').FastifyRequest) {
