@@ -24,6 +24,7 @@ import { isThenable, then } from '../core/maybe-promise.js'
 import { toList } from '../core/list.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 import { isRecord } from '../core/record.js'
+import { isUnionNode, type SchemaNode } from '../core/schema-node.js'
 import { contentValidEarly, isVersionComparer, versionStamp, versionTags, type VersionTags } from './versioned.js'
 
 /** The instance members `ConditionalMixin` adds (docs/conditional.md). */
@@ -253,12 +254,10 @@ function validatorsOf (view: ConditionalView, item: unknown): Validators {
   return validators
 }
 
-type SchemaNode = Record<string | symbol, unknown>
-
 /** Whether a property schema holds a time: a date-time or date string, nullable or not. */
 function holdsTime (schema: SchemaNode): boolean {
-  if (Array.isArray(schema.anyOf)) {
-    const members = (schema.anyOf as SchemaNode[]).filter((member) => member.type !== 'null')
+  if (isUnionNode(schema)) {
+    const members = schema.anyOf.filter((member) => member.type !== 'null')
     return members.length > 0 && members.every(holdsTime)
   }
   return schema.type === 'string' && (schema.format === 'date-time' || schema.format === 'date')
@@ -319,12 +318,12 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
       // Last-Modified is stamped from that field of the body sent: a field the response schema
       // does not have would silently never be sent.
       const field = this.lastModifiedField
-      const properties = schemaStatic(this, 'responseSchema')?.properties as Record<string, unknown> | undefined
+      const properties: Record<string, SchemaNode> | undefined = schemaStatic(this, 'responseSchema')?.properties
       if (field !== undefined && properties !== undefined && !Object.hasOwn(properties, field)) {
         throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${this.name}: lastModifiedField "${field}" is not a property of its responseSchema (its properties: ${Object.keys(properties).join(', ')})`)
       }
       // A field that holds no time (a title, a year) would be read as one, or never sent.
-      if (field !== undefined && properties !== undefined && !holdsTime(properties[field] as SchemaNode)) {
+      if (field !== undefined && properties !== undefined && !holdsTime(properties[field])) {
         throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${this.name}: lastModifiedField "${field}" is not a time in its responseSchema: ` +
           'name the field that says when the item last changed, a string with format \'date-time\' (or \'date\')')
       }
