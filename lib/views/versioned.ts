@@ -53,12 +53,13 @@ export function versionTags (
   return {
     field,
     tagOf (object) {
-      const version = isRecord(object) ? object[field] : undefined
+      // The objects tagged are the items a route sends; anything else has no version to read.
+      const version: unknown = Reflect.get(Object(object), field)
       return typeof version === 'number' && Number.isSafeInteger(version) && version >= 0 ? `"${prefix}${version}"` : undefined
     },
     versionIn (header) {
-      if (typeof header !== 'string') return undefined
-      const tags = parseEntityTags(header)
+      // Called when If-Match is present; an absent one would read as no tag at all.
+      const tags = parseEntityTags(String(header))
       if (tags === '*' || tags.length !== 1 || tags[0].weak) return undefined
       const opaque = tags[0].opaque
       const version = opaque.slice(1 + prefix.length, -1)

@@ -20,9 +20,6 @@ export const PRECONDITION = 'precondition'
  * anything else is a `TypeError`, and every value is a bound parameter: what a client sends is
  * matched or stored literally.
  */
-/** How many INSERT texts a table keeps (one per set of columns a create sets). */
-const INSERT_TEXTS = 64
-
 export class SqlBuilder {
   readonly dialect: Dialect
   readonly table: string
@@ -55,7 +52,10 @@ export class SqlBuilder {
   /** The expressions whose values the select list and the joins bind, in text order. */
   readonly #bound: readonly SqlExpression[]
   readonly #joins: SqlExpression | undefined
-  /** INSERT texts by the columns they set (their names joined with newlines), with how many they are. */
+  /**
+   * INSERT texts by the columns they set (their names joined with newlines), with how many they are.
+   * Only sets of the table's own columns are kept (a name that is none throws first): a few per table.
+   */
   readonly #inserts = new Map<string, { sql: string, count: number }>()
   /** SELECT texts of single-row reads by plain equality, keyed by the criteria's column names in order. */
   readonly #pointReads = new Map<string, string>()
@@ -320,7 +320,6 @@ export class SqlBuilder {
     if (insert === undefined || insert.count !== names.length) {
       const cols = names.map((c) => this.#writable(c))
       insert = { sql: this.dialect.placeholders(`INSERT INTO ${this.table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) RETURNING ${this.returning}`), count: names.length }
-      if (this.#inserts.size >= INSERT_TEXTS) this.#inserts.clear()
       this.#inserts.set(key, insert)
     }
     return { sql: insert.sql, params: Object.values(data).map(this.dialect.value), returns: 'rows' }
