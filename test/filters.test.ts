@@ -313,6 +313,15 @@ test('a cursor filter\'s tieBreaker is a field of the repository, checked at reg
   await paged.close()
 })
 
+test('a composed filter seeks by its cursor pager\'s tieBreaker', async (t) => {
+  // Names are unique here: by name, the rows read Chair, Desk, Gift card, Lamp, Lantern.
+  const app = await build({ views: [{ view: products(families[0], composeFilters(ByName, CursorPaginationFilter.with({ tieBreaker: 'name', defaultPageSize: 2 }))), prefix: '/products' }] })
+  t.teardown(() => app.close())
+  const first = (await app.inject('/products')).json()
+  t.same(first.items.map((p: ProductT) => p.id), [4, 3], 'ordered by the tie-breaker, not by id')
+  t.same((await app.inject(`/products?cursor=${first.next_page as string}`)).json().items.map((p: ProductT) => p.id), [5, 1], 'and the next page seeks after the last name')
+})
+
 test('a composed filter pages by its pager\'s defaultPageSize', async (t) => {
   for (const pager of [
     PaginationFilter.with({ defaultPageSize: 3 }),

@@ -198,6 +198,9 @@ test('the API description lists the three media types, with the JSON Patch opera
   }
   const patch = doc.paths['/things/{id}'].patch
   t.same(Object.keys(patch.requestBody.content), ['application/json', 'application/merge-patch+json', 'application/json-patch+json'])
+  t.not(patch.requestBody.content['application/json'].schema.type, 'array', 'a plain JSON body is the partial object, not an operation list')
+  const invalid = await app.inject({ method: 'PATCH', url: '/things/1', payload: { name: 5 } })
+  t.same(problem(t, invalid, 400).errors.map((e: { pointer: string }) => e.pointer), ['#/name'], 'and it is validated as one')
   t.same(patch.requestBody.content['application/json-patch+json'].schema, { type: 'array', items: { $ref: '#/components/schemas/JsonPatchOperation' } })
   t.ok(doc.components.schemas.JsonPatchOperation, 'the operation is a named component')
   const { JsonPatchOperation } = await import('../lib/views/patch.js')
@@ -322,6 +325,7 @@ test('corners: no body, a view with only partialUpdateSchema, raiseOnNone off, a
   t.equal((await app.inject({ method: 'PATCH', url: '/partial/1' })).statusCode, 400, 'no body and no media type: the plain body is missing')
   const removed = await app.inject({ method: 'PATCH', url: '/partial/1', headers: JSON_PATCH, payload: JSON.stringify([{ op: 'remove', path: '/name' }]) })
   t.equal(problem(t, removed, 400).errors[0].pointer, '#/0/path', 'with only a partial schema, the result is checked against the representation\'s schema')
+  t.equal(removed.json().detail, 'The patch does not give a valid update.')
   const renamed = await app.inject({ method: 'PATCH', url: '/partial/1', headers: JSON_PATCH, payload: JSON.stringify([{ op: 'replace', path: '/name', value: 'b' }]) })
   t.equal(renamed.statusCode, 200, 'and a valid result is written')
   const lenient = await app.inject({ method: 'PATCH', url: '/lenient/9', headers: MERGE, payload: '{"name":"x"}' })

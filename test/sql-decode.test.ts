@@ -72,6 +72,25 @@ t0.test(`SQLite (${driver}): decoded fields`, async (t) => {
   await cases(t, repository)
 })
 
+t0.test(`SQLite (${driver}): a decoded boolean keeps NULL, reads a 64-bit integer, and a field declared undefined is not decoded`, async (t) => {
+  const db = openSqlite(':memory:')
+  t.teardown(() => db.close())
+  db.exec("CREATE TABLE flags (id INTEGER PRIMARY KEY, label TEXT NOT NULL, shown INTEGER); INSERT INTO flags VALUES (1, '[1]', NULL), (2, 'true', 1), (3, '{}', 0)")
+  const repository = new AsyncSqliteRepository<{ id: number, label: string, shown: boolean | null }>(db, { table: 'flags', columns: ['id', 'label', 'shown'], decode: { shown: 'boolean', label: undefined } })
+  t.strictSame(await repository.list({}), [{ id: 1, label: '[1]', shown: null }, { id: 2, label: 'true', shown: true }, { id: 3, label: '{}', shown: false }], 'NULL stays null; a text field left undefined stays text')
+  t.strictSame(await repository.get({ id: 2 }), { id: 2, label: 'true', shown: true }, 'a single-row read is decoded too')
+  // A connection that reads integers as bigint (better-sqlite3's safeIntegers).
+  const big = openSqlite(':memory:')
+  t.teardown(() => big.close())
+  big.exec("CREATE TABLE flags (id INTEGER PRIMARY KEY, label TEXT NOT NULL, shown INTEGER); INSERT INTO flags VALUES (1, 'x', 1)")
+  const wide = big as unknown as { defaultSafeIntegers?: (on: boolean) => void }
+  if (typeof wide.defaultSafeIntegers === 'function') {
+    wide.defaultSafeIntegers(true)
+    const bigRows = new AsyncSqliteRepository<{ id: number, label: string, shown: boolean | null }>(big, { table: 'flags', columns: ['id', 'label', 'shown'], decode: { shown: 'boolean' } })
+    t.strictSame((await bigRows.list({})).map((row) => row.shown), [true], 'a bigint 1 is true')
+  }
+})
+
 t0.test('PostgreSQL: decoded fields', { skip: driver === 'node:sqlite' ? 'run once, with the better-sqlite3 run' : false }, async (t) => {
   const server = await startPostgres()
   const pool = new pg.Pool({ connectionString: server.url, max: 2 })

@@ -155,6 +155,20 @@ t0.test(`AsyncSqliteRepository (${driver}): transactions`, async (t) => {
   }
   await asyncCases(t, store)
 
+  await t.test('a call to a repository of another database inside a transaction runs on that database, outside the transaction', async (t) => {
+    const elsewhere = openSqlite(':memory:')
+    t.teardown(() => elsewhere.close())
+    for (const statement of SQLITE.tables) elsewhere.exec(statement)
+    const other = new AsyncSqliteRepository<ArticleT>(elsewhere, SQLITE.articles)
+    const before = await store.count('articles')
+    await t.rejects(store.articles.transaction(async () => {
+      await other.create({ title: 'Elsewhere' })
+      throw new Error('roll back')
+    }), { message: 'roll back' })
+    t.equal(await store.count('articles'), before, 'nothing was written to this database')
+    t.same((await other.list({})).map((a) => a.title), ['Elsewhere'], 'the other database kept its row: its call was not part of the transaction')
+  })
+
   await t.test('a transaction begins once another connection\'s lock is gone, waiting off the event loop', async (t) => {
     const dir = mkdtempSync(path.join(tmpdir(), 'fastify-views-tx-'))
     const file = path.join(dir, 'shop.db')
@@ -221,7 +235,10 @@ t0.test(`SqliteRepository (${driver}): transactions, synchronous`, async (t) => 
       tags.createMany([{ article_id: article.id, name: 'a' }, { article_id: article.id, name: 'a' }])
     }), Conflict)
     t.same([count('articles'), count('tags')], [1, 3], 'a failure in the second write leaves neither')
-    t.throws(() => articles.transaction(async () => { articles.create({ title: 'Async' }) }), { code: 'FV_ERR_SQL_OPTION', message: /runs a synchronous callback, and this one returned a promise/ })
+    t.throws(() => articles.transaction(async () => { articles.create({ title: 'Async' }) }), {
+      code: 'FV_ERR_SQL_OPTION',
+      message: /runs a synchronous callback, and this one returned a promise: .*, or use AsyncSqliteRepository\.transaction$/
+    })
     t.equal(count('articles'), 1, 'rolled back')
     t.equal(articles.transaction(() => 42), 42)
     const notes = new SqliteRepository(db, SQLITE.notes)
