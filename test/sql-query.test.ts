@@ -125,15 +125,15 @@ t0.test('SqlBuilder over a query: the statements, and every value in the order o
   t.strictSame(b.selectOne({ id: 1 }, options), {
     sql: 'SELECT "a"."id" AS "id", "a"."n" AS "n", (a.n + $1) AS "c", ($2 * b.v - $3) AS "d" FROM "a" JOIN b ON b.id = a.id LEFT JOIN m ON m.id = a.id AND m.k = $4 WHERE "a"."id" = $5',
     params: [10, 7, 10, 'K', 1],
-    returns: 'rows'
+    returns: 'row'
   }, 'a detail read')
   t.same(b.selectOne({ id: 2 }, { x: 1 }).params, [1, 7, 1, null, 2], 'from the cache, with this call\'s values')
   t.equal(b.lockOne({ id: 1 }, options).sql.endsWith(' WHERE "a"."id" = $5 FOR NO KEY UPDATE OF "a"'), true, 'PostgreSQL locks the base table\'s row only')
-  t.strictSame(b.insert({ n: 1 }), { sql: 'INSERT INTO "a" ("n") VALUES ($1) RETURNING "id"', params: [1], returns: 'rows' }, 'a write returns the key; the row is read back')
+  t.strictSame(b.insert({ n: 1 }), { sql: 'INSERT INTO "a" ("n") VALUES ($1) RETURNING "id"', params: [1], returns: 'row' }, 'a write returns the key; the row is read back')
   t.throws(() => b.insert({ c: 1 }), { code: 'FV_ERR_SQL_NAME', message: '"a": "c" is a computed field, read-only; a write sets the table\'s columns (id, n)' })
   t.throws(() => b.update({ id: 1 }, { d: 1 }, true), { code: 'FV_ERR_SQL_NAME', message: /"d" is a computed field/ })
   t.throws(() => b.insert({ ghost: 1 }), { code: 'FV_ERR_SQL_NAME', message: '"a": no column "ghost"' })
-  t.strictSame(b.insert({ n: 2, id: 3 }), { sql: 'INSERT INTO "a" ("n", "id") VALUES ($1, $2) RETURNING "id"', params: [2, 3], returns: 'rows' })
+  t.strictSame(b.insert({ n: 2, id: 3 }), { sql: 'INSERT INTO "a" ("n", "id") VALUES ($1, $2) RETURNING "id"', params: [2, 3], returns: 'row' })
   t.equal(b.insert({ n: 4, id: 5 }).sql, b.insert({ n: 2, id: 3 }).sql, 'the text of one set of columns is built once')
   t.throws(() => b.insert({ 'n\nid': 1 }), { code: 'FV_ERR_SQL_NAME', message: '"a": no column "n\\nid"' }, 'a name that joins like two columns is not them')
 

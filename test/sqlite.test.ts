@@ -274,20 +274,47 @@ test('SqlBuilder and SqliteRepository corners', async (t) => {
 test('SqlBuilder.selectOne: detail reads reuse one text per set of equality columns, other criteria take the general builder', async (t) => {
   const { SqlBuilder } = await import('../lib/stores/sql/index.js')
   const b = new SqlBuilder('sqlite', { table: 't', columns: ['id', 'tenant', 'flag', 'at'], optionKeys: ['batch_size'] })
-  t.same(b.selectOne({ id: 7, tenant: 'a' }), { sql: 'SELECT "id", "tenant", "flag", "at" FROM "t" WHERE "id" = ? AND "tenant" = ?', params: [7, 'a'], returns: 'rows' }, 'a key lookup needs no ORDER BY or LIMIT')
+  t.same(b.selectOne({ id: 7, tenant: 'a' }), { sql: 'SELECT "id", "tenant", "flag", "at" FROM "t" WHERE "id" = ? AND "tenant" = ?', params: [7, 'a'], returns: 'row' }, 'a key lookup needs no ORDER BY or LIMIT')
   t.same(b.selectOne({ id: 8, tenant: 'b' }).params, [8, 'b'], 'the cached text takes new values')
-  t.strictSame(b.selectOne({ tenant: 'a', flag: true }), { sql: 'SELECT "id", "tenant", "flag", "at" FROM "t" WHERE "tenant" = ? AND "flag" = ? ORDER BY "id" ASC NULLS LAST LIMIT 1', params: ['a', 1], returns: 'rows' }, 'without the key: the first row by key')
+  t.strictSame(b.selectOne({ tenant: 'a', flag: true }), { sql: 'SELECT "id", "tenant", "flag", "at" FROM "t" WHERE "tenant" = ? AND "flag" = ? ORDER BY "id" ASC NULLS LAST LIMIT 1', params: ['a', 1], returns: 'row' }, 'without the key: the first row by key')
   t.match(b.selectOne({ id: 1, tenant: null }).sql, /"tenant" IS NULL/, 'a null criterion is IS NULL')
   t.same(b.selectOne({ at: new Date(0) }).params, ['1970-01-01T00:00:00.000Z'], 'a date goes through the general builder')
   t.match(b.selectOne({ id__in: [1, 2] }).sql, /IN \(\?, \?\)/, 'an operator too')
   t.same(b.selectOne({ id: 1, batch_size: 5 }).params, [1], 'option keys are not criteria')
   t.throws(() => b.selectOne({ ghost: 1 }), { name: 'TypeError', message: /no column "ghost"/ })
   const pg = new SqlBuilder('postgres', { table: 't', columns: ['id', 'tenant'] })
-  t.same(pg.selectOne({ tenant: 'a', id: 2 }), { sql: 'SELECT "id", "tenant" FROM "t" WHERE "tenant" = $1 AND "id" = $2', params: ['a', 2], returns: 'rows' })
+  t.same(pg.selectOne({ tenant: 'a', id: 2 }), { sql: 'SELECT "id", "tenant" FROM "t" WHERE "tenant" = $1 AND "id" = $2', params: ['a', 2], returns: 'row' })
   const columns = Array.from({ length: 17 }, (_, i) => `c${i}`)
   const wide = new SqlBuilder('sqlite', { table: 'w', columns: ['id', ...columns] })
   for (const a of columns) for (const c of columns) if (a !== c) wide.selectOne({ [a]: 1, [c]: 2 })
   t.same(wide.selectOne({ c16: 1, c15: 2 }).sql, `SELECT ${['id', ...columns].map((c) => `"${c}"`).join(', ')} FROM "w" WHERE "c16" = ? AND "c15" = ? ORDER BY "id" ASC NULLS LAST LIMIT 1`, 'past 256 shapes texts are built, not cached')
+})
+
+test('SqlBuilder.update: one-row writes by plain equalities reuse one text per set of names; others are built and checked each time', async (t) => {
+  const { SqlBuilder } = await import('../lib/stores/sql/index.js')
+  const b = new SqlBuilder('sqlite', { table: 't', columns: ['id', 'name', 'flag', 'v'], versionColumn: 'v', optionKeys: ['batch_size'] })
+  const text = 'UPDATE "t" SET "name" = ?, "flag" = ?, "v" = "v" + 1 WHERE "id" = ? AND "v" = ? RETURNING "id", "name", "flag", "v"'
+  t.strictSame(b.update({ id: 7, v: 3 }, { name: 'a', flag: true }, true), { sql: text, params: ['a', 1, 7, 3], returns: 'row' }, 'values converted as the dialect binds them')
+  t.strictSame(b.update({ id: 8, v: 4 }, { name: undefined, flag: false, v: 99 }, true), { sql: text, params: [null, 0, 8, 4], returns: 'row' },
+    'the cached text takes this call\'s values: an unset member is NULL, the version is never a value')
+  t.strictSame(b.update({ id: 8, v: 4 }, { flag: false, name: 'b' }, true).sql, text.replace('"name" = ?, "flag" = ?', '"flag" = ?, "name" = ?'), 'another order of members is another text')
+  t.strictSame(b.update({ name: 'a' }, { flag: true }, true), {
+    sql: 'UPDATE "t" SET "flag" = ?, "v" = "v" + 1 WHERE "id" = (SELECT "id" FROM "t" WHERE "name" = ? ORDER BY "id" LIMIT 1) RETURNING "id", "name", "flag", "v"',
+    params: [1, 'a'],
+    returns: 'row'
+  }, 'without the key: the first row by key')
+  t.strictSame(b.update({ name: 'a' }, { flag: true }, false).returns, 'rows', 'a write of every row the criteria select returns them all')
+  t.match(b.update({ id: 1, name: null }, { flag: true }, true).sql, /"name" IS NULL/, 'a null criterion is IS NULL')
+  t.match(b.update({ id__in: [1, 2] }, { flag: true }, true).sql, /"id" IN \(\?, \?\)/, 'an operator goes through the general builder')
+  t.same(b.update({ id: 1, batch_size: 5 }, { flag: true }, true).params, [1, 1], 'option keys are not criteria')
+  t.throws(() => b.update({ id: 1 }, { ghost: 1 }, true), { code: 'FV_ERR_SQL_NAME', message: /no column "ghost"/ }, 'a name that is no column is refused, cached texts or not')
+  t.throws(() => b.update({ id: 1 }, { 'name,flag': 1 }, true), { code: 'FV_ERR_SQL_NAME', message: /no column "name,flag"/ }, 'a name that joins like two columns is not them')
+  t.throws(() => b.update({ ghost: 1 }, { flag: true }, true), { code: 'FV_ERR_SQL_NAME', message: /no column "ghost"/ })
+  const columns = Array.from({ length: 17 }, (_, i) => `c${i}`)
+  const wide = new SqlBuilder('sqlite', { table: 'w', columns: ['id', ...columns] })
+  for (const a of columns) for (const c of columns) if (a !== c) wide.update({ id: 1 }, { [a]: 1, [c]: 2 }, true)
+  t.same(wide.update({ id: 2 }, { c16: 1, c15: 2 }, true), { sql: 'UPDATE "w" SET "c16" = ?, "c15" = ? WHERE "id" = ? RETURNING ' + ['id', ...columns].map((c) => `"${c}"`).join(', '), params: [1, 2, 2], returns: 'row' },
+    'past 256 shapes texts are built, not cached')
 })
 
 test('SQLite: a detail read scoped by a boolean (getKwargs) binds it as SQLite takes it, 1 or 0', async (t) => {

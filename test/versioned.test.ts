@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { Type } from '@sinclair/typebox'
-import { Forbidden, Get, Put, mix, type ViewRequest } from '../lib/index.js'
+import Fastify from 'fastify'
+import { Forbidden, Get, Put, mix, views, type ViewRequest } from '../lib/index.js'
 import { AsyncGenericViewSet, GenericViewSet, MemoryRepository, asyncRepository } from '../lib/generics.js'
 import { ConditionalMixin } from '../lib/conditional.js'
 import { AsyncSqliteRepository, SqliteRepository } from '../lib/stores/sql/index.js'
@@ -287,4 +288,62 @@ test('AsyncGenericViewSet over a store that is not versioned keeps hashing', asy
   t.teardown(() => app.close())
   rows.create({ name: 'lamp', price: 1, version: 3 })
   t.match((await app.inject('/items/1')).headers.etag, /^"[A-Za-z0-9_-]{27}"$/, 'without versionField, the body is hashed')
+})
+
+test('a 304 from a version tag is decided before the body is serialized: what the application\'s onSend hooks see, on GET and HEAD', async (t) => {
+  const Stamped = Type.Object({ ...VersionedItem.properties, changed: Type.String({ format: 'date-time' }) })
+  const rows = new MemoryRepository<VersionedItemT & { changed: string }>({ versionField: 'version', rows: [{ id: 1, name: 'lamp', price: 1, version: 4, changed: '2026-01-02T03:04:05Z' }] })
+  class Items extends mix(ConditionalMixin, GenericViewSet).with({
+    responseSchema: Stamped,
+    updateSchema: Type.Object({ name: Type.String(), price: Type.Number() }),
+    detailParams: Type.Object({ id: Type.Integer() }),
+    etag: true,
+    versionField: 'version',
+    lastModifiedField: 'changed',
+    repository: rows
+  }) {}
+  const app = Fastify({ logger: false })
+  // An application hook runs before the route's own onSend hooks: it sees what the serializer made.
+  const seen: Array<[number, unknown]> = []
+  app.addHook('onSend', async (_request, reply, payload) => { seen.push([reply.statusCode, payload]) })
+  await app.register(views, { views: [{ view: Items, prefix: '/items' }] })
+  t.teardown(() => app.close())
+  const ok = await app.inject('/items/1')
+  const { etag, 'last-modified': lastModified } = ok.headers
+  t.match(etag, /^"[A-Za-z0-9_-]{8}\.4"$/)
+  t.equal(lastModified, 'Fri, 02 Jan 2026 03:04:05 GMT')
+  t.same(seen.pop(), [200, ok.body], 'a 200 is serialized')
+  const cases: Array<[string, Record<string, string>, string]> = [
+    ['GET', { 'if-none-match': etag as string }, 'If-None-Match with the tag'],
+    ['GET', { 'if-none-match': `"other", W/${etag as string}` }, 'a list holding a weak copy of it (weak comparison, RFC 9110 §13.1.2)'],
+    ['HEAD', { 'if-none-match': etag as string }, 'HEAD'],
+    ['GET', { 'if-modified-since': lastModified as string }, 'If-Modified-Since alone, at the stamped Last-Modified']
+  ]
+  for (const [method, headers, what] of cases) {
+    const res = await app.inject({ method: method as 'GET' | 'HEAD', url: '/items/1', headers })
+    t.equal(res.statusCode, 304, `${what}: 304`)
+    t.same([res.body, res.headers['content-type'], res.headers['content-length']], ['', undefined, undefined], `${what}: no body, no Content-Type or Content-Length`)
+    t.same([res.headers.etag, res.headers['last-modified']], [etag, lastModified], `${what}: the validators the 200 would carry`)
+    t.same(seen.pop(), [304, ''], `${what}: decided before serialization`)
+  }
+  const other = await app.inject({ url: '/items/1', headers: { 'if-none-match': '"other"', 'if-modified-since': lastModified as string } })
+  t.equal(other.statusCode, 200, 'If-None-Match that does not match wins over If-Modified-Since (RFC 9110 §13.1.3)')
+  t.same(seen.pop(), [200, other.body])
+  const put = await app.inject({ method: 'PUT', url: '/items/1', headers: { 'if-none-match': etag as string }, payload: { name: 'lamp', price: 2 } })
+  t.equal(put.statusCode, 412, 'a write never answers 304: If-None-Match matching the current tag is a 412')
+  const written = await app.inject({ method: 'PUT', url: '/items/1', payload: { name: 'lamp', price: 2 } })
+  t.equal(written.headers.etag, String(etag).replace('.4"', '.5"'), 'a write answers with the new version\'s tag')
+  t.same(seen.pop(), [200, written.body], 'and is serialized')
+})
+
+test('a write of a row whose version is no tag (written before the column existed) sends the ETag a GET sends next', async (t) => {
+  const rows = new MemoryRepository<VersionedItemT>({ versionField: 'version', rows: [{ id: 1, name: 'n', price: 1, version: -3 }] })
+  const app = await versionedApp(asyncRepository<VersionedItemT, MemoryRepository<VersionedItemT>>(rows))
+  t.teardown(() => app.close())
+  const put = await app.inject({ method: 'PUT', url: '/items/1', payload: { name: 'm', price: 2 } })
+  t.same([put.statusCode, put.json().version], [200, -2])
+  t.match(put.headers.etag, /^"[A-Za-z0-9_-]{27}"$/, 'hashed from what GET sends')
+  t.equal(put.headers.etag, (await app.inject('/items/1')).headers.etag, 'the tag GET sends')
+  const next = await app.inject({ method: 'PUT', url: '/items/1', headers: { 'if-match': put.headers.etag as string }, payload: { name: 'o', price: 3 } })
+  t.same([next.statusCode, next.json().version], [200, -1], 'a client chains conditional writes with it')
 })

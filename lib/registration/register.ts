@@ -408,7 +408,7 @@ export function buildViewRoutes (
     const validatorCompiler = validatorCompilerFor(
       klass,
       route,
-      { jsonChecked, checkedEarly: keepsView, maxBodyDepth: klass.maxBodyDepth, policy }
+      { jsonChecked, earlyChecks: keepsView, maxBodyDepth: klass.maxBodyDepth, policy }
     )
     assertPrefixParams(klass, joinPath(app?.prefix ?? '', fullPrefix))
     assertParamsInPath(klass, route, joinPath(app?.prefix ?? '', joinPath(fullPrefix, route.path)))

@@ -13,8 +13,8 @@ import type { CollectedRoute, RouteDefinition, ViewClass } from '../views/view.j
 export interface ValidatorSettings {
   /** The route takes a JSON body only: a body's failures carry `JSON_BODY_ONLY`. */
   jsonChecked: boolean
-  /** A hook of the route may validate the path and query early. */
-  checkedEarly: boolean
+  /** A hook of the route may validate the path, query and body early (`validateTargetEarly`, `checkedEarly`). */
+  earlyChecks: boolean
   maxBodyDepth: number
   policy: ResolvedValidationPolicy
 }
@@ -33,7 +33,7 @@ export function validatorCompilerFor (klass: ViewClass, route: CollectedRoute, s
 ) => PartValidator {
   const parts: ResolvedRouteSchemas = route.options.schema ?? {}
   const { bodyMediaTypes } = route
-  const { jsonChecked, checkedEarly, maxBodyDepth, policy } = settings
+  const { jsonChecked, earlyChecks, maxBodyDepth, policy } = settings
   if (policy.useDefaults) {
     for (const part of ['params', 'querystring', 'headers', 'body'] as const) {
       const schema = parts[part]
@@ -49,15 +49,15 @@ export function validatorCompilerFor (klass: ViewClass, route: CollectedRoute, s
     const declared = part === 'body' && contentType !== undefined && bodyMediaTypes !== undefined ? bodyMediaTypes[contentType].validation : parts[part]
     if (declared === undefined) return acceptAny // a patch document is checked when it is applied, with pointers into it
     if (part !== 'body') {
-      return sharedValidator(declared, `${part} ${checkedEarly} ${policy.useDefaults}`, () => compilePartValidator(declared, part, { checkedEarly, useDefaults: policy.useDefaults }))
+      return sharedValidator(declared, `${part} ${earlyChecks} ${policy.useDefaults}`, () => compilePartValidator(declared, part, { earlyChecks, useDefaults: policy.useDefaults }))
     }
     const useDefaults = fillsBodyDefaults(method, policy)
     const stripUnknown = policy.unknownProperties === 'strip'
-    const validate = sharedValidator(declared, `body ${maxBodyDepth} ${useDefaults} ${stripUnknown}`, () =>
+    const validate = sharedValidator(declared, `body ${earlyChecks} ${maxBodyDepth} ${useDefaults} ${stripUnknown}`, () =>
       compilePartValidator(
         strictBodySchema(aliasedSchema(declared)),
         part,
-        { maxBodyDepth, useDefaults, stripUnknown }
+        { earlyChecks, maxBodyDepth, useDefaults, stripUnknown }
       ))
     return jsonChecked ? markJsonBodyErrors(validate) : validate
   }

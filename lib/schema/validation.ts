@@ -223,7 +223,29 @@ export function lowerCaseKeys (schema: SchemaNode): SchemaNode {
   return out
 }
 
-const checkedTargets = new WeakSet<object>()
+/** The request parts a hook may check ahead of Fastify's validation phase. */
+export type EarlyPart = 'params' | 'querystring' | 'body'
+
+/**
+ * The object of each part a hook found valid ahead of Fastify's validation phase
+ * (`validateTargetEarly`, `checkedEarly`): the route's own validator, which Fastify runs next on
+ * the same object, passes it without checking it twice, and forgets it. One slot per part, not a
+ * set of every request's objects: a weak collection keyed by short-lived objects cost each
+ * request more than the check it saved. A request whose later hooks wait may find its slot taken
+ * by another request's object; its part is then checked again, which is only slower.
+ */
+const passedEarly: Record<EarlyPart, object | undefined> = {
+  params: undefined,
+  querystring: undefined,
+  body: undefined
+}
+
+/** Records that `value`, the request's `part`, passed the route's own validator ahead of Fastify's phase. */
+export function checkedEarly (part: EarlyPart, value: unknown): void {
+  // Only an object is known by its identity: an equal string or number of another request is not this one.
+  if (typeof value === 'object' && value !== null) passedEarly[part] = value
+}
+
 const TARGET_PARTS = ['params', 'querystring'] as const
 
 /**
@@ -238,7 +260,7 @@ export function validateTargetEarly (request: FastifyRequest): boolean {
     if (validate === undefined) continue
     const value = part === 'params' ? request.params : request.query
     if (validate(value) !== true) return false
-    checkedTargets.add(value as object) // Fastify's parsed path and query are objects
+    checkedEarly(part, value)
   }
   return true
 }
@@ -284,8 +306,8 @@ export type PartValidator = (data: unknown) => true | { error: Error }
 
 /** How one request part is validated, besides its schema. */
 export interface PartValidatorOptions {
-  /** A hook of the route may have validated the path and query already (`validateTargetEarly`): what it passed is not checked again. */
-  checkedEarly?: boolean
+  /** A hook of the route may have validated the path, query or body already (`validateTargetEarly`, `checkedEarly`): what it passed is not checked again. */
+  earlyChecks?: boolean
   /** How deeply a body may nest where its schema does not bound it (a deeper one is a 400 naming where). */
   maxBodyDepth?: number
   /** Fill the defaults of members the request leaves out (default: none filled). */
@@ -320,7 +342,7 @@ export function compilePartValidator (
   options: PartValidatorOptions = {}
 ): PartValidator {
   const {
-    checkedEarly = false,
+    earlyChecks = false,
     maxBodyDepth = DEFAULT_MAX_BODY_DEPTH,
     useDefaults = false,
     stripUnknown = false
@@ -356,8 +378,15 @@ export function compilePartValidator (
         return check.Check(data) ? true : fail(data)
       }
   const run: PartValidator = tooDeep === undefined ? checked : (data) => tooDeep(data) ?? checked(data)
-  // A path or query a hook validated ahead of Fastify's phase (validateTargetEarly) is not checked twice.
-  const validate: PartValidator = checkedEarly && (part === 'params' || part === 'querystring') ? (data) => checkedTargets.has(data as object) || run(data) : run // a parsed path or query is an object
+  // A part a hook validated ahead of Fastify's phase (validateTargetEarly, checkedEarly) is not checked twice.
+  const early = earlyChecks && part !== 'headers' ? part : undefined
+  const validate: PartValidator = early === undefined
+    ? run
+    : (data) => {
+        if (data !== passedEarly[early]) return run(data)
+        passedEarly[early] = undefined
+        return true
+      }
   // A recursive schema (TypeBox `Recursive`) is checked by recursion, so a value nested
   // deeper than the stack allows (a few kilobytes of `[[[...`) would end in a RangeError
   // and a 500: it is a 400. A try costs nothing until something is thrown.

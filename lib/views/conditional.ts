@@ -25,7 +25,7 @@ import { toList } from '../core/list.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 import { isRecord } from '../core/record.js'
 import { isUnionNode, type SchemaNode } from '../core/schema-node.js'
-import { contentValidEarly, isVersionComparer, versionStamp, versionTags, type VersionTags } from './versioned.js'
+import { contentValidEarly, isVersionComparer, tagStamp, versionTags, type VersionTags } from './versioned.js'
 
 /** The instance members `ConditionalMixin` adds (docs/conditional.md). */
 export interface ConditionalMembers {
@@ -99,11 +99,12 @@ declare module './mixins.js' {
 type ConditionalClass = ViewBase & ConditionalStatics
 /** Where a view serving a conditional write keeps the ETag of an object as its GET sends it. */
 const ETAG_OF = Symbol('fastify-views.etag-of')
-/** The writes whose `If-Match` names one stored version: the criterion that compares it in the write (`{ version: 3 }`). */
-const EXPECTED_VERSION = new WeakMap<FastifyRequest, Criteria>()
+/** Where the view serving a write whose `If-Match` names one stored version keeps the criterion that compares it (`{ version: 3 }`). */
+const COMPARED_VERSION = Symbol('fastify-views.compared-version')
 
 type ConditionalView = APIView & ConditionalMembers & {
   [ETAG_OF]?: (object: unknown) => string
+  [COMPARED_VERSION]?: Criteria
   repository?: { get?: (criteria: Record<string, unknown>, options: Record<string, unknown>) => unknown }
   // Present whenever `repository` is: all come from GenericViewMixin.
   getScopeKwargs: (action?: string) => Record<string, unknown>
@@ -133,6 +134,11 @@ const UNSAFE = new Set(['PUT', 'PATCH', 'DELETE'])
  */
 export const etagOnSend: onSendHookHandler = (request, reply, payload, done) => {
   const status = reply.statusCode
+  // A 304 decided before serialization, from a stored version's tag (`tagStamp`): sent the same way.
+  if (status === 304 && payload === '') {
+    notModifiedAnswer(request, reply, done)
+    return
+  }
   if (status < 200 || status >= 300 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) {
     done(null, payload)
     return
@@ -147,12 +153,21 @@ export const etagOnSend: onSendHookHandler = (request, reply, payload, done) => 
   const lastModified = typeof stamped === 'string' ? stamped : undefined
   if (isNotModified(request.headers, { etag, lastModified })) {
     reply.code(304)
-    reply.removeHeader('content-type')
-    reply.removeHeader('content-length')
-    done(null, notModifiedBody(request))
+    notModifiedAnswer(request, reply, done)
     return
   }
   done(null, payload)
+}
+
+/** Ends an `onSend` hook with a 304: no body, no Content-Type and no Content-Length (RFC 9110 §15.4.5). */
+function notModifiedAnswer (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  done: (error: null, payload: unknown) => void
+): void {
+  reply.removeHeader('content-type')
+  reply.removeHeader('content-length')
+  done(null, notModifiedBody(request))
 }
 
 /** The `onSend` hook of PUT/PATCH detail routes with `etag = true`: the ETag of the new representation. */
@@ -220,7 +235,7 @@ function preconditionCheck (klass: ConditionalClass, etagOfObject: ((object: unk
     if (tags !== undefined && headers['if-none-match'] === undefined && headers['if-unmodified-since'] === undefined) {
       const version = tags.versionIn(headers['if-match'])
       if (version !== undefined && contentValidEarly(request)) {
-        EXPECTED_VERSION.set(request, { [tags.field]: version })
+        viewOf(request, reply)[COMPARED_VERSION] = { [tags.field]: version }
         done()
         return
       }
@@ -355,15 +370,20 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
         : versionTags(this.versionField, item, route.envelope, this.defaultSerializerOptions)
       const sendsItem = item !== undefined &&
         route.responseSchema === (route.envelope === undefined ? item : envelopeSchema(item, route.envelope))
-      const stamps = (): Array<preSerializationHookHandler<unknown>> => [
+      // Last-Modified first: a 304 decided by tagStamp reads it for If-Modified-Since.
+      type TagOf = ((object: unknown) => string | undefined) | undefined
+      const stamps = (tagOf: TagOf): Array<preSerializationHookHandler<unknown>> => [
         ...(this.lastModifiedField === undefined ? [] : [lastModifiedStamp(this.lastModifiedField, route.envelope)]),
-        ...(tags === undefined || !sendsItem ? [] : [versionStamp(tags, route.envelope)])
+        ...(tagOf === undefined ? [] : [tagStamp(tagOf, route.envelope, SAFE.has(method))])
       ]
       if (this.etag === true && SAFE.has(method)) {
         return {
           ...inherited,
           onSend: [etagOnSend, ...toList(inherited.onSend)],
-          preSerialization: [...stamps(), ...toList(inherited.preSerialization)]
+          preSerialization: [
+            ...stamps(tags === undefined || !sendsItem ? undefined : tags.tagOf),
+            ...toList(inherited.preSerialization)
+          ]
         }
       }
       if (UNSAFE.has(method) && route.path.includes(':')) {
@@ -383,10 +403,13 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
         // A write's response carries the new validators, equal to what a GET would send, so a
         // client can chain conditional writes without reading again (RFC 9110 §8.8.3).
         if (this.etag !== true || method === 'DELETE') return hooks
+        // With stored versions, the item a write sends is tagged before serialization (by its version, or
+        // by the hash of what GET sends of it), and no onSend hook is needed; any other body is hashed as sent.
+        const tagged = tags !== undefined && sendsItem && etagOfObject !== undefined
         return {
           ...hooks,
-          onSend: [etagOnWrite, ...toList(inherited.onSend)],
-          preSerialization: [...stamps(), ...toList(inherited.preSerialization)]
+          ...(tagged ? {} : { onSend: [etagOnWrite, ...toList(inherited.onSend)] }),
+          preSerialization: [...stamps(tagged ? etagOfObject : undefined), ...toList(inherited.preSerialization)]
         }
       }
       return inherited
@@ -471,15 +494,15 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
     writePrecondition (this: ConditionalView, request: FastifyRequest): Precondition | undefined {
       const headers = request.headers
       // A version the write compares itself needs no check of the row read.
-      if (EXPECTED_VERSION.has(request)) return undefined
+      if (this[COMPARED_VERSION] !== undefined) return undefined
       if (headers['if-match'] === undefined && headers['if-none-match'] === undefined && headers['if-unmodified-since'] === undefined) return undefined
       return (current) => {
         if (failsPrecondition(headers, validatorsOf(this, current))) throw new PreconditionFailed(CHANGED)
       }
     }
 
-    versionCriteria (this: ConditionalView, request: FastifyRequest): Criteria | undefined {
-      return EXPECTED_VERSION.get(request)
+    versionCriteria (this: ConditionalView, _request: FastifyRequest): Criteria | undefined {
+      return this[COMPARED_VERSION]
     }
 
     versionMissed (this: ConditionalView, request: FastifyRequest): null | Promise<null> {

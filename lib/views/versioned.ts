@@ -1,7 +1,8 @@
-import type { FastifyRequest, preSerializationHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest, preSerializationHookHandler } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
-import { etagOf, parseEntityTags } from '../http/preconditions.js'
+import { etagOf, isNotModified, parseEntityTags } from '../http/preconditions.js'
 import type { SerializerOptions } from '../schema/wire.js'
+import { checkedEarly } from '../schema/validation.js'
 import { isRecord } from '../core/record.js'
 
 /**
@@ -50,6 +51,7 @@ export function versionTags (
 ): VersionTags {
   // Eight characters of the representation's hash: what tells a tag of this representation from another's.
   const prefix = etagOf(JSON.stringify([item, envelope ?? null, options])).slice(1, 9) + '.'
+  const opening = '"' + prefix
   return {
     field,
     tagOf (object) {
@@ -58,6 +60,11 @@ export function versionTags (
       return typeof version === 'number' && Number.isSafeInteger(version) && version >= 0 ? `"${prefix}${version}"` : undefined
     },
     versionIn (header) {
+      // The header a client sends back, exactly one of these tags, is read without parsing a list.
+      if (typeof header === 'string' && header.startsWith(opening) && header.endsWith('"')) {
+        const version = header.slice(opening.length, -1)
+        if (VERSION.test(version)) return Number(version)
+      }
       // Called when If-Match is present; an absent one would read as no tag at all.
       const tags = parseEntityTags(String(header))
       if (tags === '*' || tags.length !== 1 || tags[0].weak) return undefined
@@ -68,25 +75,46 @@ export function versionTags (
   }
 }
 
+/** Serializes nothing: a 304 decided before serialization sends no body. */
+const NOTHING = (): string => ''
+
 /**
- * The `preSerialization` hook that stamps the version tag of the object a 2xx answer sends
- * (the envelope's member in a view's envelope), unless the handler set an ETag: the `onSend`
- * hook of `etag = true` then keeps it, and hashes only a body without one (a list, a page).
+ * The `preSerialization` hook that stamps the ETag of the object a 2xx answer sends (the
+ * envelope's member in a view's envelope), unless the handler set one: `tagOf` gives it, or
+ * `undefined` to leave the body to the `onSend` hook of `etag = true`, which hashes it. On GET
+ * and HEAD (`notModified`), a client whose copy is current gets its 304 here, before the body is
+ * serialized (RFC 9110 §13.2.2, §15.4.5); `etagOnSend` then sends it without a body.
  */
-export function versionStamp (tags: VersionTags, envelope: string | undefined): preSerializationHookHandler<unknown> {
-  return (_request, reply, payload, done) => {
+export function tagStamp (
+  tagOf: (object: unknown) => string | undefined,
+  envelope: string | undefined,
+  notModified: boolean
+): preSerializationHookHandler<unknown> {
+  return (request, reply, payload, done) => {
     if (reply.statusCode < 300 && !reply.hasHeader('etag')) {
       const object = envelope === undefined || !isRecord(payload) ? payload : payload[envelope]
-      const tag = tags.tagOf(object)
-      if (tag !== undefined) reply.header('etag', tag)
+      const tag = tagOf(object)
+      if (tag !== undefined) {
+        reply.header('etag', tag)
+        const current = { etag: tag, lastModified: stampedDate(reply) }
+        if (notModified && reply.statusCode >= 200 && isNotModified(request.headers, current)) {
+          reply.code(304).serializer(NOTHING)
+        }
+      }
     }
     done(null, payload)
   }
 }
 
+/** The Last-Modified a hook stamped before this one (`lastModifiedField`), for If-Modified-Since. */
+function stampedDate (reply: FastifyReply): string | undefined {
+  const stamped = reply.getHeader('last-modified')
+  return typeof stamped === 'string' ? stamped : undefined
+}
+
 /**
- * Whether the body of a write is valid, checked early by the route's own validator (which Fastify
- * then runs again on the same value: stripping and defaults do nothing the second time). A write
+ * Whether the body of a write is valid, checked early by the route's own validator (which then
+ * passes the same body in Fastify's phase without checking it again: `checkedEarly`). A write
  * whose `If-Match` is compared in the write itself skips the early read only when it is: an
  * invalid request with a stale tag must still be a 412, since preconditions are evaluated before
  * the content is processed (RFC 9110 §13.2.1). The path and query were checked already
@@ -97,5 +125,7 @@ export function contentValidEarly (request: FastifyRequest): boolean {
   if (body === undefined) return true
   // With several media types (patch formats), Fastify keeps one validator per type and picks by the request's.
   const validate: unknown = typeof body === 'function' || request.mediaType === undefined ? body : Reflect.get(Object(body), request.mediaType)
-  return typeof validate === 'function' && validate(request.body) === true
+  if (typeof validate !== 'function' || validate(request.body) !== true) return false
+  checkedEarly('body', request.body)
+  return true
 }

@@ -59,6 +59,8 @@ export class SqlBuilder {
   readonly #inserts = new Map<string, { sql: string, count: number }>()
   /** SELECT texts of single-row reads by plain equality, keyed by the criteria's column names in order. */
   readonly #pointReads = new Map<string, string>()
+  /** UPDATE texts of single-row writes by plain equality, keyed by the columns set and the criteria's names. */
+  readonly #pointWrites = new Map<string, string>()
 
   /** `dialect`: the database's dialect object, or the name of one the library ships. */
   constructor (dialect: Dialect | keyof typeof BUILT_IN, options: TableDefinition) {
@@ -265,7 +267,7 @@ export class SqlBuilder {
     for (const key in criteria) {
       const value = criteria[key]
       if (value === null || typeof value === 'object' || !this.columns.has(key) || key.includes('__') || this.optionKeys.has(key)) {
-        return this.select(criteria, { orderBy: [], limit: 1 }, options)
+        return { ...this.select(criteria, { orderBy: [], limit: 1 }, options), returns: 'row' }
       }
       shape += `${key},`
       params.push(this.dialect.value(value))
@@ -279,7 +281,7 @@ export class SqlBuilder {
       // Shapes are subsets of the declared columns; keep the cache bounded all the same.
       if (this.#pointReads.size < 256) this.#pointReads.set(shape, sql)
     }
-    return { sql, params, returns: 'rows' }
+    return { sql, params, returns: 'row' }
   }
 
   /**
@@ -322,12 +324,17 @@ export class SqlBuilder {
       insert = { sql: this.dialect.placeholders(`INSERT INTO ${this.table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) RETURNING ${this.returning}`), count: names.length }
       this.#inserts.set(key, insert)
     }
-    return { sql: insert.sql, params: Object.values(data).map(this.dialect.value), returns: 'rows' }
+    return { sql: insert.sql, params: Object.values(data).map(this.dialect.value), returns: 'row' }
   }
 
   /** Updates the rows the criteria select; `first` limits it to one, by primary key. Returns them from a table, their keys from a query. */
   update (criteria: Criteria, values: Record<string, unknown>, first: boolean, args: unknown[] = []): Statement {
     const data = this.touched(values)
+    const cached = first && args.length === 0 ? this.#pointWrite(criteria, data) : undefined
+    return cached ?? this.#update(criteria, data, first, args)
+  }
+
+  #update (criteria: Criteria, data: Record<string, unknown>, first: boolean, args: unknown[]): Statement {
     const params: unknown[] = []
     const version = this.versionColumn
     // A member present as `undefined` (removed by a merge patch or JSON Patch) is unset: NULL.
@@ -339,7 +346,38 @@ export class SqlBuilder {
     // The database adds one to the version in the statement itself: no value read before can be stale.
     if (version !== undefined) sets.push(`${this.dialect.quote(version)} = ${this.dialect.quote(version)} + 1`)
     const target = this.target(criteria, params, first, args)
-    return this.finish(`UPDATE ${this.table} SET ${sets.join(', ')}${target} RETURNING ${this.returning}`, params, 'rows')
+    return this.finish(`UPDATE ${this.table} SET ${sets.join(', ')}${target} RETURNING ${this.returning}`, params, first ? 'row' : 'rows')
+  }
+
+  /**
+   * A one-row write by plain equalities on columns (a detail route's id, a compared version, a
+   * tenant): its text depends only on the names of the columns set and of the criteria, so it is
+   * built once per set of names, as `selectOne`'s is. `undefined` for any other write, which is
+   * built (and its names checked) each time. Names are identifiers, so a comma cannot join two into one.
+   */
+  #pointWrite (criteria: Criteria, data: Record<string, unknown>): Statement | undefined {
+    let shape = ''
+    const params: unknown[] = []
+    for (const key in data) {
+      if (!this.columns.has(key)) return undefined
+      shape += `${key},`
+      const value = data[key]
+      if (key !== this.versionColumn) params.push(this.dialect.value(value === undefined ? null : value))
+    }
+    shape += '|'
+    for (const key in criteria) {
+      const value = criteria[key]
+      if (value === null || typeof value === 'object' || !this.columns.has(key) || key.includes('__') || this.optionKeys.has(key)) return undefined
+      shape += `${key},`
+      params.push(this.dialect.value(value))
+    }
+    let sql = this.#pointWrites.get(shape)
+    if (sql === undefined) {
+      sql = this.#update(criteria, data, true, []).sql
+      // Shapes are subsets of the declared columns; keep the cache bounded all the same.
+      if (this.#pointWrites.size < 256) this.#pointWrites.set(shape, sql)
+    }
+    return { sql, params, returns: 'row' }
   }
 
   delete (criteria: Criteria, first: boolean, args: unknown[] = []): Statement {

@@ -4,8 +4,12 @@ import type { StoredKind } from './decode.js'
 
 // What a SQL repository's operations are made of: statements, their results, and the options of a table.
 
-/** One statement: parameterised SQL, never values spliced into the text. */
-export interface Statement { sql: string, params: unknown[], returns: 'rows' | 'count' }
+/**
+ * One statement: parameterised SQL, never values spliced into the text. `returns` says what the
+ * driver is asked for: the rows, at most one row (`'row'`: a driver may stop stepping after it, as a
+ * hand-written `.get()` does), or the count of rows changed.
+ */
+export interface Statement { sql: string, params: unknown[], returns: 'rows' | 'row' | 'count' }
 
 /** What a statement gives back: the rows it returned, and how many rows it changed. */
 export interface StatementResult { rows: Array<Record<string, unknown>>, changes: number }
