@@ -231,8 +231,6 @@ interface Measurement {
    * than either figure; it assumes the client's work per response is the same.
    */
   normalized: number
-  /** Server heap used after a full GC, before the run, MB. */
-  serverHeapMB: number
   /** CPU time of every other process of the machine / wall time (Linux only; NaN elsewhere). */
   otherCpuShare: number
   errors: number
@@ -257,7 +255,9 @@ async function measure (
 ): Promise<Measurement> {
   const { request } = variant
   await sleep(PAUSE_MS)
-  const before = await srv.cpu(true)
+  // No forced GC before a run: after one, the server ran every route ≈30 % slower for the next
+  // seconds, and code that allocates more, slower still; the heap is read after GC around the rounds instead.
+  const before = await srv.cpu(false)
   const clientBefore = process.cpuUsage()
   const machineBefore = machineBusyMicros()
   const started = process.hrtime.bigint()
@@ -294,7 +294,6 @@ async function measure (
     clientCpuShare: clientCpu / 1e6 / wall,
     clientCpuUsPerReq: clientCpu / requests,
     normalized: serverCpuUs / clientCpu,
-    serverHeapMB: before.heapUsed / 2 ** 20,
     otherCpuShare: machineBefore === undefined || machineAfter === undefined
       ? Number.NaN
       : Math.max(0, machineAfter - machineBefore - serverCpuUs - clientCpu) / 1e6 / wall,
@@ -470,7 +469,10 @@ async function main (): Promise<void> {
 
   const runs: Measurement[] = []
   const warmups: Measurement[] = []
+  // The server's heap after a full GC before the warm-ups and after the last round: a leak shows as growth.
+  const heapMB: { first?: number, last?: number } = {}
   if (entries.length > 0) {
+    heapMB.first = (await srv.cpu(true)).heapUsed / 2 ** 20
     console.log('\n## Warm-up\n')
     for (const variant of entries.filter((e) => !e.control)) {
       const m = await measure(srv, variant, variant.warmup, 0)
@@ -499,6 +501,7 @@ async function main (): Promise<void> {
         console.log(formatRun(m))
       }
     }
+    heapMB.last = (await srv.cpu(true)).heapUsed / 2 ** 20
   }
 
   const batchRuns = new Map<string, BatchRun[]>()
@@ -519,7 +522,7 @@ async function main (): Promise<void> {
     }
   }
 
-  report(scenarios, runs, hashes)
+  report(scenarios, runs, hashes, heapMB)
   for (const batch of batches) reportBatch(batch, batchRuns.get(batch.name)!, batchRepetitions(batch), settings.control)
   if (withRegistration) reportRegistrationGrowth(settings.registrationSizes, settings.registrationRepetitions)
   console.log(`\ntotal time ${fixed((Date.now() - startedAt) / 1000, 0)} s`)
@@ -530,6 +533,7 @@ async function main (): Promise<void> {
       scenarios: selected,
       runs,
       warmups,
+      heapMB,
       batchRuns: Object.fromEntries(batchRuns),
       hashes: Object.fromEntries(hashes)
     }, null, 2))
@@ -553,7 +557,12 @@ function signed (value: number, digits: number): string {
   return `${value >= 0 ? '+' : '−'}${fixed(Math.abs(value), digits)}`
 }
 
-function report (scenarios: ScenarioManifest[], runs: Measurement[], hashes: Map<string, HashMicro>): void {
+function report (
+  scenarios: ScenarioManifest[],
+  runs: Measurement[],
+  hashes: Map<string, HashMicro>,
+  heapMB: { first?: number, last?: number }
+): void {
   if (scenarios.length === 0) return
   const results: string[][] = []
   const variation: string[][] = []
@@ -684,9 +693,8 @@ function report (scenarios: ScenarioManifest[], runs: Measurement[], hashes: Map
   }
   const repeated = runs.filter((m) => m.retries > 0).length
   if (repeated > 0) console.log(`${repeated} run(s) were repeated because of other load on the machine`)
-  if (runs.length > 0) {
-    console.log(`server heap after GC: ${fixed(runs[0].serverHeapMB, 1)} MB before the first measured run, ` +
-      `${fixed(runs[runs.length - 1].serverHeapMB, 1)} MB before the last`)
+  if (heapMB.first !== undefined && heapMB.last !== undefined) {
+    console.log(`server heap after GC: ${fixed(heapMB.first, 1)} MB before the warm-up, ${fixed(heapMB.last, 1)} MB after the last round`)
   }
 }
 

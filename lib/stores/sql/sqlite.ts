@@ -135,10 +135,10 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
   count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, options?: RepositoryOptions): number { return this.#run(operations.count(this.builder, criteria, query, options)) }
   update (criteria: Criteria, values: Record<string, unknown>, options?: RepositoryOptions): T | null {
     const precondition = preconditionOf(options)
-    // The common write, a table's row changed outside any transaction with nothing to check first,
-    // is one statement and atomic alone: run as `get` is, without the operation runner.
-    const alone = precondition === undefined && !this.builder.isQuery && !inTransaction(this.#db)
-    if (alone && Object.keys(values).length > 0) {
+    // The common write, a table's row changed with nothing to check first, is one statement: run as
+    // `get` is, without the operation runner. It needs no savepoint inside an open transaction either:
+    // SQLite undoes a failed statement alone and leaves the transaction as it was.
+    if (precondition === undefined && !this.builder.isQuery && Object.keys(values).length > 0) {
       const step = this.builder.update(criteria, values, true)
       try {
         return (this.#row(this.#prepared(step.sql), step.params)[0] ?? null) as T | null
