@@ -317,6 +317,11 @@ test('the building blocks', async (t) => {
   t.notOk(isNotModified({ 'if-modified-since': LAST_MODIFIED }, {}), 'nothing to compare')
   t.notOk(isNotModified({ 'if-none-match': '*' }, {}), 'no current tag')
   t.notOk(isNotModified({ 'if-modified-since': LAST_MODIFIED }, { lastModified: 'not a date' }))
+  t.ok(isNotModified({ 'if-none-match': '"x"' }, { etag: '"x"' }), 'the tag sent back as it was sent')
+  t.ok(isNotModified({ 'if-none-match': 'W/"x"' }, { etag: 'W/"x"' }), 'a weak one too')
+  t.notOk(isNotModified({ 'if-none-match': 'x' }, { etag: 'x' }), 'a current "tag" that is not one matches nothing, not even itself')
+  t.notOk(isNotModified({ 'if-none-match': '"y"', 'if-modified-since': LAST_MODIFIED }, { etag: '"x"', lastModified: MODIFIED }),
+    'If-None-Match decides alone')
   t.ok(failsPrecondition({ 'if-match': '"x"' }, { lastModified: MODIFIED }), 'If-Match cannot hold without a current tag')
   t.notOk(failsPrecondition({ 'if-match': '*' }, { lastModified: MODIFIED }))
   t.notOk(failsPrecondition({}, {}))

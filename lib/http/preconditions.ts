@@ -123,8 +123,13 @@ export interface Validators {
 /** Outcome of the conditional GET/HEAD evaluation: serve the body, or answer 304. */
 export function isNotModified (headers: Record<string, string | string[] | undefined>, current: Validators): boolean {
   const inm = headers['if-none-match']
-  // If-None-Match, when present, decides alone (RFC 9110 section 13.2.2 step 3).
-  if (typeof inm === 'string') return current.etag !== undefined && weakMatch(parseEntityTags(inm), current.etag)
+  // If-None-Match, when present, decides alone (RFC 9110 section 13.2.2 step 3). A client sends
+  // back the one tag it holds, which is read without parsing a list when it is the current one.
+  if (typeof inm === 'string') {
+    const etag = current.etag
+    if (etag === undefined) return false
+    return (inm === etag && ownTag(etag) !== undefined) || weakMatch(parseEntityTags(inm), etag)
+  }
   const ims = headers['if-modified-since']
   if (typeof ims !== 'string' || current.lastModified === undefined) return false
   const since = parseHttpDate(ims)

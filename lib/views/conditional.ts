@@ -165,8 +165,9 @@ function notModifiedAnswer (
   reply: FastifyReply,
   done: (error: null, payload: unknown) => void
 ): void {
-  reply.removeHeader('content-type')
-  reply.removeHeader('content-length')
+  // Each removal deletes a property of the reply's headers: only what was set is removed.
+  if (reply.hasHeader('content-type')) reply.removeHeader('content-type')
+  if (reply.hasHeader('content-length')) reply.removeHeader('content-length')
   done(null, notModifiedBody(request))
 }
 
