@@ -103,6 +103,10 @@ test('a list of version tags matches any of them; versions that are not non-nega
   const two = (await app.inject(`/items/${id}`)).headers.etag as string
   const listed = await app.inject({ method: 'PUT', url: `/items/${id}`, headers: { 'if-match': `${one}, ${two}` }, payload: { name: 'lamp', price: 3 } })
   t.equal(listed.statusCode, 200, 'the stale tag first, the current one second: the list matches')
+  const three = (await app.inject(`/items/${id}`)).headers.etag as string
+  const unclosed = await app.inject({ method: 'PUT', url: `/items/${id}`, headers: { 'if-match': `${three.slice(0, -1)}1` }, payload: { name: 'lamp', price: 4 } })
+  problem(t, unclosed, 412)
+  t.pass('the current tag with a digit for its closing quote is no tag: it names no version, not even the one it starts with')
   const prefix = one.slice(0, one.indexOf('.'))
   for (const [version, tagged] of [[0, true], [-1, false], [1.5, false], [null, false], [2 ** 53, false]] as const) {
     // A row written before the column existed, or by hand: what the store holds is served as it is.
@@ -140,6 +144,12 @@ test('only the library\'s own writes compare the version: a custom route and an 
       return rows.update({ id: request.params.id }, { name: 'renamed' })
     }
 
+    @Get('/:id/moved', { schema: { params: Params }, responseSchema: VersionedItem })
+    moved (request: ViewRequest<{ params: typeof Params }>) {
+      this.reply.code(300)
+      return rows.get({ id: request.params.id })
+    }
+
     @Get('/:id/own-tag', { schema: { params: Params }, responseSchema: VersionedItem })
     ownTag (request: ViewRequest<{ params: typeof Params }>) {
       return this.checkEtag('"mine"') ?? rows.get({ id: request.params.id })
@@ -157,6 +167,8 @@ test('only the library\'s own writes compare the version: a custom route and an 
   const renamed = await app.inject({ method: 'PUT', url: '/items/1/rename', headers: { 'if-match': current } })
   t.same([renamed.statusCode, renamed.json().name], [200, 'renamed'])
   t.equal((await app.inject('/items/1/own-tag')).headers.etag, '"mine"', 'a handler\'s own ETag is kept')
+  const moved = await app.inject('/items/1/moved')
+  t.same([moved.statusCode, moved.json().name, moved.headers.etag], [300, 'renamed', undefined], 'only a 2xx is a representation with a version tag')
 })
 
 test('SQLite, two instances over one file: concurrent writes with one version tag, one winner', async (t) => {
