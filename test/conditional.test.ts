@@ -704,7 +704,8 @@ test('lastModifiedField names a time: a date-time or date string, nullable or no
     t.pass(`${JSON.stringify(field)} holds a time`)
   }
   const refused = [Type.String(), Type.String({ format: 'email' }), Type.Integer(), Type.Union([Type.String({ format: 'date-time' }), Type.Integer()]), Type.Union([Type.Null()]),
-    Type.Union([Type.Null(), Type.Null()])] // an anyOf that only ever holds null
+    Type.Union([Type.Null(), Type.Null()]), // an anyOf that only ever holds null
+    Type.Number({ format: 'date-time' })] // a format on a number is no time
   for (const field of refused) {
     const error = await build({ views: [{ view: stamped(field), prefix: '' }] }).then(() => undefined, (e: unknown) => e)
     t.match(error, { code: 'FV_ERR_UNKNOWN_FIELD', message: /lastModifiedField "changed" is not a time in its responseSchema/ }, `${JSON.stringify(field)} holds no time`)
@@ -771,4 +772,44 @@ test('ConditionalMixin mixed first or last: the same document and the same answe
   t.equal(stale.statusCode, 412, 'a stale If-Match without a body: 412, the precondition before the content')
   t.match(stale.headers['accept-patch'], /application\/merge-patch\+json/, 'and the refusal names the patch formats')
   t.match((await first.inject(requests[3])).headers['accept-patch'], /application\/json/, 'a 428 too')
+})
+
+test('what a conditional view does without conditions: no early read, a handler\'s non-string ETag replaced, a 300 stamped with no validator', async (t) => {
+  const repo = new MemoryRepository<ItemT>({ touchField: 'updated_at', rows: [{ id: 1, name: 'lamp', updated_at: MODIFIED }] })
+  const early: string[] = []
+  class Items extends mix(ConditionalMixin, GenericViewSet).with({
+    responseSchema: Item,
+    createSchema: Type.Object({ name: Type.String() }),
+    detailParams: IdParams,
+    etag: true,
+    lastModifiedField: 'updated_at',
+    repository: repo
+  }) {
+    override getValidators (request: FastifyRequest) {
+      early.push(request.method)
+      return super.getValidators(request)
+    }
+
+    @Get('/:id/numbered', { schema: { params: IdParams }, responseSchema: Type.Object({ n: Type.Integer() }) })
+    numbered () {
+      // Not an entity-tag: what the client gets is the body's hash.
+      this.reply.header('etag', 7)
+      return { n: 1 }
+    }
+
+    @Get('/:id/moved', { schema: { params: IdParams }, responseSchema: Item })
+    moved (request: ViewRequest<{ params: typeof IdParams }>) {
+      this.reply.code(300)
+      return repo.get({ id: request.params.id })
+    }
+  }
+  const app = await build({ views: [{ view: Items, prefix: '/items' }] })
+  t.teardown(() => app.close())
+  const plain = await app.inject({ method: 'PUT', url: '/items/1', payload: { name: 'desk lamp' } })
+  t.same([plain.statusCode, early], [200, []], 'a write without conditional headers reads nothing before its action')
+  const conditional = await app.inject({ method: 'PUT', url: '/items/1', headers: { 'if-match': plain.headers.etag as string }, payload: { name: 'lamp' } })
+  t.same([conditional.statusCode, early], [200, ['PUT']], 'one with If-Match reads the current validators first')
+  t.match((await app.inject('/items/1/numbered')).headers.etag, /^"[A-Za-z0-9_-]{27}"$/)
+  const moved = await app.inject('/items/1/moved')
+  t.same([moved.statusCode, moved.headers.etag, moved.headers['last-modified']], [300, undefined, undefined], 'a 300 is no representation: no ETag, no Last-Modified')
 })

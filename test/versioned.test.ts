@@ -106,6 +106,9 @@ test('a list of version tags matches any of them; versions that are not non-nega
   const three = (await app.inject(`/items/${id}`)).headers.etag as string
   const unclosed = await app.inject({ method: 'PUT', url: `/items/${id}`, headers: { 'if-match': `${three.slice(0, -1)}1` }, payload: { name: 'lamp', price: 4 } })
   problem(t, unclosed, 412)
+  const both = await app.inject({ method: 'PUT', url: `/items/${id}`, headers: { 'if-match': three, 'if-none-match': '*' }, payload: { name: 'both', price: 4 } })
+  problem(t, both, 412)
+  t.equal(rows.get({ id })!.name, 'lamp', 'a current If-Match with If-None-Match: * on an existing item: 412, not written (RFC 9110 §13.2.2)')
   t.pass('the current tag with a digit for its closing quote is no tag: it names no version, not even the one it starts with')
   const prefix = one.slice(0, one.indexOf('.'))
   for (const [version, tagged] of [[0, true], [-1, false], [1.5, false], [null, false], [2 ** 53, false]] as const) {
