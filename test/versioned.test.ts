@@ -153,6 +153,13 @@ test('only the library\'s own writes compare the version: a custom route and an 
       return rows.get({ id: request.params.id })
     }
 
+    // Another representation, with a version member of its own: no tag of the item's representation.
+    @Get('/:id/summary', { schema: { params: Params }, responseSchema: Type.Object({ id: Type.Integer(), version: Type.Integer() }) })
+    summary (request: ViewRequest<{ params: typeof Params }>) {
+      const { id, version } = rows.get({ id: request.params.id })!
+      return { id, version }
+    }
+
     @Get('/:id/own-tag', { schema: { params: Params }, responseSchema: VersionedItem })
     ownTag (request: ViewRequest<{ params: typeof Params }>) {
       return this.checkEtag('"mine"') ?? rows.get({ id: request.params.id })
@@ -170,6 +177,8 @@ test('only the library\'s own writes compare the version: a custom route and an 
   const renamed = await app.inject({ method: 'PUT', url: '/items/1/rename', headers: { 'if-match': current } })
   t.same([renamed.statusCode, renamed.json().name], [200, 'renamed'])
   t.equal((await app.inject('/items/1/own-tag')).headers.etag, '"mine"', 'a handler\'s own ETag is kept')
+  const summary = await app.inject('/items/1/summary')
+  t.match([summary.json().version, summary.headers.etag], [3, /^"[A-Za-z0-9_-]{27}"$/], 'a body of another schema is hashed, its version member notwithstanding')
   const moved = await app.inject('/items/1/moved')
   t.same([moved.statusCode, moved.json().name, moved.headers.etag], [300, 'renamed', undefined], 'only a 2xx is a representation with a version tag')
 })
