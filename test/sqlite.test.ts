@@ -304,8 +304,21 @@ test('SqlBuilder.update: one-row writes by plain equalities reuse one text per s
     returns: 'row'
   }, 'without the key: the first row by key')
   t.strictSame(b.update({ name: 'a' }, { flag: true }, false).returns, 'rows', 'a write of every row the criteria select returns them all')
-  t.match(b.update({ id: 1, name: null }, { flag: true }, true).sql, /"name" IS NULL/, 'a null criterion is IS NULL')
+  t.same(b.update({ id: 1, name: null }, { flag: true }, true), {
+    sql: 'UPDATE "t" SET "flag" = ?, "v" = "v" + 1 WHERE "id" = ? AND "name" IS NULL RETURNING "id", "name", "flag", "v"',
+    params: [1, 1],
+    returns: 'row'
+  }, 'a null criterion is IS NULL, and binds nothing')
   t.match(b.update({ id__in: [1, 2] }, { flag: true }, true).sql, /"id" IN \(\?, \?\)/, 'an operator goes through the general builder')
+  t.same(b.update({ id__in: [1] }, { name: undefined }, true).params, [null, 1], 'where an unset member is NULL too')
+  t.match(b.update({ name: 'a' }, { flag: true }, true, [{ sql: '"v" > ?', params: [2] }]), { sql: /WHERE "name" = \? AND \("v" > \?\)/, params: [1, 'a', 2] },
+    'positional criteria are part of the text')
+  // Texts of the same members set under other criteria, and of the same names split otherwise between the two.
+  t.match(b.update({ id: 1 }, { flag: true }, true).sql, /WHERE "id" = \? RETURNING/)
+  t.match(b.update({ name: 'a' }, { flag: true }, true).sql, /WHERE "id" = \(SELECT "id" FROM "t" WHERE "name" = \?/, 'other criteria, another text')
+  t.match(b.update({ id: 1 }, { name: 'a' }, true).sql, /SET "name" = \?, "v" = "v" \+ 1 WHERE "id" = \? RETURNING/)
+  t.match(b.update({}, { name: 'a', id: 1 }, true).sql, /SET "name" = \?, "id" = \?, "v" = "v" \+ 1 WHERE "id" = \(SELECT/,
+    'the same names, a member more and a criterion less: another text')
   t.same(b.update({ id: 1, batch_size: 5 }, { flag: true }, true).params, [1, 1], 'option keys are not criteria')
   t.throws(() => b.update({ id: 1 }, { ghost: 1 }, true), { code: 'FV_ERR_SQL_NAME', message: /no column "ghost"/ }, 'a name that is no column is refused, cached texts or not')
   t.throws(() => b.update({ id: 1 }, { 'name,flag': 1 }, true), { code: 'FV_ERR_SQL_NAME', message: /no column "name,flag"/ }, 'a name that joins like two columns is not them')
