@@ -184,6 +184,30 @@ test('content on a route that takes none: refused unread, whatever its size or f
   t.equal(problem(t, typeOnly, 404).status, 404, 'a route it does not have is still a 404')
 })
 
+test('content on a GET is refused by its handler: the route\'s dependencies, of every phase, answer first', async (t) => {
+  const { Unauthorized } = await import('../lib/index.js')
+  const refuse = (): never => { throw new Unauthorized() }
+  class Guarded extends APIView {
+    @Get('/validated', { dependencies: [{ preValidation: refuse }], responseSchema: Type.Object({ ok: Type.Boolean() }) })
+    validated () { return { ok: true } }
+
+    @Get('/handled', { dependencies: [{ preHandler: refuse }], responseSchema: Type.Object({ ok: Type.Boolean() }) })
+    handled () { return { ok: true } }
+
+    @Get('/open', { responseSchema: Type.Object({ ok: Type.Boolean() }) })
+    open () { return { ok: true } }
+  }
+  const app = Fastify()
+  await app.register(views, { views: [Guarded] })
+  t.teardown(() => app.close())
+  for (const path of ['/validated', '/handled']) {
+    const res = await app.inject({ method: 'GET', url: path, headers: { 'content-type': 'application/json' }, payload: '{"x":1}' })
+    problem(t, res, 401)
+  }
+  const open = await app.inject({ method: 'GET', url: '/open', headers: { 'content-type': 'application/json' }, payload: '{"x":1}' })
+  t.equal(problem(t, open, 415).detail, 'This route takes no content.', 'without a dependency, the content is refused')
+})
+
 test('the patch media types are parsed only for the routes that list them: not by other view routes, nor by the app\'s own', async (t) => {
   const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() })
   const store = new MemoryRepository<{ id: number, name: string, price: number }>({ rows: [{ id: 1, name: 'lamp', price: 1 }] })
