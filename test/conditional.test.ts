@@ -802,6 +802,11 @@ test('what a conditional view does without conditions: no early read, a handler\
       this.reply.code(300)
       return repo.get({ id: request.params.id })
     }
+
+    @Get('/:id/restamped', { schema: { params: IdParams }, responseSchema: Item })
+    restamped (request: ViewRequest<{ params: typeof IdParams }>) {
+      return this.checkLastModified('2025-06-01T00:00:00Z') ?? repo.get({ id: request.params.id })
+    }
   }
   const app = await build({ views: [{ view: Items, prefix: '/items' }] })
   t.teardown(() => app.close())
@@ -812,4 +817,5 @@ test('what a conditional view does without conditions: no early read, a handler\
   t.match((await app.inject('/items/1/numbered')).headers.etag, /^"[A-Za-z0-9_-]{27}"$/)
   const moved = await app.inject('/items/1/moved')
   t.same([moved.statusCode, moved.headers.etag, moved.headers['last-modified']], [300, undefined, undefined], 'a 300 is no representation: no ETag, no Last-Modified')
+  t.equal((await app.inject('/items/1/restamped')).headers['last-modified'], 'Sun, 01 Jun 2025 00:00:00 GMT', 'a handler\'s own Last-Modified is kept')
 })

@@ -310,7 +310,7 @@ test('SqlBuilder.update: one-row writes by plain equalities reuse one text per s
     returns: 'row'
   }, 'a null criterion is IS NULL, and binds nothing')
   t.match(b.update({ id__in: [1, 2] }, { flag: true }, true).sql, /"id" IN \(\?, \?\)/, 'an operator goes through the general builder')
-  t.same(b.update({ id__in: [1] }, { name: undefined }, true).params, [null, 1], 'where an unset member is NULL too')
+  t.strictSame(b.update({ id__in: [1] }, { name: undefined }, true).params, [null, 1], 'where an unset member is NULL too')
   t.match(b.update({ name: 'a' }, { flag: true }, true, [{ sql: '"v" > ?', params: [2] }]), { sql: /WHERE "name" = \? AND \("v" > \?\)/, params: [1, 'a', 2] },
     'positional criteria are part of the text')
   // Texts of the same members set under other criteria, and of the same names split otherwise between the two.

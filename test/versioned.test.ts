@@ -109,6 +109,8 @@ test('a list of version tags matches any of them; versions that are not non-nega
   const both = await app.inject({ method: 'PUT', url: `/items/${id}`, headers: { 'if-match': three, 'if-none-match': '*' }, payload: { name: 'both', price: 4 } })
   problem(t, both, 412)
   t.equal(rows.get({ id })!.name, 'lamp', 'a current If-Match with If-None-Match: * on an existing item: 412, not written (RFC 9110 §13.2.2)')
+  const dated = await app.inject({ method: 'PUT', url: `/items/${id}`, headers: { 'if-match': three, 'if-unmodified-since': 'Thu, 01 Jan 1970 00:00:00 GMT' }, payload: { name: 'dated', price: 4 } })
+  t.same([dated.statusCode, dated.json().version], [200, 4], 'beside If-Match, If-Unmodified-Since is not evaluated (RFC 9110 §13.2.2)')
   t.pass('the current tag with a digit for its closing quote is no tag: it names no version, not even the one it starts with')
   const prefix = one.slice(0, one.indexOf('.'))
   for (const [version, tagged] of [[0, true], [-1, false], [1.5, false], [null, false], [2 ** 53, false]] as const) {

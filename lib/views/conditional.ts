@@ -231,9 +231,10 @@ function preconditionCheck (klass: ConditionalClass, etagOfObject: ((object: unk
       done()
       return
     }
-    // An If-Match naming one stored version, alone, on a valid request: the write compares it
-    // (versionCriteria), and nothing is read first.
-    if (tags !== undefined && headers['if-none-match'] === undefined && headers['if-unmodified-since'] === undefined) {
+    // An If-Match naming one stored version, without If-None-Match, on a valid request: the write
+    // compares it (versionCriteria), and nothing is read first. If-Unmodified-Since is not
+    // evaluated beside an If-Match (RFC 9110 §13.2.2).
+    if (tags !== undefined && headers['if-none-match'] === undefined) {
       const version = tags.versionIn(headers['if-match'])
       if (version !== undefined && contentValidEarly(request)) {
         viewOf(request, reply)[COMPARED_VERSION] = { [tags.field]: version }

@@ -266,7 +266,8 @@ export class SqlBuilder {
     }
     for (const key in criteria) {
       const value = criteria[key]
-      if (value === null || typeof value === 'object' || !this.columns.has(key) || key.includes('__') || this.optionKeys.has(key)) {
+      // A null (an object to typeof), a Date or a list, an operator or an option: the general builder.
+      if (typeof value === 'object' || !this.columns.has(key) || key.includes('__') || this.optionKeys.has(key)) {
         return { ...this.select(criteria, { orderBy: [], limit: 1 }, options), returns: 'row' }
       }
       shape += `${key},`
@@ -367,7 +368,7 @@ export class SqlBuilder {
     shape += '|'
     for (const key in criteria) {
       const value = criteria[key]
-      if (value === null || typeof value === 'object' || !this.columns.has(key) || key.includes('__') || this.optionKeys.has(key)) return undefined
+      if (typeof value === 'object' || !this.columns.has(key) || key.includes('__') || this.optionKeys.has(key)) return undefined
       shape += `${key},`
       params.push(this.dialect.value(value))
     }
