@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, preSerializationHookHandler } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
-import { etagOf, isNotModified, parseEntityTags } from '../http/preconditions.js'
+import { etagOf, isNotModified } from '../http/preconditions.js'
 import type { SerializerOptions } from '../schema/wire.js'
 import { checkedEarly } from '../schema/validation.js'
 import { isRecord } from '../core/record.js'
@@ -19,7 +19,7 @@ export interface VersionTags {
   readonly field: string
   /** The ETag of an object; `undefined` when its version is not an integer (a row written before the column existed). */
   tagOf (object: unknown): string | undefined
-  /** The version an `If-Match` names, when it is exactly one strong tag of this representation; `undefined` otherwise. */
+  /** The version an `If-Match` names when it is one tag of this representation, as sent; `undefined` otherwise. */
   versionIn (header: string | string[] | undefined): number | undefined
 }
 
@@ -60,17 +60,11 @@ export function versionTags (
       return typeof version === 'number' && Number.isSafeInteger(version) && version >= 0 ? `"${prefix}${version}"` : undefined
     },
     versionIn (header) {
-      // The header a client sends back, exactly one of these tags, is read without parsing a list.
-      if (typeof header === 'string' && header.startsWith(opening) && header.endsWith('"')) {
-        const version = header.slice(opening.length, -1)
-        if (VERSION.test(version)) return Number(version)
-      }
-      // Called when If-Match is present; an absent one would read as no tag at all.
-      const tags = parseEntityTags(String(header))
-      if (tags === '*' || tags.length !== 1 || tags[0].weak) return undefined
-      const opaque = tags[0].opaque
-      const version = opaque.slice(1 + prefix.length, -1)
-      return opaque.startsWith(prefix, 1) && VERSION.test(version) ? Number(version) : undefined
+      // The header a client sends back: exactly one of these tags. Anything else (`*`, a list, a
+      // weak tag) is judged by the early read, which answers it the same way at the cost of a read.
+      if (typeof header !== 'string' || !header.startsWith(opening) || !header.endsWith('"')) return undefined
+      const version = header.slice(opening.length, -1)
+      return VERSION.test(version) ? Number(version) : undefined
     }
   }
 }
