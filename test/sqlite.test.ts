@@ -309,6 +309,7 @@ test('SqlBuilder.update: one-row writes by plain equalities reuse one text per s
     params: [1, 1],
     returns: 'row'
   }, 'a null criterion is IS NULL, and binds nothing')
+  t.strictSame(b.update({ name: null }, { flag: true }, true).params, [1], 'alone too')
   t.match(b.update({ id__in: [1, 2] }, { flag: true }, true).sql, /"id" IN \(\?, \?\)/, 'an operator goes through the general builder')
   t.strictSame(b.update({ id__in: [1] }, { name: undefined }, true).params, [null, 1], 'where an unset member is NULL too')
   t.match(b.update({ name: 'a' }, { flag: true }, true, [{ sql: '"v" > ?', params: [2] }]), { sql: /WHERE "name" = \? AND \("v" > \?\)/, params: [1, 'a', 2] },
