@@ -203,6 +203,8 @@ test('content on a GET is refused by its handler: the route\'s dependencies, of 
   for (const path of ['/validated', '/handled']) {
     const res = await app.inject({ method: 'GET', url: path, headers: { 'content-type': 'application/json' }, payload: '{"x":1}' })
     problem(t, res, 401)
+    const head = await app.inject({ method: 'HEAD', url: path, headers: { 'content-type': 'application/json' }, payload: '{"x":1}' })
+    t.equal(head.statusCode, 401, `HEAD ${path}: the dependency first too`)
   }
   const open = await app.inject({ method: 'GET', url: '/open', headers: { 'content-type': 'application/json' }, payload: '{"x":1}' })
   t.equal(problem(t, open, 415).detail, 'This route takes no content.', 'without a dependency, the content is refused')
