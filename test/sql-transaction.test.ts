@@ -351,4 +351,16 @@ t0.test('PostgresRepository transactions: what a scripted connection shows of ro
   const inner = new PostgresRepository(savepoint.pool, options)
   await t.rejects(inner.transaction(async () => await inner.transaction(async () => { throw cause })), cause)
   t.same(savepoint.log, ['BEGIN', 'SAVEPOINT fastify_views', 'ROLLBACK TO SAVEPOINT fastify_views', 'ROLLBACK'], 'a savepoint that cannot be rolled back: the transaction rolls back whole')
+
+  const reads = scriptedPool(() => undefined)
+  await new PostgresRepository(reads.pool, options).listAndCount({}, { orderBy: [] }, {})
+  t.same([reads.log[0], reads.log.at(-1)], ['BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', 'COMMIT'], 'a page and its count: one read-only snapshot')
+
+  const failing = scriptedPool((sql) => sql.startsWith('SELECT') ? '23505' : undefined)
+  const outer = new PostgresRepository(failing.pool, options)
+  await outer.transaction(async () => { await outer.listAndCount({}, { orderBy: [] }, {}).catch(() => undefined) })
+  t.same(failing.log.filter((sql) => !sql.startsWith('SELECT')),
+    ['BEGIN', 'SAVEPOINT fastify_views', 'SAVEPOINT fastify_views', 'ROLLBACK TO SAVEPOINT fastify_views', 'RELEASE SAVEPOINT fastify_views',
+      'ROLLBACK TO SAVEPOINT fastify_views', 'RELEASE SAVEPOINT fastify_views', 'COMMIT'],
+    'a call that failed inside a transaction (its own savepoint, its snapshot\'s inside it): back to each, released, and the transaction goes on')
 })
