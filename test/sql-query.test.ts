@@ -156,6 +156,8 @@ t0.test('sql, option and the table options of a query: mistakes are refused when
   t.throws(make({ computed: { c: sql`${option('n')}` } }), { code: 'FV_ERR_SQL_OPTION', message: '"a": option("n") has the name of a field; an option is never a criterion, so name it otherwise' })
   t.throws(() => sql`a ? ${1}`, { code: 'FV_ERR_SQL_FRAGMENT', message: /^sql`...`: the SQL text has a "\?"/ })
   t.throws(() => option(''), { code: 'FV_ERR_SQL_FRAGMENT', message: 'option(name) takes the name of a repository option; got ""' })
+  t.throws(() => option(42 as unknown as string), { code: 'FV_ERR_SQL_FRAGMENT', message: 'option(name) takes the name of a repository option; got 42' }, 'a name is a string')
+  t.throws(() => sql`a = ${1} ? b`, { code: 'FV_ERR_SQL_FRAGMENT', message: /^sql`...`: the SQL text has a "\?"/ }, 'after a value too')
   const expression = sql`a.n > ${1} AND a.k = ${option('k')}`
   t.same({ text: expression.text, values: expression.values.length, options: expression.optionNames }, { text: 'a.n > ? AND a.k = ?', values: 2, options: ['k'] })
   t.equal(make({})().isQuery, false, 'a table without joins or computed fields is no query: its SQL is as before')

@@ -45,3 +45,31 @@ test('every "database unavailable" code is a 503', async (t) => {
   const other = Object.assign(new Error('x'), { code: '42601' })
   t.equal(translateError(other), other, 'a syntax error stays what it is')
 })
+
+test('each driver code to its answer, whole codes only; the driver\'s error kept as the cause', async (t) => {
+  const { isBusy } = await import('../lib/stores/sql/errors.js')
+  const { BadRequest, Conflict } = await import('../lib/http/errors.js')
+  const raised = (code: unknown): Error => Object.assign(new Error(String(code)), { code })
+  const answers: Array<[unknown, unknown]> = [
+    ['ECONNREFUSED', ServiceUnavailable], ['ECONNRESET', ServiceUnavailable], ['ETIMEDOUT', ServiceUnavailable], ['EPIPE', ServiceUnavailable],
+    ['57P01', ServiceUnavailable], ['57P02', ServiceUnavailable], ['57P03', ServiceUnavailable], ['SQLITE_BUSY_SNAPSHOT', ServiceUnavailable],
+    ['SQLITE_LOCKED_SHAREDCACHE', ServiceUnavailable],
+    ['23505', Conflict], ['23503', Conflict], ['SQLITE_CONSTRAINT_CHECK', Conflict], ['22003', BadRequest], ['22P02', BadRequest],
+    // Longer codes that start like one are not it.
+    ['235031', undefined], ['220031', undefined], ['083001', undefined], ['X08001', undefined], ['XSQLITE_BUSY', undefined],
+    ['X23505', undefined], ['X22003', undefined], ['XSQLITE_CONSTRAINT', undefined],
+    [23505, undefined], [22003, undefined], [8001, undefined]
+  ]
+  for (const [code, answer] of answers) {
+    const error = raised(code)
+    const translated = translateError(error)
+    if (answer === undefined) t.equal(translated, error, `${typeof code} ${String(code)}: left as it is`)
+    else t.ok(translated instanceof (answer as typeof Conflict) && (translated as Error).cause === error, `${String(code)}: ${(answer as typeof Conflict).name}, caused by the driver's error`)
+  }
+  t.same([isBusy(raised('SQLITE_BUSY')), isBusy(raised('SQLITE_BUSY_TIMEOUT')), isBusy(raised('SQLITE_BUSY_X1')), isBusy(raised('SQLITE_LOCKED')), isBusy(raised(5)),
+    isBusy(raised('XSQLITE_BUSY'))], [true, true, false, false, false, false], 'busy: SQLITE_BUSY and its extended names only')
+  t.same(['23505', '23514', '22003'].map((code) => (translateError(raised(code)) as { detail?: string }).detail), [
+    'A row with the same unique value already exists.', 'The database refused the change: a constraint failed.', 'A value does not fit its column.'
+  ], 'each says what happened')
+  t.same([translateError(undefined), translateError(null)], [undefined, null], 'a throw of nothing stays nothing')
+})
