@@ -252,6 +252,15 @@ export class SqlBuilder {
   }
 
   /**
+   * Whether a criterion is an equality on a column with a value whose text is a placeholder: what
+   * the cached texts of one-row reads and writes take. A null (an object to typeof), a Date or a
+   * list, an operator or an option is written by the general builder.
+   */
+  #plainEquality (key: string, value: unknown): boolean {
+    return typeof value !== 'object' && this.columns.has(key) && !key.includes('__') && !this.optionKeys.has(key)
+  }
+
+  /**
    * The statement reading the first row the criteria select. Criteria of plain
    * equalities on columns with non-null values (a detail route's id, a tenant) have
    * a text that depends only on their column names, so it is built once per set of
@@ -266,10 +275,7 @@ export class SqlBuilder {
     }
     for (const key in criteria) {
       const value = criteria[key]
-      // A null (an object to typeof), a Date or a list, an operator or an option: the general builder.
-      if (typeof value === 'object' || !this.columns.has(key) || key.includes('__') || this.optionKeys.has(key)) {
-        return { ...this.select(criteria, { orderBy: [], limit: 1 }, options), returns: 'row' }
-      }
+      if (!this.#plainEquality(key, value)) return { ...this.select(criteria, { orderBy: [], limit: 1 }, options), returns: 'row' }
       shape += `${key},`
       params.push(this.dialect.value(value))
     }
@@ -368,7 +374,7 @@ export class SqlBuilder {
     shape += '|'
     for (const key in criteria) {
       const value = criteria[key]
-      if (typeof value === 'object' || !this.columns.has(key) || key.includes('__') || this.optionKeys.has(key)) return undefined
+      if (!this.#plainEquality(key, value)) return undefined
       shape += `${key},`
       params.push(this.dialect.value(value))
     }
