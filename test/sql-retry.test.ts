@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import { PostgresRepository, translateError } from '../lib/stores/sql/index.js'
-import { ServiceUnavailable } from '../lib/index.js'
+import { Conflict, ServiceUnavailable } from '../lib/index.js'
 import type { PgPool, PgPoolClient, PgQueryResult } from '../lib/stores/sql/index.js'
 
 /** A pool whose queries fail with the given codes, one per call, then succeed. */
@@ -48,7 +48,7 @@ test('every "database unavailable" code is a 503', async (t) => {
 
 test('each driver code to its answer, whole codes only; the driver\'s error kept as the cause', async (t) => {
   const { isBusy } = await import('../lib/stores/sql/errors.js')
-  const { BadRequest, Conflict } = await import('../lib/http/errors.js')
+  const { BadRequest } = await import('../lib/http/errors.js')
   const raised = (code: unknown): Error => Object.assign(new Error(String(code)), { code })
   const answers: Array<[unknown, unknown]> = [
     ['ECONNREFUSED', ServiceUnavailable], ['ECONNRESET', ServiceUnavailable], ['ETIMEDOUT', ServiceUnavailable], ['EPIPE', ServiceUnavailable],
@@ -72,4 +72,37 @@ test('each driver code to its answer, whole codes only; the driver\'s error kept
     'A row with the same unique value already exists.', 'The database refused the change: a constraint failed.', 'A value does not fit its column.'
   ], 'each says what happened')
   t.same([translateError(undefined), translateError(null)], [undefined, null], 'a throw of nothing stays nothing')
+})
+
+test('the one-statement calls (get, a plain update) and the operations keep one rule for retries and clients', async (t) => {
+  const table = { table: 't', columns: ['id', 'name'] }
+  const calls: Array<[string, (repository: PostgresRepository) => Promise<unknown>]> = [
+    ['get', async (r) => await r.get({ id: 1 })],
+    ['update', async (r) => await r.update({ id: 1 }, { name: 'x' })],
+    ['list', async (r) => await r.list({})],
+    ['delete', async (r) => await r.delete({ id: 1 })]
+  ]
+  for (const [name, call] of calls) {
+    const once = failingPool(['40P01'])
+    await call(new PostgresRepository(once.pool, table))
+    t.same([once.calls(), once.destroyed()], [2, 0], `${name}: a deadlock is run again, its client kept`)
+    const always = failingPool(['40001', '40001', '40001', '40001'])
+    await t.rejects(call(new PostgresRepository(always.pool, table)), ServiceUnavailable, `${name}: 503 after the last attempt`)
+    t.equal(always.calls(), 3, `${name}: three attempts in all`)
+    const broken = failingPool(['08006'])
+    await t.rejects(call(new PostgresRepository(broken.pool, table)), ServiceUnavailable)
+    t.same([broken.calls(), broken.destroyed()], [1, 1], `${name}: a lost connection is not retried, its client destroyed`)
+    const duplicate = failingPool(['23505'])
+    await t.rejects(call(new PostgresRepository(duplicate.pool, table)), Conflict)
+    t.same([duplicate.calls(), duplicate.destroyed()], [1, 0], `${name}: a refused statement is a 409, its client kept`)
+  }
+  const failingConnect: PgPool = { connect: async () => { throw Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }) } }
+  await t.rejects(new PostgresRepository(failingConnect, table).get({ id: 1 }), ServiceUnavailable, 'a pool that cannot connect: 503')
+  await t.rejects(new PostgresRepository(failingConnect, table).update({ id: 1 }, { name: 'x' }), ServiceUnavailable)
+
+  // A name the table lacks is refused by the builder: as a rejected promise, as every call here answers.
+  const pending = new PostgresRepository(failingPool([]).pool, table).get({ nope: 1 })
+  t.ok(pending instanceof Promise, 'get returns a promise')
+  await t.rejects(pending, { code: 'FV_ERR_SQL_NAME' })
+  await t.rejects(new PostgresRepository(failingPool([]).pool, table).update({ id: 1 }, { nope: 1 }), { code: 'FV_ERR_SQL_NAME' })
 })

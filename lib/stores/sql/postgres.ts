@@ -197,8 +197,47 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
     return this.#run(() => operations.create(this.builder, values, options)) as Promise<T | null>
   }
 
-  get (criteria: Criteria, options?: RepositoryOptions): Promise<T | null> {
-    return this.#run(() => operations.get(this.builder, criteria, options)) as Promise<T | null>
+  /**
+   * One statement outside any transaction of this pool (a detail read, a plain update, which the
+   * point routes run on every request): a pooled client, the query, the client back, without the
+   * operation runner. The same rules as an operation's: errors translated, a concurrent abort run
+   * again, a client whose connection failed dropped. `undefined` inside a transaction, which needs
+   * the operation's savepoint: PostgreSQL aborts the whole transaction on a failed statement.
+   */
+  #alone (step: Statement): Promise<T | null> | undefined {
+    return scopeOf(this.#pool) === undefined ? this.#statement(step, 1) : undefined
+  }
+
+  async #statement (step: Statement, attempt: number): Promise<T | null> {
+    let client: PgPoolClient
+    try {
+      client = await this.#pool.connect()
+    } catch (error) {
+      throw translateError(error)
+    }
+    let broken = false
+    // As in #withClient: a checked-out client whose connection dies also emits `error`.
+    const onError = (): void => { broken = true }
+    client.on('error', onError)
+    let failure: { statusCode?: number, cause?: unknown }
+    try {
+      const row: Record<string, unknown> | undefined = (await client.query(step.sql, step.params)).rows[0]
+      client.off('error', onError)
+      client.release(broken)
+      return (row === undefined ? null : this.#decode === undefined ? row : this.#decode(row)) as T | null
+    } catch (error) {
+      client.off('error', onError)
+      failure = translateError(error) as typeof failure
+      client.release(broken || (failure.statusCode === 503 && !isTransient(failure.cause)))
+    }
+    if (attempt < ATTEMPTS && isTransient(failure.cause)) return await this.#statement(step, attempt + 1)
+    throw failure
+  }
+
+  // Async, as every method here: a statement the builder refuses rejects, never throws.
+  async get (criteria: Criteria, options?: RepositoryOptions): Promise<T | null> {
+    return await (this.#alone(this.builder.selectOne(criteria, options)) ??
+      this.#run(() => operations.get(this.builder, criteria, options)) as Promise<T | null>)
   }
 
   list (criteria: Criteria, query: ListQuery = { orderBy: [] }, options?: RepositoryOptions): Promise<T[]> {
@@ -213,10 +252,16 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
   }
 
   count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, options?: RepositoryOptions): Promise<number> { return this.#run(() => operations.count(this.builder, criteria, query, options)) }
-  update (criteria: Criteria, values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> {
-    return this.#run(
-      () => operations.update(this.builder, criteria, values, preconditionOf(options), options)
-    ) as Promise<T | null>
+  async update (criteria: Criteria, values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> {
+    const precondition = preconditionOf(options)
+    // A table's row changed with nothing to check first is one statement (see #alone).
+    if (precondition === undefined && !this.builder.isQuery && Object.keys(values).length > 0) {
+      const alone = this.#alone(this.builder.update(criteria, values, true))
+      if (alone !== undefined) return await alone
+    }
+    return await (this.#run(
+      () => operations.update(this.builder, criteria, values, precondition, options)
+    ) as Promise<T | null>)
   }
 
   delete (criteria: Criteria, options?: RepositoryOptions): Promise<boolean> {
