@@ -403,3 +403,80 @@ test('SQLite: the response schema is checked against what the table says of its 
   t.teardown(() => own.close())
   t.equal((await own.inject('/own')).statusCode, 200, 'a view whose row-sending actions are all its own is not checked')
 })
+
+test('SqliteRepository: conditional one-row writes judge the row they write, and only a row that exists', async (t) => {
+  const db = database()
+  t.teardown(() => db.close())
+  const repo = repository(db)
+  const judged: unknown[] = []
+  const judge = (row: unknown): void => { judged.push((row as ProductT).id) }
+  const refuse = (): never => { throw new Error('refused') }
+
+  // No row: nothing to judge and nothing written (an If-Match on a missing row is the view's 404).
+  t.equal(repo.update({ id: 99 }, { price: 1 }, { precondition: judge }), null, 'a conditional update of no row is null')
+  t.equal(repo.delete({ id: 99 }, { precondition: judge }), false, 'a conditional delete of no row is false')
+  t.same(judged, [], 'and the precondition judged nothing')
+
+  // Nothing to change: the row as it is, judged, its touch column not stamped.
+  t.same(repo.update({ id: 1 }, {}, { precondition: judge }), { id: 1, name: 'Lamp', price: 30, category: 'light', description: 'A desk lamp', tenant: 'a', updated_at: null })
+  t.same(judged, [1])
+
+  // By other criteria, as the unconditional write: the first row by primary key, and only it.
+  t.equal(repo.update({ price__lt: 100 }, { description: 'first' }, { precondition: judge })?.id, 1)
+  t.same(repo.list({ description: 'first' }).map((p) => p.id), [1], 'one row written')
+  t.same(judged, [1, 1])
+
+  t.throws(() => repo.update({ id: 2 }, { price: 1 }, { precondition: refuse }), { message: 'refused' })
+  t.throws(() => repo.delete({ id: 2 }, { precondition: refuse }), { message: 'refused' })
+  t.equal(repo.get({ id: 2 })?.price, 12, 'a refused write changes nothing')
+  t.equal(repo.delete({ id: 4 }, { precondition: judge }), true, 'a conditional delete of a row is true')
+  t.same(repo.list({}).map((p) => p.id), [1, 2, 3, 5], 'and removes that row, no other')
+  t.same(judged, [1, 1, 4])
+})
+
+test('SqliteRepository: bulk updates judge and write their rows in primary-key order, whatever order the client sent', async (t) => {
+  const db = database([...SEED_ROWS, [9, 'Vase', 9, null, ''], [10, 'Clock', 10, null, '']])
+  t.teardown(() => db.close())
+  const repo = repository(db)
+  const seen: unknown[] = []
+  const record = (row: unknown): void => { seen.push((row as ProductT).id) }
+  // Numbers by value (10 after 9, which their text would put first), the order every request agrees on.
+  repo.bulkUpdate([10, 2, 9, 1].map((id) => ({ id, price: id })), { precondition: record })
+  t.same(seen, [1, 2, 9, 10], 'each row judged in key order')
+  t.same(repo.list({ id__in: [1, 2, 9, 10] }).map((p) => p.price), [1, 2, 9, 10], 'and written')
+  // The row a refusal names is the first missing one in that order; its index is the client's.
+  for (const precondition of [undefined, record]) {
+    t.throws(() => repo.bulkUpdate([{ id: 12, price: 1 }, { id: 1, price: 5 }, { id: 8, price: 1 }], { precondition }),
+      { name: 'NotFound', detail: 'Item 2: no row has id 8.' }, `the first missing key named (precondition: ${String(precondition !== undefined)})`)
+  }
+  t.equal(repo.get({ id: 1 })?.price, 1, 'nothing written')
+
+  db.exec('CREATE TABLE codes (code TEXT PRIMARY KEY, n INTEGER NOT NULL)')
+  db.exec("INSERT INTO codes VALUES ('a', 1), ('b', 2), ('c', 3)")
+  const codes = new SqliteRepository<{ code: string, n: number }>(db, { table: 'codes', columns: ['code', 'n'], idColumn: 'code' })
+  const codesSeen: unknown[] = []
+  codes.bulkUpdate([{ code: 'c', n: 30 }, { code: 'a', n: 10 }, { code: 'b', n: 20 }], { precondition: (row: unknown) => { codesSeen.push((row as { code: string }).code) } })
+  t.same(codesSeen, ['a', 'b', 'c'], 'text keys by their text')
+  t.throws(() => codes.bulkUpdate([{ code: 'z', n: 1 }, { code: 'y', n: 1 }]), { name: 'NotFound', detail: 'Item 1: no row has code "y".' })
+})
+
+test('SqliteRepository: checked bulk writes over more rows than one statement names write each row once', async (t) => {
+  const db = database([])
+  t.teardown(() => db.close())
+  const insert = db.prepare('INSERT INTO products (id, name, price) VALUES (?, ?, ?)')
+  // 1201 rows: the keys are written 500 to a statement, so three statements, the last of one key.
+  for (let id = 1; id <= 1201; id++) insert.run(id, `item ${id}`, id)
+  const repo = repository(db)
+  let judged = 0
+  const count = (): void => { judged++ }
+  const written = repo.updateMany({ description: 'many' }, { price__gt: 0, precondition: count })
+  t.equal(written.length, 1201, 'every selected row answered')
+  t.equal(new Set(written.map((p) => p.id)).size, 1201, 'each once')
+  t.ok(written.every((p) => p.description === 'many'), 'as written')
+  t.equal(judged, 1201, 'each judged once')
+  t.equal(repo.count({ description: 'many' }), 1201, 'every row written')
+  judged = 0
+  repo.deleteMany({ price__gt: 100, precondition: count })
+  t.equal(judged, 1101)
+  t.same(repo.list({}).map((p) => p.id), Array.from({ length: 100 }, (_, i) => i + 1), 'every selected row deleted, no other')
+})
