@@ -266,6 +266,44 @@ t0.test(`SqliteRepository (${driver}): transactions, synchronous`, async (t) => 
   failing.exec('ROLLBACK')
 })
 
+t0.test(`SqliteRepository (${driver}): calls inside a transaction the application began itself`, async (t) => {
+  const db = openSqlite(':memory:')
+  t.teardown(() => db.close())
+  for (const statement of SQLITE.tables) db.exec(statement)
+  const articles = new SqliteRepository<ArticleT>(db, SQLITE.articles)
+  articles.create({ title: 'One' })
+  db.exec('BEGIN')
+  // The driver says a transaction is open: each call is a savepoint in it, never a BEGIN of its own.
+  articles.create({ title: 'Two' })
+  t.throws(() => articles.bulkUpdate([{ id: 1, title: 'Uno' }, { id: 99, title: 'Gone' }]), NotFound)
+  t.throws(() => articles.transaction(() => { articles.create({ title: 'Three' }); throw new Error('inner') }), { message: 'inner' })
+  t.same(articles.list({}).map((a) => a.title), ['One', 'Two'], 'a failed call undone alone, the calls before it kept')
+  t.ok(inTransaction(db), 'the application\'s transaction still open')
+  db.exec('ROLLBACK')
+  t.same(articles.list({}).map((a) => a.title), ['One'], 'and its ROLLBACK undoes what the calls wrote in it')
+})
+
+t0.test(`SqliteRepository (${driver}) over a connection that does not say whether a transaction is open: a transaction begins IMMEDIATE`, async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'fastify-views-immediate-'))
+  const file = path.join(dir, 'items.db')
+  // No wait for a lock: a busy file fails the statement at once.
+  const db = openSqlite(file, { timeout: 0 })
+  const other = openSqlite(file, { timeout: 0 })
+  t.teardown(() => { db.close(); other.close(); rmSync(dir, { recursive: true, force: true }) })
+  db.exec('CREATE TABLE items (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)')
+  const plain = { prepare: (sql: string) => db.prepare(sql), exec: (sql: string) => db.exec(sql) }
+  const items = new SqliteRepository<{ id: number, n: number }>(plain, { table: 'items', columns: ['id', 'n'] })
+  // Transactions opened and ended, one inside another: the repository's count of open ones is back to none.
+  items.transaction(() => items.transaction(() => items.create({ n: 1 })))
+  t.throws(() => items.transaction(() => items.transaction(() => { throw new Error('inner') })), { message: 'inner' })
+  other.exec('BEGIN IMMEDIATE')
+  // A transaction takes the write lock when it begins (not a savepoint, which would begin a
+  // deferred one and read under another connection's write): busy while the other one writes.
+  t.throws(() => items.transaction(() => items.count({})), { name: 'ServiceUnavailable' })
+  other.exec('ROLLBACK')
+  t.equal(items.transaction(() => items.count({})), 1, 'and begins once the other connection is done')
+})
+
 t0.test('PostgresRepository: transactions', { skip: driver === 'node:sqlite' ? 'run once, with the better-sqlite3 run' : false }, async (t) => {
   const server = await startPostgres()
   const pool = new pg.Pool({ connectionString: server.url, max: 4 })
