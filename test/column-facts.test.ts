@@ -1,9 +1,11 @@
 import { test } from 'tap'
-import { openSqlite } from './sqlite-driver.js'
+import pg from 'pg'
+import { driver, openSqlite } from './sqlite-driver.js'
+import { startPostgres } from './pg-server.js'
 import { Type, type TSchema } from '@sinclair/typebox'
 import { type ViewClass } from '../lib/index.js'
 import { GenericListAPIView, GenericRetrieveAPIView, GenericViewSet } from '../lib/generics.js'
-import { SqliteRepository } from '../lib/stores/sql/index.js'
+import { PostgresRepository, SqliteRepository } from '../lib/stores/sql/index.js'
 import { build } from './helpers.js'
 
 // A response schema is checked against what its SQL table says of each column (FV_ERR_SCHEMA_COLUMNS):
@@ -73,4 +75,51 @@ test('a table made after its repository is not checked; a view that maps rows it
     { repository: notes(), responseSchema: Type.Object({ id: Type.Integer(), note: Type.String() }) }
   ) {}
   await t.rejects(build({ views: [{ view: List, prefix: '/list' }] }), { code: 'FV_ERR_SCHEMA_COLUMNS' }, 'a list sends stored rows as they are')
+})
+
+test('a computed field says nothing of the table\'s column of the same name', async (t) => {
+  const db = openSqlite(':memory:')
+  t.teardown(() => db.close())
+  db.exec(TABLE)
+  // `score` is a REAL NOT NULL column, and the repository reads a text that may be NULL in its place.
+  const repository = new SqliteRepository(db, { table: 'notes', columns: ['id', 'title'], computed: { score: 'CASE WHEN notes.score > 1 THEN notes.title END' } })
+  t.same([...repository.columnFacts?.keys() ?? []], ['id', 'title', 'note', 'year', 'blob'], 'the column the computed field stands for is left out')
+  const Score = Type.Object({ id: Type.Integer(), score: Type.Union([Type.String(), Type.Null()]) })
+  const app = await register(viewOver(repository, Score))
+  t.teardown(() => app.close())
+  t.equal((await app.inject('/notes')).statusCode, 200, 'so a schema for the computed value registers')
+})
+
+const once = { skip: driver === 'node:sqlite' ? 'run once, with the better-sqlite3 run' : false }
+
+test('PostgreSQL: what each column type is said to hold, for the tables of the search path', once, async (t) => {
+  const server = await startPostgres()
+  const pool = new pg.Pool({ connectionString: server.url, max: 2 })
+  // An idle client reports the server's shutdown at the end of the run.
+  pool.on('error', () => {})
+  t.teardown(async () => { await pool.end(); server.stop() })
+  await pool.query(`CREATE TABLE notes (id integer PRIMARY KEY, small smallint NOT NULL, r real, d double precision NOT NULL,
+    t text NOT NULL, v varchar(10), c char(2), u uuid, b boolean NOT NULL, big bigint, n numeric, at timestamptz, score real NOT NULL)`)
+  // A table of the same name outside the search path is not the one the repository reads.
+  await pool.query('CREATE SCHEMA hidden; CREATE TABLE hidden.notes (id integer PRIMARY KEY, ghost text NOT NULL)')
+  const repository = new PostgresRepository(pool, { table: 'notes', columns: ['id', 't'], computed: { score: "'computed'" } })
+  await repository.describeColumns()
+  t.same(Object.fromEntries(repository.columnFacts ?? []), {
+    id: { nullable: false, kind: 'integer' },
+    small: { nullable: false, kind: 'integer' },
+    r: { nullable: true, kind: 'number' },
+    d: { nullable: false, kind: 'number' },
+    t: { nullable: false, kind: 'string' },
+    v: { nullable: true, kind: 'string' },
+    c: { nullable: true, kind: 'string' },
+    u: { nullable: true, kind: 'string' },
+    b: { nullable: false, kind: 'boolean' },
+    // pg gives these as strings or Dates: their type is not said.
+    big: { nullable: true, kind: undefined },
+    n: { nullable: true, kind: undefined },
+    at: { nullable: true, kind: undefined }
+  }, 'nullability and the JSON type of each column; the computed field\'s column left out')
+  const later = new PostgresRepository(pool, { table: 'made_later', columns: ['id'] })
+  await later.describeColumns()
+  t.equal(later.columnFacts, undefined, 'a table that does not exist yet says nothing')
 })
