@@ -4,7 +4,7 @@
 // `fastify-views/conditional`, the SQL repositories `fastify-views/sql`, the OpenAPI options
 // `fastify-views/swagger`.
 export { views, views as default, configureApp, type FastifyViewsOptions, type ConfigureAppOptions, type ViewEntry } from './plugin.js'
-export { View, type ViewClass, type StandardAction, type ActionRoute, type AfterAction, type RouteDefinition, type BodyMediaType } from './views/view.js'
+export { View, type ViewClass, type StandardAction, type ActionRoute, type AfterAction, type RouteDefinition, type BodyMediaType, type RouteHooks, type BeforeAction } from './views/view.js'
 export { JsonPatchOperation, type PatchFormat, type PatchTarget } from './views/patch.js'
 export { APIView, type SerializerOptions } from './views/api-view.js'
 export { ViewRouter, type ViewRouterOptions } from './registration/router.js'

@@ -2,7 +2,7 @@ import { test } from 'tap'
 import { documentedSchema } from '../lib/openapi/swagger.js'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { Action, APIView, Delete, Get, Patch, Post, Put, Route, View, type ViewRequest } from '../lib/index.js'
+import { Action, APIView, Delete, Get, Patch, Post, Put, Route, View, type RouteDefinition, type RouteHooks, type ViewRequest } from '../lib/index.js'
 import { build, problem } from './helpers.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String() })
@@ -273,4 +273,55 @@ test('a route decorator and Override / Annotate stack in either order: the outer
   for (const url of ['/a', '/b']) t.same(Object.keys(routes[url].response).filter((s) => s >= '400').sort(), ['404', '409', '415'], `${url}: responses of both decorators, unioned (and the 415 of content the route does not take)`)
   t.equal((await app.inject('/a')).statusCode, 200)
   t.equal((await app.inject('/b')).statusCode, 202, 'a scalar only the inner decorator set is kept')
+})
+
+test('steps before the action (routeHooks beforeAction): after every hook, in order, on the view the action gets', async (t) => {
+  const { BadRequest } = await import('../lib/index.js')
+  const seen: string[] = []
+  const Body = Type.Object({ name: Type.String({ alias: 'wire_name' }) })
+  class Stepped extends APIView {
+    declare mark: string
+    static override routeHooks (route: RouteDefinition, method: string): RouteHooks {
+      const inherited = super.routeHooks(route, method)
+      if (method !== 'POST') return inherited
+      return {
+        ...inherited,
+        preHandler: [async () => { seen.push('preHandler') }],
+        beforeAction: [
+          async (view, request) => {
+            await new Promise((resolve) => setImmediate(resolve))
+            seen.push(`async ${String((request.body as { wire_name?: string }).wire_name)}`);
+            (view as unknown as { mark: string }).mark = 'set by a step'
+          },
+          (_view, request) => {
+            seen.push('sync')
+            if ((request.body as { wire_name?: string }).wire_name === 'refuse') throw new BadRequest('Refused before the action.')
+          }
+        ]
+      }
+    }
+
+    @Post('/', { schema: { body: Body } })
+    create (request: FastifyRequest) {
+      seen.push('action')
+      return { mark: this.mark, body: request.body }
+    }
+
+    @Get('/')
+    read () { return { mark: this.mark ?? 'none' } }
+  }
+  const app = await build({ views: [Stepped] })
+  t.teardown(() => app.close())
+  const made = await app.inject({ method: 'POST', url: '/', payload: { wire_name: 'x' } })
+  t.equal(made.statusCode, 201, made.body)
+  t.same(made.json(), { mark: 'set by a step', body: { name: 'x' } }, 'the action gets the view the steps had, and the body renamed after them')
+  t.same(seen, ['preHandler', 'async x', 'sync', 'action'], 'every hook first, then the steps in order, then the action')
+  seen.length = 0
+  const refused = await app.inject({ method: 'POST', url: '/', payload: { wire_name: 'refuse' } })
+  t.equal(refused.statusCode, 400)
+  t.equal(refused.json().detail, 'Refused before the action.')
+  t.same(seen, ['preHandler', 'async refuse', 'sync'], 'a step that throws stops the action')
+  seen.length = 0
+  t.same((await app.inject('/')).json(), { mark: 'none' }, 'an operation without steps runs none')
+  t.same(seen, [])
 })

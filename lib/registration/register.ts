@@ -20,8 +20,8 @@ import type { ResponseHeadersClass } from '../http/response-headers.js'
 import type { SharedRouteOptions } from '../routes/types.js'
 import { resolveValidationPolicy, type ValidationPolicy } from '../schema/validation-policy.js'
 import { documentedDefinition, validatorCompilerFor } from './validators.js'
-import { ABSTRACT, keptView, type CollectedRoute, type RouteDefinition, type View, type ViewClass } from '../views/view.js'
-import { then, type MaybePromise } from '../core/maybe-promise.js'
+import { ABSTRACT, keptView, type BeforeAction, type CollectedRoute, type RouteDefinition, type View, type ViewClass } from '../views/view.js'
+import { isThenable, then, type MaybePromise } from '../core/maybe-promise.js'
 import { toList } from '../core/list.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 import { servedBy, sharedRoute } from './served-routes.js'
@@ -307,13 +307,18 @@ interface ContentChecks {
   none: boolean
 }
 
-/** `keepsView`: a hook of the route may have made the request's view already. */
+/**
+ * `keepsView`: a hook of the route may have made the request's view already. `before`: the
+ * mixins' work on the view before the action (`BeforeAction`), on the body as it was validated,
+ * before the handler renames its members.
+ */
 function buildHandler (
   klass: ViewClass,
   route: CollectedRoute,
   fn: ViewMethod,
   checks: ContentChecks,
-  keepsView: boolean
+  keepsView: boolean,
+  before: readonly BeforeAction[] = []
 ) {
   const finish = buildFinish(klass, route)
   const bodyRename = route.options.schema?.body === undefined
@@ -326,16 +331,33 @@ function buildHandler (
   const envelope = route.envelope !== undefined && route.options.schema?.body !== undefined ? route.envelope : undefined
   // Registration refused abstract views (assertRegistrable): this class is concrete.
   const Klass = klass as new (request: FastifyRequest, reply: FastifyReply) => View
-  return function viewRouteHandler (request: FastifyRequest, reply: FastifyReply): unknown {
-    if (json && !isJsonRequest(request.headers)) throw notJson(request.headers['content-type'])
-    if (none && hasContent(request.headers)) throw noContent()
+  const act = (view: View, request: FastifyRequest, reply: FastifyReply): unknown => {
     if (bodyRename !== undefined) request.body = bodyRename(request.body)
     if (envelope !== undefined) request.body = (request.body as Record<string, unknown>)[envelope] // validated: the envelope holds the body
-    // A hook that needed the view first (a precondition check) made it; else it is made here.
-    const view = (keepsView ? keptView(request) : undefined) ?? new Klass(request, reply)
     const result = fn.call(view, request)
     // Returning the reply (thenable too) means the response is already sent: it is not waited on.
     return then(result, (value) => finish(value, view, reply), reply)
+  }
+  const first = before.length === 0 ? undefined : runInOrder(before)
+  return function viewRouteHandler (request: FastifyRequest, reply: FastifyReply): unknown {
+    if (json && !isJsonRequest(request.headers)) throw notJson(request.headers['content-type'])
+    if (none && hasContent(request.headers)) throw noContent()
+    // A hook that needed the view first (a precondition check) made it; else it is made here.
+    const view = (keepsView ? keptView(request) : undefined) ?? new Klass(request, reply)
+    if (first === undefined) return act(view, request, reply)
+    const ready = first(view, request, reply)
+    return isThenable(ready) ? ready.then(() => act(view, request, reply)) : act(view, request, reply)
+  }
+}
+
+/** The steps as one: each after the one before it has settled; synchronous while they are. */
+function runInOrder (steps: readonly BeforeAction[]): BeforeAction {
+  if (steps.length === 1) return steps[0]
+  const [step, ...rest] = steps
+  const next = runInOrder(rest)
+  return (view, request, reply) => {
+    const ready = step(view, request, reply)
+    return isThenable(ready) ? ready.then(() => next(view, request, reply)) : next(view, request, reply)
   }
 }
 
@@ -403,7 +425,7 @@ export function buildViewRoutes (
     const keepsView = operations.some(({ own }) => own.preValidation !== undefined || own.preHandler !== undefined)
     // A route without a body refuses content; on a GET, whose content Fastify never reads, in its handler.
     const checks: ContentChecks = { json: jsonChecked, none: !takesBody && route.methods.some(readsNoContent) }
-    const handler = buildHandler(klass, route, implementation, checks, keepsView)
+    const shared = buildHandler(klass, route, implementation, checks, keepsView)
     // The hooks that keep a view are the ones that may validate the path and query early.
     const validatorCompiler = validatorCompilerFor(
       klass,
@@ -418,7 +440,9 @@ export function buildViewRoutes (
         method,
         url: joinPath(fullPrefix, route.path),
         schema: buildRouteSchema(klass, documentedDefinition(definition, method, policy), { method, multiMethod: route.methods.length > 1, headerClasses, implementation, errorFormat: format, url: joinPath(app?.prefix ?? '', joinPath(fullPrefix, route.path)) }),
-        handler,
+        handler: own.beforeAction === undefined || own.beforeAction.length === 0
+          ? shared
+          : buildHandler(klass, route, implementation, checks, keepsView, own.beforeAction),
         validatorCompiler,
         serializerCompiler,
         errorHandler: format.errorHandler

@@ -366,7 +366,7 @@ export const updateMembers = <B extends ViewBase>(Base: B): B & UpdateStatics =>
         ...inherited,
         preValidation: [...toList(inherited.preValidation), hooks.preValidation],
         onSend: [hooks.onSend, ...toList(inherited.onSend)],
-        ...(hooks.preHandler === undefined ? {} : { preHandler: [...toList(inherited.preHandler), hooks.preHandler] })
+        ...(hooks.applyPatch === undefined ? {} : { beforeAction: [...inherited.beforeAction ?? [], hooks.applyPatch] })
       }
     }
 

@@ -1,5 +1,5 @@
 import { schemaStatic } from '../core/typebox-lines.js'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import {
   actionMixin, createMembers, DETAIL, STANDARD_ACTIONS, updateMembers,
   type ActionViewClass, type CreateStatics, type DetailStatics, type Get, type ItemOf, type ListStatics, type Ret,
@@ -14,8 +14,7 @@ import { defineMixin, type ActionRegistry, type MixinClass, type ViewBase } from
 import type { ConditionalMembers } from './conditional.js'
 import { fieldNamesOf, honoursPreconditions, storedFieldNamesOf, type AsyncRepository, type Criteria, type FieldOf, type Operator, type Precondition, type Repository, type RepositoryOptions } from '../stores/repository.js'
 import { patchPrecondition } from './patch.js'
-import { keepView, keptView, type ActionRoute, type RouteDefinition, type StandardAction } from './view.js'
-import { toList } from '../core/list.js'
+import type { ActionRoute, BeforeAction, RouteDefinition, StandardAction } from './view.js'
 import { mergeResponses } from '../routes/route-meta.js'
 import type { ResponsesMap } from '../routes/types.js'
 import { genericListClass } from './generic-list.js'
@@ -230,11 +229,8 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
     static override routeHooks (route: RouteDefinition, method: string): ReturnType<ViewBase['routeHooks']> {
       const inherited = super.routeHooks(route, method)
       if (this.parent === undefined || route.standard) return inherited
-      const Klass = this as unknown as new (request: FastifyRequest, reply: FastifyReply) => APIView // a registered view class is concrete
-      const readParent = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-        await loadParent(keptView(request) ?? keepView(request, new Klass(request, reply)))
-      }
-      return { ...inherited, preHandler: [...toList(inherited.preHandler), readParent] }
+      const readParent: BeforeAction = (view) => loadParent(view)
+      return { ...inherited, beforeAction: [...inherited.beforeAction ?? [], readParent] }
     }
 
     get repository (): AnyRepository {

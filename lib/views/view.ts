@@ -102,6 +102,19 @@ export interface RouteDefinition {
 /** A route as the class declares it, before registration gives it the application's compilers and limits. */
 export type CollectedRoute = Omit<RouteDefinition, 'compileSerializer' | 'bodyLimit'>
 
+/**
+ * Work a mixin does on the request's view after every hook of the route and before the action
+ * (a patch document applied to the current object, the parent read): run by the route's
+ * handler, in order, on the view the action gets. It costs a route that has none nothing, and
+ * one that has some no hook phase of Fastify's.
+ */
+export type BeforeAction = (view: View, request: FastifyRequest, reply: FastifyReply) => void | PromiseLike<void>
+
+/** What a mixin adds to one operation of a route: Fastify hooks of the route, and work before its action. */
+export interface RouteHooks extends Pick<ViewRouteOptions, 'onSend' | 'preValidation' | 'preHandler' | 'preSerialization'> {
+  beforeAction?: readonly BeforeAction[]
+}
+
 /** Where a request keeps the view a hook made for it, so that the handler uses the same one. */
 const REQUEST_VIEW = Symbol('fastify-views.view')
 type Keeping = FastifyRequest & { [REQUEST_VIEW]?: View }
@@ -162,7 +175,7 @@ export class View {
    * and precondition check). Called once per operation at registration; a plain view adds none.
    * They run after the route's dependencies of the same phase.
    */
-  static routeHooks (_route: RouteDefinition, _method: string): Pick<ViewRouteOptions, 'onSend' | 'preValidation' | 'preHandler' | 'preSerialization'> {
+  static routeHooks (_route: RouteDefinition, _method: string): RouteHooks {
     return {}
   }
 
