@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import { applyJsonPatch, parsePointer } from '../lib/http/json-patch.js'
 import { applyMergePatch } from '../lib/http/merge-patch.js'
-import { jsonEqual } from '../lib/http/patch-budget.js'
+import { DEFAULT_PATCH_LIMITS, jsonEqual, jsonSize } from '../lib/http/patch-budget.js'
 import { PatchError } from '../lib/http/patch-error.js'
 import { patchError } from './helpers.js'
 import { RFC6902, RFC7396 } from './patch-appendix.js'
@@ -210,6 +210,9 @@ test('operations do what RFC 6902 §4 says', async (t) => {
   t.same(patched({ '': 1, x: { '': 2 } }, [{ op: 'replace', path: '/', value: 3 }, { op: 'remove', path: '/x/' }]), { '': 3, x: {} }, 'the empty member name')
   t.same(patched({ '-': 1 }, [{ op: 'replace', path: '/-', value: 2 }]), { '-': 2 }, '"-" is an ordinary member name of an object')
   t.same(patched({ 0: 'a' }, [{ op: 'remove', path: '/0' }]), {}, 'a digit is an ordinary member name of an object')
+  const twelve = Array.from({ length: 12 }, (_, i) => i)
+  const twoDigits = [{ op: 'replace', path: '/list/10', value: 'x' }, { op: 'add', path: '/list/12', value: 'y' }]
+  t.same(patched({ list: twelve }, twoDigits), { list: [...twelve.slice(0, 10), 'x', 11, 'y'] }, 'two-digit indices')
   t.same(patched(document, [{ op: 'move', from: '/a', path: '/a' }]), document, 'a move onto itself changes nothing')
   t.same(patched(document, [{ op: 'move', from: '', path: '' }]), document, 'so does a move of the root onto itself')
   t.same(patched(document, [{ op: 'move', from: '/a/b', path: '' }]), 1, 'a move to the root replaces the document')
@@ -224,6 +227,48 @@ test('operations do what RFC 6902 §4 says', async (t) => {
   t.same(patched(document, [{ op: 'test', path: '', value: { list: [1, 2, 3], a: { b: 1 } } }]), document, 'test of the whole document')
   t.same(patched(document, [{ op: 'remove', path: '/list/0' }, { op: 'remove', path: '/list/0' }, { op: 'remove', path: '/a/b' }]), { a: {}, list: [3] },
     'operations apply in order')
+})
+
+test('an insertion into an array, or a removal, is charged for the elements it moves: none at the end', async (t) => {
+  // 64,000 elements: an insertion or a removal at the front moves all of them (1,000 steps of work), at the end none.
+  const document = { list: new Array<number>(64_000).fill(0) }
+  const tooCostly = /^Applying the patch takes more than \d+ steps/
+  const adds = (path: string) => Array.from({ length: 800 }, () => ({ op: 'add', path, value: 1 }))
+  const appended = applyJsonPatch(document, adds('/list/-')) as { list: number[] }
+  t.equal(appended.list.length, 64_800, '800 appends fit the work of a patch on this document many times over')
+  t.match(patchError(() => applyJsonPatch(document, adds('/list/0'))).message, tooCostly, '800 at the front do not')
+  const removals = (index: (i: number) => number) =>
+    Array.from({ length: 800 }, (_, i) => ({ op: 'remove', path: `/list/${index(i)}` }))
+  const shortened = applyJsonPatch(document, removals((i) => 63_999 - i)) as { list: number[] }
+  t.equal(shortened.list.length, 63_200, '800 removals of the last element fit')
+  t.match(patchError(() => applyJsonPatch(document, removals(() => 0))).message, tooCostly, '800 of the first do not')
+})
+
+test('the size a patch is bounded by is the size of the document it makes, operation by operation', async (t) => {
+  // Each operation changes the size by exactly what it adds and removes (the measure of jsonSize): a maxSize
+  // equal to the result's size lets the patch apply, one character less refuses it.
+  const document = { a: { b: 'bb' }, list: [1, 'two', { three: 3 }], n: 12 }
+  const cases: Array<[string, unknown[]]> = [
+    ['a member added', [{ op: 'add', path: '/a/c', value: [1, 2] }]],
+    ['a member replaced by add', [{ op: 'add', path: '/a/b', value: 'a longer string' }]],
+    ['a member replaced', [{ op: 'replace', path: '/n', value: { x: 'y' } }]],
+    ['an element inserted', [{ op: 'add', path: '/list/1', value: 'inserted' }]],
+    ['an element replaced', [{ op: 'replace', path: '/list/2', value: 'longer than the object it replaces' }]],
+    ['a member removed', [{ op: 'remove', path: '/a' }]],
+    ['an element removed', [{ op: 'remove', path: '/list/2' }]],
+    ['the document replaced by add', [{ op: 'add', path: '', value: { whole: 'a new document, longer than before' } }]],
+    ['the document replaced', [{ op: 'replace', path: '', value: 'short' }]],
+    ['a member copied', [{ op: 'copy', from: '/list', path: '/a/list' }]],
+    ['an element moved into an object', [{ op: 'move', from: '/list/2', path: '/a/moved' }]]
+  ]
+  for (const [name, patch] of cases) {
+    const result = applyJsonPatch(document, patch)
+    const size = jsonSize(result)
+    const limits = (maxSize: number) => ({ limits: { ...DEFAULT_PATCH_LIMITS, maxSize } })
+    t.same(applyJsonPatch(document, patch, limits(size)), result, `${name}: applies with maxSize ${size}`)
+    t.match(patchError(() => applyJsonPatch(document, patch, limits(size - 1))),
+      { pointer: '#/0/path', message: /larger than/ }, `${name}: refused with maxSize ${size - 1}`)
+  }
 })
 
 test('values are copied: the result shares nothing with the document or the patch', async (t) => {
