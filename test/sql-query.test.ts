@@ -39,6 +39,18 @@ t0.test('PostgreSQL: repositories over queries', { skip: driver === 'node:sqlite
   }
   await queryCases(t, reset, () => new PostgresRepository<ArticleT>(pool, articleOptions(POSTGRES)),
     async (text) => (await pool.query(text)).rows)
+
+  // PostgreSQL's own SQL for patterns and for an offset without a limit, run by the server.
+  await reset()
+  const repo = new PostgresRepository<ArticleT>(pool, articleOptions(POSTGRES))
+  const ids = async (criteria: Record<string, unknown>, offset?: number): Promise<number[]> =>
+    (await repo.list(criteria, { orderBy: [{ field: 'id', descending: false }], offset }, {})).map((a) => a.id)
+  t.same(await ids({ title__like: '%a' }), [1, 2, 3, 4], 'LIKE: the titles ending in a lower-case a')
+  t.same(await ids({ title__like: 'a%' }), [], 'LIKE tells case apart')
+  t.same(await ids({ title__ilike: 'a%' }), [1], 'ILIKE does not')
+  t.same(await ids({ title__like: 'Alph%' }), [1])
+  t.same(await ids({ title__like: 'Alph\\%' }), [], 'a backslash makes a wildcard a plain character (ESCAPE \'\\\')')
+  t.same(await ids({ title__like: '%a' }, 2), [3, 4], 'an offset without a limit skips rows and keeps the rest')
 })
 
 t0.test(`SQLite (${driver}): the sync family over a query, and what a query repository refuses`, async (t) => {
