@@ -72,7 +72,13 @@ test('a write meeting another connection\'s lock waits off the event loop and su
   t.equal(pragma(db, 'busy_timeout'), 0, 'each attempt gives up at once: the connection\'s busy timeout is 0')
   t.equal(items.lockTimeout, 5000, 'the default budget')
   const spare = open()
-  t.throws(() => new AsyncSqliteRepository<Row>(spare, TABLE, { lockTimeout: -1 }), { code: 'FV_ERR_SQL_OPTION' }, 'a negative budget is refused')
+  for (const lockTimeout of [-1, Number.NaN, Infinity]) {
+    t.throws(() => new AsyncSqliteRepository<Row>(spare, TABLE, { lockTimeout }), {
+      code: 'FV_ERR_SQL_OPTION',
+      message: `AsyncSqliteRepository of "items": lockTimeout must be a finite, non-negative number of milliseconds; got ${lockTimeout} (number). ` +
+        'Give it in milliseconds: { lockTimeout: 5000 }'
+    }, `a budget of ${lockTimeout} is refused`)
+  }
   t.throws(() => new AsyncSqliteRepository(spare, { table: 'items; --', columns: ['id'] }), { code: 'FV_ERR_SQL_NAME' })
   t.equal(pragma(spare, 'busy_timeout'), 5000, 'and a refused repository leaves the connection as it was')
   const started = performance.now()
@@ -128,6 +134,28 @@ test('a lock held past the budget: 503 with Retry-After, nothing written, the lo
   const at = performance.now()
   await t.rejects(impatient.delete({ id: 1 }), ServiceUnavailable, 'lockTimeout 0: the first busy answer is the 503')
   t.ok(performance.now() - at < 100, 'at once')
+  other.exec('ROLLBACK')
+})
+
+test('the attempts of a call: one with lockTimeout 0; a wait between two that doubles up to 50 ms', async (t) => {
+  const { other, open } = files(t)
+  const db = open()
+  let begins = 0
+  // The connection as the repository uses it, counting the transactions it tries to begin.
+  const counted = {
+    prepare: (sql: string) => db.prepare(sql),
+    exec: (sql: string) => { if (sql === 'BEGIN IMMEDIATE') begins++; db.exec(sql) }
+  }
+  other.exec('BEGIN IMMEDIATE')
+  const impatient = new AsyncSqliteRepository<Row>(counted, TABLE, { lockTimeout: 0 })
+  await t.rejects(impatient.transaction(() => null), ServiceUnavailable)
+  t.equal(begins, 1, 'lockTimeout 0: one attempt, not a second after a wait of nothing')
+  begins = 0
+  const patient = new AsyncSqliteRepository<Row>(counted, TABLE, { lockTimeout: 300 })
+  await t.rejects(patient.transaction(() => null), ServiceUnavailable)
+  // 1-2, 2-4, 4-8, 8-16, 16-32 ms, then 25-50 ms: at most about 18 attempts in 300 ms, each a
+  // statement on the connection; a wait that shrank instead would make hundreds.
+  t.ok(begins > 1 && begins <= 25, `${begins} attempts in 300 ms`)
   other.exec('ROLLBACK')
 })
 
