@@ -320,6 +320,12 @@ test('the building blocks', async (t) => {
   t.ok(isNotModified({ 'if-none-match': '"x"' }, { etag: '"x"' }), 'the tag sent back as it was sent')
   t.ok(isNotModified({ 'if-none-match': 'W/"x"' }, { etag: 'W/"x"' }), 'a weak one too')
   t.notOk(isNotModified({ 'if-none-match': 'x' }, { etag: 'x' }), 'a current "tag" that is not one matches nothing, not even itself')
+  // An entity-tag is DQUOTE *etagc DQUOTE (RFC 9110 section 8.8.3): both quotes, and nothing between them is one too.
+  t.notOk(isNotModified({ 'if-none-match': '"x' }, { etag: '"x' }), 'nor one missing its closing quote')
+  t.notOk(isNotModified({ 'if-none-match': 'x"' }, { etag: 'x"' }), 'nor one missing its opening quote')
+  t.notOk(isNotModified({ 'if-none-match': '"' }, { etag: '"' }), 'nor a lone quote')
+  t.ok(isNotModified({ 'if-none-match': '""' }, { etag: '""' }), 'the empty tag is one')
+  t.ok(isNotModified({ 'if-none-match': '"x", ""' }, { etag: 'W/""' }), 'and is compared like any other')
   t.notOk(isNotModified({ 'if-none-match': '"y"', 'if-modified-since': LAST_MODIFIED }, { etag: '"x"', lastModified: MODIFIED }),
     'If-None-Match decides alone')
   t.ok(failsPrecondition({ 'if-match': '"x"' }, { lastModified: MODIFIED }), 'If-Match cannot hold without a current tag')

@@ -176,6 +176,33 @@ test('composeFilters: parameters add up, one pagination at most, operators need 
   t.throws(() => Broken.querySchema(), { name: 'TypeError', message: 'Broken.operators.ghost: declare the field in fields or operatorFields' })
 })
 
+test('namedFields: each stored field a filter names, with the static naming it; what sort and q take', async (t) => {
+  class Everything extends CursorPaginationFilter {
+    static override fields = { name: Type.String() }
+    static override operators = { price: ['gt'] as const }
+    static override operatorFields = { price: Type.Number() }
+    static override orderingFields = ['name', 'price']
+    static override defaultOrdering = ['-price']
+    static override searchFields = ['description', 'name']
+    static override tieBreaker = 'sku'
+  }
+  // The static is what a registration error names (`Everything.fields names "x"`) when the repository lacks a field.
+  t.same(Everything.namedFields(), [
+    { field: 'name', static: 'fields' },
+    { field: 'price', static: 'operators' },
+    { field: 'price', static: 'operatorFields' },
+    { field: 'name', static: 'orderingFields' },
+    { field: 'price', static: 'orderingFields' },
+    { field: 'price', static: 'defaultOrdering' },
+    { field: 'description', static: 'searchFields' },
+    { field: 'name', static: 'searchFields' },
+    { field: 'sku', static: 'tieBreaker' }
+  ])
+  const { sort, q } = Everything.querySchema().properties
+  t.equal(sort.description, 'Sort keys, applied in order; prefix - for descending. One of: name, price.')
+  t.equal(q.description, 'Searches description, name.')
+})
+
 test('the filter API: asKwargs, withKwargs, ordering, search, window', async (t) => {
   const f = new ProductFilter({ name: 'Lamp', price__gt: 3, sort: ['-price'], q: 'x', unknown: 1 })
   t.same(f.asKwargs(), { name: 'Lamp', price__gt: 3 }, 'only declared criteria, never sort/q/unknown')
