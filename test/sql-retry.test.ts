@@ -106,3 +106,36 @@ test('the one-statement calls (get, a plain update) and the operations keep one 
   await t.rejects(pending, { code: 'FV_ERR_SQL_NAME' })
   await t.rejects(new PostgresRepository(failingPool([]).pool, table).update({ id: 1 }, { nope: 1 }), { code: 'FV_ERR_SQL_NAME' })
 })
+
+test('a checked-out client: its error listener removed when it goes back, and a client that reported an error is closed', async (t) => {
+  const table = { table: 't', columns: ['id', 'name'] }
+  for (const [name, call] of [
+    ['get', async (r: PostgresRepository) => await r.get({ id: 1 })],
+    ['update', async (r: PostgresRepository) => await r.update({ id: 1 }, { name: 'x' })],
+    ['list', async (r: PostgresRepository) => await r.list({})]
+  ] as const) {
+    const listeners = new Map<string, Set<unknown>>()
+    let failNext = false
+    let destroyed = 0
+    const client: PgPoolClient = {
+      async query (): Promise<PgQueryResult> {
+        // A connection that fails after the answer: pg reports it on the client, the query still resolves.
+        if (failNext) for (const listener of listeners.get('error') ?? []) (listener as () => void)()
+        return { rows: [{ id: 1, name: 'x' }], rowCount: 1 }
+      },
+      on (event: string, listener: unknown) {
+        listeners.set(event, (listeners.get(event) ?? new Set()).add(listener))
+        return client
+      },
+      off (event: string, listener: unknown) { listeners.get(event)?.delete(listener); return client },
+      release (destroy?: boolean) { if (destroy === true) destroyed++ }
+    }
+    const repository = new PostgresRepository({ connect: async () => client }, table)
+    for (let i = 0; i < 3; i++) await call(repository)
+    t.same([...listeners.values()].map((set) => set.size), [0], `${name}: no listener left on the pooled client`)
+    t.equal(destroyed, 0, `${name}: a healthy client goes back to the pool`)
+    failNext = true
+    await call(repository)
+    t.equal(destroyed, 1, `${name}: a client that reported an error is closed, not returned`)
+  }
+})
