@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { inTransaction, openSqlite, type TestDatabase } from './sqlite-driver.js'
 import { Type, type Static } from '@sinclair/typebox'
-import { mix } from '../lib/index.js'
+import { Conflict, mix } from '../lib/index.js'
 import { CursorPaginationFilter, GenericListAPIView, GenericViewSet, PaginationFilter } from '../lib/generics.js'
 import { BulkAPIViewSet } from '../lib/bulk.js'
 import { SqliteRepository } from '../lib/stores/sql/index.js'
@@ -479,4 +479,84 @@ test('SqliteRepository: checked bulk writes over more rows than one statement na
   repo.deleteMany({ price__gt: 100, precondition: count })
   t.equal(judged, 1101)
   t.same(repo.list({}).map((p) => p.id), Array.from({ length: 100 }, (_, i) => i + 1), 'every selected row deleted, no other')
+})
+
+test('SQLite: a plain update inside an open transaction is its one statement, no savepoint around it', async (t) => {
+  const { default: Database } = await import('better-sqlite3')
+  const statements: string[] = []
+  const db = new Database(':memory:', { verbose: (sql) => { statements.push(String(sql)) } })
+  db.exec(createTable('INTEGER'))
+  db.prepare('INSERT INTO products (id, name, price, category, description) VALUES (?, ?, ?, ?, ?)').run(...SEED_ROWS[0])
+  const products = new SqliteRepository<ProductT>(db, TableOptions)
+  statements.length = 0
+  const written = products.transaction(() => products.update({ id: SEED_ROWS[0][0] }, { price: 3 }))
+  t.equal(written?.price, 3)
+  t.same(statements.map((sql) => sql.split(' ')[0]), ['BEGIN', 'UPDATE', 'COMMIT'],
+    'SQLite undoes a failed statement alone: the update needs no savepoint of its own')
+  // A failed one leaves the transaction as it was, the rows written before it included.
+  t.throws(() => products.transaction(() => {
+    products.update({ id: SEED_ROWS[0][0] }, { price: 4 })
+    t.throws(() => products.update({ id: SEED_ROWS[0][0] }, { name: null }), Conflict, 'NOT NULL refused: a 409')
+    t.equal(products.get({ id: SEED_ROWS[0][0] })?.price, 4, 'the transaction goes on with the first update')
+    throw new Error('roll back')
+  }), { message: 'roll back' })
+  t.equal(products.get({ id: SEED_ROWS[0][0] })?.price, 3, 'and rolls back whole')
+})
+
+test('SQLite: prepared statements are kept, 256 of them, the one prepared longest ago dropped first', async (t) => {
+  const db = database()
+  const prepared: string[] = []
+  // The repository prepares through the database object it was given: count what it prepares.
+  const counting = new Proxy(db, {
+    get (target, key) {
+      // The table's own description (PRAGMA table_info) is read once, not through the cache.
+      if (key === 'prepare') {
+        return (sql: string) => {
+          if (!sql.startsWith('PRAGMA')) prepared.push(sql)
+          return recording(target.prepare(sql), sql.split(' ')[0])
+        }
+      }
+      const value: unknown = Reflect.get(target, key, target)
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
+    }
+  })
+  // How each statement is stepped: a one-row statement with `.get()`, which stops after the row
+  // (with a trigger on the table, `.all()` on a one-row UPDATE ... RETURNING was twice the time).
+  const calls: string[] = []
+  function recording<S extends object> (statement: S, verb: string): S {
+    return new Proxy(statement, {
+      get (target, key) {
+        const value: unknown = Reflect.get(target, key, target)
+        if (typeof value !== 'function') return value
+        return (...args: unknown[]) => {
+          if (key === 'get' || key === 'all' || key === 'run') calls.push(`${verb} ${key}`)
+          return (value as (...a: unknown[]) => unknown).apply(target, args)
+        }
+      }
+    })
+  }
+  const products = new SqliteRepository<ProductT>(counting, TableOptions)
+  products.create({ id: 1000, name: 'Stool', price: 5, category: 'chairs', description: '' })
+  products.update({ id: 1000 }, { price: 6 })
+  products.update({ id: 1000 }, { price: 7 }, { precondition: () => {} })
+  products.list({ id: 1000 })
+  t.same(calls.filter((call) => /^(INSERT|UPDATE|SELECT) /.test(call)), [
+    'INSERT get', 'UPDATE get', 'SELECT get', 'UPDATE get', 'SELECT all'
+  ], 'a create, an update, the read of a conditional update and its write: .get(); a list: .all()')
+  prepared.length = 0
+  // Each repository keeps its own statements.
+  const fresh = new SqliteRepository<ProductT>(counting, TableOptions)
+  const [id] = SEED_ROWS[0]
+  fresh.get({ id })
+  fresh.list({ price__gt: 1 })
+  fresh.get({ id })
+  t.equal(prepared.length, 2, 'a text prepared once is used again while it is kept')
+  // Each length of an `in` list is a text of its own.
+  for (let n = 1; n <= 254; n++) fresh.list({ id__in: Array.from({ length: n }, (_, i) => i + 1) })
+  t.equal(prepared.length, 256)
+  fresh.get({ id })
+  t.equal(prepared.length, 256, '256 texts kept: the first is still there')
+  fresh.list({ id__in: Array.from({ length: 255 }, (_, i) => i + 1) })
+  fresh.get({ id })
+  t.equal(prepared.length, 258, 'one more text drops the one prepared longest ago, used or not since')
 })

@@ -110,15 +110,20 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
     return this.#run(operations.create(this.builder, values, options)) as T | null
   }
 
-  /** A detail read: one cached statement and `.get()`, without the operation runner (the hot path of every retrieve). */
-  get (criteria: Criteria, options?: RepositoryOptions): T | null {
-    const step = this.builder.selectOne(criteria, options)
+  /**
+   * One statement of one row, run alone: cached, read with `.get()`, without the operation runner
+   * (the hot path of every retrieve and of a plain update).
+   */
+  #alone (step: Statement): T | null {
     try {
-      const row = (this.#prepared(step.sql).get(...step.params) ?? null) as Record<string, unknown> | null
-      return (row === null || this.#decode === undefined ? row : this.#decode(row)) as T | null
+      return (this.#row(this.#prepared(step.sql), step.params)[0] ?? null) as T | null
     } catch (error) {
       throw translateError(error)
     }
+  }
+
+  get (criteria: Criteria, options?: RepositoryOptions): T | null {
+    return this.#alone(this.builder.selectOne(criteria, options))
   }
 
   list (criteria: Criteria, query: ListQuery = { orderBy: [] }, options?: RepositoryOptions): T[] {
@@ -139,12 +144,7 @@ export class SqliteRepository<T = Record<string, unknown>> implements Repository
     // `get` is, without the operation runner. It needs no savepoint inside an open transaction either:
     // SQLite undoes a failed statement alone and leaves the transaction as it was.
     if (precondition === undefined && !this.builder.isQuery && Object.keys(values).length > 0) {
-      const step = this.builder.update(criteria, values, true)
-      try {
-        return (this.#row(this.#prepared(step.sql), step.params)[0] ?? null) as T | null
-      } catch (error) {
-        throw translateError(error)
-      }
+      return this.#alone(this.builder.update(criteria, values, true))
     }
     return this.#run(operations.update(this.builder, criteria, values, precondition, options)) as T | null
   }
