@@ -312,6 +312,17 @@ test('the building blocks', async (t) => {
   t.equal(parseHttpDate('Sun, 06 Foo 1994 08:49:37 GMT'), undefined, 'not a month')
   t.equal(parseHttpDate('1994-11-06T08:49:37Z'), undefined, 'ISO 8601 is not an HTTP-date')
   t.equal(parseHttpDate('Friday, 01-Jan-99 00:00:00 GMT'), Date.UTC(1999, 0, 1), 'two-digit years more than 50 years ahead are in the past century')
+  // RFC 9110 section 5.6.7: only a two-digit year that appears to be MORE than 50 years in the future is in the past.
+  for (const year of [2026, 2049, 2050, 2060, 2099]) {
+    const rfc850 = (n: number) =>
+      parseHttpDate(`Friday, 01-Jan-${String(n % 100).padStart(2, '0')} 00:00:00 GMT`, Date.UTC(year, 5))
+    t.equal(rfc850(year + 50), Date.UTC(year + 50, 0, 1), `in ${year}, exactly 50 years ahead is ahead`)
+    t.equal(rfc850(year + 51), Date.UTC(year - 49, 0, 1), `in ${year}, 51 years ahead is in the past`)
+  }
+  t.equal(parseHttpDate('x Sunday, 06-Nov-94 08:49:37 GMT'), undefined, 'an RFC 850 date after some text is none')
+  t.equal(parseHttpDate('Sun, 06 Nov 1994 08:49:60 GMT'), Date.UTC(1994, 10, 6, 8, 50), 'a leap second is a second')
+  t.equal(parseHttpDate('Sun, 06 Nov 1994 08:49:61 GMT'), undefined, 'second 61 is not')
+  t.equal(parseHttpDate('Sun, 06 Nov 1994 08:49:99 GMT'), undefined, 'nor 99, which the minute would hide')
   t.equal(httpDate('2026-01-01T10:00:00.900Z'), 'Thu, 01 Jan 2026 10:00:00 GMT')
   t.match(etagOf('x'), /^"[A-Za-z0-9_-]{27}"$/)
   t.notOk(isNotModified({ 'if-modified-since': LAST_MODIFIED }, {}), 'nothing to compare')

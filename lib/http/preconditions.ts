@@ -71,17 +71,20 @@ function utc (year: number, month: string, day: number, h: string, m: string, s:
 
 /**
  * Parses an HTTP-date in any of the three formats a recipient must accept (RFC 9110
- * section 5.6.7): IMF-fixdate, RFC 850 (two-digit years within 50 years of now), and
+ * section 5.6.7): IMF-fixdate, RFC 850 (two-digit years within 50 years of `now`), and
  * asctime. Anything else is `undefined`, and the header is then ignored.
  */
-export function parseHttpDate (value: string): number | undefined {
+export function parseHttpDate (value: string, now = Date.now()): number | undefined {
   let m = IMF_FIXDATE.exec(value)
   if (m !== null) return utc(Number(m[3]), m[2], Number(m[1]), m[4], m[5], m[6])
   m = RFC850.exec(value)
   if (m !== null) {
-    const now = new Date().getUTCFullYear()
-    let year = Math.floor(now / 100) * 100 + Number(m[3])
-    if (year > now + 50) year -= 100
+    // The year of these two digits from now - 49 to now + 50: a year more than 50 years ahead is
+    // the most recent past one with the same two digits, and one in the next century may be ahead.
+    const current = new Date(now).getUTCFullYear()
+    let year = Math.floor(current / 100) * 100 + Number(m[3])
+    if (year > current + 50) year -= 100
+    else if (year <= current - 50) year += 100
     return utc(year, m[2], Number(m[1]), m[4], m[5], m[6])
   }
   m = ASCTIME.exec(value)
