@@ -166,6 +166,18 @@ test('composeFilters: parameters add up, one pagination at most, operators need 
   }
   const bounded = composeFilters(Short, Paged)
   t.same([bounded.maxPatternLength, bounded.maxListLength], [4, 2])
+  class Insensitive extends BaseFilter {
+    static override fields = { name: Type.String() }
+    static override operators = { name: ['ilike'] as const }
+    static override maxPatternLength = 3
+  }
+  t.equal(composeFilters(Insensitive, Paged).maxPatternLength, 3, 'an ilike pattern is bounded like a like one')
+  // Without pagination there is no page, so a default page size above the maximum cuts nothing.
+  class Unpaged extends BaseFilter {
+    static override fields = { name: Type.String() }
+    static override defaultPageSize = 500
+  }
+  t.same(Object.keys(Unpaged.querySchema().properties), ['name'], 'a filter without pages ignores page sizes')
   const app = await build({ views: [{ view: products(families[1], bounded), prefix: '/b' }] })
   t.teardown(() => app.close())
   t.equal(problem(t, await app.inject('/b?name__like=Lamp%25'), 400).errors[0].parameter, 'name__like', 'a pattern longer than the declaring filter allows')

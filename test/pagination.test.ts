@@ -155,6 +155,8 @@ test('the parameters are named as the API wants: the pagination\'s names, bounde
   t.equal(problem(t, await app.inject('/renamed?skip=-1'), 400).errors[0].parameter, 'skip')
   t.same(Object.keys(Renamed.querySchema().properties), ['skip', 'take'])
   t.same(new Renamed({ skip: 3, take: 2 }).asKwargs(), {}, 'the page parameters are no criteria')
+  t.same(Object.keys(composeFilters(Renamed, BaseFilter.with({ orderingFields: ['title'] })).querySchema().properties),
+    ['sort', 'skip', 'take'], 'composed, it pages by its own pagination, not by the built-in its kind names')
   t.same(new Renamed({ skip: 3 }).window, { kind: 'offset', offset: 3, limit: 5 })
   const standard = (await app.inject('/standard?offset=2&per_page=1')).json()
   t.same(standard, { items: [{ id: 3, title: 'Article 03' }], offset: 2, limit: 1, total_items: 30, has_more: true }, 'the standard envelope, another parameter name')
