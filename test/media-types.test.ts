@@ -2,7 +2,7 @@ import { test, type Test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import swagger from '@fastify/swagger'
 import { Type } from '@sinclair/typebox'
-import views, { APIView, Get, Post, configureApp, mix } from '../lib/index.js'
+import views, { APIView, Get, Post, Route, configureApp, mix } from '../lib/index.js'
 import { AsyncGenericViewSet, MemoryRepository, PaginationFilter, asyncRepository } from '../lib/generics.js'
 import { AsyncBulkAPIViewSet } from '../lib/bulk.js'
 import { ConditionalMixin } from '../lib/conditional.js'
@@ -196,6 +196,10 @@ test('content on a GET is refused by its handler: the route\'s dependencies, of 
 
     @Get('/open', { responseSchema: Type.Object({ ok: Type.Boolean() }) })
     open () { return { ok: true } }
+
+    // A HEAD route the view declares itself, not the one Fastify adds beside a GET (which takes the GET's hooks).
+    @Route('/head', { methods: ['HEAD'], dependencies: [{ preValidation: refuse }] })
+    head () { return undefined }
   }
   const app = Fastify()
   await app.register(views, { views: [Guarded] })
@@ -206,6 +210,8 @@ test('content on a GET is refused by its handler: the route\'s dependencies, of 
     const head = await app.inject({ method: 'HEAD', url: path, headers: { 'content-type': 'application/json' }, payload: '{"x":1}' })
     t.equal(head.statusCode, 401, `HEAD ${path}: the dependency first too`)
   }
+  const declared = await app.inject({ method: 'HEAD', url: '/head', headers: { 'content-type': 'application/json' }, payload: '{"x":1}' })
+  t.equal(declared.statusCode, 401, 'a declared HEAD route: its dependency first too, no refusal before parsing')
   const open = await app.inject({ method: 'GET', url: '/open', headers: { 'content-type': 'application/json' }, payload: '{"x":1}' })
   t.equal(problem(t, open, 415).detail, 'This route takes no content.', 'without a dependency, the content is refused')
 })
@@ -345,6 +351,37 @@ test('a standard action without a body schema takes any JSON, and documents it',
   t.same((await app.inject({ method: 'POST', url: '/free', payload: { anything: [1] } })).json(), { anything: [1] })
   t.equal(problem(t, await app.inject({ method: 'POST', url: '/free', headers: { 'content-type': 'text/plain' }, payload: 'x' }), 415).detail,
     'This route takes application/json, not text/plain.')
+  // A type Fastify has no parser for: its refusal, turned into the route's own 415.
+  t.equal(problem(t, await app.inject({ method: 'POST', url: '/free', headers: { 'content-type': 'application/xml' }, payload: '<x/>' }), 415).detail,
+    'This route takes application/json, not application/xml.')
+})
+
+test('content sent in chunks, of no announced length, is content: refused by a route that takes none (a real socket)', async (t) => {
+  class Ping extends APIView {
+    @Post('/ping', { responseSchema: Type.Object({ ok: Type.Boolean() }) })
+    ping () { return { ok: true } }
+  }
+  const app = Fastify()
+  await app.register(views, { views: [Ping] })
+  t.teardown(() => app.close())
+  const address = await app.listen({ port: 0, host: '127.0.0.1' })
+  const { request } = await import('node:http')
+  type Answer = { status: number, body: string }
+  const send = async (chunks: string[]): Promise<Answer> => await new Promise((resolve, reject) => {
+    // No Content-Length: Node sends Transfer-Encoding: chunked.
+    const req = request(`${address}/ping`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => { body += chunk })
+      res.on('end', () => { resolve({ status: res.statusCode ?? 0, body }) })
+    })
+    req.on('error', reject)
+    for (const chunk of chunks) req.write(chunk)
+    req.end()
+  })
+  const chunked = await send(['{"a":', '1}'])
+  t.equal(chunked.status, 415)
+  t.equal((JSON.parse(chunked.body) as { detail: string }).detail, 'This route takes no content.')
 })
 
 test('a 415 names the media type sent without its parameters; a body of another type over the limit stays a 413', async (t) => {
