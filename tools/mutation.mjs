@@ -45,7 +45,7 @@ const TESTS = {
   'lib/views/conditional.ts': ['conditional', 'versioned', 'optimistic', 'openapi', 'configuration-errors'],
   'lib/views/versioned.ts': ['versioned', 'conditional'],
   'lib/views/patch.ts': ['patch', 'json-patch', 'media-types', LIMITS],
-  'lib/query/filters.ts': ['filters', 'generics', 'hostile-queries', 'configuration-errors', 'sqlite'],
+  'lib/query/filters.ts': ['filters', 'pagination', 'generics', 'hostile-queries', 'configuration-errors', 'sqlite'],
   'lib/query/pagination.ts': ['pagination', 'filters', 'generics', 'sqlite'],
   'lib/query/page-number.ts': ['pagination', 'filters', 'generics'],
   'lib/query/offset.ts': ['pagination', 'filters', 'generics'],
