@@ -40,11 +40,13 @@ export class Nesting {
   }
 
   /**
-   * Tells that the statements of `step` failed: a begin opened nothing, and a commit the database
-   * refused (a deferred constraint) left its transaction or savepoint open, for the rollback that follows.
+   * Tells that the statements of `step` failed. A commit the database refused (a deferred
+   * constraint) left its transaction or savepoint open, for the rollback that follows. A begin that
+   * fails needs nothing: it is the first step of its run, which ends there, or a savepoint opened
+   * inside a savepoint, whose enclosing rollback is the same statements whichever entry it takes.
+   * A rollback that fails ends its run.
    */
   failed (step: TransactionStep): void {
-    if (step === 'begin' || step === 'read') this.#open.pop()
-    else if (step === 'commit' && this.#closed !== undefined) this.#open.push(this.#closed)
+    if (step === 'commit') this.#open.push(this.#closed!) // a commit always closed what it found open
   }
 }
