@@ -139,3 +139,16 @@ test('a checked-out client: its error listener removed when it goes back, and a 
     t.equal(destroyed, 1, `${name}: a client that reported an error is closed, not returned`)
   }
 })
+
+test('inside a transaction a detail read runs as the operations do, a savepoint of its own, and finds nothing as null', async (t) => {
+  const log: string[] = []
+  const client: PgPoolClient = {
+    async query (sql: string): Promise<PgQueryResult> { log.push(sql); return { rows: [], rowCount: 0 } },
+    on () { return client },
+    off () { return client },
+    release () {}
+  }
+  const repository = new PostgresRepository({ connect: async () => client }, { table: 't', columns: ['id'] })
+  t.equal(await repository.transaction(async () => await repository.get({ id: 2 })), null)
+  t.same(log, ['BEGIN', 'SAVEPOINT fastify_views', 'SELECT "id" FROM "t" WHERE "id" = $1', 'RELEASE SAVEPOINT fastify_views', 'COMMIT'])
+})

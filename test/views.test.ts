@@ -288,6 +288,7 @@ test('steps before the action (routeHooks beforeAction): after every hook, in or
         ...inherited,
         preHandler: [async () => { seen.push('preHandler') }],
         beforeAction: [
+          () => { seen.push('first') },
           async (view, request) => {
             await new Promise((resolve) => setImmediate(resolve))
             seen.push(`async ${String((request.body as { wire_name?: string }).wire_name)}`);
@@ -315,12 +316,12 @@ test('steps before the action (routeHooks beforeAction): after every hook, in or
   const made = await app.inject({ method: 'POST', url: '/', payload: { wire_name: 'x' } })
   t.equal(made.statusCode, 201, made.body)
   t.same(made.json(), { mark: 'set by a step', body: { name: 'x' } }, 'the action gets the view the steps had, and the body renamed after them')
-  t.same(seen, ['preHandler', 'async x', 'sync', 'action'], 'every hook first, then the steps in order, then the action')
+  t.same(seen, ['preHandler', 'first', 'async x', 'sync', 'action'], 'every hook first, then the steps in order, then the action')
   seen.length = 0
   const refused = await app.inject({ method: 'POST', url: '/', payload: { wire_name: 'refuse' } })
   t.equal(refused.statusCode, 400)
   t.equal(refused.json().detail, 'Refused before the action.')
-  t.same(seen, ['preHandler', 'async refuse', 'sync'], 'a step that throws stops the action')
+  t.same(seen, ['preHandler', 'first', 'async refuse', 'sync'], 'a step that throws stops the action')
   seen.length = 0
   t.same((await app.inject('/')).json(), { mark: 'none' }, 'an operation without steps runs none')
   t.same(seen, [])
