@@ -209,29 +209,21 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
   }
 
   async #statement (step: Statement, attempt: number): Promise<T | null> {
-    let client: PgPoolClient
     try {
-      client = await this.#pool.connect()
+      return await this.#withClient(async (client) => {
+        let row: Record<string, unknown> | undefined
+        try {
+          row = (await client.query(step.sql, step.params)).rows[0]
+        } catch (error) {
+          // Translated here, so that #withClient's rule for the client sees what it was.
+          throw translateError(error)
+        }
+        return (row === undefined ? null : this.#decode === undefined ? row : this.#decode(row)) as T | null
+      })
     } catch (error) {
-      throw translateError(error)
+      if (attempt >= ATTEMPTS || !isTransient((error as { cause?: unknown }).cause)) throw error
+      return await this.#statement(step, attempt + 1)
     }
-    let broken = false
-    // As in #withClient: a checked-out client whose connection dies also emits `error`.
-    const onError = (): void => { broken = true }
-    client.on('error', onError)
-    let failure: { statusCode?: number, cause?: unknown }
-    try {
-      const row: Record<string, unknown> | undefined = (await client.query(step.sql, step.params)).rows[0]
-      client.off('error', onError)
-      client.release(broken)
-      return (row === undefined ? null : this.#decode === undefined ? row : this.#decode(row)) as T | null
-    } catch (error) {
-      client.off('error', onError)
-      failure = translateError(error) as typeof failure
-      client.release(broken || (failure.statusCode === 503 && !isTransient(failure.cause)))
-    }
-    if (attempt < ATTEMPTS && isTransient(failure.cause)) return await this.#statement(step, attempt + 1)
-    throw failure
   }
 
   // Async, as every method here: a statement the builder refuses rejects, never throws.
