@@ -21,7 +21,7 @@ import type { SharedRouteOptions } from '../routes/types.js'
 import { resolveValidationPolicy, type ValidationPolicy } from '../schema/validation-policy.js'
 import { documentedDefinition, validatorCompilerFor } from './validators.js'
 import { ABSTRACT, keptView, type BeforeAction, type CollectedRoute, type RouteDefinition, type View, type ViewClass } from '../views/view.js'
-import { isThenable, then, type MaybePromise } from '../core/maybe-promise.js'
+import { then, type MaybePromise } from '../core/maybe-promise.js'
 import { toList } from '../core/list.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 import { servedBy, sharedRoute } from './served-routes.js'
@@ -338,26 +338,17 @@ function buildHandler (
     // Returning the reply (thenable too) means the response is already sent: it is not waited on.
     return then(result, (value) => finish(value, view, reply), reply)
   }
-  const first = before.length === 0 ? undefined : runInOrder(before)
+  // The steps, then the action: each after the one before it has settled, synchronous while they are.
+  const run = before.reduceRight<typeof act>(
+    (next, step) => (view, request, reply) => then(step(view, request, reply), () => next(view, request, reply)),
+    act
+  )
   return function viewRouteHandler (request: FastifyRequest, reply: FastifyReply): unknown {
     if (json && !isJsonRequest(request.headers)) throw notJson(request.headers['content-type'])
     if (none && hasContent(request.headers)) throw noContent()
     // A hook that needed the view first (a precondition check) made it; else it is made here.
     const view = (keepsView ? keptView(request) : undefined) ?? new Klass(request, reply)
-    if (first === undefined) return act(view, request, reply)
-    const ready = first(view, request, reply)
-    return isThenable(ready) ? ready.then(() => act(view, request, reply)) : act(view, request, reply)
-  }
-}
-
-/** The steps as one: each after the one before it has settled; synchronous while they are. */
-function runInOrder (steps: readonly BeforeAction[]): BeforeAction {
-  if (steps.length === 1) return steps[0]
-  const [step, ...rest] = steps
-  const next = runInOrder(rest)
-  return (view, request, reply) => {
-    const ready = step(view, request, reply)
-    return isThenable(ready) ? ready.then(() => next(view, request, reply)) : next(view, request, reply)
+    return run(view, request, reply)
   }
 }
 
@@ -440,7 +431,7 @@ export function buildViewRoutes (
         method,
         url: joinPath(fullPrefix, route.path),
         schema: buildRouteSchema(klass, documentedDefinition(definition, method, policy), { method, multiMethod: route.methods.length > 1, headerClasses, implementation, errorFormat: format, url: joinPath(app?.prefix ?? '', joinPath(fullPrefix, route.path)) }),
-        handler: own.beforeAction === undefined || own.beforeAction.length === 0
+        handler: (own.beforeAction?.length ?? 0) === 0
           ? shared
           : buildHandler(klass, route, implementation, checks, keepsView, own.beforeAction),
         validatorCompiler,
