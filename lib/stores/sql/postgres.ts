@@ -180,17 +180,20 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
     // The failing query reports the same failure, which becomes the 503.
     const onError = (): void => { broken = true }
     client.on('error', onError)
-    const result = await use(client, onError).then(
-      (value) => ({ value }),
-      (error: unknown) => ({ error })
-    )
+    let value: R
+    try {
+      value = await use(client, onError)
+    } catch (error) {
+      client.off('error', onError)
+      // A client whose connection failed must not go back to the pool; one whose transaction
+      // lost to another (a deadlock) is fine.
+      const failed = error as { statusCode?: number, cause?: unknown } | undefined
+      client.release(broken || (failed?.statusCode === 503 && !isTransient(failed.cause)))
+      throw error
+    }
     client.off('error', onError)
-    // A client whose connection failed must not go back to the pool; one whose transaction
-    // lost to another (a deadlock) is fine.
-    const failed = 'error' in result ? result.error as { statusCode?: number, cause?: unknown } : undefined
-    client.release(broken || (failed?.statusCode === 503 && !isTransient(failed.cause)))
-    if ('error' in result) throw result.error
-    return result.value
+    client.release(broken)
+    return value
   }
 
   create (values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> {
@@ -210,16 +213,14 @@ export class PostgresRepository<T = Record<string, unknown>> implements AsyncRep
 
   async #statement (step: Statement, attempt: number): Promise<T | null> {
     try {
-      return await this.#withClient(async (client) => {
-        let row: Record<string, unknown> | undefined
-        try {
-          row = (await client.query(step.sql, step.params)).rows[0]
-        } catch (error) {
-          // Translated here, so that #withClient's rule for the client sees what it was.
-          throw translateError(error)
-        }
-        return (row === undefined ? null : this.#decode === undefined ? row : this.#decode(row)) as T | null
-      })
+      return await this.#withClient((client) => client.query(step.sql, step.params).then(
+        ({ rows }) => {
+          const row = rows.length === 0 ? null : this.#decode === undefined ? rows[0] : this.#decode(rows[0])
+          return row as T | null
+        },
+        // Translated here, so that #withClient's rule for the client sees what it was.
+        (error: unknown) => { throw translateError(error) }
+      ))
     } catch (error) {
       if (attempt >= ATTEMPTS || !isTransient((error as { cause?: unknown }).cause)) throw error
       return await this.#statement(step, attempt + 1)
