@@ -116,9 +116,11 @@ test('a checked-out client: its error listener removed when it goes back, and a 
   ] as const) {
     const listeners = new Map<string, Set<unknown>>()
     let failNext = false
+    let refuse = false
     let destroyed = 0
     const client: PgPoolClient = {
       async query (): Promise<PgQueryResult> {
+        if (refuse) throw Object.assign(new Error('duplicate key'), { code: '23505' })
         // A connection that fails after the answer: pg reports it on the client, the query still resolves.
         if (failNext) for (const listener of listeners.get('error') ?? []) (listener as () => void)()
         return { rows: [{ id: 1, name: 'x' }], rowCount: 1 }
@@ -133,6 +135,10 @@ test('a checked-out client: its error listener removed when it goes back, and a 
     const repository = new PostgresRepository({ connect: async () => client }, table)
     for (let i = 0; i < 3; i++) await call(repository)
     t.same([...listeners.values()].map((set) => set.size), [0], `${name}: no listener left on the pooled client`)
+    refuse = true
+    await t.rejects(call(repository), Conflict)
+    refuse = false
+    t.same([...listeners.values()].map((set) => set.size), [0], `${name}: nor after a refused statement, whose client is kept`)
     t.equal(destroyed, 0, `${name}: a healthy client goes back to the pool`)
     failNext = true
     await call(repository)
@@ -151,4 +157,38 @@ test('inside a transaction a detail read runs as the operations do, a savepoint 
   const repository = new PostgresRepository({ connect: async () => client }, { table: 't', columns: ['id'] })
   t.equal(await repository.transaction(async () => await repository.get({ id: 2 })), null)
   t.same(log, ['BEGIN', 'SAVEPOINT fastify_views', 'SELECT "id" FROM "t" WHERE "id" = $1', 'RELEASE SAVEPOINT fastify_views', 'COMMIT'])
+})
+
+test('a one-statement read or update answers null when no row matches, and decodes the row it finds', async (t) => {
+  let rows: Array<Record<string, unknown>> = []
+  const client: PgPoolClient = {
+    async query (): Promise<PgQueryResult> { return { rows, rowCount: rows.length } },
+    on () { return client },
+    off () { return client },
+    release () {}
+  }
+  const repository = new PostgresRepository({ connect: async () => client }, { table: 't', columns: ['id', 'tags'], decode: { tags: 'json' } })
+  t.equal(await repository.get({ id: 1 }), null, 'a miss is null, as the repository contract says')
+  t.equal(await repository.update({ id: 1 }, { tags: '[]' }), null)
+  rows = [{ id: 1, tags: '["a"]' }]
+  t.same(await repository.get({ id: 1 }), { id: 1, tags: ['a'] }, 'the declared JSON text decoded')
+  rows = [{ id: 1, tags: '["b"]' }]
+  t.same(await repository.update({ id: 1 }, { tags: '["b"]' }), { id: 1, tags: ['b'] })
+})
+
+test('a transaction whose work throws a value that is not an error: the same value rejects, and its client goes back', async (t) => {
+  const released: Array<boolean | undefined> = []
+  const client: PgPoolClient = {
+    async query (): Promise<PgQueryResult> { return { rows: [], rowCount: 0 } },
+    on () { return client },
+    off () { return client },
+    release (destroy?: boolean) { released.push(destroy) }
+  }
+  const repository = new PostgresRepository({ connect: async () => client }, { table: 't', columns: ['id'] })
+  const thrown = await repository.transaction(async () => {
+    // eslint-disable-next-line no-throw-literal -- what a careless caller may throw
+    throw undefined
+  }).then(() => 'resolved', (error: unknown) => ({ error }))
+  t.same(thrown, { error: undefined }, 'rejects with undefined itself')
+  t.same(released, [false], 'rolled back, and the healthy client returned to the pool')
 })
