@@ -136,7 +136,7 @@ test('a checked-out client: its error listener removed when it goes back, and a 
     for (let i = 0; i < 3; i++) await call(repository)
     t.same([...listeners.values()].map((set) => set.size), [0], `${name}: no listener left on the pooled client`)
     refuse = true
-    await t.rejects(call(repository), Conflict)
+    await t.rejects(async () => { await call(repository) }, Conflict)
     refuse = false
     t.same([...listeners.values()].map((set) => set.size), [0], `${name}: nor after a refused statement, whose client is kept`)
     t.equal(destroyed, 0, `${name}: a healthy client goes back to the pool`)
