@@ -15,7 +15,7 @@
  */
 import { readFileSync } from 'node:fs'
 import type { AnyScenarioManifest, BatchScenarioManifest, ScenarioManifest } from './protocol.js'
-import { fixed, median, table } from './stats.js'
+import { fixed, meanSe, median, table } from './stats.js'
 
 interface Run { variant: string, round: number, serverCpuUsPerReq: number, normalized: number, otherCpuShare: number }
 interface BatchRun { way: string, repetition: number, wallMs: number, serverCpuMs: number }
@@ -27,15 +27,6 @@ interface Results {
 }
 
 const OTHER_LOAD = 0.1
-
-function meanSe (values: number[]): string {
-  if (values.length === 0) return 'n/a'
-  const mean = values.reduce((a, b) => a + b, 0) / values.length
-  const sd = values.length > 1
-    ? Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / (values.length - 1))
-    : Number.NaN
-  return `${mean >= 0 ? '+' : '−'}${fixed(Math.abs(mean), 2)} ± ${fixed(sd / Math.sqrt(values.length), 2)}`
-}
 
 const pct = (values: number[]): string => meanSe(values.map((v) => v * 100))
 

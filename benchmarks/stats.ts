@@ -15,6 +15,28 @@ export function max (values: number[]): number {
   return Math.max(...values)
 }
 
+export function mean (values: number[]): number {
+  return values.reduce((a, b) => a + b, 0) / values.length
+}
+
+/** The sample standard deviation (n − 1); NaN for fewer than two values. */
+export function standardDeviation (values: number[]): number {
+  if (values.length < 2) return Number.NaN
+  const m = mean(values)
+  return Math.sqrt(values.reduce((a, b) => a + (b - m) ** 2, 0) / (values.length - 1))
+}
+
+/** A number with its sign and two decimals: `+3.41`, `−0.20`. */
+export function signed (value: number): string {
+  return `${value >= 0 ? '+' : '−'}${fixed(Math.abs(value), 2)}`
+}
+
+/** A mean and its standard error, signed: `+3.41 ± 1.20`; `n/a` without values. */
+export function meanSe (values: number[]): string {
+  if (values.length === 0) return 'n/a'
+  return `${signed(mean(values))} ± ${fixed(standardDeviation(values) / Math.sqrt(values.length), 2)}`
+}
+
 /** `12345.6` -> `12,346`. */
 export function integer (value: number): string {
   return Math.round(value).toLocaleString('en-US')
