@@ -11,6 +11,7 @@ import http from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { BatchScenarioManifest, RequestSpec, WayManifest } from './protocol.js'
 import { cpuMicros, machineBusyMicros, type Server } from './sampling.js'
+import { roundOrder } from './order.js'
 import { fixed, integer, max, median, min, ratio, table } from './stats.js'
 
 /** Pause before each run, so the previous run's connection teardown is not billed to it. */
@@ -177,10 +178,7 @@ export async function runBatch (
   const runs: BatchRun[] = []
   for (let repetition = 1 - scenario.warmupRepetitions; repetition <= repetitions; repetition++) {
     console.log(repetition <= 0 ? `\n### ${scenario.name}: warm-up ${repetition + scenario.warmupRepetitions}/${scenario.warmupRepetitions}\n` : `\n### ${scenario.name}: repetition ${repetition}/${repetitions}\n`)
-    const shift = ((repetition % ways.length) + ways.length) % ways.length
-    const order = [...ways.slice(shift), ...ways.slice(0, shift)]
-    if (repetition % 2 === 0) order.reverse()
-    for (const way of order) {
+    for (const way of roundOrder(ways, repetition - 1)) {
       const run = await runWay(srv, scenario, way, repetition)
       console.log(formatBatchRun(run, width))
       if (repetition > 0) runs.push(run)

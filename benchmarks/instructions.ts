@@ -31,6 +31,7 @@ import { dirname, join } from 'node:path'
 import readline from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { integer, max, mean, meanSe, median, min, signed, table } from './stats.js'
+import { roundOrder } from './order.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 
@@ -98,9 +99,7 @@ console.log(`# instructions per request: ${scenario}, ${blocks} blocks of ${requ
 for (const variant of variants) await block(variant, warmup)
 const counts = new Map<string, number[]>(variants.map((v) => [v, []]))
 for (let b = 0; b < blocks; b++) {
-  const order = variants.map((_, i) => variants[(i + b) % variants.length])
-  if (b % 2 === 1) order.reverse()
-  for (const variant of order) {
+  for (const variant of roundOrder(variants, b)) {
     control('-z')
     await block(variant, requests)
     counts.get(variant)!.push(count() / requests)

@@ -46,6 +46,7 @@ import type {
   AnyScenarioManifest, BatchScenarioManifest, ParentMessage, ScenarioManifest, ServerMessage, VariantManifest
 } from './protocol.js'
 import { cannon, cpuMicros, machineBusyMicros, type CpuAnswer } from './sampling.js'
+import { roundOrder } from './order.js'
 import { fixed, integer, max, median, min, percent, ratio, table } from './stats.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -483,13 +484,8 @@ async function main (): Promise<void> {
     const rounds = Math.max(...entries.map((e) => e.rounds))
     for (let round = 1; round <= rounds; round++) {
       console.log(`\n## Round ${round}/${rounds}\n`)
-      // Rotated, and reversed every other round, so that no variant always runs in the
-      // same place or right after the same other variant.
       const due = entries.filter((e) => e.rounds >= round)
-      const shift = (round - 1) % due.length
-      const order = [...due.slice(shift), ...due.slice(0, shift)]
-      if (round % 2 === 0) order.reverse()
-      for (const variant of order) {
+      for (const variant of roundOrder(due, round - 1)) {
         let m = await measure(srv, variant, variant.duration, round)
         // Another process took CPU during the run: its figures are skewed, run it again.
         for (let retry = 1; retry <= settings.retries && m.otherCpuShare > OTHER_LOAD_WARNING; retry++) {
