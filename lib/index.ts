@@ -21,13 +21,14 @@ export {
   type ErrorFormatOptions, type ValidationStatus
 } from './http/error-format.js'
 export { PROBLEM_CONTENT_TYPE } from './http/problem.js'
+export type { UnexpectedContent } from './http/media-type.js'
 export { ResponseHeaders, alwaysSent, type ResponseHeadersClass, type HeaderFields } from './http/response-headers.js'
 export { ResponseValidationError } from './schema/response-check.js'
 export type { ValidationPolicy } from './schema/validation-policy.js'
 export { toTypeBox, type Schema, type StaticOf, type TypeBox1Schema } from './core/typebox-lines.js'
 export type {
-  ViewRequest, RouteSchemas, ResolvedRouteSchemas, ResolvedRouteOptions, HandlerResult, Dependency, DependencyFn,
-  DependencyDocs, SecurityRequirement, ResponseDoc, ResponsesMap,
+  ViewRequest, BodyOf, RouteSchemas, ResolvedRouteSchemas, ResolvedRouteOptions, HandlerResult, Dependency,
+  DependencyFn, DependencyDocs, SecurityRequirement, ResponseDoc, ResponsesMap,
   ViewRouteOptions, SharedRouteOptions, RouteDocOptions, MaybePromise
 } from './routes/types.js'
 export { mix, defineMixin, MIXIN, ACTION_KEYS, type ViewBase, type MixinInfo, type ActionNameRegistry, type ActionNameOf, type ActionDependencies, type KeysOf, type StaticsOf, type MixinClass, type MixedClass, type ActionModels, type ActionRegistry, type TypedClass, type OwnMembers, type ViewInstance, type ViewMethods, type ViewRoutes, type StaticsInput, type StaticsWithActions, type LastModifiedFieldOf } from './views/mixins.js'

@@ -90,6 +90,12 @@ export function configureApp (app: FastifyInstance, options: ConfigureAppOptions
   return app
 }
 
+/** How a message names the format the application's errors were meant to have: the plugin's, else problem+json. */
+const formatName = (format: ErrorFormat | undefined): string => format === undefined || format === PROBLEM_FORMAT ? 'problem+json' : `its error format (${describeFormat(format)})`
+
+/** The call that configures the application in that format. */
+const configureCall = (format: ErrorFormat | undefined): string => format === undefined || format === PROBLEM_FORMAT ? 'configureApp(app)' : 'configureApp(app, { errorFormat })'
+
 const describeFormat = (format: ErrorFormat): string => format === PROBLEM_FORMAT ? 'problem+json' : `${format.contentType}, validation ${format.validationStatus}`
 
 /** Fastify's own error handler: a context whose handler is still this one answers errors in Fastify's JSON. */
@@ -113,8 +119,8 @@ const fastifyViews: FastifyPluginAsync<FastifyViewsOptions> = async (app, option
     const before = hasDefaultErrorHandler(app) ? plainRoutesSoFar(app) : []
     if (before.length > 0) {
       throw new ConfigurationError('FV_ERR_CONFIGURE_FIRST', `fastify-views: ${before.length} route${before.length === 1 ? ' was' : 's were'} added before the plugin ` +
-        `(${before.slice(0, 5).join(', ')}${before.length > 5 ? ', ...' : ''}), so ${before.length === 1 ? 'it keeps' : 'they keep'} Fastify's JSON errors, not problem+json. ` +
-        'Call configureApp(app) right after creating the app, before any route or plugin')
+        `(${before.slice(0, 5).join(', ')}${before.length > 5 ? ', ...' : ''}), so ${before.length === 1 ? 'it keeps' : 'they keep'} Fastify's JSON errors, not ${formatName(options.errorFormat)}. ` +
+        `Call ${configureCall(options.errorFormat)} right after creating the app, before any route or plugin`)
     }
     configureApp(app, { errorFormat: options.errorFormat })
   } else {
@@ -122,7 +128,7 @@ const fastifyViews: FastifyPluginAsync<FastifyViewsOptions> = async (app, option
     app.addHook('onReady', async function checkConfigured () {
       if (hasDefaultErrorHandler(app)) {
         throw new ConfigurationError('FV_ERR_CONFIGURE_FIRST', 'fastify-views: configureApp: false, but no error handler was set on the application: its own routes ' +
-          'and its 404s answer Fastify\'s JSON errors, not problem+json. Call configureApp(app) right after creating the app, set your own error handler, ' +
+          `and its 404s answer Fastify's JSON errors, not ${formatName(options.errorFormat)}. Call ${configureCall(options.errorFormat)} right after creating the app, set your own error handler, ` +
           'or leave configureApp on')
       }
     })

@@ -591,6 +591,43 @@ const thrown: ThrownCase[] = [
     message: /^fastify-views: 1 route was added before the plugin \(\/ping \(GET, HEAD\)\), so it keeps Fastify's JSON errors, not problem\+json\. Call configureApp\(app\) right after creating the app/
   },
   {
+    code: 'FV_ERR_CONFIGURE_FIRST',
+    mistake: 'a route of the app added before a plugin given an error format of its own: the message names that format, not problem+json',
+    act: async () => {
+      const app = Fastify()
+      app.get('/ping', async () => 'pong')
+      const body = (problem: { detail: string }) => ({ errors: { body: [problem.detail] } })
+      const conduit = new ErrorFormat({ validationStatus: 422, body, schema: Type.Unknown() })
+      await app.register(views, { views: [], errorFormat: conduit })
+    },
+    message: /so it keeps Fastify's JSON errors, not its error format \(application\/json, validation 422\)\. Call configureApp\(app, \{ errorFormat \}\) right after creating the app/
+  },
+  {
+    code: 'FV_ERR_ROUTE_CONTENT',
+    mistake: 'an unexpectedContent value that is neither ignore nor refuse',
+    act: () => {
+      class Echo extends APIView {
+        @Post('/ping', { unexpectedContent: 'reject' as 'refuse' }) ping () { return {} }
+      }
+      return build({ views: [Echo] })
+    },
+    message: /^Cannot register Echo: Echo\.ping has unexpectedContent "reject"; it is 'ignore' \(the default: .*\) or 'refuse' \(a 415\)$/
+  },
+  {
+    code: 'FV_ERR_ROUTE_CONTENT',
+    mistake: 'an optional body on a standard action, which reads the body it validates',
+    act: () => {
+      class Notes extends GenericViewSet {
+        static override repository = rows()
+        static override responseSchema = Item
+        @Override({ schema: { body: Type.Optional(Type.Object({ name: Type.String() })) } })
+        override create (request: FastifyRequest) { return super.create(request) }
+      }
+      return build({ views: [{ view: Notes, prefix: '/notes' }] })
+    },
+    message: /^Cannot register Notes: Notes\.create declares an optional body \(Type\.Optional\), but a standard action reads the body it validates\. Declare the body without Type\.Optional, or move the route to a method of its own/
+  },
+  {
     code: 'FV_ERR_NO_PREFIX',
     mistake: 'a CRUD view registered with no prefix: its actions would land on /',
     act: () => {

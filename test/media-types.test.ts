@@ -33,23 +33,31 @@ const essence = (type: string): string => type.split(';')[0].trim().toLowerCase(
 
 /** What a route is sent: where, and a body it would accept in each of its formats. */
 interface Where {
-  url: (path: string, method: string) => string
+  /** The URL of an operation; a DELETE of one object may create the object it deletes. */
+  url: (path: string, method: string) => string | Promise<string>
   /** A body the operation accepts in `format` (JSON by default), or content for a route that takes none. */
   body: (path: string, method: string, type: string | undefined) => string
   /** The stored rows, to show nothing was written. */
   rows: () => Promise<string>
 }
 
+type Responses = { responses?: Record<string, unknown> }
+
 /**
  * Walks every operation of the document and sends each media type: the ones its request body
- * lists are taken (not a 415), every other one is a 415 problem and writes nothing. A GET is
- * sent as HEAD too. Returns how many requests were sent.
+ * lists are taken (not a 415), every other one is a 415 problem and writes nothing. An operation
+ * without a request body ignores content (docs/routing.md#media-types): it answers its success
+ * status as if none had been sent, unless it documents a 415 (a route that refuses content). A GET
+ * is sent as HEAD too. Returns how many requests were sent.
  */
 async function walk (t: Test, app: FastifyInstance, doc: Doc, where: Where): Promise<number> {
   let sent = 0
   for (const [path, operations] of Object.entries(doc.paths)) {
     for (const [lower, operation] of Object.entries(operations)) {
       const listed = Object.keys(operation.requestBody?.content ?? {})
+      const documented = Object.keys((operation as Responses).responses ?? {})
+      const ignores = operation.requestBody === undefined && !documented.includes('415')
+      const success = Number(documented.find((status) => status.startsWith('2')))
       const methods = lower === 'get' ? ['GET', 'HEAD'] : [lower.toUpperCase()]
       for (const method of methods) {
         for (const type of MEDIA_TYPES) {
@@ -57,7 +65,7 @@ async function walk (t: Test, app: FastifyInstance, doc: Doc, where: Where): Pro
           const before = await where.rows()
           const res = await app.inject({
             method: method as 'GET',
-            url: where.url(path, method),
+            url: await where.url(path, method),
             headers: type === undefined ? {} : { 'content-type': type },
             payload: where.body(path, method, type)
           })
@@ -65,6 +73,10 @@ async function walk (t: Test, app: FastifyInstance, doc: Doc, where: Where): Pro
           const what = `${method} ${path} with ${type ?? 'no media type'}`
           if (takes) {
             t.ok(res.statusCode >= 200 && res.statusCode < 300, `${what}: listed, so taken (${res.statusCode})`)
+            continue
+          }
+          if (ignores) {
+            t.equal(res.statusCode, success, `${what}: no request body, so the content is ignored and the route answers ${success}`)
             continue
           }
           t.equal(res.statusCode, 415, `${what}: not listed (${listed.join(', ') || 'no request body'}), so 415`)
@@ -82,7 +94,7 @@ async function walk (t: Test, app: FastifyInstance, doc: Doc, where: Where): Pro
   return sent
 }
 
-test('the example API: every route takes exactly the media types its operation lists, and answers 415 to every other', async (t) => {
+test('the example API: every route takes exactly the media types its operation lists, and answers 415 to every other; a route without a body ignores content', async (t) => {
   const app = await buildApp({ databaseUrl: 'sqlite::memory:' })
   t.teardown(() => app.close())
   const doc = await documentOf(app)
@@ -97,8 +109,11 @@ test('the example API: every route takes exactly the media types its operation l
     // What a client that mistook the query for a body would send: without the refusal, ignored.
     'DELETE /items/bulk': { name: 'lamp' }
   }
+  // A DELETE of one item deletes one made for it, so that every media type finds one.
+  const fresh = async (): Promise<number> => (await app.inject({ method: 'POST', url: '/items', payload: { name: 'spare', price: 1 } })).json<{ id: number }>().id
   const sent = await walk(t, app, doc, {
-    url: (path, method) => path.replace('{id}', String(id)) + (path === '/items/bulk' && ['PATCH', 'DELETE'].includes(method) ? '?name=lamp' : ''),
+    url: async (path, method) => path.replace('{id}', String(method === 'DELETE' && path.includes('{id}') ? await fresh() : id)) +
+      (path === '/items/bulk' && ['PATCH', 'DELETE'].includes(method) ? '?name=lamp' : ''),
     body: (path, method, type) => JSON.stringify(type === 'application/json-patch+json' ? JSON_PATCH : bodies[`${method} ${path}`] ?? { name: 'lamp' }),
     rows: async () => (await app.inject('/items?page_size=100')).body
   })
@@ -153,8 +168,13 @@ test('a full viewset with patch formats, custom routes with and without a body: 
     'DELETE /items/bulk': { name: 'lamp' },
     'POST /tools/echo': { text: 'hi' }
   }
+  let next = 10
   const sent = await walk(t, app, doc, {
-    url: (path, method) => path.replace('{id}', '1') + (path === '/items/bulk' && ['PATCH', 'DELETE'].includes(method) ? '?name=lamp' : ''),
+    url: (path, method) => {
+      if (method !== 'DELETE' || !path.includes('{id}')) return path.replace('{id}', '1') + (path === '/items/bulk' && ['PATCH', 'DELETE'].includes(method) ? '?name=lamp' : '')
+      store.create({ id: ++next, name: 'spare', price: 1 })
+      return path.replace('{id}', String(next))
+    },
     body: (path, method, type) => JSON.stringify(type === 'application/json-patch+json' ? JSON_PATCH : json[`${method} ${path}`] ?? { text: 'hi' }),
     rows: async () => JSON.stringify([store.list({}), echoed.length])
   })
@@ -165,9 +185,9 @@ test('a full viewset with patch formats, custom routes with and without a body: 
     'and so is a POST without a body schema')
 })
 
-test('content on a route that takes none: refused unread, whatever its size or framing', async (t) => {
+test('content on a route that refuses it (unexpectedContent: refuse): refused unread, whatever its size or framing', async (t) => {
   class Tools extends APIView {
-    @Post('/ping', { statusCode: 200, responseSchema: Type.Object({ pong: Type.Boolean() }) })
+    @Post('/ping', { statusCode: 200, responseSchema: Type.Object({ pong: Type.Boolean() }), unexpectedContent: 'refuse' })
     ping () { return { pong: true } }
   }
   const app = Fastify({ bodyLimit: 16 })
@@ -180,11 +200,13 @@ test('content on a route that takes none: refused unread, whatever its size or f
   const chunked = await app.inject({ method: 'POST', url: '/ping', headers: { 'transfer-encoding': 'chunked' } })
   t.equal(problem(t, chunked, 415).status, 415, 'content of unannounced length (Transfer-Encoding) is content')
   t.equal((await app.inject({ method: 'POST', url: '/ping' })).statusCode, 200, 'no content: served')
+  t.equal((await app.inject({ method: 'POST', url: '/ping', headers: { 'content-type': 'application/json', 'content-length': '0' } })).statusCode, 200,
+    'an empty body with a JSON media type is no content')
   const typeOnly = await app.inject({ method: 'GET', url: '/ping', headers: { 'content-type': 'text/plain' } })
-  t.equal(problem(t, typeOnly, 404).status, 404, 'a route it does not have is still a 404')
+  t.equal(problem(t, typeOnly, 405).status, 405, 'a method the path is not served with is a 405')
 })
 
-test('content on a GET is refused by its handler: the route\'s dependencies, of every phase, answer first', async (t) => {
+test('content on a GET that refuses it is refused by its handler: the route\'s dependencies, of every phase, answer first', async (t) => {
   const { Unauthorized } = await import('../lib/index.js')
   const refuse = (): never => { throw new Unauthorized() }
   class Guarded extends APIView {
@@ -202,7 +224,7 @@ test('content on a GET is refused by its handler: the route\'s dependencies, of 
     head () { return undefined }
   }
   const app = Fastify()
-  await app.register(views, { views: [Guarded] })
+  await app.register(views, { views: [{ view: Guarded, unexpectedContent: 'refuse' }] })
   t.teardown(() => app.close())
   for (const path of ['/validated', '/handled']) {
     const res = await app.inject({ method: 'GET', url: path, headers: { 'content-type': 'application/json' }, payload: '{"x":1}' })
@@ -214,6 +236,7 @@ test('content on a GET is refused by its handler: the route\'s dependencies, of 
   t.equal(declared.statusCode, 401, 'a declared HEAD route: its dependency first too, no refusal before parsing')
   const open = await app.inject({ method: 'GET', url: '/open', headers: { 'content-type': 'application/json' }, payload: '{"x":1}' })
   t.equal(problem(t, open, 415).detail, 'This route takes no content.', 'without a dependency, the content is refused')
+  t.equal((await app.inject({ method: 'GET', url: '/open' })).statusCode, 200, 'and none is served')
 })
 
 test('the patch media types are parsed only for the routes that list them: not by other view routes, nor by the app\'s own', async (t) => {
@@ -321,9 +344,7 @@ test('a route with its own error handler is given the 415 of any media type it d
     ['POST', '/items', 'application/merge-patch+json', 'This route takes application/json, not application/merge-patch+json.'],
     ['POST', '/items', 'application/vnd.api+json', 'This route takes application/json, not application/vnd.api+json.'],
     ['POST', '/items', undefined, 'This route takes application/json; the content has no media type.'],
-    ['PATCH', '/items/1', undefined, 'This route takes application/json, application/merge-patch+json; the content has no media type.'],
-    ['DELETE', '/items/1', 'application/json', 'This route takes no content.'],
-    ['GET', '/items/1', 'application/json', 'This route takes no content.']
+    ['PATCH', '/items/1', undefined, 'This route takes application/json, application/merge-patch+json; the content has no media type.']
   ]
   for (const [method, url, type, detail] of cases) {
     const res = await app.inject({ method: method as 'GET', url, headers: type === undefined ? {} : { 'content-type': type }, payload: '{"name":"x","price":1}' })
@@ -332,6 +353,11 @@ test('a route with its own error handler is given the 415 of any media type it d
   }
   const json = await app.inject({ method: 'POST', url: '/items', headers: { 'content-type': 'Application/JSON; charset=UTF-8' }, payload: '{"name":"x","price":1}' })
   t.equal(json.statusCode, 201, 'JSON in any letter case, with parameters, passes')
+  for (const [method, status] of [['GET', 200], ['DELETE', 204]] as const) {
+    const res = await app.inject({ method, url: '/items/1', headers: { 'content-type': 'application/merge-patch+json' }, payload: '{"name":"x"}' })
+    t.equal(res.statusCode, status, `${method} /items/1 with content: ignored, the route's error handler is not called`)
+  }
+  t.equal(seen.length, cases.length, 'the error handler saw the refusals only')
 })
 
 test('a standard action without a body schema takes any JSON, and documents it', async (t) => {
@@ -356,10 +382,13 @@ test('a standard action without a body schema takes any JSON, and documents it',
     'This route takes application/json, not application/xml.')
 })
 
-test('content sent in chunks, of no announced length, is content: refused by a route that takes none (a real socket)', async (t) => {
+test('content sent in chunks, of no announced length, is content: ignored by a route that takes none, refused by one that refuses it (a real socket)', async (t) => {
   class Ping extends APIView {
     @Post('/ping', { responseSchema: Type.Object({ ok: Type.Boolean() }) })
     ping () { return { ok: true } }
+
+    @Post('/strict', { responseSchema: Type.Object({ ok: Type.Boolean() }), unexpectedContent: 'refuse' })
+    strict () { return { ok: true } }
   }
   const app = Fastify()
   await app.register(views, { views: [Ping] })
@@ -367,9 +396,9 @@ test('content sent in chunks, of no announced length, is content: refused by a r
   const address = await app.listen({ port: 0, host: '127.0.0.1' })
   const { request } = await import('node:http')
   type Answer = { status: number, body: string }
-  const send = async (chunks: string[]): Promise<Answer> => await new Promise((resolve, reject) => {
+  const send = async (path: string, chunks: string[]): Promise<Answer> => await new Promise((resolve, reject) => {
     // No Content-Length: Node sends Transfer-Encoding: chunked.
-    const req = request(`${address}/ping`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+    const req = request(`${address}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
       let body = ''
       res.setEncoding('utf8')
       res.on('data', (chunk: string) => { body += chunk })
@@ -379,9 +408,11 @@ test('content sent in chunks, of no announced length, is content: refused by a r
     for (const chunk of chunks) req.write(chunk)
     req.end()
   })
-  const chunked = await send(['{"a":', '1}'])
-  t.equal(chunked.status, 415)
-  t.equal((JSON.parse(chunked.body) as { detail: string }).detail, 'This route takes no content.')
+  const ignored = await send('/ping', ['{"a":', '1}'])
+  t.same([ignored.status, JSON.parse(ignored.body)], [201, { ok: true }], 'ignored: served')
+  const refused = await send('/strict', ['{"a":', '1}'])
+  t.equal(refused.status, 415)
+  t.equal((JSON.parse(refused.body) as { detail: string }).detail, 'This route takes no content.')
 })
 
 test('a 415 names the media type sent without its parameters; a body of another type over the limit stays a 413', async (t) => {

@@ -79,7 +79,9 @@ export const CONFIGURATION_ERRORS = {
   /** A SQL repository was given a LIMIT or OFFSET that is not a whole, non-negative row count. */
   FV_ERR_SQL_ROW_COUNT: 'FV_ERR_SQL_ROW_COUNT',
   /** A validation policy option the library does not know or a value it does not take, or a request schema's `default` that its own schema refuses. */
-  FV_ERR_VALIDATION_POLICY: 'FV_ERR_VALIDATION_POLICY'
+  FV_ERR_VALIDATION_POLICY: 'FV_ERR_VALIDATION_POLICY',
+  /** A route's content options do not fit: an `unexpectedContent` other than `'ignore'` or `'refuse'`, or an optional body on a standard action. */
+  FV_ERR_ROUTE_CONTENT: 'FV_ERR_ROUTE_CONTENT'
 } as const
 
 /** One configuration error code. */

@@ -53,6 +53,9 @@ export const isArrayNode = (node: SchemaNode): node is ArrayNode => isSchemaNode
 /** Whether a node is a union of members. */
 export const isUnionNode = (node: SchemaNode): node is UnionNode => Array.isArray(node.anyOf)
 
+/** Whether a node is marked optional (`Type.Optional`): a member that may be left out, or a body that may be (docs/routing.md#optional-bodies). */
+export const isOptionalNode = (node: SchemaNode | undefined): boolean => node !== undefined && node[OptionalKind] === 'Optional'
+
 /** A keyword's member schemas by name (`properties`, `patternProperties`): none when the node lacks it. */
 export const namedOf = (keyword: Record<string, SchemaNode> | undefined): Record<string, SchemaNode> => keyword ?? {}
 

@@ -2,7 +2,8 @@ import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Static, TSchema } from '@sinclair/typebox'
 import { RequestValidationError, statusTitle, type APIErrorClass, type Problem } from './errors.js'
-import { clientErrorAnswer, notFoundProblem, PROBLEM_CONTENT_TYPE, toProblem } from './problem.js'
+import { clientErrorAnswer, methodNotAllowedProblem, notFoundProblem, PROBLEM_CONTENT_TYPE, toProblem } from './problem.js'
+import { allowedMethods } from './allowed-methods.js'
 import { jsonBodyError } from './media-type.js'
 import { problemBody, ProblemSchema } from './problem-schema.js'
 import { ConfigurationError } from '../core/configuration-error.js'
@@ -125,10 +126,27 @@ export class ErrorFormat<S extends TSchema = TSchema> {
     reply.code(problem.status).type(contentType).send(payload)
   }
 
-  /** The not-found handler `configureApp` installs: an unknown route is a 404 in this format. */
+  /**
+   * The not-found handler `configureApp` installs. A request whose path no route serves is a 404
+   * in this format. One whose path is served, but not with its method, is a 405 with `Allow`
+   * (RFC 9110 §15.5.6), and an OPTIONS request there is answered 204 with `Allow`, and the
+   * `Accept-Patch` of a view's PATCH there (RFC 9110 §9.3.7, RFC 5789 §3.1).
+   */
   readonly notFoundHandler = (request: FastifyRequest, reply: FastifyReply): void => {
-    const { contentType, payload } = this.serialize(notFoundProblem(request))
-    reply.code(404).type(contentType).send(payload)
+    const allowed = allowedMethods(request)
+    if (allowed === undefined) {
+      const { contentType, payload } = this.serialize(notFoundProblem(request))
+      reply.code(404).type(contentType).send(payload)
+      return
+    }
+    reply.header('allow', allowed.allow)
+    if (request.method === 'OPTIONS') {
+      if (allowed.acceptPatch !== undefined) reply.header('accept-patch', allowed.acceptPatch)
+      reply.code(204).send()
+      return
+    }
+    const { contentType, payload } = this.serialize(methodNotAllowedProblem(request, allowed.allow))
+    reply.code(405).type(contentType).send(payload)
   }
 
   /**

@@ -1,6 +1,6 @@
 // The media types a view route takes (RFC 9110 §8.3): what is refused with a 415, and where.
 import type { IncomingHttpHeaders } from 'node:http'
-import { errorCodes, type FastifyBodyParser, type FastifyInstance, type FastifyRequest, type preParsingHookHandler, type RouteOptions } from 'fastify'
+import { errorCodes, type FastifyBodyParser, type FastifyInstance, type FastifyReply, type FastifyRequest, type preParsingHookHandler, type RouteOptions } from 'fastify'
 import { UnsupportedMediaType } from './errors.js'
 
 /**
@@ -39,9 +39,9 @@ export function notJson (type: string | undefined): UnsupportedMediaType {
 }
 
 /**
- * The 415 of a route that takes no content: its operation documents no request body, so
- * content would be ignored, and ignoring it could act on more than the client meant (a
- * bulk DELETE whose criteria were sent in a body instead of the query).
+ * The 415 of a route that takes no content and refuses it (`unexpectedContent: 'refuse'`): its
+ * operation documents no request body, so content would be ignored, and ignoring it could act on
+ * more than the client meant (a bulk DELETE whose criteria were sent in a body instead of the query).
  */
 export function noContent (): UnsupportedMediaType {
   return new UnsupportedMediaType('This route takes no content.')
@@ -88,11 +88,15 @@ const requireJsonBody: preParsingHookHandler = function requireJsonBody (request
 }
 
 /**
- * A route that takes no content refuses any before it is read: no parser runs, so neither
- * its media type nor its size matters (no 400 for malformed JSON, no 413). An empty body is
- * not content: clients that always send `content-type: application/json` send it on a
- * DELETE too, and since Fastify's JSON parser refuses an empty document, its media type is
- * dropped.
+ * Clients that always send `content-type: application/json` send it on an empty DELETE too, and
+ * Fastify's JSON parser refuses an empty document: the media type of no content is dropped.
+ * Deleting a header the request does not have changes nothing: no test first.
+ */
+const dropEmptyType = (headers: IncomingHttpHeaders): void => { delete headers['content-type'] }
+
+/**
+ * A route that takes no content and refuses it (`unexpectedContent: 'refuse'`) does so before
+ * anything is read: no parser runs, so neither its media type nor its size matters.
  */
 const refuseContent: preParsingHookHandler = function refuseContent (request, _reply, payload, done) {
   const headers = request.headers
@@ -100,15 +104,91 @@ const refuseContent: preParsingHookHandler = function refuseContent (request, _r
     done(noContent())
     return
   }
-  // Deleting a header the request does not have changes nothing: no test first.
-  delete headers['content-type']
+  dropEmptyType(headers)
+  done(null, payload)
+}
+
+/**
+ * A route that takes no content ignores any, as Fastify does for a route without a body schema
+ * and RFC 9110 lets it (§9.3.1, §9.3.5: such content has no defined semantics): it is read within
+ * `bodyLimit` and discarded unparsed, so neither its media type nor its syntax matters, and a
+ * request whose content passes the limit is a 413, as a body would be. Once read, the request is
+ * left without content (its `Content-Type`, `Content-Length` and `Transfer-Encoding` removed), so
+ * that Fastify parses nothing and the route sees no body. Nothing is buffered: only the bytes are counted.
+ */
+function ignoreContent (limit: number): preParsingHookHandler {
+  return function ignoreContent (request, reply, payload, done) {
+    const headers = request.headers
+    if (!hasContent(headers)) {
+      dropEmptyType(headers)
+      done(null, payload)
+      return
+    }
+    // A Content-Length past the limit is refused unread, as Fastify refuses a body (its own error, so the same problem).
+    if (Number(headers['content-length']) > limit) {
+      tooLarge(reply, done)
+      return
+    }
+    let received = 0
+    const finish = (error?: Error): void => {
+      payload.removeListener('data', count)
+      payload.removeListener('end', finish)
+      payload.removeListener('error', finish)
+      if (error !== undefined) {
+        done(error)
+        return
+      }
+      delete headers['content-type']
+      delete headers['content-length']
+      delete headers['transfer-encoding']
+      done(null, payload)
+    }
+    const count = (chunk: Buffer): void => {
+      received += chunk.length
+      if (received <= limit) return
+      payload.removeListener('data', count)
+      payload.removeListener('end', finish)
+      payload.removeListener('error', finish)
+      tooLarge(reply, done)
+    }
+    payload.on('data', count)
+    payload.on('end', finish)
+    payload.on('error', finish)
+  }
+}
+
+/**
+ * Content past the limit is refused, and the connection is closed once the 413 is sent: the rest
+ * of it is never read (Node would otherwise read it all to reach the next request).
+ */
+function tooLarge (reply: FastifyReply, done: (error: Error) => void): void {
+  reply.raw.shouldKeepAlive = false
+  done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE())
+}
+
+/**
+ * The content of a GET or HEAD, which Fastify never reads, on a route that ignores it: within the
+ * limit, Node discards it once the answer is sent and the connection serves the next request; past
+ * it, or of a length nobody announced (chunked), the answer closes the connection instead, so that
+ * none of it is read. Called by the route's handler, only for a request that has content.
+ */
+export function ignoreUnreadContent (request: FastifyRequest, reply: FastifyReply, limit: number): void {
+  if (!(Number(request.headers['content-length']) <= limit)) reply.raw.shouldKeepAlive = false
+}
+
+/**
+ * A route whose body is optional (`Type.Optional(Body)`: this JSON, or nothing) takes an empty
+ * request with a JSON media type as no body, rather than as an empty JSON document (a 400).
+ */
+const emptyIsNone: preParsingHookHandler = function emptyIsNone (request, _reply, payload, done) {
+  if (!hasContent(request.headers)) dropEmptyType(request.headers)
   done(null, payload)
 }
 
 /**
  * Methods whose content Fastify never reads or parses (RFC 9110 §9.3.1: content of a GET
  * has no defined semantics). No hook before parsing is needed to keep it from being read;
- * a route that takes none refuses it in its handler (`readsNoContent`).
+ * a route that takes none deals with it in its handler (`readsNoContent`, `ignoreUnreadContent`).
  */
 const BODYLESS = new Set(['GET', 'HEAD'])
 
@@ -133,20 +213,36 @@ function acceptOnly (types: readonly string[]): preParsingHookHandler {
   }
 }
 
-/**
- * The media-type hook a view route needs, chosen once at registration; `undefined` for none.
- * `bodyMediaTypes` lists the media types of a body taken in several; `jsonChecked`, that the
- * route refuses a body that is not JSON itself, after parsing (`JSON_BODY_ONLY`).
- */
-export function mediaTypeHook (
-  method: string,
-  takesBody: boolean,
-  bodyMediaTypes?: readonly string[],
-  jsonChecked = false
-): preParsingHookHandler | undefined {
-  if (bodyMediaTypes !== undefined) return acceptOnly(bodyMediaTypes)
-  if (takesBody) return jsonChecked ? undefined : requireJsonBody
-  return readsNoContent(method) ? undefined : refuseContent
+/** What a route takes as content, as registration read it (`mediaTypeHooks`). */
+export interface RouteContent {
+  /** The route takes a body: a body schema, one per media type, or any JSON. */
+  takesBody: boolean
+  /** The body may be left out (`Type.Optional(Body)`). */
+  optionalBody: boolean
+  /** The media types of a body taken in several. */
+  bodyMediaTypes: readonly string[] | undefined
+  /** The route refuses a body that is not JSON itself, after parsing (`JSON_BODY_ONLY`). */
+  jsonChecked: boolean
+  /** What a route without a body does with content: ignore it (the default) or refuse it with a 415. */
+  unexpectedContent: UnexpectedContent
+  /** The route's `bodyLimit`, the application's, or Fastify's default. */
+  bodyLimit: number
+}
+
+/** What a route without a body does with content a client sends anyway (docs/routing.md#media-types). */
+export type UnexpectedContent = 'ignore' | 'refuse'
+
+/** The media-type hooks a view route needs before parsing, chosen once at registration; none for most. */
+export function mediaTypeHooks (method: string, content: RouteContent): preParsingHookHandler[] {
+  const { takesBody, optionalBody, bodyMediaTypes, jsonChecked, unexpectedContent, bodyLimit } = content
+  if (!takesBody) {
+    // The content of a GET is never read: its handler deals with it (`ignoreUnreadContent`), after the route's dependencies.
+    if (readsNoContent(method)) return []
+    return [unexpectedContent === 'refuse' ? refuseContent : ignoreContent(bodyLimit)]
+  }
+  const first = optionalBody ? [emptyIsNone] : []
+  if (bodyMediaTypes !== undefined) return [...first, acceptOnly(bodyMediaTypes)]
+  return jsonChecked ? first : [...first, requireJsonBody]
 }
 
 /** Whether the route a request reached documents `type` among its body's media types. */

@@ -74,6 +74,12 @@ export function toProblem (error: unknown, request: FastifyRequest): {
   return { problem }
 }
 
+/** The problem of a request whose path is served, but not with its method (RFC 9110 §15.5.6); `allow` lists the methods it is. */
+export function methodNotAllowedProblem (request: FastifyRequest, allow: string): Problem {
+  const instance = instanceOf(request)
+  return { type: 'about:blank', title: statusTitle(405), status: 405, detail: `${instance} does not take ${request.method}; it takes ${allow}.`, instance }
+}
+
 /** The problem of a request no route matched. */
 export function notFoundProblem (request: FastifyRequest): Problem {
   const instance = instanceOf(request)

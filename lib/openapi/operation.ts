@@ -13,9 +13,10 @@ import { type ViewClass, type RouteDefinition } from '../views/view.js'
 import { wireForm } from '../schema/wire.js'
 import { servedBy } from '../schema/serializer.js'
 import { statusRecord } from '../core/status-record.js'
-import { asTypeBox, type SchemaNode } from '../core/schema-node.js'
+import { asTypeBox, isOptionalNode, type SchemaNode } from '../core/schema-node.js'
 import { isRecord } from '../core/record.js'
 import { lowerCaseKeys } from '../schema/validation.js'
+import { readsNoContent } from '../http/media-type.js'
 
 // Any JSON: the empty JSON Schema, which has no TypeBox kind; documented and serialized, never compiled by TypeBox.
 const ANY_JSON = {} as TSchema
@@ -176,7 +177,7 @@ function collectResponses (
   for (const cls of new Set(
     [
       ...defaults,
-      ...requestErrors(route, context.url),
+      ...requestErrors(route, context),
       ...(view.errors ?? []),
       ...route.throws,
       ...dependencyErrors(route.options.dependencies)
@@ -196,13 +197,19 @@ function collectResponses (
 
 /**
  * What the handling of a request answers before any view code runs. A route that takes a body
- * answers 413 past `bodyLimit` and 415 for a media type its operation does not list; a route that
- * takes none answers 415 to any content, before reading it (so never 413). A path parameter longer
- * than Fastify's `maxParamLength` is a 414 from its router.
+ * answers 413 past `bodyLimit` and 415 for a media type its operation does not list. A route that
+ * takes none ignores content (docs/routing.md#media-types): it reads it within `bodyLimit` (413
+ * past it), except on GET and HEAD, whose content is never read; one that refuses content answers
+ * 415 to any, before reading it (so never 413). A path parameter longer than Fastify's
+ * `maxParamLength` is a 414 from its router.
  */
-function requestErrors (route: RouteDefinition, url: string): APIErrorClass[] {
-  const content = takesBody(route) ? [ContentTooLarge, UnsupportedMediaType] : [UnsupportedMediaType]
-  return hasPathParams(url) ? [URITooLong, ...content] : content
+function requestErrors (route: RouteDefinition, context: OperationContext): APIErrorClass[] {
+  const content = takesBody(route)
+    ? [ContentTooLarge, UnsupportedMediaType]
+    : route.options.unexpectedContent === 'refuse'
+      ? [UnsupportedMediaType]
+      : readsNoContent(context.method) ? [] : [ContentTooLarge]
+  return hasPathParams(context.url) ? [URITooLong, ...content] : content
 }
 
 /** The errors the route's dependencies declare they answer. */
@@ -292,8 +299,10 @@ export function buildRouteSchema (klass: ViewClass, route: RouteDefinition, cont
       }
     }
     schema.body = { content }
-  } else if (parts.body !== undefined) schema.body = referable(aliasedSchema(parts.body))
-  else if (route.anyJsonBody === true) schema.body = {} // any JSON: Fastify validates it with the route's compiler, which accepts it
+  } else if (parts.body !== undefined) {
+    schema.body = referable(aliasedSchema(parts.body))
+    if (isOptionalNode(parts.body)) schema[OPTIONAL_BODY] = true
+  } else if (route.anyJsonBody === true) schema.body = {} // any JSON: Fastify validates it with the route's compiler, which accepts it
   schema.operationId = options.operationId ?? operationIdOf(klass, route.name, {
     detail: route.path.includes(':'), standard: route.standard, method: context.multiMethod ? context.method : undefined
   })
@@ -356,6 +365,9 @@ export const DOCUMENTED_RESPONSES: unique symbol = Symbol.for('fastify-views.doc
 
 /** Where a view route's schema keeps its view's tag and description, for the document's top-level `tags`. */
 export const DOCUMENTED_TAG: unique symbol = Symbol.for('fastify-views.documentedTag')
+
+/** Marks the schema of a view route whose body may be left out (`Type.Optional`): its `requestBody` is not `required`. */
+export const OPTIONAL_BODY: unique symbol = Symbol.for('fastify-views.optionalBody')
 
 /** Where a view route's schema keeps the request headers it documents without validating them. */
 export const DOCUMENTED_HEADERS: unique symbol = Symbol.for('fastify-views.documentedHeaders')

@@ -1,5 +1,5 @@
 import type { FastifyDynamicSwaggerOptions, SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger'
-import { DOCUMENTED_TAG, documentedSchema } from './operation.js'
+import { DOCUMENTED_TAG, documentedSchema, OPTIONAL_BODY } from './operation.js'
 import { DocumentOrder, type DocumentTag } from './order.js'
 import { ComponentCollector } from './components.js'
 import { ALWAYS_SENT } from '../http/response-headers.js'
@@ -20,7 +20,8 @@ type HeaderObject = { required?: boolean, schema?: Record<string, unknown> }
 type Content = Record<string, { schema?: Record<string, unknown> }>
 // What @fastify/swagger generates, before a transformObject of the user's: every path has operations, every operation responses.
 type GeneratedPaths = Record<string, Record<string, {
-  requestBody?: { content?: Content }
+  operationId?: string
+  requestBody?: { content?: Content, required?: boolean }
   responses: Record<string, { headers?: Record<string, HeaderObject>, content?: Content }>
 }>>
 
@@ -59,6 +60,20 @@ function markRequiredHeaders (paths: GeneratedPaths): void {
           header.required = true
         }
       }
+    }
+  }
+}
+
+/**
+ * The generator marks every request body `required`, since Fastify's own validation refuses a
+ * missing one; a view route's optional body (`Type.Optional`) is not, and its operation says so.
+ */
+function markOptionalBodies (paths: GeneratedPaths, operationIds: ReadonlySet<string>): void {
+  if (operationIds.size === 0) return
+  for (const operations of Object.values(paths)) {
+    for (const operation of Object.values(operations)) {
+      if (operation.requestBody !== undefined && operation.operationId !== undefined &&
+        operationIds.has(operation.operationId)) operation.requestBody.required = false
     }
   }
 }
@@ -103,11 +118,15 @@ export function swaggerOptions (document: NonNullable<FastifyDynamicSwaggerOptio
   // One collector per call, so per application: each document names its own components.
   const components = new ComponentCollector()
   const order = new DocumentOrder()
+  // The operations whose body may be left out, by operationId (unique in a document), noted while it is generated.
+  const optionalBodies = new Set<string>()
   const transform: SwaggerTransform = (input) => {
     // View routes carry their view and action in their config; the application's own routes do not.
     order.note(input.url, input.route.config?.view, input.route.config?.action)
     const tag = (input.schema as { [DOCUMENTED_TAG]?: DocumentTag } | undefined)?.[DOCUMENTED_TAG]
     if (tag !== undefined) order.noteTag(tag)
+    const marked = input.schema as { [OPTIONAL_BODY]?: true, operationId?: string } | undefined
+    if (marked?.[OPTIONAL_BODY] === true && marked.operationId !== undefined) optionalBodies.add(marked.operationId)
     const schema = withComponents(components, documentedSchema(input.schema))
     if (theirTransform === undefined) return { schema, url: input.url }
     return theirTransform(schema === input.schema ? input : { ...input, schema })
@@ -119,6 +138,8 @@ export function swaggerOptions (document: NonNullable<FastifyDynamicSwaggerOptio
     components.addTo(openapiObject)
     const paths = openapiObject.paths as GeneratedPaths // the generator's own output: its type allows the absent parts it never leaves out
     markRequiredHeaders(paths)
+    markOptionalBodies(paths, optionalBodies)
+    optionalBodies.clear()
     unwrapReferences(paths)
     order.apply(openapiObject as { paths: GeneratedPaths, tags?: DocumentTag[] }) // the 3.1 document's paths and tags, as the generator wrote them
     return theirs === undefined ? openapiObject : theirs({ openapiObject })

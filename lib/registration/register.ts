@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import { OWN_SERIALIZER_OPTIONS, type APIView } from '../views/api-view.js'
 import { findRaises, getCatchSpecs, raisesPairs } from '../views/decorators.js'
 import { dependencyHooks } from '../routes/dependencies.js'
-import { hasContent, isJsonRequest, mediaTypeHook, noContent, notJson, parseJsonMediaTypes, readsNoContent } from '../http/media-type.js'
+import { hasContent, ignoreUnreadContent, isJsonRequest, mediaTypeHooks, noContent, notJson, parseJsonMediaTypes, readsNoContent, type UnexpectedContent } from '../http/media-type.js'
 import { assertBodiesFitRepository, assertCreatesFitResponse, assertDependencyKeys, assertFilterFitsFields, assertParamsInPath, assertResponseFitsColumns, assertNoContentHasNoBody, assertNoNearMisses, assertStoredObjectsSchema } from './checks.js'
 import { buildRouteSchema } from '../openapi/operation.js'
 import { appErrorFormat, PROBLEM_FORMAT, type ErrorFormat } from '../http/error-format.js'
@@ -25,6 +25,8 @@ import { then, type MaybePromise } from '../core/maybe-promise.js'
 import { toList } from '../core/list.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 import { servedBy, sharedRoute } from './served-routes.js'
+import { routeContent } from './content.js'
+import { notePatchRoute } from '../http/allowed-methods.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -303,8 +305,12 @@ function buildFinish (klass: ViewStatics, route: CollectedRoute): Finish {
 interface ContentChecks {
   /** The route takes a JSON body only and refuses another media type here, once the body passed validation (a failed one is refused by the error handler). */
   json: boolean
-  /** The route takes no content, on a method whose content Fastify never reads: no hook before parsing sees it, so the handler refuses it. */
-  none: boolean
+  /** The route takes no content, on a method whose content Fastify never reads: no hook before parsing sees it, so the handler ignores or refuses it. */
+  none: UnexpectedContent | undefined
+  /** The body may be left out: a JSON `null`, which Fastify's validation cannot tell from no body, is none too. */
+  optionalBody: boolean
+  /** The route's body limit, past which unread content closes the connection (`ignoreUnreadContent`). */
+  bodyLimit: number
 }
 
 /**
@@ -327,11 +333,12 @@ function buildHandler (
       route.options.schema.body,
       false
     )
-  const { json, none } = checks
+  const { json, none, optionalBody, bodyLimit } = checks
   const envelope = route.envelope !== undefined && route.options.schema?.body !== undefined ? route.envelope : undefined
   // Registration refused abstract views (assertRegistrable): this class is concrete.
   const Klass = klass as new (request: FastifyRequest, reply: FastifyReply) => View
   const act = (view: View, request: FastifyRequest, reply: FastifyReply): unknown => {
+    if (optionalBody && request.body === null) request.body = undefined
     if (bodyRename !== undefined) request.body = bodyRename(request.body)
     if (envelope !== undefined) request.body = (request.body as Record<string, unknown>)[envelope] // validated: the envelope holds the body
     const result = fn.call(view, request)
@@ -345,7 +352,10 @@ function buildHandler (
   )
   return function viewRouteHandler (request: FastifyRequest, reply: FastifyReply): unknown {
     if (json && !isJsonRequest(request.headers)) throw notJson(request.headers['content-type'])
-    if (none && hasContent(request.headers)) throw noContent()
+    if (none !== undefined && hasContent(request.headers)) {
+      if (none === 'refuse') throw noContent()
+      ignoreUnreadContent(request, reply, bodyLimit)
+    }
     // A hook that needed the view first (a precondition check) made it; else it is made here.
     const view = (keepsView ? keptView(request) : undefined) ?? new Klass(request, reply)
     return run(view, request, reply)
@@ -385,10 +395,9 @@ export function buildViewRoutes (
   const built: RouteOptions[] = []
   for (const { route, implementation } of collectRoutes(klass)) {
     const merged = mergeRouteOptions(base, route.options)
-    const takesBody = route.options.schema?.body !== undefined || route.anyJsonBody === true
-    // A JSON-only body is checked after parsing, at no cost to a JSON request, unless the route
-    // names its own error handler: that handler gets the 415 from a hook before parsing instead.
-    const jsonChecked = takesBody && route.bodyMediaTypes === undefined && merged.errorHandler === undefined
+    const bodyLimit = merged.bodyLimit ?? appBodyLimit
+    const content = routeContent(klass, route, merged, bodyLimit)
+    const { takesBody, jsonChecked } = content
     // Response headers add up across levels instead of the innermost replacing the rest.
     const headerClasses = [
       router?.options.responseHeaders,
@@ -408,14 +417,19 @@ export function buildViewRoutes (
         ...route,
         options: { ...merged, dependencies },
         compileSerializer,
-        bodyLimit: merged.bodyLimit ?? appBodyLimit
+        bodyLimit
       }
       return { method, dependencies, definition, own: klass.routeHooks(definition, method) }
     })
     // Only the view's own hooks of these phases may have made the request's view (keepView).
     const keepsView = operations.some(({ own }) => own.preValidation !== undefined || own.preHandler !== undefined)
-    // A route without a body refuses content; on a GET, whose content Fastify never reads, in its handler.
-    const checks: ContentChecks = { json: jsonChecked, none: !takesBody && route.methods.some(readsNoContent) }
+    // A route without a body ignores or refuses content; on a GET, whose content Fastify never reads, in its handler.
+    const checks: ContentChecks = {
+      json: jsonChecked,
+      none: !takesBody && route.methods.some(readsNoContent) ? content.unexpectedContent : undefined,
+      optionalBody: content.optionalBody,
+      bodyLimit
+    }
     const shared = buildHandler(klass, route, implementation, checks, keepsView)
     // The hooks that keep a view are the ones that may validate the path and query early.
     const validatorCompiler = validatorCompilerFor(
@@ -454,13 +468,8 @@ export function buildViewRoutes (
       // The view's own hooks run first, so a 304 is decided before any user hook sees the payload.
       const onSend = [...toList(own.onSend), ...toList(merged.onSend)]
       if (onSend.length > 0) routeOptions.onSend = onSend
-      const mediaType = mediaTypeHook(
-        method,
-        takesBody,
-        route.bodyMediaTypes === undefined ? undefined : Object.keys(route.bodyMediaTypes),
-        jsonChecked
-      )
-      if (mediaType !== undefined) routeOptions.preParsing = [mediaType, ...toList(merged.preParsing)]
+      const mediaTypes = mediaTypeHooks(method, content)
+      if (mediaTypes.length > 0) routeOptions.preParsing = [...mediaTypes, ...toList(merged.preParsing)]
       const preSerialization = [...toList(own.preSerialization), ...toList(merged.preSerialization)]
       if (preSerialization.length > 0) routeOptions.preSerialization = preSerialization
       built.push(routeOptions)
@@ -497,6 +506,11 @@ export function registerView (
   for (const route of routes) {
     uniqueOperationId(app, route.schema as { operationId?: string })
     parseJsonMediaTypes(app, route)
+    // The OPTIONS of a path names the patch documents its PATCH takes (http/allowed-methods.ts).
+    if (route.method === 'PATCH') {
+      const body = route.schema?.body as { content?: Record<string, unknown> } | undefined
+      notePatchRoute(app, joinPath(app.prefix, route.url), body === undefined ? undefined : body.content === undefined ? ['application/json'] : Object.keys(body.content))
+    }
     try {
       app.route(route)
     } catch (error) {

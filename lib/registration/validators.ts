@@ -8,6 +8,7 @@ import type { ResolvedValidationPolicy } from '../schema/validation-policy.js'
 import { optionalDefaults } from '../schema/defaults.js'
 import type { ResolvedRouteSchemas } from '../routes/types.js'
 import type { CollectedRoute, RouteDefinition, ViewClass } from '../views/view.js'
+import { isOptionalNode } from '../core/schema-node.js'
 
 /** How a route's validators are compiled, besides its schemas. */
 export interface ValidatorSettings {
@@ -59,9 +60,16 @@ export function validatorCompilerFor (klass: ViewClass, route: CollectedRoute, s
         part,
         { earlyChecks, maxBodyDepth, useDefaults, stripUnknown }
       ))
-    return jsonChecked ? markJsonBodyErrors(validate) : validate
+    const checked = jsonChecked ? markJsonBodyErrors(validate) : validate
+    return isOptionalNode(declared) ? orNone(checked) : checked
   }
 }
+
+/**
+ * The body validator of a route whose body is optional: no body passes. Fastify hands a body
+ * validator `null` for a request without one, so a JSON `null` passes too, and is no body.
+ */
+const orNone = (validate: PartValidator): PartValidator => (data) => data === null || validate(data)
 
 /**
  * The route as its operation documents it for one method: where the policy fills defaults, a

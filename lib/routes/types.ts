@@ -1,8 +1,9 @@
-import type { TSchema } from '@sinclair/typebox'
+import type { TOptional, TSchema } from '@sinclair/typebox'
 import type { Schema, StaticOf } from '../core/typebox-lines.js'
 import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
 import type { APIErrorClass } from '../http/errors.js'
 import type { ResponseHeadersClass } from '../http/response-headers.js'
+import type { UnexpectedContent } from '../http/media-type.js'
 import type { MaybePromise } from '../core/maybe-promise.js'
 
 // A value or a promise of it: sync views return values, async views promises.
@@ -16,11 +17,17 @@ export interface RouteSchemas {
   headers?: Schema
 }
 
+/**
+ * The body a route's schema describes: `Type.Optional(Body)` (of either TypeBox line) is the body
+ * or nothing, `undefined` when the client sent none (docs/routing.md#optional-bodies).
+ */
+export type BodyOf<B> = B extends TOptional<TSchema> | { readonly '~optional': true } ? StaticOf<B> | undefined : StaticOf<B>
+
 /** The Fastify request of a route, typed from its TypeBox schemas (params, query, body, headers). */
 export type ViewRequest<S extends RouteSchemas = RouteSchemas> = FastifyRequest<{
   Params: StaticOf<S['params']>
   Querystring: StaticOf<S['querystring']>
-  Body: StaticOf<S['body']>
+  Body: BodyOf<S['body']>
   Headers: StaticOf<S['headers']>
 }>
 
@@ -99,6 +106,12 @@ export interface SharedRouteOptions extends FastifyPassThroughOptions, RouteDocO
   responseHeaders?: ResponseHeadersClass
   /** Route-level dependencies; they run before the view's `actionDependencies`. */
   dependencies?: Dependency[]
+  /**
+   * What a route without a body does with content a client sends anyway: `'ignore'` it (the
+   * default: read within `bodyLimit` and dropped, as Fastify does) or `'refuse'` it with a 415
+   * before reading it (the default of a bulk DELETE, whose criteria belong in the query).
+   */
+  unexpectedContent?: UnexpectedContent
 }
 
 /** Options of one route: Fastify's, the request schemas, the success status and body schema. */

@@ -199,7 +199,8 @@ function bulkActionRoute (klass: BulkClass, action: StandardAction, inherited: A
       }
     }
     default:
-      return { ...route, options: selectionOptions(klass, route, 'Deletes') }
+      // Criteria sent in a body instead of the query would be ignored, and the delete would select more than meant: refused (docs/bulk.md).
+      return { ...route, options: { ...selectionOptions(klass, route, 'Deletes'), unexpectedContent: 'refuse' } }
   }
 }
 

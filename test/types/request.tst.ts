@@ -1,7 +1,8 @@
-import type { Static } from '@sinclair/typebox'
+import { Type, type Static, type TOptional } from '@sinclair/typebox'
+import { Type as Type1 } from 'typebox'
 import type { FastifyRequest } from 'fastify'
 import { describe, expect, test } from 'tstyche'
-import type { ViewRequest } from '../../lib/index.js'
+import { APIView, Post, type SharedRouteOptions, type ViewRequest } from '../../lib/index.js'
 import { IdParams, ItemBody, ListQuery, TokenHeaders } from './schemas.js'
 
 type Full = ViewRequest<{
@@ -50,5 +51,41 @@ describe('ViewRequest<{ params, querystring, body, headers }>', () => {
   test('a ViewRequest is a FastifyRequest', () => {
     expect<Full>().type.toBeAssignableTo<FastifyRequest>()
     expect<ViewRequest>().type.toBeAssignableTo<FastifyRequest>()
+  })
+})
+
+describe('an optional body: Type.Optional(Body) is the body or nothing', () => {
+  test('ViewRequest types it as the body or undefined, from either TypeBox line', () => {
+    const optional = {} as ViewRequest<{ body: TOptional<typeof ItemBody> }>
+    expect(optional.body).type.toBe<{ name: string, price: number, tags?: string[] } | undefined>()
+    const Reason = Type1.Optional(Type1.Object({ reason: Type1.String() }))
+    const optional1 = {} as ViewRequest<{ body: typeof Reason }>
+    expect(optional1.body).type.toBe<{ reason: string } | undefined>()
+    expect(req.body).type.not.toBe<undefined>()
+  })
+
+  test('a handler of a route with an optional body must allow for none', () => {
+    const Follow = Type.Optional(ItemBody)
+    class Profiles extends APIView {
+      @(expect(Post('/follow', { schema: { body: Follow }, responseSchema: Type.Object({ name: Type.String() }) })).type.toBeApplicable)
+      follow (request: ViewRequest<{ body: typeof Follow }>) { return { name: request.body?.name ?? 'nobody' } }
+
+      @(expect(Post('/follow', { schema: { body: Follow }, responseSchema: Type.Object({ name: Type.String() }) })).type.not.toBeApplicable)
+      assumes (request: ViewRequest<{ body: typeof ItemBody }>) { return { name: request.body.name } }
+    }
+    void Profiles
+  })
+})
+
+describe('unexpectedContent is \'ignore\' or \'refuse\'', () => {
+  test('a route option of decorators, registration entries and routers', () => {
+    class Tools extends APIView {
+      @(expect(Post('/ping', { unexpectedContent: 'refuse' })).type.toBeApplicable)
+      ping () { return undefined }
+    }
+    expect(Post).type.not.toBeCallableWith('/ping', { unexpectedContent: 'reject' })
+    expect<{ unexpectedContent: 'ignore' }>().type.toBeAssignableTo<SharedRouteOptions>()
+    expect<{ unexpectedContent: 'reject' }>().type.not.toBeAssignableTo<SharedRouteOptions>()
+    void Tools
   })
 })
