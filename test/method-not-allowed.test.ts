@@ -5,7 +5,7 @@ import { connect } from 'node:net'
 import Fastify, { type FastifyInstance } from 'fastify'
 import cors from '@fastify/cors'
 import { Type } from '@sinclair/typebox'
-import views, { APIView, Get, PROBLEM_FORMAT, Post, configureApp, mix, AsyncListAPIView, AsyncRetrieveAPIView } from '../lib/index.js'
+import views, { APIView, Get, PROBLEM_FORMAT, Patch, Post, configureApp, mix, AsyncListAPIView, AsyncRetrieveAPIView } from '../lib/index.js'
 import { AsyncGenericViewSet, MemoryRepository, asyncRepository } from '../lib/generics.js'
 import { buildApp } from '../examples/app.js'
 import { buildApp as buildLibrary } from '../examples/library/app.js'
@@ -70,6 +70,7 @@ test('every path of the examples answers 405 with Allow for each method it lacks
   t.teardown(() => shop.close())
   const problemBody = (res: Awaited<ReturnType<FastifyInstance['inject']>>): void => {
     const body = problem(t, res, 405)
+    t.same([body.type, body.title], ['about:blank', 'Method Not Allowed'], 'a problem of its status')
     t.match(body.detail, /^\/\S* does not take [A-Z]+; it takes [A-Z, ]+\.$/, 'the detail names the method and what the path takes')
   }
   t.comment(`shop: ${await walk(t, shop, problemBody, { '/items/bulk': 'get' })} requests`)
@@ -281,4 +282,38 @@ test('a generic viewset\'s paths under another detail route, HEAD routes off, an
   const tags = (await app.inject({ method: 'OPTIONS', url: '/tags/a' })).headers['accept-patch']
   t.match(tags, /^application\/json/, 'the PATCH of /tags/:slug lists its formats')
   t.equal((await app.inject({ method: 'OPTIONS', url: '/labels/a' })).headers['accept-patch'], tags, 'and the same view\'s second registration its own')
+})
+
+test('Accept-Patch of a path\'s PATCH: any route of a view, under the router\'s options, beside constraints; Allow in the usual order', async (t) => {
+  class Notes extends APIView {
+    @Patch('/notes/:id', { schema: { body: Type.Object({ text: Type.String() }) }, responseSchema: Type.Object({ text: Type.String() }) })
+    edit (request: { body: { text: string } }) { return request.body }
+
+    @Patch('/touch', { statusCode: 204 })
+    touch () { return undefined }
+  }
+  const app = Fastify({ routerOptions: { caseSensitive: false, ignoreTrailingSlash: true } })
+  configureApp(app)
+  await app.register(views, {
+    views: [
+      { view: Notes, constraints: { host: 'a.example' } },
+      { view: Notes, constraints: { host: 'b.example' } }
+    ]
+  })
+  app.route({ method: ['DELETE', 'TRACE'], url: '/trace', handler: async () => 'gone' })
+  t.teardown(() => app.close())
+  const only = await app.inject({ method: 'OPTIONS', url: '/NOTES/1/' })
+  // Both registrations match only under their host: Fastify's router finds neither without it.
+  t.equal(only.statusCode, 404, 'a path served only under a constraint is not looked at')
+  const open = Fastify({ routerOptions: { caseSensitive: false, ignoreTrailingSlash: true } })
+  configureApp(open)
+  await open.register(views, { views: [Notes] })
+  open.route({ method: ['DELETE', 'TRACE'], url: '/trace', handler: async () => 'gone' })
+  t.teardown(() => open.close())
+  const notes = await open.inject({ method: 'OPTIONS', url: '/NOTES/1/' })
+  t.same([notes.statusCode, notes.headers.allow, notes.headers['accept-patch']], [204, 'PATCH, OPTIONS', 'application/json'],
+    'a path served by PATCH alone, matched under the application\'s router options')
+  const touch = await open.inject({ method: 'OPTIONS', url: '/touch' })
+  t.same([touch.headers.allow, touch.headers['accept-patch']], ['PATCH, OPTIONS', undefined], 'a PATCH that takes no body: no Accept-Patch')
+  t.equal((await open.inject({ method: 'GET', url: '/trace' })).headers.allow, 'DELETE, TRACE, OPTIONS', 'the usual methods first, then the others')
 })

@@ -154,6 +154,42 @@ test('over a real socket: ignored content keeps the connection for the next requ
   t.match(getChunked.answer, /^HTTP\/1\.1 200 [\s\S]*connection: close/i, 'a chunked GET: answered, and closed rather than read')
   const getLarge = await raw(port, 'GET /tools/ping HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n' + 'x'.repeat(1000))
   t.match(getLarge.answer, /^HTTP\/1\.1 200 [\s\S]*connection: close/i, 'a GET with content past the limit: answered, and closed')
+  const getAt = await raw(port, 'GET /tools/ping HTTP/1.1\r\nHost: x\r\nContent-Length: 64\r\n\r\n' + 'x'.repeat(64) + next, twoAnswers)
+  t.match(getAt.answer, twoAnswers, 'a GET with content exactly at the limit: discarded, and the connection serves the next request')
+  t.notMatch(getAt.answer, /connection: close/i)
+})
+
+test('content past the limit in many chunks: one 413, nothing else answered or logged', async (t) => {
+  const logged: Array<{ level: number, msg: string }> = []
+  const app = Fastify({ bodyLimit: 64, logger: { level: 'info', stream: { write: (line: string) => { logged.push(JSON.parse(line)) } } } })
+  configureApp(app)
+  await app.register(views, { views: [{ view: Tools, prefix: '/tools' }] })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(() => app.close())
+  const { port } = app.server.address() as { port: number }
+  const chunks = Array.from({ length: 40 }, () => 'a\r\n' + 'x'.repeat(10) + '\r\n').join('')
+  const { answer } = await raw(port, `POST /tools/ping HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${chunks}0\r\n\r\n`)
+  t.equal((answer.match(/HTTP\/1\.1 /g) ?? []).length, 1, 'one answer')
+  t.match(answer, /^HTTP\/1\.1 413 /)
+  t.same(logged.filter((entry) => entry.level >= 40), [], 'no warning or error logged (the hook settles once)')
+})
+
+test('content a client stops sending halfway: the action never runs', async (t) => {
+  const app = await tools(1024)
+  t.teardown(() => app.close())
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as { port: number }
+  seen.length = 0
+  for (const method of ['POST', 'DELETE']) {
+    const socket = connect(port, '127.0.0.1')
+    await new Promise<void>((resolve) => socket.on('connect', resolve))
+    socket.write(`${method} /tools/ping HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"half":`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    socket.destroy()
+  }
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  t.same(seen, [], 'neither the POST nor the DELETE ran with content cut short')
+  t.equal((await app.inject({ method: 'POST', url: '/tools/ping', payload: '{}' })).statusCode, 200, 'and the server serves the next request')
 })
 
 test('a route may refuse content: unexpectedContent on a route, a registration entry, a router; the bulk DELETE refuses by default', async (t) => {
@@ -229,11 +265,17 @@ test('an optional body: this JSON, or nothing', async (t) => {
     mute (request: FastifyRequest<{ Body: { reason: string } | undefined }>) {
       return { reason: request.body?.reason ?? null }
     }
+
+    // A body that must be sent, beside them.
+    @Post('/:username/block', { statusCode: 204, schema: { body: Follow } })
+    block () { return undefined }
   }
   const app = Fastify()
   configureApp(app)
   await app.register(swagger, swaggerOptions({ info: { title: 'Profiles', version: '1.0.0' } }))
   await app.register(views, { views: [{ view: Profiles, prefix: '/profiles' }] })
+  // A route of the app's own, with no schema at all.
+  app.post('/plain', async () => 'plain')
   t.teardown(() => app.close())
   const url = '/profiles/jake/follow'
   const none = await app.inject({ method: 'POST', url })
@@ -257,6 +299,8 @@ test('an optional body: this JSON, or nothing', async (t) => {
   const doc = JSON.parse(JSON.stringify(app.swagger())) as Doc
   t.equal(doc.paths['/profiles/{username}/follow'].post.requestBody?.required, false, 'the operation says the body may be left out')
   t.equal(doc.paths['/profiles/{username}/mute'].post.requestBody?.required, false, 'with typebox 1.x too')
+  t.equal(doc.paths['/profiles/{username}/block'].post.requestBody?.required, true, 'a body that must be sent stays required')
+  t.equal(doc.paths['/plain'].post.requestBody, undefined, 'the app\'s own route without a schema is documented as before')
 })
 
 test('the document says what a route without a body answers: 413 where content is read, nothing on GET, 415 where refused', async (t) => {

@@ -18,13 +18,17 @@ const patchRouters = new WeakMap<object, FindMyWay.Instance<FindMyWay.HTTPVersio
 
 const noop = (): void => {}
 
+/** The options of a router that decide which path a route matches (`useSemicolonDelimiter`: one find-my-way reads that its types leave out). */
+type RouterOptions = Pick<FindMyWay.Config<FindMyWay.HTTPVersion.V1>, 'caseSensitive' | 'ignoreTrailingSlash' | 'ignoreDuplicateSlashes' | 'maxParamLength' |
+'allowUnsafeRegex'> & { useSemicolonDelimiter?: boolean }
+
 /** Records a PATCH route (`url` as the route declares it) and the media types its body takes, if it takes one, for the OPTIONS of its path. */
 export function notePatchRoute (app: FastifyInstance, url: string, mediaTypes: readonly string[] | undefined): void {
   let router = patchRouters.get(app.server)
   if (router === undefined) {
-    const config = app.initialConfig
-    // `useSemicolonDelimiter` is an option find-my-way reads that its types leave out.
-    const options: FindMyWay.Config<FindMyWay.HTTPVersion.V1> & { useSemicolonDelimiter?: boolean } = {
+    // Fastify 5's routerOptions, when given, hold the router's options; the top-level ones otherwise.
+    const config: RouterOptions = app.initialConfig.routerOptions ?? app.initialConfig
+    const options: RouterOptions = {
       caseSensitive: config.caseSensitive,
       ignoreTrailingSlash: config.ignoreTrailingSlash,
       ignoreDuplicateSlashes: config.ignoreDuplicateSlashes,

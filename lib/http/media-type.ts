@@ -130,32 +130,32 @@ function ignoreContent (limit: number): preParsingHookHandler {
       return
     }
     let received = 0
-    const finish = (error?: Error): void => {
+    // Settled once: by the end of the content, by its error (a client that went away), or past the limit.
+    const settle = (error?: Error): void => {
       payload.removeListener('data', count)
-      payload.removeListener('end', finish)
-      payload.removeListener('error', finish)
-      if (error !== undefined) {
-        done(error)
-        return
+      payload.removeListener('end', settle)
+      payload.removeListener('error', settle)
+      if (error === TOO_LARGE) tooLarge(reply, done)
+      else if (error !== undefined) done(error)
+      else {
+        delete headers['content-type']
+        delete headers['content-length']
+        delete headers['transfer-encoding']
+        done(null, payload)
       }
-      delete headers['content-type']
-      delete headers['content-length']
-      delete headers['transfer-encoding']
-      done(null, payload)
     }
     const count = (chunk: Buffer): void => {
       received += chunk.length
-      if (received <= limit) return
-      payload.removeListener('data', count)
-      payload.removeListener('end', finish)
-      payload.removeListener('error', finish)
-      tooLarge(reply, done)
+      if (received > limit) settle(TOO_LARGE)
     }
     payload.on('data', count)
-    payload.on('end', finish)
-    payload.on('error', finish)
+    payload.on('end', settle)
+    payload.on('error', settle)
   }
 }
+
+/** What `ignoreContent` settles with past the limit: the marker, not the answer (`tooLarge`). */
+const TOO_LARGE = new Error('past bodyLimit')
 
 /**
  * Content past the limit is refused, and the connection is closed once the 413 is sent: the rest

@@ -68,12 +68,10 @@ function markRequiredHeaders (paths: GeneratedPaths): void {
  * The generator marks every request body `required`, since Fastify's own validation refuses a
  * missing one; a view route's optional body (`Type.Optional`) is not, and its operation says so.
  */
-function markOptionalBodies (paths: GeneratedPaths, operationIds: ReadonlySet<string>): void {
-  if (operationIds.size === 0) return
+function markOptionalBodies (paths: GeneratedPaths, operationIds: ReadonlySet<string | undefined>): void {
   for (const operations of Object.values(paths)) {
     for (const operation of Object.values(operations)) {
-      if (operation.requestBody !== undefined && operation.operationId !== undefined &&
-        operationIds.has(operation.operationId)) operation.requestBody.required = false
+      if (operation.requestBody !== undefined && operationIds.has(operation.operationId)) operation.requestBody.required = false
     }
   }
 }
@@ -119,14 +117,15 @@ export function swaggerOptions (document: NonNullable<FastifyDynamicSwaggerOptio
   const components = new ComponentCollector()
   const order = new DocumentOrder()
   // The operations whose body may be left out, by operationId (unique in a document), noted while it is generated.
-  const optionalBodies = new Set<string>()
+  const optionalBodies = new Set<string | undefined>()
   const transform: SwaggerTransform = (input) => {
     // View routes carry their view and action in their config; the application's own routes do not.
     order.note(input.url, input.route.config?.view, input.route.config?.action)
     const tag = (input.schema as { [DOCUMENTED_TAG]?: DocumentTag } | undefined)?.[DOCUMENTED_TAG]
     if (tag !== undefined) order.noteTag(tag)
     const marked = input.schema as { [OPTIONAL_BODY]?: true, operationId?: string } | undefined
-    if (marked?.[OPTIONAL_BODY] === true && marked.operationId !== undefined) optionalBodies.add(marked.operationId)
+    // Every view route has an operationId (buildRouteSchema gives it one).
+    if (marked?.[OPTIONAL_BODY] === true) optionalBodies.add(marked.operationId)
     const schema = withComponents(components, documentedSchema(input.schema))
     if (theirTransform === undefined) return { schema, url: input.url }
     return theirTransform(schema === input.schema ? input : { ...input, schema })

@@ -12,8 +12,8 @@ const UNEXPECTED_CONTENT = new Set<unknown>(['ignore', 'refuse'])
 /**
  * What a route takes, from its collected definition and its merged options. Throws
  * `FV_ERR_ROUTE_CONTENT` for an `unexpectedContent` that is neither `'ignore'` nor `'refuse'`, and
- * for an optional body where the action needs one (a standard action reads the body it validates)
- * or where the body is taken in several media types.
+ * for an optional body where the action needs one: a standard action reads the body it validates
+ * (and only a standard action takes a body in several media types).
  */
 export function routeContent (
   klass: ViewClass,
@@ -29,7 +29,7 @@ export function routeContent (
       `${JSON.stringify(unexpectedContent) ?? String(unexpectedContent)}; it is 'ignore' (the default: content on a route without a body is read and dropped) or 'refuse' (a 415)`)
   }
   const optionalBody = isOptionalNode(body)
-  if (optionalBody && (route.standard || route.bodyMediaTypes !== undefined)) {
+  if (optionalBody && route.standard) {
     throw new ConfigurationError('FV_ERR_ROUTE_CONTENT', `Cannot register ${klass.name}: ${klass.name}.${route.name} declares an optional body (Type.Optional), ` +
       'but a standard action reads the body it validates. Declare the body without Type.Optional, or move the route to a method of its own (@Post(...))')
   }
