@@ -180,8 +180,12 @@ for (const family of families) {
     t.teardown(() => app.close())
     t.equal((await app.inject('/ro')).statusCode, 200)
     t.equal((await app.inject('/ro/1')).statusCode, 200)
-    t.equal((await app.inject({ method: 'POST', url: '/ro', payload: {} })).statusCode, 404)
-    t.equal((await app.inject({ method: 'DELETE', url: '/ro/1' })).statusCode, 404)
+    const post = await app.inject({ method: 'POST', url: '/ro', payload: {} })
+    t.equal(problem(t, post, 405).detail, '/ro does not take POST; it takes GET, HEAD, OPTIONS.', 'no create route')
+    t.equal(post.headers.allow, 'GET, HEAD, OPTIONS')
+    const remove = await app.inject({ method: 'DELETE', url: '/ro/1' })
+    t.equal(problem(t, remove, 405).detail, '/ro/1 does not take DELETE; it takes GET, HEAD, OPTIONS.', 'no destroy route')
+    t.equal(remove.headers.allow, 'GET, HEAD, OPTIONS')
   })
 
   test(`${family.name}: returnOnCreate and returnOnUpdate false keep the status with an empty body`, async (t) => {
@@ -287,7 +291,10 @@ for (const family of families) {
     const removed = await app.inject({ method: 'DELETE', url: '/s/abc/remove' })
     t.equal(removed.statusCode, 204)
     t.equal(removed.body, '')
-    t.equal(problem(t, await app.inject({ method: 'DELETE', url: '/s/abc' }), 404).detail, 'Route DELETE /s/abc not found.', 'destroy is not on /:slug')
+    const notHere = await app.inject({ method: 'DELETE', url: '/s/abc' })
+    t.equal(problem(t, notHere, 405).detail, '/s/abc does not take DELETE; it takes GET, HEAD, OPTIONS.', 'destroy is not on /:slug')
+    t.equal(notHere.headers.allow, 'GET, HEAD, OPTIONS', '/:slug is served by retrieve only')
+    t.equal((await app.inject('/s/abc/remove')).headers.allow, 'DELETE, OPTIONS', '/:slug/remove is served by destroy only')
     t.match(problem(t, await app.inject('/s/NOT_OK'), 400).errors, [{ in: 'path', parameter: 'slug', pointer: '#/slug' }])
   })
 

@@ -265,7 +265,9 @@ for (const family of families) {
     const app = await build({ views: [{ view: Scoped, prefix: '/scoped' }, { view: Everything, prefix: '/all' }] })
     t.teardown(() => app.close())
 
-    t.equal((await app.inject({ method: 'POST', url: '/scoped/bulk', payload: [] })).statusCode, 404, 'bulkRoute moved all four verbs')
+    const moved = await app.inject({ method: 'POST', url: '/scoped/bulk', payload: [] })
+    t.equal(problem(t, moved, 405).detail, '/scoped/bulk does not take POST; it takes GET, HEAD, PUT, PATCH, DELETE, OPTIONS.', 'bulkRoute moved all four verbs')
+    t.equal(moved.headers.allow, 'GET, HEAD, PUT, PATCH, DELETE, OPTIONS', '/scoped/bulk is only the detail route /:id now')
     const created = await app.inject({ method: 'POST', url: '/scoped/batch', payload: [{ name: 'fig', price: 1 }] })
     t.equal(created.statusCode, 201)
     t.equal(created.body, '', 'returnOnCreate false: status kept, empty body')
@@ -425,7 +427,7 @@ for (const family of families) {
     t.equal(received.length, 4, 'invalid input never reaches the method')
   })
 
-  test(`${family.name}: a generic subset registers only its verbs: POST and DELETE answer, PUT and PATCH are 404`, async (t) => {
+  test(`${family.name}: a generic subset registers only its verbs: POST and DELETE answer, PUT and PATCH are 405`, async (t) => {
     const { calls, repo } = recorded(family.async)
     class Subset extends mixAny(family.Generic.Create, family.Generic.Destroy) {
       static override responseSchema = Item
@@ -437,8 +439,11 @@ for (const family of families) {
     const app = await build({ views: [{ view: Subset, prefix: '/items' }] })
     t.teardown(() => app.close())
     t.equal((await app.inject({ method: 'POST', url: '/items/bulk', payload: [{ name: 'date', price: 2 }] })).statusCode, 201)
-    problem(t, await app.inject({ method: 'PUT', url: '/items/bulk', payload: [{ id: 1, name: 'apricot', price: 9 }] }), 404)
-    problem(t, await app.inject({ method: 'PATCH', url: '/items/bulk?name=apple', payload: { price: 7 } }), 404)
+    for (const [method, payload] of [['PUT', [{ id: 1, name: 'apricot', price: 9 }]], ['PATCH', { price: 7 }]] as const) {
+      const res = await app.inject({ method, url: '/items/bulk?name=apple', payload })
+      t.equal(problem(t, res, 405).detail, `/items/bulk does not take ${method}; it takes POST, DELETE, OPTIONS.`, `no bulk ${method} route`)
+      t.equal(res.headers.allow, 'POST, DELETE, OPTIONS', `${method}: Allow names the two verbs of the subset`)
+    }
     t.equal((await app.inject({ method: 'DELETE', url: '/items/bulk?name=apple' })).statusCode, 204)
     t.same(calls.map((c) => c.method), ['createMany', 'deleteMany'])
   })
@@ -559,7 +564,9 @@ test('abstract bulk views: the method body defines the action; subsets register 
   t.same(received, [[{ name: 'a', price: 1 }], { name: 'a' }])
   t.equal((await app.inject({ method: 'DELETE', url: '/manual/bulk?name=a' })).statusCode, 204)
   t.equal((await app.inject({ method: 'POST', url: '/create-only/bulk', payload: [] })).statusCode, 201)
-  t.equal((await app.inject({ method: 'PUT', url: '/create-only/bulk', payload: [] })).statusCode, 404, 'subsets register only their verbs')
+  const notRouted = await app.inject({ method: 'PUT', url: '/create-only/bulk', payload: [] })
+  t.equal(problem(t, notRouted, 405).detail, '/create-only/bulk does not take PUT; it takes POST, OPTIONS.', 'subsets register only their verbs')
+  t.equal(notRouted.headers.allow, 'POST, OPTIONS')
   t.ok(AsyncBulkDestroyAPIView)
 })
 

@@ -75,6 +75,13 @@ class Shop extends APIView {
   @Get('/search', { schema: { querystring: LimitQuery } })
   search () { return [] }
 
+  // Routes without a body: one ignores content sent anyway (the default), the other refuses it.
+  @Post('/ping', { statusCode: 200 })
+  ping () { return { pong: true } }
+
+  @Post('/ping-strict', { statusCode: 200, unexpectedContent: 'refuse' })
+  pingStrict () { return { pong: true } }
+
   @Get('/tenant', { schema: { headers: TenantHeaders } })
   tenant () { return {} }
 
@@ -155,8 +162,17 @@ test('a custom format declared with configureApp: every kind of error, on view r
       ['This route takes application/json, not text/csv.'])
     t.same(inFormat(t, await app.inject({ method: 'POST', url: '/things', headers: { 'content-type': 'text/plain' }, payload: 'x' }), 415, 'a media type with a parser, on a JSON route').errors.body,
       ['This route takes application/json, not text/plain.'], 'a 415, not a 422: the JSON-only refusal comes before the validation status')
-    t.same(inFormat(t, await app.inject({ method: 'GET', url: '/search?limit=1', headers: JSON_TYPE, payload: '{}' }), 415, 'content on a route that takes none').errors.body,
+    const ignored = await app.inject({ method: 'GET', url: '/search?limit=1', headers: JSON_TYPE, payload: '{}' })
+    t.equal(ignored.statusCode, 200, 'content on a GET that takes none: ignored, no error')
+    t.same(ignored.json(), [])
+    t.same((await app.inject({ method: 'POST', url: '/ping', headers: JSON_TYPE, payload: '{"not json' })).json(), { pong: true }, 'content on a POST that takes none: read and dropped')
+    t.same(inFormat(t, await app.inject({ method: 'POST', url: '/ping', headers: JSON_TYPE, payload: JSON.stringify({ name: 'x'.repeat(2000) }) }), 413, 'content past bodyLimit on a route that takes none').errors.body,
+      ['Request body is too large'])
+    t.same(inFormat(t, await app.inject({ method: 'POST', url: '/ping-strict', headers: JSON_TYPE, payload: '{}' }), 415, 'content on a route that refuses it').errors.body,
       ['This route takes no content.'])
+    const notAllowed = await app.inject({ method: 'DELETE', url: '/things/1' })
+    t.same(inFormat(t, notAllowed, 405, 'a method the path is not served with').errors.body, ['/things/1 does not take DELETE; it takes GET, HEAD, OPTIONS.'])
+    t.equal(notAllowed.headers.allow, 'GET, HEAD, OPTIONS', 'the 405 names the methods in Allow')
   })
 
   t.test('an APIError keeps its headers; a server error says nothing of itself', async (t) => {
@@ -354,8 +370,8 @@ test('precedence: a registration entry over a router over the plugin over config
   t.same(typesOf('/router/own/{id}'), ['application/vnd.entry+json'])
   t.same(typesOf('/direct/{id}'), ['application/vnd.app+json'])
   t.same(typesOf('/child-plugin/{id}'), ['application/vnd.app+json'])
-  t.same(Object.keys(doc.paths['/plugin/{id}'].get.responses).sort(), ['200', '400', '414', '415'], 'a 400 format documents the failed validation as 400')
-  t.same(Object.keys(doc.paths['/direct/{id}'].get.responses).sort(), ['200', '400', '414', '415', '422'], 'a 422 format documents it as 422; 400 and 414 stay for a path the router refuses')
+  t.same(Object.keys(doc.paths['/plugin/{id}'].get.responses).sort(), ['200', '400', '414'], 'a 400 format documents the failed validation as 400')
+  t.same(Object.keys(doc.paths['/direct/{id}'].get.responses).sort(), ['200', '400', '414', '422'], 'a 422 format documents it as 422; 400 and 414 stay for a path the router refuses')
   t.same(Object.keys(doc.components.schemas).filter((name) => name.endsWith('Error')).sort(), ['appError', 'entryError', 'pluginError', 'routerError'], 'each format\'s schema a component')
   t.notOk(Object.keys(doc.components.schemas).some((name) => name.endsWith('Problem')), 'no problem+json component: no route answers it')
 })

@@ -42,16 +42,35 @@ export const CRUD_REQUESTS = [
   { action: 'destroy', method: 'DELETE', path: '/2', status: 204 }
 ] as const
 
+/** The order of the methods in an `Allow` header: GET, HEAD, POST, PUT, PATCH, DELETE, then OPTIONS. */
+const ALLOW_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+
+/**
+ * The `Allow` header a configured app (`configureApp`) answers a request to a path of `CRUD_REQUESTS`
+ * with when its method is not served there: the methods of the `actions` served on that path (a GET
+ * brings its HEAD), OPTIONS last; `undefined` when none is, and the path is a 404.
+ */
+export function allowOf (actions: readonly string[], detail: boolean): string | undefined {
+  const methods = CRUD_REQUESTS
+    .filter((request) => (request.path !== '') === detail && actions.includes(request.action))
+    .flatMap((request) => request.method === 'GET' ? ['GET', 'HEAD'] : [request.method])
+  if (methods.length === 0) return undefined
+  return ALLOW_ORDER.filter((method) => method === 'OPTIONS' || methods.includes(method)).join(', ')
+}
+
 /**
  * Sends every request of `CRUD_REQUESTS` under `prefix`: the `actions` a view composes answer their
- * status (JSON, or an empty body for 204), every other one is Fastify's route 404 as a problem.
- * Returns the responses by action name.
+ * status (JSON, or an empty body for 204). Every other one is, on an app the plugin configured
+ * (`configured`, the default), a 405 problem whose `Allow` lists the methods the path is served
+ * with, or the route 404 as a problem where no action serves the path; on an app without
+ * `configureApp`, Fastify's own 404. Returns the responses by action name.
  */
 export async function expectActions (
   t: Assert,
   app: FastifyInstance,
   prefix: string,
-  actions: readonly string[]
+  actions: readonly string[],
+  { configured = true }: { configured?: boolean } = {}
 ): Promise<Record<string, LightMyRequestResponse>> {
   const out: Record<string, LightMyRequestResponse> = {}
   for (const { action, method, path, status, ...rest } of CRUD_REQUESTS) {
@@ -62,8 +81,17 @@ export async function expectActions (
       t.equal(res.statusCode, status, `${method} ${url}: ${action} answers ${status}`)
       if (status === 204) t.equal(res.body, '', `${method} ${url}: no body`)
       else t.match(res.headers['content-type'], /^application\/json/, `${method} ${url}: JSON`)
+      continue
+    }
+    const allow = configured ? allowOf(actions, path !== '') : undefined
+    if (allow === undefined) {
+      t.equal(res.statusCode, 404, `${method} ${url}: no ${action} route, and none on the path`)
+      if (configured) t.equal(problem(t, res, 404).detail, `Route ${method} ${url} not found.`, `${method} ${url}: the route 404 as a problem`)
+      else t.equal(res.json().message, `Route ${method}:${url} not found`, `${method} ${url}: Fastify's own 404`)
+      t.equal(res.headers.allow, undefined, `${method} ${url}: no Allow`)
     } else {
-      t.equal(problem(t, res, 404).detail, `Route ${method} ${url} not found.`, `${method} ${url}: no ${action} route`)
+      t.equal(problem(t, res, 405).detail, `${url} does not take ${method}; it takes ${allow}.`, `${method} ${url}: no ${action} route`)
+      t.equal(res.headers.allow, allow, `${method} ${url}: Allow names the methods of the path`)
     }
   }
   return out

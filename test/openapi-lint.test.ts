@@ -7,7 +7,11 @@ import { buildApp } from '../examples/app.js'
  * their CI run: no errors. The warnings that remain are listed and explained in
  * docs/openapi.md ("What a linter says"); a new one fails here until it is explained there.
  */
-const EXPLAINED_WARNINGS: string[] = []
+const EXPLAINED_WARNINGS: string[] = [
+  // `GET /health` validates nothing and ignores content unread (a GET documents neither 413 nor 415):
+  // it can answer no 4xx, so it documents none.
+  'operation-4xx-response'
+]
 
 test('redocly recommended: the example\'s document has no errors, and only the explained warnings', async (t) => {
   const app = await buildApp()

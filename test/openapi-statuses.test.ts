@@ -40,6 +40,8 @@ interface Facts {
   validates: boolean
   /** Whether the operation takes a body (documents a request body). */
   body: boolean
+  /** A route without a body that refuses content (`unexpectedContent: 'refuse'`, the bulk DELETE's default) rather than ignoring it. */
+  refusesContent?: boolean
   /** Whether the route names one object: a parameter in the view's own part of the path. */
   detail: boolean
   /** ConditionalMixin: etag or conditionalRequests; with requirePreconditions. */
@@ -62,24 +64,31 @@ const OBJECT_ACTIONS = new Set(['retrieve', 'update', 'partialUpdate', 'destroy'
 const STANDARD = new Set([...DETAIL, ...CONFLICTS, 'list', 'bulkDelete'])
 const UNSAFE = new Set(['PUT', 'PATCH', 'DELETE'])
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS'])
+/** Methods whose content is never read (RFC 9110 §9.3.1): on a route without a body, it is neither parsed nor refused. */
+const UNREAD = new Set(['GET', 'HEAD'])
+/** The actions that refuse content by default: a bulk DELETE whose criteria were sent in a body would act on more than meant. */
+const REFUSE_CONTENT = new Set(['bulkDelete'])
 
 /**
  * Every error status a route can answer, from its configuration alone, written from the
  * HTTP side rather than from the library's code: the handling of a body (400 malformed, 413,
- * 415 for another media type), content on a route that takes none (415, before it is read:
- * no 413), validation (400, or the format's 422: a body that is not even JSON stays a 400), the
- * standard actions (404 on a missing row unless raiseOnNone is off, 409 on a clash), a nested
- * view's parent (404 on every route), object permissions (403 where an object is named), the
- * conditional requests of RFC 9110 (304 on reads, 412 on detail writes) and RFC 6585 (428), a
- * path parameter the router refuses (400 malformed, 414 too long), and what the route declares.
+ * 415 for another media type), content on a route that takes none (ignored: read and dropped
+ * within bodyLimit, 413 past it, but never read on a GET or HEAD, so no status at all; or, where
+ * the route refuses content, 415 before it is read: no 413), validation (400, or the format's
+ * 422: a body that is not even JSON stays a 400), the standard actions (404 on a missing row
+ * unless raiseOnNone is off, 409 on a clash), a nested view's parent (404 on every route), object
+ * permissions (403 where an object is named), the conditional requests of RFC 9110 (304 on
+ * reads, 412 on detail writes) and RFC 6585 (428), a path parameter the router refuses (400
+ * malformed, 414 too long), and what the route declares.
  */
 function possibleStatuses (facts: Facts, path: string, validationStatus: ValidationStatus = 400): number[] {
   const out = new Set<number>(facts.declared)
   if (facts.validates) out.add(validationStatus)
-  if (facts.body) out.add(400).add(413)
+  if (facts.body) out.add(400).add(413).add(415)
+  else if (facts.refusesContent === true) out.add(415)
+  else if (!UNREAD.has(facts.method)) out.add(413)
   // A path parameter that is not valid percent-encoding (400) or is longer than maxParamLength (414): Fastify's router.
   if (/[:{*]/.test(path)) out.add(400).add(414)
-  out.add(415)
   const action = facts.action ?? ''
   if ((DETAIL.has(action) && facts.raiseOnNone !== false) || action === 'bulkUpdate' || facts.parent === true) out.add(404)
   if (facts.objectPermissions === true && OBJECT_ACTIONS.has(action)) out.add(403)
@@ -135,6 +144,7 @@ function factsOf (route: ViewRoute): Facts {
     action: STANDARD.has(route.action) ? route.action : undefined,
     validates: route.validates,
     body: route.body,
+    refusesContent: !route.body && REFUSE_CONTENT.has(route.action),
     detail: route.path.includes(':'),
     conditional: klass.etag === true || klass.conditionalRequests === true,
     requirePreconditions: klass.requirePreconditions === true,
@@ -164,7 +174,9 @@ interface Probe {
   url: string,
   headers?: Record<string,
   string> | undefined,
-  payload?: unknown
+  payload?: unknown,
+  /** The request consumes what it names (a DELETE served): sent after every other probe, so that none of them finds its target gone or its tag changed. */
+  consumes?: boolean
 }
 
 /** A route as a client reaches it: where its rows are, and a body it accepts. */
@@ -185,6 +197,12 @@ interface Target {
   headers?: Record<string, string> | undefined
   /** Headers a dependency refuses (401): someone it does not know. */
   stranger?: Record<string, string> | undefined
+  /**
+   * For a route without a body that ignores content (not a GET): where a request with content is
+   * served as one without it (a row no other probe uses: a DELETE removes it), the status it
+   * answers, and the headers it needs besides (the current tag where a precondition is required).
+   */
+  spare?: { url: string, status: number, headers?: Record<string, string> } | undefined
 }
 
 const JSON_TYPE = { 'content-type': 'application/json' }
@@ -194,7 +212,7 @@ const JSON_TYPE = { 'content-type': 'application/json' }
  * side gives it; route-specific ones (a duplicate, a declared error) are added by the caller.
  */
 function probesFor (
-  { facts, url, missing, invalid, orphan, body, headers: asker, stranger }: Target,
+  { facts, url, missing, invalid, orphan, body, headers: asker, stranger, spare }: Target,
   bodyLimit: number,
   format: ErrorFormat = PROBLEM_FORMAT
 ): Probe[] {
@@ -219,9 +237,25 @@ function probesFor (
     out.push({ why: 'malformed JSON', status: 400, method, url, headers: as(JSON_TYPE), payload: '{"name":' })
     out.push({ why: 'a media type no parser takes', status: 415, method, url, headers: as({ 'content-type': 'text/csv' }), payload: 'name\nlamp' })
     out.push({ why: 'a body over bodyLimit', status: 413, method, url, headers: as(JSON_TYPE), payload: JSON.stringify({ name: 'x'.repeat(bodyLimit) }) })
+  } else if (facts.refusesContent === true) {
+    out.push({ why: 'content on a route that refuses it', status: 415, method, url, headers: as(JSON_TYPE), payload: '{}' })
+    out.push({ why: 'content over bodyLimit on a route that refuses it: refused unread', status: 415, method, url, headers: as(JSON_TYPE), payload: JSON.stringify({ name: 'x'.repeat(bodyLimit) }) })
+  } else if (UNREAD.has(method)) {
+    // Never read: served as without content, whatever it is and however long.
+    out.push({ why: 'malformed JSON on a GET that takes no content: never read', status: 200, method, url, headers: as(JSON_TYPE), payload: '{"name":' })
+    out.push({ why: 'content over bodyLimit on a GET that takes no content: never read, never refused', status: 200, method, url, headers: as(JSON_TYPE), payload: JSON.stringify({ name: 'x'.repeat(bodyLimit) }) })
   } else {
-    out.push({ why: 'content on a route that takes none', status: 415, method, url, headers: as(JSON_TYPE), payload: '{}' })
-    out.push({ why: 'content over bodyLimit on a route that takes none', status: 415, method, url, headers: as(JSON_TYPE), payload: JSON.stringify({ name: 'x'.repeat(bodyLimit) }) })
+    if (spare === undefined) throw new Error(`${method} ${url}: a route that ignores content needs a spare target to show it served`)
+    out.push({
+      why: 'malformed JSON on a route that takes no content: read, dropped unparsed, and the request served',
+      status: spare.status,
+      method,
+      url: spare.url,
+      headers: as({ ...JSON_TYPE, ...spare.headers }),
+      payload: '{"name":',
+      consumes: method === 'DELETE'
+    })
+    out.push({ why: 'content over bodyLimit on a route that takes no content', status: 413, method, url, headers: as({ ...JSON_TYPE, ...anyVersion }), payload: JSON.stringify({ name: 'x'.repeat(bodyLimit) }) })
   }
   if (invalid !== undefined) out.push(withBody({ why: 'a path parameter that fails validation', status: validationStatus, method, url: invalid, headers: as(anyVersion) }))
   if (invalid?.includes('abc') === true) {
@@ -284,7 +318,10 @@ async function send (
   answers: Answers = PROBLEMS
 ): Promise<Map<string, Set<number>>> {
   const answered = new Map<string, Set<number>>()
-  for (const { route, why, status, method, url, headers, payload } of probes) {
+  // What a probe consumes (a row it deletes) goes last: no other probe finds it gone or its tag changed.
+  const consuming = probes.filter((probe) => probe.consumes === true)
+  const ordered = [...probes.filter((probe) => probe.consumes !== true), ...consuming]
+  for (const { route, why, status, method, url, headers, payload } of ordered) {
     const key = `${method} ${route}`
     const res = await app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload: payload as string }) })
     t.equal(res.statusCode, status, `${key}, ${why}: ${status}`)
@@ -321,6 +358,8 @@ test('the example API: every route documents exactly the statuses its configurat
   await app.ready()
   const doc = JSON.parse(JSON.stringify(app.swagger())) as Doc
   const { id } = (await app.inject({ method: 'POST', url: '/items', payload: { name: 'lamp', price: 1 } })).json<{ id: number }>()
+  // A row for the DELETE that ignores its content: served, it removes the row.
+  const spare = (await app.inject({ method: 'POST', url: '/items', payload: { name: 'spare', price: 1 } })).json<{ id: number }>().id
   const probes: Array<Probe & { route: string }> = []
   let seen = 0
   for (const [route, operations] of Object.entries(doc.paths)) {
@@ -332,6 +371,7 @@ test('the example API: every route documents exactly the statuses its configurat
         // Header parameters of a conditional view are documented, not validated; the rest is.
         validates: (operation.parameters ?? []).some((p) => p.in !== 'header') || operation.requestBody !== undefined,
         body: operation.requestBody !== undefined,
+        refusesContent: operation.requestBody === undefined && REFUSE_CONTENT.has(actionOf(operation.operationId) ?? ''),
         detail: route.includes('{'),
         conditional: items && !route.endsWith('/bulk'),
         requirePreconditions: false,
@@ -346,7 +386,8 @@ test('the example API: every route documents exactly the statuses its configurat
         url: route.replace('{id}', String(id)) + (route === '/items/bulk' && ['patch', 'delete'].includes(method) ? '?name=lamp' : ''),
         missing: detail ? route.replace('{id}', '999999') : undefined,
         invalid: detail ? route.replace('{id}', 'abc') : undefined,
-        body: EXAMPLE_BODIES[`${method.toUpperCase()} ${route}`]
+        body: EXAMPLE_BODIES[`${method.toUpperCase()} ${route}`],
+        spare: method === 'delete' && detail ? { url: route.replace('{id}', String(spare)), status: 204 } : undefined
       }
       for (const probe of probesFor(target, 4 * 1024 * 1024)) probes.push({ ...probe, route })
     }
@@ -447,6 +488,7 @@ test('a richer app (bulk, conditional, filters, pagination, custom and plain rou
       action: custom.has(action) ? undefined : action,
       validates: ['params', 'querystring', 'headers', 'body'].some((part) => (schema as Record<string, unknown>)[part] !== undefined),
       body: (schema as Record<string, unknown>).body !== undefined,
+      refusesContent: (schema as Record<string, unknown>).body === undefined && REFUSE_CONTENT.has(action),
       detail: route.url.includes(':'),
       ...configured[view],
       declared: declared[key] ?? []
@@ -476,6 +518,12 @@ test('a richer app (bulk, conditional, filters, pagination, custom and plain rou
     'PUT /items/bulk': [{ id: 1, name: 'lamp' }],
     'PATCH /items/bulk': { name: 'table' }
   }
+  // Where a request that takes no content is served with some: a row only the DELETE removes, named by its current tag (preconditions are required).
+  const spareId = (await app.inject({ method: 'POST', url: '/items', payload: { name: 'spare' } })).json<{ id: number }>().id
+  const spares: Record<string, Target['spare']> = {
+    'DELETE /items/:id': { url: `/items/${spareId}`, status: 204, headers: { 'if-match': await tagOf(app, `/items/${spareId}`) } },
+    'POST /echo': { url: '/echo', status: 201 }
+  }
   const probes: Array<Probe & { route: string }> = []
   for (const [key, fact] of facts) {
     const url = key.split(' ')[1]
@@ -486,7 +534,8 @@ test('a richer app (bulk, conditional, filters, pagination, custom and plain rou
       url: url.replace(':id', '1').replace(':code', 'abc'),
       missing: detail ? url.replace(':id', '999') : undefined,
       invalid: detail ? url.replace(':id', 'abc') : url.endsWith(':code') ? url.replace(':code', 'x') : undefined,
-      body: bodies[key]
+      body: bodies[key],
+      spare: spares[key]
     }
     for (const probe of probesFor(target, bodyLimit)) probes.push({ ...probe, route: target.route })
   }
@@ -538,7 +587,8 @@ const LIBRARY_TARGETS: Record<string, Omit<Target, 'route' | 'facts'>> = {
   'PATCH /books/{id}': { url: '/books/1', missing: '/books/999', invalid: '/books/abc', headers: MELVIL, body: { book: { year: 1814 } } },
   'GET /reading-list': { url: '/reading-list', headers: ADA },
   'POST /reading-list': { url: '/reading-list', headers: ADA, body: { book_id: 1 } },
-  'DELETE /reading-list/{book_id}': { url: '/reading-list/3', missing: '/reading-list/999', invalid: '/reading-list/abc', headers: ADA },
+  // Ada saved books 3 and 5: 5 is unsaved by the DELETE whose content is ignored.
+  'DELETE /reading-list/{book_id}': { url: '/reading-list/3', missing: '/reading-list/999', invalid: '/reading-list/abc', headers: ADA, spare: { url: '/reading-list/5', status: 204 } },
   // Grace's loans: loan 1 is hers (Dune, book 3).
   'GET /members/{memberId}/loans': { url: '/members/2/loans', invalid: '/members/abc/loans', orphan: '/members/99/loans', headers: GRACE },
   // No orphan: the parent is the member asking, who exists (else 401), and the borrower dependency
@@ -548,7 +598,10 @@ const LIBRARY_TARGETS: Record<string, Omit<Target, 'route' | 'facts'>> = {
   'PATCH /members/{memberId}/loans/{id}': {
     url: '/members/2/loans/1', missing: '/members/2/loans/999', invalid: '/members/2/loans/abc', orphan: '/members/99/loans/1', headers: GRACE, body: { loan: { due_at: '2026-03-01T09:00:00.000Z' } }
   },
-  'DELETE /members/{memberId}/loans/{id}': { url: '/members/2/loans/1', missing: '/members/2/loans/999', invalid: '/members/2/loans/abc', orphan: '/members/99/loans/1', headers: GRACE }
+  // Loan 3, Grace's loan of book 6 that the test makes first, is returned by the DELETE whose content is ignored.
+  'DELETE /members/{memberId}/loans/{id}': {
+    url: '/members/2/loans/1', missing: '/members/2/loans/999', invalid: '/members/2/loans/abc', orphan: '/members/99/loans/1', headers: GRACE, spare: { url: '/members/2/loans/3', status: 204 }
+  }
 }
 
 /**
@@ -574,6 +627,8 @@ test('the library example: every operation documents exactly the statuses its co
   t.teardown(() => app.close())
   await app.ready()
   const doc = JSON.parse(JSON.stringify(app.swagger())) as Doc
+  const lent = await app.inject({ method: 'POST', url: '/members/2/loans', headers: GRACE, payload: { loan: { book_id: 6 } } })
+  t.equal(lent.headers.location, '/members/2/loans/3', 'the loan the DELETE with content returns')
   // The views buildApp registers, made again to read their configuration: the router's and each
   // registration's dependencies, and each view's statics. Nothing of the store is read to make them.
   const router = libraryViews({} as LibraryStore, new MemberAuth({} as LibraryStore['members']))
@@ -831,7 +886,23 @@ async function checkMixinApp (t: Test, format: ErrorFormat | undefined): Promise
     const [method, url] = key.split(' ')
     t.same(documentedErrors(doc.paths[toRoute(url)][method.toLowerCase()]), possibleStatuses(factsOf(route), url, validationStatus), `${key}: documented = possible`)
   }
-  t.same(documentedErrors(doc.paths['/user'].get), [401, 415], 'GET /user: no 400, no 404: nothing to validate, nothing to miss')
+  t.same(documentedErrors(doc.paths['/user'].get), [401], 'GET /user: no 400, no 404: nothing to validate, nothing to miss; no 413 or 415: a GET\'s content is never read')
+
+  // Rows only the DELETEs whose content is ignored remove: an item (named by its current tag, as
+  // every write must be), a comment of item 1, a tag.
+  const made = async (url: string, payload: unknown, headers?: Record<string, string>): Promise<string> => {
+    const res = await app.inject({ method: 'POST', url, headers, payload: payload as object })
+    t.equal(res.statusCode, 201, `a spare row under ${url}`)
+    // A comment comes in its envelope.
+    const row = res.json<{ id?: number, comment?: { id: number } }>()
+    return `${url}/${row.id ?? row.comment!.id}`
+  }
+  const spareItem = await made('/items', { name: 'spare' })
+  const spares: Record<string, Target['spare']> = {
+    'DELETE /items/:id': { url: spareItem, status: 204, headers: { 'if-match': await tagOf(app, spareItem) } },
+    'DELETE /items/:itemId/comments/:id': { url: await made('/items/1/comments', { comment: { text: 'spare' } }), status: 204 },
+    'DELETE /tags/:id': { url: await made('/tags', { label: 'spare' }, SIGNED_IN), status: 204 }
+  }
 
   // The server against the document, both ways.
   const probes: Array<Probe & { route: string }> = []
@@ -849,7 +920,8 @@ async function checkMixinApp (t: Test, format: ErrorFormat | undefined): Promise
       orphan: url.includes(':itemId') ? concrete(url).replace('/items/1/', '/items/999/') + (url.endsWith('/bulk') ? '?text=dim' : '') : undefined,
       body: MIXIN_BODIES[key],
       headers: route.view === Tags || route.view === Me ? SIGNED_IN : undefined,
-      stranger: route.view === Tags || route.view === Me ? { authorization: 'Bearer wrong' } : undefined
+      stranger: route.view === Tags || route.view === Me ? { authorization: 'Bearer wrong' } : undefined,
+      spare: spares[key]
     }
     for (const probe of probesFor(target, bodyLimit, format)) probes.push({ ...probe, route: target.route })
   }

@@ -190,22 +190,22 @@ test('errors: defaults, detail and create errors, class errors, Throws, errors()
   const problem = (path: string, method: string, status: string) => doc.paths[path][method].responses[status].content['application/problem+json'].schema
   const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
 
-  t.same(statuses('/items', 'get'), ['200', '403', '415'], 'list: class errors (403), the 415 of content it does not take; no 400, since it validates nothing and reads no body')
+  t.same(statuses('/items', 'get'), ['200', '403'], 'list: class errors (403); no 400, since it validates nothing and reads no body; no 413 or 415: a GET\'s content is never read')
   t.same(statuses('/items', 'post'), ['201', '400', '403', '409', '413', '415'], 'create documents 409, and the 413 and 415 of its body')
   t.same(statuses('/items/{id}', 'put'), ['200', '400', '403', '404', '409', '413', '414', '415'], 'update documents 404 and 409 (a documented decision)')
   t.same(statuses('/items/{id}', 'patch'), ['200', '400', '403', '404', '409', '413', '414', '415'], 'partialUpdate documents 404 and 409')
-  t.same(statuses('/items/{id}', 'delete'), ['204', '400', '403', '404', '414', '415'], 'destroy documents 404, no 409; content is refused unread: 415, no 413')
+  t.same(statuses('/items/{id}', 'delete'), ['204', '400', '403', '404', '413', '414'], 'destroy documents 404, no 409; content is read within bodyLimit and ignored: 413, no 415')
   t.same(problem('/items/{id}', 'put', '409'), ref('ConflictProblem'))
   t.same(problem('/items/{id}', 'patch', '409'), ref('ConflictProblem'))
   t.same(problem('/items/{id}', 'get', '404'), { anyOf: [ref('NotFoundProblem'), ref('ArchivedNotFoundProblem')] }, 'two errors on one status: anyOf')
   t.same(problem('/items/{id}', 'get', '400'), ref('BadRequestProblem'))
-  t.same(statuses('/items/{id}/history', 'get'), ['200', '400', '403', '404', '410', '414', '415'], 'Throws per action')
+  t.same(statuses('/items/{id}/history', 'get'), ['200', '400', '403', '404', '410', '414'], 'Throws per action')
   t.same(problem('/items/import', 'post', '409'), ref('ConflictProblem'), 'responses: errors(...) combine with the rest')
   t.same(problem('/items/import', 'post', '410'), ref('GoneProblem'), 'errors() and Catch(Sold -> 410) share the documented class')
   t.same(problem('/items/sync', 'get', '410'), ref('Problem'), 'CatchDefined documents what raises maps to')
-  t.same(statuses('/paged', 'get'), ['200', '404', '415'])
-  t.same(statuses('/plain/open', 'get'), ['200', '415'], 'a View route without a request schema cannot answer 400')
-  t.same(statuses('/plain/checked', 'get'), ['200', '400', '415'], 'a View route with a schema documents the 400 of its validation')
+  t.same(statuses('/paged', 'get'), ['200', '404'])
+  t.same(statuses('/plain/open', 'get'), ['200'], 'a View route without a request schema cannot answer 400')
+  t.same(statuses('/plain/checked', 'get'), ['200', '400'], 'a View route with a schema documents the 400 of its validation')
   t.same(problem('/plain/body', 'post', '400'), ref('BadRequestProblem'))
 
   const schemas = doc.components.schemas
@@ -483,22 +483,42 @@ test('each application documents its own components: two apps in one process, ea
   }
 })
 
-test('a View route without a body schema takes no content: it documents and answers 415 alone, before reading any', async (t) => {
+test('a View route without a body schema takes no content: it ignores content within bodyLimit and documents the 413 past it alone; one that refuses content documents and answers 415 alone, before reading any', async (t) => {
   class Bodyless extends View {
     @Post('/')
     post () { return {} }
+
+    @Post('/strict', { unexpectedContent: 'refuse' })
+    strict () { return {} }
   }
   const { app, doc } = await documented({ views: [Bodyless] })
   t.teardown(() => app.close())
-  t.same(Object.keys(doc.paths['/'].post.responses), ['201', '415'], 'no 400 and no 413: nothing is read or validated')
+  const tooLarge = JSON.stringify({ text: 'x'.repeat(1024 * 1024 + 1) })
+  t.same(Object.keys(doc.paths['/'].post.responses), ['201', '413'], 'no 400 and no 415: nothing is parsed or validated; 413: content is read within bodyLimit')
   t.equal(doc.paths['/'].post.requestBody, undefined, 'and no request body')
-  // Each documented error status is one the route answers, as problem+json; malformed or oversized content is refused unread.
-  for (const payload of ['{', '<a/>', JSON.stringify({ text: 'x'.repeat(1024 * 1024 + 1) })]) {
-    const res = await app.inject({ method: 'POST', url: '/', headers: { 'content-type': 'application/json' }, payload })
+  // Malformed content, or of another media type, is read and dropped unparsed: the request is served as without it.
+  for (const [type, payload] of [['application/json', '{'], ['application/xml', '<a/>']]) {
+    const res = await app.inject({ method: 'POST', url: '/', headers: { 'content-type': type }, payload })
+    t.equal(res.statusCode, 201, `${type} content is ignored`)
+    t.same(res.json(), {})
+  }
+  // The documented error status is one the route answers, as problem+json.
+  const large = await app.inject({ method: 'POST', url: '/', headers: { 'content-type': 'application/json' }, payload: tooLarge })
+  t.equal(large.statusCode, 413, 'content past bodyLimit')
+  t.match(large.headers['content-type'], /^application\/problem\+json/)
+  t.equal(large.json().detail, 'Request body is too large')
+  t.equal((await app.inject({ method: 'POST', url: '/', headers: { 'content-type': 'application/json' } })).statusCode, 201, 'an empty body with a JSON media type is no content')
+
+  t.same(Object.keys(doc.paths['/strict'].post.responses), ['201', '415'], 'unexpectedContent: \'refuse\': no 400 and no 413: nothing is read or validated')
+  t.equal(doc.paths['/strict'].post.requestBody, undefined, 'and no request body')
+  // Malformed or oversized content is refused unread.
+  for (const payload of ['{', '<a/>', tooLarge]) {
+    const res = await app.inject({ method: 'POST', url: '/strict', headers: { 'content-type': 'application/json' }, payload })
     t.equal(res.statusCode, 415)
     t.match(res.headers['content-type'], /^application\/problem\+json/)
+    t.equal(res.json().detail, 'This route takes no content.')
   }
-  t.equal((await app.inject({ method: 'POST', url: '/', headers: { 'content-type': 'application/json' } })).statusCode, 201, 'an empty body with a JSON media type is no content')
+  t.equal((await app.inject({ method: 'POST', url: '/strict', headers: { 'content-type': 'application/json' } })).statusCode, 201, 'an empty body with a JSON media type is no content')
 })
 
 test('bulk views: 400 everywhere, 409 on POST/PUT/PATCH, 404 on PUT, filter parameters on PATCH and DELETE; valid', async (t) => {
@@ -593,11 +613,11 @@ test('conditional views document validators, 304 on safe methods and 412 on unsa
   const { app, doc } = await documented({ views: [{ view: Conditional, prefix: '/c' }, { view: HandRolled, prefix: '/h' }] })
   t.teardown(() => app.close())
   const responses = (path: string, method: string) => doc.paths[path][method].responses
-  t.same(Object.keys(responses('/c/{id}', 'get')), ['200', '304', '400', '404', '414', '415'])
+  t.same(Object.keys(responses('/c/{id}', 'get')), ['200', '304', '400', '404', '414'])
   t.same(Object.keys(responses('/c/{id}', 'get')['200'].headers), ['etag', 'last-modified'])
   t.same(responses('/c/{id}', 'get')['304'].headers, responses('/c/{id}', 'get')['200'].headers, 'a 304 documents the same validators')
   t.notOk(responses('/c/{id}', 'get')['304'].content, 'a 304 has no content')
-  t.same(Object.keys(responses('/c', 'get')), ['200', '304', '415'], 'lists are conditional too')
+  t.same(Object.keys(responses('/c', 'get')), ['200', '304'], 'lists are conditional too')
   for (const method of ['put', 'patch', 'delete']) {
     t.same(responses('/c/{id}', method)['412'].content['application/problem+json'].schema, { $ref: '#/components/schemas/PreconditionFailedProblem' }, `${method}: 412`)
   }
@@ -608,7 +628,7 @@ test('conditional views document validators, 304 on safe methods and 412 on unsa
   t.notOk(responses('/c', 'get')['200'].headers['last-modified'], 'a list has no Last-Modified')
   t.match(responses('/c/{id}', 'get')['200'].headers['last-modified'].schema, { pattern: /GMT\$$/, examples: ['Thu, 01 Jan 2026 10:00:00 GMT'] }, 'an HTTP-date')
   t.equal(summary['200'].description, 'Short')
-  t.same(Object.keys(responses('/h', 'get')), ['200', '304', '415'], 'conditionalRequests documents hand-rolled validators')
+  t.same(Object.keys(responses('/h', 'get')), ['200', '304'], 'conditionalRequests documents hand-rolled validators')
   // etag = true sends an ETag with every 2xx and 304: a client may rely on it. Last-Modified depends on the stored value.
   for (const [path, method, status] of [['/c/{id}', 'get', '200'], ['/c/{id}', 'get', '304'], ['/c', 'get', '200'], ['/c/{id}', 'put', '200'], ['/c/{id}', 'patch', '200']]) {
     const headers = responses(path, method)[status].headers
@@ -660,8 +680,8 @@ test('documentation corners: CatchDefined string entries, Catch with a detail on
   }
   const { app, doc } = await documented({ views: [Corners] })
   t.teardown(() => app.close())
-  t.same(Object.keys(doc.paths['/defined'].get.responses), ['200', '400', '415'])
-  t.same(Object.keys(doc.paths['/detail-only'].get.responses), ['200', '400', '415'])
+  t.same(Object.keys(doc.paths['/defined'].get.responses), ['200', '400'])
+  t.same(Object.keys(doc.paths['/detail-only'].get.responses), ['200', '400'])
   t.same(doc.paths['/csv'].get.responses['200'].content, { 'text/csv': { schema: { type: 'string' } } })
 
   t.equal(refResolver.buildLocalReference({}, '', '', 3), 'def-3')
@@ -698,7 +718,7 @@ test('documentation corners: CatchDefined string entries, Catch with a detail on
 
   const itemsRoute = { name: 'retrieve', methods: ['GET'], path: '/:id', status: 200, options: {}, throws: [NotFound], responseSchema: Item, emptyBody: false, standard: true } as never
   const documentedMap = documentedResponses(Items, itemsRoute, { method: 'GET', multiMethod: false, headerClasses: [Paging], implementation: Items.prototype.retrieve, errorFormat: PROBLEM_FORMAT, url: '/items/:id' })
-  t.same(Object.keys(documentedMap), ['200', '400', '403', '404', '414', '415'], 'documentedResponses: the merged map of one operation (a URL with a parameter: 400 and 414 from the router)')
+  t.same(Object.keys(documentedMap), ['200', '400', '403', '404', '414'], 'documentedResponses: the merged map of one operation (a URL with a parameter: 400 and 414 from the router; a GET: no 413 or 415)')
   t.same(Object.keys(documentedMap[200].headers!), ['x-total-count'])
   t.same(documentedMap[404].errors, [NotFound], 'its errors as classes')
   t.equal(componentName(class APIView2 extends APIView {}), 'APIView2')
@@ -803,7 +823,7 @@ test('an explicit success body is documentation: the route still serves its own 
   t.same(list.json(), [item], 'served with the list schema, not unfiltered because of a documented text/csv')
   t.same((await app.inject('/served/named')).json(), { count: 3 }, 'a custom route serves its own responseSchema')
   t.same((await app.inject('/served/same')).json(), { count: 4 })
-  t.same(Object.keys(doc.paths['/served/queued'].get.responses), ['200', '202', '415', 'default'], 'a status only responses documents is in the document')
+  t.same(Object.keys(doc.paths['/served/queued'].get.responses), ['200', '202', 'default'], 'a status only responses documents is in the document')
   t.same(doc.paths['/served/queued'].get.responses['202'].content['application/json'].schema.properties, { job: { type: 'string' } })
   t.same(doc.paths['/served/queued'].get.responses.default, { description: 'Anything else' })
   const queued = await app.inject({ url: '/served/queued', headers: { 'x-queue': 'yes' } })
@@ -820,9 +840,11 @@ test('an explicit success body is documentation: the route still serves its own 
   t.ok(documentedSchema(schema).response['400'], 'and the document has it')
   const [queuedRoute] = buildViewRoutes(Served).filter((r) => r.config?.action === 'queued')
   t.same(Object.keys((queuedRoute.schema as { response: object }).response), ['200'], 'Fastify serializes only what is served')
-  t.same(Object.keys(documentedSchema(queuedRoute.schema as { response: object }).response), ['200', '202', '415', 'default'])
+  t.same(Object.keys(documentedSchema(queuedRoute.schema as { response: object }).response), ['200', '202', 'default'])
+  t.same(Object.keys(schema.response), ['200'], 'retrieve serves its success status only')
+  t.same(Object.keys(documentedSchema(schema).response), ['200', '400', '404', '414'], 'a view route\'s document adds its error statuses to what is served')
   const [same] = buildViewRoutes(Served).filter((r) => r.config?.action === 'same')
-  t.same(Object.keys(documentedSchema(same.schema as { response: object }).response), ['200', '415'], 'a view route\'s document adds its error statuses to what is served')
+  t.same(Object.keys(documentedSchema(same.schema as { response: object }).response), ['200'], 'a GET that validates nothing and names no error: its document adds none (its content is never read: no 413 or 415)')
   const plain = { response: { 200: Item } }
   t.equal(documentedSchema(plain), plain, 'a schema with nothing kept aside (a plain route\'s) is returned as is')
   t.equal(documentedSchema(undefined), undefined)
@@ -917,7 +939,7 @@ test('header parameters: in header, lower-cased names, required flags', async (t
   ])
   t.same(doc.paths['/optional'].get.parameters, [{ schema: { type: 'string' }, in: 'header', name: 'x-trace', required: false }])
   t.same(doc.paths['/lower'].get.parameters, [{ schema: { type: 'string' }, in: 'header', name: 'x-api-key', required: true }])
-  t.same(Object.keys(doc.paths['/'].get.responses), ['200', '400', '415'], 'validated headers can answer 400')
+  t.same(Object.keys(doc.paths['/'].get.responses), ['200', '400'], 'validated headers can answer 400')
   t.equal((await app.inject({ url: '/', headers: { 'X-Request-Id': '12345678' } })).statusCode, 200, 'validation is unchanged')
   t.equal((await app.inject({ url: '/', headers: { 'x-request-id': 'short' } })).statusCode, 400)
   t.same(await new Validator().validate(doc), { valid: true })
@@ -1112,7 +1134,7 @@ test('one app with every kind of view and documented response: a valid document,
   t.same(doc.paths['/empty'].post.responses['201'], { description: 'Created' })
   t.same(doc.paths['/empty/{id}'].put.responses['200'], { description: 'OK' })
   t.same(doc.paths['/located'].post.responses['201'].headers, { location: LOCATION })
-  t.same(Object.keys(doc.paths['/headers/thrown'].get.responses), ['200', '403', '404', '409', '410', '415'])
+  t.same(Object.keys(doc.paths['/headers/thrown'].get.responses), ['200', '403', '404', '409', '410'])
   t.same(Object.keys(doc.paths['/headers/thrown'].get.responses['200'].headers).sort(), ['x-rate-limit-remaining', 'x-total-count'])
   t.same(doc.paths['/routed/list'].get.tags, ['routed'])
 })
@@ -1187,6 +1209,6 @@ test('default errors on a route that validates nothing: every class but a 400 (B
   }
   const { app, doc } = await documented({ views: [{ view: Status, prefix: '/status' }] })
   t.teardown(() => app.close())
-  t.same(Object.keys(doc.paths['/status'].get.responses), ['200', '401', '415'], 'no input: the 401 stays, the 400 subclass goes')
-  t.same(Object.keys(doc.paths['/status/{id}'].get.responses), ['200', '400', '401', '414', '415'], 'a validated path: both')
+  t.same(Object.keys(doc.paths['/status'].get.responses), ['200', '401'], 'no input: the 401 stays, the 400 subclass goes')
+  t.same(Object.keys(doc.paths['/status/{id}'].get.responses), ['200', '400', '401', '414'], 'a validated path: both')
 })

@@ -150,7 +150,8 @@ test('SQLite: positional criteria from resolveFilter are SQL fragments with thei
   t.same((await app.inject('/cheap?category=light')).json().map((p: ProductT) => p.id), [2])
   problem(t, await app.inject('/wrong'), 500)
   const created = await app.inject({ method: 'POST', url: '/cheap', payload: {} })
-  t.equal(created.statusCode, 404, 'a list-only view has no create route')
+  t.equal(problem(t, created, 405).detail, '/cheap does not take POST; it takes GET, HEAD, OPTIONS.', 'a list-only view has no create route')
+  t.equal(created.headers.allow, 'GET, HEAD, OPTIONS')
 })
 
 test('SQLite: a CHECK failure on a single create is a 409 too', async (t) => {

@@ -26,7 +26,7 @@ export function routeContent (
   const unexpectedContent = merged.unexpectedContent ?? 'ignore'
   if (!UNEXPECTED_CONTENT.has(unexpectedContent)) {
     throw new ConfigurationError('FV_ERR_ROUTE_CONTENT', `Cannot register ${klass.name}: ${klass.name}.${route.name} has unexpectedContent ` +
-      `${JSON.stringify(unexpectedContent) ?? String(unexpectedContent)}; it is 'ignore' (the default: content on a route without a body is read and dropped) or 'refuse' (a 415)`)
+      `${String(JSON.stringify(unexpectedContent))}; it is 'ignore' (the default: content on a route without a body is read and dropped) or 'refuse' (a 415)`)
   }
   const optionalBody = isOptionalNode(body)
   if (optionalBody && route.standard) {
