@@ -71,7 +71,8 @@ function markRequiredHeaders (paths: GeneratedPaths): void {
 function markOptionalBodies (paths: GeneratedPaths, operationIds: ReadonlySet<string | undefined>): void {
   for (const operations of Object.values(paths)) {
     for (const operation of Object.values(operations)) {
-      if (operation.requestBody !== undefined && operationIds.has(operation.operationId)) operation.requestBody.required = false
+      const body = operation.requestBody
+      if (body !== undefined && operationIds.has(operation.operationId)) body.required = false
     }
   }
 }
