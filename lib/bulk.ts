@@ -1,14 +1,14 @@
 // The `fastify-views/bulk` entry: all-or-nothing bulk views (create, update, update-many, destroy)
 // and their viewsets, over a bulk repository.
 export {
+  AsyncGenericBulkCreateAPIView, GenericBulkCreateAPIView, AsyncGenericBulkUpdateAPIView, GenericBulkUpdateAPIView,
+  AsyncGenericUpdateManyAPIView, GenericUpdateManyAPIView, AsyncGenericBulkDestroyAPIView, GenericBulkDestroyAPIView
+} from './views/bulk/generic-bulk.js'
+export {
   AsyncBulkCreateAPIView, BulkCreateAPIView, AsyncBulkUpdateAPIView, BulkUpdateAPIView, AsyncUpdateManyAPIView,
-  UpdateManyAPIView,
-  AsyncBulkDestroyAPIView, BulkDestroyAPIView, AsyncGenericBulkCreateAPIView, GenericBulkCreateAPIView,
-  AsyncGenericBulkUpdateAPIView,
-  GenericBulkUpdateAPIView, AsyncGenericUpdateManyAPIView, GenericUpdateManyAPIView, AsyncGenericBulkDestroyAPIView,
-  GenericBulkDestroyAPIView,
+  UpdateManyAPIView, AsyncBulkDestroyAPIView, BulkDestroyAPIView,
   type BulkStatics, type BulkHooks, type BulkModels, type GenericBulkMembers, type WithAsyncBulkRepositoryMixin,
   type WithBulkRepositoryMixin,
   type BulkCreateActions, type BulkUpdateActions, type UpdateManyActions, type BulkDestroyActions
-} from './views/bulk.js'
+} from './views/bulk/bulk-views.js'
 export { AsyncBulkAPIViewSet, BulkAPIViewSet } from './views/viewsets.js'

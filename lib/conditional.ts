@@ -1,4 +1,4 @@
 // The `fastify-views/conditional` entry: ETag and Last-Modified validators, 304 and 412
 // (RFC 9110 §13), as a mixin of views and as functions for routes of your own.
-export { ConditionalMixin, type ConditionalMembers, type ConditionalStatics } from './views/conditional.js'
+export { ConditionalMixin, type ConditionalMembers, type ConditionalStatics } from './views/conditional/conditional-view.js'
 export { etagOf, isNotModified, failsPrecondition, type Validators } from './http/preconditions.js'

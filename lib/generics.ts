@@ -1,13 +1,16 @@
 // The `fastify-views/generics` entry: views over a repository (generic views and viewsets), the
 // filters, paginations and pages of their lists, the repository protocol and the in-memory repository.
 export {
-  GenericViewMixin, AsyncGenericListAPIView, GenericListAPIView, AsyncGenericCreateAPIView, GenericCreateAPIView,
+  GenericViewMixin, type GenericHooks, type GenericMembers, type GenericMixinBase,
+  type WriteSeams, type CreateValues, type KwargsOf, type CriteriaOf, type GenericStatics, type FilterArgs
+} from './views/generic/generic-view.js'
+export {
+  AsyncGenericListAPIView, GenericListAPIView, AsyncGenericCreateAPIView, GenericCreateAPIView,
   AsyncGenericRetrieveAPIView,
   GenericRetrieveAPIView, AsyncGenericUpdateAPIView, GenericUpdateAPIView, AsyncGenericPartialUpdateAPIView,
-  GenericPartialUpdateAPIView,
-  AsyncGenericDestroyAPIView, GenericDestroyAPIView, type GenericHooks, type GenericMembers, type GenericMixinBase,
-  type WriteSeams, type CreateValues, type KwargsOf, type CriteriaOf, type GenericStatics, type FilterArgs
-} from './views/generics.js'
+  GenericPartialUpdateAPIView, AsyncGenericDestroyAPIView, GenericDestroyAPIView
+} from './views/generic/generic-actions.js'
+export type { WriteDescription } from './views/write.js'
 export {
   AsyncGenericViewSet, GenericViewSet, AsyncGenericReadOnlyViewSet, GenericReadOnlyViewSet,
   AsyncGenericListCreateAPIView, GenericListCreateAPIView,
@@ -32,4 +35,4 @@ export {
 export { OPERATORS, splitCriterion, asyncRepository, preconditionOf, type FieldOf, type Precondition, type Promised, type Repository, type AsyncRepository, type BulkRepository, type AsyncBulkRepository, type Criteria, type RepositoryOptions, type ListQuery, type OrderKey, type Operator } from './stores/repository.js'
 export { MemoryRepository, UniqueViolation, type MemoryRepositoryOptions } from './stores/memory.js'
 export type { RowOf, FilterFieldNames, UnknownFilterFields, RepositoryItemOf, RepositoryFits } from './views/schema-models.js'
-export type { ObjectAction } from './views/object-permissions.js'
+export type { ObjectAction } from './views/generic/object-permissions.js'

@@ -4,8 +4,8 @@
 // `fastify-views/conditional`, the SQL repositories `fastify-views/sql`, the OpenAPI options
 // `fastify-views/swagger`.
 export { views, views as default, configureApp, type FastifyViewsOptions, type ConfigureAppOptions, type ViewEntry } from './plugin.js'
-export { View, type ViewClass, type StandardAction, type ActionRoute, type AfterAction, type RouteDefinition, type BodyMediaType, type RouteHooks, type BeforeAction } from './views/view.js'
-export { JsonPatchOperation, type PatchFormat, type PatchTarget } from './views/patch.js'
+export { View, type ViewClass, type StandardAction, type ActionRoute, type AfterAction, type RouteDefinition, type BodyMediaType, type RouteContribution, type BeforeAction, extendContribution } from './views/view.js'
+export { JsonPatchOperation, type PatchFormat, type PatchTarget } from './views/patch/patch.js'
 export { APIView, type SerializerOptions } from './views/api-view.js'
 export { ViewRouter, type ViewRouterOptions } from './registration/router.js'
 export { registerView, type RegisterViewOptions } from './registration/register.js'
@@ -39,15 +39,17 @@ export {
   AsyncRetrieveUpdateDestroyAPIView, RetrieveUpdateDestroyAPIView
 } from './views/viewsets.js'
 export {
-  DetailViewMixin, AsyncListAPIView, ListAPIView, AsyncCreateAPIView, CreateAPIView, AsyncRetrieveAPIView,
-  RetrieveAPIView,
-  AsyncUpdateAPIView, UpdateAPIView, AsyncPartialUpdateAPIView, PartialUpdateAPIView, AsyncDestroyAPIView,
-  DestroyAPIView,
+  DetailViewMixin,
   type ListActions, type CreateActions, type RetrieveActions, type UpdateActions, type PartialUpdateActions,
   type DestroyActions,
   type DetailStatics, type ListStatics, type CreateStatics, type UpdateStatics, type ActionViewClass,
   type ActionRequest, type SentReply
-} from './views/actions.js'
+} from './views/actions/standard.js'
+export {
+  AsyncListAPIView, ListAPIView, AsyncCreateAPIView, CreateAPIView, AsyncRetrieveAPIView, RetrieveAPIView,
+  AsyncUpdateAPIView, UpdateAPIView, AsyncPartialUpdateAPIView, PartialUpdateAPIView, AsyncDestroyAPIView,
+  DestroyAPIView
+} from './views/actions/action-views.js'
 export { errors, ProblemSchema, ValidationProblemSchema } from './openapi/operation.js'
 export { errorClassSchema, ProblemErrorEntrySchema } from './http/problem-schema.js'
 export { typeboxValidatorCompiler } from './schema/validation.js'

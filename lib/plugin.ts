@@ -1,3 +1,4 @@
+// The plugin (entry layer): `configureApp` and the Fastify plugin that registers views, routers and their options.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { appErrorFormat, PROBLEM_FORMAT, setAppErrorFormat, type ErrorFormat } from './http/error-format.js'

@@ -85,3 +85,32 @@ test('docs/architecture.md names every module of lib/ in the row of its folder, 
   }
   t.same(gone, [], 'every module the table names exists')
 })
+
+/** Files of lib/ allowed past 400 lines, each with the reason it is one concept all the same: none today. */
+const LONG_FILES: Record<string, string> = {}
+
+test('a module of lib/ holds one concept: at most 400 lines, and it opens with a comment saying what it holds', async (t) => {
+  const long: string[] = []
+  const unexplained: string[] = []
+  for (const file of modules().keys()) {
+    const source = fs.readFileSync(file, 'utf8')
+    const lines = source.split('\n').length
+    const name = path.relative('lib', file).split(path.sep).join('/')
+    if (lines > 400 && LONG_FILES[name] === undefined) long.push(`${name}: ${lines} lines`)
+    if (!source.startsWith('//') && !source.startsWith('/**')) unexplained.push(name)
+  }
+  t.same(long, [], 'no module over 400 lines without a reason')
+  t.same(unexplained, [], 'every module opens with a comment')
+})
+
+test('the generic core imports none of the optional features: conditional requests, patch documents, bulk views', async (t) => {
+  const graph = modules()
+  const core = [...graph.keys()].filter((file) => /views[/\\]generic[/\\]/.test(file))
+  t.ok(core.length >= 4, 'the generic core is read')
+  const optional = /views[/\\](conditional|patch|bulk)[/\\]/
+  const leaks: string[] = []
+  for (const file of core) {
+    for (const dep of graph.get(file) ?? []) if (optional.test(dep)) leaks.push(`${file} -> ${dep}`)
+  }
+  t.same(leaks, [], 'views/generic/ imports nothing from views/conditional/, views/patch/ or views/bulk/')
+})

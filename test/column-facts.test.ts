@@ -57,15 +57,20 @@ test('a schema that cannot describe some row names each column and what it holds
   }
 })
 
-test('a table made after its repository is not checked; a view that maps rows itself is not either', async (t) => {
+test('a table made after its repository is not checked; a view that maps rows itself, and says so, is not either', async (t) => {
   const app = await register(viewOver(notes(false), Type.Object({ id: Type.Integer(), note: Type.String() })))
   t.ok(app.hasRoute({ method: 'GET', url: '/notes/:id' }), 'registered: the table says nothing yet')
   await app.close()
 
-  class Titles extends GenericRetrieveAPIView {
+  class Silent extends GenericRetrieveAPIView {
     static override repository = notes()
     static override responseSchema = Type.Object({ id: Type.Integer(), note: Type.String() })
     override retrieve () { return { id: 1, note: 'mapped' } }
+  }
+  await t.rejects(build({ views: [{ view: Silent, prefix: '/titles' }] }), { code: 'FV_ERR_SCHEMA_COLUMNS', message: /static override mappingActions = \['retrieve'\]/ },
+    'an override that says nothing of what it sends is held to the table')
+  class Titles extends Silent {
+    static override mappingActions = ['retrieve']
   }
   const mapped = await build({ views: [{ view: Titles, prefix: '/titles' }] })
   t.same((await mapped.inject('/titles/1')).json(), { id: 1, note: 'mapped' }, 'an overridden retrieve sends what it maps')

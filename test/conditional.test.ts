@@ -497,10 +497,11 @@ test('ETags of byte bodies and of aliased generic objects; streams and views wit
 
 test('mixins compose their route hooks with ConditionalMixin', async (t) => {
   const order: string[] = []
-  const Tracing = (await import('../lib/index.js')).defineMixin<typeof ConditionalMixin>('Tracing', (Base) => class extends Base {
-    static override routeHooks (route: never, method: string) {
-      const inherited = super.routeHooks(route, method)
-      return { ...inherited, onSend: [async (_q: unknown, _r: unknown, payload: unknown) => { order.push('trace'); return payload }], preValidation: async () => { order.push('pre') } }
+  const { defineMixin, extendContribution } = await import('../lib/index.js')
+  const Tracing = defineMixin<typeof ConditionalMixin>('Tracing', (Base) => class extends Base {
+    static override contribute (route: never, method: string) {
+      const inherited = super.contribute(route, method)
+      return extendContribution(inherited, { onSend: [async (_q: unknown, _r: unknown, payload: unknown) => { order.push('trace'); return payload }], preValidation: [async () => { order.push('pre') }] })
     }
   })
   class Traced extends mix(ConditionalMixin, Tracing) {

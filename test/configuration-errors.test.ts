@@ -435,7 +435,7 @@ const thrown: ThrownCase[] = [
       }
       return build({ views: [{ view: Notes, prefix: '/notes' }] })
     },
-    message: /^Cannot register Notes: the body of create, partialUpdate, update has "isbn", which its repository does not have \(its fields: id, title\)\. Remove it from the body schema, add the column.*override those actions/
+    message: /^Cannot register Notes: the body of create, partialUpdate, update has "isbn", which its repository does not have \(its fields: id, title\)\. Remove it from the body schema, add the column.*say so: static override mappingActions = \['create', 'partialUpdate', 'update'\]$/
   },
   {
     code: 'FV_ERR_UNKNOWN_FIELD',
@@ -452,7 +452,7 @@ const thrown: ThrownCase[] = [
       }
       return build({ views: [{ view: Notes, prefix: '/notes' }] })
     },
-    message: /^Cannot register Notes: the body of bulkCreate has "tags", "owner", which its repository does not have.*Remove them from the body schema.*override bulkCreate to write/
+    message: /^Cannot register Notes: the body of bulkCreate has "tags", "owner", which its repository does not have.*Remove them from the body schema.*say so: static override mappingActions = \['bulkCreate'\]$/
   },
   {
     code: 'FV_ERR_PAGE_SIZE',
@@ -620,7 +620,7 @@ const thrown: ThrownCase[] = [
       class Notes extends GenericViewSet {
         static override repository = rows()
         static override responseSchema = Item
-        @Override({ schema: { body: Type.Optional(Type.Object({ name: Type.String() })) } })
+        @Override({ schema: { body: Type.Optional(Type.Object({ name: Type.String(), price: Type.Number() })) } })
         override create (request: FastifyRequest) { return super.create(request) }
       }
       return build({ views: [{ view: Notes, prefix: '/notes' }] })

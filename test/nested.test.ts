@@ -205,10 +205,11 @@ test('write seams: performCreate writes related rows and may map the body', asyn
   const audit: string[] = []
   const View = GenericViewSet.with({
     responseSchema: Loan,
-    // `title` is not a column: the seam maps it, so the registration check leaves the body alone.
+    // `title` is not a column: the seam maps it, and the view says so, so the registration check leaves the body alone.
     createSchema: Type.Object({ title: Type.String() }),
     detailParams: LoanParams,
-    repository: repos.loans
+    repository: repos.loans,
+    mappingActions: ['create']
   }, {
     performCreate (values, options) {
       const loan = this.repository.create({ member_id: 1, book: values.title, returned_at: null }, options)

@@ -14,7 +14,7 @@ import {
 } from '../lib/generics.js'
 import { AsyncBulkAPIViewSet, AsyncGenericBulkDestroyAPIView } from '../lib/bulk.js'
 import { ConditionalMixin } from '../lib/conditional.js'
-import { checksObjectPermissions } from '../lib/views/object-permissions.js'
+import { checksObjectPermissions } from '../lib/views/generic/object-permissions.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
 import { buildApp } from '../examples/app.js'
 import { buildApp as buildLibrary } from '../examples/library/app.js'

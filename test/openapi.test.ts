@@ -717,7 +717,7 @@ test('documentation corners: CatchDefined string entries, Catch with a detail on
   t.same(['Item', 'Category', 'Day', 'Box', 'Match', 'Address'].map(plural), ['Items', 'Categories', 'Days', 'Boxes', 'Matches', 'Addresses'], 'plural')
 
   const itemsRoute = { name: 'retrieve', methods: ['GET'], path: '/:id', status: 200, options: {}, throws: [NotFound], responseSchema: Item, emptyBody: false, standard: true } as never
-  const documentedMap = documentedResponses(Items, itemsRoute, { method: 'GET', multiMethod: false, headerClasses: [Paging], implementation: Items.prototype.retrieve, errorFormat: PROBLEM_FORMAT, url: '/items/:id' })
+  const documentedMap = documentedResponses(Items, itemsRoute, { method: 'GET', multiMethod: false, headerClasses: [Paging], implementation: Items.prototype.retrieve, errorFormat: PROBLEM_FORMAT, url: '/items/:id', contribution: {} })
   t.same(Object.keys(documentedMap), ['200', '400', '403', '404', '414'], 'documentedResponses: the merged map of one operation (a URL with a parameter: 400 and 414 from the router; a GET: no 413 or 415)')
   t.same(Object.keys(documentedMap[200].headers!), ['x-total-count'])
   t.same(documentedMap[404].errors, [NotFound], 'its errors as classes')

@@ -203,7 +203,7 @@ test('the API description lists the three media types, with the JSON Patch opera
   t.same(problem(t, invalid, 400).errors.map((e: { pointer: string }) => e.pointer), ['#/name'], 'and it is validated as one')
   t.same(patch.requestBody.content['application/json-patch+json'].schema, { type: 'array', items: { $ref: '#/components/schemas/JsonPatchOperation' } })
   t.ok(doc.components.schemas.JsonPatchOperation, 'the operation is a named component')
-  const { JsonPatchOperation } = await import('../lib/views/patch.js')
+  const { JsonPatchOperation } = await import('../lib/views/patch/patch.js')
   const op = (values: string[]) => values.length === 1 ? { const: values[0], type: 'string' } : { anyOf: values.map((v) => ({ const: v, type: 'string' })) }
   t.strictSame(JSON.parse(JSON.stringify(JsonPatchOperation)), {
     $id: 'JsonPatchOperation',

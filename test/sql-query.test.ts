@@ -90,7 +90,8 @@ t0.test(`SQLite (${driver}): the sync family over a query, and what a query repo
   await t.rejects(build({ views: [{ view: Counting, prefix: '/c' }] }), {
     code: 'FV_ERR_UNKNOWN_FIELD',
     message: 'Cannot register Counting: the body of create has "favorites_count", "tag_list", which its repository computes: read-only, never written. ' +
-      'Leave them out of the body schema (Type.Omit(Schema, ["favorites_count", "tag_list"])), or override create to write what the body says to the table\'s columns'
+      'Leave them out of the body schema (Type.Omit(Schema, ["favorites_count", "tag_list"])), or, if create (or a write seam: performCreate, performUpdate) ' +
+      'maps the body to the table\'s columns, say so: static override mappingActions = [\'create\']'
   })
   class Both extends AsyncGenericViewSet.with(
     {
@@ -100,7 +101,7 @@ t0.test(`SQLite (${driver}): the sync family over a query, and what a query repo
       repository: asyncRepository<ArticleT, typeof repo>(repo)
     }
   ) {}
-  await t.rejects(build({ views: [{ view: Both, prefix: '/b' }] }), { code: 'FV_ERR_UNKNOWN_FIELD', message: /the body of partialUpdate, update has "favorited", .* or override those actions/ })
+  await t.rejects(build({ views: [{ view: Both, prefix: '/b' }] }), { code: 'FV_ERR_UNKNOWN_FIELD', message: /the body of partialUpdate, update has "favorited", .* say so: static override mappingActions = \['partialUpdate', 'update'\]/ })
 
   // An inner join that hides the written row: the write is refused and rolled back, not answered as nothing.
   db.exec('PRAGMA foreign_keys = OFF')

@@ -2,7 +2,7 @@ import { test } from 'tap'
 import { documentedSchema } from '../lib/openapi/swagger.js'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { Action, APIView, Delete, Get, Patch, Post, Put, Route, View, type RouteDefinition, type RouteHooks, type ViewRequest } from '../lib/index.js'
+import { Action, APIView, Delete, Get, Patch, Post, Put, Route, View, extendContribution, type RouteContribution, type RouteDefinition, type ViewRequest } from '../lib/index.js'
 import { build, problem } from './helpers.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String() })
@@ -278,17 +278,16 @@ test('a route decorator and Override / Annotate stack in either order: the outer
   t.equal((await app.inject('/b')).statusCode, 202, 'a scalar only the inner decorator set is kept')
 })
 
-test('steps before the action (routeHooks beforeAction): after every hook, in order, on the view the action gets', async (t) => {
+test('steps before the action (a contribution\'s beforeAction): after every hook, in order, on the view the action gets', async (t) => {
   const { BadRequest } = await import('../lib/index.js')
   const seen: string[] = []
   const Body = Type.Object({ name: Type.String({ alias: 'wire_name' }) })
   class Stepped extends APIView {
     declare mark: string
-    static override routeHooks (route: RouteDefinition, method: string): RouteHooks {
-      const inherited = super.routeHooks(route, method)
+    static override contribute (route: RouteDefinition, method: string): RouteContribution {
+      const inherited = super.contribute(route, method)
       if (method !== 'POST') return inherited
-      return {
-        ...inherited,
+      return extendContribution(inherited, {
         preHandler: [async () => { seen.push('preHandler') }],
         beforeAction: [
           () => { seen.push('first') },
@@ -302,7 +301,7 @@ test('steps before the action (routeHooks beforeAction): after every hook, in or
             if ((request.body as { wire_name?: string }).wire_name === 'refuse') throw new BadRequest('Refused before the action.')
           }
         ]
-      }
+      })
     }
 
     @Post('/', { schema: { body: Body } })

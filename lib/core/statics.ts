@@ -1,3 +1,4 @@
+// Statics set by `.with()` (core layer): a class's statics assigned by name, a name it does not have refused.
 import { ConfigurationError } from './configuration-error.js'
 import { meantName } from './names.js'
 

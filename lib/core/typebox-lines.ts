@@ -1,3 +1,4 @@
+// Both TypeBox lines (core layer): schemas of `@sinclair/typebox` 0.34 and `typebox` 1.x, and the 0.34 form every other layer works with.
 import { Kind, OptionalKind, ReadonlyKind, TypeRegistry, type Static, type TSchema } from '@sinclair/typebox'
 import { ConfigurationError } from './configuration-error.js'
 import { isSchemaNode, type SchemaNode } from './schema-node.js'

@@ -1,3 +1,4 @@
+// Error formats (http layer): how an API answers and documents errors, problem+json by default, its handlers, and the 404, 405 and OPTIONS of unknown routes.
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Static, TSchema } from '@sinclair/typebox'

@@ -1,3 +1,4 @@
+// API errors (http layer): `APIError` and one class per status, each a problem document with its title, detail and headers.
 import { STATUS_CODES } from 'node:http'
 
 /** One entry of a problem's `errors` array: what is wrong, and where (RFC 9457 section 3 example). */

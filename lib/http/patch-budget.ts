@@ -1,3 +1,4 @@
+// The cost of a patch (http layer): the bounds a merge patch or JSON Patch is charged against as it applies (operations, depth, size, steps).
 import { firstTooDeep } from '../core/json-depth.js'
 import { isObject, PatchError, type JsonObject } from './patch-error.js'
 

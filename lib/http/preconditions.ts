@@ -1,3 +1,4 @@
+// Conditional requests (http layer): RFC 9110 §13 evaluation of If-Match, If-None-Match, If-Modified-Since and If-Unmodified-Since, ETags and HTTP-dates.
 import crypto from 'node:crypto'
 
 /** One entity-tag of a conditional header (RFC 9110 section 8.8.3). */

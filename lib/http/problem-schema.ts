@@ -1,3 +1,4 @@
+// The schemas of problem documents (http layer): RFC 9457 problems and validation problems, as the document shows them, per error class.
 import { Type, type TSchema } from '@sinclair/typebox'
 import { BadRequest, UnprocessableContent, type APIErrorClass } from './errors.js'
 

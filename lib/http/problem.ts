@@ -1,3 +1,4 @@
+// Problem documents (http layer): any error as an RFC 9457 problem, the problems of an unknown route and an unallowed method, and the answer to an unparsable request.
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyRequest } from 'fastify'
 import { APIError, statusTitle, type Problem, type ProblemErrorEntry } from './errors.js'

@@ -1,3 +1,4 @@
+// The parts of a request (http layer): how a problem names the part that failed validation (path, query, header, body).
 import type { ProblemErrorEntry } from './errors.js'
 
 /** The request parts Fastify validates, as it names them. */

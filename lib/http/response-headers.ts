@@ -1,3 +1,4 @@
+// Declared response headers (http layer): `ResponseHeaders` classes, documented on a success response, and those always sent.
 import type { TSchema } from '@sinclair/typebox'
 import { toTypeBox, type Schema, type StaticOf } from '../core/typebox-lines.js'
 import type { FastifyReply } from 'fastify'

@@ -1,3 +1,4 @@
+// Components (openapi layer): the named schemas of one document (problems, bodies of several media types), collected while it is generated.
 import { ConfigurationError } from '../core/configuration-error.js'
 
 type Json = Record<string, unknown>

@@ -1,3 +1,4 @@
+// swaggerOptions (openapi layer): the options of @fastify/swagger that document view routes as intended, and its transforms.
 import type { FastifyDynamicSwaggerOptions, SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger'
 import { DOCUMENTED_TAG, documentedSchema, OPTIONAL_BODY } from './operation.js'
 import { DocumentOrder, type DocumentTag } from './order.js'

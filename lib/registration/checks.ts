@@ -1,3 +1,5 @@
+// Configuration checks (registration layer): the mistakes a view class can hold, refused when it is registered, each naming the view and the fix.
+import type { FastifyInstance } from 'fastify'
 import { View, type ViewClass, type CollectedRoute } from '../views/view.js'
 import { APIView } from '../views/api-view.js'
 import { MIXIN } from '../views/mixins.js'
@@ -5,7 +7,7 @@ import { getRouteMeta } from '../routes/route-meta.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 import { columnFactsOf, fieldNamesOf, filledOnCreateOf, readOnlyFieldsOf } from '../stores/repository.js'
 import { schemaStatic } from '../core/typebox-lines.js'
-import { addsNoKwargs, scopeFieldsOf, sendsStoredRows, writesBodyAsIs, writesThroughLibrarySeam } from '../views/generics.js'
+import { addsNoKwargs, mapsItself, scopeFieldsOf } from '../views/generic/generic-view.js'
 import { misspeltMember, misspeltSentence } from '../core/names.js'
 import { acceptedTypes, fits, overlap } from '../schema/json-types.js'
 import type { FilterClass } from '../query/filters.js'
@@ -60,6 +62,14 @@ export function assertNoContentHasNoBody (klass: ViewClass, routes: CollectedRou
   }
 }
 
+/** Whether a route writes its body to the repository as it is: the library's action says so, and the view does not say it maps it. */
+const writesBodyAsIs = (klass: CheckedView, route: CollectedRoute): boolean =>
+  route.store?.writesBody === true && !mapsItself(klass, route.name)
+
+/** Whether a route sends the stored rows as they are: the library's action says so, and the view does not say it maps them. */
+const sendsStoredRows = (klass: CheckedView, route: CollectedRoute): boolean =>
+  route.store?.sendsRows === true && !mapsItself(klass, route.name)
+
 /** The members of a body schema: an object's properties, or those of an array's items (a bulk body). */
 function bodyMembers (body: SchemaNode): string[] {
   const node = isArrayNode(body) ? body.items : body
@@ -72,11 +82,7 @@ function bodyMembers (body: SchemaNode): string[] {
  * first request (`no column "isbn"`). Refused here, naming the action, the member and the fields.
  * An action of the user's own may map its body (a `password` into a `password_hash`): not checked.
  */
-export function assertBodiesFitRepository (
-  klass: CheckedView,
-  routes: CollectedRoute[],
-  methods: Map<string, object>
-): void {
+export function assertBodiesFitRepository (klass: CheckedView, routes: CollectedRoute[]): void {
   const repository = klass.repository
   const fields = fieldNamesOf(repository)
   if (fields === undefined) return
@@ -87,9 +93,7 @@ export function assertBodiesFitRepository (
   const computed = new Map<string, string[]>()
   for (const route of routes) {
     const body = route.options.schema?.body
-    if (!route.standard || body === undefined || !writesBodyAsIs(
-      methods.get(route.name)
-    ) || !writesThroughLibrarySeam(klass, route.name)) continue
+    if (body === undefined || !writesBodyAsIs(klass, route)) continue
     const members = bodyMembers(body)
     // A field the repository computes (a count, a joined name) is read, never written: the write would fail on the first request.
     for (const member of members.filter((m) => readOnly.includes(m))) {
@@ -109,13 +113,15 @@ export function assertBodiesFitRepository (
     const them = computed.size === 1 ? 'it' : 'them'
     throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${klass.name}: the body of ${names.join(', ')} has ${listed}, ` +
       `which its repository computes: read-only, never written. Leave ${them} out of the body schema (Type.Omit(Schema, [${listed}])), ` +
-      `or override ${names.length === 1 ? names[0] : 'those actions'} to write what the body says to the table's columns`)
+      `or, if ${names.length === 1 ? names[0] : 'those actions'} (or a write seam: performCreate, performUpdate) maps the body to the table's columns, say so: ` +
+      `static override mappingActions = [${names.map((name) => `'${name}'`).join(', ')}]`)
   }
   if (actions.length === 0) return
   const members = [...unknown]
   throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${klass.name}: the body of ${actions.sort().join(', ')} has ${members.map((m) => JSON.stringify(m)).join(', ')}, ` +
     `which its repository does not have (its fields: ${fields.join(', ')}). Remove ${members.length === 1 ? 'it' : 'them'} from the body schema, add the ` +
-    `column to the repository's columns, or override ${actions.length === 1 ? actions[0] : 'those actions'} to write what the body says`)
+    `column to the repository's columns, or, if ${actions.length === 1 ? actions[0] : 'those actions'} (or a write seam: performCreate, performUpdate) maps the body, ` +
+    `say so: static override mappingActions = [${actions.map((name) => `'${name}'`).join(', ')}]`)
 }
 
 const CREATES = new Set(['create', 'bulkCreate'])
@@ -127,19 +133,14 @@ const CREATES = new Set(['create', 'bulkCreate'])
  * read after it. Refused when the library's create writes the body as it is and `getKwargs` adds
  * nothing; a create of your own, or kwargs that fill the member, are not checked.
  */
-export function assertCreatesFitResponse (
-  klass: CheckedView,
-  routes: CollectedRoute[],
-  methods: Map<string, object>
-): void {
+export function assertCreatesFitResponse (klass: CheckedView, routes: CollectedRoute[]): void {
   const filled = filledOnCreateOf(klass.repository)
   const required = requiredOf(responseOf(klass))
   if (filled === undefined || required.length === 0 || !addsNoKwargs(klass)) return
   for (const route of routes) {
-    const method = methods.get(route.name)
     const body = route.options.schema?.body
-    if (!CREATES.has(route.name) || body === undefined || !writesBodyAsIs(method) || !sendsStoredRows(method) ||
-      !writesThroughLibrarySeam(klass, route.name)) continue
+    const stored = writesBodyAsIs(klass, route) && sendsStoredRows(klass, route)
+    if (!CREATES.has(route.name) || body === undefined || !stored) continue
     const item = isArrayNode(body) ? body.items : body
     const given = new Set([...requiredOf(item), ...filled, ...scopeFieldsOf(klass)])
     const missing = required.filter((name) => !given.has(name))
@@ -149,7 +150,8 @@ export function assertCreatesFitResponse (
     throw new ConfigurationError('FV_ERR_SCHEMA_COLUMNS', `Cannot register ${klass.name}: its responseSchema requires ${names}, which the body of ${route.name} ` +
       `may leave out, and its repository stores only what the body gives (and ${filled.join(', ')}): the row would be stored without ${them}, ` +
       `and every answer sending it would fail. Require ${names} in the body schema, make ${them} optional in responseSchema, ` +
-      `have the store fill ${them} (MemoryRepository's touchField for a time, a create of its own), or give ${them} in getKwargs`)
+      `have the store fill ${them} (MemoryRepository's touchField for a time), give ${them} in getKwargs, or, if ${route.name} gives ${them} (a create of ` +
+      `its own, a performCreate that maps the values), say so: static override mappingActions = ['${route.name}']`)
   }
 }
 
@@ -203,16 +205,11 @@ export function assertFilterFitsFields (klass: CheckedView): void {
  * wants a value, or a column of numbers where it wants strings, would fail every answer that sends
  * such a row (a 500), though the store says so in advance (`columnFacts` of the SQL repositories).
  */
-export function assertResponseFitsColumns (
-  klass: CheckedView,
-  routes: CollectedRoute[],
-  methods: Map<string, object>
-): void {
+export function assertResponseFitsColumns (klass: CheckedView, routes: CollectedRoute[]): void {
   const facts = columnFactsOf(klass.repository)
   const properties = responseOf(klass)?.properties
-  if (facts === undefined || properties === undefined || !routes.some(
-    (route) => sendsStoredRows(methods.get(route.name))
-  )) return
+  const senders = routes.filter((route) => sendsStoredRows(klass, route)).map((route) => route.name)
+  if (facts === undefined || properties === undefined || senders.length === 0) return
   const problems: string[] = []
   for (const [name, property] of Object.entries(properties)) {
     const column = facts.get(name)
@@ -223,8 +220,9 @@ export function assertResponseFitsColumns (
   }
   if (problems.length === 0) return
   throw new ConfigurationError('FV_ERR_SCHEMA_COLUMNS', `Cannot register ${klass.name}: its responseSchema does not describe every row of its table: ${problems.join('; ')}. ` +
-    'A row like that would fail every answer that sends it. Make the schema accept what the column holds (Type.Union([Type.String(), Type.Null()]) for a ' +
-    'column that may be NULL), or change the column (NOT NULL, its type)')
+    `A row like that would fail every answer of ${senders.join(', ')}, which send the rows as they are. Make the schema accept what the column holds ` +
+    '(Type.Union([Type.String(), Type.Null()]) for a column that may be NULL), or change the column (NOT NULL, its type); if those actions of yours map ' +
+    `the rows, say so: static override mappingActions = [${senders.map((name) => `'${name}'`).join(', ')}]`)
 }
 
 /** A misspelt `actionDependencies` key would leave the action it meant unguarded: refuse it. */
@@ -277,4 +275,21 @@ export function assertParamsInPath (klass: ViewClass, route: CollectedRoute, url
       `set detailRoute to name it (\`/:${missing}\`), or name it in the prefix`
     : `Cannot register ${klass.name}: the params schema of ${klass.name}.${route.name} requires "${missing}", which its path (${url}) does not have: ` +
       `name it in the path (\`/:${missing}\`), or give the schema the names the path has (${[...inPath].join(', ') || 'none'})`)
+}
+
+/**
+ * A view with standard actions registered with no prefix at all would serve them at the root
+ * of its context (`GET /`, `DELETE /:id`), which is seldom what was meant: a prefix must be
+ * given, `''` to mean the root.
+ */
+export function assertPrefix (
+  app: FastifyInstance,
+  klass: ViewClass,
+  options: { prefix?: string },
+  router: { prefix: string } | undefined
+): void {
+  if (options.prefix !== undefined || (router?.prefix ?? '') !== '' || app.prefix !== '' || klass.standardActions().length === 0) return
+  const actions = [...new Set(klass.standardActions().map((action) => action.name))]
+  throw new ConfigurationError('FV_ERR_NO_PREFIX', `Cannot register ${klass.name}: it has no prefix, so its actions (${actions.join(', ')}) would be served at the root ` +
+    `of the application. Register it as { view: ${klass.name}, prefix: '/items' } (or prefix: '' to serve it at the root on purpose)`)
 }

@@ -1,3 +1,4 @@
+// A nested view's prefix parameters (registration layer): `prefixParams` checked against the prefix it is registered under, and added to every route's params.
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import { schemaStatic } from '../core/typebox-lines.js'
 import { ConfigurationError } from '../core/configuration-error.js'

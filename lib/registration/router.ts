@@ -1,3 +1,4 @@
+// ViewRouter (registration layer): views grouped under one prefix and shared route options, registered together.
 import type { FastifyInstance } from 'fastify'
 import { registerView, type RegisterViewOptions } from './register.js'
 import type { SharedRouteOptions } from '../routes/types.js'

@@ -1,3 +1,4 @@
+// The routes a server serves (registration layer): which view serves each, a route served twice named by both, and operationIds made unique per document.
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { ConfigurationError } from '../core/configuration-error.js'
 import type { ViewClass } from '../views/view.js'
@@ -24,4 +25,17 @@ export function sharedRoute (app: FastifyInstance, klass: ViewClass, route: Rout
   const other = servedBy(app).get(`${method} ${route.url}`)
   return new ConfigurationError('FV_ERR_SHARED_ROUTE', `Cannot register ${klass.name}: ${method} ${route.url} is already served by ${other ?? 'another route of the application'}. ` +
     'Give one of them another prefix (or detailRoute), or leave one of the two actions out')
+}
+
+const operationIds = new WeakMap<object, Set<string>>()
+
+/** OpenAPI operationIds are unique per document: a view registered twice gets `listItems2`. */
+export function uniqueOperationId (app: FastifyInstance, schema: { operationId?: string }): void {
+  let taken = operationIds.get(app.server)
+  if (taken === undefined) operationIds.set(app.server, taken = new Set())
+  const base = schema.operationId!
+  let id = base
+  for (let n = 2; taken.has(id); n++) id = `${base}${n}`
+  taken.add(id)
+  schema.operationId = id
 }

@@ -1,3 +1,4 @@
+// Dependencies (routes layer): functions that refuse a request, turned into route hooks of their phase.
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
 import { Forbidden } from '../http/errors.js'
 import type { Dependency, DependencyFn } from './types.js'
@@ -28,7 +29,7 @@ function phaseOf (dependency: Dependency): [HookPhase, DependencyFn] {
 }
 
 /** Turns a route's dependencies into route-level Fastify hooks. */
-export function dependencyHooks (dependencies: Dependency[]): DependencyHooks {
+export function dependencyHooks (dependencies: readonly Dependency[]): DependencyHooks {
   const hooks: DependencyHooks = { onRequest: [], preValidation: [], preHandler: [] }
   for (const dependency of dependencies) {
     const [phase, fn] = phaseOf(dependency)

@@ -1,3 +1,4 @@
+// The route types (routes layer): what a route is as users write it: its schemas, its typed request, its options, its dependencies and responses.
 import type { TOptional, TSchema } from '@sinclair/typebox'
 import type { Schema, StaticOf } from '../core/typebox-lines.js'
 import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'

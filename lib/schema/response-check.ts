@@ -1,3 +1,4 @@
+// The response check (schema layer): a returned value checked against the route's response schema before it is serialized, a 500 rather than a wrong answer.
 import type { TSchema } from '@sinclair/typebox'
 import type { TypeCheck } from '@sinclair/typebox/compiler'
 import { InternalServerError, type ProblemErrorEntry } from '../http/errors.js'

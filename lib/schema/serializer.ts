@@ -1,3 +1,4 @@
+// The serializer compiler of view routes (schema layer): Fastify's fast-json-stringify, shared by equal schemas, with the application's shared schemas.
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler'
 import type { FastifyInstance } from 'fastify'
 

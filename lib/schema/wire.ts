@@ -1,3 +1,4 @@
+// The wire form of a response (schema layer): the schema a body is serialized with under serializer options (aliases, optional members), and the representation of an object.
 import type { TSchema } from '@sinclair/typebox'
 import { aliasedSchema, compileRenamer, excludeNone, optionalSchema } from './serialization.js'
 

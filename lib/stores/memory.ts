@@ -1,3 +1,4 @@
+// MemoryRepository (stores layer): the repository protocol over rows kept in the process, with the operators, conditional writes and bulk calls of the SQL stores.
 import { Conflict, NotFound } from '../http/errors.js'
 import { preconditionOf, splitCriterion, type FieldOf, type BulkRepository, type Criteria, type ListQuery, type Operator, type OrderKey, type Repository, type RepositoryOptions } from './repository.js'
 

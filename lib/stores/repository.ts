@@ -1,3 +1,4 @@
+// The repository protocol (stores layer): what generic and bulk views call (sync, async, bulk), criteria and operators, and what a store declares of itself.
 import { ConfigurationError } from '../core/configuration-error.js'
 
 /**

@@ -1,3 +1,4 @@
+// APIView (views layer): View with a response schema, documented errors, exception mapping, per-action dependencies and per-request serializer options.
 import type { Schema } from '../core/typebox-lines.js'
 import type { Raises } from './decorators.js'
 import { BadRequest, type APIErrorClass } from '../http/errors.js'
@@ -5,6 +6,7 @@ import type { Dependency } from '../routes/types.js'
 import { View, type ActionRoute, type StandardAction } from './view.js'
 import type { SerializerOptions } from '../schema/wire.js'
 import { detailUrl } from './links.js'
+import { NOT_FOUND, type WriteDescription } from './write.js'
 
 export type { SerializerOptions }
 
@@ -109,6 +111,16 @@ export class APIView extends View {
    */
   getDetailUrl (object: object, action = 'retrieve'): string {
     return detailUrl(this.request, (this.constructor as typeof APIView).getDetailRoute(action), object) // a view instance's class
+  }
+
+  /**
+   * What the write of `action` on one object selects, what must hold of the current row when it
+   * is written, and what a write that changes nothing answers (views/write.ts). Here, nothing: the
+   * generic views describe their detail writes, and features (object permissions, ConditionalMixin,
+   * patch documents) extend the description with `super`, wherever they stand in the mix.
+   */
+  describeWrite (_action: string): WriteDescription {
+    return { criteria: {}, preconditions: [], contentChecks: [], miss: NOT_FOUND }
   }
 
   /**

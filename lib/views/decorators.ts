@@ -1,3 +1,4 @@
+// Route decorators (views layer): Get, Post, Put, Patch, Delete, Route, Action, Override, Throws, Catch, CatchDefined, and the `raises` they read.
 import type { Schema } from '../core/typebox-lines.js'
 import type { HTTPMethods } from 'fastify'
 import { APIError, type APIErrorClass } from '../http/errors.js'

@@ -1,3 +1,4 @@
+// Named envelopes (views layer): single objects wrapped in a name on the wire (`{ "loan": {...} }`), for the actions that send or take one.
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 
 // Named envelopes (docs/actions.md, "Envelopes"): APIs that send `{ "loan": { ... } }` rather

@@ -1,3 +1,4 @@
+// Links to objects (views layer): the URL of an object's detail route where its view is served, prefixes included.
 import type { FastifyRequest } from 'fastify'
 import { joinPath } from '../core/paths.js'
 import { ConfigurationError } from '../core/configuration-error.js'

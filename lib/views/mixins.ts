@@ -1,3 +1,4 @@
+// Mixins (views layer): `defineMixin` and `mix`, mixins ordered as Python's method resolution, `.with()`, and the types that make a mix typed.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { APIView } from './api-view.js'
 import type { Dependency } from '../routes/types.js'

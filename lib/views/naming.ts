@@ -1,3 +1,4 @@
+// The names of a resource (views layer): its component name, its plural, the operationIds, summaries and tags its routes are documented with.
 import type { TSchema } from '@sinclair/typebox'
 import type { ViewClass } from './view.js'
 

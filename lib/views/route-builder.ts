@@ -1,3 +1,4 @@
+// The route builder (views layer): custom routes declared in `.with()`'s third argument, each typed from its own schemas.
 import type { Schema } from '../core/typebox-lines.js'
 import type { HTTPMethods } from 'fastify'
 import { annotate } from '../routes/route-meta.js'

@@ -1,11 +1,13 @@
+// View (views layer): the low-level base class, the route model the rest reads (standard actions, action routes, route definitions), and what a mixin contributes to a route.
 import type { TSchema } from '@sinclair/typebox'
 import type { Schema } from '../core/typebox-lines.js'
-import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, onSendHookHandler, preHandlerHookHandler, preSerializationHookHandler, preValidationHookHandler } from 'fastify'
 import { ConfigurationError } from '../core/configuration-error.js'
 import { DEFAULT_MAX_BODY_DEPTH } from '../schema/validation.js'
 import type { APIErrorClass } from '../http/errors.js'
 import type { ResponseHeadersClass } from '../http/response-headers.js'
 import type { ResolvedRouteOptions, ResponsesMap, ViewRouteOptions } from '../routes/types.js'
+import { mergeResponses } from '../routes/route-meta.js'
 
 /**
  * A standard action a view class contributes (list, create, retrieve, ...): the route it
@@ -23,6 +25,13 @@ export interface StandardAction {
   readonly body?: boolean
   /** Errors documented on the action (404 on detail actions, 409 on create). */
   readonly throws?: readonly APIErrorClass[]
+  /**
+   * What the library's own action does with its repository (the generic views): writes its body
+   * as it is, sends the stored rows as they are. Registration holds the action's schemas to the
+   * store's fields for these, whoever implements the action, unless the view names the action in
+   * `mappingActions` (docs/generics.md, "Write seams").
+   */
+  readonly store?: { readonly writesBody?: boolean, readonly sendsRows?: boolean }
 }
 
 /** What a class makes of one of its standard actions: the parts that depend on its statics. */
@@ -90,6 +99,8 @@ export interface RouteDefinition {
   envelope?: string
   /** The action reads a body it declares no schema for (a create without `createSchema`): any JSON, unvalidated. */
   anyJsonBody?: boolean
+  /** What the library's own action does with its repository (`StandardAction.store`), for the registration's checks. */
+  store?: StandardAction['store']
   /**
    * The application's serializer compiler, for what a mixin serializes at registration
    * (the representation ConditionalMixin hashes): shared schemas of the app resolve.
@@ -110,27 +121,69 @@ export type CollectedRoute = Omit<RouteDefinition, 'compileSerializer' | 'bodyLi
  */
 export type BeforeAction = (view: View, request: FastifyRequest, reply: FastifyReply) => void | PromiseLike<void>
 
-/** What a mixin adds to one operation of a route: Fastify hooks of the route, and work before its action. */
-export interface RouteHooks extends Pick<ViewRouteOptions, 'onSend' | 'preValidation' | 'preHandler' | 'preSerialization'> {
-  beforeAction?: readonly BeforeAction[]
+/**
+ * What a view's mixins add to one operation of a route (one method of it), each feature in one
+ * place, its `contribute`: Fastify hooks of the phases `PHASES` orders (routes/phases.ts), steps
+ * before the action, the responses it documents, and the request headers it documents without
+ * validating them (the conditional request headers).
+ */
+export interface RouteContribution {
+  /**
+   * `preValidation` hooks that evaluate the request's preconditions (If-Match, RFC 9110 §13.2.1:
+   * after every other check of the request, before its content is looked at): they run before the
+   * view's other `preValidation` hooks, wherever their mixin stands in the mix.
+   */
+  readonly preconditions?: readonly preValidationHookHandler[]
+  readonly preValidation?: readonly preValidationHookHandler[]
+  readonly preHandler?: readonly preHandlerHookHandler[]
+  readonly preSerialization?: ReadonlyArray<preSerializationHookHandler<unknown>>
+  readonly onSend?: readonly onSendHookHandler[]
+  readonly beforeAction?: readonly BeforeAction[]
+  /** Merged with the responses the route generates, before the route's own `responses`. */
+  readonly responses?: ResponsesMap
+  readonly requestHeaders?: Readonly<Record<string, TSchema>>
+  /** The operation is deprecated (OpenAPI `deprecated: true`), whatever the route's own `deprecated` says. */
+  readonly deprecated?: boolean
 }
 
-/** Where a request keeps the view a hook made for it, so that the handler uses the same one. */
-const REQUEST_VIEW = Symbol('fastify-views.view')
-type Keeping = FastifyRequest & { [REQUEST_VIEW]?: View }
+/** Nothing added: what a plain view contributes, and what a mixin returns for a route it leaves alone. */
+const NOTHING: RouteContribution = {}
 
 /**
- * The view instance of a request, made by a hook before the handler (the precondition
- * check of a conditional write). The handler uses it too: one instance per request.
+ * A mixin's contribution added to what the mixins below it contribute (`inherited`). Its hooks
+ * run before theirs, since a mixin mixed first wins (ConditionalMixin's 304 and precondition
+ * come before everything else); its steps before the action run after theirs, on what they made
+ * ready (a patch applies to the parent's child the step below read); documentation adds up.
  */
+export function extendContribution (inherited: RouteContribution, own: RouteContribution): RouteContribution {
+  if (inherited === NOTHING) return own
+  const out: Record<string, unknown> = { ...inherited }
+  for (const phase of ['preconditions', 'preValidation', 'preHandler', 'preSerialization', 'onSend'] as const) {
+    if (own[phase] !== undefined) out[phase] = [...own[phase], ...inherited[phase] ?? []]
+  }
+  if (own.beforeAction !== undefined) out.beforeAction = [...inherited.beforeAction ?? [], ...own.beforeAction]
+  if (own.responses !== undefined) out.responses = mergeResponses(inherited.responses, own.responses)
+  if (own.requestHeaders !== undefined) out.requestHeaders = { ...inherited.requestHeaders, ...own.requestHeaders }
+  if (own.deprecated === true) out.deprecated = true
+  return out
+}
+
+/**
+ * The view a hook made for a request (the precondition check of a conditional write), so that the
+ * handler serves the request with the same instance: one view per request. Kept beside the request,
+ * not on it, and gone with it.
+ */
+const requestViews = new WeakMap<FastifyRequest, View>()
+
+/** Keeps the view a hook made for this request, for the handler. */
 export function keepView<V extends View> (request: FastifyRequest, view: V): V {
-  (request as Keeping)[REQUEST_VIEW] = view
+  requestViews.set(request, view)
   return view
 }
 
 /** The view a hook kept for this request, if any. */
 export function keptView (request: FastifyRequest): View | undefined {
-  return (request as Keeping)[REQUEST_VIEW]
+  return requestViews.get(request)
 }
 
 /**
@@ -171,25 +224,13 @@ export class View {
   }
 
   /**
-   * Route-level Fastify hooks a mixin adds to one operation (ConditionalMixin's `onSend`
-   * and precondition check). Called once per operation at registration; a plain view adds none.
-   * They run after the route's dependencies of the same phase.
+   * What the view's mixins add to one operation of a route: hooks, steps before the action,
+   * documentation (`RouteContribution`). Called once per operation at registration. A mixin
+   * overrides it and adds its own with `extendContribution(super.contribute(route, method), own)`;
+   * a plain view adds nothing.
    */
-  static routeHooks (_route: RouteDefinition, _method: string): RouteHooks {
-    return {}
-  }
-
-  /** Responses a mixin documents on one operation (a 304, a 412), merged before the route's explicit `responses`. */
-  static extraResponses (_route: RouteDefinition, _method: string): ResponsesMap | undefined {
-    return undefined
-  }
-
-  /**
-   * Request headers a mixin documents on one operation without validating them (the
-   * conditional request headers), as TypeBox properties; `undefined` for none.
-   */
-  static documentedHeaders (_route: RouteDefinition, _method: string): Record<string, TSchema> | undefined {
-    return undefined
+  static contribute (_route: RouteDefinition, _method: string): RouteContribution {
+    return NOTHING
   }
 
   /** Throws a `TypeError` when the class cannot serve requests as configured; called at registration. */

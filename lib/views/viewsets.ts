@@ -1,20 +1,21 @@
+// The ready-made viewsets (views layer): compositions of the action, generic and bulk views, as DRF's, and no new code.
 import {
   AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView, AsyncPartialUpdateAPIView, AsyncRetrieveAPIView,
   AsyncUpdateAPIView,
   CreateAPIView, DestroyAPIView, ListAPIView, PartialUpdateAPIView, RetrieveAPIView, UpdateAPIView
-} from './actions.js'
+} from './actions/action-views.js'
 import {
   AsyncGenericCreateAPIView, AsyncGenericDestroyAPIView, AsyncGenericListAPIView, AsyncGenericPartialUpdateAPIView,
   AsyncGenericRetrieveAPIView,
   AsyncGenericUpdateAPIView, GenericCreateAPIView, GenericDestroyAPIView, GenericListAPIView,
   GenericPartialUpdateAPIView, GenericRetrieveAPIView,
   GenericUpdateAPIView
-} from './generics.js'
+} from './generic/generic-actions.js'
 import {
   AsyncGenericBulkCreateAPIView, AsyncGenericBulkDestroyAPIView, AsyncGenericBulkUpdateAPIView,
   AsyncGenericUpdateManyAPIView,
   GenericBulkCreateAPIView, GenericBulkDestroyAPIView, GenericBulkUpdateAPIView, GenericUpdateManyAPIView
-} from './bulk.js'
+} from './bulk/generic-bulk.js'
 import { mix, named } from './mixins.js'
 
 // Ready-made viewsets are compositions of the action views, as in DRF: no new code.

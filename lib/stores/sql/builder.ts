@@ -1,5 +1,7 @@
-import { splitCriterion, type Criteria, type ListQuery, type OrderKey, type RepositoryOptions } from '../repository.js'
+// The statement builder, above the dialect and below the operations: the SQL of one table, or of a query over it, for any dialect.
+import { splitCriterion, type Criteria, type ListQuery, type RepositoryOptions } from '../repository.js'
 import { ConfigurationError } from '../../core/configuration-error.js'
+import { after, condition, orderBy, windowSize, type FieldWriter } from './conditions.js'
 import type { Bind, Dialect } from './dialect.js'
 import { expressionOf, SqlExpression } from './expression.js'
 import { postgresDialect } from './postgres-dialect.js'
@@ -45,13 +47,25 @@ export class SqlBuilder {
    * never leaves the database.
    */
   readonly selectList: string
-  /** What a write returns: the whole row from a table, the key from a query (which reads the row back). */
+  /** What a write returns where the dialect returns rows: the whole row from a table, the key from a query (which reads the row back). */
   readonly returning: string
+  /** Whether a write hands back rows (`Dialect.returning`): the row from a table, the key from a query. */
+  readonly returnsRows: boolean
+  /**
+   * Whether the operations read a written row back by key, in the write's transaction: over a
+   * query (a write returns the key only), or where the dialect's writes return nothing.
+   */
+  readonly readsBack: boolean
   /** `FROM` and what follows it: the table and its joins. */
   readonly from: string
   /** The expressions whose values the select list and the joins bind, in text order. */
   readonly #bound: readonly SqlExpression[]
   readonly #joins: SqlExpression | undefined
+  /** What an INSERT or UPDATE ends with to return `returning` (` RETURNING ...`), or nothing. */
+  readonly #returningClause: string
+  /** What a one-row write and a write of many rows ask the driver for: their rows, or the count where they return none. */
+  readonly #writeOne: Statement['returns']
+  readonly #writeMany: Statement['returns']
   /**
    * INSERT texts by the columns they set (their names joined with newlines), with how many they are.
    * Only sets of the table's own columns are kept (a name that is none throws first): a few per table.
@@ -108,6 +122,12 @@ export class SqlBuilder {
     const columnList = options.columns.map((c) => this.isQuery ? `${this.table}.${quote(c)} AS ${quote(c)}` : quote(c))
     this.selectList = [...columnList, ...[...computed].map(([name, expression]) => `(${expression.text}) AS ${quote(name)}`)].join(', ')
     this.returning = this.isQuery ? quote(this.idColumn) : this.selectList
+    const clause = this.dialect.returning(this.returning)
+    this.returnsRows = clause !== undefined
+    this.readsBack = this.isQuery || !this.returnsRows
+    this.#returningClause = clause ?? ''
+    this.#writeOne = this.returnsRows ? 'row' : 'count'
+    this.#writeMany = this.returnsRows ? 'rows' : 'count'
     this.from = this.#joins === undefined ? this.table : `${this.table} ${this.#joins.text}`
   }
 
@@ -149,52 +169,24 @@ export class SqlBuilder {
     return { sql: this.dialect.placeholders(sql), params: params.map(this.dialect.value), returns }
   }
 
-  /** One criterion. The field is written where the text uses it, each time, so that its values stay in text order. */
-  private condition (
-    field: string,
-    op: string,
-    value: unknown,
-    params: unknown[],
-    options: RepositoryOptions | undefined
-  ): string {
-    const col = (): string => this.#field(field, params, options)
-    const bind: Bind = (v) => { params.push(v); return '?' }
-    switch (op) {
-      case 'eq': return value === null ? `${col()} IS NULL` : `${col()} = ${bind(value)}`
-      case 'ne': return value === null ? `${col()} IS NOT NULL` : `${col()} <> ${bind(value)}`
-      case 'lt': return `${col()} < ${bind(value)}`
-      case 'le': return `${col()} <= ${bind(value)}`
-      case 'gt': return `${col()} > ${bind(value)}`
-      case 'ge': return `${col()} >= ${bind(value)}`
-      case 'in':
-      case 'not_in': {
-        const items = value as unknown[]
-        // `IN ()` is not SQL: an empty list selects nothing, and excludes nothing but nulls.
-        if (items.length === 0) return op === 'in' ? 'FALSE' : `${col()} IS NOT NULL`
-        return `${col()} ${op === 'in' ? 'IN' : 'NOT IN'} (${items.map(bind).join(', ')})`
-      }
-      case 'is_null': return value === true ? `${col()} IS NULL` : `${col()} IS NOT NULL`
-      // `\` escapes a wildcard in every store.
-      case 'like': return this.dialect.like(col, value, bind)
-      default: return this.dialect.ilike(col, value, bind)
-    }
-  }
-
   /** `WHERE` of criteria, search and positional fragments; `options` bind what computed fields read. */
   where (criteria: Criteria, params: unknown[], search?: ListQuery['search'], args: unknown[] = [], options?: RepositoryOptions): string {
     const parts: string[] = []
+    let bind: Bind | undefined
     for (const [key, value] of Object.entries(criteria)) {
       if (this.optionKeys.has(key)) continue
       const [field, op] = splitCriterion(key)
-      parts.push(this.condition(field, op, value, params, options))
+      bind ??= (v) => { params.push(v); return '?' }
+      // The field is written where the text uses it, each time, so that its values stay in text order.
+      parts.push(condition(this.dialect, () => this.#field(field, params, options), op, value, bind))
     }
     if (search !== undefined) {
       // A substring search, not LIKE '%term%': LIKE backtracks, and a term of a hundred characters
       // against long repetitive text cost over a second per request; instr (SQLite) and strpos
       // (PostgreSQL) search the same substring in a small fraction of that (docs/filters.md, "Bounds").
       const term = search.term.toLowerCase()
-      const bind = (): string => { params.push(term); return '?' }
-      const contains = (field: string): string => this.dialect.contains(() => `lower(${this.#field(field, params, options)})`, bind)
+      const bindTerm = (): string => { params.push(term); return '?' }
+      const contains = (field: string): string => this.dialect.contains(() => `lower(${this.#field(field, params, options)})`, bindTerm)
       parts.push(`(${search.fields.map(contains).join(' OR ')})`)
     }
     for (const arg of args) {
@@ -206,32 +198,6 @@ export class SqlBuilder {
     return parts.length === 0 ? '' : ` WHERE ${parts.join(' AND ')}`
   }
 
-  /** Ascending puts nulls last, descending first, as the in-memory repository does. */
-  private orderBy (keys: OrderKey[], params: unknown[], options: RepositoryOptions | undefined): string {
-    const key = (k: OrderKey): string => `${this.#field(k.field, params, options)} ${k.descending ? 'DESC NULLS FIRST' : 'ASC NULLS LAST'}`
-    return ' ORDER BY ' + keys.map(key).join(', ')
-  }
-
-  /** The keyset condition "after these values" in the sort order, nulls placed as `orderBy` places them. */
-  private after (
-    keys: OrderKey[],
-    values: unknown[],
-    params: unknown[],
-    options: RepositoryOptions | undefined
-  ): string {
-    const bind = (v: unknown): string => { params.push(v); return '?' }
-    const alternatives = keys.map((key, i) => {
-      const col = (j: number): string => this.#field(keys[j].field, params, options)
-      const parts: string[] = []
-      for (let j = 0; j < i; j++) parts.push(values[j] === null ? `${col(j)} IS NULL` : `${col(j)} = ${bind(values[j])}`)
-      const v = values[i]
-      if (v === null) parts.push(key.descending ? `${col(i)} IS NOT NULL` : 'FALSE')
-      else parts.push(key.descending ? `${col(i)} < ${bind(v)}` : `(${col(i)} > ${bind(v)} OR ${col(i)} IS NULL)`)
-      return `(${parts.join(' AND ')})`
-    })
-    return `(${alternatives.join(' OR ')})`
-  }
-
   /** The rows the criteria and the query select; `options` bind what the query's expressions read. */
   select (criteria: Criteria, query: ListQuery, options?: RepositoryOptions): Statement {
     const params: unknown[] = []
@@ -240,8 +206,12 @@ export class SqlBuilder {
     const keys = query.orderBy.some((k) => k.field === this.idColumn)
       ? query.orderBy
       : [...query.orderBy, { field: this.idColumn, descending: false }]
-    if (query.after !== undefined) where += (where === '' ? ' WHERE ' : ' AND ') + this.after(query.orderBy, query.after, params, options)
-    let sql = `${head}${where}${this.orderBy(keys, params, options)}`
+    const field: FieldWriter = (name) => this.#field(name, params, options)
+    if (query.after !== undefined) {
+      const bind: Bind = (v) => { params.push(v); return '?' }
+      where += (where === '' ? ' WHERE ' : ' AND ') + after(query.orderBy, query.after, field, bind)
+    }
+    let sql = `${head}${where}${orderBy(this.dialect, keys, field)}`
     // Window sizes are written as literals: SQLite plans a bound LIMIT much worse (about
     // 3 µs more per single-row read). Both are checked integers, never client text.
     if (query.limit !== undefined) sql += ` LIMIT ${windowSize(query.limit)}`
@@ -292,8 +262,8 @@ export class SqlBuilder {
   }
 
   /**
-   * The first row the criteria select, as reads see it, locked for the rest of the transaction:
-   * on PostgreSQL the base table's row only (`FOR NO KEY UPDATE OF`); SQLite's write transaction locks the file.
+   * The first row the criteria select, as reads see it, locked for the rest of the transaction as
+   * the dialect locks (PostgreSQL the base table's row only; SQLite's write transaction holds the file).
    */
   lockOne (criteria: Criteria, options?: RepositoryOptions): Statement {
     const statement = this.selectOne(criteria, options)
@@ -317,7 +287,7 @@ export class SqlBuilder {
     return this.touchColumn === undefined ? values : { ...values, [this.touchColumn]: new Date().toISOString() }
   }
 
-  /** Inserts a row (version 1 with a version column); returns it from a table, its key from a query. */
+  /** Inserts a row (version 1 with a version column); returns it from a table, its key from a query, nothing where the dialect cannot. */
   insert (values: Record<string, unknown>): Statement {
     const touched = this.touched(values)
     const data = this.versionColumn === undefined ? touched : { ...touched, [this.versionColumn]: 1 }
@@ -328,13 +298,13 @@ export class SqlBuilder {
     let insert = this.#inserts.get(key)
     if (insert === undefined || insert.count !== names.length) {
       const cols = names.map((c) => this.#writable(c))
-      insert = { sql: this.dialect.placeholders(`INSERT INTO ${this.table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) RETURNING ${this.returning}`), count: names.length }
+      insert = { sql: this.dialect.placeholders(`INSERT INTO ${this.table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})${this.#returningClause}`), count: names.length }
       this.#inserts.set(key, insert)
     }
-    return { sql: insert.sql, params: Object.values(data).map(this.dialect.value), returns: 'row' }
+    return { sql: insert.sql, params: Object.values(data).map(this.dialect.value), returns: this.#writeOne }
   }
 
-  /** Updates the rows the criteria select; `first` limits it to one, by primary key. Returns them from a table, their keys from a query. */
+  /** Updates the rows the criteria select; `first` limits it to one, by primary key. Returns them from a table, their keys from a query, nothing where the dialect cannot. */
   update (criteria: Criteria, values: Record<string, unknown>, first: boolean, args: unknown[] = []): Statement {
     const data = this.touched(values)
     const cached = first && args.length === 0 ? this.#pointWrite(criteria, data) : undefined
@@ -353,7 +323,7 @@ export class SqlBuilder {
     // The database adds one to the version in the statement itself: no value read before can be stale.
     if (version !== undefined) sets.push(`${this.dialect.quote(version)} = ${this.dialect.quote(version)} + 1`)
     const target = this.target(criteria, params, first, args)
-    return this.finish(`UPDATE ${this.table} SET ${sets.join(', ')}${target} RETURNING ${this.returning}`, params, first ? 'row' : 'rows')
+    return this.finish(`UPDATE ${this.table} SET ${sets.join(', ')}${target}${this.#returningClause}`, params, first ? this.#writeOne : this.#writeMany)
   }
 
   /**
@@ -384,7 +354,7 @@ export class SqlBuilder {
       // Shapes are subsets of the declared columns; keep the cache bounded all the same.
       if (this.#pointWrites.size < 256) this.#pointWrites.set(shape, sql)
     }
-    return { sql, params, returns: 'row' }
+    return { sql, params, returns: this.#writeOne }
   }
 
   delete (criteria: Criteria, first: boolean, args: unknown[] = []): Statement {
@@ -395,16 +365,13 @@ export class SqlBuilder {
   /**
    * The `WHERE` of a write; `first` limits it to the first row by primary key. With the
    * primary key among the equalities at most one row matches, so the criteria are the
-   * whole condition. Otherwise a scalar subquery picks the row: SQLite evaluates
-   * `IN (SELECT ...)` in an UPDATE ... RETURNING into an ephemeral table, which with the
-   * default `temp_store` is a temporary file per statement (measured at about 40 times
-   * the cost of the update itself). A query's writes name their rows by key, read first.
+   * whole condition; otherwise the dialect picks the row (`Dialect.firstRow`). A query's
+   * writes name their rows by key, read first.
    */
   private target (criteria: Criteria, params: unknown[], first: boolean, args: unknown[]): string {
     const where = this.where(criteria, params, undefined, args)
     if (!first || this.idColumn in criteria) return where
-    const id = this.dialect.quote(this.idColumn)
-    return ` WHERE ${id} = (SELECT ${id} FROM ${this.table}${where} ORDER BY ${id} LIMIT 1)`
+    return this.dialect.firstRow(this.table, this.dialect.quote(this.idColumn), where)
   }
 
   /** The row a bulk PUT item replaces: its primary key, and its scope columns when declared. */
@@ -422,10 +389,4 @@ export class SqlBuilder {
     }
     return criteria
   }
-}
-
-/** A LIMIT or OFFSET, checked before it is written into the SQL text. */
-function windowSize (n: number): number {
-  if (!Number.isSafeInteger(n) || n < 0) throw new ConfigurationError('FV_ERR_SQL_ROW_COUNT', `LIMIT or OFFSET must be a whole, non-negative row count; got ${String(n)}`)
-  return n
 }

@@ -1,10 +1,10 @@
-import type { ColumnFacts } from '../repository.js'
-
+// Stored values decoded, for the repositories: fields a database holds in another JSON type than the API sends, turned into it on every row.
 // Values a database gives in another JSON type than the API sends: SQLite has no boolean (it
 // stores 0 and 1) and no JSON type (an aggregate such as `json_group_array` returns its text). A
 // repository told what a field holds (`decode: { available: 'boolean', genres: 'json' }`) turns
 // them into that type on every row it returns, the rows a write's checks judge included, so that
 // an ETag hashed from a read and a precondition comparing the row agree.
+import type { ColumnFacts } from '../repository.js'
 
 /** What a stored field holds, when the database cannot say it in JSON's types. */
 export type StoredKind = 'boolean' | 'json'

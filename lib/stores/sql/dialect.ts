@@ -1,9 +1,24 @@
-// The SQL dialect: what one database writes differently from another. Each database is one
-// object implementing it (sqlite-dialect.ts, postgres-dialect.ts); the statement builder asks it
-// and never branches on a database's name, so a third database is one more such file.
+// The SQL dialect, the interface below the builder, the operations and the error translation: what one database does differently from another.
+// Each database is one object implementing it (sqlite-dialect.ts, postgres-dialect.ts): what it
+// writes, answers and reports in its own way. The statement builder, the operations, the error
+// translation and the column lookup ask it and never branch on a database's name, so a third
+// database is one more such object (test/sql-dialect.test.ts writes a MySQL-shaped one), with a
+// runner if its driver is new (runners.ts).
+import type { ColumnFacts } from '../repository.js'
+import type { Statement } from './statement.js'
 
 /** Adds a bound value to a statement and returns the placeholder that stands for it. */
 export type Bind = (value: unknown) => string
+
+/**
+ * What a driver's error means to the library (errors.ts answers each): `unique` a unique or
+ * primary-key clash (409; `create` returns null), `constraint` another integrity constraint (409),
+ * `value` a value its column cannot hold (400), `busy` another connection's lock that an attempt
+ * may wait out (503; the async family over a synchronous runner runs the call again after a wait),
+ * `transient` a transaction that lost to a concurrent one and was rolled back whole (503; run again
+ * at once, three attempts in all), `unavailable` a database that cannot serve now (503).
+ */
+export type ErrorKind = 'unique' | 'constraint' | 'value' | 'busy' | 'transient' | 'unavailable'
 
 /**
  * What a database writes in its own way. The builder writes every statement with `?`
@@ -29,6 +44,8 @@ export interface Dialect {
   ilike (expression: () => string, pattern: unknown, bind: Bind): string
   /** `text` contains `term` (a bound value), as a substring: not LIKE, which backtracks. Each writes its SQL when called, in text order. */
   contains (text: () => string, term: () => string): string
+  /** One key of an `ORDER BY`: ascending with nulls last, descending with nulls first, as the memory store orders. */
+  order (expression: () => string, descending: boolean): string
   /** Begins a transaction that writes. */
   readonly beginWrite: string
   /** Begins a read-only transaction whose statements all see one snapshot. */
@@ -38,6 +55,28 @@ export interface Dialect {
    * transaction; empty where beginning the transaction already locked them.
    */
   lockRows (table: string): string
-  /** What comes before an `OFFSET` that has no `LIMIT` (SQLite takes OFFSET only after a LIMIT). */
+  /** What comes before an `OFFSET` that has no `LIMIT` (SQLite and MySQL take OFFSET only after a LIMIT). */
   readonly offsetWithoutLimit: string
+  /**
+   * The `WHERE` of an UPDATE or DELETE of `table` that changes the first row by `id` (both quoted)
+   * of those `where` selects (`' WHERE ...'`, or empty for every row).
+   */
+  firstRow (table: string, id: string, where: string): string
+  /**
+   * How a write hands back its rows: what an INSERT or UPDATE ends with to return `list` (a select
+   * list) of the rows it wrote (` RETURNING <list>`), or `undefined` where the database cannot. Its
+   * writes then return nothing, and the operations read the rows back by key in the write's
+   * transaction (an INSERT's key from its values, or the `insertId` the runner reports). Asked once,
+   * when a builder is made.
+   */
+  returning (list: string): string | undefined
+  /** What a driver's error means, or `undefined` for any other error, which is left as it is. */
+  errorKind (error: unknown): ErrorKind | undefined
+  /**
+   * The statement listing the columns of `table` (a plain identifier), in the driver's form: one row
+   * per column, none when the table does not exist. The repositories run it once.
+   */
+  columnsOf (table: string): Statement
+  /** One row of that statement as the column's name and what the table says of it. */
+  columnFact (row: Record<string, unknown>): [name: string, facts: ColumnFacts]
 }

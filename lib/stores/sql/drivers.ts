@@ -1,3 +1,4 @@
+// The drivers' shapes, below SQLite's and PostgreSQL's runners (sqlite.ts, postgres.ts): what they use of each driver, declared structurally.
 // What the SQL repositories use of their drivers, declared structurally: a `better-sqlite3`
 // database, a `node:sqlite` `DatabaseSync` and a `pg` pool fit these shapes, and an application
 // that installs one driver compiles without the other driver's types (`skipLibCheck: false` included).

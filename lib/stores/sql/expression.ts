@@ -1,8 +1,8 @@
-import { ConfigurationError } from '../../core/configuration-error.js'
-import type { RepositoryOptions } from '../repository.js'
-
+// SQL expressions of a repository over a query, below the builder: the `sql` tag and `option()`.
 // SQL expressions for the read side of a repository (computed fields, joins): trusted SQL text
 // written by the application, and values that are always bound, never spliced into the text.
+import { ConfigurationError } from '../../core/configuration-error.js'
+import type { RepositoryOptions } from '../repository.js'
 
 /**
  * A repository option bound as a parameter where an expression names it: the value the view's

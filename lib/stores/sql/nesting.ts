@@ -1,10 +1,10 @@
-import type { Dialect } from './dialect.js'
-import type { TransactionStep } from './statement.js'
-
+// Transaction steps as SQL, for the executors: a transaction at the top, a savepoint inside one.
 // How the transaction steps of an operation become SQL on a connection that may already be in a
 // transaction: a transaction of its own at the top, a savepoint inside one (the only nesting
 // SQLite and PostgreSQL have). Savepoints are opened and closed last in, first out, so one name
 // serves them all: ROLLBACK TO and RELEASE name the most recent savepoint of that name.
+import type { Dialect } from './dialect.js'
+import type { TransactionStep } from './statement.js'
 
 const SAVEPOINT = 'fastify_views'
 

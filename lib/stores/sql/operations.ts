@@ -1,11 +1,11 @@
+// The CRUD and bulk operations of the SQL repositories, above the builder and below the runners: generators of statements, written once for every dialect and driver.
+// What runs in which transaction; where the dialect's writes return nothing, or the repository is
+// a query, a written row is read back by key in the write's transaction (`SqlBuilder.readsBack`).
 import { ConfigurationError } from '../../core/configuration-error.js'
 import { Conflict, NotFound } from '../../http/errors.js'
 import { preconditionOf, type Criteria, type ListQuery, type Precondition, type RepositoryOptions } from '../repository.js'
 import type { SqlBuilder } from './builder.js'
-import type { Operation } from './statement.js'
-
-// The CRUD and bulk operations of the SQL repositories, written once as generators of
-// statements over a SqlBuilder: what runs in which transaction, on either driver.
+import type { Operation, StatementResult } from './statement.js'
 
 type Row = Record<string, unknown>
 
@@ -60,7 +60,15 @@ function visible (b: SqlBuilder, row: Row | undefined, key: unknown): Row {
     'a join of the repository drops it (an inner join to a row it does not have); join optional rows with LEFT JOIN')
 }
 
-/** A query's rows read back by key after a write, as reads see them. */
+/**
+ * The key of the row an INSERT wrote: the one it returned (a query's), else the one its values
+ * set, else the one the database generated (the runner's `insertId`, where the dialect returns nothing).
+ */
+function insertedKey (b: SqlBuilder, values: Row, result: StatementResult): unknown {
+  return result.rows.length > 0 ? result.rows[0][b.idColumn] : values[b.idColumn] ?? result.insertId
+}
+
+/** Rows read back by key after a write, as reads see them. */
 function * readBack (b: SqlBuilder, keys: unknown[], options: RepositoryOptions | undefined): Operation<Row[]> {
   const rows: Row[] = []
   for (const criteria of byKeys(b, keys)) rows.push(...(yield b.select(criteria, { orderBy: [] }, options)).rows)
@@ -71,10 +79,10 @@ function * readBack (b: SqlBuilder, keys: unknown[], options: RepositoryOptions 
 export const operations = {
   * create (b: SqlBuilder, values: Row, options?: RepositoryOptions): Operation<Row | null> {
     try {
-      if (!b.isQuery) return (yield b.insert(values)).rows[0]
-      // A query's row is read back through the query, in the transaction that wrote it.
+      if (!b.readsBack) return (yield b.insert(values)).rows[0]
+      // The row is read back (through the query, if it is one), in the transaction that wrote it.
       return yield * transaction(function * () {
-        const key = (yield b.insert(values)).rows[0][b.idColumn]
+        const key = insertedKey(b, values, yield b.insert(values))
         return visible(b, (yield b.selectOne({ [b.idColumn]: key }, options)).rows[0], key)
       })
     } catch (error) {
@@ -102,11 +110,11 @@ export const operations = {
   },
   * update (b: SqlBuilder, criteria: Criteria, values: Row, precondition?: Precondition,
     options?: RepositoryOptions): Operation<Row | null> {
-    if (precondition !== undefined || b.isQuery) {
+    if (precondition !== undefined || b.readsBack) {
       return yield * conditionally(b, criteria, precondition, options, function * (current) {
         if (Object.keys(values).length === 0) return current
         // The row is locked by this transaction: the update finds it.
-        if (!b.isQuery) return (yield b.update(criteria, values, true)).rows[0]
+        if (!b.readsBack) return (yield b.update(criteria, values, true)).rows[0]
         const key = { [b.idColumn]: current[b.idColumn] }
         yield b.update(key, values, true)
         return visible(b, (yield b.selectOne(key, options)).rows[0], current[b.idColumn])
@@ -133,25 +141,31 @@ export const operations = {
   * createMany (b: SqlBuilder, items: Row[], options?: RepositoryOptions): Operation<Row[]> {
     return yield * transaction(function * () {
       const rows: Row[] = []
-      for (const item of items) rows.push((yield b.insert(item)).rows[0])
-      if (!b.isQuery) return rows
-      const readRows = yield * readBack(b, rows.map((row) => row[b.idColumn]), options)
+      const keys: unknown[] = []
+      for (const item of items) {
+        const result = yield b.insert(item)
+        if (b.readsBack) keys.push(insertedKey(b, item, result))
+        else rows.push(result.rows[0])
+      }
+      if (!b.readsBack) return rows
+      const readRows = yield * readBack(b, keys, options)
       const byKey = new Map(readRows.map((row) => [row[b.idColumn], row]))
-      return rows.map((row) => visible(b, byKey.get(row[b.idColumn]), row[b.idColumn]))
+      return keys.map((key) => visible(b, byKey.get(key), key))
     })
   },
   * updateMany (b: SqlBuilder, values: Row, kwargs: Row, args: unknown[]): Operation<Row[]> {
     const criteria = b.optionsFree(kwargs)
     const check = preconditionOf(kwargs)
     // One statement: the database applies it to every selected row or to none.
-    if (!b.isQuery && check === undefined) return (yield b.update(criteria, values, false, args)).rows
-    // Each row judged before any is written, or criteria that name what only a query has: the rows
-    // are selected (and locked) through the query, written by key, and a query's read back.
+    if (!b.readsBack && check === undefined) return (yield b.update(criteria, values, false, args)).rows
+    // Each row judged before any is written, criteria that name what only a query has, or writes
+    // that return nothing: the rows are selected (and locked) as reads see them, written by key,
+    // and read back where the write did not return them.
     return yield * transaction(function * () {
       const keys = yield * lockChecked(b, criteria, args, kwargs, check)
       const written: Row[] = []
       for (const selected of byKeys(b, keys)) written.push(...(yield b.update(selected, values, false)).rows)
-      return b.isQuery ? yield * readBack(b, keys, kwargs) : written
+      return b.readsBack ? yield * readBack(b, keys, kwargs) : written
     })
   },
   * bulkUpdate (
@@ -174,7 +188,8 @@ export const operations = {
           precondition(current)
         }
         const result = yield b.update(b.itemCriteria(item), values, true)
-        if (result.rows.length === 0) throw missing()
+        // A write that returns nothing says how many rows it matched.
+        if ((b.returnsRows ? result.rows.length : result.changes) === 0) throw missing()
       }
     })
   },

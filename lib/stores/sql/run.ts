@@ -1,13 +1,13 @@
+// The steppers of the operations (operations.ts), below the executors: one steps a generator over a synchronous executor, the other over an asynchronous one.
+import type { Dialect } from './dialect.js'
 import { translateError } from './errors.js'
 import type { Operation, Statement, StatementResult, TransactionStep } from './statement.js'
 
-// The two runners of the operations written once in operations.ts: one steps a generator over a
-// synchronous driver, the other over an asynchronous one.
-
-/** Runs an operation on a synchronous executor; database errors are translated where they occur. */
+/** Runs an operation on a synchronous executor; database errors are translated where they occur, as `dialect` reads them. */
 export function runSync<T> (
   operation: Operation<T>,
-  execute: (step: Statement | TransactionStep) => StatementResult
+  execute: (step: Statement | TransactionStep) => StatementResult,
+  dialect: Dialect
 ): T {
   let next = operation.next()
   while (next.done !== true) {
@@ -15,7 +15,7 @@ export function runSync<T> (
     try {
       result = execute(next.value)
     } catch (error) {
-      next = operation.throw(translateError(error))
+      next = operation.throw(translateError(error, dialect))
       continue
     }
     next = operation.next(result)
@@ -23,10 +23,11 @@ export function runSync<T> (
   return next.value
 }
 
-/** Runs an operation on an asynchronous executor. */
+/** Runs an operation on an asynchronous executor; database errors are translated where they occur, as `dialect` reads them. */
 export async function runAsync<T> (
   operation: Operation<T>,
-  execute: (step: Statement | TransactionStep) => Promise<StatementResult>
+  execute: (step: Statement | TransactionStep) => Promise<StatementResult>,
+  dialect: Dialect
 ): Promise<T> {
   let next = operation.next()
   while (next.done !== true) {
@@ -34,7 +35,7 @@ export async function runAsync<T> (
     try {
       result = await execute(next.value)
     } catch (error) {
-      next = operation.throw(translateError(error))
+      next = operation.throw(translateError(error, dialect))
       continue
     }
     next = operation.next(result)

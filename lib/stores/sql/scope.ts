@@ -1,10 +1,10 @@
-import { AsyncLocalStorage } from 'node:async_hooks'
-import { ConfigurationError } from '../../core/configuration-error.js'
-
+// The transaction an asynchronous call runs in, for the async executors (pool.ts, lock-wait.ts): scopes carried by AsyncLocalStorage.
 // The transaction an asynchronous call runs in: `transaction()` opens a scope over one connection
 // (a `pg` client, a SQLite database) and runs its callback in it, carried by AsyncLocalStorage,
 // so every repository call the callback makes over the same database (the same pool, the same
 // database object) runs on that connection, in that transaction, whichever repository it is.
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { ConfigurationError } from '../../core/configuration-error.js'
 
 /** An open transaction (or savepoint) of one database, as the calls inside it see it. */
 export class TransactionScope<C> {

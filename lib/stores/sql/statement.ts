@@ -1,8 +1,9 @@
+// The SQL stores' types, below the builder: statements, their results, transaction steps, and a table's options.
+// What a SQL repository's operations are made of, the types below the builder: statements, their
+// results, the steps of a transaction, and the options of a table.
 import type { FieldOf } from '../repository.js'
 import type { SqlExpression } from './expression.js'
 import type { StoredKind } from './decode.js'
-
-// What a SQL repository's operations are made of: statements, their results, and the options of a table.
 
 /**
  * One statement: parameterised SQL, never values spliced into the text. `returns` says what the
@@ -11,8 +12,12 @@ import type { StoredKind } from './decode.js'
  */
 export interface Statement { sql: string, params: unknown[], returns: 'rows' | 'row' | 'count' }
 
-/** What a statement gives back: the rows it returned, and how many rows it changed. */
-export interface StatementResult { rows: Array<Record<string, unknown>>, changes: number }
+/**
+ * What a statement gives back: the rows it returned, how many rows it changed (or, for an UPDATE,
+ * matched), and, where the dialect returns no rows from a write (`Dialect.returning`), the key the
+ * database generated for the row an INSERT wrote (MySQL's `insertId`), if the runner knows it.
+ */
+export interface StatementResult { rows: Array<Record<string, unknown>>, changes: number, insertId?: unknown }
 
 /** A column of rows of type `T`: a field of the row (`FieldOf`), as the SQL options name it. */
 export type ColumnOf<T> = FieldOf<T>

@@ -1,4 +1,4 @@
-// Values as each SQL dialect takes them.
+// SQLite's values, for its dialect (sqlite-dialect.ts): LIKE patterns as GLOB patterns, booleans and dates as SQLite stores them.
 
 /** `La%` -> `La*`: SQL LIKE wildcards as GLOB wildcards; `\\`-escaped and GLOB's own characters literal. */
 export function likeToGlob (pattern: string): string {

@@ -1,9 +1,10 @@
+// Version tags (views layer): strong ETags from a stored version, and an If-Match naming one compared in the write itself.
 import type { FastifyReply, FastifyRequest, preSerializationHookHandler } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
-import { etagOf, isNotModified } from '../http/preconditions.js'
-import type { SerializerOptions } from '../schema/wire.js'
-import { checkedEarly } from '../schema/validation.js'
-import { isRecord } from '../core/record.js'
+import { etagOf, isNotModified } from '../../http/preconditions.js'
+import type { SerializerOptions } from '../../schema/wire.js'
+import { checkedEarly } from '../../schema/validation.js'
+import { isRecord } from '../../core/record.js'
 
 /**
  * Strong ETags from a stored version (`versionField`, docs/conditional.md): `"<representation>.<version>"`.
@@ -22,22 +23,6 @@ export interface VersionTags {
   /** The version an `If-Match` names when it is one tag of this representation, as sent; `undefined` otherwise. */
   versionIn (header: string | string[] | undefined): number | undefined
 }
-
-/**
- * The library's actions that put `versionCriteria` in their write (the generic update, partial
- * update and destroy). Only their routes skip the early read for a compared version: an action of
- * the application's own would not compare it, and the precondition would not be checked at all.
- */
-const VERSION_COMPARERS = new WeakSet<object>()
-
-/** Marks the named method of a class's prototype as one that compares the version in its write; returns the class. */
-export function comparesVersion<C extends { prototype: object }> (cls: C, name: string): C {
-  VERSION_COMPARERS.add(Reflect.get(cls.prototype, name) as object) // a method the class body just defined
-  return cls
-}
-
-/** Whether `method` is one of the library's actions that compare the version in their write. */
-export const isVersionComparer = (method: unknown): boolean => typeof method === 'function' && VERSION_COMPARERS.has(method)
 
 /** A version as tags spell it: a non-negative integer in plain decimal, within the doubles' exact range. */
 const VERSION = /^(?:0|[1-9][0-9]{0,14})$/

@@ -1,17 +1,19 @@
 // The generic list action (views layer): reads through the view's filter and its pagination, and documents the page it answers.
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
-import { schemaStatic } from '../core/typebox-lines.js'
-import { listMembers, withSchema } from './actions.js'
-import { paginationOf, type BaseFilter, type FilterClass } from '../query/filters.js'
-import type { ViewBase } from './mixins.js'
-import type { AsyncRepository, Criteria, ListQuery, Repository, RepositoryOptions } from '../stores/repository.js'
-import type { ActionRoute, StandardAction } from './view.js'
+import { schemaStatic } from '../../core/typebox-lines.js'
+import { withSchema } from '../actions/standard.js'
+import { listMembers } from '../actions/list-create.js'
+import { paginationOf, type BaseFilter, type FilterClass } from '../../query/filters.js'
+import type { ViewBase } from '../mixins.js'
+import type { AsyncRepository, Criteria, ListQuery, Repository, RepositoryOptions } from '../../stores/repository.js'
+import type { ActionRoute, StandardAction } from '../view.js'
 import { loadParent } from './parent.js'
-import { then } from '../core/maybe-promise.js'
+import { then } from '../../core/maybe-promise.js'
 
-/** What the generic list needs of its view: the hooks and the repository of a generic view (views/generics.ts). */
+/** What the generic list needs of its view: the hooks and the repository of a generic view (generic-view.ts). */
 interface ListingView {
+  readonly request: FastifyRequest
   readonly repository: Repository<unknown> | AsyncRepository<unknown>
   getFilter (request: FastifyRequest): BaseFilter | undefined
   getFilterArgs (filter: BaseFilter | undefined, action?: string): { args: unknown[], kwargs: Criteria }

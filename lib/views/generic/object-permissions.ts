@@ -1,4 +1,5 @@
-import type { Precondition } from '../stores/repository.js'
+// Object permissions (views layer): which actions a view's `checkObjectPermissions` judges, and the check as a precondition of a write.
+import type { Precondition } from '../../stores/repository.js'
 
 // Object permissions (docs/generics.md, "Object permissions"): a view's `checkObjectPermissions`
 // judges one object. The library calls it only when the view has its own, so a view without

@@ -1,20 +1,22 @@
+// Patch documents (views layer): JSON Merge Patch (RFC 7396) and JSON Patch (RFC 6902) on a partial update, applied before the action, checked again in the write.
 import { Type, type TSchema } from '@sinclair/typebox'
-import { schemaStatic } from '../core/typebox-lines.js'
+import { schemaStatic } from '../../core/typebox-lines.js'
 import type { FastifyRequest, onSendHookHandler, preValidationHookHandler } from 'fastify'
-import { BadRequest, Conflict, RequestValidationError, type ProblemErrorEntry } from '../http/errors.js'
-import { applyJsonPatch, parsePointer } from '../http/json-patch.js'
-import { applyMergePatch } from '../http/merge-patch.js'
-import { jsonEqual, type PatchLimits } from '../http/patch-budget.js'
-import { isObject, type PatchError } from '../http/patch-error.js'
-import { compilePartValidator, strictBodySchema } from '../schema/validation.js'
-import { PART_DETAIL } from '../http/request-parts.js'
-import { aliasedSchema } from '../schema/serialization.js'
-import { compileRepresentation } from '../schema/wire.js'
-import type { Precondition } from '../stores/repository.js'
-import { then, type Awaitable } from '../core/maybe-promise.js'
-import { namedOf } from '../core/schema-node.js'
-import type { BeforeAction, BodyMediaType, RouteDefinition, View } from './view.js'
-import type { ViewBase } from './mixins.js'
+import { alwaysSent } from '../../http/response-headers.js'
+import { withContentCheck, type WriteDescription } from '../write.js'
+import { BadRequest, Conflict, RequestValidationError, type ProblemErrorEntry } from '../../http/errors.js'
+import { applyJsonPatch, parsePointer } from '../../http/json-patch.js'
+import { applyMergePatch } from '../../http/merge-patch.js'
+import { jsonEqual, type PatchLimits } from '../../http/patch-budget.js'
+import { isObject, type PatchError } from '../../http/patch-error.js'
+import { compilePartValidator, strictBodySchema } from '../../schema/validation.js'
+import { PART_DETAIL } from '../../http/request-parts.js'
+import { aliasedSchema } from '../../schema/serialization.js'
+import { compileRepresentation } from '../../schema/wire.js'
+import { then, type Awaitable } from '../../core/maybe-promise.js'
+import { namedOf } from '../../core/schema-node.js'
+import type { BeforeAction, BodyMediaType, RouteContribution, RouteDefinition, View } from '../view.js'
+import type { ViewBase } from '../mixins.js'
 
 /**
  * The body formats a partial update accepts (docs/patch.md): `json` is the plain partial body,
@@ -79,32 +81,24 @@ export interface PatchTarget {
 }
 
 /** What a request's patch was applied to: the representation read, kept for the atomic write. */
-interface Snapshot { representation: string, represent: (value: unknown) => string }
+export interface PatchSnapshot { readonly representation: string, readonly represent: (value: unknown) => string }
 
-const SNAPSHOT = Symbol('fastify-views.patch-snapshot')
-type Patched = FastifyRequest & { [SNAPSHOT]?: Snapshot }
-
-/** Marks the hooks `patchHooks` made, so a class that mixes both update actions adds them once. */
-const PATCH_HOOKS = Symbol('fastify-views.patch-hooks')
-
-/** Whether a route's hooks already include the patch hooks. */
-export const hasPatchHooks = (hooks: unknown[]): boolean => hooks.some(
-  (hook) => (hook as { [PATCH_HOOKS]?: boolean })[PATCH_HOOKS] === true
-)
+/** A view whose partial update applied a patch document: what it applied it to, for the write's check. */
+export interface PatchedView extends View { patchSnapshot: PatchSnapshot | undefined }
 
 const CHANGED_MEANWHILE = 'The resource changed while the patch was applied; send the patch again.'
 
 /**
- * The precondition a patched write hands its repository: the row must still have the
- * representation the patch was applied to, checked in the same atomic step as the write,
- * so that a JSON Patch `test` holds when the write happens. `undefined` for a plain body.
+ * A patched write's description (`describeWrite`) with one more precondition: the row must still
+ * have the representation the patch was applied to, checked in the same atomic step as the write,
+ * so that a JSON Patch `test` holds when the write happens. A plain body adds nothing.
  */
-export function patchPrecondition (request: FastifyRequest): Precondition | undefined {
-  const snapshot = (request as Patched)[SNAPSHOT]
-  if (snapshot === undefined) return undefined
-  return (current) => {
+export function patchedWrite (view: PatchedView, write: WriteDescription): WriteDescription {
+  const snapshot = view.patchSnapshot
+  if (snapshot === undefined) return write
+  return withContentCheck(write, (current) => {
     if (snapshot.represent(current) !== snapshot.representation) throw new Conflict(CHANGED_MEANWHILE)
-  }
+  })
 }
 
 /**
@@ -156,21 +150,24 @@ function formatOf (request: FastifyRequest): PatchFormat {
   return type === PATCH_MEDIA_TYPES['merge-patch'] ? 'merge-patch' : type === PATCH_MEDIA_TYPES['json-patch'] ? 'json-patch' : 'json'
 }
 
+/** The documented `Accept-Patch` of a partial update's success response. */
+const ACCEPT_PATCH_HEADER = alwaysSent(Type.String({ description: 'The media types PATCH takes here (RFC 5789 section 3.1).', examples: ['application/json, application/merge-patch+json, application/json-patch+json'] }))
+
 /**
- * The hooks of a partial update that accepts patch documents: `Accept-Patch` on every
- * answer, and, for a merge patch or JSON Patch, a step before the action (`BeforeAction`) that
- * applies it to the representation of the current object and hands the action the members it
- * changed, as a plain partial body (validated like one), so the action and any override see
- * what they see today.
+ * What patch formats add to a partial update's route: `Accept-Patch` on every answer (documented
+ * on the success response), a 400 for a request without a body, and, for a merge patch or JSON
+ * Patch, a step before the action (`BeforeAction`) that applies it to the representation of the
+ * current object and hands the action the members it changed, as a plain partial body (validated
+ * like one), so the action and any override see what they see today.
  */
-export function patchHooks (
+export function patchContribution (
   Klass: ViewBase,
   route: RouteDefinition,
   formats: readonly PatchFormat[],
   partial: TSchema,
   full: TSchema | undefined,
   limits: PatchLimits
-): { preValidation: preValidationHookHandler, onSend: onSendHookHandler, applyPatch?: BeforeAction } {
+): RouteContribution {
   const header = acceptPatch(formats)
   // On every answer of the route, a refusal of any kind included (RFC 5789 section 3.1).
   const onSend: onSendHookHandler = (_request, reply, payload, done) => {
@@ -178,12 +175,18 @@ export function patchHooks (
     done(null, payload)
   }
   // Fastify validates a body by its media type; a request with none has no body to validate.
-  const preValidation: preValidationHookHandler = (request, _reply, done) => {
+  // After the checks of the mixins above (a precondition, RFC 9110 §13.2.1: preconditions come
+  // before the content is looked at).
+  const requireBody: preValidationHookHandler = (request, _reply, done) => {
     done(request.body === undefined ? new RequestValidationError(PART_DETAIL.body, { errors: [{ detail: 'Expected a body', pointer: '#' }] }) : undefined)
   }
-  Object.defineProperty(preValidation, PATCH_HOOKS, { value: true })
+  const contribution: RouteContribution = {
+    preValidation: [requireBody],
+    onSend: [onSend],
+    responses: { [route.status]: { headers: { 'accept-patch': ACCEPT_PATCH_HEADER } } }
+  }
   const item = schemaStatic(Klass, 'responseSchema')
-  if (formats.every((f) => f === 'json') || item === undefined) return { preValidation, onSend }
+  if (formats.every((f) => f === 'json') || item === undefined) return contribution
   const represent = compileRepresentation(item, Klass.defaultSerializerOptions, route.compileSerializer)
   const validate = compilePartValidator(strictBodySchema(aliasedSchema(partial)), 'body')
   // The resource after the patch must still be a valid whole: a removed required member is
@@ -225,10 +228,10 @@ export function patchHooks (
       }
       if (verdict !== true) throw invalidResult((verdict.error as BadRequest).errors!, format, document) // a failed check always lists its errors
       request.body = changed;
-      (request as Patched)[SNAPSHOT] = { representation, represent }
+      (view as PatchedView).patchSnapshot = { representation, represent } // the steps of a partial update's route run on its view, which the update mixin declares patched
     }
     // Every partial-update view has getPatchTarget: the update mixins install it.
     return then((view as View & PatchTarget).getPatchTarget(request), apply, reply)
   }
-  return { preValidation, onSend, applyPatch }
+  return { ...contribution, beforeAction: [applyPatch] }
 }

@@ -1,8 +1,9 @@
+// Nested resources (views layer): a view's parent, read once per request, and the scope it puts on the child.
 import type { FastifyRequest } from 'fastify'
-import { then, type Awaitable } from '../core/maybe-promise.js'
-import { NotFound } from '../http/errors.js'
-import { namedOf, type SchemaNode } from '../core/schema-node.js'
-import type { Criteria, RepositoryOptions } from '../stores/repository.js'
+import { then, type Awaitable } from '../../core/maybe-promise.js'
+import { NotFound } from '../../http/errors.js'
+import { namedOf, type SchemaNode } from '../../core/schema-node.js'
+import type { Criteria, RepositoryOptions } from '../../stores/repository.js'
 
 // Nested resources (docs/generics.md, "Nested resources"): `/members/:memberId/loans/:id` reads
 // its parent first, answers 404 when there is none, and limits every repository call of the
@@ -37,16 +38,13 @@ export interface ParentLookup<P = unknown> {
   readonly name?: string
 }
 
-/** What a view keeps of its request's parent once it was read. */
-const LOADED = Symbol('fastify-views.parent')
+/** What a view keeps of its request's parent once it was read: the parent, and the criteria it puts on the child's calls. */
+export interface ParentState { readonly object: unknown, readonly scope: Criteria }
 
+/** A view as the parent's reads see it: its request, its class's `parent`, and what it read (a generic view declares `parentState`). */
 interface Nested {
-  request: FastifyRequest,
-  constructor: { parent?: ParentLookup },
-  [LOADED]?: {
-    object: unknown,
-    scope: Criteria
-  }
+  readonly request: FastifyRequest
+  parentState?: ParentState | undefined
 }
 
 /**
@@ -54,10 +52,9 @@ interface Nested {
  * it), as the view's class declares it (`parent`): nothing when it declares none; a 404 naming
  * the parent when it is missing.
  */
-export function loadParent (view: object): Awaitable<void> {
-  const nested = view as Nested // a view instance: it has its request, and its class its statics
-  const parent = nested.constructor.parent
-  if (parent === undefined || nested[LOADED] !== undefined) return undefined
+export function loadParent (nested: Nested): Awaitable<void> {
+  const parent = (nested.constructor as { parent?: ParentLookup }).parent // a view's class, whose `parent` declares it nested
+  if (parent === undefined || nested.parentState !== undefined) return undefined
   const params = nested.request.params as Record<string, unknown>
   const criteria: Criteria = {}
   for (const [field, param] of Object.entries(parent.lookup)) criteria[field] = params[param]
@@ -65,18 +62,18 @@ export function loadParent (view: object): Awaitable<void> {
     if (object === null || object === undefined) throw new NotFound(`${parent.name ?? 'Parent'} does not exist`)
     const scope: Criteria = {}
     for (const [child, field] of Object.entries(parent.scope)) scope[child] = (object as Record<string, unknown>)[field]
-    nested[LOADED] = { object, scope }
+    nested.parentState = { object, scope }
   })
 }
 
 /** The criteria the loaded parent puts on every call of the child; none without a parent. */
-export function parentScope (view: object): Criteria | undefined {
-  return (view as Nested)[LOADED]?.scope
+export function parentScope (view: Nested): Criteria | undefined {
+  return view.parentState?.scope
 }
 
 /** The parent object this request's view loaded, or `undefined`. */
-export function parentObject (view: object): unknown {
-  return (view as Nested)[LOADED]?.object
+export function parentObject (view: Nested): unknown {
+  return view.parentState?.object
 }
 
 const prefixNames = new WeakMap<object, readonly string[]>()

@@ -1,0 +1,198 @@
+// What one operation can answer (openapi layer): its success response and every error it documents,
+// each where the route can really give it, merged with the route's own `responses`.
+import type { TSchema } from '@sinclair/typebox'
+import { findRaises, getCatchSpecs, raisesPairs, type Raises } from '../views/decorators.js'
+import { BadRequest, ContentTooLarge, statusTitle, UnprocessableContent, UnsupportedMediaType, URITooLong, type APIErrorClass } from '../http/errors.js'
+import type { ErrorFormat } from '../http/error-format.js'
+import type { ResponseHeadersClass } from '../http/response-headers.js'
+import { mergeResponses } from '../routes/route-meta.js'
+import type { Dependency, ResponseDoc, ResponsesMap } from '../routes/types.js'
+import type { RouteContribution, RouteDefinition, ViewClass } from '../views/view.js'
+import { wireForm } from '../schema/wire.js'
+import { readsNoContent } from '../http/media-type.js'
+
+// Any JSON: the empty JSON Schema, which has no TypeBox kind; documented and serialized, never compiled by TypeBox.
+const ANY_JSON = {} as TSchema
+
+export type DocumentedView = ViewClass & {
+  defaultErrors?: APIErrorClass[],
+  errors?: APIErrorClass[],
+  raises?: Raises,
+  apiDescription?: string
+}
+
+/** What the registration knows about one operation beyond its route definition. */
+export interface OperationContext {
+  /** The one method of this operation (a multi-method route is one operation per method). */
+  method: string
+  /** Whether the route has more than one method, so its operationId names the method. */
+  multiMethod: boolean
+  /** Response header classes from the router, the registration, the route and the view. */
+  headerClasses: ResponseHeadersClass[]
+  /** The route's method implementation, whose `Catch` specs are documented. */
+  implementation: object
+  /** How the route answers errors: their status for a failed validation, their media type and schema. */
+  errorFormat: ErrorFormat
+  /** The route's whole URL (prefixes included), whose parameters are what a params schema can refuse. */
+  url: string
+  /** What the view's mixins add to the operation: the responses and request headers it documents. */
+  contribution: Pick<RouteContribution, 'responses' | 'requestHeaders' | 'deprecated'>
+}
+
+/**
+ * Documents `errors(...)` for a `responses` option: `responses: errors(NotFound, Conflict)`
+ * gives `{ 404: { errors: [NotFound] }, 409: { errors: [Conflict] } }`.
+ */
+export function errors (...classes: APIErrorClass[]): ResponsesMap {
+  const byStatus = new Map<number, APIErrorClass[]>()
+  for (const cls of classes) byStatus.set(cls.status, [...byStatus.get(cls.status) ?? [], cls])
+  return Object.fromEntries([...byStatus].map(([status, listed]) => [status, { errors: listed }]))
+}
+
+function headerDocs (classes: ResponseHeadersClass[]): Record<string, unknown> | undefined {
+  if (classes.length === 0) return undefined
+  const headers: Record<string, unknown> = {}
+  for (const cls of classes) Object.assign(headers, cls.headers())
+  return headers
+}
+
+function caughtStatuses (klass: DocumentedView, implementation: object): number[] {
+  const specs = getCatchSpecs(implementation)
+  if (specs === undefined) return []
+  if (specs === 'defined') return raisesPairs(klass).map(([, entry]) => typeof entry === 'string' ? 400 : entry.status)
+  return specs.map((spec) => {
+    if (spec.status !== undefined || spec.detail !== undefined) return spec.status ?? 400
+    const entry = findRaises(klass, spec.type)
+    return typeof entry === 'object' ? entry.status : 400
+  })
+}
+
+/** Whether a route takes a body: a body schema, one per media type, or any JSON. */
+export const takesBody = (
+  route: RouteDefinition
+): boolean => route.options.schema?.body !== undefined || route.anyJsonBody === true
+
+/** Keywords that say nothing about which objects a schema accepts. */
+const ANNOTATIONS = new Set(['type', 'properties', 'title', 'description', '$id', '$schema', 'examples', 'default'])
+
+/** An object schema with nothing to check: it accepts every query or header object there is. */
+const acceptsEveryObject = (schema: TSchema): boolean =>
+  schema.type === 'object' && Object.keys(Object(schema.properties)).length === 0 && Object.keys(schema).every((key) => ANNOTATIONS.has(key))
+
+/** Whether a route's URL has parameters (`:id`, a wildcard). */
+export const hasPathParams = (url: string): boolean => /[:*]/.test(url)
+
+/**
+ * Whether a route can refuse a request for failing validation: its body schema, its params
+ * schema where its URL has parameters (without, Fastify's params are always `{}`), and a query or
+ * headers schema that checks something.
+ */
+function validates (route: RouteDefinition, url: string): boolean {
+  const { params, querystring, headers, body } = route.options.schema ?? {}
+  const checks = (schema: TSchema | undefined): boolean => schema !== undefined && !acceptsEveryObject(schema)
+  return body !== undefined || (params !== undefined && hasPathParams(url)) || checks(querystring) || checks(headers)
+}
+
+const isBadRequest = (cls: APIErrorClass): boolean => cls === BadRequest || cls.prototype instanceof BadRequest
+
+/**
+ * The 400s of `defaultErrors` where they can be answered, and the validation status beside them.
+ * A route answers 400 for a body that is not even well-formed JSON or a path parameter that is not
+ * valid percent-encoding, and the format's validation
+ * status for a request that fails its schemas: both are 400 by default; with a validation status
+ * of 422, a route with a body documents both, one without only 422. A route that validates
+ * nothing and reads no body answers neither (docs/openapi.md).
+ */
+function defaultErrorsOf (
+  defaults: APIErrorClass[],
+  route: RouteDefinition,
+  context: OperationContext
+): APIErrorClass[] {
+  const { errorFormat: { validationStatus }, url } = context
+  // A body that is not JSON, or a path parameter that is not valid percent-encoding (Fastify's router refuses it).
+  const malformed = takesBody(route) || hasPathParams(url)
+  const invalid = validates(route, url)
+  if (validationStatus === 400) return defaults.filter((cls) => !isBadRequest(cls) || malformed || invalid)
+  const kept = defaults.filter((cls) => !isBadRequest(cls) || malformed)
+  return invalid && defaults.some(isBadRequest) ? [...kept, UnprocessableContent] : kept
+}
+
+/**
+ * Everything an operation can answer (docs/openapi.md): the success response with its
+ * headers, the documented errors by status, and the explicit `responses` merged in
+ * (explicit wins key by key, an explicit body replaces the generated one, headers add up).
+ */
+export function documentedResponses (
+  klass: ViewClass,
+  route: RouteDefinition,
+  context: OperationContext
+): ResponsesMap {
+  return collectResponses(klass, route, context, servedBody(route)).responses
+}
+
+/** The body the success response is served with: `undefined` for an empty response. */
+export function servedBody (route: RouteDefinition): TSchema | undefined {
+  if (route.emptyBody) return undefined
+  // An undeclared body is any JSON (`{}`, serialized with JSON.stringify).
+  return route.responseSchema === undefined ? ANY_JSON : wireForm(route.responseSchema, { byAlias: true }).schema
+}
+
+/** The documented responses, and the statuses only an explicit `responses` entry documents. */
+export function collectResponses (
+  klass: ViewClass,
+  route: RouteDefinition,
+  context: OperationContext,
+  served: TSchema | undefined
+): { responses: ResponsesMap, explicitOnly: string[] } {
+  const view: DocumentedView = klass
+  const generated: ResponsesMap = {}
+  const success: ResponseDoc = { description: statusTitle(route.status) }
+  if (served !== undefined) success.schema = served
+  const headers = headerDocs(context.headerClasses)
+  if (headers !== undefined) success.headers = headers
+  generated[route.status] = success
+
+  // Default errors are documented on every route, their 400s where they can be answered.
+  const defaults = defaultErrorsOf(view.defaultErrors ?? [BadRequest], route, context)
+  for (const cls of new Set(
+    [
+      ...defaults,
+      ...requestErrors(route, context),
+      ...(view.errors ?? []),
+      ...route.throws,
+      ...dependencyErrors(route.options.dependencies)
+    ]
+  )) {
+    const entry = generated[cls.status]
+    generated[cls.status] = { description: statusTitle(cls.status), ...entry, errors: [...(entry?.errors ?? []), cls] }
+  }
+  const withMixins = mergeResponses(generated, context.contribution.responses)
+  const merged = mergeResponses(withMixins, route.options.responses)
+  // A caught exception's status is documented with the format's generic body unless a class already documents it.
+  for (const status of caughtStatuses(view, context.implementation)) {
+    merged[status] ??= { description: statusTitle(status), errors: [] }
+  }
+  return { responses: merged, explicitOnly: Object.keys(merged).filter((status) => withMixins[status] === undefined) }
+}
+
+/**
+ * What the handling of a request answers before any view code runs. A route that takes a body
+ * answers 413 past `bodyLimit` and 415 for a media type its operation does not list. A route that
+ * takes none ignores content (docs/routing.md#media-types): it reads it within `bodyLimit` (413
+ * past it), except on GET and HEAD, whose content is never read; one that refuses content answers
+ * 415 to any, before reading it (so never 413). A path parameter longer than Fastify's
+ * `maxParamLength` is a 414 from its router.
+ */
+function requestErrors (route: RouteDefinition, context: OperationContext): APIErrorClass[] {
+  const content = takesBody(route)
+    ? [ContentTooLarge, UnsupportedMediaType]
+    : route.options.unexpectedContent === 'refuse'
+      ? [UnsupportedMediaType]
+      : readsNoContent(context.method) ? [] : [ContentTooLarge]
+  return hasPathParams(context.url) ? [URITooLong, ...content] : content
+}
+
+/** The errors the route's dependencies declare they answer. */
+function dependencyErrors (dependencies: Dependency[] | undefined): APIErrorClass[] {
+  return (dependencies ?? []).flatMap((d) => typeof d === 'function' ? [] : d.errors ?? [])
+}

@@ -1,0 +1,137 @@
+// The generic actions (views layer): the CRUD actions over a generic view's repository, each a real
+// method of a named class, and the action views that hold them, each family (async, sync) by name.
+import type { AsyncRepository, Criteria, Repository, RepositoryOptions } from '../../stores/repository.js'
+import { then } from '../../core/maybe-promise.js'
+import type { ActionRegistry, ViewBase } from '../mixins.js'
+import type { StandardAction } from '../view.js'
+import { onePrecondition, type WriteDescription } from '../write.js'
+import { actionMixin, DETAIL, STANDARD_ACTIONS, type ActionViewClass, type CreateStatics, type DetailStatics, type ListStatics, type UpdateStatics } from '../actions/standard.js'
+import { createMembers } from '../actions/list-create.js'
+import { UPDATE } from '../actions/update.js'
+import { genericListClass } from './generic-list.js'
+import { loadParent } from './parent.js'
+import { GENERIC, withKwargs, type GenericBase, type GenericRequest, type GenericStatics, type GenericView } from './generic-view.js'
+
+/**
+ * The standard actions as the generic views implement them: what each does with its repository
+ * (`store`), which registration holds their schemas to unless the view names the action in
+ * `mappingActions`, whoever implements it.
+ */
+export const GENERIC_ACTIONS = {
+  list: { ...STANDARD_ACTIONS.list, store: { sendsRows: true } },
+  create: { ...STANDARD_ACTIONS.create, store: { writesBody: true, sendsRows: true } },
+  retrieve: { ...STANDARD_ACTIONS.retrieve, store: { sendsRows: true } },
+  update: { ...STANDARD_ACTIONS.update, store: { writesBody: true, sendsRows: true } },
+  partialUpdate: { ...STANDARD_ACTIONS.partialUpdate, store: { writesBody: true, sendsRows: true } },
+  destroy: STANDARD_ACTIONS.destroy
+} as const satisfies Record<string, StandardAction>
+
+/**
+ * The library's own writes of one object, which compare a stored version in their write through
+ * `describeWrite` (ConditionalMixin's `versionField`): an action of the view's own that replaces
+ * one may not, so only these skip the read before a conditional write (docs/conditional.md).
+ */
+const VERSION_COMPARERS = new WeakSet<object>()
+
+/** Whether a view class's `action` is the library's own write, which compares a stored version in its write. */
+export const comparesVersion = (klass: { prototype: object }, action: string): boolean =>
+  VERSION_COMPARERS.has(Reflect.get(klass.prototype, action) as object) // a method of the prototype, or nothing
+
+/**
+ * A detail write as its description says: the criteria, the preconditions as one
+ * `options.precondition` evaluated in the write's atomic step, and the answer to a write that
+ * changed nothing.
+ */
+function detailWrite (view: GenericView, action: string,
+  write: (criteria: Criteria, options: RepositoryOptions) => unknown): unknown {
+  return then(loadParent(view), () => {
+    const described: WriteDescription = view.describeWrite(action)
+    const options = view.getRepositoryOptions(action)
+    const precondition = onePrecondition(described)
+    return then(
+      write(described.criteria, precondition === undefined ? options : { ...options, precondition }),
+      (written) => written ?? described.miss()
+    )
+  })
+}
+
+// Each generic action is a real method of a named class, so a stack trace or a debugger
+// stepping into `super.partialUpdate(request)` lands in `GenericPartialUpdate.partialUpdate`.
+// The list is in generic-list.ts, with the pages of its filter's pagination.
+const listImpl = <B extends GenericBase>(Base: B): ViewBase => genericListClass(Base)
+
+const createImpl = (Base: GenericBase): ViewBase => class GenericCreate extends createMembers(Base) {
+  create (this: GenericView, request: GenericRequest): unknown {
+    return then(loadParent(this), () =>
+      this.performCreate(withKwargs(request.body, this.getScopeKwargs('create')), this.getRepositoryOptions('create')))
+  }
+}
+
+const retrieveImpl = (Base: GenericBase): ViewBase => class GenericRetrieve extends Base {
+  retrieve (this: GenericView): unknown {
+    return this.getObject('retrieve')
+  }
+}
+
+const updateImpl = (Base: GenericBase): ViewBase => {
+  const cls = class GenericUpdate extends Base {
+    update (this: GenericView, request: GenericRequest): unknown {
+      return detailWrite(this, 'update', (criteria, options) => this.performUpdate(criteria, request.body, options))
+    }
+  }
+  VERSION_COMPARERS.add(cls.prototype.update)
+  return cls
+}
+
+const partialUpdateImpl = (Base: GenericBase): ViewBase => {
+  const cls = class GenericPartialUpdate extends Base {
+    // The body holds only what the client sent (or what its patch changed), so a partial update
+    // changes only those fields.
+    partialUpdate (this: GenericView, request: GenericRequest): unknown {
+      return detailWrite(this, 'partialUpdate', (criteria, options) => this.performUpdate(criteria, request.body, options))
+    }
+  }
+  VERSION_COMPARERS.add(cls.prototype.partialUpdate)
+  return cls
+}
+
+const destroyImpl = (Base: GenericBase): ViewBase => {
+  const cls = class GenericDestroy extends Base {
+    destroy (this: GenericView): unknown {
+      return detailWrite(this, 'destroy', (criteria, options) => then(this.performDestroy(criteria, options), (deleted) => deleted ? true : null))
+    }
+  }
+  VERSION_COMPARERS.add(cls.prototype.destroy)
+  return cls
+}
+
+type Family<K> = K extends `async${string}` ? 'asyncGeneric' : 'generic'
+type RepositoryOf<K> = K extends `async${string}` ? AsyncRepository<unknown> : Repository<unknown>
+type G<K extends keyof ActionRegistry<unknown>, S> = ActionViewClass<K | Family<K>, GenericStatics<RepositoryOf<K>> & S>
+type Detail<K extends keyof ActionRegistry<unknown>, S = unknown> = ActionViewClass<K | Family<K> | 'detail', GenericStatics<RepositoryOf<K>> & DetailStatics & S>
+type Updates = UpdateStatics & Pick<CreateStatics, 'createSchema'>
+
+/** GET on the prefix over `repository.list` (and `count` for numbered and offset pages), filtered by `filter`. */
+export const AsyncGenericListAPIView = actionMixin<G<'asyncList', ListStatics>, GenericBase>('AsyncGenericListAPIView', GENERIC_ACTIONS.list, GENERIC, listImpl)
+/** Sync counterpart of `AsyncGenericListAPIView`. */
+export const GenericListAPIView = actionMixin<G<'list', ListStatics>, GenericBase>('GenericListAPIView', GENERIC_ACTIONS.list, GENERIC, listImpl)
+/** POST on the prefix over `repository.create` (`getKwargs('create')` merged into the values); `null` is a 409. */
+export const AsyncGenericCreateAPIView = actionMixin<G<'asyncCreate', CreateStatics>, GenericBase>('AsyncGenericCreateAPIView', GENERIC_ACTIONS.create, GENERIC, createImpl)
+/** Sync counterpart of `AsyncGenericCreateAPIView`. */
+export const GenericCreateAPIView = actionMixin<G<'create', CreateStatics>, GenericBase>('GenericCreateAPIView', GENERIC_ACTIONS.create, GENERIC, createImpl)
+/** GET on the detail route over `repository.get`. */
+export const AsyncGenericRetrieveAPIView = actionMixin<Detail<'asyncRetrieve'>, GenericBase>('AsyncGenericRetrieveAPIView', GENERIC_ACTIONS.retrieve, [...GENERIC, ...DETAIL], retrieveImpl)
+/** Sync counterpart of `AsyncGenericRetrieveAPIView`. */
+export const GenericRetrieveAPIView = actionMixin<Detail<'retrieve'>, GenericBase>('GenericRetrieveAPIView', GENERIC_ACTIONS.retrieve, [...GENERIC, ...DETAIL], retrieveImpl)
+/** PUT on the detail route over `repository.update`. */
+export const AsyncGenericUpdateAPIView = actionMixin<Detail<'asyncUpdate', Updates>, GenericBase>('AsyncGenericUpdateAPIView', GENERIC_ACTIONS.update, [...UPDATE, ...GENERIC, ...DETAIL], updateImpl)
+/** Sync counterpart of `AsyncGenericUpdateAPIView`. */
+export const GenericUpdateAPIView = actionMixin<Detail<'update', Updates>, GenericBase>('GenericUpdateAPIView', GENERIC_ACTIONS.update, [...UPDATE, ...GENERIC, ...DETAIL], updateImpl)
+/** PATCH on the detail route over `repository.update` with only the fields sent. */
+export const AsyncGenericPartialUpdateAPIView = actionMixin<Detail<'asyncPartialUpdate', Updates>, GenericBase>('AsyncGenericPartialUpdateAPIView', GENERIC_ACTIONS.partialUpdate, [...UPDATE, ...GENERIC, ...DETAIL], partialUpdateImpl)
+/** Sync counterpart of `AsyncGenericPartialUpdateAPIView`. */
+export const GenericPartialUpdateAPIView = actionMixin<Detail<'partialUpdate', Updates>, GenericBase>('GenericPartialUpdateAPIView', GENERIC_ACTIONS.partialUpdate, [...UPDATE, ...GENERIC, ...DETAIL], partialUpdateImpl)
+/** DELETE on the detail route over `repository.delete`; nothing deleted is a 404. */
+export const AsyncGenericDestroyAPIView = actionMixin<Detail<'asyncDestroy'>, GenericBase>('AsyncGenericDestroyAPIView', GENERIC_ACTIONS.destroy, [...GENERIC, ...DETAIL], destroyImpl)
+/** Sync counterpart of `AsyncGenericDestroyAPIView`. */
+export const GenericDestroyAPIView = actionMixin<Detail<'destroy'>, GenericBase>('GenericDestroyAPIView', GENERIC_ACTIONS.destroy, [...GENERIC, ...DETAIL], destroyImpl)

@@ -1,0 +1,351 @@
+// The generic view (views layer): a repository, an optional filter, the `get*` hooks, the one read of an
+// object (`getObject`) and the description of a write on one (`describeWrite`), which features extend.
+import { schemaStatic } from '../../core/typebox-lines.js'
+import type { FastifyRequest } from 'fastify'
+import type { ActionViewClass, Get, ItemOf, Ret } from '../actions/standard.js'
+import { loadParent, objectParams, parentObject, parentScope, type ParentLookup, type ParentState } from './parent.js'
+import { judges, LIBRARY_OBJECT_PERMISSIONS, OBJECT_ACTIONS, objectPermission, type ObjectAction } from './object-permissions.js'
+import { Forbidden, NotFound } from '../../http/errors.js'
+import type { APIView } from '../api-view.js'
+import type { BaseFilter, FilterClass } from '../../query/filters.js'
+import { defineMixin, type MixinClass, type ViewBase } from '../mixins.js'
+import { fieldNamesOf, honoursPreconditions, storedFieldNamesOf, type AsyncRepository, type Criteria, type FieldOf, type Operator, type Repository, type RepositoryOptions } from '../../stores/repository.js'
+import { extendContribution, type ActionRoute, type BeforeAction, type RouteContribution, type RouteDefinition, type StandardAction } from '../view.js'
+import type { WriteDescription } from '../write.js'
+import { then, type Awaitable } from '../../core/maybe-promise.js'
+import { ConfigurationError } from '../../core/configuration-error.js'
+
+type AnyRepository = Repository<unknown> | AsyncRepository<unknown>
+
+/** What `resolveFilter` hands the repository: positional criteria (SQL expressions) and keyword criteria. */
+export interface FilterArgs { args: unknown[], kwargs: Criteria }
+
+/**
+ * What `getKwargs` returns: criteria keyed by the fields of the repository's rows (`field`, or
+ * `field__op` with an operator) when the view's models say what its rows are (`row`), else any
+ * criteria. Every key is optional, so an answer naming none of the fields (a misspelt column) is
+ * a compile error rather than a query the store refuses on the first request.
+ */
+export type KwargsOf<M> = M extends { row: infer R } ? CriteriaOf<R> : Criteria
+
+/** Criteria over the fields of rows `R`: each field, or `field__op` with an operator, optional. */
+export type CriteriaOf<R> = { [P in FieldOf<R> | `${FieldOf<R>}__${Operator}`]?: unknown }
+
+/** The `get*` hooks of generic views (docs/generics.md), shared by CRUD and bulk ones; `M` the view's models. */
+export interface GenericHooks<M = unknown> {
+  /** Criteria merged into every repository call of an action (tenant scoping). */
+  getKwargs (action?: string): KwargsOf<M>
+  /** Options forwarded to every repository call of an action; default: `repositoryOptions`. */
+  getRepositoryOptions (action: string): RepositoryOptions
+  /** The filter of this request, built from its validated query; `undefined` without a `filter`. */
+  getFilter (request: FastifyRequest): BaseFilter | undefined
+  /** Turns a filter into repository criteria. Default: no positional criteria, `filter.asKwargs()`. */
+  resolveFilter (filter: BaseFilter): FilterArgs
+  /** `getScopeKwargs(action)` merged into the filter (they win over what the client sent), then `resolveFilter`. */
+  getFilterArgs (filter: BaseFilter | undefined, action?: string): FilterArgs
+  /**
+   * What every repository call of an action is limited to: the parent's scope of a nested view
+   * (`parent`), with `getKwargs(action)` over it. Override `getKwargs`, not this.
+   */
+  getScopeKwargs (action?: string): Criteria
+  /**
+   * The object permission of one object (DRF's `check_object_permissions`): throw (`Forbidden`,
+   * a 403) to refuse. Called with the row a retrieve read, and with the current row of an update,
+   * a partial update, a destroy and every row a bulk write changes, inside the write's atomic step
+   * (docs/generics.md, "Object permissions"). Synchronous; the request is `this.request`.
+   */
+  checkObjectPermissions (object: ItemOf<M>, action: string): void
+  /** The parent object of a nested view (`parent`), once the request read it; `undefined` otherwise. */
+  getParent (): unknown
+  /**
+   * The one object a detail action acts on (DRF's `get_object()`): the nested view's parent read
+   * first (a 404 when it is missing), then the row the path's parameters select within the scope,
+   * which the client must be allowed to see (`checkObjectPermissions`, a 403); `null` when there is
+   * none. Every read of a target goes through it: retrieve, the object a patch applies to, the
+   * validators of a conditional request. `action` defaults to the route's own.
+   */
+  getObject (action?: string): Awaitable<ItemOf<M> | null>
+  /**
+   * What the detail write of `action` selects, what must hold of the current row when it is written,
+   * and what a write that changes nothing answers (`WriteDescription`). ConditionalMixin and patch
+   * documents extend it with `super`: the preconditions of a conditional request, the check that a
+   * patched row did not change meanwhile.
+   */
+  describeWrite (action: string): WriteDescription
+}
+
+/** Values a create writes: the body, with the scope of the action over it. */
+export type CreateValues<M> = Get<M, 'create', Record<string, unknown>> & Record<string, unknown>
+
+/**
+ * The writes of the generic views, one per kind (docs/generics.md, "Write seams"): each receives
+ * what the action computed, including `options.precondition` (If-Match, a patch's check, the
+ * object permission), which a replacement passes on to keep the write atomic.
+ */
+export interface WriteSeams<M, Async> {
+  /** Stores a new object: `repository.create(values, options)`; `null` answers 409. */
+  performCreate (values: CreateValues<M>, options: RepositoryOptions): Ret<Async, ItemOf<M> | null>
+  /** Changes the object `criteria` select: `repository.update(criteria, values, options)`; `null` answers 404. */
+  performUpdate (
+    criteria: Criteria,
+    values: Record<string, unknown>,
+    options: RepositoryOptions
+  ): Ret<Async, ItemOf<M> | null>
+  /** Deletes the object `criteria` select: `repository.delete(criteria, options)`; `false` answers 404. */
+  performDestroy (criteria: Criteria, options: RepositoryOptions): Ret<Async, boolean>
+}
+
+/** The members every generic CRUD view has, typed by the view's item type. */
+export interface GenericMembers<M, Async> extends GenericHooks<M>, WriteSeams<M, Async> {
+  /** The repository the actions call; override the getter to take it from `this.server`. */
+  readonly repository: Async extends true ? AsyncRepository<ItemOf<M>> : Repository<ItemOf<M>>
+}
+
+declare module '../mixins.js' {
+  interface ActionRegistry<M> {
+    asyncGeneric: GenericMembers<M, true>
+    generic: GenericMembers<M, false>
+  }
+}
+
+/** Statics of generic views; `R` is the repository protocol of the family (and of bulk actions, when mixed in). */
+export interface GenericStatics<R = object> {
+  /** The repository instance (or leave it unset and override the `repository` getter). */
+  repository: R | undefined
+  /** The filter class whose fields are the list's query parameters and whose pagination shapes its page; `null` for none. */
+  filter: FilterClass | null
+  /** Extra options forwarded to every repository call. */
+  repositoryOptions: RepositoryOptions
+  /** The parent of a nested view: read once per request, 404 when missing, scoping every call (docs/generics.md). */
+  parent: ParentLookup | undefined
+  /** The actions whose objects `checkObjectPermissions` judges (and whose 403 is documented); unset: every action on named objects. */
+  objectPermissionActions: readonly ObjectAction[] | undefined
+  /**
+   * The library's actions write their body to the repository and send its rows as they are, so
+   * registration holds their schemas to the store's fields. An action of yours (or a write seam)
+   * that maps what it writes or sends is named here, and is not held to them (docs/generics.md).
+   */
+  mappingActions: readonly string[]
+}
+
+/** A base with the statics of `GenericViewMixin` below it: what every generic action builds on. */
+export type GenericBase = ViewBase & GenericStatics
+
+/**
+ * The base a mixin of the user's over generic views extends, with their members and statics
+ * typed (`Async`: the async family's repository): `defineMixin<C, GenericMixinBase>('SoftDelete',
+ * (Base) => class extends Base { ... }, [GenericViewMixin])` (docs/generics.md, "Write seams").
+ * The construct signature takes `any[]` for the reason `ViewBase` does (TS2545).
+ */
+export type GenericMixinBase<Async = false> = (new (...args: any[]) => APIView & GenericMembers<unknown, Async>) & Omit<ViewBase, 'prototype'> & GenericStatics
+/** A generic view as its own actions see it. */
+export type GenericView = APIView & GenericMembers<unknown, false> & { parentState: ParentState | undefined }
+
+/**
+ * A request as the generic actions read it: a JSON object body, path parameters and a query
+ * by name, as the route's schemas validated them.
+ */
+export type GenericRequest = FastifyRequest<{
+  Body: Record<string, unknown>,
+  Params: Criteria,
+  Querystring: Record<string, unknown>
+}>
+
+/**
+ * The `getKwargs` of the library, one per application of the mixin (each `mix` applies it anew),
+ * which adds no field to what a create stores.
+ */
+const LIBRARY_KWARGS = new WeakSet<object>()
+
+/**
+ * Whether a view's creates store their body as it is: its `getKwargs` is the library's, which adds
+ * no field. One of yours may add any (a tenant): the check that a create stores every member the
+ * response requires cannot know which, so it does not judge such a view.
+ */
+export const addsNoKwargs = (klass: { prototype: object }): boolean => LIBRARY_KWARGS.has(Reflect.get(klass.prototype, 'getKwargs') as object) // a method, or nothing
+
+/** The class of generic views: a repository, an optional filter, the `get*` hooks (docs/generics.md). */
+export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericStatics>>('GenericViewMixin', (Base) => {
+  const cls = class GenericViewMixin extends Base {
+    static repository: object | undefined = undefined
+    static filter: FilterClass | null = null
+    static repositoryOptions: RepositoryOptions = {}
+    static parent: ParentLookup | undefined = undefined
+    static objectPermissionActions: readonly ObjectAction[] | undefined = undefined
+    static mappingActions: readonly string[] = []
+    /** This request's parent, once `getObject` or an action read it (a nested view). */
+    declare parentState: ParentState | undefined
+
+    static override assertRegistrable (): void {
+      super.assertRegistrable()
+      const getter = Object.getOwnPropertyDescriptor(cls.prototype, 'repository')?.get
+      let own: PropertyDescriptor | undefined
+      for (let proto = this.prototype; proto !== cls.prototype &&
+        own === undefined; proto = Object.getPrototypeOf(proto)) {
+        own = Object.getOwnPropertyDescriptor(proto, 'repository')
+      }
+      if (this.repository === undefined && (own === undefined || own.get === getter)) {
+        throw new ConfigurationError('FV_ERR_NO_REPOSITORY', `Cannot register ${this.name}: set its static repository or override its repository getter`)
+      }
+      // An object permission is checked on the row a write changes, in the write's atomic step.
+      const notJudged = this.objectPermissionActions?.find((action) =>
+        !(OBJECT_ACTIONS as readonly string[]).includes(action))
+      if (notJudged !== undefined) {
+        throw new ConfigurationError('FV_ERR_UNKNOWN_ACTION', `Cannot register ${this.name}: objectPermissionActions names "${String(notJudged)}", which is not an action ` +
+          `on objects the client names (${OBJECT_ACTIONS.join(', ')})`)
+      }
+      const judgesWrites = OBJECT_ACTIONS.some((action) => action !== 'retrieve' && judges(this, action))
+      if (judgesWrites && this.repository !== undefined && !honoursPreconditions(this.repository)) {
+        throw new ConfigurationError('FV_ERR_NOT_ATOMIC', `Cannot register ${this.name}: checkObjectPermissions judges the row a write changes in the same step as ` +
+          'the write, but its repository does not declare atomicPreconditions: true (docs/repositories.md, "Conditional writes")')
+      }
+      assertFilterFieldsKnown(this)
+    }
+
+    // A nested view can answer 404 on every route (its parent is missing), and one with object
+    // permissions 403 on the routes that act on named objects: both documented where they can happen.
+    static override getActionRoute (action: StandardAction): ActionRoute {
+      const route = super.getActionRoute(action)
+      const added = [
+        ...(this.parent === undefined ? [] : [NotFound]),
+        ...(judges(this, action.name) ? [Forbidden] : [])
+      ]
+      return added.length === 0 ? route : { ...route, throws: [...(route.throws ?? []), ...added] }
+    }
+
+    // A route of the view's own on a nested view reads the parent before its handler, as the
+    // standard actions do: a 404 without one (documented), and `getParent()` and the scope within it.
+    static override contribute (route: RouteDefinition, method: string): RouteContribution {
+      const inherited = super.contribute(route, method)
+      if (this.parent === undefined || route.standard) return inherited
+      const readParent: BeforeAction = (view) => loadParent(view) // a route of this class runs its steps on its own view
+      return extendContribution(inherited, { beforeAction: [readParent], responses: { 404: { errors: [NotFound] } } })
+    }
+
+    get repository (): AnyRepository {
+      return (this.constructor as typeof cls).repository as AnyRepository
+    }
+
+    getKwargs (_action?: string): Criteria {
+      return {}
+    }
+
+    getRepositoryOptions (_action: string): RepositoryOptions {
+      return (this.constructor as typeof cls).repositoryOptions
+    }
+
+    getFilter (request: FastifyRequest): BaseFilter | undefined {
+      const Filter = (this.constructor as typeof cls).filter
+      return Filter == null ? undefined : new Filter(request.query as Record<string, unknown>)
+    }
+
+    resolveFilter (filter: BaseFilter): FilterArgs {
+      return { args: [], kwargs: filter.asKwargs() }
+    }
+
+    getFilterArgs (filter: BaseFilter | undefined, action?: string): FilterArgs {
+      if (filter === undefined) return { args: [], kwargs: this.getScopeKwargs(action) }
+      return this.resolveFilter(filter.withKwargs(this.getScopeKwargs(action)))
+    }
+
+    getScopeKwargs (action?: string): Criteria {
+      const scope = parentScope(this)
+      return scope === undefined ? this.getKwargs(action) : { ...scope, ...this.getKwargs(action) }
+    }
+
+    checkObjectPermissions (_object: unknown, _action: string): void {}
+
+    getParent (): unknown {
+      return parentObject(this)
+    }
+
+    getObject (this: GenericView, action = actionOf(this.request)): unknown {
+      return then(loadParent(this), () =>
+        then(this.repository.get(detailCriteria(this, action), this.getRepositoryOptions(action)), (found) => {
+          if (found === null || found === undefined) return null
+          if (judges(this.constructor, action)) this.checkObjectPermissions(found, action)
+          return found
+        }))
+    }
+
+    // The object the path selects within the scope; its object permission judged first, before any
+    // other check (a 403 before a 412: RFC 9110 §13.2.1 evaluates preconditions after every other check).
+    override describeWrite (action: string): WriteDescription {
+      const write = super.describeWrite(action)
+      const permission = objectPermission(this, action)
+      return {
+        ...write,
+        criteria: { ...detailCriteria(this as GenericView, action), ...write.criteria }, // this mixin's instances are generic views
+        preconditions: permission === undefined ? write.preconditions : [permission, ...write.preconditions]
+      }
+    }
+
+    performCreate (values: Record<string, unknown>, options: RepositoryOptions): unknown {
+      return this.repository.create(values, options)
+    }
+
+    performUpdate (criteria: Criteria, values: Record<string, unknown>, options: RepositoryOptions): unknown {
+      return this.repository.update(criteria, values, options)
+    }
+
+    performDestroy (criteria: Criteria, options: RepositoryOptions): unknown {
+      return this.repository.delete(criteria, options)
+    }
+
+    // The object a merge patch or JSON Patch applies to: the one the partial update writes, which
+    // the client must be allowed to change before it learns anything of it.
+    getPatchTarget (this: GenericView): unknown {
+      return this.getObject('partialUpdate')
+    }
+  }
+  LIBRARY_OBJECT_PERMISSIONS.add(cls.prototype.checkObjectPermissions)
+  LIBRARY_KWARGS.add(cls.prototype.getKwargs)
+  return cls
+})
+
+/** The action of the route a request reached (every view route's config names it). */
+const actionOf = (request: FastifyRequest): string => request.routeOptions.config.action ?? ''
+
+/** The criteria of a detail action: the path's parameters naming the object, with the scope over them. */
+function detailCriteria (view: GenericView, action: string): Criteria {
+  return withKwargs(objectParams(view, view.request.params as Criteria), view.getScopeKwargs(action)) // path parameters, as the route's schema validated them
+}
+
+/**
+ * The request's own values (its path, its body) with the view's kwargs over them, which win.
+ * Without kwargs, the default, they are passed as they are: no copy per request.
+ */
+export function withKwargs (values: Record<string, unknown>, kwargs: Criteria): Record<string, unknown> {
+  return Object.keys(kwargs).length === 0 ? values : { ...values, ...kwargs }
+}
+
+/**
+ * A field a filter names that the repository does not have would fail on the first request that
+ * uses it (or, on a store without fixed fields, match nothing and order nothing): refused, by name.
+ */
+function assertFilterFieldsKnown (klass: ViewBase & GenericStatics): void {
+  if (klass.filter == null) return
+  const fixed = fieldNamesOf(klass.repository)
+  // A store of rows of any shape: a field that neither the response schema nor any stored row has.
+  const stored = fixed === undefined ? storedFieldNamesOf(klass.repository) : undefined
+  const described = Object.keys(Object(schemaStatic(klass, 'responseSchema')?.properties) as object)
+  const known = fixed !== undefined
+    ? new Set(fixed)
+    : stored !== undefined ? new Set([...stored, ...described]) : undefined
+  if (known === undefined) return
+  const unknown = klass.filter.namedFields().find(({ field }) => !known.has(field))
+  if (unknown === undefined) return
+  const lacking = fixed === undefined ? 'which neither its responseSchema nor a row of its repository has (their fields' : 'which its repository does not have (its fields'
+  throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${klass.name}: ${klass.filter.name}.${unknown.static} names "${unknown.field}", ${lacking}: ${[...known].join(', ')})`)
+}
+
+/** The fields a view's scope adds to every create: its parent's scope, or none. */
+export const scopeFieldsOf = (klass: object): readonly string[] =>
+  Object.keys((klass as Partial<GenericStatics>).parent?.scope ?? {}) // any view class; generic ones have `parent`
+
+/** Whether a view declares that its own `action` maps what it writes or sends (`mappingActions`). */
+export const mapsItself = (klass: object, action: string): boolean =>
+  (klass as Partial<GenericStatics>).mappingActions?.includes(action) === true // any view class; generic ones have `mappingActions`
+
+/** What every generic action mixin requires below it. */
+export const GENERIC: MixinClass[] = [GenericViewMixin]
