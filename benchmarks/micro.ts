@@ -8,7 +8,7 @@ import crypto from 'node:crypto'
 import etagPlugin from '@fastify/etag'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { etagOf } from '../lib/conditional.js'
-import { etagOnSend } from '../lib/views/conditional.js'
+import { etagOnSend } from '../lib/views/conditional/not-modified.js'
 import { fixed, median, table } from './stats.js'
 
 type Hook = (

@@ -11,7 +11,7 @@ import { AsyncGenericRetrieveAPIView, AsyncGenericUpdateAPIView, GenericUpdateAP
 import { ConditionalMixin } from '../../lib/conditional.js'
 import { PostgresRepository, SqliteRepository, type SqlTableOptions } from '../../lib/stores/sql/index.js'
 import { startPostgres } from '../../test/pg-server.js'
-import { versionTags } from '../../lib/views/versioned.js'
+import { versionTags } from '../../lib/views/conditional/versioned.js'
 import type { Scenario } from './types.js'
 
 // Conditional requests over a table with a version column (`versionColumn`, a view's `versionField`),
