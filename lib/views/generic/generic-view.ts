@@ -12,7 +12,7 @@ import { defineMixin, type MixinClass, type ViewBase } from '../mixins.js'
 import { fieldNamesOf, honoursPreconditions, storedFieldNamesOf, type AsyncRepository, type Criteria, type FieldOf, type Operator, type Repository, type RepositoryOptions } from '../../stores/repository.js'
 import { extendContribution, type ActionRoute, type BeforeAction, type RouteContribution, type RouteDefinition, type StandardAction } from '../view.js'
 import type { WriteDescription } from '../write.js'
-import { then, type Awaitable } from '../../core/maybe-promise.js'
+import { then } from '../../core/maybe-promise.js'
 import { ConfigurationError } from '../../core/configuration-error.js'
 
 type AnyRepository = Repository<unknown> | AsyncRepository<unknown>
@@ -58,14 +58,6 @@ export interface GenericHooks<M = unknown> {
   /** The parent object of a nested view (`parent`), once the request read it; `undefined` otherwise. */
   getParent (): unknown
   /**
-   * The one object a detail action acts on (DRF's `get_object()`): the nested view's parent read
-   * first (a 404 when it is missing), then the row the path's parameters select within the scope,
-   * which the client must be allowed to see (`checkObjectPermissions`, a 403); `null` when there is
-   * none. Every read of a target goes through it: retrieve, the object a patch applies to, the
-   * validators of a conditional request. `action` defaults to the route's own.
-   */
-  getObject (action?: string): Awaitable<ItemOf<M> | null>
-  /**
    * What the detail write of `action` selects, what must hold of the current row when it is written,
    * and what a write that changes nothing answers (`WriteDescription`). ConditionalMixin and patch
    * documents extend it with `super`: the preconditions of a conditional request, the check that a
@@ -97,6 +89,15 @@ export interface WriteSeams<M, Async> {
 
 /** The members every generic CRUD view has, typed by the view's item type. */
 export interface GenericMembers<M, Async> extends GenericHooks<M>, WriteSeams<M, Async> {
+  /**
+   * The one object a detail action acts on (DRF's `get_object()`): the nested view's parent read
+   * first (a 404 when it is missing), then the row the path's parameters select within the scope,
+   * which the client must be allowed to see (`checkObjectPermissions`, a 403); `null` when there is
+   * none. Every read of a target goes through it: retrieve, the object a patch applies to, the
+   * validators of a conditional request. `action` defaults to the route's own.
+   */
+  getObject (action?: string): Ret<Async, ItemOf<M> | null>
+
   /** The repository the actions call; override the getter to take it from `this.server`. */
   readonly repository: Async extends true ? AsyncRepository<ItemOf<M>> : Repository<ItemOf<M>>
 }
