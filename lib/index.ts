@@ -22,6 +22,7 @@ export {
 } from './http/error-format.js'
 export { PROBLEM_CONTENT_TYPE } from './http/problem.js'
 export type { UnexpectedContent } from './http/media-type.js'
+export type { DeprecationOptions } from './registration/deprecation.js'
 export { ResponseHeaders, alwaysSent, type ResponseHeadersClass, type HeaderFields } from './http/response-headers.js'
 export { ResponseValidationError } from './schema/response-check.js'
 export type { ValidationPolicy } from './schema/validation-policy.js'

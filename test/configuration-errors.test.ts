@@ -628,6 +628,17 @@ const thrown: ThrownCase[] = [
     message: /^Cannot register Notes: Notes\.create declares an optional body \(Type\.Optional\), but a standard action reads the body it validates\. Declare the body without Type\.Optional, or move the route to a method of its own/
   },
   {
+    code: 'FV_ERR_DEPRECATION',
+    mistake: 'a deprecation date that is no date',
+    act: () => {
+      class Legacy extends APIView {
+        @Get('/old', { deprecation: { since: '2026-12-01', sunset: 'next year' } }) old () { return {} }
+      }
+      return build({ views: [Legacy] })
+    },
+    message: /^Cannot register Legacy: Legacy\.old has deprecation\.sunset "next year", which is not a date: give a Date or an ISO 8601 date/
+  },
+  {
     code: 'FV_ERR_NO_PREFIX',
     mistake: 'a CRUD view registered with no prefix: its actions would land on /',
     act: () => {

@@ -81,7 +81,9 @@ export const CONFIGURATION_ERRORS = {
   /** A validation policy option the library does not know or a value it does not take, or a request schema's `default` that its own schema refuses. */
   FV_ERR_VALIDATION_POLICY: 'FV_ERR_VALIDATION_POLICY',
   /** A route's content options do not fit: an `unexpectedContent` other than `'ignore'` or `'refuse'`, or an optional body on a standard action. */
-  FV_ERR_ROUTE_CONTENT: 'FV_ERR_ROUTE_CONTENT'
+  FV_ERR_ROUTE_CONTENT: 'FV_ERR_ROUTE_CONTENT',
+  /** A route's `deprecation` gives a date that is no date. */
+  FV_ERR_DEPRECATION: 'FV_ERR_DEPRECATION'
 } as const
 
 /** One configuration error code. */

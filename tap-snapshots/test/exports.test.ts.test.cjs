@@ -54,6 +54,7 @@ Object {
     "Dependency",
     "DependencyDocs",
     "DependencyFn",
+    "DeprecationOptions",
     "DestroyAPIView",
     "DestroyActions",
     "DetailStatics",
