@@ -5,7 +5,8 @@
  * `node build/benchmarks/construction.js` after `npx tsc -p tsconfig.json`.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { mix, type MixinClass } from '../lib/index.js'
+import { mix } from '../lib/index.js'
+import type { MixinClass } from '../lib/types.js'
 import {
   AsyncGenericCreateAPIView, AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, GenericCreateAPIView,
   GenericListAPIView, GenericRetrieveAPIView, GenericUpdateAPIView

@@ -1,5 +1,8 @@
 // The `fastify-views/generics` entry: views over a repository (generic views and viewsets), the
 // filters, paginations and pages of their lists, the repository protocol and the in-memory repository.
+// The types entry comes with this one, so that a consumer's declaration emit can name the types of its
+// view classes as `fastify-views/types` (without it: TS2742, "cannot be named without a reference to").
+import './types.js'
 export {
   GenericViewMixin, type GenericHooks, type GenericMembers, type GenericMixinBase,
   type WriteSeams, type CreateValues, type KwargsOf, type CriteriaOf, type GenericStatics, type FilterArgs

@@ -3,35 +3,13 @@ import { documentedSchema } from '../lib/openapi/swagger.js'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import {
-  APIView,
-  AsyncCreateAPIView,
-  AsyncDestroyAPIView,
-  AsyncListAPIView,
-  AsyncPartialUpdateAPIView,
-  AsyncRetrieveAPIView,
-  AsyncUpdateAPIView,
-  CreateAPIView,
-  DestroyAPIView,
-  DetailViewMixin,
-  Get,
-  ListAPIView,
-  Override,
-  PartialUpdateAPIView,
-  RetrieveAPIView,
-  UpdateAPIView,
-  mix,
-  Throws,
-  Conflict,
-  Action,
-  AsyncAPIViewSet,
-  APIViewSet,
-  AsyncReadOnlyAPIViewSet,
-  ReadOnlyAPIViewSet,
-  AsyncListCreateAPIView,
-  ListCreateAPIView,
-  AsyncRetrieveUpdateDestroyAPIView,
-  RetrieveUpdateDestroyAPIView
+  APIView, AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView, AsyncPartialUpdateAPIView, AsyncRetrieveAPIView,
+  AsyncUpdateAPIView, CreateAPIView, DestroyAPIView, DetailViewMixin, Get, ListAPIView, Override,
+  PartialUpdateAPIView, RetrieveAPIView, UpdateAPIView, mix, Throws, Action, AsyncAPIViewSet, APIViewSet,
+  AsyncReadOnlyAPIViewSet, ReadOnlyAPIViewSet, AsyncListCreateAPIView, ListCreateAPIView,
+  AsyncRetrieveUpdateDestroyAPIView, RetrieveUpdateDestroyAPIView
 } from '../lib/index.js'
+import { Conflict } from '../lib/errors.js'
 import { buildViewRoutes } from '../lib/registration/register.js'
 import { build, expectActions, problem } from './helpers.js'
 

@@ -1,6 +1,7 @@
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
-import { APIView, Get, Post, type SerializerOptions, type ViewRequest } from '../lib/index.js'
+import { APIView, Get, Post } from '../lib/index.js'
+import type { SerializerOptions, ViewRequest } from '../lib/types.js'
 import { build, problem } from './helpers.js'
 
 const CaseParams = Type.Object({ case: Type.String() })

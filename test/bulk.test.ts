@@ -1,7 +1,8 @@
 import { test } from 'tap'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
-import { APIView, Forbidden, mix } from '../lib/index.js'
+import { APIView, mix } from '../lib/index.js'
+import { Forbidden } from '../lib/errors.js'
 import { AsyncGenericViewSet, BaseFilter, GenericViewSet, MemoryRepository, type Criteria } from '../lib/generics.js'
 import {
   AsyncBulkAPIViewSet, AsyncBulkCreateAPIView, AsyncBulkDestroyAPIView, AsyncBulkUpdateAPIView,

@@ -2,7 +2,8 @@ import { test } from 'tap'
 import net from 'node:net'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance, type FastifyRequest, type InjectOptions } from 'fastify'
-import { APIView, Get, Override, Post, Route, mix, type ViewRequest } from '../lib/index.js'
+import { APIView, Get, Override, Post, Route, mix } from '../lib/index.js'
+import type { ViewRequest } from '../lib/types.js'
 import {
   AsyncGenericViewSet, GenericDestroyAPIView, GenericRetrieveAPIView, GenericViewSet, MemoryRepository, asyncRepository
 } from '../lib/generics.js'
@@ -263,7 +264,7 @@ for (const family of families) {
 }
 
 test('authentication runs before preconditions: an anonymous PUT with a stale tag is a 401, and reads nothing', async (t) => {
-  const { Unauthorized } = await import('../lib/index.js')
+  const { Unauthorized } = await import('../lib/errors.js')
   let reads = 0
   class Guarded extends ConditionalMixin {
     static override conditionalRequests = true

@@ -5,10 +5,13 @@ import Database from 'better-sqlite3'
 import { Type, type Static } from '@sinclair/typebox'
 import { Type as Type1 } from 'typebox'
 import views, {
-  APIError, APIView, AsyncListAPIView, AsyncRetrieveAPIView, CONFIGURATION_ERRORS, Catch, ConfigurationError,
-  configureApp, ErrorFormat, Get, Override, PartialUpdateAPIView, Post, Throws, View, mix,
-  type ConfigurationErrorCode, type FastifyViewsOptions
+  APIView, AsyncListAPIView, AsyncRetrieveAPIView, Catch, configureApp, Get, Override, PartialUpdateAPIView, Post,
+  Throws, View, mix
 } from '../lib/index.js'
+import type { FastifyViewsOptions } from '../lib/types.js'
+import {
+  APIError, CONFIGURATION_ERRORS, ConfigurationError, ErrorFormat, type ConfigurationErrorCode
+} from '../lib/errors.js'
 import {
   AsyncGenericListAPIView, BaseFilter, GenericListAPIView, GenericViewSet, MemoryRepository, OffsetLimitFilter,
   PaginationFilter, SearchFilter, asyncRepository, composeFilters

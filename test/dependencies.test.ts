@@ -1,7 +1,9 @@
 import { test } from 'tap'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { APIView, Delete, Forbidden, Get, Post, Unauthorized, ViewRouter, type Dependency } from '../lib/index.js'
+import { APIView, Delete, Get, Post, ViewRouter } from '../lib/index.js'
+import type { Dependency } from '../lib/types.js'
+import { Forbidden, Unauthorized } from '../lib/errors.js'
 import { build, problem } from './helpers.js'
 
 declare module 'fastify' {

@@ -7,7 +7,8 @@ import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import Fastify from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { configureApp, ErrorFormat, PROBLEM_FORMAT, problemFormat, ViewRouter, views } from '../lib/index.js'
+import { configureApp, ViewRouter, views } from '../lib/index.js'
+import { ErrorFormat, PROBLEM_FORMAT, problemFormat } from '../lib/errors.js'
 import { Articles, buildApp, conduitErrors } from '../examples/error-format/app.js'
 
 const run = promisify(execFile)

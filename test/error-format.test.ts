@@ -10,13 +10,15 @@ import { FormatRegistry, Type, type Static, type TSchema } from '@sinclair/typeb
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import views, {
-  APIView, BadRequest, Catch, ConfigurationError, Conflict, ContentTooLarge, ErrorFormat, Get, NotFound, Post,
-  PROBLEM_CONTENT_TYPE, PROBLEM_FORMAT,
-  RequestValidationError, Throws, TooManyRequests, Unauthorized, UnprocessableContent, UnsupportedMediaType,
-  URITooLong, ViewRouter, configureApp, errorClassSchema, mix, problemClientErrorHandler,
-  problemErrorHandler, problemFormat, problemFrameworkErrors, problemNotFoundHandler, registerView, type APIErrorClass,
-  type Problem, type ViewRequest
+  APIView, Catch, Get, Post, Throws, ViewRouter, configureApp, mix, registerView
 } from '../lib/index.js'
+import type { ViewRequest } from '../lib/types.js'
+import {
+  BadRequest, ConfigurationError, Conflict, ContentTooLarge, ErrorFormat, NotFound, PROBLEM_CONTENT_TYPE,
+  PROBLEM_FORMAT, RequestValidationError, TooManyRequests, Unauthorized, UnprocessableContent, UnsupportedMediaType,
+  URITooLong, errorClassSchema, problemClientErrorHandler, problemErrorHandler, problemFormat, problemFrameworkErrors,
+  problemNotFoundHandler, type APIErrorClass, type Problem
+} from '../lib/errors.js'
 import { AsyncGenericViewSet, CursorPaginationFilter, MemoryRepository, PaginationFilter, asyncRepository } from '../lib/generics.js'
 import { AsyncBulkAPIViewSet } from '../lib/bulk.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'

@@ -2,12 +2,13 @@ import { test } from 'tap'
 import net from 'node:net'
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
-import views, {
-  APIError, APIView, BadRequest, Catch, CatchDefined, Conflict, ContentTooLarge, Forbidden, Get, InternalServerError,
-  MethodNotAllowed, NotFound, Post, PreconditionFailed, PreconditionRequired, ServiceUnavailable, TooManyRequests,
-  Unauthorized, UnprocessableContent, UnsupportedMediaType,
-  URITooLong, View, configureApp, isAPIErrorClass, statusTitle, type APIErrorClass, type ViewRequest
-} from '../lib/index.js'
+import views, { APIView, Catch, CatchDefined, Get, Post, View, configureApp } from '../lib/index.js'
+import type { ViewRequest } from '../lib/types.js'
+import {
+  APIError, BadRequest, Conflict, ContentTooLarge, Forbidden, InternalServerError, MethodNotAllowed, NotFound,
+  PreconditionFailed, PreconditionRequired, ServiceUnavailable, TooManyRequests, Unauthorized, UnprocessableContent,
+  UnsupportedMediaType, URITooLong, isAPIErrorClass, statusTitle, type APIErrorClass
+} from '../lib/errors.js'
 import { build, problem } from './helpers.js'
 
 const Body = Type.Object({ name: Type.String({ minLength: 1 }), price: Type.Number({ minimum: 0 }) })
@@ -219,7 +220,7 @@ test('a Content-Length mismatch that the body reader detects is a 400 problem wi
 })
 
 test('the client error handler answers timeouts and oversized headers, and leaves reset sockets alone', async (t) => {
-  const { problemClientErrorHandler } = await import('../lib/index.js')
+  const { problemClientErrorHandler } = await import('../lib/errors.js')
   const written: string[] = []
   let destroyed = 0
   const socket = {

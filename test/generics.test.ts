@@ -3,9 +3,10 @@ import { documentedSchema } from '../lib/openapi/swagger.js'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import {
-  APIView, Conflict, AsyncAPIViewSet, APIViewSet, AsyncReadOnlyAPIViewSet, ReadOnlyAPIViewSet, AsyncListCreateAPIView,
+  APIView, AsyncAPIViewSet, APIViewSet, AsyncReadOnlyAPIViewSet, ReadOnlyAPIViewSet, AsyncListCreateAPIView,
   ListCreateAPIView, AsyncRetrieveUpdateDestroyAPIView, RetrieveUpdateDestroyAPIView
 } from '../lib/index.js'
+import { Conflict } from '../lib/errors.js'
 import {
   AsyncGenericCreateAPIView, AsyncGenericListAPIView, AsyncGenericReadOnlyViewSet, AsyncGenericViewSet,
   CursorPaginationFilter, GenericListAPIView, GenericReadOnlyViewSet, GenericViewSet, MemoryRepository,
@@ -706,11 +707,13 @@ test('MemoryRepository touchField stamps every create and update, as touchColumn
 })
 
 test('getObject: the one read of an object, for a route of the view\'s own too, within the parent and the scope', async (t) => {
-  const { Action, NotFound } = await import('../lib/index.js')
+  const { Action } = await import('../lib/index.js')
+  const { NotFound } = await import('../lib/errors.js')
   const Row = Type.Object({ id: Type.Integer(), name: Type.String(), tenant: Type.String() })
   const store = new MemoryRepository<Static<typeof Row>>({ rows: [{ id: 1, name: 'mine', tenant: 'a' }, { id: 2, name: 'theirs', tenant: 'b' }] })
   const reads: string[] = []
-  class Items extends GenericViewSet.with({ responseSchema: Row, detailParams: Type.Object({ id: Type.Integer() }), repository: store }, {
+  const statics = { responseSchema: Row, detailParams: Type.Object({ id: Type.Integer() }), repository: store }
+  class Items extends GenericViewSet.with(statics, {
     getKwargs () { return { tenant: 'a' } }
   }) {
     @Action('touch', { detail: true, methods: ['POST'], schema: { params: Type.Object({ id: Type.Integer() }) }, responseSchema: Row, statusCode: 200 })
@@ -727,4 +730,11 @@ test('getObject: the one read of an object, for a route of the view\'s own too, 
   t.same((await app.inject({ method: 'POST', url: '/items/1/touch' })).json(), { id: 1, name: 'mine', tenant: 'a' }, 'the object the path names, in the scope')
   t.equal(problem(t, await app.inject({ method: 'POST', url: '/items/2/touch' }), 404).detail, 'No such item here.', 'another tenant\'s object is not there')
   t.same(reads, ['touch'])
+
+  // A route of the application's own names no action: the view reads by the path, in its scope all the same.
+  const own = (await import('fastify')).default()
+  own.get('/own/:id', { schema: { params: Type.Object({ id: Type.Integer() }) } }, (request, reply) => new Items(request, reply).getObject() ?? { missing: true })
+  t.teardown(() => own.close())
+  t.same((await own.inject({ url: '/own/1' })).json(), { id: 1, name: 'mine', tenant: 'a' }, 'an application route reads the object through the view')
+  t.same((await own.inject({ url: '/own/2' })).json(), { missing: true }, 'and not another tenant\'s')
 })

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions, type LightMyRequestResponse } from 'fastify'
-import views, { type FastifyViewsOptions } from '../lib/index.js'
+import views from '../lib/index.js'
+import type { FastifyViewsOptions } from '../lib/types.js'
 import { MemoryRepository, type RepositoryOptions } from '../lib/generics.js'
 import { PatchError } from '../lib/http/patch-error.js'
 

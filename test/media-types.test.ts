@@ -207,7 +207,7 @@ test('content on a route that refuses it (unexpectedContent: refuse): refused un
 })
 
 test('content on a GET that refuses it is refused by its handler: the route\'s dependencies, of every phase, answer first', async (t) => {
-  const { Unauthorized } = await import('../lib/index.js')
+  const { Unauthorized } = await import('../lib/errors.js')
   const refuse = (): never => { throw new Unauthorized() }
   class Guarded extends APIView {
     @Get('/validated', { dependencies: [{ preValidation: refuse }], responseSchema: Type.Object({ ok: Type.Boolean() }) })

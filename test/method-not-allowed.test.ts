@@ -5,7 +5,10 @@ import { connect } from 'node:net'
 import Fastify, { type FastifyInstance } from 'fastify'
 import cors from '@fastify/cors'
 import { Type } from '@sinclair/typebox'
-import views, { APIView, Get, PROBLEM_FORMAT, Patch, Post, configureApp, mix, AsyncListAPIView, AsyncRetrieveAPIView } from '../lib/index.js'
+import views, {
+  APIView, Get, Patch, Post, configureApp, mix, AsyncListAPIView, AsyncRetrieveAPIView
+} from '../lib/index.js'
+import { PROBLEM_FORMAT } from '../lib/errors.js'
 import { AsyncGenericViewSet, MemoryRepository, asyncRepository } from '../lib/generics.js'
 import { buildApp } from '../examples/app.js'
 import { buildApp as buildLibrary } from '../examples/library/app.js'

@@ -1,7 +1,8 @@
 import { test } from 'tap'
 import Database from 'better-sqlite3'
 import { Type } from '@sinclair/typebox'
-import { AsyncRetrieveAPIView, Get, ConfigurationError, mix, type ConfigurationErrorCode } from '../lib/index.js'
+import { AsyncRetrieveAPIView, Get, mix } from '../lib/index.js'
+import { ConfigurationError, type ConfigurationErrorCode } from '../lib/errors.js'
 import {
   AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, BaseFilter, MemoryRepository,
   asyncRepository

@@ -4,11 +4,12 @@ import swagger from '@fastify/swagger'
 import { Type, type Static } from '@sinclair/typebox'
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 import { fullFormats } from 'ajv-formats/dist/formats.js'
-import views, {
-  APIError, APIView, ErrorFormat, Forbidden, Get, NotFound, PROBLEM_CONTENT_TYPE, PROBLEM_FORMAT, Post,
-  RetrieveAPIView, Throws, TooManyRequests, Unauthorized, View, configureApp, mix, problemFrameworkErrors,
-  type APIErrorClass, type Dependency, type ViewClass
-} from '../lib/index.js'
+import views, { APIView, Get, Post, RetrieveAPIView, Throws, View, configureApp, mix } from '../lib/index.js'
+import type { Dependency, ViewClass } from '../lib/types.js'
+import {
+  APIError, ErrorFormat, Forbidden, NotFound, PROBLEM_CONTENT_TYPE, PROBLEM_FORMAT, TooManyRequests, Unauthorized,
+  problemFrameworkErrors, type APIErrorClass
+} from '../lib/errors.js'
 import {
   AsyncGenericViewSet, CursorPaginationFilter, MemoryRepository, OffsetLimitFilter, PaginationFilter, asyncRepository
 } from '../lib/generics.js'

@@ -4,11 +4,14 @@ import swagger from '@fastify/swagger'
 import { Type } from '@sinclair/typebox'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import views, {
-  Action, APIError, APIView, BadRequest as BadRequestError, AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView,
-  AsyncPartialUpdateAPIView, AsyncRetrieveAPIView, AsyncUpdateAPIView, Catch, CatchDefined, Conflict, CreateAPIView,
-  Delete, Forbidden, Get, mix, NotFound, Override, Post, ResponseHeaders, Route, Throws, View, ViewRouter,
-  configureApp, errors, type FastifyViewsOptions, PROBLEM_FORMAT
+  Action, APIView, AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView, AsyncPartialUpdateAPIView,
+  AsyncRetrieveAPIView, AsyncUpdateAPIView, Catch, CatchDefined, CreateAPIView, Delete, Get, mix, Override, Post,
+  ResponseHeaders, Route, Throws, View, ViewRouter, configureApp
 } from '../lib/index.js'
+import type { FastifyViewsOptions } from '../lib/types.js'
+import {
+  APIError, BadRequest as BadRequestError, Conflict, Forbidden, NotFound, errors, PROBLEM_FORMAT
+} from '../lib/errors.js'
 import { type FilterClass } from '../lib/generics.js'
 import { buildViewRoutes } from '../lib/registration/register.js'
 import { documentedSchema, swaggerOptions } from '../lib/openapi/swagger.js'
@@ -216,7 +219,7 @@ test('errors: defaults, detail and create errors, class errors, Throws, errors()
 })
 
 test('the problem schemas, whole: every member described, the validation entry, a class\'s status fixed and a whole sample', async (t) => {
-  const { ProblemSchema, ValidationProblemSchema } = await import('../lib/index.js')
+  const { ProblemSchema, ValidationProblemSchema } = await import('../lib/errors.js')
   const json = (value: unknown) => JSON.parse(JSON.stringify(value))
   const members = {
     type: { format: 'uri-reference', description: 'A URI reference identifying the problem type (RFC 9457 section 3.1.1).', default: 'about:blank', type: 'string' },
@@ -1200,7 +1203,7 @@ test('paths of routes that are not views keep their place after the views; tags 
 })
 
 test('default errors on a route that validates nothing: every class but a 400 (BadRequest or a subclass) is documented', async (t) => {
-  const { Unauthorized, BadRequest } = await import('../lib/index.js')
+  const { Unauthorized, BadRequest } = await import('../lib/errors.js')
   class Malformed extends BadRequest {}
   class Status extends APIView {
     static override defaultErrors = [Malformed, Unauthorized]

@@ -2,7 +2,8 @@ import { test } from 'tap'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import swagger from '@fastify/swagger'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import views, { type FastifyViewsOptions, type ViewClass } from '../lib/index.js'
+import views from '../lib/index.js'
+import type { FastifyViewsOptions, ViewClass } from '../lib/types.js'
 import {
   AsyncGenericListAPIView, BaseFilter, CursorPage, CursorPaginationFilter, CursorPagination, GenericListAPIView,
   MemoryRepository, NumberedPage, OffsetLimitFilter,

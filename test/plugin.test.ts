@@ -1,7 +1,8 @@
 import { test } from 'tap'
 import Fastify from 'fastify'
 import { Type } from '@sinclair/typebox'
-import views, { APIView, Get, ResponseHeaders, View, ViewRouter, registerView, configureApp, type FastifyViewsOptions } from '../lib/index.js'
+import views, { APIView, Get, ResponseHeaders, View, ViewRouter, registerView, configureApp } from '../lib/index.js'
+import type { FastifyViewsOptions } from '../lib/types.js'
 import { buildViewRoutes } from '../lib/registration/register.js'
 import { build } from './helpers.js'
 

@@ -1,7 +1,8 @@
 import type { Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { Type, type Static } from '@sinclair/typebox'
-import { mix, type ViewEntry } from '../lib/index.js'
+import { mix } from '../lib/index.js'
+import type { ViewEntry } from '../lib/types.js'
 import {
   AsyncGenericListAPIView, AsyncGenericViewSet, BaseFilter, CursorPaginationFilter, GenericListAPIView, GenericViewSet,
   MemoryRepository, OffsetLimitFilter, composeFilters

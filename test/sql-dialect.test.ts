@@ -21,7 +21,7 @@
 //     lives in the dialect files (and the runners of the two drivers the library ships) only.
 import { test } from 'tap'
 import { readdirSync, readFileSync } from 'node:fs'
-import { Conflict, NotFound, ServiceUnavailable } from '../lib/index.js'
+import { Conflict, NotFound, ServiceUnavailable } from '../lib/errors.js'
 import { BadRequest } from '../lib/http/errors.js'
 import type { FieldKind } from '../lib/stores/repository.js'
 import { AsyncSqlRepository, SqlBuilder, translateError, type AsyncRunner, type Dialect, type ErrorKind } from '../lib/stores/sql/index.js'

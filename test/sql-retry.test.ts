@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import { PostgresRepository, translateError } from '../lib/stores/sql/index.js'
-import { Conflict, ServiceUnavailable } from '../lib/index.js'
+import { Conflict, ServiceUnavailable } from '../lib/errors.js'
 import type { PgPool, PgPoolClient, PgQueryResult } from '../lib/stores/sql/index.js'
 
 /** A pool whose queries fail with the given codes, one per call, then succeed. */

@@ -6,8 +6,9 @@ import { Type, type Static } from 'typebox'
 import { Value } from 'typebox/value'
 import { Type as ProviderType, TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import {
-  APIView, ConfigurationError, Get, Post, ResponseHeaders, alwaysSent, mix, typeboxValidatorCompiler, views
+  APIView, Get, Post, ResponseHeaders, alwaysSent, mix, typeboxValidatorCompiler, views
 } from '../lib/index.js'
+import { ConfigurationError } from '../lib/errors.js'
 import { GenericViewSet, MemoryRepository, PaginationFilter } from '../lib/generics.js'
 import { ConditionalMixin } from '../lib/conditional.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
@@ -106,7 +107,7 @@ test('decorated routes take typebox 1.x schemas for every request part', async (
   const Echo = Type.Object({ limit: Type.Integer(), flag: Type.Boolean(), tenant: Type.String(), title: Type.String() })
   class Search extends APIView {
     @Post('/:id', { schema: { params: IdParams, querystring: Query, headers: Headers, body: BookIn }, responseSchema: Echo, statusCode: 200 })
-    echo (request: import('../lib/index.js').ViewRequest<{ params: typeof IdParams, querystring: typeof Query, headers: typeof Headers, body: typeof BookIn }>) {
+    echo (request: import('../lib/types.js').ViewRequest<{ params: typeof IdParams, querystring: typeof Query, headers: typeof Headers, body: typeof BookIn }>) {
       return { limit: request.query.limit + request.params.id, flag: request.query.flag ?? false, tenant: request.headers['x-tenant'], title: request.body.title }
     }
   }
@@ -286,7 +287,7 @@ test('an app whose validator compiler is TypeBoxValidatorCompiler of @fastify/ty
   const Note = ProviderType.Object({ text: ProviderType.String({ minLength: 2 }) }) // the Type the type provider re-exports
   class Notes extends APIView {
     @Post('/notes', { schema: { body: Note }, responseSchema: Note, statusCode: 200 })
-    note (request: import('../lib/index.js').ViewRequest<{ body: typeof Note }>) { return { text: request.body.text } }
+    note (request: import('../lib/types.js').ViewRequest<{ body: typeof Note }>) { return { text: request.body.text } }
   }
   const app = Fastify().withTypeProvider<TypeBoxTypeProvider>()
   app.setValidatorCompiler(TypeBoxValidatorCompiler)

@@ -1,6 +1,7 @@
 import { test } from 'tap'
 import { Type } from '@sinclair/typebox'
-import { APIView, Get, Post, type ViewRequest } from '../lib/index.js'
+import { APIView, Get, Post } from '../lib/index.js'
+import type { ViewRequest } from '../lib/types.js'
 import { build, problem } from './helpers.js'
 
 const Query = Type.Object({

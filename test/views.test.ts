@@ -2,7 +2,8 @@ import { test } from 'tap'
 import { documentedSchema } from '../lib/openapi/swagger.js'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { Action, APIView, Delete, Get, Patch, Post, Put, Route, View, extendContribution, type RouteContribution, type RouteDefinition, type ViewRequest } from '../lib/index.js'
+import { Action, APIView, Delete, Get, Patch, Post, Put, Route, View, extendContribution } from '../lib/index.js'
+import type { RouteContribution, RouteDefinition, ViewRequest } from '../lib/types.js'
 import { build, problem } from './helpers.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String() })
@@ -248,7 +249,8 @@ test('View does not validate responses; APIView falls back to the class response
 })
 
 test('a route decorator and Override / Annotate stack in either order: the outer wins on scalars, responses add up', async (t) => {
-  const { Annotate, Override, NotFound, Conflict, errors } = await import('../lib/index.js')
+  const { Annotate, Override } = await import('../lib/index.js')
+  const { NotFound, Conflict, errors } = await import('../lib/errors.js')
   const { buildViewRoutes } = await import('../lib/registration/register.js')
   class Stacked extends APIView {
     // Decorators apply bottom-up: the upper one is the outer one.
@@ -279,7 +281,7 @@ test('a route decorator and Override / Annotate stack in either order: the outer
 })
 
 test('steps before the action (a contribution\'s beforeAction): after every hook, in order, on the view the action gets', async (t) => {
-  const { BadRequest } = await import('../lib/index.js')
+  const { BadRequest } = await import('../lib/errors.js')
   const seen: string[] = []
   const Body = Type.Object({ name: Type.String({ alias: 'wire_name' }) })
   class Stepped extends APIView {

@@ -1,7 +1,8 @@
 import { test } from 'tap'
 import Fastify from 'fastify'
 import { Type, type Static } from '@sinclair/typebox'
-import { AsyncListAPIView, AsyncRetrieveAPIView, ConfigurationError, Get, mix, MIXIN } from '../lib/index.js'
+import { AsyncListAPIView, AsyncRetrieveAPIView, Get, mix, MIXIN } from '../lib/index.js'
+import { ConfigurationError } from '../lib/errors.js'
 import {
   AsyncGenericViewSet, GenericListAPIView, GenericViewSet, GenericRetrieveAPIView, MemoryRepository, PaginationFilter,
   asyncRepository

@@ -1,6 +1,7 @@
 import etag from '@fastify/etag'
 import type { FastifyInstance } from 'fastify'
-import { mix, views, type ViewRequest } from '../../lib/index.js'
+import { mix, views } from '../../lib/index.js'
+import type { ViewRequest } from '../../lib/types.js'
 import { AsyncGenericRetrieveAPIView, GenericRetrieveAPIView, MemoryRepository } from '../../lib/generics.js'
 import { ConditionalMixin } from '../../lib/conditional.js'
 import { DETAIL_ID, IdParams, Product, productRepository, products } from './catalog.js'

@@ -3,7 +3,8 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import swagger from '@fastify/swagger'
 import { Type, type Static } from '@sinclair/typebox'
-import views, { AsyncCreateAPIView, AsyncListAPIView, AsyncRetrieveAPIView, ErrorFormat, configureApp, mix, type ProblemErrorEntry } from 'fastify-views'
+import views, { AsyncCreateAPIView, AsyncListAPIView, AsyncRetrieveAPIView, configureApp, mix } from 'fastify-views'
+import { ErrorFormat, type ProblemErrorEntry } from 'fastify-views/errors'
 import { swaggerOptions } from 'fastify-views/swagger'
 
 /** Every error body: RealWorld's `GenericErrorModel`. */

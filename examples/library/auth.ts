@@ -1,7 +1,8 @@
 // Who is asking, for the lending library's views: the member whose id the `x-member-id` header
 // carries, as four dependencies (docs/routing.md, "Dependencies") that document their 401 and 403.
 import type { FastifyRequest } from 'fastify'
-import { Forbidden, Unauthorized, type Dependency } from 'fastify-views'
+import type { Dependency } from 'fastify-views/types'
+import { Forbidden, Unauthorized } from 'fastify-views/errors'
 import type { Member } from './schemas.js'
 import type { LibraryStore } from './store.js'
 

@@ -1,7 +1,8 @@
 // The lending library's HTTP API: the views of members, books, reading lists and loans. Every
 // read and write goes through a repository (store.ts), who asks through auth.ts; no SQL here.
 import { Type, type TSchema } from '@sinclair/typebox'
-import { Conflict, Forbidden, ViewRouter, mix } from 'fastify-views'
+import { ViewRouter, mix } from 'fastify-views'
+import { Conflict, Forbidden } from 'fastify-views/errors'
 import {
   AsyncGenericCreateAPIView, AsyncGenericDestroyAPIView, AsyncGenericListAPIView, AsyncGenericPartialUpdateAPIView,
   AsyncGenericRetrieveAPIView,

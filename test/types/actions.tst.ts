@@ -3,12 +3,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { describe, expect, test } from 'tstyche'
 import {
   APIViewSet, AsyncAPIViewSet, AsyncCreateAPIView, AsyncDestroyAPIView, AsyncListAPIView, AsyncListCreateAPIView,
-  AsyncPartialUpdateAPIView,
-  AsyncReadOnlyAPIViewSet, AsyncRetrieveAPIView, AsyncRetrieveUpdateDestroyAPIView, AsyncUpdateAPIView, CreateAPIView,
-  ListAPIView,
-  ListCreateAPIView, ReadOnlyAPIViewSet, RetrieveAPIView, RetrieveUpdateDestroyAPIView, UpdateAPIView, mix,
-  type ActionModels, type ViewRequest, type Schema
+  AsyncPartialUpdateAPIView, AsyncReadOnlyAPIViewSet, AsyncRetrieveAPIView, AsyncRetrieveUpdateDestroyAPIView,
+  AsyncUpdateAPIView, CreateAPIView, ListAPIView, ListCreateAPIView, ReadOnlyAPIViewSet, RetrieveAPIView,
+  RetrieveUpdateDestroyAPIView, UpdateAPIView, mix
 } from '../../lib/index.js'
+import type { ActionModels, ViewRequest, Schema } from '../../lib/types.js'
 import { IdParams, Item, ItemBody, ListQuery, OtherBody, StringIdParams } from './schemas.js'
 
 type ItemData = Static<typeof Item>

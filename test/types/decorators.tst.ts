@@ -7,10 +7,10 @@ import type { Static } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
 import { describe, expect, test } from 'tstyche'
 import {
-  Action, APIView, Catch, CatchDefined, Delete, Get, NotFound, Override, Patch, Post, Put, ResponseHeaders, Route,
-  Throws,
-  type ViewRequest
+  Action, APIView, Catch, CatchDefined, Delete, Get, Override, Patch, Post, Put, ResponseHeaders, Route, Throws
 } from '../../lib/index.js'
+import type { ViewRequest } from '../../lib/types.js'
+import { NotFound } from '../../lib/errors.js'
 import { IdParams, Item, ItemBody, ListQuery, OtherBody, StringIdParams } from './schemas.js'
 
 type ItemData = Static<typeof Item>

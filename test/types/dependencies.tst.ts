@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'tstyche'
-import { APIView, ListAPIView, Unauthorized, mix, type Dependency } from '../../lib/index.js'
+import { APIView, ListAPIView, mix } from '../../lib/index.js'
+import type { Dependency } from '../../lib/types.js'
+import { Unauthorized } from '../../lib/errors.js'
 import { AsyncGenericViewSet, GenericViewSet } from '../../lib/generics.js'
 import { AsyncBulkAPIViewSet, BulkAPIViewSet } from '../../lib/bulk.js'
 

@@ -1,10 +1,12 @@
 import { Type, type TInteger, type TSchema } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
 import { describe, expect, test } from 'tstyche'
+import { APIView, Catch, Get, ResponseHeaders, Throws } from '../../lib/index.js'
+import type { Raises, ResponseHeadersClass } from '../../lib/types.js'
 import {
-  APIError, APIView, BadRequest, Catch, Conflict, Get, NotFound, ResponseHeaders, Throws, TooManyRequests, Unauthorized,
-  type APIErrorClass, type Problem, type ProblemErrorEntry, type Raises, type ResponseHeadersClass
-} from '../../lib/index.js'
+  APIError, BadRequest, Conflict, NotFound, TooManyRequests, Unauthorized, type APIErrorClass, type Problem,
+  type ProblemErrorEntry
+} from '../../lib/errors.js'
 
 declare const reply: FastifyReply
 

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { describe, expect, test } from 'tstyche'
-import { type Schema } from '../../lib/index.js'
+import type { Schema } from '../../lib/types.js'
 import {
   AsyncGenericListAPIView, AsyncGenericReadOnlyViewSet, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, BaseFilter,
   CursorPage, CursorPaginationFilter, GenericListAPIView, GenericReadOnlyViewSet, GenericViewSet, MemoryRepository,

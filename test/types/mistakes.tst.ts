@@ -56,7 +56,9 @@
 
 import { Type, type Static } from '@sinclair/typebox'
 import { describe, expect, test } from 'tstyche'
-import { AsyncListAPIView, AsyncRetrieveAPIView, Unauthorized, mix, type Dependency, type ViewRequest } from '../../lib/index.js'
+import { AsyncListAPIView, AsyncRetrieveAPIView, mix } from '../../lib/index.js'
+import type { Dependency, ViewRequest } from '../../lib/types.js'
+import { Unauthorized } from '../../lib/errors.js'
 import {
   AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, GenericViewSet, MemoryRepository,
   PaginationFilter, asyncRepository, type AsyncRepository

@@ -1,10 +1,9 @@
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { describe, expect, test } from 'tstyche'
-import {
-  APIView, configureApp, ErrorFormat, Get, problemFormat, registerView, View, views, ViewRouter,
-  type FastifyViewsOptions, type ViewClass, type ViewEntry, type ViewRequest
-} from '../../lib/index.js'
+import { APIView, configureApp, Get, registerView, View, views, ViewRouter } from '../../lib/index.js'
+import type { FastifyViewsOptions, ViewClass, ViewEntry, ViewRequest } from '../../lib/types.js'
+import { ErrorFormat, problemFormat } from '../../lib/errors.js'
 import { IdParams, Item } from './schemas.js'
 
 class Items extends APIView {

@@ -2,7 +2,8 @@ import { Type, type Static, type TOptional } from '@sinclair/typebox'
 import { Type as Type1 } from 'typebox'
 import type { FastifyRequest } from 'fastify'
 import { describe, expect, test } from 'tstyche'
-import { APIView, Post, type SharedRouteOptions, type ViewRequest } from '../../lib/index.js'
+import { APIView, Post } from '../../lib/index.js'
+import type { SharedRouteOptions, ViewRequest } from '../../lib/types.js'
 import { IdParams, ItemBody, ListQuery, TokenHeaders } from './schemas.js'
 
 type Full = ViewRequest<{

@@ -1,10 +1,8 @@
 import type { FastifyReply } from 'fastify'
 import { Type, type Static } from 'typebox'
 import { describe, expect, test } from 'tstyche'
-import {
-  APIView, AsyncListAPIView, AsyncRetrieveAPIView, Get, ResponseHeaders, mix, type RouteBuilder, type StaticOf,
-  type ViewRequest
-} from '../../lib/index.js'
+import { APIView, AsyncListAPIView, AsyncRetrieveAPIView, Get, ResponseHeaders, mix } from '../../lib/index.js'
+import type { RouteBuilder, StaticOf, ViewRequest } from '../../lib/types.js'
 import { AsyncGenericViewSet, MemoryRepository, PaginationFilter, asyncRepository } from '../../lib/generics.js'
 import { ConditionalMixin } from '../../lib/conditional.js'
 

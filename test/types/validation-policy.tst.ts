@@ -1,6 +1,7 @@
 import Fastify from 'fastify'
 import { describe, expect, test } from 'tstyche'
-import { APIView, Get, registerView, views, ViewRouter, type ValidationPolicy } from '../../lib/index.js'
+import { APIView, Get, registerView, views, ViewRouter } from '../../lib/index.js'
+import type { ValidationPolicy } from '../../lib/types.js'
 
 class Items extends APIView {
   @Get('/') list () { return [] }

@@ -3,9 +3,10 @@ import type { FastifyReply } from 'fastify'
 import { describe, expect, test } from 'tstyche'
 import {
   AsyncCreateAPIView, AsyncListAPIView, AsyncPartialUpdateAPIView, AsyncRetrieveAPIView, AsyncUpdateAPIView,
-  CreateAPIView, ListAPIView, RetrieveAPIView, Unauthorized, mix, type Dependency, type RouteBuilder,
-  type ViewRequest, type Schema
+  CreateAPIView, ListAPIView, RetrieveAPIView, mix
 } from '../../lib/index.js'
+import type { Dependency, RouteBuilder, ViewRequest, Schema } from '../../lib/types.js'
+import { Unauthorized } from '../../lib/errors.js'
 import {
   AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, BaseFilter, CursorPaginationFilter,
   GenericListAPIView, GenericViewSet, MemoryRepository, OffsetLimitFilter, PaginationFilter, asyncRepository,
