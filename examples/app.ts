@@ -99,13 +99,12 @@ function itemsView (repository: ItemRepository) {
     bulkUpdateSchema: ItemUpdate,
     detailParams: ItemParams,
     filter: ItemFilter,
-    lastModifiedField: 'updated_at',
+    conditional: { etag: true, lastModifiedField: 'updated_at' },
     repository
   }, {
     getLocation (item) { return `/items/${item.id}` }
   }) {
     static override apiDescription = 'The shop\'s items. Reads carry an ETag and a Last-Modified; send If-Match with a write to change only what you read.'
-    static override etag = true
     static override maxBatchSize = 1000
   }
 }

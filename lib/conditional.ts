@@ -4,4 +4,5 @@
 // view classes as `fastify-views/types` (without it: TS2742, "cannot be named without a reference to").
 import './types.js'
 export { ConditionalMixin, type ConditionalMembers, type ConditionalStatics } from './views/conditional/conditional-view.js'
+export type { ConditionalOptions } from './views/conditional/conditional-options.js'
 export { etagOf, isNotModified, failsPrecondition, type Validators } from './http/preconditions.js'

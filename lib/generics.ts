@@ -24,7 +24,6 @@ export {
   FILTER_STATICS, type FilterClass, type FilterFields, type FilterOperators, type FilterStaticsInput, type TypedFilter
 } from './query/filters.js'
 export type { Pagination, PageOf, PageBounds, PageQuery, PageSource, PageWindow } from './query/pagination-protocol.js'
-export type { PaginationKind } from './query/pagination.js'
 export type { PageSnapshot } from './query/counted-page.js'
 export {
   PageNumberPagination, NumberedPages, NumberedPage,

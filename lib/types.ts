@@ -7,7 +7,7 @@ export type {
 export type { PatchFormat, PatchTarget } from './views/patch/patch.js'
 export type { SerializerOptions } from './views/api-view.js'
 export type { ViewRouterOptions } from './registration/router.js'
-export type { RegisterViewOptions } from './registration/register.js'
+export type { RegisterViewOptions } from './registration/settings.js'
 export type { RouteDecorator, Raises, RaisesEntry, RaisesPair, ExceptionType } from './views/decorators.js'
 export type { UnexpectedContent } from './http/media-type.js'
 export type { DeprecationOptions } from './registration/deprecation.js'
@@ -22,11 +22,11 @@ export type {
 export type {
   ViewBase, MixinInfo, ActionNameRegistry, ActionNameOf, ActionDependencies, KeysOf, StaticsOf, MixinClass, MixedClass,
   ActionModels, ActionRegistry, TypedClass, OwnMembers, ViewInstance, ViewMethods, ViewRoutes, StaticsInput,
-  StaticsWithActions, LastModifiedFieldOf
+  StaticGroupRegistry, RetiredStaticRegistry, StaticsWithActions, LastModifiedFieldOf
 } from './views/mixins.js'
 export type { RouteBuilder, RouteHandler } from './views/route-builder.js'
 export type { ModelsOf, TimeFieldOf } from './views/schema-models.js'
 export type {
   ListActions, CreateActions, RetrieveActions, UpdateActions, PartialUpdateActions, DestroyActions,
-  DetailStatics, ListStatics, CreateStatics, UpdateStatics, ActionViewClass, ActionRequest, SentReply
+  DetailStatics, ListStatics, CreateStatics, UpdateStatics, PatchOptions, ActionViewClass, ActionRequest, SentReply
 } from './views/actions/standard.js'

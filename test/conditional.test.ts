@@ -52,8 +52,7 @@ async function appFor (family: (typeof families)[number]) {
     static override responseSchema = Item
     static createSchema = Type.Object({ name: Type.String() })
     static detailParams = IdParams
-    static etag = true
-    static lastModifiedField = 'updated_at'
+    static conditional = { etag: true, lastModifiedField: 'updated_at' }
     static repository = family.wrap(repo)
 
     @Get('/:id/dated', { schema: { params: IdParams } })
@@ -267,7 +266,7 @@ test('authentication runs before preconditions: an anonymous PUT with a stale ta
   const { Unauthorized } = await import('../lib/errors.js')
   let reads = 0
   class Guarded extends ConditionalMixin {
-    static override conditionalRequests = true
+    static override conditional = { requests: true }
     override getValidators () { reads++; return { etag: '"v2"' } }
 
     @Route('/:id', { methods: ['PUT'], schema: { params: IdParams } })
@@ -352,7 +351,7 @@ test('views supply validators through getValidators; none means no preconditions
   const version = { etag: '"v7"', lastModified: MODIFIED }
   const ran: string[] = []
   class Documents extends ConditionalMixin {
-    static override conditionalRequests = true
+    static override conditional = { requests: true }
     override getValidators (request: FastifyRequest) {
       return (request.params as { id: number }).id === 1 ? version : null
     }
@@ -367,14 +366,14 @@ test('views supply validators through getValidators; none means no preconditions
     put () { ran.push('put'); return { saved: true } }
   }
   class NoValidators extends ConditionalMixin {
-    static override conditionalRequests = true
+    static override conditional = { requests: true }
     @Route('/:id', { methods: ['DELETE'], schema: { params: IdParams } })
     remove () { ran.push('remove'); return { removed: true } }
   }
   // Validated by its modification time alone: no ETag. Stamped ahead of the server's clock, which
   // a valid If-Unmodified-Since always fails (docs/conditional.md, "the one-second clock").
   class Dated extends ConditionalMixin {
-    static override conditionalRequests = true
+    static override conditional = { requests: true }
     override getValidators () { return { lastModified: Date.now() + 3_600_000 } }
     @Route('/:id', { methods: ['PUT', 'DELETE'], schema: { params: IdParams } })
     write () { ran.push('dated'); return { saved: true } }
@@ -401,7 +400,7 @@ test('views supply validators through getValidators; none means no preconditions
 test('a precondition waits for a valid target: a bad query is a 400 before any 412; a route without a params schema is checked as it is', async (t) => {
   const reads: unknown[] = []
   class Documents extends ConditionalMixin {
-    static override conditionalRequests = true
+    static override conditional = { requests: true }
     override getValidators (request: FastifyRequest) { reads.push(request.params); return { etag: '"v2"' } }
 
     @Route('/typed/:id', { methods: ['PUT'], schema: { params: IdParams, querystring: Type.Object({ force: Type.Optional(Type.Boolean()) }) } })
@@ -423,7 +422,7 @@ test('a precondition waits for a valid target: a bad query is a 400 before any 4
 test('etagMatches and notModifiedSince for hand-rolled logic', async (t) => {
   const seen: unknown[] = []
   class Manual extends ConditionalMixin {
-    static override conditionalRequests = true
+    static override conditional = { requests: true }
     @Get('/')
     get () {
       seen.push([this.etagMatches('"a"'), this.notModifiedSince(MODIFIED), this.notModifiedSince(new Date(0)), this.notModifiedSince(Date.parse(MODIFIED))])
@@ -447,7 +446,7 @@ test('etagMatches and notModifiedSince for hand-rolled logic', async (t) => {
 
 test('checkLastModified with an unreadable date serves the body and stamps nothing', async (t) => {
   class Broken extends ConditionalMixin {
-    static override conditionalRequests = true
+    static override conditional = { requests: true }
     @Get('/')
     get () { return this.checkLastModified('garbage') ?? { served: true } }
   }
@@ -465,7 +464,7 @@ test('ETags of byte bodies and of aliased generic objects; streams and views wit
   class People extends mix(ConditionalMixin, GenericViewSet) {
     static override responseSchema = Aliased
     static override detailParams = IdParams
-    static override etag = true
+    static override conditional = { etag: true }
     static override repository = repo as never
 
     @Get('/bytes/raw')
@@ -478,7 +477,7 @@ test('ETags of byte bodies and of aliased generic objects; streams and views wit
     // Every stored field, deliberately: the serializer then sends the row as JSON.
     static override responseSchema = Type.Object({}, { additionalProperties: true })
     static override detailParams = IdParams
-    static override conditionalRequests = true
+    static override conditional = { requests: true }
     static override repository = repo as never
   }
   const app = await build({ views: [{ view: People, prefix: '/people' }, { view: Schemaless, prefix: '/loose' }] })
@@ -506,8 +505,7 @@ test('mixins compose their route hooks with ConditionalMixin', async (t) => {
     }
   })
   class Traced extends mix(ConditionalMixin, Tracing) {
-    static override etag = true
-    static override conditionalRequests = true
+    static override conditional = { etag: true, requests: true }
     override getValidators () { return { etag: '"t"' } }
 
     @Get('/:id', { schema: { params: IdParams } })
@@ -532,8 +530,7 @@ test('preconditions follow excludeNone defaults; checkEtag never answers 304 to 
   class Sparse extends mix(ConditionalMixin, GenericViewSet) {
     static override responseSchema = Nullable
     static override detailParams = IdParams
-    static override etag = true
-    static override lastModifiedField = 'updated_at'
+    static override conditional = { etag: true, lastModifiedField: 'updated_at' }
     static override defaultSerializerOptions = { byAlias: true, excludeNone: true }
     static override repository = repo as never
 
@@ -559,8 +556,7 @@ test('lastModifiedField stamps Last-Modified from a Date, a date string or milli
   class Stamped extends mix(ConditionalMixin, GenericViewSet) {
     static override responseSchema = Item
     static override detailParams = IdParams
-    static override etag = true
-    static override lastModifiedField = 'updated_at'
+    static override conditional = { etag: true, lastModifiedField: 'updated_at' }
     static override repository = new MemoryRepository<ItemT>({ rows: [{ id: 1, name: 'lamp', updated_at: MODIFIED }] }) as never
 
     @Get('/:id/date', { schema: { params: IdParams }, responseSchema: Stamp(Type.Unknown()) })
@@ -591,7 +587,7 @@ test('preconditions follow byAlias = false defaults too', async (t) => {
   class FieldNames extends mix(ConditionalMixin, GenericViewSet) {
     static override responseSchema = Aliased
     static override detailParams = IdParams
-    static override etag = true
+    static override conditional = { etag: true }
     static override defaultSerializerOptions = { byAlias: false }
     static override repository = new MemoryRepository({ rows: [{ id: 1, full_name: 'Ada' }] }) as never
   }
@@ -607,7 +603,7 @@ test('an async action returning checkLastModified ?? item answers a clean 304', 
   class AsyncItem extends mix(ConditionalMixin, AsyncGenericViewSet)<{ item: ItemT, params: { id: number } }> {
     static override responseSchema = Item
     static override detailParams = IdParams
-    static override conditionalRequests = true
+    static override conditional = { requests: true }
     static override repository = asyncRepository(new MemoryRepository<ItemT>({ rows: [{ id: 1, name: 'lamp', updated_at: MODIFIED }] })) as never
     override async retrieve (request: FastifyRequest<{ Params: { id: number } }>) {
       const item = (await this.repository.get({ id: request.params.id }, {})) as ItemT
@@ -628,7 +624,7 @@ test('a conditional generic view whose routes declare their own schema: precondi
   const RowParams = Type.Object({ id: Type.Integer() })
   class Rows extends mix(ConditionalMixin, GenericRetrieveAPIView, GenericDestroyAPIView)<{ params: { id: number } }> {
     static override detailParams = RowParams
-    static override conditionalRequests = true
+    static override conditional = { requests: true }
     static override repository = new MemoryRepository({ rows: [{ id: 1, name: 'a' }, { id: 2, name: 'b' }] }) as never
     @Override({ responseSchema: Row })
     override retrieve (request: ViewRequest<{ params: typeof RowParams }>) { return super.retrieve(request) }
@@ -649,7 +645,7 @@ test('a representation that references a shared schema of the app: GET and the p
   class Things extends mix(ConditionalMixin, GenericViewSet)<{ item: Static<typeof Owned>, params: { id: number } }> {
     static override responseSchema = Owned
     static override detailParams = IdParams
-    static override etag = true
+    static override conditional = { etag: true }
     static override repository = repo
     static override validateResponse = false // TypeBox cannot check a Ref to a schema it was not given; the serializer resolves it
   }
@@ -671,7 +667,7 @@ test('one view instance serves a conditional write: the precondition check and t
   class Items extends mix(ConditionalMixin, GenericViewSet)<{ item: ItemT, params: { id: number } }> {
     static override responseSchema = Item
     static override detailParams = IdParams
-    static override etag = true
+    static override conditional = { etag: true }
     static override repository = repo
     override getKwargs (action?: string) { seen.push(this); return super.getKwargs(action) }
   }
@@ -694,7 +690,7 @@ test('a conditional write validates its path once, before the precondition, not 
   class Items extends mix(ConditionalMixin, GenericViewSet)<{ item: Static<typeof Coded>, params: { id: string } }> {
     static override responseSchema = Coded
     static override detailParams = Type.Object({ id: Type.String({ format: 'counted-id' }) })
-    static override etag = true
+    static override conditional = { etag: true }
     static override repository = repo
   }
   const app = await build({ views: [{ view: Items, prefix: '/items' }] })
@@ -710,8 +706,7 @@ test('lastModifiedField names a time: a date-time or date string, nullable or no
   const stamped = (field: TSchema) => {
     class Stamped extends mix(ConditionalMixin, GenericViewSet) {
       static override responseSchema = Type.Object({ id: Type.Integer(), changed: field })
-      static override etag = true
-      static override lastModifiedField = 'changed'
+      static override conditional = { etag: true, lastModifiedField: 'changed' }
       static override repository = new MemoryRepository({ rows: [] }) as never
     }
     return Stamped
@@ -745,9 +740,7 @@ test('ConditionalMixin mixed first or last: the same document and the same answe
     updateSchema: Type.Object({ name: Type.String() }),
     bulkUpdateSchema: Stamped,
     detailParams: IdParams,
-    etag: true,
-    lastModifiedField: 'updated_at' as const,
-    requirePreconditions: true,
+    conditional: { etag: true, lastModifiedField: 'updated_at' as const, require: true },
     filter: null
   }
   const appFor = async (first: boolean): Promise<FastifyInstance> => {
@@ -803,8 +796,7 @@ test('what a conditional view does without conditions: no early read, a handler\
     responseSchema: Item,
     createSchema: Type.Object({ name: Type.String() }),
     detailParams: IdParams,
-    etag: true,
-    lastModifiedField: 'updated_at',
+    conditional: { etag: true, lastModifiedField: 'updated_at' },
     repository: repo
   }) {
     override getValidators (request: FastifyRequest) {

@@ -197,7 +197,7 @@ const thrown: ThrownCase[] = [
       }
       class Tagged extends mix(ConditionalMixin, GenericViewSet) {
         static override responseSchema = Item
-        static override etag = true
+        static override conditional = { etag: true }
         static override repository = plain as never
       }
       return build({ views: [Tagged] })
@@ -225,7 +225,7 @@ const thrown: ThrownCase[] = [
         static override responseSchema = Item
         static override envelope = 'item'
         static override createSchema = Type.Object({ name: Type.String(), price: Type.Number() })
-        static override patchFormats = ['json', 'merge-patch'] as const
+        static override patch = { formats: ['json', 'merge-patch'] as const }
         static override repository = rows() as never
       }
       return build({ views: [{ view: Wrapped, prefix: '/items' }] })
@@ -239,12 +239,12 @@ const thrown: ThrownCase[] = [
       class Notes extends PartialUpdateAPIView {
         static override responseSchema = Item
         static override createSchema = Type.Object({ name: Type.String() })
-        static override patchFormats = ['json', 'json-patch'] as const
+        static override patch = { formats: ['json', 'json-patch'] as const }
         override partialUpdate () { return null }
       }
       return build({ views: [Notes] })
     },
-    message: /^Cannot register Notes: patchFormats json-patch need the current object; implement getPatchTarget\(request\), or set patchFormats = \['json'\]$/
+    message: /^Cannot register Notes: patch formats json-patch need the current object; implement getPatchTarget\(request\), or set patch = \{ formats: \['json'\] \}$/
   },
   {
     code: 'FV_ERR_BULK_CONFIG',
@@ -289,13 +289,12 @@ const thrown: ThrownCase[] = [
     act: () => {
       class Stamped extends mix(ConditionalMixin, GenericViewSet) {
         static override responseSchema = Type.Object({ id: Type.Integer(), updated_at: Type.String({ format: 'date-time' }) })
-        static override etag = true
-        static override lastModifiedField = 'updatedAt'
+        static override conditional = { etag: true, lastModifiedField: 'updatedAt' }
         static override repository = rows() as never
       }
       return build({ views: [{ view: Stamped, prefix: '' }] })
     },
-    message: /^Cannot register Stamped: lastModifiedField "updatedAt" is not a property of its responseSchema \(its properties: id, updated_at\)$/
+    message: /^Cannot register Stamped: conditional\.lastModifiedField "updatedAt" is not a property of its responseSchema \(its properties: id, updated_at\)$/
   },
   {
     code: 'FV_ERR_FILTER_FIELD',
@@ -408,7 +407,7 @@ const thrown: ThrownCase[] = [
       class Window extends OffsetLimitFilter {}
       return composeFilters(NameFilter, Pages, Window)
     },
-    message: /^composeFilters: NameFilter, Pages, Window paginate in 2 different ways \(page, offset\), and a list has one kind of page\. Compose at most one paginating filter with the others$/
+    message: /^composeFilters: NameFilter, Pages, Window paginate in 2 different ways \(NumberedPages, OffsetPages\), and a list has one kind of page\. Compose at most one paginating filter with the others$/
   },
   {
     code: 'FV_ERR_NOT_A_MIXIN',
@@ -673,11 +672,24 @@ const thrown: ThrownCase[] = [
       class Notes extends mix(ConditionalMixin, GenericViewSet) {
         static override repository = rows()
         static override responseSchema = Type.Object({ id: Type.Integer(), updated_at: Type.String({ format: 'date-time' }) })
-        static override lastModifiedField = 'updated_at'
+        static override conditional = { lastModifiedField: 'updated_at' }
       }
       return build({ views: [Notes] })
     },
-    message: /^Cannot register Notes: it mixes in ConditionalMixin but turns nothing on.*Set etag = true/
+    message: /^Cannot register Notes: it mixes in ConditionalMixin but turns nothing on.*Set conditional = \{ etag: true \}/
+  },
+  {
+    code: 'FV_ERR_RENAMED_STATIC',
+    mistake: 'a static a group replaced, set the old way: etag = true would never be read, and the view would send no ETag',
+    act: () => {
+      class Notes extends mix(ConditionalMixin, GenericViewSet) {
+        static override repository = rows()
+        static override responseSchema = Type.Object({ id: Type.Integer() })
+        static etag = true
+      }
+      return build({ views: [Notes] })
+    },
+    message: /^Cannot register Notes: Notes\.etag is now conditional: \{ etag \}, and the old name is no longer read \(CHANGELOG\.md, "Upgrading"\)$/
   },
   {
     code: 'FV_ERR_VERSION_FIELD',
@@ -686,12 +698,11 @@ const thrown: ThrownCase[] = [
       class Notes extends mix(ConditionalMixin, GenericViewSet) {
         static override repository = rows()
         static override responseSchema = Type.Object({ id: Type.Integer(), version: Type.Integer() })
-        static override etag = true
-        static override versionField = 'version'
+        static override conditional = { etag: true, versionField: 'version' }
       }
       return build({ views: [Notes] })
     },
-    message: /^Cannot register Notes: versionField is "version", but its repository keeps no version.*versionColumn of a SQL table/
+    message: /^Cannot register Notes: conditional\.versionField is "version", but its repository keeps no version.*versionColumn of a SQL table/
   },
   {
     code: 'FV_ERR_MISSPELT_MEMBER',

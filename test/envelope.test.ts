@@ -21,8 +21,7 @@ const Books = (repository: MemoryRepository<BookT>) => mix(ConditionalMixin, Gen
   createSchema: BookIn,
   detailParams: Type.Object({ id: Type.Integer() }),
   envelope: 'book',
-  etag: true,
-  conditionalRequests: true,
+  conditional: { etag: true, requests: true },
   repository
 })
 
@@ -69,8 +68,8 @@ test('the document shows the envelope, and the component keeps the resource\'s n
 })
 
 test('patch documents and an envelope cannot both apply to one representation', async (t) => {
-  const View = GenericViewSet.with({ responseSchema: Book, createSchema: BookIn, detailParams: Type.Object({ id: Type.Integer() }), envelope: 'book', patchFormats: ['json', 'merge-patch'], repository: shelf() })
-  await t.rejects(build({ views: [{ view: View, prefix: '/books' }] }), { code: 'FV_ERR_ENVELOPE', message: /patchFormats = \['json'\]/ })
+  const View = GenericViewSet.with({ responseSchema: Book, createSchema: BookIn, detailParams: Type.Object({ id: Type.Integer() }), envelope: 'book', patch: { formats: ['json', 'merge-patch'] }, repository: shelf() })
+  await t.rejects(build({ views: [{ view: View, prefix: '/books' }] }), { code: 'FV_ERR_ENVELOPE', message: /patch = \{ formats: \['json'\] \}/ })
 })
 
 test('Last-Modified is read from the object inside the envelope', async (t) => {
@@ -81,8 +80,7 @@ test('Last-Modified is read from the object inside the envelope', async (t) => {
     createSchema: Type.Object({ title: Type.String(), updated_at: Type.String() }),
     detailParams: Type.Object({ id: Type.Integer() }),
     envelope: 'book',
-    etag: true,
-    lastModifiedField: 'updated_at',
+    conditional: { etag: true, lastModifiedField: 'updated_at' },
     repository
   })
   const app = await build({ views: [{ view: View, prefix: '/books' }] })

@@ -182,7 +182,7 @@ test('composeFilters: parameters add up, one pagination at most, operators need 
   t.teardown(() => app.close())
   t.equal(problem(t, await app.inject('/b?name__like=Lamp%25'), 400).errors[0].parameter, 'name__like', 'a pattern longer than the declaring filter allows')
   t.equal(problem(t, await app.inject('/b?name__in=a&name__in=b&name__in=c'), 400).errors[0].parameter, 'name__in', 'a list longer than it allows')
-  t.same(composeFilters(ByName).pagination, 'none')
+  t.equal(composeFilters(ByName).paginator, null, 'composed of filters that do not page, it does not page')
   t.throws(() => composeFilters(Paged, OffsetLimitFilter), { name: 'TypeError', message: /paginate in 2 different ways/ })
   class Broken extends BaseFilter { static override operators = { ghost: ['gt'] as const } }
   t.throws(() => Broken.querySchema(), { name: 'TypeError', message: 'Broken.operators.ghost: declare the field in fields or operatorFields' })

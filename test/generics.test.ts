@@ -528,7 +528,7 @@ test('cursor pages walk a nullable sort column, nulls included', async (t) => {
 })
 
 test('decodeCursor refuses anything that is not a cursor of this ordering', async (t) => {
-  const { decodeCursor, encodeCursor } = await import('../lib/query/pagination.js')
+  const { decodeCursor, encodeCursor } = await import('../lib/query/cursor.js')
   const enc = (wire: unknown) => Buffer.from(JSON.stringify(wire)).toString('base64url')
   const ordering = ['name', 'id']
   t.same(decodeCursor(encodeCursor({ direction: 'previous', values: [null, 2] }, ordering), ordering), { direction: 'previous', values: [null, 2] })

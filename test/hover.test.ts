@@ -36,7 +36,7 @@ export const m1 = Books.with({ responseSchemas: Book })
 export const m2 = Books.with({ responseSchema: Book, filter: PaginationFilter.with({ orderingFields: ['title', 'yaer'] }) })
 export const m3 = PaginationFilter.with({ orderingField: ['title'] })
 export const m4 = Books.with({ responseSchema: Book, repository: asyncRepository(new MemoryRepository<{ id: number, isbn: string }>()) })
-export const m5 = Books.with({ responseSchema: Book, lastModifiedField: 'updatedAt' })
+export const m5 = Books.with({ responseSchema: Book, conditional: { lastModifiedField: 'updatedAt' } })
 `
 
 test('hovers and the messages of common mistakes are short and name the user’s code', async (t) => {

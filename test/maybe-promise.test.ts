@@ -55,7 +55,7 @@ test('preconditions read the current object through a thenable repository, not t
   class Items extends mix(ConditionalMixin, AsyncGenericViewSet)<{ item: ItemT, params: { id: number } }> {
     static override responseSchema = Item
     static override detailParams = Type.Object({ id: Type.Integer() })
-    static override etag = true
+    static override conditional = { etag: true }
     static override repository = lazyRepository(store) as never // the protocol's methods, each returning a thenable
   }
   const app = await build({ views: [{ view: Items, prefix: '/items' }] })

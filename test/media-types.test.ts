@@ -136,8 +136,8 @@ test('a full viewset with patch formats, custom routes with and without a body: 
     static override bulkUpdateSchema = ItemUpdate
     static override detailParams = Type.Object({ id: Type.Integer() })
     static override filter = ByName
-    static override patchFormats = ['json', 'merge-patch', 'json-patch'] as const
-    static override etag = true
+    static override patch = { formats: ['json', 'merge-patch', 'json-patch'] as const }
+    static override conditional = { etag: true }
     static override repository = asyncRepository(store) as never
   }
   const echoed: unknown[] = []
@@ -324,7 +324,7 @@ test('a route with its own error handler is given the 415 of any media type it d
     static override responseSchema = Item
     static override createSchema = Type.Object({ name: Type.String(), price: Type.Number() })
     static override detailParams = Type.Object({ id: Type.Integer() })
-    static override patchFormats = ['json', 'merge-patch'] as const
+    static override patch = { formats: ['json', 'merge-patch'] as const }
     static override repository = asyncRepository(new MemoryRepository({ rows: [{ id: 1, name: 'lamp', price: 1 }] })) as never
   }
   const seen: Array<{ statusCode: number, message: string }> = []
@@ -435,7 +435,7 @@ test('a patch route refuses another media type with a 415 naming the formats it 
     static override responseSchema = Item
     static override updateSchema = Type.Object({ name: Type.String() })
     static override detailParams = Type.Object({ id: Type.Integer() })
-    static override patchFormats = ['merge-patch', 'json-patch'] as const
+    static override patch = { formats: ['merge-patch', 'json-patch'] as const }
     static override repository = asyncRepository(new MemoryRepository<{ id: number, name: string }>({ rows: [{ id: 1, name: 'lamp' }] })) as never
   }
   const app = Fastify()

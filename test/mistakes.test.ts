@@ -24,8 +24,8 @@ const books = () => asyncRepository<BookData, MemoryRepository<BookData>>(
 const statics = () => ({ responseSchema: Book, createSchema: BookIn, detailParams: BookParams, repository: books() })
 
 /** The Book API's base: a generic viewset with ETag and Last-Modified. */
-const BookViews = mix(ConditionalMixin, AsyncGenericViewSet).with({ etag: true })
-const BASE = /mix\(ConditionalMixin, AsyncGenericViewSet\)\.with\(etag\)/.source
+const BookViews = mix(ConditionalMixin, AsyncGenericViewSet).with({ conditional: { etag: true } })
+const BASE = /mix\(ConditionalMixin, AsyncGenericViewSet\)\.with\(conditional\)/.source
 
 function sqliteBooks () {
   const db = new Database(':memory:')
@@ -78,9 +78,9 @@ const cases: MistakeCase[] = [
     row: 19,
     mistake: 'lastModifiedField on a view without ConditionalMixin',
     when: 'definition',
-    act: () => class Books extends AsyncGenericViewSet.with({ ...statics(), lastModifiedField: 'updated_at' } as never) {},
-    fix: () => register(class Books extends BookViews.with({ ...statics(), lastModifiedField: 'updated_at' }) {}),
-    message: /^AsyncGenericViewSet\.with\(.*lastModifiedField\): "lastModifiedField" is not a static of AsyncGenericViewSet, so it would never be read$/
+    act: () => class Books extends AsyncGenericViewSet.with({ ...statics(), conditional: { lastModifiedField: 'updated_at' } } as never) {},
+    fix: () => register(class Books extends BookViews.with({ ...statics(), conditional: { lastModifiedField: 'updated_at' } }) {}),
+    message: /^AsyncGenericViewSet\.with\(.*conditional\): "conditional" is not a static of AsyncGenericViewSet, so it would never be read$/
   },
   {
     code: 'FV_ERR_UNKNOWN_STATIC',
@@ -117,22 +117,22 @@ const cases: MistakeCase[] = [
     row: 8,
     mistake: 'a misspelt lastModifiedField (updatedAt) with responseSchema set by static override',
     when: 'registration',
-    act: () => register(class Books extends BookViews.with({ createSchema: BookIn, detailParams: BookParams, repository: books(), etag: true, lastModifiedField: 'updatedAt' }) {
+    act: () => register(class Books extends BookViews.with({ createSchema: BookIn, detailParams: BookParams, repository: books(), conditional: { etag: true, lastModifiedField: 'updatedAt' } }) {
       static override responseSchema = Book
     }),
-    fix: () => register(class Books extends BookViews.with({ createSchema: BookIn, detailParams: BookParams, repository: books(), etag: true, lastModifiedField: 'updated_at' }) {
+    fix: () => register(class Books extends BookViews.with({ createSchema: BookIn, detailParams: BookParams, repository: books(), conditional: { etag: true, lastModifiedField: 'updated_at' } }) {
       static override responseSchema = Book
     }),
-    message: /^Cannot register Books: lastModifiedField "updatedAt" is not a property of its responseSchema \(its properties: id, title, year, updated_at\)$/
+    message: /^Cannot register Books: conditional\.lastModifiedField "updatedAt" is not a property of its responseSchema \(its properties: id, title, year, updated_at\)$/
   },
   {
     code: 'FV_ERR_UNKNOWN_FIELD',
     row: 37,
     mistake: 'lastModifiedField naming a field that holds no time (title)',
     when: 'registration',
-    act: () => register(class Books extends BookViews.with({ ...statics(), etag: true, lastModifiedField: 'title' }) {}),
-    fix: () => register(class Books extends BookViews.with({ ...statics(), etag: true, lastModifiedField: 'updated_at' }) {}),
-    message: /^Cannot register Books: lastModifiedField "title" is not a time in its responseSchema: name the field that says when the item last changed, a string with format 'date-time' \(or 'date'\)$/
+    act: () => register(class Books extends BookViews.with({ ...statics(), conditional: { etag: true, lastModifiedField: 'title' } }) {}),
+    fix: () => register(class Books extends BookViews.with({ ...statics(), conditional: { etag: true, lastModifiedField: 'updated_at' } }) {}),
+    message: /^Cannot register Books: conditional\.lastModifiedField "title" is not a time in its responseSchema: name the field that says when the item last changed, a string with format 'date-time' \(or 'date'\)$/
   },
   {
     code: 'FV_ERR_UNKNOWN_ACTION',
@@ -326,7 +326,7 @@ test('a .with() mistake throws where the class is defined, before any registrati
 })
 
 test('the Book API without mistakes answers', async (t) => {
-  class Books extends BookViews.with({ ...statics(), etag: true, lastModifiedField: 'updated_at' }, {
+  class Books extends BookViews.with({ ...statics(), conditional: { etag: true, lastModifiedField: 'updated_at' } }, {
     // The body is { title, year }: the server stamps updated_at, which every Book has.
     async create (request) {
       return await this.repository.create({ ...request.body, updated_at: new Date().toISOString() }, this.getRepositoryOptions('create'))
@@ -401,10 +401,13 @@ test('26. near names, not only one edit: another case or underscores, singular f
     ['response_schema', async () => { await register(class Books extends BookViews.with(statics()) { static response_schema = Book }) }, /Books\.response_schema looks like a misspelling of responseSchema/],
     ['actionDependecies', async () => { await register(class Books extends BookViews.with(statics()) { static actionDependecies = {} }) }, /Books\.actionDependecies looks like a misspelling of actionDependencies/],
     ['reponseSchma', async () => { await register(class Books extends BookViews.with(statics()) { static reponseSchma = Book }) }, /Books\.reponseSchma looks like a misspelling of responseSchema/],
-    ['get_kwargs', async () => { await register(class Books extends BookViews.with(statics()) { get_kwargs () { return {} } }) }, /Books\.prototype\.get_kwargs looks like a misspelling of getKwargs/],
-    ['requirePrecondition', async () => { await register(class Books extends BookViews.with(statics()) { static requirePrecondition = true }) }, /Books\.requirePrecondition looks like a misspelling of requirePreconditions/]
+    ['get_kwargs', async () => { await register(class Books extends BookViews.with(statics()) { get_kwargs () { return {} } }) }, /Books\.prototype\.get_kwargs looks like a misspelling of getKwargs/]
   ]
   for (const [name, act, message] of near) t.match(await caught(act), { code: 'FV_ERR_MISSPELT_MEMBER', message }, name)
+  // Near a static a group replaced: what was meant is the group's member.
+  class Books extends BookViews.with(statics()) { static requirePrecondition = true }
+  t.match(await caught(() => register(Books)),
+    { code: 'FV_ERR_RENAMED_STATIC', message: /Books\.requirePrecondition looks like requirePreconditions, which is now conditional: \{ require \}/ }, 'requirePrecondition')
   class Helpers extends BookViews.with(statics()) {
     static pageTitle = 'Books' // far from every inherited name
     static tags = ['books'] // too short to compare

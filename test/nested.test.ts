@@ -125,8 +125,7 @@ test('an object permission judges the row inside the write, after a conditional 
     responseSchema: Loan,
     createSchema: Type.Object({ ...LoanIn.properties, member_id: Type.Integer() }),
     detailParams: LoanParams,
-    etag: true,
-    conditionalRequests: true,
+    conditional: { etag: true, requests: true },
     repository: repos.loans
   }, {
     checkObjectPermissions (loan) {
@@ -181,8 +180,7 @@ test('write seams: a soft delete replaces performDestroy and keeps the atomic pr
     responseSchema: Loan,
     createSchema: Type.Object({ ...LoanIn.properties, member_id: Type.Integer() }),
     detailParams: LoanParams,
-    etag: true,
-    conditionalRequests: true,
+    conditional: { etag: true, requests: true },
     repository: repos.loans
   }, {
     // Returned loans are gone for the API, kept for the records.
@@ -361,8 +359,7 @@ test('a view without object permissions documents no 403, and reads its parent o
     responseSchema: Loan,
     detailParams: LoanParams,
     prefixParams: MemberParams,
-    etag: true,
-    conditionalRequests: true,
+    conditional: { etag: true, requests: true },
     repository: repos.loans,
     parent: { repository: members, lookup: { id: 'memberId' }, scope: { member_id: 'id' } }
   })
@@ -431,7 +428,7 @@ test('an async nested view with conditional requests reads its parent before the
     responseSchema: Loan,
     detailParams: LoanParams,
     prefixParams: MemberParams,
-    etag: true,
+    conditional: { etag: true },
     repository: asyncRepository<LoanT, MemoryRepository<LoanT>>(repos.loans),
     parent: { repository: asyncRepository<MemberT, MemoryRepository<MemberT>>(repos.members), lookup: { id: 'memberId' }, scope: { member_id: 'id' }, name: 'Member' }
   })
@@ -452,7 +449,7 @@ test('objectPermissionActions: only the actions named are judged, and only they 
     updateSchema: LoanIn,
     bulkUpdateSchema: Loan,
     filter: null,
-    etag: true,
+    conditional: { etag: true },
     repository: repos.loans,
     objectPermissionActions: ['update', 'partialUpdate', 'destroy']
   }, {

@@ -14,7 +14,7 @@ import {
   AsyncGenericViewSet, CursorPaginationFilter, MemoryRepository, OffsetLimitFilter, PaginationFilter, asyncRepository
 } from '../lib/generics.js'
 import { AsyncBulkAPIViewSet, AsyncGenericBulkDestroyAPIView } from '../lib/bulk.js'
-import { ConditionalMixin } from '../lib/conditional.js'
+import { ConditionalMixin, type ConditionalOptions } from '../lib/conditional.js'
 import { checksObjectPermissions } from '../lib/views/generic/object-permissions.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
 import { buildApp } from '../examples/app.js'
@@ -120,9 +120,7 @@ interface ViewRoute {
 
 /** The statics of a view that change what its routes can answer, by the names the docs give them. */
 type Configured = ViewClass & {
-  etag?: boolean
-  conditionalRequests?: boolean
-  requirePreconditions?: boolean
+  conditional?: ConditionalOptions
   raiseOnNone?: boolean
   parent?: unknown
   errors?: APIErrorClass[]
@@ -147,8 +145,8 @@ function factsOf (route: ViewRoute): Facts {
     body: route.body,
     refusesContent: !route.body && REFUSE_CONTENT.has(route.action),
     detail: route.path.includes(':'),
-    conditional: klass.etag === true || klass.conditionalRequests === true,
-    requirePreconditions: klass.requirePreconditions === true,
+    conditional: klass.conditional?.etag === true || klass.conditional?.requests === true,
+    requirePreconditions: klass.conditional?.require === true,
     raiseOnNone: klass.raiseOnNone !== false,
     parent: klass.parent != null,
     objectPermissions: checksObjectPermissions(klass),
@@ -431,8 +429,7 @@ test('a richer app (bulk, conditional, filters, pagination, custom and plain rou
     static override bulkUpdateSchema = Item
     static override detailParams = IdParams
     static override filter = Pages
-    static override etag = true
-    static override requirePreconditions = true
+    static override conditional = { etag: true, require: true }
     static override repository = asyncRepository(store) as never
 
     @Get('/archived', { responseSchema: Type.Array(Item), schema: { querystring: Type.Object({ purged: Type.Optional(Type.Boolean()) }) } })
@@ -444,7 +441,7 @@ test('a richer app (bulk, conditional, filters, pagination, custom and plain rou
   }
   // Hand-rolled validators: the view says it answers 304 itself.
   class Documents extends ConditionalMixin {
-    static override conditionalRequests = true
+    static override conditional = { requests: true }
     @Get('/:id', { schema: { params: IdParams }, responseSchema: Type.Object({ id: Type.Integer() }) })
     @Throws(NotFound)
     find (request: { params: { id: number } }) {
@@ -748,9 +745,8 @@ function mixinViews () {
     )
 
     static override maxBatchSize = 3
-    static override etag = true
-    static override requirePreconditions = true
-    static override patchFormats = ['json', 'merge-patch', 'json-patch'] as const
+    static override conditional = { etag: true, require: true }
+    static override patch = { formats: ['json', 'merge-patch', 'json-patch'] as const }
     static override repository = asyncRepository(items) as never
 
     override checkObjectPermissions (item: unknown): void {
@@ -791,7 +787,7 @@ function mixinViews () {
       { fields: { label: Type.String() }, maxPageSize: 10, defaultPageSize: 10 }
     )
 
-    static override patchFormats = ['json', 'merge-patch'] as const
+    static override patch = { formats: ['json', 'merge-patch'] as const }
     static override repository = asyncRepository(tags) as never
   }
 

@@ -597,8 +597,7 @@ test('conditional views document validators, 304 on safe methods and 412 on unsa
     static override responseSchema = Stamped
     static override createSchema = ItemIn
     static override detailParams = Type.Object({ id: Type.Integer() })
-    static override etag = true
-    static override lastModifiedField = 'updated_at'
+    static override conditional = { etag: true, lastModifiedField: 'updated_at' }
     static override repository = asyncRepository(new StampingRepository()) as never
 
     @Get('/:id/summary', { schema: { params: Type.Object({ id: Type.Integer() }) }, responseSchema: Stats, responses: { 200: { description: 'Short', headers: { 'x-extra': Type.String() } } } })
@@ -609,7 +608,7 @@ test('conditional views document validators, 304 on safe methods and 412 on unsa
     clear () {}
   }
   class HandRolled extends ConditionalMixin {
-    static override conditionalRequests = true
+    static override conditional = { requests: true }
     @Get('/', { responseSchema: Stats })
     get () { return { count: 1 } }
   }
@@ -1080,13 +1079,12 @@ test('one app with every kind of view and documented response: a valid document,
   }
   // Conditional views, empty bodies, Location, response headers, Throws and errors().
   add('/conditional/etag', class extends generic(mix(ConditionalMixin, lib.AsyncGenericViewSet), true) {
-    static etag = true
+    static conditional = { etag: true, lastModifiedField: 'updated_at' }
     // A modification time the response shows: Last-Modified is stamped from it.
     static override responseSchema = Type.Object({ ...Item.properties, updated_at: Type.String({ format: 'date-time' }) })
-    static lastModifiedField = 'updated_at'
   })
   add('/conditional/hand-rolled', class extends concrete(mix(ConditionalMixin, lib.ReadOnlyAPIViewSet)) {
-    static conditionalRequests = true
+    static conditional = { requests: true }
   })
   add('/empty', class extends generic(lib.GenericViewSet, false) {
     static returnOnCreate = false

@@ -35,7 +35,7 @@ test('MemoryRepository: concurrent conditional writes with one ETag, one winner'
     static override createSchema = Type.Object({ name: Type.String(), price: Type.Number() })
     static override updateSchema = Type.Object({ name: Type.String(), price: Type.Number() })
     static override detailParams = Type.Object({ id: Type.Integer() })
-    static override etag = true
+    static override conditional = { etag: true }
     // Every call waits a turn of the event loop first, as a database round trip would: the
     // check in preValidation and the write of concurrent requests interleave.
     static override repository = slow(rows) as never
@@ -74,8 +74,7 @@ test('SQLite, two instances over one file: a row the other instance creates or c
       static override createSchema = Type.Object({ id: Type.Integer(), ...ProductIn.properties })
       static override updateSchema = Type.Object({ name: Type.String(), price: Type.Number() })
       static override detailParams = Type.Object({ id: Type.Integer() })
-      static override etag = true
-      static override lastModifiedField = 'updated_at'
+      static override conditional = { etag: true, lastModifiedField: 'updated_at' }
       static override repository = new SqliteRepository<ProductT>(db, TableOptions) as never
     }
     const app = await build({ views: [{ view: Items, prefix: '/items', ...(preHandler === undefined ? {} : { preHandler }) }] })
@@ -148,8 +147,7 @@ test('requirePreconditions: an unconditional write is 428; the conditional heade
     static override responseSchema = Item
     static override updateSchema = Type.Object({ name: Type.String(), price: Type.Number() })
     static override detailParams = Type.Object({ id: Type.Integer() })
-    static override etag = true
-    static override requirePreconditions = true
+    static override conditional = { etag: true, require: true }
     static override repository = asyncRepository<ItemT, MemoryRepository<ItemT>>(rows) as never
     @Put('/:id/rename', { schema: { headers: Type.Object({ 'x-reason': Type.String() }) }, responseSchema: Type.Object({ ok: Type.Boolean() }) })
     rename () { return { ok: true } }
@@ -217,26 +215,26 @@ test('a view that checks If-Match over a repository that does not apply precondi
   }
   class Items extends mix(ConditionalMixin, GenericViewSet) {
     static override responseSchema = Item
-    static override etag = true
+    static override conditional = { etag: true }
     static override repository = plain as never
   }
   await t.rejects(build({ views: [Items] }), { name: 'TypeError', message: /^Cannot register Items: it checks If-Match on .*update.*, but its repository does not declare atomicPreconditions: true/ })
   class Declared extends mix(ConditionalMixin, GenericViewSet) {
     static override responseSchema = Item
-    static override etag = true
+    static override conditional = { etag: true }
     static override repository = { ...plain, atomicPreconditions: true } as never
   }
   const app = await build({ views: [{ view: Declared, prefix: '' }] })
   t.equal((await app.inject('/')).statusCode, 200, 'declared: registered')
   class ReadOnly extends mix(ConditionalMixin, GenericReadOnlyViewSet) {
     static override responseSchema = Item
-    static override etag = true
+    static override conditional = { etag: true }
     static override repository = plain as never
   }
   t.ok(await build({ views: [{ view: ReadOnly, prefix: '' }] }), 'a view without writes needs no declaration')
   class HandRolled extends mix(ConditionalMixin, GenericViewSet) {
     static override responseSchema = Item
-    static override conditionalRequests = true
+    static override conditional = { requests: true }
     static override repository = plain as never
   }
   await t.rejects(build({ views: [HandRolled] }), {
@@ -270,7 +268,7 @@ test('only a conditional write hands its repository a precondition: an unconditi
     static override responseSchema = Item
     static override updateSchema = Type.Object({ name: Type.String(), price: Type.Number() })
     static override detailParams = Type.Object({ id: Type.Integer() })
-    static override etag = true
+    static override conditional = { etag: true }
     static override repository = new Recording({ rows: [{ id: 1, name: 'lamp', price: 1 }, { id: 2, name: 'desk', price: 2 }] }) as never
   }
   const app = await build({ views: [{ view: Items, prefix: '/items' }] })
@@ -295,7 +293,7 @@ test('the ETag of a write: only on a success with a body, never over the handler
     static override responseSchema = Item
     static override updateSchema = Type.Object({ name: Type.String(), price: Type.Number() })
     static override detailParams = Type.Object({ id: Type.Integer() })
-    static override etag = true
+    static override conditional = { etag: true }
     static override repository = rows as never
     override partialUpdate (request: FastifyRequest) {
       this.reply.header('etag', '"own"')

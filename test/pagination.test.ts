@@ -268,7 +268,7 @@ test('a pagination is checked with its filter when the view is registered', asyn
   const TooLong = BaseFilter.with({ paginator: new ArticlePages(), maxPageSize: 10, defaultPageSize: 20 })
   t.throws(() => TooLong.querySchema(), { code: 'FV_ERR_PAGE_SIZE' })
   t.throws(() => composeFilters(ArticleFilter, BaseFilter.with({ paginator: new DataPages() })), { code: 'FV_ERR_FILTER_PAGINATION', message: /\(ArticlePages, DataPages\)/ })
-  t.throws(() => composeFilters(PaginationFilter, BaseFilter.with({ paginator: new OffsetPages({ limit: 'take' }) })), { message: /\(page, OffsetPages\)/ }, 'a built-in by its kind')
+  t.throws(() => composeFilters(PaginationFilter, BaseFilter.with({ paginator: new OffsetPages({ limit: 'take' }) })), { message: /\(NumberedPages, OffsetPages\)/ }, 'a built-in by its class')
   const composed = composeFilters(BaseFilter.with({ fields: { title: Type.String() } }), ArticleFilter)
   t.same(Object.keys(composed.querySchema().properties).sort(), ['limit', 'offset', 'sort', 'title'])
   t.equal(composed.pageSize(), 20, 'the pager\'s bounds come along')
@@ -276,26 +276,31 @@ test('a pagination is checked with its filter when the view is registered', asyn
     { code: 'FV_ERR_UNKNOWN_FIELD', message: /\.tieBreaker names "uuid"/ }, 'the fields a pagination reads by are the repository\'s')
 })
 
-test('a filter that names a built-in pagination the old way, by kind, still pages by it', async (t) => {
-  class Legacy extends BaseFilter { static override pagination = 'offset' as const }
-  class LegacyPages extends BaseFilter { static override pagination = 'page' as const; static override defaultPageSize = 20 }
-  class LegacyCursor extends BaseFilter { static override pagination = 'cursor' as const; static override defaultPageSize = 29 }
-  class Nothing extends BaseFilter { static override pagination = 'pages' as never }
-  const app = await build({
-    views: [
-      { view: articles(Legacy, new MemoryRepository<ArticleT>({ rows: ROWS })), prefix: '/legacy' },
-      { view: articles(LegacyPages, new MemoryRepository<ArticleT>({ rows: ROWS })), prefix: '/pages' },
-      { view: articles(LegacyCursor, new MemoryRepository<ArticleT>({ rows: ROWS })), prefix: '/cursor' },
-      { view: articles(Nothing, new MemoryRepository<ArticleT>({ rows: ROWS })), prefix: '/nothing' }
-    ]
-  })
+test('the retired pagination kind is refused with its new spelling, never read as no pagination', async (t) => {
+  // A class of its own: the type of `pagination` is gone, and a literal would page by nothing.
+  class Legacy extends BaseFilter { static pagination = 'offset' }
+  class Below extends Legacy { static override fields = { title: Type.String() } }
+  const renamed = /Legacy\.pagination is now paginator = new NumberedPages\(\) \(for 'page'\), new OffsetPages\(\) \('offset'\) or new CursorPages\(\) \('cursor'\), and the old name is no longer read/
+  await t.rejects(build({ views: [{ view: articles(Legacy, new MemoryRepository<ArticleT>({ rows: ROWS })), prefix: '/legacy' }] }),
+    { code: 'FV_ERR_RENAMED_STATIC', message: renamed }, 'at registration, naming the class that set it')
+  t.throws(() => Below.querySchema(), { code: 'FV_ERR_RENAMED_STATIC', message: renamed }, 'set on a class above the user\'s own, too')
+  t.throws(() => composeFilters(Legacy, PaginationFilter), { code: 'FV_ERR_RENAMED_STATIC' }, 'and when composed')
+  // What a JavaScript caller (or a cast) can pass: the types refuse it, with the same sentence.
+  const loose = BaseFilter.with as unknown as (statics: object) => unknown
+  t.throws(() => loose.call(BaseFilter, { pagination: 'page' }), { code: 'FV_ERR_RENAMED_STATIC', message: /^BaseFilter\.with\(pagination\): "pagination" is now paginator = new NumberedPages\(\)/ }, 'and in .with()')
+  const store = new MemoryRepository<ArticleT>({ rows: ROWS })
+  class Unrelated extends GenericListAPIView.with({ responseSchema: Article, repository: store }) {
+    static pagination = 'page'
+  }
+  const app = await build({ views: [{ view: Unrelated, prefix: '/unrelated' }] })
   t.teardown(() => app.close())
-  t.same((await app.inject('/legacy?offset=29')).json(), { items: [{ id: 30, title: 'Article 30' }], offset: 29, limit: 100, total_items: 30, has_more: false })
-  t.match((await app.inject('/pages?page=2')).json(), { items: [{ id: 21 }], total_items: 30 }, '\'page\': numbered pages')
-  const first = (await app.inject('/cursor')).json()
-  t.same(ids(first.items), range(1, 29), '\'cursor\': a cursor page')
-  t.same((await app.inject(`/cursor?cursor=${first.next_page as string}`)).json().items, [{ id: 30, title: 'Article 30' }], 'and its next page')
-  t.equal((await app.inject('/nothing')).json().length, 30, 'a name that is no kind: no pagination')
+  t.equal((await app.inject('/unrelated')).json().length, 30, 'a view, which has no paginator, may have a static of that name')
+
+  // A filter that names nothing and does not page: the list takes no parameters, so it refuses no query.
+  const { app: bare, doc } = await documented({ views: [{ view: articles(BaseFilter, store), prefix: '/bare' }] })
+  t.teardown(() => bare.close())
+  t.equal((await bare.inject('/bare?anything=1')).json().length, 30, 'the whole list, whatever the query')
+  t.same(Object.keys(doc.paths['/bare'].get.responses), ['200'], 'and no 400 documented')
 })
 
 test('a getFilter that answers a filter of another class pages with that filter\'s bounds', async (t) => {

@@ -116,7 +116,7 @@ async function memoryApp (): Promise<Awaited<ReturnType<typeof build>>> {
     static override responseSchema = Item
     static override createSchema = ItemIn
     static override detailParams = Type.Object({ id: Type.Integer() })
-    static override etag = true
+    static override conditional = { etag: true }
     static override repository = asyncRepository(rows) as never
   }
   return await build({ views: [{ view: Items, prefix: '/items' }, { view: Health, prefix: '/health' }] }, { bodyLimit: 4 * 1024 * 1024 })
@@ -135,7 +135,7 @@ test('the attacks, on SQLite (the example API)', async (t) => {
   await sendPatchAttacks(t, app, '/items/1')
 })
 
-test('a view sets its own bounds; maxPatchSize defaults to the route\'s body limit', async (t) => {
+test('a view sets its own bounds; patch.maxSize defaults to the route\'s body limit', async (t) => {
   const rows = new StampingRepository({ rows: [{ id: 1, name: 'lamp', price: 3, updated_at: '2026-01-01T10:00:00.000Z' }] })
   class Items extends AsyncGenericViewSet {
     static override responseSchema = Item
@@ -144,9 +144,7 @@ test('a view sets its own bounds; maxPatchSize defaults to the route\'s body lim
     static override repository = asyncRepository(rows) as never
   }
   class Strict extends Items {
-    static override maxPatchOperations = 2
-    static override maxPatchDepth = 3
-    static override maxPatchSize = 200
+    static override patch = { maxOperations: 2, maxDepth: 3, maxSize: 200 }
   }
   const app = await build({ views: [{ view: Items, prefix: '/items', bodyLimit: 300 }, { view: Strict, prefix: '/strict' }] })
   t.teardown(() => app.close())

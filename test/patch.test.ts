@@ -117,7 +117,7 @@ test('action views: json only by default; patch formats with getPatchTarget; ref
     }
   }
   class Patching extends Base {
-    static override patchFormats = ['json', 'json-patch'] as const
+    static override patch = { formats: ['json', 'json-patch'] as const }
     override getPatchTarget (
       request: FastifyRequest<{ Params: { id: number } }>
     ) { return rows.get(request.params.id) ?? null }
@@ -133,11 +133,11 @@ test('action views: json only by default; patch formats with getPatchTarget; ref
   t.equal((await app.inject({ method: 'PATCH', url: '/patching/1', headers: MERGE, payload: '{}' })).statusCode, 415, 'a format not listed: 415')
   t.equal((await app.inject({ method: 'PATCH', url: '/patching/2', headers: JSON_PATCH, payload: '[]' })).statusCode, 404, 'no object: 404')
 
-  class NoTarget extends Base { static override patchFormats = ['merge-patch'] as const }
+  class NoTarget extends Base { static override patch = { formats: ['merge-patch'] as const } }
   await t.rejects(build({ views: [NoTarget] }), { code: 'FV_ERR_PATCH_TARGET', message: /NoTarget.*getPatchTarget/ })
   class NoSchema extends mix(RetrieveAPIView, PartialUpdateAPIView) {
     static override createSchema = ThingIn
-    static override patchFormats = ['json-patch'] as const
+    static override patch = { formats: ['json-patch'] as const }
     override retrieve () { return null }
     override partialUpdate () { return null }
     override getPatchTarget () { return null }
@@ -159,8 +159,8 @@ test('generic views: patch formats only over a repository that writes atomically
     static override detailParams = IdParams
     static override repository = loose
   }
-  class Insisting extends Loose { static override patchFormats = ['json', 'merge-patch'] as const }
-  await t.rejects(build({ views: [Insisting] }), { code: 'FV_ERR_NOT_ATOMIC', message: /Insisting.*patchFormats merge-patch/ })
+  class Insisting extends Loose { static override patch = { formats: ['json', 'merge-patch'] as const } }
+  await t.rejects(build({ views: [Insisting] }), { code: 'FV_ERR_NOT_ATOMIC', message: /Insisting.*patch formats merge-patch/ })
   const app = await build({ views: [{ view: Loose, prefix: '/loose' }] })
   t.teardown(() => app.close())
   const res = await app.inject({ method: 'PATCH', url: '/loose/1', headers: MERGE, payload: '{}' })
@@ -229,7 +229,13 @@ test('the API description lists the three media types, with the JSON Patch opera
 test('the patch formats work under a mixin that adds its own preValidation hook: ConditionalMixin mixed last', async (t) => {
   const rows = new MemoryRepository<ThingT>({ rows: [{ id: 1, name: 'a', tags: [], meta: {} }] })
   class Things extends mix(GenericViewSet, ConditionalMixin).with(
-    { responseSchema: Thing, createSchema: ThingIn, detailParams: IdParams, etag: true, repository: rows }
+    {
+      responseSchema: Thing,
+      createSchema: ThingIn,
+      detailParams: IdParams,
+      conditional: { etag: true },
+      repository: rows
+    }
   ) {}
   const app = await build({ views: [{ view: Things, prefix: '/things' }] })
   t.teardown(() => app.close())
@@ -281,7 +287,7 @@ test('memory store: the example cases, with the example\'s item over MemoryRepos
     static override updateSchema = ExampleItemIn
     static override partialUpdateSchema = Type.Partial(ExampleItemIn)
     static override detailParams = IdParams
-    static override etag = true
+    static override conditional = { etag: true }
     static override repository = new Stamped()
   }
   const app = await build({ views: [{ view: Items, prefix: '/items' }] })
@@ -317,7 +323,7 @@ test('corners: no body, a view with only partialUpdateSchema, raiseOnNone off, a
     static override responseSchema = Thing
     static override createSchema = Type.Object({ ...ThingIn.properties, name: Type.String({ minLength: 1 }) })
     static override detailParams = IdParams
-    static override etag = true
+    static override conditional = { etag: true }
     static override repository = rows
   }
   const app = await build({ views: [{ view: Partial, prefix: '/partial' }, { view: Lenient, prefix: '/lenient' }, { view: Strict, prefix: '/strict' }] })

@@ -46,7 +46,7 @@ class Products extends mix(ConditionalMixin, AsyncBulkAPIViewSet, AsyncGenericVi
   static override updateSchema = Type.Object({ name: Type.String(), price: Type.Number() })
   static override detailParams = Type.Object({ id: Type.Integer() })
   static override filter = ProductFilter
-  static override etag = true
+  static override conditional = { etag: true }
   static override repository = repository() as never
 }
 
@@ -151,8 +151,7 @@ t0.test('PostgreSQL, two instances: a row created or changed by the other instan
     static override createSchema = Type.Object({ id: Type.Integer(), ...ProductIn.properties })
     static override updateSchema = Type.Object({ name: Type.String(), price: Type.Number() })
     static override detailParams = Type.Object({ id: Type.Integer() })
-    static override etag = true
-    static override lastModifiedField = 'updated_at'
+    static override conditional = { etag: true, lastModifiedField: 'updated_at' }
     static override repository = repository() as never
   }
   const one = await build({ views: [{ view: Creatable, prefix: '/items', preHandler: gap.hook }] })

@@ -44,8 +44,7 @@ async function cases (t: Test, repository: AsyncSqliteRepository<BookT> | Postgr
     createSchema: Type.Object({ title: Type.String(), available: Type.Boolean() }),
     detailParams: Type.Object({ id: Type.Integer() }),
     filter: Available,
-    etag: true,
-    conditionalRequests: true,
+    conditional: { etag: true, requests: true },
     repository
   })
   const app = await build({ views: [{ view: Books, prefix: '/books' }] })

@@ -113,7 +113,7 @@ export function views (repository: QueryRepository): ViewEntry[] {
 
     static override detailParams = Type.Object({ id: Type.Integer() })
     static override filter = ArticleFilter
-    static override etag = true
+    static override conditional = { etag: true }
     static override repository = repository as never
     override getRepositoryOptions () { return { reader: readerOf(this.request) } }
   }

@@ -51,8 +51,7 @@ function booksView () {
     detailParams: IdParams,
     repository: new MemoryRepository<Book>({ rows: rows() }),
     filter: PaginationFilter.with({ fields: { genre: Genre }, orderingFields: ['year', 'title'] }),
-    lastModifiedField: 'updated_at',
-    etag: true
+    conditional: { lastModifiedField: 'updated_at', etag: true }
   }, {
     getKwargs (action) { return action === 'create' ? { id: next++, updated_at: STAMP } : {} }
   })
@@ -60,7 +59,7 @@ function booksView () {
 
 test('a generic viewset declared with typebox 1.x schemas validates, converts, pages, filters and answers as with 0.34', async (t) => {
   class Books extends booksView() {
-    static override etag = true
+    static override conditional = { ...super.conditional, etag: true }
   }
   const app = await build({ views: [{ view: Books, prefix: '/books' }] })
   t.teardown(() => app.close())

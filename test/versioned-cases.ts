@@ -31,8 +31,7 @@ export async function versionedApp (repository: AsyncRepository<VersionedItemT>)
     createSchema: ItemIn,
     updateSchema: ItemIn,
     detailParams: Type.Object({ id: Type.Integer() }),
-    etag: true,
-    versionField: 'version',
+    conditional: { etag: true, versionField: 'version' },
     repository
   }) {}
   return await build({ views: [{ view: Items, prefix: '/items' }] })

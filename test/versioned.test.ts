@@ -137,8 +137,7 @@ test('only the library\'s own writes compare the version: a custom route and an 
     responseSchema: VersionedItem,
     createSchema: Type.Object({ name: Type.String(), price: Type.Number() }),
     detailParams: Params,
-    etag: true,
-    versionField: 'version',
+    conditional: { etag: true, versionField: 'version' },
     repository: asyncRepository<VersionedItemT, MemoryRepository<VersionedItemT>>(rows)
   }, {
     // An update of the application's own: it does not put the version in its write.
@@ -240,8 +239,7 @@ test('an envelope: the tag is the member\'s version; representations of one row 
     responseSchema: VersionedItem,
     createSchema: Type.Object({ name: Type.String(), price: Type.Number() }),
     detailParams: Type.Object({ id: Type.Integer() }),
-    etag: true,
-    versionField: 'version',
+    conditional: { etag: true, versionField: 'version' },
     repository: rows
   }
   class Wrapped extends mix(ConditionalMixin, GenericViewSet).with({ ...base, envelope: 'item' }) {}
@@ -267,8 +265,7 @@ test('object permissions come before the version: 403, never a 412 that tells th
     responseSchema: VersionedItem,
     createSchema: Type.Object({ name: Type.String(), price: Type.Number() }),
     detailParams: Type.Object({ id: Type.Integer() }),
-    etag: true,
-    versionField: 'version',
+    conditional: { etag: true, versionField: 'version' },
     repository: rows,
     objectPermissionActions: ['update', 'partialUpdate', 'destroy']
   }, {
@@ -289,9 +286,9 @@ test('object permissions come before the version: 403, never a 412 that tells th
 test('versionField mistakes are refused at registration, naming the view and the fix', async (t) => {
   const Schema = { responseSchema: VersionedItem, detailParams: Type.Object({ id: Type.Integer() }) }
   const cases = [
-    { name: 'etag off', statics: { conditionalRequests: true, versionField: 'version', repository: memory() }, message: /Cannot register Items: versionField "version" makes the ETags of etag = true.*Set etag = true/ },
-    { name: 'a store that keeps no version', statics: { etag: true, versionField: 'version', repository: new MemoryRepository<VersionedItemT>() }, message: /versionField is "version", but its repository keeps no version.*versionColumn of a SQL table/ },
-    { name: 'another field', statics: { etag: true, versionField: 'revision', repository: memory() }, message: /versionField is "revision", but its repository keeps its version in "version"/ }
+    { name: 'etag off', statics: { conditional: { requests: true, versionField: 'version' }, repository: memory() }, message: /Cannot register Items: conditional\.versionField "version" makes the ETags of etag: true.*Set conditional = \{ etag: true, versionField \}/ },
+    { name: 'a store that keeps no version', statics: { conditional: { etag: true, versionField: 'version' }, repository: new MemoryRepository<VersionedItemT>() }, message: /conditional\.versionField is "version", but its repository keeps no version.*versionColumn of a SQL table/ },
+    { name: 'another field', statics: { conditional: { etag: true, versionField: 'revision' }, repository: memory() }, message: /conditional\.versionField is "revision", but its repository keeps its version in "version"/ }
   ]
   for (const { name, statics, message } of cases) {
     class Items extends mix(ConditionalMixin, GenericViewSet) {
@@ -309,7 +306,7 @@ test('AsyncGenericViewSet over a store that is not versioned keeps hashing', asy
   class Items extends mix(ConditionalMixin, AsyncGenericViewSet).with({
     responseSchema: VersionedItem,
     detailParams: Type.Object({ id: Type.Integer() }),
-    etag: true,
+    conditional: { etag: true },
     repository: asyncRepository<VersionedItemT, MemoryRepository<VersionedItemT>>(rows)
   }) {}
   const app = await build({ views: [{ view: Items, prefix: '/items' }] })
@@ -325,9 +322,7 @@ test('a 304 from a version tag is decided before the body is serialized: what th
     responseSchema: Stamped,
     updateSchema: Type.Object({ name: Type.String(), price: Type.Number() }),
     detailParams: Type.Object({ id: Type.Integer() }),
-    etag: true,
-    versionField: 'version',
-    lastModifiedField: 'changed',
+    conditional: { etag: true, versionField: 'version', lastModifiedField: 'changed' },
     repository: rows
   }) {}
   const app = Fastify({ logger: false })

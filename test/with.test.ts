@@ -44,12 +44,12 @@ test('.with(statics, methods): the statics are set, the methods serve the action
 test('.with() on a generic viewset: the repository, a hook in the methods, and more statics in the class body', async (t) => {
   const repository = asyncRepository(new MemoryRepository<Item>({ rows: [{ id: 1, name: 'Lamp', updated_at: STAMP }] }))
   class Items extends mix(ConditionalMixin, AsyncGenericViewSet).with({
-    responseSchema: Item, createSchema: ItemIn, detailParams: IdParams, filter: PaginationFilter, lastModifiedField: 'updated_at', repository
+    responseSchema: Item, createSchema: ItemIn, detailParams: IdParams, filter: PaginationFilter, conditional: { lastModifiedField: 'updated_at' }, repository
   }, {
     getLocation (item) { return `/items/${item.id}` },
     getKwargs (action) { return action === 'create' ? { updated_at: STAMP } : {} }
   }) {
-    static override etag = true
+    static override conditional = { ...super.conditional, etag: true }
   }
   const app = await build({ views: [{ view: Items, prefix: '/items' }] })
   const created = await app.inject({ method: 'POST', url: '/items', payload: { name: 'Desk' } })
@@ -73,8 +73,7 @@ test('a typed class mixes again with its statics and methods, and .with() chains
   })
   t.equal(Typed[MIXIN].requires[0], GenericRetrieveAPIView[MIXIN], 'it stands for what it extends')
   class Stamped extends mix(ConditionalMixin, Typed) {
-    static override etag = true
-    static override lastModifiedField = 'updated_at'
+    static override conditional = { etag: true, lastModifiedField: 'updated_at' }
   }
   const Renamed = Typed.with({ errorMessage: 'No such lamp' })
   const app = await build({ views: [{ view: Stamped, prefix: '/stamped' }, { view: Renamed, prefix: '/renamed' }] })
@@ -103,7 +102,7 @@ test('a filter\'s .with() sets its statics; a name the filter does not have is F
   const ByName = PaginationFilter.with({ fields: { name: Type.String() }, orderingFields: ['name'], defaultPageSize: 1 })
   t.equal(ByName.name, 'PaginationFilter.with(fields, orderingFields, defaultPageSize)')
   t.same(ByName.orderingFields, ['name'])
-  t.equal(ByName.pagination, 'page', 'the rest is inherited')
+  t.equal(ByName.paginator, PaginationFilter.paginator, 'the rest is inherited')
   class Items extends GenericListAPIView.with({ responseSchema: Item, filter: ByName, repository: new MemoryRepository<Item>({ rows: [{ id: 1, name: 'b', updated_at: STAMP }, { id: 2, name: 'a', updated_at: STAMP }] }) }) {}
   const app = await build({ views: [{ view: Items, prefix: '/items' }] })
   const page = (await app.inject('/items?sort=name')).json()
@@ -169,7 +168,7 @@ test('custom routes given to .with(): typed handlers, installed as routes, kept 
     })
   }))
   class Stamped extends mix(ConditionalMixin, Typed) {
-    static override etag = true
+    static override conditional = { etag: true }
   }
   const app = await build({ views: [{ view: Typed, prefix: '/items' }, { view: Stamped, prefix: '/stamped' }] })
   t.same((await app.inject('/items/search?q=la')).json().map((row: Item) => row.id), [1], 'GET, with the query typed and validated')

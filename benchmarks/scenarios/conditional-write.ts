@@ -67,7 +67,7 @@ export const conditionalWrite: Scenario = {
       static override responseSchema = Item
       static override updateSchema = ItemIn
       static override detailParams = IdParams
-      static override etag = true
+      static override conditional = { etag: true }
       static override repository = new SqliteRepository<Item>(db, { table: 'items', columns: ['id', 'name', 'price'] })
     }
     await app.register(views, { configureApp: false, views: [{ view: Plain, prefix: `${PREFIX}/plain` }, { view: Items, prefix: `${PREFIX}/view` }] })

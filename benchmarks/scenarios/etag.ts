@@ -47,7 +47,7 @@ export const etagScenario: Scenario = {
       static override responseSchema = Product
       static override detailParams = IdParams
       static override repository = repository
-      static override etag = true
+      static override conditional = { etag: true }
     }
 
     // No `etag`: the only validator is the one the handler sets (conditionalRequests, the
@@ -57,7 +57,7 @@ export const etagScenario: Scenario = {
       static override responseSchema = Product
       static override detailParams = IdParams
       static override repository = syncRepository
-      static override conditionalRequests = true
+      static override conditional = { requests: true }
 
       override retrieve (request: ViewRequest<{ params: typeof IdParams }>) {
         const item = this.repository.get({ ...request.params, ...this.getKwargs('retrieve') }, this.getRepositoryOptions('retrieve'))
@@ -76,7 +76,7 @@ export const etagScenario: Scenario = {
       static override responseSchema = Product
       static override detailParams = IdParams
       static override repository = repository
-      static override conditionalRequests = true
+      static override conditional = { requests: true }
 
       override async retrieve (request: ViewRequest<{ params: typeof IdParams }>) {
         const item = await this.repository.get({ ...request.params, ...this.getKwargs('retrieve') }, this.getRepositoryOptions('retrieve'))

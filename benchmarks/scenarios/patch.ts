@@ -108,7 +108,7 @@ export const patchScenario: Scenario = {
       static override repository = repository
     }
     class ProductsJsonOnly extends Products {
-      static override patchFormats = ['json'] as const
+      static override patch = { formats: ['json'] as const }
     }
     // configureApp: false: server.ts configured the app.
     await app.register(views, {
@@ -183,7 +183,7 @@ export const sqlitePatch: Scenario = {
       static override repository = new SqliteRepository<Item>(db, { table: 'items', columns: ['id', 'name', 'price'] })
     }
     class ItemsJsonOnly extends Items {
-      static override patchFormats = ['json'] as const
+      static override patch = { formats: ['json'] as const }
     }
     await app.register(views, {
       configureApp: false,

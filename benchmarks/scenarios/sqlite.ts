@@ -189,8 +189,7 @@ export const sqliteRetrieve: Scenario = {
     }> {
       static override responseSchema = ExampleItem
       static override detailParams = ExampleParams
-      static override etag = true
-      static override lastModifiedField = 'updated_at'
+      static override conditional = { etag: true, lastModifiedField: 'updated_at' }
       static override repository = asyncRepository<ExampleItem, SqliteRepository<ExampleItem>>(
         new SqliteRepository<ExampleItem>(db, EXAMPLE_TABLE)
       )

@@ -80,8 +80,7 @@ export const versionedWrite: Scenario = {
       responseSchema: Item,
       updateSchema: ItemIn,
       detailParams: IdParams,
-      etag: true,
-      versionField: 'version',
+      conditional: { etag: true, versionField: 'version' },
       repository: new SqliteRepository<Item>(db, TABLE)
     }) {}
     await app.register(views, { configureApp: false, views: [{ view: Items, prefix: `${WRITE}/view` }] })
@@ -137,8 +136,7 @@ export const versionedWritePg: Scenario = {
       responseSchema: Item,
       updateSchema: ItemIn,
       detailParams: IdParams,
-      etag: true,
-      versionField: 'version',
+      conditional: { etag: true, versionField: 'version' },
       repository: new PostgresRepository<Item>(pool, TABLE)
     }) {}
     await app.register(views, { configureApp: false, views: [{ view: Items, prefix: `${WRITE_PG}/view` }] })
@@ -192,16 +190,15 @@ export const versionedRetrieve: Scenario = {
         })
     })
     const repository = asyncRepository<Item, SqliteRepository<Item>>(new SqliteRepository<Item>(db, TABLE))
-    const statics = { responseSchema: Item, detailParams: IdParams, etag: true, repository }
-    class Versioned extends mix(ConditionalMixin, AsyncGenericRetrieveAPIView).with({ ...statics, versionField: 'version' }) {}
+    const statics = { responseSchema: Item, detailParams: IdParams, conditional: { etag: true }, repository }
+    class Versioned extends mix(ConditionalMixin, AsyncGenericRetrieveAPIView).with({ ...statics, conditional: { versionField: 'version' } }) {}
     class Hashed extends mix(ConditionalMixin, AsyncGenericRetrieveAPIView).with(statics) {}
     db.exec('CREATE TABLE articles (id INTEGER PRIMARY KEY, title TEXT NOT NULL, description TEXT NOT NULL, version INTEGER NOT NULL)')
     db.prepare('INSERT INTO articles (id, title, description, version) VALUES (1, ?, ?, 1)').run('Reading lamp', DESCRIPTION)
     class Articles extends mix(ConditionalMixin, AsyncGenericRetrieveAPIView).with({
       responseSchema: Article,
       detailParams: IdParams,
-      etag: true,
-      versionField: 'version',
+      conditional: { etag: true, versionField: 'version' },
       repository: asyncRepository<Article, SqliteRepository<Article>>(new SqliteRepository<Article>(db, ARTICLES))
     }) {}
     await app.register(views, {

@@ -73,8 +73,7 @@ export function libraryViews (store: LibraryStore, members: MemberAuth): ViewRou
     detailParams: IdParams,
     filter: BookFilter,
     envelope: 'book',
-    etag: true,
-    lastModifiedField: 'updated_at',
+    conditional: { etag: true, lastModifiedField: 'updated_at' },
     repository: store.books,
     unsafeDependencies: [members.required, members.librarian]
   }, {

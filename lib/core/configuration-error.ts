@@ -56,6 +56,8 @@ export const CONFIGURATION_ERRORS = {
   FV_ERR_UNSUPPORTED_SCHEMA: 'FV_ERR_UNSUPPORTED_SCHEMA',
   /** A member of a view class is near one it inherits (`getKwarg` for `getKwargs`, `unsafeDependency`): it would replace nothing. */
   FV_ERR_MISSPELT_MEMBER: 'FV_ERR_MISSPELT_MEMBER',
+  /** A static that a group of statics replaced (`etag`, now `conditional: { etag }`): set the group's member instead. */
+  FV_ERR_RENAMED_STATIC: 'FV_ERR_RENAMED_STATIC',
   /** A view's response schema does not describe every row of its table: a column that may be NULL, or of another type, than the schema says. */
   FV_ERR_SCHEMA_COLUMNS: 'FV_ERR_SCHEMA_COLUMNS',
   /** A route answers 204 No Content but declares or would send a body, which would be dropped. */

@@ -114,6 +114,13 @@ export const misspeltSentence = ({ shown, meant }: MisspeltMember): string =>
 /** Names every class has, never a misspelling of anything. */
 const BUILT_IN = new Set(['length', 'name', 'prototype', 'constructor', 'arguments', 'caller'])
 
+/** The user's own classes of `klass`: itself and its ancestors below the first class `isLibrary` accepts. */
+export function ownClasses<C extends object> (klass: C, isLibrary: (cls: object) => boolean): C[] {
+  const own: C[] = []
+  for (let c = klass; !isLibrary(c); c = Object.getPrototypeOf(c)) own.push(c) // every class checked extends a library class before Function.prototype
+  return own
+}
+
 /**
  * The first member of the user's own classes (those below the first class `isLibrary` accepts)
  * whose name is near a member inherited from the library but is not that member: it replaces
@@ -126,12 +133,9 @@ export function misspeltMember (
   isLibrary: (cls: object) => boolean,
   isOwn: (value: unknown) => boolean = () => false
 ): MisspeltMember | undefined {
-  const own: ClassLike[] = []
-  let base: ClassLike = klass
-  while (!isLibrary(base)) {
-    own.push(base)
-    base = Object.getPrototypeOf(base) // every class checked extends a library class before Function.prototype
-  }
+  const own = ownClasses(klass, isLibrary)
+  // The first library class: the one above the user's own, or the class itself.
+  const base: ClassLike = own.length === 0 ? klass : Object.getPrototypeOf(own[own.length - 1])
   const inherited = new Set<string>()
   for (let c: object = base; c !== Function.prototype; c = Object.getPrototypeOf(c)) {
     for (const key of Object.getOwnPropertyNames(c)) inherited.add(key)

@@ -1,6 +1,8 @@
-// Statics set by `.with()` (core layer): a class's statics assigned by name, a name it does not have refused.
+// Statics set by `.with()` (core layer): a class's statics assigned by name, a group merged into the inherited
+// one, a name it does not have refused.
 import { ConfigurationError } from './configuration-error.js'
 import { meantName } from './names.js'
+import { renamedStatic, withStatic } from './static-groups.js'
 
 // Every function has these; none is a static a view or a filter reads.
 const FUNCTION_OWN = new Set(['name', 'length', 'prototype'])
@@ -8,16 +10,21 @@ const FUNCTION_OWN = new Set(['name', 'length', 'prototype'])
 /**
  * Sets `statics` as own static properties of `target`, a new subclass of `base`. A name
  * `base` does not have is a typo (`orderingField`, `responseSchemas`) that nothing would
- * ever read: it is refused, naming `owner` (what the user called, `X.with(...)`).
+ * ever read: it is refused, naming `owner` (what the user called, `X.with(...)`). A group of
+ * statics (`conditional: { etag: true }`) is merged into the one `base` has: `.with()` changes
+ * the members it names and keeps the others.
  */
 export function assignStatics (target: object, base: { name: string }, statics: object, owner: string): void {
   for (const [key, value] of Object.entries(statics)) {
+    const renamed = renamedStatic(base, key)
+    if (renamed !== undefined) throw new ConfigurationError('FV_ERR_RENAMED_STATIC', `${owner}: "${key}" ${renamed}`)
     if (!(key in base) || FUNCTION_OWN.has(key)) {
       const meant = meantName(key, staticNames(base))
       throw new ConfigurationError('FV_ERR_UNKNOWN_STATIC', `${owner}: "${key}" is not a static of ${base.name}, so it would never be read` +
         (meant === undefined ? '' : `; did you mean "${meant}"?`))
     }
-    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })
+    const set = withStatic(base, key, value, owner)
+    Object.defineProperty(target, key, { value: set, writable: true, enumerable: true, configurable: true })
   }
 }
 

@@ -5,10 +5,10 @@ import type { PageWindow, Pagination } from './pagination-protocol.js'
 import { numberedPages } from './page-number.js'
 import { offsetPages } from './offset.js'
 import { cursorPages, totalOrdering } from './cursor.js'
-import { paginationName, paginationOfKind, type PaginationKind } from './pagination.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 import { misspeltMember, misspeltSentence, type DidYouMean } from '../core/names.js'
 import { assignStatics, withName } from '../core/statics.js'
+import { assertStaticGroups, retireStatic } from '../core/static-groups.js'
 import { toTypeBoxRecord, type Schema } from '../core/typebox-lines.js'
 
 /** Filter fields: a query parameter name -> the schema of its value (equality). */
@@ -23,11 +23,14 @@ export type FilterClass = typeof BaseFilter
 /**
  * The statics a filter's `.with({...})` takes: any of its own, with its declared type, and any
  * pagination as `paginator` (a named filter declares its own pagination's type). A name the
- * filter does not have is typed as a sentence saying so, which is what the compiler prints.
+ * filter does not have is typed as a sentence saying so, which is what the compiler prints (the
+ * retired `pagination`, its new spelling).
  */
 export type FilterStaticsInput<F, C> = {
   [P in keyof C]: P extends 'paginator' ? Pagination | null
-    : P extends keyof F ? F[P] : `unknown filter static ${P & string}${DidYouMean<P & string, keyof F & string>}`
+    : P extends keyof F ? F[P]
+      : P extends 'pagination' ? 'pagination is now paginator: new NumberedPages(), OffsetPages or CursorPages'
+        : `unknown filter static ${P & string}${DidYouMean<P & string, keyof F & string>}`
 }
 
 /** Type-level record of the statics a filter's `.with()` set, with their literal types (never set at run time). */
@@ -87,11 +90,6 @@ export class BaseFilter {
    * `CursorPaginationFilter`, or to a pagination of your own (`new ArticlePages()`).
    */
   static paginator: Pagination | null = null
-  /**
-   * The built-in pagination by its old name; read only when `paginator` is null.
-   * @deprecated Set `paginator` (`PaginationFilter` and the others set both).
-   */
-  static pagination: PaginationKind = 'none'
   /** Largest `page_size` / `limit` a client may ask for. */
   static maxPageSize = 100
   /** `page_size` / `limit` when the client sends none. */
@@ -224,12 +222,9 @@ export class BaseFilter {
   }
 }
 
-/**
- * The pagination of a filter: its `paginator`, or for a filter that sets none, the built-in its
- * (deprecated) `pagination` names; `undefined` when the filter does not paginate.
- */
+/** The pagination of a filter: its `paginator`; `undefined` when the filter does not paginate. */
 export function paginationOf (filter: FilterClass): Pagination | undefined {
-  return filter.paginator ?? paginationOfKind(filter.pagination)
+  return filter.paginator ?? undefined
 }
 
 /**
@@ -289,6 +284,7 @@ const isLibraryFilter = (cls: object): boolean => LIBRARY_FILTERS.has(cls)
  * registration, naming both (`core/names.ts` says what is near).
  */
 function assertNoMisspeltStatic (filter: FilterClass): void {
+  assertStaticGroups(filter, isLibraryFilter)
   const found = misspeltMember(filter, isLibraryFilter)
   if (found === undefined) return
   throw new ConfigurationError('FV_ERR_MISSPELT_MEMBER', misspeltSentence(found))
@@ -312,24 +308,21 @@ export class OrderingFilter extends BaseFilter {}
 export class SearchFilter extends BaseFilter {}
 
 // Each named filter's `paginator` has the type of its own pagination, so that a view's
-// `.with({ filter })` types its list as that pagination's page; its `pagination` keeps the old name.
+// `.with({ filter })` types its list as that pagination's page.
 
 /** Page-number pagination: `page` (>= 1, default 1) and `page_size` (1..maxPageSize); lists answer a `NumberedPage`. */
 export class PaginationFilter extends BaseFilter {
   static override paginator = numberedPages
-  static override pagination = 'page' as const
 }
 
 /** Offset pagination: `offset` (>= 0) and `limit` (1..maxPageSize, capped); lists answer an `OffsetPage`. */
 export class OffsetLimitFilter extends BaseFilter {
   static override paginator = offsetPages
-  static override pagination = 'offset' as const
 }
 
 /** Keyset pagination: an opaque `cursor` and `page_size`; lists answer a `CursorPage`. */
 export class CursorPaginationFilter extends BaseFilter {
   static override paginator = cursorPages
-  static override pagination = 'cursor' as const
 }
 
 const usesOperator = (filter: FilterClass, ops: readonly Operator[]): boolean => Object.values(filter.operators).some(
@@ -359,7 +352,7 @@ export function composeFilters (...filters: FilterClass[]): FilterClass {
   const paging = [...new Set(filters.map(paginationOf).filter((p) => p !== undefined))]
   if (paging.length > 1) {
     throw new ConfigurationError('FV_ERR_FILTER_PAGINATION', `composeFilters: ${filters.map((f) => f.name).join(', ')} paginate in ${paging.length} different ways ` +
-      `(${paging.map(paginationName).join(', ')}), and a list has one kind of page. Compose at most one paginating filter with the others`)
+      `(${paging.map((p) => p.constructor.name).join(', ')}), and a list has one kind of page. Compose at most one paginating filter with the others`)
   }
   const pager = filters.find((f) => paginationOf(f) !== undefined)
   const maxSearchLength = smallest(filters, (f) => f.searchFields.length > 0, (f) => f.maxSearchLength)
@@ -373,7 +366,6 @@ export function composeFilters (...filters: FilterClass[]): FilterClass {
     static override defaultOrdering = filters.find((f) => f.defaultOrdering.length > 0)?.defaultOrdering ?? []
     static override searchFields = [...new Set(filters.flatMap((f) => f.searchFields))]
     static override paginator = paging[0] ?? null
-    static override pagination: PaginationKind = pager?.pagination ?? 'none'
     static override maxPageSize = pager?.maxPageSize ?? BaseFilter.maxPageSize
     // The pager's own choice, checked against its maxPageSize; an inherited default, already capped.
     static override defaultPageSize = pager === undefined
@@ -390,3 +382,6 @@ export function composeFilters (...filters: FilterClass[]): FilterClass {
 const LIBRARY_FILTERS = new Set<object>(
   [BaseFilter, OrderingFilter, SearchFilter, PaginationFilter, OffsetLimitFilter, CursorPaginationFilter]
 )
+
+// The built-in paginations were once named by a `pagination` kind: a filter still setting one would page by nothing.
+retireStatic('pagination', 'paginator', 'paginator = new NumberedPages() (for \'page\'), new OffsetPages() (\'offset\') or new CursorPages() (\'cursor\')')

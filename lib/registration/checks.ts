@@ -9,6 +9,7 @@ import { columnFactsOf, fieldNamesOf, filledOnCreateOf, readOnlyFieldsOf } from 
 import { schemaStatic } from '../core/typebox-lines.js'
 import { addsNoKwargs, mapsItself, scopeFieldsOf } from '../views/generic/generic-view.js'
 import { misspeltMember, misspeltSentence } from '../core/names.js'
+import { assertStaticGroups } from '../core/static-groups.js'
 import { acceptedTypes, fits, overlap } from '../schema/json-types.js'
 import type { FilterClass } from '../query/filters.js'
 import { isArrayNode, namedOf, requiredOf, type SchemaNode } from '../core/schema-node.js'
@@ -239,6 +240,15 @@ export function assertDependencyKeys (statics: CheckedView, routes: CollectedRou
 /** A class the library made: `View`, `APIView`, or one built by `mix`, a mixin or `.with()`. */
 function isLibraryClass (cls: object): boolean {
   return cls === View || cls === APIView || Object.hasOwn(cls, MIXIN)
+}
+
+/**
+ * A static a group replaced (`etag`, now `conditional: { etag }`), or a group member the group
+ * does not have: refused before any other check, whose message would only describe what follows
+ * from it (a conditional view that turns nothing on).
+ */
+export function assertCurrentStatics (klass: ViewClass): void {
+  assertStaticGroups(klass, isLibraryClass, `Cannot register ${klass.name}: `)
 }
 
 /**

@@ -3,7 +3,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { APIView } from '../views/api-view.js'
 import { findRaises, getCatchSpecs, raisesPairs } from '../views/decorators.js'
-import { assertBodiesFitRepository, assertCreatesFitResponse, assertDependencyKeys, assertFilterFitsFields, assertResponseFitsColumns, assertNoContentHasNoBody, assertNoNearMisses, assertStoredObjectsSchema } from './checks.js'
+import { assertBodiesFitRepository, assertCreatesFitResponse, assertDependencyKeys, assertFilterFitsFields, assertResponseFitsColumns, assertNoContentHasNoBody, assertNoNearMisses, assertStoredObjectsSchema, assertCurrentStatics } from './checks.js'
 import { getRouteMeta, mergeRouteOptions, resolveRouteOptions } from '../routes/route-meta.js'
 import { withPrefixParams } from './prefix-params.js'
 import { joinPath } from '../core/paths.js'
@@ -42,6 +42,7 @@ function methodsOf (klass: ViewClass): Map<string, ViewMethod> {
  */
 export function collectRoutes (klass: ViewClass): ServedRoute[] {
   const statics: ViewStatics = klass
+  assertCurrentStatics(klass)
   statics.assertRegistrable()
   const methods = methodsOf(klass)
   const served: ServedRoute[] = []
@@ -136,7 +137,7 @@ function enveloped (klass: ViewClass, route: CollectedRoute): void {
   if (name === undefined || !ENVELOPED_ACTIONS.has(route.name)) return
   if (route.bodyMediaTypes !== undefined && Object.keys(route.bodyMediaTypes).some((type) => type !== 'application/json')) {
     throw new ConfigurationError('FV_ERR_ENVELOPE', `Cannot register ${klass.name}: patch documents apply to the representation, which its envelope "${name}" wraps; ` +
-      'set patchFormats = [\'json\'], or remove the envelope')
+      'set patch = { formats: [\'json\'] }, or remove the envelope')
   }
   route.envelope = name
   if (route.responseSchema !== undefined && !route.emptyBody) {

@@ -1,18 +1,17 @@
 // Registration (registration layer): a view class becomes Fastify routes in four passes, each in a file
-// of its own: collect (collect.ts), contributions (contributions.ts), handler (handler.ts), assemble (assemble.ts).
+// of its own: collect (collect.ts), contributions (contributions.ts), handler (handler.ts), assemble (assemble.ts),
+// over the settings its levels resolve to (settings.ts).
 import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { readsNoContent, parseJsonMediaTypes } from '../http/media-type.js'
 import { assertParamsInPath, assertPrefix } from './checks.js'
 import { buildRouteSchema } from '../openapi/operation.js'
-import { appErrorFormat, PROBLEM_FORMAT, type ErrorFormat } from '../http/error-format.js'
 import { serializerCompilerFor } from '../schema/serializer.js'
 import { mergeRouteOptions } from '../routes/route-meta.js'
 import { assertPrefixParams } from './prefix-params.js'
 import { joinPath } from '../core/paths.js'
 import type { ResponseHeadersClass } from '../http/response-headers.js'
-import type { SharedRouteOptions } from '../routes/types.js'
-import { resolveValidationPolicy, type ValidationPolicy } from '../schema/validation-policy.js'
+import { registrationSettings, type RegisterViewOptions, type RouterContext } from './settings.js'
 import { documentedDefinition, validatorCompilerFor } from './validators.js'
 import type { ViewClass } from '../views/view.js'
 import { servedBy, sharedRoute, uniqueOperationId } from './served-routes.js'
@@ -34,25 +33,6 @@ declare module 'fastify' {
   }
 }
 
-/** Options of one registration of a view: its prefix, its validation policy, and route options for every route. */
-export interface RegisterViewOptions extends SharedRouteOptions {
-  prefix?: string
-  /** The validation policy of the view's routes; each option set here wins over the router's and the plugin's (docs/views.md#the-validation-policy). */
-  validation?: ValidationPolicy
-  /** How the view's routes answer and document errors; wins over the router's, the plugin's and the application's (docs/errors.md#error-formats). */
-  errorFormat?: ErrorFormat
-}
-
-/** What a router adds to every view it registers. */
-export interface RouterContext {
-  prefix: string
-  options: SharedRouteOptions
-  /** The validation policies of the levels around the registration, outermost first: the plugin's, the router's. */
-  validation?: ReadonlyArray<ValidationPolicy | undefined>
-  /** The error formats of the levels around the registration, outermost first: the plugin's, the router's. */
-  errorFormat?: ReadonlyArray<ErrorFormat | undefined>
-}
-
 export { joinPath, collectRoutes, compareSpecificity }
 
 /**
@@ -67,17 +47,8 @@ export function buildViewRoutes (
 ): RouteOptions[] {
   const serializerCompiler = serializerCompilerFor(app)
   const compileSerializer = (schema: TSchema): ((value: unknown) => string) => serializerCompiler({ schema })
-  const { prefix = '', validation, errorFormat, ...registration } = options
-  const policy = resolveValidationPolicy([...router?.validation ?? [], validation], `${klass.name}'s registration`)
-  // The innermost level that declares a format wins; else the application's (`configureApp`).
-  const levels = [...router?.errorFormat ?? [], errorFormat]
-  const format = levels.reduce<ErrorFormat | undefined>((outer, inner) => inner ?? outer, undefined) ??
-    (app === undefined ? undefined : appErrorFormat(app)) ?? PROBLEM_FORMAT
-  const shared = router === undefined ? registration : mergeRouteOptions(router.options, registration)
-  const fullPrefix = joinPath(router?.prefix ?? '', prefix)
-  const appPrefix = app?.prefix ?? ''
-  // Fastify's own default when the application sets none.
-  const appBodyLimit = app?.initialConfig.bodyLimit ?? 1024 * 1024
+  const resolved = registrationSettings(klass, options, router, app)
+  const { policy, format, shared, registration, fullPrefix, appPrefix, appBodyLimit } = resolved
   const served = collectRoutes(klass)
   if (served.length > 0) assertPrefixParams(klass, joinPath(appPrefix, fullPrefix))
   const built: RouteOptions[] = []

@@ -1,6 +1,7 @@
 // ViewRouter (registration layer): views grouped under one prefix and shared route options, registered together.
 import type { FastifyInstance } from 'fastify'
-import { registerView, type RegisterViewOptions } from './register.js'
+import { registerView } from './register.js'
+import type { RegisterViewOptions } from './settings.js'
 import type { SharedRouteOptions } from '../routes/types.js'
 import type { ViewClass } from '../views/view.js'
 import type { ValidationPolicy } from '../schema/validation-policy.js'

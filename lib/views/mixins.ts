@@ -191,20 +191,44 @@ export type ActionDependencies<A extends string> = { [P in A]?: Dependency[] }
 export type StaticsWithActions<K, S> = [ActionNameOf<K>] extends [never] ? S : Omit<S, 'actionDependencies'> & { actionDependencies: ActionDependencies<ActionNameOf<K>> }
 
 /**
+ * The statics set as one object (`patch`, `conditional`), by name. Each feature adds its group by
+ * declaration merging (and `defineStaticGroup` at run time), so that `.with()` checks its members.
+ */
+export interface StaticGroupRegistry {}
+
+/**
+ * The flat statics a group replaced, by old name, with the new spelling (`etag: 'conditional: { etag }'`):
+ * what the compiler prints for `.with({ etag: true })`. Each feature adds its own by declaration merging.
+ */
+export interface RetiredStaticRegistry {}
+
+/**
  * The statics `.with({...})` takes: any of the class's own, each with its declared type;
  * `lastModifiedField` a time field of `responseSchema`, a `repository` of those items, and a `filter` made with
- * `.with()` naming only fields the rows have (`UnknownFilterFields`). A name the class does not
- * have is typed as a sentence saying so, which is what the compiler prints for the mistake.
+ * `.with()` naming only fields the rows have (`UnknownFilterFields`); a group's members by their
+ * types (`GroupInput`). A name the class does not have is typed as a sentence saying so (a retired
+ * one, its new spelling), which is what the compiler prints for the mistake.
  */
 export type StaticsInput<S, C> = {
   [P in keyof C]: P extends keyof S
-    ? P extends 'lastModifiedField' ? LastModifiedFieldOf<C, S[P]>
+    ? P extends keyof StaticGroupRegistry ? GroupInput<C, C[P], NonNullable<S[P]>, P>
       : P extends 'filter' ? ([UnknownFilterFields<C>] extends [never] ? S[P] : `the filter names ${UnknownFilterFields<C>}, a field the items do not have`)
         : P extends 'repository' ? (RepositoryFits<C> extends true ? FamilyFits<C[P], S[P]> : 'the repository holds other items than responseSchema describes')
           : PlainJsonSchema<C[P], S[P]> extends true ? `${P & string} takes a TypeBox schema: build it with Type.Object({ ... })`
             : S[P]
-    : `unknown static ${P & string}${DidYouMean<P & string, keyof S & string>}`
+    : P extends keyof RetiredStaticRegistry ? `${P & string} is now ${RetiredStaticRegistry[P] & string}`
+      : `unknown static ${P & string}${DidYouMean<P & string, keyof S & string>}`
 }
+
+/**
+ * What a group of statics takes in `.with()`: its members by their declared types (`lastModifiedField`
+ * a time field of `responseSchema`), a member it does not have typed as a sentence saying so.
+ */
+type GroupInput<C, Given, Declared, Group extends string> = Given extends object ? {
+  [Q in keyof Given]: Q extends keyof Declared
+    ? Q extends 'lastModifiedField' ? LastModifiedFieldOf<C, Declared[Q]> : Declared[Q]
+    : `unknown option ${Q & string} of ${Group}${DidYouMean<Q & string, keyof Declared & string>}`
+} : Declared
 
 /**
  * Whether a static that takes a schema was given a plain JSON Schema object (`{ type: 'object',

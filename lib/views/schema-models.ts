@@ -2,7 +2,9 @@
 import type { Schema, StaticOf } from '../core/typebox-lines.js'
 import type { FILTER_STATICS } from '../query/filters.js'
 import type { PageOf, Pagination } from '../query/pagination-protocol.js'
-import type { PageOfKind } from '../query/pagination.js'
+import type { NumberedPages } from '../query/page-number.js'
+import type { OffsetPages } from '../query/offset.js'
+import type { CursorPages } from '../query/cursor.js'
 
 /** The one model a schema static gives, under the model's name; nothing when the static is absent. */
 type From<C, K extends string, Model extends string> =
@@ -28,17 +30,21 @@ type ListModel<C> = C extends { readonly responseSchema: infer T extends Schema 
       : unknown
   : unknown
 
-/** What a filter says of its pages: its paginator, and its deprecated pagination kind. */
-type Filtering = { readonly paginator: unknown, readonly pagination: unknown }
+/** What a filter says of its pages: its paginator. */
+type Filtering = { readonly paginator: unknown }
+
+/** The page of a list through a filter whose pagination the types cannot tell (`Pagination | null`): a built-in page, or an array. */
+type AnyBuiltInPage<T> = PageOf<NumberedPages, T> | PageOf<OffsetPages, T> | PageOf<CursorPages, T> | T[]
 
 /**
  * The page a list of `T` answers through the filter `F`: the page of its `paginator` (the one its
- * `.with()` set, or the type of its static), or, where that may be null (a `BaseFilter`), the page
- * its deprecated `pagination` names: an array for `'none'`, a union when the kind is not known.
+ * `.with()` set, or the type of its static); an array when it is `null`; where the type says only
+ * that it may be null (a composed filter), any of the built-in pages or an array.
  */
 type ListPage<F extends Filtering, T> = FilterStatic<F, 'paginator'> extends infer P
-  ? null extends P ? PageOfKind<FilterStatic<F, 'pagination'>, T>
-    : P extends Pagination ? PageOf<P, T> : unknown
+  ? [P] extends [null] ? T[]
+      : null extends P ? AnyBuiltInPage<T>
+        : P extends Pagination ? PageOf<P, T> : unknown
   : never
 
 /** The static `K` of a filter: the one its `.with({...})` set, else its declared type. */

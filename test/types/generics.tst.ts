@@ -8,7 +8,7 @@ import {
   NumberedPage, OffsetLimitFilter, OffsetPage, OrderingFilter, PaginationFilter, SearchFilter, asyncRepository,
   composeFilters, type AsyncRepository, type Criteria, type CriteriaOf, type KwargsOf, type CursorPageOf,
   type FilterArgs, type FilterClass, type NumberedPageOf, type NumberedPageSchema, type OffsetPageOf, type OrderKey,
-  type PageWindow, type PaginationKind, type Repository, type RepositoryOptions
+  type PageWindow, type Repository, type RepositoryOptions, type Pagination, NumberedPages, OffsetPages
 } from '../../lib/generics.js'
 import { Item, ItemBody } from './schemas.js'
 
@@ -200,12 +200,13 @@ describe('pages', () => {
 })
 
 describe('filters', () => {
-  test('the pagination kind is a static, a literal type on the named filters', () => {
-    expect(PaginationFilter.pagination).type.toBe<'page'>()
-    expect(OffsetLimitFilter.pagination).type.toBe<'offset'>()
-    expect(BaseFilter.pagination).type.toBe<PaginationKind>()
+  test('the paginator is a static, typed as its own pagination on the named filters; the old pagination kind is gone', () => {
+    expect(PaginationFilter.paginator).type.toBe<NumberedPages>()
+    expect(OffsetLimitFilter.paginator).type.toBe<OffsetPages>()
+    expect(BaseFilter.paginator).type.toBe<Pagination | null>()
     expect(CursorPaginationFilter).type.toBeAssignableTo<FilterClass>()
-    expect<PaginationKind>().type.toBe<'none' | 'page' | 'offset' | 'cursor'>()
+    expect(BaseFilter).type.not.toHaveProperty('pagination')
+    expect(BaseFilter.with).type.not.toBeCallableWith({ pagination: 'page' })
   })
 
   test('composeFilters returns a filter class', () => {
@@ -231,8 +232,8 @@ describe('filters', () => {
     expect({ price: ['gt', 'le'] as const }).type.toBeAssignableTo<typeof BaseFilter.operators>()
     expect({ price: ['between'] as const }).type.not.toBeAssignableTo<typeof BaseFilter.operators>()
 
-    expect('offset' as const).type.toBeAssignableTo<typeof BaseFilter.pagination>()
-    expect('pages' as const).type.not.toBeAssignableTo<typeof BaseFilter.pagination>()
+    expect(new OffsetPages()).type.toBeAssignableTo<typeof BaseFilter.paginator>()
+    expect('offset' as const).type.not.toBeAssignableTo<typeof BaseFilter.paginator>()
   })
 
   test('operators without `as const` are refused (the JSDoc example of BaseFilter omits it)', () => {

@@ -19,9 +19,22 @@ describe('the message names the mistake', () => {
     expect(Books.with({ unsafeDependency: [] })).type.toRaiseError('"unknown static unsafeDependency: did you mean unsafeDependencies?"')
     expect(Books.with({ createSchem: Book })).type.toRaiseError('"unknown static createSchem: did you mean createSchema?"')
     expect(Books.with({ detailParsms: BookParams })).type.toRaiseError('"unknown static detailParsms: did you mean detailParams?"')
-    expect(Books.with({ etga: true })).type.toRaiseError('"unknown static etga: did you mean etag?"')
+    expect(Books.with({ conditonal: { etag: true } })).type.toRaiseError('"unknown static conditonal: did you mean conditional?"')
     expect(Books.with({ nonsense: 1 })).type.toRaiseError('"unknown static nonsense"')
     expect(Books.with({ responseSchema: Book })).type.not.toRaiseError()
+  })
+
+  test('a misspelt option of a group of statics', () => {
+    expect(Books.with({ conditional: { etga: true } })).type.toRaiseError('"unknown option etga of conditional: did you mean etag?"')
+    expect(Books.with({ patch: { maxOperation: 10 } })).type.toRaiseError('"unknown option maxOperation of patch: did you mean maxOperations?"')
+    expect(Books.with({ conditional: { etag: true, require: true }, patch: { formats: ['json'], maxOperations: 10 } })).type.not.toRaiseError()
+  })
+
+  test('a static a group replaced', () => {
+    expect(Books.with({ etag: true })).type.toRaiseError('"etag is now conditional: { etag }"')
+    expect(Books.with({ requirePreconditions: true })).type.toRaiseError('"requirePreconditions is now conditional: { require }"')
+    expect(Books.with({ patchFormats: ['json'] })).type.toRaiseError('"patchFormats is now patch: { formats }"')
+    expect(PaginationFilter.with({ pagination: 'page' })).type.toRaiseError('"pagination is now paginator: new NumberedPages(), OffsetPages or CursorPages"')
   })
 
   test('a misspelt field in a filter', () => {
@@ -43,8 +56,8 @@ describe('the message names the mistake', () => {
 
   test('a lastModifiedField that is not a time field of the item', () => {
     // The sentence is the compiler's own suggestion, which names the field the user meant.
-    expect(Books.with({ responseSchema: Book, lastModifiedField: 'updatedAt' })).type.toRaiseError('Did you mean \'"updated_at"\'?')
-    expect(Books.with({ responseSchema: Book, lastModifiedField: 'updated_at', detailParams: BookParams })).type.not.toRaiseError()
+    expect(Books.with({ responseSchema: Book, conditional: { lastModifiedField: 'updatedAt' } })).type.toRaiseError('Did you mean \'"updated_at"\'?')
+    expect(Books.with({ responseSchema: Book, conditional: { lastModifiedField: 'updated_at' }, detailParams: BookParams })).type.not.toRaiseError()
   })
 })
 

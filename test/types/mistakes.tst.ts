@@ -41,7 +41,7 @@
 // 30  the same over a MemoryRepository                                   registration (FV_ERR_UNKNOWN_FIELD: in neither responseSchema nor a stored row)
 // 31  a bulkUpdateSchema that does not require the primary key          registration (FV_ERR_BULK_CONFIG)
 // 32  a repository of other items than responseSchema's                  compile time: "the repository holds other items than responseSchema describes"
-// 33  a list returning an array over PaginationFilter                    compile time: the named filters declare `pagination` as a literal
+// 33  a list returning an array over PaginationFilter                    compile time: the named filters declare the type of their `paginator`
 // 34  responseSchemaAsList: false with responseSchema an envelope        compile time: `list` returns the envelope, not an array of them
 // 35  detailParams naming a parameter the route does not have (`bookId`, route `/:id`)
 //                                                                        registration (FV_ERR_UNKNOWN_FIELD); the types still type `request.params.bookId`
@@ -78,7 +78,7 @@ const authenticate: Dependency = { onRequest: () => {}, errors: [Unauthorized] }
 const BookViews = mix(ConditionalMixin, AsyncGenericViewSet)
 const statics = { responseSchema: Book, createSchema: BookIn, detailParams: BookParams, repository: books } as const
 
-class Books extends BookViews.with({ ...statics, etag: true, lastModifiedField: 'updated_at' }, {
+class Books extends BookViews.with({ ...statics, conditional: { etag: true, lastModifiedField: 'updated_at' } }, {
   // The body is { title, year }: the server stamps updated_at, which every Book has.
   async create (request) {
     return await this.repository.create({ ...request.body, updated_at: new Date().toISOString() }, this.getRepositoryOptions('create'))
@@ -189,14 +189,14 @@ describe('misspelt names', () => {
   })
 
   test('7: a misspelt lastModifiedField', () => {
-    expect(BookViews.with).type.toBeCallableWith({ ...statics, lastModifiedField: 'updated_at' })
-    expect(BookViews.with).type.not.toBeCallableWith({ ...statics, lastModifiedField: 'updatedAt' })
+    expect(BookViews.with).type.toBeCallableWith({ ...statics, conditional: { lastModifiedField: 'updated_at' } })
+    expect(BookViews.with).type.not.toBeCallableWith({ ...statics, conditional: { lastModifiedField: 'updatedAt' } })
   })
 
   test('8: the same, with responseSchema set outside .with(), is not checked', () => {
     // Without responseSchema among the statics there is no field list to check against:
     // registration refuses it (FV_ERR_UNKNOWN_FIELD, test/mistakes.test.ts).
-    expect(BookViews.with).type.toBeCallableWith({ lastModifiedField: 'updatedAt' })
+    expect(BookViews.with).type.toBeCallableWith({ conditional: { lastModifiedField: 'updatedAt' } })
   })
 
   test('9: a misspelt action in the methods object', () => {
@@ -242,8 +242,8 @@ describe('what the view is made of', () => {
   })
 
   test('19: a static of a mixin the view is not made of', () => {
-    expect(BookViews.with).type.toBeCallableWith({ responseSchema: Book, lastModifiedField: 'updated_at' })
-    expect(AsyncGenericViewSet.with).type.not.toBeCallableWith({ responseSchema: Book, lastModifiedField: 'updated_at' })
+    expect(BookViews.with).type.toBeCallableWith({ responseSchema: Book, conditional: { lastModifiedField: 'updated_at' } })
+    expect(AsyncGenericViewSet.with).type.not.toBeCallableWith({ responseSchema: Book, conditional: { lastModifiedField: 'updated_at' } })
 
     expect(BookViews.with).type.toBeCallableWith({ responseSchema: Book, createSchema: BookIn })
     expect(ReadOnlyBooks.with).type.not.toBeCallableWith({ responseSchema: Book, createSchema: BookIn })

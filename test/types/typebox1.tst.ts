@@ -70,8 +70,8 @@ describe('views typed from typebox 1.x schemas', () => {
     const repository = asyncRepository(new MemoryRepository<Book>({ rows: [] }))
     const Stamped = mix(ConditionalMixin, AsyncGenericViewSet)
     const Timed = Type.Object({ id: Type.Integer(), updated_at: Type.String({ format: 'date-time' }) })
-    expect(Stamped.with).type.toBeCallableWith({ responseSchema: Timed, lastModifiedField: 'updated_at' })
-    expect(Stamped.with).type.not.toBeCallableWith({ responseSchema: Timed, lastModifiedField: 'updatedAt' })
+    expect(Stamped.with).type.toBeCallableWith({ responseSchema: Timed, conditional: { lastModifiedField: 'updated_at' } })
+    expect(Stamped.with).type.not.toBeCallableWith({ responseSchema: Timed, conditional: { lastModifiedField: 'updatedAt' } })
 
     expect(AsyncGenericViewSet.with).type.toBeCallableWith({ responseSchema: Book, repository, filter: PaginationFilter.with({ fields: { genre: Genre }, orderingFields: ['year'] }) })
     expect(AsyncGenericViewSet.with).type.not.toBeCallableWith({ responseSchema: Book, repository, filter: PaginationFilter.with({ orderingFields: ['yaer'] }) })

@@ -10,6 +10,7 @@ import { Unauthorized } from '../../lib/errors.js'
 import {
   AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, AsyncGenericViewSet, BaseFilter, CursorPaginationFilter,
   GenericListAPIView, GenericViewSet, MemoryRepository, OffsetLimitFilter, PaginationFilter, asyncRepository,
+  NumberedPages, OffsetPages, CursorPages,
   type AsyncBulkRepository, type AsyncRepository, type BulkRepository, type CursorPageOf, type NumberedPageOf,
   type OffsetPageOf, type Repository
 } from '../../lib/generics.js'
@@ -157,13 +158,19 @@ describe('.with(statics): generic views', () => {
     expect(GenericViewSet.with).type.not.toBeCallableWith({ responseSchema: Item, repository: others })
   })
 
-  test('list answers an array without a filter, and the page of a filter whose pagination is a literal', () => {
+  test('list answers an array without a filter, and the page of a filter whose paginator is typed', () => {
     type Plain = InstanceType<ReturnType<typeof AsyncGenericListAPIView.with<{ responseSchema: typeof Item }>>>
     expect<ReturnType<Plain['list']>>().type.toBe<Promise<ItemData[] | FastifyReply>>()
 
-    class Pages extends BaseFilter { static override pagination = 'page' as const }
-    class Offsets extends BaseFilter { static override pagination = 'offset' as const }
-    class Cursors extends BaseFilter { static override pagination = 'cursor' as const }
+    class Pages extends BaseFilter { static override paginator = new NumberedPages() }
+    class Offsets extends BaseFilter { static override paginator = new OffsetPages() }
+    class Cursors extends BaseFilter { static override paginator = new CursorPages() }
+    class Unpaged extends BaseFilter { static override paginator = null }
+    type Flat = InstanceType<ReturnType<typeof GenericListAPIView.with<{
+      responseSchema: typeof Item,
+      filter: typeof Unpaged
+    }>>>
+    expect<ReturnType<Flat['list']>>().type.toBe<ItemData[] | FastifyReply>()
     type Paged = InstanceType<ReturnType<typeof AsyncGenericListAPIView.with<{
       responseSchema: typeof Item,
       filter: typeof Pages
@@ -184,7 +191,7 @@ describe('.with(statics): generic views', () => {
     expect<() => Promise<ItemData[]>>().type.not.toBeAssignableTo<Paged['list']>()
   })
 
-  test('the library filters declare their pagination as a literal, so list over them is their page', () => {
+  test('the library filters declare the type of their paginator, so list over them is their page', () => {
     type Paged = InstanceType<ReturnType<typeof AsyncGenericListAPIView.with<{
       responseSchema: typeof Item,
       filter: typeof PaginationFilter
@@ -255,8 +262,8 @@ describe('.with(statics): what it refuses', () => {
     expect(Crud.with).type.toBeCallableWith({ createSchema: ItemBody })
     expect(ReadOnly.with).type.not.toBeCallableWith({ createSchema: ItemBody })
 
-    expect(mix(ConditionalMixin, AsyncGenericViewSet).with).type.toBeCallableWith({ etag: true })
-    expect(AsyncGenericViewSet.with).type.not.toBeCallableWith({ etag: true })
+    expect(mix(ConditionalMixin, AsyncGenericViewSet).with).type.toBeCallableWith({ conditional: { etag: true } })
+    expect(AsyncGenericViewSet.with).type.not.toBeCallableWith({ conditional: { etag: true } })
   })
 
   test('a static of the wrong type', () => {
@@ -270,20 +277,20 @@ describe('.with(statics): what it refuses', () => {
   test('lastModifiedField must name a field of responseSchema', () => {
     const Stamped = mix(ConditionalMixin, AsyncGenericViewSet)
     const Timed = Type.Object({ id: Type.Integer(), updated_at: Type.String({ format: 'date-time' }) })
-    expect(Stamped.with).type.toBeCallableWith({ responseSchema: Timed, lastModifiedField: 'updated_at' })
-    expect(Stamped.with).type.not.toBeCallableWith({ responseSchema: Timed, lastModifiedField: 'updatedAt' })
-    expect(Stamped.with).type.toBeCallableWith({ responseSchema: Timed, lastModifiedField: undefined })
+    expect(Stamped.with).type.toBeCallableWith({ responseSchema: Timed, conditional: { lastModifiedField: 'updated_at' } })
+    expect(Stamped.with).type.not.toBeCallableWith({ responseSchema: Timed, conditional: { lastModifiedField: 'updatedAt' } })
+    expect(Stamped.with).type.toBeCallableWith({ responseSchema: Timed, conditional: { lastModifiedField: undefined } })
   })
 
   test('without responseSchema, lastModifiedField is any string (checked at registration)', () => {
     const Stamped = mix(ConditionalMixin, AsyncGenericViewSet)
-    expect(Stamped.with).type.toBeCallableWith({ lastModifiedField: 'updatedAt' })
-    expect(Stamped.with).type.not.toBeCallableWith({ lastModifiedField: 1 })
+    expect(Stamped.with).type.toBeCallableWith({ conditional: { lastModifiedField: 'updatedAt' } })
+    expect(Stamped.with).type.not.toBeCallableWith({ conditional: { lastModifiedField: 1 } })
   })
 
   test('lastModifiedField is a static of ConditionalMixin only', () => {
-    expect(mix(ConditionalMixin, AsyncGenericViewSet).with).type.toBeCallableWith({ responseSchema: Item, lastModifiedField: 'name' })
-    expect(AsyncGenericViewSet.with).type.not.toBeCallableWith({ responseSchema: Item, lastModifiedField: 'name' })
+    expect(mix(ConditionalMixin, AsyncGenericViewSet).with).type.toBeCallableWith({ responseSchema: Item, conditional: { lastModifiedField: 'name' } })
+    expect(AsyncGenericViewSet.with).type.not.toBeCallableWith({ responseSchema: Item, conditional: { lastModifiedField: 'name' } })
   })
 
   test('actionDependencies is keyed by the actions of the class', () => {
@@ -418,11 +425,25 @@ describe('ConditionalMixin', () => {
 
   test('its statics and its members are typed', () => {
     expect(Stamped.with).type.toBeCallableWith(
-      { responseSchema: Item, etag: true, conditionalRequests: true, requirePreconditions: true }
+      { responseSchema: Item, conditional: { etag: true, requests: true, require: true } }
     )
     expect(Stamped.with).type.not.toBeCallableWith({ responseSchema: Item, etag: 'strong' })
+    expect(Stamped.with).type.not.toBeCallableWith({ responseSchema: Item, etag: true })
+    expect(Stamped.with).type.not.toBeCallableWith({ responseSchema: Item, conditional: { etag: 'strong' } })
+    expect(Stamped.with).type.not.toBeCallableWith({ responseSchema: Item, conditional: true })
+    expect(Stamped.with).type.not.toBeCallableWith({ responseSchema: Item, conditional: { etag: true, versionFeild: 'v' } })
+  })
 
-    const Items = Stamped.with({ responseSchema: Item, etag: true }, {
+  test('a class body sets a group whole, its members typed; the inherited members by spreading super\'s', () => {
+    expect(class extends Stamped { static override conditional = { etag: true } }).type.not.toRaiseError()
+    expect(class extends Stamped.with({ conditional: { etag: true } }) {
+      static override conditional = { ...super.conditional, require: true }
+    }).type.not.toRaiseError()
+    expect(class extends Stamped { static override conditional = { etag: 'strong' } }).type.toRaiseError()
+    expect(class extends AsyncGenericViewSet { static override patch = { formats: ['xml'] as const } }).type.toRaiseError()
+    expect(class extends AsyncGenericViewSet { static override patch = { formats: ['json', 'merge-patch'] as const, maxDepth: 8 } }).type.not.toRaiseError()
+
+    const Items = Stamped.with({ responseSchema: Item, conditional: { etag: true } }, {
       async getValidators (request) {
         expect(request.params).type.toBe<unknown>()
         expect(this.checkEtag).type.toBe<(etag: string) => FastifyReply | undefined>()
@@ -441,8 +462,11 @@ describe('ConditionalMixin', () => {
   })
 
   test('ConditionalMixin alone has no actions', () => {
-    expect(ConditionalMixin.with).type.toBeCallableWith({ etag: true })
-    expect(ConditionalMixin.with).type.not.toBeCallableWith({ etag: true }, { async retrieve () { return null } })
+    expect(ConditionalMixin.with).type.toBeCallableWith({ conditional: { etag: true } })
+    expect(ConditionalMixin.with).type.not.toBeCallableWith(
+      { conditional: { etag: true } },
+      { async retrieve () { return null } }
+    )
   })
 })
 

@@ -127,22 +127,28 @@ export interface UpdateStatics {
   partialUpdateSchema: Schema | undefined
   /** Respond with the updated object (default true); false keeps the 200 with an empty body. */
   returnOnUpdate: boolean
+  /** What `partialUpdate` takes besides plain JSON, and its bounds (docs/patch.md): `{ formats, maxOperations, maxDepth, maxSize }`. */
+  patch: PatchOptions
+  /** The formats in effect: `patch.formats`, or the family's default. */
+  acceptedPatchFormats (): readonly PatchFormat[]
+}
+
+/** The statics of patch documents, as one group: `static patch = { formats: ['json', 'merge-patch'] }`. */
+export interface PatchOptions {
   /**
    * The body formats `partialUpdate` takes, chosen by `Content-Type` (docs/patch.md); unset: the
    * family's default (`['json']` on action views, all three on generic views over an atomic repository).
    */
-  patchFormats: readonly PatchFormat[] | undefined
-  /** The formats in effect: `patchFormats`, or the default. */
-  acceptedPatchFormats (): readonly PatchFormat[]
+  formats?: readonly PatchFormat[] | undefined
   /** The operations a JSON Patch may hold (default 1,000; docs/patch.md, "Limits"). */
-  maxPatchOperations: number
+  maxOperations?: number
   /** How many levels arrays and objects may nest in a patch and in the patched representation (default 128). */
-  maxPatchDepth: number
+  maxDepth?: number
   /**
    * The largest patched representation, in characters of its JSON text, and the work a patch
    * may take, in steps; unset: the route's body limit.
    */
-  maxPatchSize: number | undefined
+  maxSize?: number | undefined
 }
 
 type Statics = StaticsOf<typeof APIView>

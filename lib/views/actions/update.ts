@@ -3,13 +3,14 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { schemaStatic, type Schema } from '../../core/typebox-lines.js'
 import { ConfigurationError } from '../../core/configuration-error.js'
+import { defineStaticGroup } from '../../core/static-groups.js'
 import { honoursPreconditions } from '../../stores/repository.js'
 import { DEFAULT_PATCH_LIMITS } from '../../http/patch-budget.js'
 import { defineMixin, type MixinClass, type ViewBase } from '../mixins.js'
 import { extendContribution, type ActionRoute, type RouteContribution, type RouteDefinition, type StandardAction, type View } from '../view.js'
 import type { WriteDescription } from '../write.js'
 import { patchContribution, patchedWrite, patchMediaTypes, type PatchedView, type PatchFormat, type PatchTarget } from '../patch/patch.js'
-import { withSchema, type CreateStatics, type UpdateStatics } from './standard.js'
+import { withSchema, type CreateStatics, type PatchOptions, type UpdateStatics } from './standard.js'
 
 /** Stands for `getPatchTarget` until a view implements it: action views read their objects themselves. */
 function noPatchTarget (this: View): never {
@@ -23,6 +24,32 @@ function updateBody (klass: ViewBase & Partial<UpdateStatics & CreateStatics>): 
 
 const ALL_PATCH_FORMATS: readonly PatchFormat[] = ['json', 'merge-patch', 'json-patch']
 
+/** The `patch` group with each member resolved: what `PATCH.of(view)` gives. */
+interface PatchLimits {
+  formats: readonly PatchFormat[] | undefined
+  maxOperations: number
+  maxDepth: number
+  maxSize: number | undefined
+}
+
+/** The `patch` group: its members' defaults, and the flat statics it replaced. */
+const PATCH = defineStaticGroup<PatchLimits>('patch', {
+  formats: undefined,
+  maxOperations: DEFAULT_PATCH_LIMITS.maxOperations,
+  maxDepth: DEFAULT_PATCH_LIMITS.maxDepth,
+  maxSize: undefined
+}, { patchFormats: 'formats', maxPatchOperations: 'maxOperations', maxPatchDepth: 'maxDepth', maxPatchSize: 'maxSize' })
+
+declare module '../mixins.js' {
+  interface StaticGroupRegistry { patch: PatchOptions }
+  interface RetiredStaticRegistry {
+    patchFormats: 'patch: { formats }'
+    maxPatchOperations: 'patch: { maxOperations }'
+    maxPatchDepth: 'patch: { maxDepth }'
+    maxPatchSize: 'patch: { maxSize }'
+  }
+}
+
 /**
  * The statics and routes of `update` and `partialUpdate`: their bodies, empty responses, and patch
  * formats. Both update mixins require it, so a view with both has it once, below them.
@@ -32,10 +59,7 @@ export const UpdateMixin = defineMixin<MixinClass>('UpdateMixin', (Base) => {
     static updateSchema: Schema | undefined = undefined
     static partialUpdateSchema: Schema | undefined = undefined
     static returnOnUpdate = true
-    static patchFormats: readonly PatchFormat[] | undefined = undefined
-    static maxPatchOperations = DEFAULT_PATCH_LIMITS.maxOperations
-    static maxPatchDepth = DEFAULT_PATCH_LIMITS.maxDepth
-    static maxPatchSize: number | undefined = undefined
+    static patch: PatchOptions = {}
     /** Owned by the create mixins; the default body of `update` when `updateSchema` is unset. */
     declare static createSchema: Schema | undefined
     /** What this request's patch document was applied to, once the step before the action applied one. */
@@ -45,7 +69,8 @@ export const UpdateMixin = defineMixin<MixinClass>('UpdateMixin', (Base) => {
     // atomically (the patch's read and write are then one step) and it has the representation
     // a patch applies to. An action view reads its objects itself, so it takes JSON unless it says otherwise.
     static acceptedPatchFormats (): readonly PatchFormat[] {
-      if (this.patchFormats !== undefined) return this.patchFormats
+      const formats = this.patch.formats
+      if (formats !== undefined) return formats
       // A patch document applies to the representation; one in an envelope is the envelope's, which no client means.
       return 'repository' in this && honoursPreconditions(this.repository) && this.responseSchema !== undefined && this.envelope === undefined ? ALL_PATCH_FORMATS : ['json']
     }
@@ -67,16 +92,16 @@ export const UpdateMixin = defineMixin<MixinClass>('UpdateMixin', (Base) => {
       const patches = this.acceptedPatchFormats().filter((f) => f !== 'json')
       if (patches.length === 0 || !this.standardActions().some((a) => a.name === 'partialUpdate')) return
       if (this.responseSchema === undefined) {
-        throw new ConfigurationError('FV_ERR_PATCH_TARGET', `Cannot register ${this.name}: patchFormats ${patches.join(', ')} apply to the representation responseSchema describes; set responseSchema`)
+        throw new ConfigurationError('FV_ERR_PATCH_TARGET', `Cannot register ${this.name}: patch formats ${patches.join(', ')} apply to the representation responseSchema describes; set responseSchema`)
       }
       if ((this.prototype as Partial<PatchTarget>).getPatchTarget === noPatchTarget) { // the prototype of a view class with this mixin
-        throw new ConfigurationError('FV_ERR_PATCH_TARGET', `Cannot register ${this.name}: patchFormats ${patches.join(', ')} need the current object; implement getPatchTarget(request), or set patchFormats = ['json']`)
+        throw new ConfigurationError('FV_ERR_PATCH_TARGET', `Cannot register ${this.name}: patch formats ${patches.join(', ')} need the current object; implement getPatchTarget(request), or set patch = { formats: ['json'] }`)
       }
       // A repository from an instance getter is only known per request: its class answers for it.
       const repository: unknown = 'repository' in this ? this.repository : undefined
       if (repository !== undefined && !honoursPreconditions(repository)) {
-        throw new ConfigurationError('FV_ERR_NOT_ATOMIC', `Cannot register ${this.name}: patchFormats ${patches.join(', ')} read the object and write the change in one step, ` +
-          'but its repository does not declare atomicPreconditions: true. Set patchFormats = [\'json\'], or evaluate options.precondition in update ' +
+        throw new ConfigurationError('FV_ERR_NOT_ATOMIC', `Cannot register ${this.name}: patch formats ${patches.join(', ')} read the object and write the change in one step, ` +
+          'but its repository does not declare atomicPreconditions: true. Set patch = { formats: [\'json\'] }, or evaluate options.precondition in update ' +
           'in the same step as the write and declare it (docs/repositories.md, "Conditional writes").')
       }
     }
@@ -85,11 +110,8 @@ export const UpdateMixin = defineMixin<MixinClass>('UpdateMixin', (Base) => {
     static override contribute (route: RouteDefinition, method: string): RouteContribution {
       const inherited = super.contribute(route, method)
       if (route.name !== 'partialUpdate' || method !== 'PATCH' || route.options.schema?.body === undefined) return inherited
-      const limits = {
-        maxOperations: this.maxPatchOperations,
-        maxDepth: this.maxPatchDepth,
-        maxSize: this.maxPatchSize ?? route.bodyLimit
-      }
+      const { maxOperations, maxDepth, maxSize } = PATCH.of(this)
+      const limits = { maxOperations, maxDepth, maxSize: maxSize ?? route.bodyLimit }
       const partial = route.options.schema.body
       const own = patchContribution(this, route, this.acceptedPatchFormats(), partial, updateBody(this), limits)
       return extendContribution(inherited, own)

@@ -4,6 +4,7 @@ import { Type, type TSchema } from '@sinclair/typebox'
 import { alwaysSent } from '../../http/response-headers.js'
 import { isUnionNode, type SchemaNode } from '../../core/schema-node.js'
 import type { RouteDefinition } from '../view.js'
+import type { ConditionalOptions } from './conditional-options.js'
 
 // The conditional request headers, documented as parameters so that Swagger UI's "Try it out" can send them (RFC 9110 §13.1).
 export const READ_CONDITIONS: Record<string, TSchema> = {
@@ -35,18 +36,18 @@ const LAST_MODIFIED = Type.String({
   examples: ['Thu, 01 Jan 2026 10:00:00 GMT']
 })
 
-/** What a view's validators depend on: `etag`, hand-rolled validators, the field of `Last-Modified`. */
-export interface ValidatorClass { etag: boolean, conditionalRequests: boolean, lastModifiedField: string | undefined }
+/** What a view's validators depend on: `etag`, hand-rolled validators (`requests`), the field of `Last-Modified`. */
+export interface ValidatorClass { readonly conditional: Pick<ConditionalOptions, 'etag' | 'requests' | 'lastModifiedField'> }
 
 export const validatorHeaders = (klass: ValidatorClass, route: RouteDefinition): Record<string, unknown> => {
   const etag = Type.String({ description: 'Strong validator of the representation (RFC 9110 section 8.8.3).' })
   // With etag = true every 2xx and 304 of the route carries one; hand-rolled validators may not.
-  const headers: Record<string, unknown> = { etag: klass.etag === true ? alwaysSent(etag) : etag }
+  const { etag: hashed, requests, lastModifiedField: field } = klass.conditional
+  const headers: Record<string, unknown> = { etag: hashed === true ? alwaysSent(etag) : etag }
   // lastModifiedField is stamped (with etag) from that field of the object sent: only a route
   // whose body has the field sends it; a list, a page or a custom shape never does.
-  const field = klass.lastModifiedField
-  const stamped = klass.etag === true && field !== undefined &&
+  const stamped = hashed === true && field !== undefined &&
     (route.responseSchema?.properties as Record<string, unknown> | undefined)?.[field] !== undefined
-  if (klass.conditionalRequests === true || stamped) headers['last-modified'] = LAST_MODIFIED
+  if (requests === true || stamped) headers['last-modified'] = LAST_MODIFIED
   return headers
 }

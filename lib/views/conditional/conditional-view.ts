@@ -20,6 +20,7 @@ import { etagOnSend, etagOnWrite, lastModifiedStamp, notModifiedBody, representa
 import { CHANGED, preconditionCheck, validatorsOf, type ConditionalState } from './precondition-check.js'
 import { holdsTime, READ_CONDITIONS, validatorHeaders, WRITE_CONDITIONS } from './conditional-docs.js'
 import { tagStamp, versionTags, type VersionTags } from './versioned.js'
+import { CONDITIONAL, type ConditionalOptions } from './conditional-options.js'
 
 /** The instance members `ConditionalMixin` adds (docs/conditional.md). */
 export interface ConditionalMembers {
@@ -46,23 +47,8 @@ export interface ConditionalMembers {
 
 /** Statics of `ConditionalMixin`. */
 export interface ConditionalStatics {
-  /** Hash every 2xx GET/HEAD body into a strong ETag and answer 304 when the client's copy is current. */
-  etag: boolean
-  /** Document validators, 304 and 412 for hand-rolled validators (`checkEtag`, `checkLastModified`). */
-  conditionalRequests: boolean
-  /** The field holding an object's modification time, for `Last-Modified` of generic views' preconditions. */
-  lastModifiedField: string | undefined
-  /**
-   * Refuse an unsafe detail request whose `If-Match` names no strong ETag with 428 Precondition
-   * Required (RFC 6585 §3), so that no client can overwrite a version it did not read.
-   */
-  requirePreconditions: boolean
-  /**
-   * An integer field the view's repository changes on every update (its `versionField` or
-   * `versionColumn`): ETags are made from it instead of hashing each body, and a write whose
-   * `If-Match` names one is compared in the write itself, one `UPDATE ... AND version = ?`.
-   */
-  versionField: string | undefined
+  /** What it does for the view: `{ etag, requests, lastModifiedField, versionField, require }` (all off by default). */
+  conditional: ConditionalOptions
 }
 
 declare module '../mixins.js' {
@@ -87,43 +73,39 @@ const GENERIC_WRITES = new Set(['update', 'partialUpdate', 'destroy'])
 
 /**
  * Conditional requests with no cache backend (docs/conditional.md). Mix it in first:
- * `mix(ConditionalMixin, AsyncGenericViewSet)`. `etag = true` adds strong ETags and
+ * `mix(ConditionalMixin, AsyncGenericViewSet)`. `conditional = { etag: true }` adds strong ETags and
  * 304s to GET/HEAD; PUT, PATCH and DELETE of detail routes check If-Match,
  * If-Unmodified-Since and If-None-Match before the action and answer 412.
  */
 export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', ConditionalStatics>>('ConditionalMixin', (Base) => {
   const cls = class ConditionalMixin extends Base {
-    static etag = false
-    static conditionalRequests = false
-    static lastModifiedField: string | undefined = undefined
-    static requirePreconditions = false
-    static versionField: string | undefined = undefined
+    static conditional: ConditionalOptions = {}
 
     static override assertRegistrable (): void {
       super.assertRegistrable()
+      const { etag, requests, lastModifiedField: field, versionField } = CONDITIONAL.of(this)
       // Last-Modified is stamped from that field of the body sent: a field the response schema
       // does not have would silently never be sent.
-      const field = this.lastModifiedField
       const properties: Record<string, SchemaNode> | undefined = schemaStatic(this, 'responseSchema')?.properties
       if (field !== undefined && properties !== undefined && !Object.hasOwn(properties, field)) {
-        throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${this.name}: lastModifiedField "${field}" is not a property of its responseSchema (its properties: ${Object.keys(properties).join(', ')})`)
+        throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${this.name}: conditional.lastModifiedField "${field}" is not a property of its responseSchema (its properties: ${Object.keys(properties).join(', ')})`)
       }
       // A field that holds no time (a title, a year) would be read as one, or never sent.
       if (field !== undefined && properties !== undefined && !holdsTime(properties[field])) {
-        throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${this.name}: lastModifiedField "${field}" is not a time in its responseSchema: ` +
+        throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${this.name}: conditional.lastModifiedField "${field}" is not a time in its responseSchema: ` +
           'name the field that says when the item last changed, a string with format \'date-time\' (or \'date\')')
       }
       // Mixed in with nothing turned on, the mixin would do nothing at all: no validators, no 304,
-      // no 412, and lastModifiedField and requirePreconditions would be silently inert.
-      if (this.etag !== true && this.conditionalRequests !== true) {
+      // no 412, and lastModifiedField and require would be silently inert.
+      if (etag !== true && requests !== true) {
         throw new ConfigurationError('FV_ERR_CONDITIONAL_OFF', `Cannot register ${this.name}: it mixes in ConditionalMixin but turns nothing on, so it sends no validators ` +
-          'and checks no preconditions. Set etag = true (an ETag, and Last-Modified from lastModifiedField, on every GET; 304 and 412), or ' +
-          'conditionalRequests = true (validators you set yourself with checkEtag / checkLastModified, and 412 from getValidators), or leave ConditionalMixin out')
+          'and checks no preconditions. Set conditional = { etag: true } (an ETag, and Last-Modified from lastModifiedField, on every GET; 304 and 412), or ' +
+          'conditional = { requests: true } (validators you set yourself with checkEtag / checkLastModified, and 412 from getValidators), or leave ConditionalMixin out')
       }
       // A repository from an instance getter is only known per request: its class answers for it.
       // The repository is GenericViewMixin's static, when there is one.
       const repository: unknown = 'repository' in this ? this.repository : undefined
-      if (this.versionField !== undefined) assertVersioned(this, repository)
+      if (versionField !== undefined) assertVersioned(this, versionField, etag === true, repository)
       const writes = this.standardActions().filter((a) => GENERIC_WRITES.has(a.name)).map((a) => a.name)
       if (writes.length === 0 || repository === undefined || honoursPreconditions(repository)) return
       throw new ConfigurationError('FV_ERR_NOT_ATOMIC', `Cannot register ${this.name}: it checks If-Match on ${writes.join(', ')}, but its repository does not declare ` +
@@ -158,7 +140,7 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
       this.reply.header('last-modified', new Date(lastModified).toUTCString())
       // With `etag`, a 304 must carry the ETag the 200 would have (RFC 9110 section 15.4.5),
       // which exists only once the body is serialized: the onSend hook decides then.
-      if ((this.constructor as ConditionalClass).etag === true) return undefined // an instance's constructor is its class
+      if ((this.constructor as ConditionalClass).conditional.etag === true) return undefined // an instance's constructor is its class
       return SAFE.has(this.request.method) && isNotModified(this.request.headers, { lastModified })
         ? this.notModified()
         : undefined
@@ -216,16 +198,15 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
  * repository must be the one that keeps it, in that field. ETags of a field nothing changes
  * would stay the same across updates, and a stale `If-Match` would overwrite a newer version.
  */
-function assertVersioned (klass: ConditionalClass, repository: unknown): void {
-  const field = klass.versionField
+function assertVersioned (klass: ConditionalClass, field: string, etag: boolean, repository: unknown): void {
   const kept = versionFieldOf(repository)
-  if (klass.etag !== true) {
-    throw new ConfigurationError('FV_ERR_VERSION_FIELD', `Cannot register ${klass.name}: versionField "${String(field)}" makes the ETags of etag = true from a stored version, ` +
-      'and this view has etag = false. Set etag = true, or leave versionField out')
+  if (!etag) {
+    throw new ConfigurationError('FV_ERR_VERSION_FIELD', `Cannot register ${klass.name}: conditional.versionField "${field}" makes the ETags of etag: true from a stored version, ` +
+      'and this view does not set etag. Set conditional = { etag: true, versionField }, or leave versionField out')
   }
   if (kept === field) return
   const has = kept === undefined ? 'keeps no version' : `keeps its version in "${kept}"`
-  throw new ConfigurationError('FV_ERR_VERSION_FIELD', `Cannot register ${klass.name}: versionField is "${String(field)}", but its repository ${has}, so that field would not change ` +
+  throw new ConfigurationError('FV_ERR_VERSION_FIELD', `Cannot register ${klass.name}: conditional.versionField is "${field}", but its repository ${has}, so that field would not change ` +
     'on every update and an ETag made from it would match a newer version. Declare the column on the repository (versionColumn of a SQL table, ' +
     'versionField of a MemoryRepository, a versionField property of your own store that bumps it on every write), or name the field it keeps')
 }
@@ -234,9 +215,9 @@ function assertVersioned (klass: ConditionalClass, repository: unknown): void {
 function readContribution (klass: ConditionalClass, route: RouteDefinition): RouteContribution {
   const headers = validatorHeaders(klass, route)
   const responses: ResponsesMap = { [route.status]: { headers }, 304: { description: 'Not Modified: the client\'s copy is current.', headers } }
-  // Registration refused a view with neither etag nor conditionalRequests (FV_ERR_CONDITIONAL_OFF):
+  // Registration refused a view with neither etag nor requests (FV_ERR_CONDITIONAL_OFF):
   // with hand-rolled validators only, the routes are documented and the handler answers.
-  if (klass.etag !== true) return { responses, requestHeaders: READ_CONDITIONS }
+  if (klass.conditional.etag !== true) return { responses, requestHeaders: READ_CONDITIONS }
   const tags = tagsOf(klass, route)
   return {
     onSend: [etagOnSend],
@@ -261,10 +242,10 @@ function writeContribution (klass: ConditionalClass, route: RouteDefinition, met
   // Only the library's own write compares a version; any other action is checked by the read before it.
   const compared = route.standard && comparesVersion(klass, route.name) ? tags : undefined
   const responses: ResponsesMap = { 412: { errors: [PreconditionFailed] } }
-  if (klass.requirePreconditions === true) responses[428] = { errors: [PreconditionRequired] }
+  if (klass.conditional.require === true) responses[428] = { errors: [PreconditionRequired] }
   const check = preconditionCheck(klass, etagOfObject, compared)
   const checks: RouteContribution = { preconditions: [check], requestHeaders: WRITE_CONDITIONS }
-  if (klass.etag !== true || method === 'DELETE') return { ...checks, responses }
+  if (klass.conditional.etag !== true || method === 'DELETE') return { ...checks, responses }
   // A write's response carries the new validators, equal to what a GET would send, so a client
   // can chain conditional writes without reading again (RFC 9110 §8.8.3). With stored versions,
   // the item a write sends is tagged before serialization (by its version, or by the hash of what
@@ -281,9 +262,10 @@ function writeContribution (klass: ConditionalClass, route: RouteDefinition, met
 /** The version tags of the route's item (`versionField`), when the view keeps versions. */
 function tagsOf (klass: ConditionalClass, route: RouteDefinition): VersionTags | undefined {
   const item = schemaStatic(klass, 'responseSchema')
-  return klass.versionField === undefined || item === undefined
+  const field = klass.conditional.versionField
+  return field === undefined || item === undefined
     ? undefined
-    : versionTags(klass.versionField, item, route.envelope, klass.defaultSerializerOptions)
+    : versionTags(field, item, route.envelope, klass.defaultSerializerOptions)
 }
 
 /** Last-Modified first (a 304 decided by tagStamp reads it for If-Modified-Since), then the tag of the item sent, if any. */
@@ -293,8 +275,9 @@ function stamps (
   tagOf: ((object: unknown) => string | undefined) | undefined,
   notModified: boolean
 ): Array<preSerializationHookHandler<unknown>> {
+  const field = klass.conditional.lastModifiedField
   return [
-    ...(klass.lastModifiedField === undefined ? [] : [lastModifiedStamp(klass.lastModifiedField, route.envelope)]),
+    ...(field === undefined ? [] : [lastModifiedStamp(field, route.envelope)]),
     ...(tagOf === undefined ? [] : [tagStamp(tagOf, route.envelope, notModified)])
   ]
 }

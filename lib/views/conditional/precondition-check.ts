@@ -9,6 +9,7 @@ import { isRecord } from '../../core/record.js'
 import type { APIView } from '../api-view.js'
 import { keepView } from '../view.js'
 import { contentValidEarly, type VersionTags } from './versioned.js'
+import type { ConditionalOptions } from './conditional-options.js'
 
 /** What a conditional write's view knows of its request once the precondition check made it. */
 export interface ConditionalState {
@@ -25,10 +26,7 @@ export interface PreconditionView extends APIView {
 }
 
 /** What the precondition check reads of a view's class. */
-export interface PreconditionClass {
-  readonly requirePreconditions: boolean
-  readonly lastModifiedField: string | undefined
-}
+export interface PreconditionClass { readonly conditional: Pick<ConditionalOptions, 'require' | 'lastModifiedField'> }
 
 /**
  * The precondition check of unsafe detail routes. It runs in `preValidation`: after
@@ -42,7 +40,7 @@ export interface PreconditionClass {
 export function preconditionCheck (klass: PreconditionClass, etagOfObject: ((object: unknown) => string) | undefined,
   tags: VersionTags | undefined): preValidationHookHandler {
   const Klass = klass as unknown as new (request: FastifyRequest, reply: FastifyReply) => PreconditionView // a view class is constructed with the request and reply; its statics type says nothing of instances
-  const required = klass.requirePreconditions === true
+  const required = klass.conditional.require === true
   function viewOf (request: FastifyRequest, reply: FastifyReply): PreconditionView {
     // The handler serves the request with this same instance, which knows how GET tags an object.
     const view = keepView(request, new Klass(request, reply))
@@ -94,7 +92,7 @@ export function validatorsOf (view: PreconditionView, item: unknown): Validators
   const etagOfObject = view.conditionalState?.etagOf
   const validators: Validators = {}
   if (etagOfObject !== undefined) validators.etag = etagOfObject(item)
-  const field = (view.constructor as unknown as PreconditionClass).lastModifiedField // an instance's constructor is its class
+  const field = (view.constructor as unknown as PreconditionClass).conditional.lastModifiedField // an instance's constructor is its class
   const value = field !== undefined && isRecord(item) ? item[field] : undefined
   if (value instanceof Date || typeof value === 'string' || typeof value === 'number') validators.lastModified = value
   return validators
