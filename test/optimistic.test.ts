@@ -195,7 +195,8 @@ test('requirePreconditions: an unconditional write is 428; the conditional heade
   const headerNames = (path: string, method: string): string[] => (doc.paths[path][method].parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name).sort()
   for (const method of ['put', 'patch', 'delete']) {
     t.same(headerNames('/items/{id}', method), ['if-match', 'if-none-match', 'if-unmodified-since'], `${method.toUpperCase()} documents the conditional request headers`)
-    t.ok(doc.paths['/items/{id}'][method].responses['428'], `${method.toUpperCase()} documents 428`)
+    t.match(doc.paths['/items/{id}'][method].responses['428'], { description: /Precondition Required/, content: { 'application/problem+json': { schema: {} } } },
+      `${method.toUpperCase()} documents 428, a problem`)
   }
   t.same(headerNames('/items/{id}/rename', 'put'), ['if-match', 'if-none-match', 'if-unmodified-since', 'x-reason'], 'a route\'s own headers stay beside them')
   t.same(headerNames('/items/{id}', 'get'), ['if-modified-since', 'if-none-match'], 'GET documents If-None-Match and If-Modified-Since')

@@ -280,7 +280,7 @@ test('the retired pagination kind is refused with its new spelling, never read a
   // A class of its own: the type of `pagination` is gone, and a literal would page by nothing.
   class Legacy extends BaseFilter { static pagination = 'offset' }
   class Below extends Legacy { static override fields = { title: Type.String() } }
-  const renamed = /Legacy\.pagination is now paginator = new NumberedPages\(\) \(for 'page'\), new OffsetPages\(\) \('offset'\) or new CursorPages\(\) \('cursor'\), and the old name is no longer read/
+  const renamed = /^Legacy\.pagination is now paginator = new NumberedPages\(\) \(for 'page'\), new OffsetPages\(\) \('offset'\) or new CursorPages\(\) \('cursor'\), and the old name is no longer read/
   await t.rejects(build({ views: [{ view: articles(Legacy, new MemoryRepository<ArticleT>({ rows: ROWS })), prefix: '/legacy' }] }),
     { code: 'FV_ERR_RENAMED_STATIC', message: renamed }, 'at registration, naming the class that set it')
   t.throws(() => Below.querySchema(), { code: 'FV_ERR_RENAMED_STATIC', message: renamed }, 'set on a class above the user\'s own, too')

@@ -86,6 +86,12 @@ test('a static a group replaced is FV_ERR_RENAMED_STATIC with its new spelling, 
   class Bounded extends GenericViewSet.with(statics()) { static maxPatchOperations = 10 }
   t.match(await caught(() => build({ views: [{ view: Bounded, prefix: '/notes' }] })), { code: 'FV_ERR_RENAMED_STATIC', message: /Bounded\.maxPatchOperations is now patch: \{ maxOperations \}/ },
     'the patch group\'s old names too')
+  for (const [old, member] of [['maxPatchDepth', 'maxDepth'], ['maxPatchSize', 'maxSize'], ['patchFormats', 'formats']]) {
+    t.throws(() => loose(GenericViewSet, { [old]: 1 }), { code: 'FV_ERR_RENAMED_STATIC', message: `GenericViewSet.with(${old}): "${old}" is now patch: { ${member} }, and the old name is no longer read (CHANGELOG.md, "Upgrading")` }, old)
+  }
+  for (const [old, member] of [['etag', 'etag'], ['conditionalRequests', 'requests'], ['lastModifiedField', 'lastModifiedField'], ['versionField', 'versionField'], ['requirePreconditions', 'require']]) {
+    t.throws(() => loose(Conditional, { [old]: 1 }), { code: 'FV_ERR_RENAMED_STATIC', message: new RegExp(`"${old}" is now conditional: \\{ ${member} \\}`) }, old)
+  }
   class Near extends GenericViewSet.with(statics()) { static patchFormat = ['json'] }
   t.match(await caught(() => build({ views: [{ view: Near, prefix: '/notes' }] })), { code: 'FV_ERR_RENAMED_STATIC', message: /Near\.patchFormat looks like patchFormats, which is now patch: \{ formats \}/ },
     'a name near an old one')
@@ -94,10 +100,13 @@ test('a static a group replaced is FV_ERR_RENAMED_STATIC with its new spelling, 
   }), 'in .with()')
 
   // Where the class has no such group, the name is the user's own.
-  class Plain extends GenericViewSet.with(statics()) { static etag = 'mine' }
+  class Plain extends GenericViewSet.with(statics()) {
+    static etag = 'mine'
+    static requirePrecondition = true // near a name only the conditional group replaced
+  }
   const app = await build({ views: [{ view: Plain, prefix: '/plain' }] })
   t.teardown(() => app.close())
-  t.equal((await app.inject('/plain/1')).statusCode, 200, 'a view without ConditionalMixin may have a static named etag')
+  t.equal((await app.inject('/plain/1')).statusCode, 200, 'a view without ConditionalMixin may have statics named etag, or near requirePreconditions')
   t.throws(() => loose(GenericViewSet, { etag: true }), { code: 'FV_ERR_UNKNOWN_STATIC', message: /"etag" is not a static of GenericViewSet/ }, 'and .with() calls it unknown there')
 })
 
