@@ -121,6 +121,10 @@ export function ownClasses<C extends object> (klass: C, isLibrary: (cls: object)
   return own
 }
 
+/** The first library class of `klass`, given its own classes: the one above them, or the class itself. */
+export const libraryClassOf = <C extends object>(klass: C, own: readonly C[]): C =>
+  own.length === 0 ? klass : Object.getPrototypeOf(own[own.length - 1]) // the class a class extends
+
 /**
  * The first member of the user's own classes (those below the first class `isLibrary` accepts)
  * whose name is near a member inherited from the library but is not that member: it replaces
@@ -134,8 +138,7 @@ export function misspeltMember (
   isOwn: (value: unknown) => boolean = () => false
 ): MisspeltMember | undefined {
   const own = ownClasses(klass, isLibrary)
-  // The first library class: the one above the user's own, or the class itself.
-  const base: ClassLike = own.length === 0 ? klass : Object.getPrototypeOf(own[own.length - 1])
+  const base = libraryClassOf(klass, own)
   const inherited = new Set<string>()
   for (let c: object = base; c !== Function.prototype; c = Object.getPrototypeOf(c)) {
     for (const key of Object.getOwnPropertyNames(c)) inherited.add(key)

@@ -2,7 +2,7 @@
 // `conditional`), the defaults of the members left out, and the flat names a group replaced, each
 // refused with its new spelling rather than silently never read.
 import { ConfigurationError } from './configuration-error.js'
-import { meantName, ownClasses } from './names.js'
+import { libraryClassOf, meantName, ownClasses } from './names.js'
 
 /** A group of statics: the object static it is, and its members with their defaults. */
 export interface StaticGroup<T extends object> {
@@ -74,8 +74,8 @@ function nearRenamed (base: object, key: string): string | undefined {
  */
 export function assertStaticGroups (klass: object & { name: string }, isLibrary: (cls: object) => boolean, prefix = ''): void {
   const own = ownClasses(klass, isLibrary)
-  // The first library class: a static it has is the library's, near a retired name or not.
-  const library: object = own.length === 0 ? klass : Object.getPrototypeOf(own[own.length - 1])
+  // A static the first library class has is the library's, near a retired name or not.
+  const library = libraryClassOf(klass, own)
   for (const cls of own) {
     for (const key of Object.getOwnPropertyNames(cls)) {
       const renamed = renamedStatic(klass, key) ?? (key in library ? undefined : nearRenamed(klass, key))
