@@ -30,6 +30,7 @@ export {
   type NumberedPageSchema, type NumberedPageOf, type NumberedWindow, type NumberedFacts
 } from './query/page-number.js'
 export { OffsetPagination, OffsetPages, OffsetPage, type OffsetPageSchema, type OffsetPageOf, type OffsetWindow, type OffsetFacts } from './query/offset.js'
+export { ListEnvelope, type ListEnvelopeOf, type ListEnvelopeSchema, type WholeListWindow } from './query/list-envelope.js'
 export {
   CursorPagination, CursorPages, CursorPage, type CursorPageSchema, type CursorPageOf, type Cursor, type CursorWindow,
   type CursorFacts

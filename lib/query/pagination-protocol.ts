@@ -104,13 +104,13 @@ export function envelopePage (envelope: Envelope, item: TSchema): TObject {
   if (schema === undefined) {
     cache.set(
       item,
-      schema = Type.Object(envelope.envelopeSchema(item), pageId(item, envelope.suffix))
+      schema = Type.Object(envelope.envelopeSchema(item), pageName(item, envelope.suffix))
     )
   }
   return schema
 }
 
 /** `{ $id: 'ItemOffsetPage' }` for an item named `Item`; nothing for an item without a name (the page is documented inline). */
-function pageId (item: TSchema, suffix: string): { $id?: string } {
+export function pageName (item: TSchema, suffix: string): { $id?: string } {
   return typeof item.$id === 'string' ? { $id: `${item.$id}${suffix}` } : {}
 }

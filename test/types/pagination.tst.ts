@@ -6,7 +6,7 @@ import {
   NumberedPages, OffsetLimitFilter, OffsetPages, OffsetPagination,
   PageNumberPagination, PaginationFilter, asyncRepository, composeFilters,
   type CursorFacts, type CursorPageOf, type NumberedFacts, type NumberedPageOf, type OffsetFacts, type OffsetPageOf,
-  type PageOf, type Pagination
+  type PageOf, type Pagination, ListEnvelope, type ListEnvelopeOf
 } from '../../lib/generics.js'
 import { Item } from './schemas.js'
 
@@ -184,5 +184,25 @@ describe('a view\'s list is typed by its filter\'s pagination', () => {
     expect<ReturnType<InstanceType<typeof Listed>['list']>>().type.toBe<
       NumberedPageOf<ItemData> | OffsetPageOf<ItemData> | CursorPageOf<ItemData> | ItemData[] | FastifyReply
     >()
+  })
+})
+
+describe('ListEnvelope: a list in one named member', () => {
+  test('its page is the member holding the items, by the literal name it was given', () => {
+    expect<PageOf<ListEnvelope<'comments'>, ItemData>>().type.toBe<ListEnvelopeOf<'comments', ItemData>>()
+    expect<ListEnvelopeOf<'comments', ItemData>>().type.toBe<{ comments: ItemData[] }>()
+    expect(new ListEnvelope('comments').member).type.toBe<'comments'>()
+  })
+
+  test('a view given it types its list as that member, and refuses another', () => {
+    const Listed = GenericListAPIView.with(
+      { responseSchema: Item, filter: BaseFilter.with({ paginator: new ListEnvelope('comments') }), repository: memory }
+    )
+    expect<ReturnType<InstanceType<typeof Listed>['list']>>().type.toBe<{ comments: ItemData[] } | FastifyReply>()
+    expect(class extends AsyncGenericListAPIView.with(
+      { responseSchema: Item, filter: BaseFilter.with({ paginator: new ListEnvelope('comments') }), repository: asyncMemory }
+    ) {
+      override async list () { return { comment: [item] } }
+    }).type.toRaiseError()
   })
 })
