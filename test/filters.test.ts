@@ -373,3 +373,64 @@ test('a composed filter pages by its pager\'s defaultPageSize', async (t) => {
     await app.close()
   }
 })
+
+test('fieldOf: a parameter compares a field of another name, and may share its name with a member of the items', async (t) => {
+  const Author = Type.Object({ username: Type.String() })
+  const Article = Type.Object({ id: Type.Integer(), title: Type.String(), author: Author, author_username: Type.String(), favorited: Type.Boolean() }, { $id: 'Article' })
+  const rows = [
+    { id: 1, title: 'a', author: { username: 'jake' }, author_username: 'jake', favorited: false },
+    { id: 2, title: 'b', author: { username: 'ann' }, author_username: 'ann', favorited: true }
+  ]
+  class ArticleFilter extends BaseFilter.with({
+    fields: { author: Type.String() },
+    operators: { author: ['in'] },
+    fieldOf: { author: 'author_username' }
+  }) {}
+  t.same(new ArticleFilter({ author: 'jake', author__in: ['a'] }).asKwargs(), { author_username: 'jake', author_username__in: ['a'] })
+  t.same(ArticleFilter.namedFields(), [{ field: 'author_username', static: 'fields' }, { field: 'author_username', static: 'operators' }])
+  const Articles = GenericListAPIView.with(
+    { responseSchema: Article, filter: ArticleFilter, repository: new MemoryRepository({ rows }) }
+  )
+  const app = await build({ views: [{ view: Articles, prefix: '/articles' }] })
+  t.same((await app.inject('/articles?author=jake')).json().map((a: { id: number }) => a.id), [1], '?author= compares author_username, not the author object')
+  t.same((await app.inject('/articles?author__in=ann&author__in=x')).json().map((a: { id: number }) => a.id), [2])
+  const tooMany = Array.from({ length: 101 }, (_, i) => `author__in=${i}`).join('&')
+  t.match(problem(t, await app.inject(`/articles?${tooMany}`), 400).errors, [{ parameter: 'author__in' }], 'bounded as the parameter it is')
+  const doc = ArticleFilter.querySchema().properties
+  t.same(Object.keys(doc), ['author', 'author__in'], 'the parameters keep their names in the query schema and the document')
+
+  // The renamed field is what registration holds to the store and the response schema.
+  const Missing = GenericListAPIView.with({
+    responseSchema: Article,
+    filter: BaseFilter.with({ fields: { author: Type.String() }, fieldOf: { author: 'writer' } }),
+    repository: new MemoryRepository({ rows })
+  })
+  await t.rejects(build({ views: [{ view: Missing, prefix: '/articles' }] }), { code: 'FV_ERR_UNKNOWN_FIELD', message: /fields names "writer"/ })
+  const Mistyped = GenericListAPIView.with({
+    responseSchema: Article,
+    filter: BaseFilter.with({ fields: { liked: Type.String() }, fieldOf: { liked: 'favorited' } }),
+    repository: new MemoryRepository({ rows })
+  })
+  await t.rejects(build({ views: [{ view: Mistyped, prefix: '/articles' }] }), {
+    code: 'FV_ERR_FILTER_FIELD', message: /fields\.liked takes string, but favorited \(which liked compares\) holds boolean values.*Type\.Boolean\(\)/
+  })
+})
+
+test('fieldOf: a rename of nothing, a name that is no field, and two parameters that are one criterion are refused', async (t) => {
+  class Two extends BaseFilter { static override fields = { a: Type.String(), b: Type.String() } }
+  const refused = (statics: Record<string, unknown>, message: RegExp) => t.throws(
+    () => Two.with(statics as never).querySchema(),
+    { code: 'FV_ERR_FILTER_FIELD', message }
+  )
+  refused({ fieldOf: { c: 'x' } }, /fieldOf\.c: "c" is not a parameter of its fields or operatorFields \(a, b\)/)
+  refused({ fieldOf: { a: '' } }, /fieldOf\.a: the field a parameter compares is a field name; got ""/)
+  refused({ fieldOf: { a: 3 } }, /got 3/)
+  refused({ fieldOf: { b: 'a' } }, /the parameters "a" and "b" are both the criterion "a"/)
+  refused({ operators: { a: ['in'], b: ['in'] }, fieldOf: { a: 'x', b: 'x' } }, /"a" and "b" are both the criterion "x"/)
+  refused({ fieldOf: { constructor: 'x' } }, /fieldOf\.constructor: "constructor" is not a parameter/)
+  t.same(new (BaseFilter.with({ fields: { constructor: Type.String() } }))({ constructor: 'x' }).asKwargs(), { constructor: 'x' }, 'a parameter named constructor is its own field')
+  t.doesNotThrow(() => BaseFilter.with({ fields: { a: Type.String() }, operators: { b: ['in'] }, operatorFields: { b: Type.String() }, fieldOf: { b: 'a' } }).querySchema(),
+    'a = and b__in on one field are two criteria')
+  const Composed = composeFilters(BaseFilter.with({ fields: { a: Type.String() }, fieldOf: { a: 'x' } }), BaseFilter.with({ fields: { b: Type.String() }, fieldOf: { b: 'y' } }))
+  t.same(new Composed({ a: 1, b: 2 }).asKwargs(), { x: 1, y: 2 }, 'composed filters keep each rename')
+})

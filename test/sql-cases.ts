@@ -175,8 +175,39 @@ export function pagingViews (repository: unknown, family: 'sync' | 'async'): Vie
   return [
     { view: view(composeFilters(ProductFilter, CursorPaginationFilter)), prefix: '/cursor' },
     { view: view(composeFilters(ProductFilter, OffsetLimitFilter)), prefix: '/offset' },
-    { view: view(ProductFilter), prefix: '/all' }
+    { view: view(ProductFilter), prefix: '/all' },
+    { view: view(RenamedFilter), prefix: '/renamed' }
   ]
+}
+
+/** Parameters that compare fields of other names (`fieldOf`): `kind` is `category`, `cost__lt` is `price__lt`, `label__in` is `name__in`. */
+class RenamedFilter extends BaseFilter.with({
+  fields: { kind: Type.String(), name: Type.String() },
+  operatorFields: { cost: Type.Number(), label: Type.String() },
+  operators: { cost: ['lt', 'ge'], label: ['in'], kind: ['is_null'] },
+  fieldOf: { kind: 'category', cost: 'price', label: 'name' },
+  orderingFields: ['name']
+}) {}
+
+/** Each request to `/renamed` answers as the one naming the fields themselves to `/all`. */
+const RENAMED_REQUESTS: Array<[string, string]> = [
+  ['kind=light', 'category=light'], ['cost__lt=40', 'price__lt=40'], ['cost__ge=30&kind=furniture', 'price__ge=30&category=furniture'],
+  ['label__in=Lamp&label__in=Desk', 'name__in=Lamp&name__in=Desk'], ['kind__is_null=true', 'category__is_null=true'],
+  ['kind=light&category=furniture', 'category=light'], ['name=Lamp', 'name=Lamp']
+]
+
+/** Parameters renamed by `fieldOf` select what the fields' own names select, on this store and the memory repository. */
+async function checkRenamed (t: Test, app: FastifyInstance, memory: FastifyInstance): Promise<void> {
+  for (const [renamed, own] of RENAMED_REQUESTS) {
+    const [got, expected] = await Promise.all([app.inject(`/renamed?sort=name&${renamed}`), app.inject(`/all?sort=name&${own}`)])
+    t.equal(got.statusCode, 200, renamed)
+    t.not(got.json().length, 0, `${renamed}: selects rows`)
+    t.same(got.json(), expected.json(), `${renamed} selects what ${own} does`)
+    t.same(got.json(), (await memory.inject(`/renamed?sort=name&${renamed}`)).json(), `${renamed}: as the memory repository answers it`)
+  }
+  const bad = await app.inject('/renamed?cost__lt=cheap')
+  t.equal(bad.statusCode, 400)
+  t.match(bad.json().errors, [{ parameter: 'cost__lt' }], 'a bad value is named by the parameter the client sent')
 }
 
 interface CursorBody { items: ProductT[], next_page: string | null, previous_page: string | null }
@@ -191,6 +222,7 @@ export async function checkPaging (t: Test, app: FastifyInstance): Promise<void>
   const rows = [...SEED_ROWS, ...PAGING_ROWS].map(([id, name, price, category, description]) => ({ id, name, price, category, description, tenant: 'a', updated_at: null }))
   const memory = await build({ views: pagingViews(new MemoryRepository({ rows }), 'sync') })
   t.teardown(() => memory.close())
+  await checkRenamed(t, app, memory)
   const get = async (target: FastifyInstance, url: string): Promise<any> => {
     const res = await target.inject(url)
     if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body}`)

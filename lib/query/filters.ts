@@ -39,8 +39,13 @@ export const FILTER_STATICS = '~statics'
 /** A filter class with the statics `C` set by `.with({...})`. */
 export type TypedFilter<F extends FilterClass, C> = F & { readonly [FILTER_STATICS]?: C }
 
-/** A filter's query schema, and the parameters in it that are not criteria (`sort`, `q`, its pagination's). */
-const querySchemas = new WeakMap<FilterClass, { schema: TObject, notCriteria: Set<string> }>()
+/**
+ * A filter's query schema, the parameters in it that are not criteria (`sort`, `q`, its
+ * pagination's), and the criterion each of the others is (`author__in` -> `author_username__in`).
+ */
+interface FilterParameters { schema: TObject, notCriteria: Set<string>, criteria: Map<string, string> }
+
+const querySchemas = new WeakMap<FilterClass, FilterParameters>()
 
 /** The bounds a filter puts on the size of its parameters (`maxListLength`, `maxPatternLength`). */
 interface SizeBounds { maxListLength: number, maxPatternLength: number }
@@ -78,6 +83,12 @@ export class BaseFilter {
   static operators: FilterOperators = {}
   /** Schemas of fields that only take operators (no plain equality parameter). */
   static operatorFields: FilterFields = {}
+  /**
+   * The stored field a parameter of `fields` or `operatorFields` compares, when it is not the
+   * parameter's own name: `{ author: 'author_username' }` makes `?author=jake` (and `author__in`)
+   * the criterion `author_username`, so a parameter may share a name with a member of the items.
+   */
+  static fieldOf: Readonly<Record<string, string>> = {}
   /** Fields `sort` may name (`sort=name&sort=-price`); empty: no `sort` parameter. */
   static orderingFields: readonly string[] = []
   /** The ordering when the client sends no `sort`, in `sort` syntax (`['-price']`). */
@@ -134,10 +145,11 @@ export class BaseFilter {
     const named = (names: Iterable<string>, where: string): Array<{ field: string, static: string }> => [...names].map(
       (field) => ({ field, static: where })
     )
+    const compared = (names: string[]): string[] => names.map((name) => fieldComparedBy(this, name))
     return [
-      ...named(Object.keys(this.fields), 'fields'),
-      ...named(Object.keys(this.operators), 'operators'),
-      ...named(Object.keys(this.operatorFields), 'operatorFields'),
+      ...named(compared(Object.keys(this.fields)), 'fields'),
+      ...named(compared(Object.keys(this.operators)), 'operators'),
+      ...named(compared(Object.keys(this.operatorFields)), 'operatorFields'),
       ...named(this.orderingFields, 'orderingFields'),
       ...named(this.defaultOrdering.map((key) => key.replace(/^-/, '')), 'defaultOrdering'),
       ...named(this.searchFields, 'searchFields'),
@@ -174,16 +186,17 @@ export class BaseFilter {
     return this.constructor as FilterClass
   }
 
-  /** The criteria the client sent (fields and `field__op` keys), plus those merged by `withKwargs`. */
+  /**
+   * The criteria the client sent (fields and `field__op` keys, each under the field it compares),
+   * plus those merged by `withKwargs`.
+   */
   asKwargs (): Criteria {
     const out: Criteria = {}
-    const { schema, notCriteria } = parametersOf(this.statics)
+    // A Map of the declared parameters: `?constructor=1` or `?toString=x` name members of every object, not fields.
+    const { criteria } = parametersOf(this.statics)
     for (const key of Object.keys(this.values)) {
-      // Own properties only: `?constructor=1` or `?toString=x` name members of every object, not fields.
-      if (this.values[key] !== undefined && !notCriteria.has(key) && Object.hasOwn(
-        schema.properties,
-        key
-      )) out[key] = this.values[key]
+      const criterion = criteria.get(key)
+      if (criterion !== undefined && this.values[key] !== undefined) out[criterion] = this.values[key]
     }
     return { ...out, ...this.extra }
   }
@@ -232,7 +245,7 @@ export function paginationOf (filter: FilterClass): Pagination | undefined {
  * built and checked once per class (the first request or registration), with the names among
  * them that are not criteria.
  */
-function parametersOf (filter: FilterClass): { schema: TObject, notCriteria: Set<string> } {
+function parametersOf (filter: FilterClass): FilterParameters {
   let built = querySchemas.get(filter)
   if (built !== undefined) return built
   assertNoMisspeltStatic(filter)
@@ -243,13 +256,21 @@ function parametersOf (filter: FilterClass): { schema: TObject, notCriteria: Set
       `hold ${filter.maxPageSize} items, not ${filter.defaultPageSize}. Lower defaultPageSize to ${filter.maxPageSize} or less, or raise maxPageSize`)
   }
   const props: Record<string, TSchema> = {}
+  const criteria = new Map<string, string>()
   const fields = toTypeBoxRecord(filter.fields, `${filter.name}.fields`)
   const operatorFields = toTypeBoxRecord(filter.operatorFields, `${filter.name}.operatorFields`)
-  for (const [name, field] of Object.entries(fields)) props[name] = Type.Optional(field)
+  const compared = comparedFields(filter, fields, operatorFields)
+  for (const [name, field] of Object.entries(fields)) {
+    props[name] = Type.Optional(field)
+    setCriterion(filter, criteria, name, compared(name))
+  }
   for (const [name, ops] of Object.entries(filter.operators)) {
     const field = fields[name] ?? operatorFields[name]
     if (field === undefined) throw new ConfigurationError('FV_ERR_FILTER_FIELD', `${filter.name}.operators.${name}: declare the field in fields or operatorFields`)
-    for (const op of ops) props[`${name}__${op}`] = Type.Optional(operatorSchema(op, field, filter))
+    for (const op of ops) {
+      props[`${name}__${op}`] = Type.Optional(operatorSchema(op, field, filter))
+      setCriterion(filter, criteria, `${name}__${op}`, `${compared(name)}__${op}`)
+    }
   }
   if (filter.orderingFields.length > 0) {
     const keys = filter.orderingFields.flatMap((f) => [Type.Literal(f), Type.Literal(`-${f}`)])
@@ -269,9 +290,45 @@ function parametersOf (filter: FilterClass): { schema: TObject, notCriteria: Set
     props[name] = Type.Optional(schema)
     notCriteria.add(name)
   }
-  built = { schema: Type.Object(props), notCriteria }
+  built = { schema: Type.Object(props), notCriteria, criteria }
   querySchemas.set(filter, built)
   return built
+}
+
+/** The stored field a parameter compares: its `fieldOf` (an own member: `constructor` is a parameter's name too), or its name. */
+export const fieldComparedBy = (filter: FilterClass, name: string): string =>
+  Object.hasOwn(filter.fieldOf, name) ? filter.fieldOf[name] : name
+
+/**
+ * The field each parameter of `fields` and `operatorFields` compares: its `fieldOf`, or its own
+ * name. A `fieldOf` naming no such parameter would rename nothing: refused, by name.
+ */
+function comparedFields (filter: FilterClass, fields: object, operatorFields: object): (name: string) => string {
+  const declared = new Set([...Object.keys(fields), ...Object.keys(operatorFields)])
+  for (const [name, field] of Object.entries(filter.fieldOf)) {
+    if (!declared.has(name)) {
+      throw new ConfigurationError('FV_ERR_FILTER_FIELD', `${filter.name}.fieldOf.${name}: "${name}" is not a parameter of its fields or operatorFields ` +
+        `(${[...declared].join(', ') || 'none'}); fieldOf renames the parameters declared there`)
+    }
+    if (typeof field !== 'string' || field === '') {
+      throw new ConfigurationError('FV_ERR_FILTER_FIELD', `${filter.name}.fieldOf.${name}: the field a parameter compares is a field name; got ${JSON.stringify(field)}`)
+    }
+  }
+  return (name: string): string => fieldComparedBy(filter, name)
+}
+
+/**
+ * Records that the parameter `key` is the criterion `criterion`. Two parameters that are one
+ * criterion (`?name=` and `?label=` with `fieldOf: { label: 'name' }`) would each overwrite
+ * the other's value: refused, by name.
+ */
+function setCriterion (filter: FilterClass, criteria: Map<string, string>, key: string, criterion: string): void {
+  for (const [other, taken] of criteria) {
+    if (taken !== criterion) continue
+    throw new ConfigurationError('FV_ERR_FILTER_FIELD', `${filter.name}: the parameters "${other}" and "${key}" are both the criterion "${criterion}" ` +
+      '(through fieldOf), so one would overwrite the other\'s value; keep one of them')
+  }
+  criteria.set(key, criterion)
 }
 
 /** The filters the library exports; the classes below them are the user's. */
@@ -362,6 +419,7 @@ export function composeFilters (...filters: FilterClass[]): FilterClass {
     static override fields = filters.reduce<FilterFields>((all, f) => ({ ...all, ...f.fields }), {})
     static override operators = filters.reduce<FilterOperators>((all, f) => ({ ...all, ...f.operators }), {})
     static override operatorFields = filters.reduce<FilterFields>((all, f) => ({ ...all, ...f.operatorFields }), {})
+    static override fieldOf = filters.reduce<Record<string, string>>((all, f) => ({ ...all, ...f.fieldOf }), {})
     static override orderingFields = [...new Set(filters.flatMap((f) => f.orderingFields))]
     static override defaultOrdering = filters.find((f) => f.defaultOrdering.length > 0)?.defaultOrdering ?? []
     static override searchFields = [...new Set(filters.flatMap((f) => f.searchFields))]

@@ -11,7 +11,7 @@ import { addsNoKwargs, mapsItself, scopeFieldsOf } from '../views/generic/generi
 import { misspeltMember, misspeltSentence } from '../core/names.js'
 import { assertStaticGroups } from '../core/static-groups.js'
 import { acceptedTypes, fits, overlap } from '../schema/json-types.js'
-import type { FilterClass } from '../query/filters.js'
+import { fieldComparedBy, type FilterClass } from '../query/filters.js'
 import { isArrayNode, namedOf, requiredOf, type SchemaNode } from '../core/schema-node.js'
 
 /** A view class as the checks read it: the statics of generic views, which other views do not have. */
@@ -182,11 +182,13 @@ export function assertFilterFitsFields (klass: CheckedView): void {
   const problems: string[] = []
   for (const where of ['fields', 'operatorFields'] as const) {
     for (const [name, schema] of Object.entries(filter[where])) {
+      const field = fieldComparedBy(filter, name)
       // A field that holds only null (or anything) has no value to compare.
-      const stored = [...held(name) ?? []].filter((type) => type !== 'null')
+      const stored = [...held(field) ?? []].filter((type) => type !== 'null')
       const wanted = acceptedTypes(schema)
       if (stored.length === 0 || wanted === undefined || overlap(wanted, new Set(stored))) continue
-      problems.push(`${filter.name}.${where}.${name} takes ${shown(wanted)}, but ${name} holds ${stored.join(' or ')} values, so no value a client sends would ` +
+      const compares = field === name ? name : `${field} (which ${name} compares)`
+      problems.push(`${filter.name}.${where}.${name} takes ${shown(wanted)}, but ${compares} holds ${stored.join(' or ')} values, so no value a client sends would ` +
         `match a row: declare it as ${TYPE_OF[stored[0]]}`)
     }
   }

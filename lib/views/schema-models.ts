@@ -116,14 +116,20 @@ type Literals<A> = A extends ReadonlyArray<infer E extends string> ? (string ext
 /** The literal keys of a record of fields, or none when its type says only `string`. */
 type LiteralKeys<O> = string extends keyof O ? never : keyof O & string
 
-/** Every field a filter's `.with()` names: fields, operators, operatorFields, orderingFields, defaultOrdering (without `-`), searchFields. */
+/**
+ * Every field a filter's `.with()` names: fields, operators, operatorFields (each as the field it
+ * compares, its `fieldOf`), orderingFields, defaultOrdering (without `-`), searchFields.
+ */
 export type FilterFieldNames<F> = F extends { readonly [FILTER_STATICS]?: infer C }
   ? C extends object
-    ? LiteralKeys<Get<C, 'fields'>> | LiteralKeys<Get<C, 'operators'>> | LiteralKeys<Get<C, 'operatorFields'>> |
-      Literals<Get<C, 'orderingFields'>> | Literals<Get<C, 'searchFields'>> |
+    ? Compared<LiteralKeys<Get<C, 'fields'>> | LiteralKeys<Get<C, 'operators'>> | LiteralKeys<Get<C, 'operatorFields'>>,
+      Get<C, 'fieldOf'>> | Literals<Get<C, 'orderingFields'>> | Literals<Get<C, 'searchFields'>> |
       (Literals<Get<C, 'defaultOrdering'>> extends infer O ? O extends `-${infer N}` ? N : O : never)
     : never
   : never
+
+/** A parameter's name as the field it compares: renamed by a `fieldOf` record `M`, when there is one. */
+type Compared<K, M> = [M] extends [never] ? K : K extends keyof M ? M[K] & string : K
 
 type Get<C, K extends string> = C extends { readonly [P in K]: infer T } ? T : never
 

@@ -41,6 +41,13 @@ describe('the message names the mistake', () => {
     const ByYear = PaginationFilter.with({ orderingFields: ['title', 'yaer'] })
     expect(Books.with({ responseSchema: Book, filter: ByYear })).type.toRaiseError('"the filter names yaer, a field the items do not have"')
     expect(Books.with({ responseSchema: Book, filter: PaginationFilter.with({ orderingFields: ['title', 'year'] }) })).type.not.toRaiseError()
+    // A parameter renamed by fieldOf is checked as the field it compares.
+    const Published = PaginationFilter.with({ fields: { published: Type.Integer() }, fieldOf: { published: 'year' } })
+    expect(Books.with({ responseSchema: Book, filter: Published })).type.not.toRaiseError()
+    const Misnamed = PaginationFilter.with({ fields: { published: Type.Integer() }, fieldOf: { published: 'yaer' } })
+    expect(Books.with({ responseSchema: Book, filter: Misnamed })).type.toRaiseError('"the filter names yaer, a field the items do not have"')
+    const Unrenamed = PaginationFilter.with({ fields: { published: Type.Integer() } })
+    expect(Books.with({ responseSchema: Book, filter: Unrenamed })).type.toRaiseError('"the filter names published, a field the items do not have"')
   })
 
   test('a misspelt static of a filter', () => {
