@@ -17,6 +17,8 @@ const message = (entry: ProblemErrorEntry): string => `${entry.parameter ?? (ent
 
 export const conduitErrors = new ErrorFormat({
   validationStatus: 422,
+  // A title taken twice is a 422 in this convention, not a 409: on the wire and in the document.
+  statuses: { 409: 422 },
   schema: GenericErrorModel,
   // One message per invalid value, or the problem's detail.
   body: (problem) => ({ errors: { body: problem.errors?.map(message) ?? [problem.detail] } })
@@ -42,7 +44,7 @@ export class Articles extends mix(AsyncListAPIView, AsyncCreateAPIView, AsyncRet
   async list () { return [...articles.values()] },
   async create (request) {
     const slug = slugOf(request.body.title)
-    if (articles.has(slug)) return null                   // 409
+    if (articles.has(slug)) return null                   // a conflict: 422 in this format
     const article = { slug, ...request.body }
     articles.set(slug, article)
     return article

@@ -23,6 +23,11 @@ export interface ErrorFormatOptions<S extends TSchema = TSchema> {
   /** The status of a request that fails validation (default 400). */
   validationStatus?: ValidationStatus
   /**
+   * Error statuses this API answers with another one (`{ 409: 422 }`: a conflict is a 422 here),
+   * on the wire and in the document. Applied after `validationStatus`; keys and values 400 to 599.
+   */
+  statuses?: Readonly<Record<number, number>>
+  /**
    * The body of an error response, made from the problem document (RFC 9457) the library builds
    * for every error: its `status`, `title`, `detail`, the `errors` of a validation failure, and
    * the extension members an `APIError` carries.
@@ -59,11 +64,13 @@ type WithFormat = { [APP_FORMAT]?: ErrorFormat }
 export class ErrorFormat<S extends TSchema = TSchema> {
   readonly contentType: string
   readonly validationStatus: ValidationStatus
+  /** The error statuses answered with another one, `statuses` as a map (empty: none). */
+  readonly statuses: ReadonlyMap<number, number>
   readonly #body: (problem: Problem) => unknown
   readonly #schema: S | ((errors: readonly APIErrorClass[], status: number) => S)
 
   constructor (options: ErrorFormatOptions<S>) {
-    const { contentType = 'application/json', validationStatus = 400, body, schema } = options
+    const { contentType = 'application/json', validationStatus = 400, statuses = {}, body, schema } = options
     if (validationStatus !== 400 && validationStatus !== 422) {
       throw new ConfigurationError('FV_ERR_ERROR_FORMAT', `fastify-views: an error format's validationStatus must be 400 or 422; got ${String(validationStatus)}`)
     }
@@ -72,6 +79,7 @@ export class ErrorFormat<S extends TSchema = TSchema> {
     }
     this.contentType = contentType
     this.validationStatus = validationStatus
+    this.statuses = statusMap(statuses)
     this.#body = body
     this.#schema = schema
   }
@@ -83,11 +91,16 @@ export class ErrorFormat<S extends TSchema = TSchema> {
     const made = toProblem(refused ?? error, request)
     if (refused === undefined && this.validationStatus !== 400 && made.problem.status === 400 &&
       isValidationFailure(error)) {
-      made.problem.status = this.validationStatus
-      // An about:blank problem's title is the phrase of its status (RFC 9457 §4.2.1).
-      if (made.problem.type === 'about:blank') made.problem.title = statusTitle(this.validationStatus)
+      retitle(made.problem, this.validationStatus)
     }
+    const mapped = this.statuses.get(made.problem.status)
+    if (mapped !== undefined) retitle(made.problem, mapped)
     return made
+  }
+
+  /** The status this format answers an error of `status` with: the mapped one, or itself. */
+  statusOf (status: number): number {
+    return this.statuses.get(status) ?? status
   }
 
   /**
@@ -136,8 +149,7 @@ export class ErrorFormat<S extends TSchema = TSchema> {
   readonly notFoundHandler = (request: FastifyRequest, reply: FastifyReply): void => {
     const allowed = allowedMethods(request)
     if (allowed === undefined) {
-      const { contentType, payload } = this.serialize(notFoundProblem(request))
-      reply.code(404).type(contentType).send(payload)
+      this.send(reply, notFoundProblem(request))
       return
     }
     reply.header('allow', allowed.allow)
@@ -146,8 +158,15 @@ export class ErrorFormat<S extends TSchema = TSchema> {
       reply.code(204).send()
       return
     }
-    const { contentType, payload } = this.serialize(methodNotAllowedProblem(request, allowed.allow))
-    reply.code(405).type(contentType).send(payload)
+    this.send(reply, methodNotAllowedProblem(request, allowed.allow))
+  }
+
+  /** Sends a problem the format made itself (a 404, a 405), at the status it maps that one to. */
+  private send (reply: FastifyReply, problem: Problem): void {
+    const mapped = this.statuses.get(problem.status)
+    if (mapped !== undefined) retitle(problem, mapped)
+    const { contentType, payload } = this.serialize(problem)
+    reply.code(problem.status).type(contentType).send(payload)
   }
 
   /**
@@ -169,20 +188,49 @@ export class ErrorFormat<S extends TSchema = TSchema> {
   }
 }
 
-/** The documented problem of a status: the classes' own schemas, or the generic problem. */
+/**
+ * Gives a problem another status; an about:blank problem's title is the phrase of its status
+ * (RFC 9457 §4.2.1), a typed problem keeps its own.
+ */
+function retitle (problem: Problem, status: number): void {
+  problem.status = status
+  if (problem.type === 'about:blank') problem.title = statusTitle(status)
+}
+
+const isErrorStatus = (status: number): boolean => Number.isInteger(status) && status >= 400 && status <= 599
+
+/** The `statuses` option as a map, each key and value an error status (400 to 599). */
+function statusMap (statuses: Readonly<Record<number, number>>): ReadonlyMap<number, number> {
+  const map = new Map<number, number>()
+  for (const [key, value] of Object.entries(statuses)) {
+    const from = Number(key)
+    if (!isErrorStatus(from) || typeof value !== 'number' || !isErrorStatus(value)) {
+      throw new ConfigurationError('FV_ERR_ERROR_FORMAT', `fastify-views: an error format's statuses map error statuses to error statuses (400 to 599); got ${key}: ${String(value)}`)
+    }
+    map.set(from, value)
+  }
+  return map
+}
+
+/**
+ * The documented problem of a status: the classes' own schemas (each fixes its status), or the
+ * generic problem, also where a class is answered at a status that is not its own (a mapped one).
+ */
 const problemSchemaFor = (
-  errors: readonly APIErrorClass[]
-): TSchema => errors.length > 0 ? problemBody(errors) : ProblemSchema
+  errors: readonly APIErrorClass[],
+  status: number
+): TSchema => errors.length > 0 && errors.every((cls) => cls.status === status) ? problemBody(errors) : ProblemSchema
 
 /**
  * RFC 9457 problem documents, sent as `application/problem+json`: the default format. With
  * `validationStatus: 422`, a request that fails validation is a 422 problem.
  */
-export function problemFormat (options: { validationStatus?: ValidationStatus } = {}): ErrorFormat {
+export function problemFormat (options: Pick<ErrorFormatOptions, 'validationStatus' | 'statuses'> = {}): ErrorFormat {
   return new ErrorFormat(
     {
       contentType: PROBLEM_CONTENT_TYPE,
       validationStatus: options.validationStatus,
+      statuses: options.statuses,
       body: (problem) => problem,
       schema: problemSchemaFor
     }

@@ -172,7 +172,30 @@ export function collectResponses (
   for (const status of caughtStatuses(view, context.implementation)) {
     merged[status] ??= { description: statusTitle(status), errors: [] }
   }
-  return { responses: merged, explicitOnly: Object.keys(merged).filter((status) => withMixins[status] === undefined) }
+  const { errorFormat } = context
+  const answered = remapStatuses(merged, errorFormat)
+  const generatedAt = new Set(Object.keys(withMixins).map((status) => String(errorFormat.statusOf(Number(status)))))
+  return { responses: answered, explicitOnly: Object.keys(answered).filter((status) => !generatedAt.has(status)) }
+}
+
+/**
+ * The responses at the statuses the format answers them with (`statuses: { 409: 422 }`): an
+ * error documented at a mapped status moves to the status it is sent with, its error classes
+ * joining those already there, so the document lists what a client receives.
+ */
+function remapStatuses (responses: ResponsesMap, format: ErrorFormat): ResponsesMap {
+  if (format.statuses.size === 0) return responses
+  const out: ResponsesMap = {}
+  const join = (first: ResponseDoc, second: ResponseDoc | undefined): ResponseDoc =>
+    ({ ...second, ...first, errors: [...(first.errors ?? []), ...(second?.errors ?? [])] })
+  // A status that is not mapped keeps its own entry first; an entry moved there adds its classes.
+  for (const [key, doc] of Object.entries(responses)) {
+    const status = format.statusOf(Number(key))
+    const there = out[status]
+    if (String(status) === key) out[status] = there === undefined ? doc : join(doc, there)
+    else out[status] = there === undefined ? { ...doc, description: statusTitle(status) } : join(there, doc)
+  }
+  return out
 }
 
 /**
