@@ -39,7 +39,7 @@ const Tags = mix(AsyncGenericViewSet).with({
   responseSchema: Tag,
   createSchema: TagIn,
   detailParams: Type.Object({ id: Type.Integer({ minimum: 1 }) }),
-  repository: asyncRepository(new MemoryRepository<Static<typeof Tag>>({ unique: [['name']] }))
+  repository: asyncRepository(new MemoryRepository<Static<typeof Tag>>({ unique: ['name'] }))
 })
 
 async function shop (t: Test, format: ErrorFormat): Promise<FastifyInstance> {

@@ -5,7 +5,7 @@ import { APIView } from '../views/api-view.js'
 import { MIXIN } from '../views/mixins.js'
 import { getRouteMeta } from '../routes/route-meta.js'
 import { ConfigurationError } from '../core/configuration-error.js'
-import { columnFactsOf, fieldNamesOf, filledOnCreateOf, readOnlyFieldsOf } from '../stores/repository.js'
+import { columnFactsOf, fieldNamesOf, filledOnCreateOf, readOnlyFieldsOf, type ColumnFacts } from '../stores/repository.js'
 import { schemaStatic } from '../core/typebox-lines.js'
 import { addsNoKwargs, mapsItself, scopeFieldsOf } from '../views/generic/generic-view.js'
 import { misspeltMember, misspeltSentence } from '../core/names.js'
@@ -210,9 +210,21 @@ export function assertFilterFitsFields (klass: CheckedView): void {
  */
 export function assertResponseFitsColumns (klass: CheckedView, routes: CollectedRoute[]): void {
   const facts = columnFactsOf(klass.repository)
-  const properties = responseOf(klass)?.properties
-  const senders = routes.filter((route) => sendsStoredRows(klass, route)).map((route) => route.name)
-  if (facts === undefined || properties === undefined || senders.length === 0) return
+  if (facts === undefined) return
+  const listItem = schemaStatic(klass, 'listItemSchema')
+  // A list of summaries sends its rows through listItemSchema; the other actions through responseSchema.
+  const sentBy = (route: CollectedRoute): string =>
+    route.name === 'list' && listItem !== undefined ? 'listItemSchema' : 'responseSchema'
+  for (const key of ['responseSchema', 'listItemSchema'] as const) {
+    const properties = schemaStatic(klass, key)?.properties
+    const senders = routes.filter((route) => sentBy(route) === key && sendsStoredRows(klass, route))
+      .map((route) => route.name)
+    if (properties !== undefined && senders.length > 0) assertFitsColumns(klass, key, properties, facts, senders)
+  }
+}
+
+function assertFitsColumns (klass: CheckedView, key: string, properties: Record<string, SchemaNode>,
+  facts: ReadonlyMap<string, ColumnFacts>, senders: string[]): void {
   const problems: string[] = []
   for (const [name, property] of Object.entries(properties)) {
     const column = facts.get(name)
@@ -222,7 +234,7 @@ export function assertResponseFitsColumns (klass: CheckedView, routes: Collected
     if (column.kind !== undefined && !fits(column.kind, accepted)) problems.push(`"${name}" holds ${column.kind} values, and the schema wants ${[...accepted].join(' or ')}`)
   }
   if (problems.length === 0) return
-  throw new ConfigurationError('FV_ERR_SCHEMA_COLUMNS', `Cannot register ${klass.name}: its responseSchema does not describe every row of its table: ${problems.join('; ')}. ` +
+  throw new ConfigurationError('FV_ERR_SCHEMA_COLUMNS', `Cannot register ${klass.name}: its ${key} does not describe every row of its table: ${problems.join('; ')}. ` +
     `A row like that would fail every answer of ${senders.join(', ')}, which send the rows as they are. Make the schema accept what the column holds ` +
     '(Type.Union([Type.String(), Type.Null()]) for a column that may be NULL), or change the column (NOT NULL, its type); if those actions of yours map ' +
     `the rows, say so: static override mappingActions = [${senders.map((name) => `'${name}'`).join(', ')}]`)

@@ -21,14 +21,19 @@ type PartialUpdateModel<C> = C extends { readonly partialUpdateSchema: infer T e
 
 /**
  * What `list` returns: the page its filter's pagination makes, the `responseSchema` itself when
- * `responseSchemaAsList` is false (an envelope), or the array of items.
+ * `responseSchemaAsList` is false (an envelope), or the array of items, each of `listItemSchema`
+ * when it is given (a summary) and else of `responseSchema`.
  */
 type ListModel<C> = C extends { readonly responseSchema: infer T extends Schema }
   ? C extends { readonly responseSchemaAsList: false } ? { list: StaticOf<T> }
     : C extends { readonly filter: infer F extends Filtering }
-      ? { list: ListPage<F, StaticOf<T>> }
-      : unknown
+      ? { list: ListPage<F, ListItem<C, T>> }
+      : C extends { readonly listItemSchema: infer L extends Schema } ? { list: Array<StaticOf<L>> } : unknown
   : unknown
+
+/** The item of a list: `listItemSchema`'s when it is given, else `responseSchema`'s (`T`). */
+type ListItem<C, T extends Schema> =
+  C extends { readonly listItemSchema: infer L extends Schema } ? StaticOf<L> : StaticOf<T>
 
 /** What a filter says of its pages: its paginator. */
 type Filtering = { readonly paginator: unknown }

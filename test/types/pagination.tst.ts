@@ -206,3 +206,23 @@ describe('ListEnvelope: a list in one named member', () => {
     }).type.toRaiseError()
   })
 })
+
+describe('listItemSchema: a list of summaries beside the full object', () => {
+  const Summary = Type.Object({ id: Type.Integer() })
+
+  test('the list is typed by the summary, one object by the response schema', () => {
+    const Listed = GenericListAPIView.with({ responseSchema: Item, listItemSchema: Summary, repository: memory })
+    expect<ReturnType<InstanceType<typeof Listed>['list']>>().type.toBe<Array<{ id: number }> | FastifyReply>()
+    const Paged = GenericListAPIView.with({ responseSchema: Item, listItemSchema: Summary, filter: PaginationFilter, repository: memory })
+    expect<ReturnType<InstanceType<typeof Paged>['list']>>().type.toBe<NumberedPageOf<{ id: number }> | FastifyReply>()
+  })
+
+  test('a list of .with() methods must answer summaries', () => {
+    expect(AsyncGenericListAPIView.with({ responseSchema: Item, listItemSchema: Summary, repository: asyncMemory }, {
+      async list () { return [{ id: 1 }] }
+    })).type.not.toRaiseError()
+    expect(AsyncGenericListAPIView.with({ responseSchema: Item, listItemSchema: Summary, repository: asyncMemory }, {
+      async list () { return [{ name: 'a' }] }
+    })).type.toRaiseError()
+  })
+})

@@ -1,6 +1,6 @@
 // The members of `list` and `create` (views layer): the list's array or envelope, and the create's
 // body, its 409 and the `Location` of what it made.
-import { Type } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import { schemaStatic, type Schema } from '../../core/typebox-lines.js'
 import { Conflict } from '../../http/errors.js'
 import { alwaysSent } from '../../http/response-headers.js'
@@ -23,13 +23,22 @@ const sendLocation: AfterAction = (view, value, reply) => {
 /** The documented `Location` of a create view that provides one: its getLocation answers every created object (docs/actions.md). */
 const LOCATION_HEADER = alwaysSent(Type.String({ format: 'uri-reference', description: 'The URL of the created item.' }))
 
-/** The statics and route of `list`: an array of `responseSchema`, unless `responseSchemaAsList` is off. */
+/** The item schema `list` sends: `listItemSchema`, else `responseSchema`. */
+export const listItemOf = (
+  klass: { readonly name: string, readonly listItemSchema?: Schema, readonly responseSchema?: Schema }
+): TSchema | undefined =>
+  schemaStatic(klass, 'listItemSchema') ?? schemaStatic(klass, 'responseSchema')
+
+/** The statics and route of `list`: an array of its item schema, unless `responseSchemaAsList` is off. */
 export const listMembers = <B extends ViewBase>(Base: B): B & ListStatics => class extends Base {
   static responseSchemaAsList = true
+  static listItemSchema: Schema | undefined = undefined
 
   static override getActionRoute (action: StandardAction): ActionRoute {
     const route = super.getActionRoute(action)
-    const item = action.name === 'list' && this.responseSchemaAsList ? schemaStatic(this, 'responseSchema') : undefined
+    if (action.name !== 'list') return route
+    // An envelope the view returns itself is its responseSchema, whatever its items are.
+    const item = this.responseSchemaAsList ? listItemOf(this) : undefined
     return item === undefined ? route : { ...route, responseSchema: Type.Array(item) }
   }
 }

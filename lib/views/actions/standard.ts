@@ -111,6 +111,11 @@ export interface DetailStatics {
 export interface ListStatics {
   /** Wrap `responseSchema` in an array for `list` (default true); false when `list` returns an envelope. */
   responseSchemaAsList: boolean
+  /**
+   * The item schema of `list` when it sends less than one object does (a summary, the article
+   * without its body); default `responseSchema`. Its page, its component and its type follow it.
+   */
+  listItemSchema: Schema | undefined
 }
 /** Statics of create views. */
 export interface CreateStatics {

@@ -1,9 +1,8 @@
 // The generic list action (views layer): reads through the view's filter and its pagination, and documents the page it answers.
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
-import { schemaStatic } from '../../core/typebox-lines.js'
 import { withSchema } from '../actions/standard.js'
-import { listMembers } from '../actions/list-create.js'
+import { listItemOf, listMembers } from '../actions/list-create.js'
 import { paginationOf, type BaseFilter, type FilterClass } from '../../query/filters.js'
 import type { ViewBase } from '../mixins.js'
 import type { AsyncRepository, Criteria, ListQuery, Repository, RepositoryOptions } from '../../stores/repository.js'
@@ -66,7 +65,7 @@ export const genericListClass = <B extends ListBase>(Base: B): ViewBase => class
         route.options,
         { querystring: this.filter.querySchema() }
       )
-    return { ...route, options, responseSchema: pageSchema(schemaStatic(this, 'responseSchema'), this.filter) }
+    return { ...route, options, responseSchema: pageSchema(listItemOf(this), this.filter) }
   }
 
   list (this: ListingView, request: FastifyRequest): unknown { return genericList(this, request) }
