@@ -20,9 +20,10 @@ export {
   AsyncGenericRetrieveUpdateDestroyAPIView, GenericRetrieveUpdateDestroyAPIView
 } from './views/viewsets.js'
 export {
-  BaseFilter, OrderingFilter, SearchFilter, PaginationFilter, OffsetLimitFilter, CursorPaginationFilter, composeFilters,
+  BaseFilter, OrderingFilter, SearchFilter, PaginationFilter, OffsetLimitFilter, CursorPaginationFilter,
   FILTER_STATICS, type FilterClass, type FilterFields, type FilterOperators, type FilterStaticsInput, type TypedFilter
 } from './query/filters.js'
+export { composeFilters } from './query/compose-filters.js'
 export type { Pagination, PageOf, PageBounds, PageQuery, PageSource, PageWindow } from './query/pagination-protocol.js'
 export type { PageSnapshot } from './query/counted-page.js'
 export {
@@ -35,7 +36,7 @@ export {
   CursorPagination, CursorPages, CursorPage, type CursorPageSchema, type CursorPageOf, type Cursor, type CursorWindow,
   type CursorFacts
 } from './query/cursor.js'
-export { OPERATORS, splitCriterion, asyncRepository, preconditionOf, type FieldOf, type Precondition, type Promised, type Repository, type AsyncRepository, type BulkRepository, type AsyncBulkRepository, type Criteria, type RepositoryOptions, type ListQuery, type OrderKey, type Operator } from './stores/repository.js'
+export { OPERATORS, splitCriterion, asyncRepository, preconditionOf, distinctOf, type FieldOf, type Precondition, type Promised, type Repository, type AsyncRepository, type BulkRepository, type AsyncBulkRepository, type Criteria, type RepositoryOptions, type ListQuery, type OrderKey, type Operator } from './stores/repository.js'
 export { MemoryRepository, UniqueViolation, type MemoryRepositoryOptions } from './stores/memory.js'
 export type { RowOf, FilterFieldNames, UnknownFilterFields, RepositoryItemOf, RepositoryFits } from './views/schema-models.js'
 export type { ObjectAction } from './views/generic/object-permissions.js'

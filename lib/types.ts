@@ -30,3 +30,6 @@ export type {
   ListActions, CreateActions, RetrieveActions, UpdateActions, PartialUpdateActions, DestroyActions,
   DetailStatics, ListStatics, CreateStatics, UpdateStatics, PatchOptions, ActionViewClass, ActionRequest, SentReply
 } from './views/actions/standard.js'
+export type {
+  DistinctRepository, AsyncDistinctRepository, DistinctQuery, DistinctValue
+} from './stores/repository.js'

@@ -1,6 +1,11 @@
 // MemoryRepository (stores layer): the repository protocol over rows kept in the process, with the operators, conditional writes and bulk calls of the SQL stores.
 import { Conflict, NotFound } from '../http/errors.js'
-import { preconditionOf, splitCriterion, type FieldOf, type BulkRepository, type Criteria, type ListQuery, type Operator, type OrderKey, type Repository, type RepositoryOptions } from './repository.js'
+import {
+  preconditionOf, splitCriterion, type FieldOf, type BulkRepository, type Criteria, type DistinctQuery,
+  type DistinctRepository, type DistinctValue, type ListQuery, type Operator, type OrderKey, type Repository,
+  type RepositoryOptions
+} from './repository.js'
+import { compareValues, distinctValues, isNull, sortValues } from './value-order.js'
 
 type Row = Record<string, unknown>
 
@@ -52,37 +57,6 @@ function likePattern (pattern: string, flags: string): RegExp {
   return new RegExp(`^${source}$`, flags + 's')
 }
 
-const isNull = (v: unknown): boolean => v === null || v === undefined
-
-/** A date, or an ISO string compared with one, as milliseconds; anything else as it is. */
-function comparable (value: unknown, other: unknown): unknown {
-  if (value instanceof Date) return other instanceof Date || typeof other === 'string' ? value.getTime() : value
-  if (other instanceof Date && typeof value === 'string') return Date.parse(value)
-  return value
-}
-
-/**
- * Compares two non-null values of one kind: numbers with numbers, strings with
- * strings, dates with dates or ISO strings. Values of different kinds are not
- * comparable (`NaN`): they are never equal, less or greater, as in a typed database
- * where `id = 'abc'` matches no integer key.
- */
-function compareValues (a: unknown, b: unknown): number {
-  const x = comparable(a, b)
-  const y = comparable(b, a)
-  // Objects (arrays included) are never ordered or equal by value, and kinds never mix.
-  if (typeof x !== typeof y || typeof x === 'object') return Number.NaN
-  return (x as number) < (y as number) ? -1 : (x as number) > (y as number) ? 1 : x === y ? 0 : Number.NaN
-}
-
-/** Sort order like SQL: nulls after every value ascending, before them descending; other kinds by type name. */
-function sortValues (a: unknown, b: unknown): number {
-  if (isNull(a) || isNull(b)) return isNull(a) === isNull(b) ? 0 : isNull(a) ? 1 : -1
-  const c = compareValues(a, b)
-  if (!Number.isNaN(c)) return c
-  return typeof a < typeof b ? -1 : 1
-}
-
 function compareBy (orderBy: OrderKey[], a: unknown[], b: unknown[]): number {
   for (let i = 0; i < orderBy.length; i++) {
     const c = sortValues(a[i], b[i])
@@ -128,7 +102,8 @@ function integerKey (id: string | number): number | undefined {
  * several sort keys applied in the order given, offsets, and keyset seeks. Rows are
  * copied in and out, so callers never share state with the store.
  */
-export class MemoryRepository<T extends object = Row> implements Repository<T>, BulkRepository<T> {
+export class MemoryRepository<T extends object = Row>
+implements Repository<T>, BulkRepository<T>, DistinctRepository<T> {
   /** `update` and `delete` evaluate `options.precondition` in the same atomic step as the write. */
   readonly atomicPreconditions = true
   readonly idField: string
@@ -309,6 +284,15 @@ export class MemoryRepository<T extends object = Row> implements Repository<T>, 
 
   count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, _options: RepositoryOptions = {}): number {
     return this.#where(criteria, query.search, query.args).length
+  }
+
+  /** Each non-null value of `field` among the rows the criteria select, once, in the store's order (`DistinctRepository`). */
+  distinct<K extends FieldOf<T>> (
+    field: K, criteria: Criteria = {}, query: DistinctQuery = {}, _options: RepositoryOptions = {}
+  ): Array<DistinctValue<T, K>> {
+    const values = this.#where(criteria, query.search, query.args).map((row) => row[field])
+    // The values of the rows' field `K`, nulls left out: what `DistinctValue` names.
+    return distinctValues(values, query) as Array<DistinctValue<T, K>>
   }
 
   update (criteria: Criteria, values: Record<string, unknown>, options: RepositoryOptions = {}): T | null {

@@ -185,6 +185,56 @@ export interface Repository<T = unknown> {
   delete (criteria: Criteria, options?: RepositoryOptions): boolean
 }
 
+/** How `distinct` reads: the direction, a bound, and the search and positional criteria a view's filter adds (as `count` takes them). */
+export interface DistinctQuery extends Pick<ListQuery, 'search' | 'args' | 'limit'> {
+  /** Largest value first; by default the smallest first. */
+  descending?: boolean
+}
+
+/** The values `distinct` returns of field `K` of rows `T`: never null (nulls are left out); anything for untyped rows. */
+export type DistinctValue<T, K extends string> = unknown extends T[K & keyof T] ? unknown : NonNullable<T[K & keyof T]>
+
+/**
+ * An optional repository method (docs/repositories.md, "Distinct values"), synchronous: each value
+ * `field` holds among the rows the criteria select, once, nulls left out, in the store's order of
+ * that field (ascending, or `descending`), at most `limit` of them. The criteria are those of `list`
+ * (fields and `field__op`), so a scope narrows it as it narrows `list`. A store with a fixed set of
+ * fields (a SQL table) refuses any other name; one without (the memory store) reads a field no row
+ * has as null, and answers `[]`. Not part of `Repository`: a repository of your own need not have it.
+ */
+export interface DistinctRepository<T = Record<string, unknown>> {
+  distinct<K extends FieldOf<T>> (
+    field: K, criteria?: Criteria, query?: DistinctQuery, options?: RepositoryOptions
+  ): Array<DistinctValue<T, K>>
+}
+
+/** `DistinctRepository` answering with a promise, typed per field (which `Promised` of a generic method is not). */
+export interface AsyncDistinctRepository<T = Record<string, unknown>> {
+  distinct<K extends FieldOf<T>> (
+    field: K, criteria?: Criteria, query?: DistinctQuery, options?: RepositoryOptions
+  ): Promise<Array<DistinctValue<T, K>>>
+}
+
+/**
+ * A view's repository seen through `DistinctRepository` (`await distinctOf(this.repository).distinct('tag')`),
+ * typed by its rows; a repository without `distinct` is refused when it is asked, naming its class.
+ */
+export function distinctOf<T> (repository: AsyncRepository<T>): AsyncDistinctRepository<T>
+export function distinctOf<T> (repository: Repository<T>): DistinctRepository<T>
+export function distinctOf (repository: object): object {
+  if (typeof declared(repository, 'distinct') === 'function') return repository
+  // An object without a prototype has no constructor to name.
+  const owner: unknown = declared(repository, 'constructor')
+  const name = typeof owner === 'function' ? owner.name : 'an object'
+  throw new ConfigurationError('FV_ERR_NOT_IMPLEMENTED', `The repository (${name}) has no distinct method: ` +
+    'give it one (docs/repositories.md, "Distinct values"), or read distinct values another way')
+}
+
+/** The async form of `R`'s `distinct`, typed per field, when `R` has one: `Promised` would type it for every field at once. */
+type AsyncDistinctOf<R> = R extends { distinct: unknown, get: (...args: never) => infer V }
+  ? AsyncDistinctRepository<NonNullable<V>>
+  : unknown
+
 /** `R` with every method returning a promise of what it returned. */
 export type Promised<R> = {
   [K in keyof R]: R[K] extends (...args: infer A) => infer V ? (...args: A) => Promise<V> : R[K]
@@ -194,7 +244,9 @@ export type Promised<R> = {
 export type AsyncRepository<T = unknown> = Promised<Repository<T>>
 
 /** A synchronous repository seen through the asynchronous protocol, for async views. */
-export function asyncRepository<T, R extends object> (repository: R): AsyncRepository<T> & Promised<R> {
+export function asyncRepository<T, R extends object> (
+  repository: R
+): AsyncRepository<T> & AsyncDistinctOf<R> & Promised<R> {
   const wrapped: Record<string, unknown> = {}
   for (let proto: object | null = repository; proto !== null &&
     proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
@@ -224,7 +276,7 @@ export function asyncRepository<T, R extends object> (repository: R): AsyncRepos
   if (filled !== undefined) wrapped.filledOnCreate = filled
   // Read when asked: the rows a store holds change.
   if ('storedFieldNames' in repository) Object.defineProperty(wrapped, 'storedFieldNames', { get: () => storedFieldNamesOf(repository) })
-  return wrapped as Promised<R> & AsyncRepository<T>
+  return wrapped as Promised<R> & AsyncRepository<T> & AsyncDistinctOf<R>
 }
 
 /**

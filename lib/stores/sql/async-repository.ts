@@ -2,7 +2,10 @@
 // `PostgresRepository` (postgres.ts) is this class over PostgreSQL's dialect and `pg` runner,
 // `AsyncSqliteRepository` (sqlite-async.ts) over SQLite's; another database is this class over its
 // own (`new AsyncSqlRepository(dialect, runner, options)`), no class of its own.
-import { preconditionOf, type AsyncBulkRepository, type AsyncRepository, type ColumnFacts, type Criteria, type ListQuery, type RepositoryOptions } from '../repository.js'
+import {
+  preconditionOf, type AsyncBulkRepository, type AsyncDistinctRepository, type AsyncRepository, type ColumnFacts,
+  type Criteria, type DistinctQuery, type DistinctValue, type FieldOf, type ListQuery, type RepositoryOptions
+} from '../repository.js'
 import { SqlBuilder } from './builder.js'
 import { columnFacts } from './columns.js'
 import { decodedFacts, rowDecoder, type StoredKind } from './decode.js'
@@ -24,7 +27,8 @@ const isSync = (runner: SyncRunner | AsyncRunner): runner is SyncRunner => 'conn
  * synchronous one (one connection), each call runs whole, and one that met another connection's
  * lock runs again after a wait that leaves the event loop free (lock-wait.ts).
  */
-export class AsyncSqlRepository<T = Record<string, unknown>> implements AsyncRepository<T>, AsyncBulkRepository<T> {
+export class AsyncSqlRepository<T = Record<string, unknown>>
+implements AsyncRepository<T>, AsyncBulkRepository<T>, AsyncDistinctRepository<T> {
   /** `update` and `delete` evaluate `options.precondition` in the same atomic step as the write. */
   readonly atomicPreconditions = true
   readonly builder: SqlBuilder
@@ -125,6 +129,15 @@ export class AsyncSqlRepository<T = Record<string, unknown>> implements AsyncRep
 
   count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, options?: RepositoryOptions): Promise<number> {
     return this.#executor.run(() => operations.count(this.builder, criteria, query, options))
+  }
+
+  /** Each non-null value of one field among the rows the criteria select, once, in its order (`AsyncDistinctRepository`). */
+  distinct<K extends FieldOf<T>> (
+    field: K, criteria: Criteria = {}, query: DistinctQuery = {}, options?: RepositoryOptions
+  ): Promise<Array<DistinctValue<T, K>>> {
+    const values = this.#executor.run(() => operations.distinct(this.builder, field, criteria, query, options))
+    // The field's values, decoded as its rows' are: what `DistinctValue` names.
+    return values as Promise<Array<DistinctValue<T, K>>>
   }
 
   update (criteria: Criteria, values: Record<string, unknown>, options?: RepositoryOptions): Promise<T | null> {

@@ -1,5 +1,5 @@
 // The statement builder, above the dialect and below the operations: the SQL of one table, or of a query over it, for any dialect.
-import { splitCriterion, type Criteria, type ListQuery, type RepositoryOptions } from '../repository.js'
+import { splitCriterion, type Criteria, type DistinctQuery, type ListQuery, type RepositoryOptions } from '../repository.js'
 import { ConfigurationError } from '../../core/configuration-error.js'
 import { after, condition, orderBy, windowSize, type FieldWriter } from './conditions.js'
 import type { Bind, Dialect } from './dialect.js'
@@ -96,25 +96,19 @@ export class SqlBuilder {
     }
     this.computed = computed
     this.fieldNames = [...this.columns, ...computed.keys()]
-    const declaredJoins = options.joins === undefined
-      ? []
-      : Array.isArray(options.joins) ? options.joins : [options.joins]
-    const joins = declaredJoins.map((join, i) => expressionOf(join, `${this.table}: joins[${i}]`))
+    const given = options.joins === undefined ? [] : Array.isArray(options.joins) ? options.joins : [options.joins]
+    const joins = given.map((join, i) => expressionOf(join, `${this.table}: joins[${i}]`))
     this.#joins = joins.length === 0 ? undefined : new SqlExpression(joins.map((j) => j.text).join(' '), joins.flatMap((j) => j.values))
     this.isQuery = computed.size > 0 || this.#joins !== undefined
     this.idColumn = options.idColumn ?? 'id'
     this.touchColumn = options.touchColumn
     this.versionColumn = options.versionColumn
-    if (this.versionColumn !== undefined && !this.columns.has(this.versionColumn)) {
-      throw new ConfigurationError('FV_ERR_SQL_NAME', `${this.table}: versionColumn "${this.versionColumn}" is not one of its columns (${options.columns.join(', ')})`)
-    }
+    if (this.versionColumn !== undefined && !this.columns.has(this.versionColumn)) throw new ConfigurationError('FV_ERR_SQL_NAME', `${this.table}: versionColumn "${this.versionColumn}" is not one of its columns (${options.columns.join(', ')})`)
     this.scopeFields = options.scopeFields ?? []
     this.optionKeys = new Set(options.optionKeys ?? [])
     const read = [...computed.values(), ...joins]
     for (const name of read.flatMap((expression) => expression.optionNames)) {
-      if (this.fieldNames.includes(name)) {
-        throw new ConfigurationError('FV_ERR_SQL_OPTION', `${this.table}: option("${name}") has the name of a field; an option is never a criterion, so name it otherwise`)
-      }
+      if (this.fieldNames.includes(name)) throw new ConfigurationError('FV_ERR_SQL_OPTION', `${this.table}: option("${name}") has the name of a field; an option is never a criterion, so name it otherwise`)
       // An option an expression binds is read from the options, never taken for a criterion.
       this.optionKeys.add(name)
     }
@@ -281,6 +275,18 @@ export class SqlBuilder {
     if (this.#joins !== undefined) this.#joins.render(params, options)
     const where = this.where(criteria, params, query.search, query.args, options)
     return this.finish(`SELECT COUNT(*) AS n FROM ${this.from}${where}`, params, 'rows')
+  }
+
+  /** One field's non-null values among the rows the criteria select, once each, in its order: `distinct`'s statement. */
+  distinct (name: string, criteria: Criteria, query: DistinctQuery, options?: RepositoryOptions): Statement {
+    const params: unknown[] = []
+    // Selected and ordered under its own name: PostgreSQL orders a DISTINCT only by what it selects.
+    const head = `SELECT DISTINCT ${this.#field(name, params, options)} AS ${this.dialect.quote(name)} FROM ${this.from}`
+    this.#joins?.render(params, options)
+    const where = this.where(criteria, params, query.search, query.args, options)
+    const limit = query.limit === undefined ? '' : ` LIMIT ${windowSize(query.limit)}`
+    const order = this.dialect.order(() => this.dialect.quote(name), query.descending === true)
+    return this.finish(`${head}${where === '' ? ' WHERE' : `${where} AND`} ${this.#field(name, params, options)} IS NOT NULL ORDER BY ${order}${limit}`, params, 'rows')
   }
 
   private touched (values: Record<string, unknown>): Record<string, unknown> {

@@ -3,7 +3,7 @@
 // a query, a written row is read back by key in the write's transaction (`SqlBuilder.readsBack`).
 import { ConfigurationError } from '../../core/configuration-error.js'
 import { Conflict, NotFound } from '../../http/errors.js'
-import { preconditionOf, type Criteria, type ListQuery, type Precondition, type RepositoryOptions } from '../repository.js'
+import { preconditionOf, type Criteria, type DistinctQuery, type ListQuery, type Precondition, type RepositoryOptions } from '../repository.js'
 import type { SqlBuilder } from './builder.js'
 import type { Operation, StatementResult } from './statement.js'
 
@@ -98,6 +98,15 @@ export const operations = {
   },
   * count (b: SqlBuilder, criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'>, options?: RepositoryOptions): Operation<number> {
     return Number((yield b.count(criteria, query, options)).rows[0].n)
+  },
+  /** One field's distinct non-null values, each decoded as the field is in every row (selected under the field's name). */
+  * distinct (b: SqlBuilder, field: string, criteria: Criteria, query: DistinctQuery,
+    options?: RepositoryOptions): Operation<unknown[]> {
+    // Refused with the names it may take, before any SQL is written: the field is the caller's text.
+    if (!b.fieldNames.includes(field)) {
+      throw new ConfigurationError('FV_ERR_SQL_NAME', `${b.table}: no column ${JSON.stringify(field)} to read distinct values of (its fields: ${b.fieldNames.join(', ')})`)
+    }
+    return (yield b.distinct(field, criteria, query, options)).rows.map((row) => row[field])
   },
   /** A page and the total it belongs to, read in one snapshot so that they agree. */
   * listAndCount (b: SqlBuilder, criteria: Criteria, query: ListQuery, countQuery: Pick<ListQuery, 'search' | 'args'>,

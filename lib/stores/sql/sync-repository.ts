@@ -1,7 +1,10 @@
 // The sync family's SQL repository, above the builder, the operations and a SyncRunner: one class for every database whose driver answers synchronously.
 // `SqliteRepository` (sqlite.ts) is this class over SQLite's dialect and runner; another database
 // is this class over its own (`new SqlRepository(dialect, runner, options)`), no class of its own.
-import { preconditionOf, type BulkRepository, type ColumnFacts, type Criteria, type ListQuery, type Repository, type RepositoryOptions } from '../repository.js'
+import {
+  preconditionOf, type BulkRepository, type ColumnFacts, type Criteria, type DistinctQuery, type DistinctRepository,
+  type DistinctValue, type FieldOf, type ListQuery, type Repository, type RepositoryOptions
+} from '../repository.js'
 import { SqlBuilder } from './builder.js'
 import { columnFacts } from './columns.js'
 import { decodedFacts, rowDecoder } from './decode.js'
@@ -16,7 +19,8 @@ import { SyncConnection } from './sync-connection.js'
  * synchronously: its methods return values, for the sync view family. Every bulk call runs in one
  * transaction; inside a transaction already open on the connection, each call is a savepoint.
  */
-export class SqlRepository<T = Record<string, unknown>> implements Repository<T>, BulkRepository<T> {
+export class SqlRepository<T = Record<string, unknown>>
+implements Repository<T>, BulkRepository<T>, DistinctRepository<T> {
   /** `update` and `delete` evaluate `options.precondition` in the same atomic step as the write. */
   readonly atomicPreconditions = true
   readonly builder: SqlBuilder
@@ -77,6 +81,15 @@ export class SqlRepository<T = Record<string, unknown>> implements Repository<T>
 
   count (criteria: Criteria, query: Pick<ListQuery, 'search' | 'args'> = {}, options?: RepositoryOptions): number {
     return this.#connection.run(operations.count(this.builder, criteria, query, options))
+  }
+
+  /** Each non-null value of one field among the rows the criteria select, once, in its order (`DistinctRepository`). */
+  distinct<K extends FieldOf<T>> (
+    field: K, criteria: Criteria = {}, query: DistinctQuery = {}, options?: RepositoryOptions
+  ): Array<DistinctValue<T, K>> {
+    const values = this.#connection.run(operations.distinct(this.builder, field, criteria, query, options))
+    // The field's values, decoded as its rows' are: what `DistinctValue` names.
+    return values as Array<DistinctValue<T, K>>
   }
 
   update (criteria: Criteria, values: Record<string, unknown>, options?: RepositoryOptions): T | null {

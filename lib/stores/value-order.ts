@@ -1,0 +1,50 @@
+// How the memory store compares and orders values as a SQL database does (stores layer): kinds never mix, nulls sort last, and a field's distinct values in that order.
+import { windowSize } from './sql/conditions.js'
+import type { DistinctQuery } from './repository.js'
+
+/** Whether a stored value is null: a field a row lacks reads as null, as a SQL column without a value does. */
+export const isNull = (v: unknown): boolean => v === null || v === undefined
+
+/** A date, or an ISO string compared with one, as milliseconds; anything else as it is. */
+function comparable (value: unknown, other: unknown): unknown {
+  if (value instanceof Date) return other instanceof Date || typeof other === 'string' ? value.getTime() : value
+  if (other instanceof Date && typeof value === 'string') return Date.parse(value)
+  return value
+}
+
+/**
+ * Compares two non-null values of one kind: numbers with numbers, strings with
+ * strings, dates with dates or ISO strings. Values of different kinds are not
+ * comparable (`NaN`): they are never equal, less or greater, as in a typed database
+ * where `id = 'abc'` matches no integer key.
+ */
+export function compareValues (a: unknown, b: unknown): number {
+  const x = comparable(a, b)
+  const y = comparable(b, a)
+  // Objects (arrays included) are never ordered or equal by value, and kinds never mix.
+  if (typeof x !== typeof y || typeof x === 'object') return Number.NaN
+  return (x as number) < (y as number) ? -1 : (x as number) > (y as number) ? 1 : x === y ? 0 : Number.NaN
+}
+
+/** Sort order like SQL: nulls after every value ascending, before them descending; other kinds by type name. */
+export function sortValues (a: unknown, b: unknown): number {
+  if (isNull(a) || isNull(b)) return isNull(a) === isNull(b) ? 0 : isNull(a) ? 1 : -1
+  const c = compareValues(a, b)
+  if (!Number.isNaN(c)) return c
+  return typeof a < typeof b ? -1 : 1
+}
+
+/**
+ * The distinct non-null values among `values`, in `sortValues` order (`descending`: reversed), at
+ * most `limit` of them: what `SELECT DISTINCT ... WHERE ... IS NOT NULL ORDER BY ... LIMIT` answers.
+ * Equal means `compareValues` says 0, so objects and arrays are never collapsed, as no criterion
+ * finds them equal either.
+ */
+export function distinctValues (values: unknown[], { descending = false, limit }: DistinctQuery = {}): unknown[] {
+  // Checked as the SQL stores check it, before any work: the same refusal from every store.
+  const bound = limit === undefined ? undefined : windowSize(limit)
+  const sorted = values.filter((value) => !isNull(value)).sort(sortValues)
+  const distinct = sorted.filter((value, i) => i === 0 || compareValues(sorted[i - 1], value) !== 0)
+  if (descending) distinct.reverse()
+  return bound === undefined ? distinct : distinct.slice(0, bound)
+}
