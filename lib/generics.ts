@@ -38,5 +38,6 @@ export {
 } from './query/cursor.js'
 export { OPERATORS, splitCriterion, asyncRepository, preconditionOf, distinctOf, type FieldOf, type Precondition, type Promised, type Repository, type AsyncRepository, type BulkRepository, type AsyncBulkRepository, type Criteria, type RepositoryOptions, type ListQuery, type OrderKey, type Operator } from './stores/repository.js'
 export { MemoryRepository, UniqueViolation, type MemoryRepositoryOptions } from './stores/memory.js'
+export type { MemoryRelation, MemoryRelationJoin } from './stores/memory-relations.js'
 export type { RowOf, FilterFieldNames, UnknownFilterFields, RepositoryItemOf, RepositoryFits } from './views/schema-models.js'
 export type { ObjectAction } from './views/generic/object-permissions.js'

@@ -74,6 +74,8 @@ export const CONFIGURATION_ERRORS = {
   FV_ERR_COMPONENT_CLASH: 'FV_ERR_COMPONENT_CLASH',
   /** A SQL repository was given a name that is not a plain identifier, or not one of its columns. */
   FV_ERR_SQL_NAME: 'FV_ERR_SQL_NAME',
+  /** A repository's relation is declared wrongly, or a criterion names a relation (or a field of one) the repository does not have. */
+  FV_ERR_RELATION: 'FV_ERR_RELATION',
   /** A SQL repository was given an option it cannot use (a `lockTimeout` that is not a non-negative number of milliseconds). */
   FV_ERR_SQL_OPTION: 'FV_ERR_SQL_OPTION',
   /** A SQL repository was given a positional criterion that is not a `{ sql, params }` fragment. */

@@ -2,10 +2,11 @@
 import { Conflict, NotFound } from '../http/errors.js'
 import {
   preconditionOf, splitCriterion, type FieldOf, type BulkRepository, type Criteria, type DistinctQuery,
-  type DistinctRepository, type DistinctValue, type ListQuery, type Operator, type OrderKey, type Repository,
+  type DistinctRepository, type DistinctValue, type ListQuery, type OrderKey, type Repository,
   type RepositoryOptions
 } from './repository.js'
-import { compareValues, distinctValues, isNull, sortValues } from './value-order.js'
+import { distinctValues, isNull, matches, sortValues } from './value-order.js'
+import { MemoryRelations, type MemoryRelation } from './memory-relations.js'
 
 type Row = Record<string, unknown>
 
@@ -39,23 +40,12 @@ export interface MemoryRepositoryOptions<T> {
    * same value, as `WHERE id = ? AND tenant = ?` would.
    */
   scopeFields?: ReadonlyArray<FieldOf<T>>
+  /** Repositories whose rows point at this one's, by name, for `<relation>.<field>` criteria (docs/filters.md, "Relation filters"). */
+  relations?: Readonly<Record<string, MemoryRelation>>
 }
 
 /** Thrown by `MemoryRepository.update` when the new values clash with a unique field: a 409 problem. */
 export class UniqueViolation extends Conflict {}
-
-const escapeRegExp = (ch: string): string => ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-
-/** SQL LIKE as a regular expression: `%` any run, `_` one character, `\` escaping the next one. */
-function likePattern (pattern: string, flags: string): RegExp {
-  let source = ''
-  for (let i = 0; i < pattern.length; i++) {
-    const ch = pattern[i]
-    if (ch === '\\' && i + 1 < pattern.length) source += escapeRegExp(pattern[++i])
-    else source += ch === '%' ? '.*' : ch === '_' ? '.' : escapeRegExp(ch)
-  }
-  return new RegExp(`^${source}$`, flags + 's')
-}
 
 function compareBy (orderBy: OrderKey[], a: unknown[], b: unknown[]): number {
   for (let i = 0; i < orderBy.length; i++) {
@@ -63,26 +53,6 @@ function compareBy (orderBy: OrderKey[], a: unknown[], b: unknown[]): number {
     if (c !== 0) return orderBy[i].descending ? -c : c
   }
   return 0
-}
-
-function matches (row: Row, field: string, op: Operator, value: unknown): boolean {
-  const actual = row[field]
-  // As in SQL, a null only matches `is_null` (and equality with a null criterion).
-  if (isNull(actual)) return op === 'is_null' ? value === true : op === 'eq' && isNull(value)
-  switch (op) {
-    case 'eq': return compareValues(actual, value) === 0
-    case 'ne': return !isNull(value) && compareValues(actual, value) !== 0
-    case 'lt': return compareValues(actual, value) < 0
-    case 'le': return compareValues(actual, value) <= 0
-    case 'gt': return compareValues(actual, value) > 0
-    case 'ge': return compareValues(actual, value) >= 0
-    case 'in': return (value as unknown[]).some((v) => compareValues(actual, v) === 0)
-    // As in SQL, NOT IN with a null in the list is never true.
-    case 'not_in': return !(value as unknown[]).some((v) => isNull(v) || compareValues(actual, v) === 0)
-    case 'is_null': return value === false
-    case 'like': return typeof actual === 'string' && likePattern(String(value), '').test(actual)
-    case 'ilike': return typeof actual === 'string' && likePattern(String(value), 'i').test(actual)
-  }
 }
 
 /**
@@ -112,6 +82,7 @@ implements Repository<T>, BulkRepository<T>, DistinctRepository<T> {
   readonly unique: readonly string[]
   readonly optionKeys: Set<string>
   readonly scopeFields: readonly string[]
+  readonly #relations: MemoryRelations
   readonly #rows = new Map<unknown, Row>()
   /**
    * One index per unique field, value -> row, so that a uniqueness check is a lookup:
@@ -128,6 +99,7 @@ implements Repository<T>, BulkRepository<T>, DistinctRepository<T> {
     this.unique = options.unique ?? []
     this.optionKeys = new Set(options.optionKeys ?? [])
     this.scopeFields = options.scopeFields ?? []
+    this.#relations = new MemoryRelations(new.target.name, options.relations ?? {})
     this.#indexes = this.unique.map((field) => [field, new Map()])
     for (const row of options.rows ?? []) this.#insert({ ...row } as Row)
   }
@@ -212,12 +184,25 @@ implements Repository<T>, BulkRepository<T>, DistinctRepository<T> {
     this.#assign(row, values)
   }
 
+  /** The test of each criterion: a field's operator, or a relation's related rows, read once per call. */
+  #tests (criteria: Criteria): Array<(row: Row) => boolean> {
+    return Object.entries(criteria).map(([key, value]) => {
+      const [field, op] = splitCriterion(key)
+      return field.includes('.') ? this.#relations.test(field, op, value) : (row: Row) => matches(row, field, op, value)
+    })
+  }
+
+  /** Every `<relation>.<field>` a criterion may name: what a view's filter may name besides the rows' fields. */
+  get relationFields (): readonly string[] {
+    return this.#relations.fieldNames
+  }
+
   #where (criteria: Criteria, search?: ListQuery['search'], predicates: unknown[] = []): Row[] {
-    const tests = Object.entries(criteria).map(([key, value]) => [...splitCriterion(key), value] as const)
+    const tests = this.#tests(criteria)
     const term = search?.term.toLowerCase()
     const extra = predicates.filter((p): p is (row: Row) => boolean => typeof p === 'function')
     return [...this.#rows.values()].filter((row) =>
-      tests.every(([field, op, value]) => matches(row, field, op, value)) &&
+      tests.every((test) => test(row)) &&
       extra.every((test) => test(row)) &&
       (term === undefined || search!.fields.some((f) => typeof row[f] === 'string' && row[f].toLowerCase().includes(term))))
   }
@@ -237,7 +222,10 @@ implements Repository<T>, BulkRepository<T>, DistinctRepository<T> {
       const row = this.#rows.get(id) ?? this.#rows.get(integerKey(id))
       if (row === undefined) return undefined
       for (const key in criteria) {
-        if (key !== this.idField && !matches(row, ...splitCriterion(key), criteria[key])) return undefined
+        if (key === this.idField) continue
+        const [field, op] = splitCriterion(key)
+        const holds = field.includes('.') ? this.#relations.test(field, op, criteria[key])(row) : matches(row, field, op, criteria[key])
+        if (!holds) return undefined
       }
       return row
     }

@@ -63,6 +63,16 @@ export function fieldNamesOf (repository: unknown): readonly string[] | undefine
 }
 
 /**
+ * The `<relation>.<field>` names a repository's criteria may use besides its fields (docs/filters.md,
+ * "Relation filters"), or `undefined` when it has no relations. Registration accepts them in a
+ * filter's parameters (never in its ordering or search), and refuses any other dotted name.
+ */
+export function relationFieldsOf (repository: unknown): readonly string[] | undefined {
+  const names = declared(repository, 'relationFields')
+  return isNames(names) ? names : undefined
+}
+
+/**
  * The fields a repository reads but never writes (the computed fields of a SQL query repository),
  * or `undefined`. Registration refuses a body the library writes as it is that names one.
  */
@@ -270,6 +280,8 @@ export function asyncRepository<T, R extends object> (
   if (fieldNames !== undefined) wrapped.fieldNames = fieldNames
   const readOnly = readOnlyFieldsOf(repository)
   if (readOnly !== undefined) wrapped.readOnlyFields = readOnly
+  // Read when asked: a memory store's related rows change.
+  if ('relationFields' in repository) Object.defineProperty(wrapped, 'relationFields', { get: () => relationFieldsOf(repository) })
   // Read when asked, too: a store may learn them after it is wrapped (describeColumns).
   if ('columnFacts' in repository) Object.defineProperty(wrapped, 'columnFacts', { get: () => columnFactsOf(repository) })
   const filled = filledOnCreateOf(repository)

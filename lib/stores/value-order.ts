@@ -1,6 +1,6 @@
-// How the memory store compares and orders values as a SQL database does (stores layer): kinds never mix, nulls sort last, and a field's distinct values in that order.
+// How the memory store compares, matches and orders values as a SQL database does (stores layer): kinds never mix, nulls sort last, an operator's test, and a field's distinct values in that order.
 import { windowSize } from './sql/conditions.js'
-import type { DistinctQuery } from './repository.js'
+import type { DistinctQuery, Operator } from './repository.js'
 
 /** Whether a stored value is null: a field a row lacks reads as null, as a SQL column without a value does. */
 export const isNull = (v: unknown): boolean => v === null || v === undefined
@@ -47,4 +47,38 @@ export function distinctValues (values: unknown[], { descending = false, limit }
   const distinct = sorted.filter((value, i) => i === 0 || compareValues(sorted[i - 1], value) !== 0)
   if (descending) distinct.reverse()
   return bound === undefined ? distinct : distinct.slice(0, bound)
+}
+
+const escapeRegExp = (ch: string): string => ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/** SQL LIKE as a regular expression: `%` any run, `_` one character, `\` escaping the next one. */
+function likePattern (pattern: string, flags: string): RegExp {
+  let source = ''
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]
+    if (ch === '\\' && i + 1 < pattern.length) source += escapeRegExp(pattern[++i])
+    else source += ch === '%' ? '.*' : ch === '_' ? '.' : escapeRegExp(ch)
+  }
+  return new RegExp(`^${source}$`, flags + 's')
+}
+
+/** Whether a row's `field` satisfies `op` with `value`, as the SQL stores' WHERE does. */
+export function matches (row: Record<string, unknown>, field: string, op: Operator, value: unknown): boolean {
+  const actual = row[field]
+  // As in SQL, a null only matches `is_null` (and equality with a null criterion).
+  if (isNull(actual)) return op === 'is_null' ? value === true : op === 'eq' && isNull(value)
+  switch (op) {
+    case 'eq': return compareValues(actual, value) === 0
+    case 'ne': return !isNull(value) && compareValues(actual, value) !== 0
+    case 'lt': return compareValues(actual, value) < 0
+    case 'le': return compareValues(actual, value) <= 0
+    case 'gt': return compareValues(actual, value) > 0
+    case 'ge': return compareValues(actual, value) >= 0
+    case 'in': return (value as unknown[]).some((v) => compareValues(actual, v) === 0)
+    // As in SQL, NOT IN with a null in the list is never true.
+    case 'not_in': return !(value as unknown[]).some((v) => isNull(v) || compareValues(actual, v) === 0)
+    case 'is_null': return value === false
+    case 'like': return typeof actual === 'string' && likePattern(String(value), '').test(actual)
+    case 'ilike': return typeof actual === 'string' && likePattern(String(value), 'i').test(actual)
+  }
 }

@@ -143,5 +143,6 @@ type Get<C, K extends string> = C extends { readonly [P in K]: infer T } ? T : n
  * at. Empty when the rows or the filter's names are not known to the types.
  */
 export type UnknownFilterFields<C> = C extends { readonly filter: infer F }
-  ? [RowOf<C>] extends [never] ? never : Exclude<FilterFieldNames<F>, keyof RowOf<C>>
+  // A relation path (`tags.tag`) names related rows, not the rows' own fields: checked at registration.
+  ? [RowOf<C>] extends [never] ? never : Exclude<FilterFieldNames<F>, keyof RowOf<C> | `${string}.${string}`>
   : never

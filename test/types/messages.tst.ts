@@ -87,3 +87,10 @@ describe('a plain JSON Schema where a TypeBox schema is wanted', () => {
     expect(Books.with({ responseSchema: Book, detailParams: BookParams })).type.not.toRaiseError()
   })
 })
+
+describe('relation paths', () => {
+  test('a filter comparing a relation\'s field (checked at registration) is no field the items lack', () => {
+    const Tagged = PaginationFilter.with({ fields: { tag: Type.String() }, fieldOf: { tag: 'tags.tag' } })
+    expect(Books.with({ responseSchema: Book, filter: Tagged })).type.not.toRaiseError()
+  })
+})

@@ -34,6 +34,8 @@ implements AsyncRepository<T>, AsyncBulkRepository<T>, AsyncDistinctRepository<T
   readonly builder: SqlBuilder
   /** The table's declared columns and computed fields: what a view's filter may name (checked at registration). */
   readonly fieldNames: readonly string[]
+  /** Every `<relation>.<field>` a criterion may name (`relations`): what a view's filter may name besides its fields. */
+  readonly relationFields: readonly string[]
   /** The computed fields: read, never written (a view's body naming one is refused at registration). */
   readonly readOnlyFields: readonly string[]
   /** The version column (`versionColumn`): 1 on create, one more on every update. */
@@ -61,6 +63,7 @@ implements AsyncRepository<T>, AsyncBulkRepository<T>, AsyncDistinctRepository<T
     if (isSync(runner)) checkedLockTimeout(lockTimeout, `AsyncSqlRepository of ${JSON.stringify(options.table)}`)
     this.builder = new SqlBuilder(dialect, options)
     this.fieldNames = this.builder.fieldNames
+    this.relationFields = this.builder.relations.fieldNames
     this.readOnlyFields = [...this.builder.computed.keys()]
     this.versionField = this.builder.versionColumn
     this.#dialect = dialect

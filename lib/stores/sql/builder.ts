@@ -7,6 +7,7 @@ import { expressionOf, SqlExpression } from './expression.js'
 import { postgresDialect } from './postgres-dialect.js'
 import { sqliteDialect } from './sqlite-dialect.js'
 import type { SqlFragment, Statement, TableDefinition } from './statement.js'
+import { isRelationPath, SqlRelations } from './relations.js'
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
 
@@ -58,6 +59,8 @@ export class SqlBuilder {
   readonly readsBack: boolean
   /** `FROM` and what follows it: the table and its joins. */
   readonly from: string
+  /** The tables related to this one, for `<relation>.<field>` criteria. */
+  readonly relations: SqlRelations
   /** The expressions whose values the select list and the joins bind, in text order. */
   readonly #bound: readonly SqlExpression[]
   readonly #joins: SqlExpression | undefined
@@ -66,10 +69,7 @@ export class SqlBuilder {
   /** What a one-row write and a write of many rows ask the driver for: their rows, or the count where they return none. */
   readonly #writeOne: Statement['returns']
   readonly #writeMany: Statement['returns']
-  /**
-   * INSERT texts by the columns they set (their names joined with newlines), with how many they are.
-   * Only sets of the table's own columns are kept (a name that is none throws first): a few per table.
-   */
+  /** INSERT texts by the columns they set (names joined with newlines), with their count: only sets of the table's own columns, a few per table. */
   readonly #inserts = new Map<string, { sql: string, count: number }>()
   /** SELECT texts of single-row reads by plain equality, keyed by the criteria's column names in order. */
   readonly #pointReads = new Map<string, string>()
@@ -123,6 +123,7 @@ export class SqlBuilder {
     this.#writeOne = this.returnsRows ? 'row' : 'count'
     this.#writeMany = this.returnsRows ? 'rows' : 'count'
     this.from = this.#joins === undefined ? this.table : `${this.table} ${this.#joins.text}`
+    this.relations = new SqlRelations(this.dialect, this.table, options.relations ?? {}, this.fieldNames)
   }
 
   /** Adds the values the select list and the joins bind, in text order. */
@@ -141,8 +142,8 @@ export class SqlBuilder {
    * a query, so that no join makes it ambiguous), or a computed field's expression, written out
    * again with its values wherever it is used (PostgreSQL takes no select alias in WHERE).
    */
-  #field (name: string, params: unknown[], options: RepositoryOptions | undefined): string {
-    if (this.columns.has(name)) return this.isQuery ? `${this.table}.${this.dialect.quote(name)}` : this.dialect.quote(name)
+  #field (name: string, params: unknown[], options: RepositoryOptions | undefined, qualified = this.isQuery): string {
+    if (this.columns.has(name)) return qualified ? `${this.table}.${this.dialect.quote(name)}` : this.dialect.quote(name)
     const expression = this.computed.get(name)
     if (expression === undefined) throw new ConfigurationError('FV_ERR_SQL_NAME', `${this.table}: no column ${JSON.stringify(name)}`)
     return `(${expression.render(params, options)})`
@@ -171,8 +172,11 @@ export class SqlBuilder {
       if (this.optionKeys.has(key)) continue
       const [field, op] = splitCriterion(key)
       bind ??= (v) => { params.push(v); return '?' }
-      // The field is written where the text uses it, each time, so that its values stay in text order.
-      parts.push(condition(this.dialect, () => this.#field(field, params, options), op, value, bind))
+      // The field is written where the text uses it, each time, so that its values stay in text order;
+      // inside a relation's EXISTS always by its table, which the related table's columns would shadow.
+      parts.push(isRelationPath(field)
+        ? this.relations.condition(field, op, value, (own) => this.#field(own, params, options, true), bind)
+        : condition(this.dialect, () => this.#field(field, params, options), op, value, bind))
     }
     if (search !== undefined) {
       // A substring search, not LIKE '%term%': LIKE backtracks, and a term of a hundred characters
@@ -255,10 +259,7 @@ export class SqlBuilder {
     return { sql, params, returns: 'row' }
   }
 
-  /**
-   * The first row the criteria select, as reads see it, locked for the rest of the transaction as
-   * the dialect locks (PostgreSQL the base table's row only; SQLite's write transaction holds the file).
-   */
+  /** The first row the criteria select, locked as the dialect locks (PostgreSQL the base row; SQLite's write transaction holds the file). */
   lockOne (criteria: Criteria, options?: RepositoryOptions): Statement {
     const statement = this.selectOne(criteria, options)
     return { ...statement, sql: statement.sql + this.dialect.lockRows(this.table) }

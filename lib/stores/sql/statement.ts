@@ -63,10 +63,43 @@ export interface SqlTableOptions<T = Record<string, unknown>> {
    * them decoded; values already of the type are left as they are (sql/decode.ts).
    */
   decode?: { readonly [K in ColumnOf<T>]?: StoredKind }
+  /**
+   * Tables whose rows point at this one's, by name, for criteria of the form
+   * `<relation>.<field>`: "a related row exists" (docs/filters.md, "Relation filters").
+   */
+  relations?: Readonly<Record<string, SqlRelation>>
+}
+
+/**
+ * A table whose rows point at this repository's rows (docs/filters.md, "Relation filters"): an
+ * article's tags in `article_tags`, its favourites in `favorites`. A criterion
+ * `<relation>.<field>` (`tags.tag`, `tags.tag__in`) selects the rows with at least one related
+ * row whose field matches, as `EXISTS (SELECT 1 FROM <table> WHERE <on> AND <field matches>)`:
+ * a row is read once however many related rows match, so counts and pages stay exact.
+ */
+export interface SqlRelation {
+  /** The related table. */
+  readonly table: string
+  /** How its rows point at this repository's: its column -> this repository's field (`{ article_id: 'id' }`). */
+  readonly on: Readonly<Record<string, string>>
+  /** Its columns a criterion may compare (`['tag']`). */
+  readonly fields?: readonly string[]
+  /**
+   * A further table a related row points at, whose columns a criterion may compare: a favourite's
+   * user, named by `username`. `on`: its column -> the related table's column (`{ id: 'user_id' }`).
+   */
+  readonly join?: RelationJoin
+}
+
+/** The further table of a relation: its name, how it is joined to the related table, and its comparable columns. */
+export interface RelationJoin {
+  readonly table: string
+  readonly on: Readonly<Record<string, string>>
+  readonly fields: readonly string[]
 }
 
 /** What the statement builder reads of a table's options, whatever its row type. */
-export type TableDefinition = Readonly<Pick<SqlTableOptions<Record<string, unknown>>, 'table' | 'idColumn' | 'touchColumn' | 'versionColumn' | 'joins'>> & {
+export type TableDefinition = Readonly<Pick<SqlTableOptions<Record<string, unknown>>, 'table' | 'idColumn' | 'touchColumn' | 'versionColumn' | 'joins' | 'relations'>> & {
   readonly columns: readonly string[]
   readonly optionKeys?: readonly string[]
   readonly scopeFields?: readonly string[]

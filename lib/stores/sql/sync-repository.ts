@@ -26,6 +26,8 @@ implements Repository<T>, BulkRepository<T>, DistinctRepository<T> {
   readonly builder: SqlBuilder
   /** The table's declared columns and computed fields: what a view's filter may name (checked at registration). */
   readonly fieldNames: readonly string[]
+  /** Every `<relation>.<field>` a criterion may name (`relations`): what a view's filter may name besides its fields. */
+  readonly relationFields: readonly string[]
   /** The computed fields: read, never written (a view's body naming one is refused at registration). */
   readonly readOnlyFields: readonly string[]
   /** The version column (`versionColumn`): 1 on create, one more on every update. */
@@ -42,6 +44,7 @@ implements Repository<T>, BulkRepository<T>, DistinctRepository<T> {
   constructor (dialect: Dialect, runner: SyncRunner, options: SqlTableOptions<NoInfer<T>>) {
     this.builder = new SqlBuilder(dialect, options)
     this.fieldNames = this.builder.fieldNames
+    this.relationFields = this.builder.relations.fieldNames
     this.readOnlyFields = [...this.builder.computed.keys()]
     this.versionField = this.builder.versionColumn
     this.#connection = new SyncConnection(runner, dialect, rowDecoder(options.decode), new.target.name)

@@ -1,6 +1,5 @@
 // The generic view (views layer): a repository, an optional filter, the `get*` hooks, the one read of an
 // object (`getObject`) and the description of a write on one (`describeWrite`), which features extend.
-import { schemaStatic } from '../../core/typebox-lines.js'
 import type { FastifyRequest } from 'fastify'
 import type { ActionViewClass, Get, ItemOf, Ret } from '../actions/standard.js'
 import { loadParent, objectParams, parentObject, parentScope, type ParentLookup, type ParentState } from './parent.js'
@@ -9,11 +8,12 @@ import { Forbidden, NotFound } from '../../http/errors.js'
 import type { APIView } from '../api-view.js'
 import type { BaseFilter, FilterClass } from '../../query/filters.js'
 import { defineMixin, type MixinClass, type ViewBase } from '../mixins.js'
-import { fieldNamesOf, honoursPreconditions, storedFieldNamesOf, type AsyncRepository, type Criteria, type FieldOf, type Operator, type Repository, type RepositoryOptions } from '../../stores/repository.js'
+import { honoursPreconditions, type AsyncRepository, type Criteria, type FieldOf, type Operator, type Repository, type RepositoryOptions } from '../../stores/repository.js'
 import { extendContribution, type ActionRoute, type BeforeAction, type RouteContribution, type RouteDefinition, type StandardAction } from '../view.js'
 import type { WriteDescription } from '../write.js'
 import { then } from '../../core/maybe-promise.js'
 import { ConfigurationError } from '../../core/configuration-error.js'
+import { assertFilterFieldsKnown } from './filter-fields.js'
 
 type AnyRepository = Repository<unknown> | AsyncRepository<unknown>
 
@@ -28,8 +28,11 @@ export interface FilterArgs { args: unknown[], kwargs: Criteria }
  */
 export type KwargsOf<M> = M extends { row: infer R } ? CriteriaOf<R> : Criteria
 
-/** Criteria over the fields of rows `R`: each field, or `field__op` with an operator, optional. */
-export type CriteriaOf<R> = { [P in FieldOf<R> | `${FieldOf<R>}__${Operator}`]?: unknown }
+/**
+ * Criteria over the fields of rows `R`: each field, or `field__op` with an operator, optional; and
+ * a relation's (`tags.tag`, `followedBy.follower_id`), which the repository checks by its relations.
+ */
+export type CriteriaOf<R> = { [P in FieldOf<R> | `${FieldOf<R>}__${Operator}`]?: unknown } & { [P in `${string}.${string}`]?: unknown }
 
 /** The `get*` hooks of generic views (docs/generics.md), shared by CRUD and bulk ones; `M` the view's models. */
 export interface GenericHooks<M = unknown> {
@@ -318,26 +321,6 @@ function detailCriteria (view: GenericView, action: string): Criteria {
  */
 export function withKwargs (values: Record<string, unknown>, kwargs: Criteria): Record<string, unknown> {
   return Object.keys(kwargs).length === 0 ? values : { ...values, ...kwargs }
-}
-
-/**
- * A field a filter names that the repository does not have would fail on the first request that
- * uses it (or, on a store without fixed fields, match nothing and order nothing): refused, by name.
- */
-function assertFilterFieldsKnown (klass: ViewBase & GenericStatics): void {
-  if (klass.filter == null) return
-  const fixed = fieldNamesOf(klass.repository)
-  // A store of rows of any shape: a field that neither the response schema nor any stored row has.
-  const stored = fixed === undefined ? storedFieldNamesOf(klass.repository) : undefined
-  const described = Object.keys(Object(schemaStatic(klass, 'responseSchema')?.properties) as object)
-  const known = fixed !== undefined
-    ? new Set(fixed)
-    : stored !== undefined ? new Set([...stored, ...described]) : undefined
-  if (known === undefined) return
-  const unknown = klass.filter.namedFields().find(({ field }) => !known.has(field))
-  if (unknown === undefined) return
-  const lacking = fixed === undefined ? 'which neither its responseSchema nor a row of its repository has (their fields' : 'which its repository does not have (its fields'
-  throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${klass.name}: ${klass.filter.name}.${unknown.static} names "${unknown.field}", ${lacking}: ${[...known].join(', ')})`)
 }
 
 /** The fields a view's scope adds to every create: its parent's scope, or none. */
