@@ -35,12 +35,6 @@ export const Book = Type.Object({
 })
 export type Book = Static<typeof Book>
 
-/**
- * A book as its repository reads it: `genre` is the filter's field, the slug asked for when the
- * book has that genre (see store.ts); the response leaves it out.
- */
-export type BookRow = Book & { genre: string | null }
-
 /** A book's place on the shelf: what lending and returning write. */
 export type Shelf = Pick<Book, 'id' | 'available' | 'updated_at'>
 

@@ -8,7 +8,7 @@ import pg from 'pg'
 import type { AsyncRepository } from 'fastify-views/generics'
 import { AsyncSqliteRepository, PostgresRepository, option, sql, type SqlTableOptions } from 'fastify-views/sql'
 import { POSTGRES_SCHEMA, SQLITE_SCHEMA, setUpSchema } from './schema.js'
-import type { BookRow, LoanRow, Member, SavedBookRow, Shelf } from './schemas.js'
+import type { Book, LoanRow, Member, SavedBookRow, Shelf } from './schemas.js'
 
 /** `sqlite:<path>` (or nothing: `./data/library.db`), or a `postgres://` URL. */
 export interface StoreOptions { databaseUrl?: string | undefined }
@@ -22,7 +22,7 @@ export type Transaction = <R>(work: () => Promise<R>) => Promise<R>
 /** The library's repositories over one database. */
 export interface LibraryStore {
   members: LibraryRepository<Member>
-  books: LibraryRepository<BookRow>
+  books: LibraryRepository<Book>
   /** The books table alone, for the writes of lending and returning, which read no computed field. */
   shelf: LibraryRepository<Shelf>
   readingList: LibraryRepository<SavedBookRow>
@@ -55,12 +55,13 @@ const books = (d: ReadDialect) => ({
     genres: d.genres,
     // option('reader'): the member a view's getRepositoryOptions names for each call; NULL (false) for nobody.
     on_my_list: sql`EXISTS (SELECT 1 FROM reading_list r WHERE r.book_id = books.id AND r.member_id = ${option('reader')})`,
-    loans_count: 'SELECT CAST(COUNT(*) AS INTEGER) FROM loans l WHERE l.book_id = books.id',
-    // The `genre` filter: the slug asked for (option('genre_asked')) when the book has that genre, else NULL,
-    // so that `genre = <slug>` selects the books of a genre through book_genres.
-    genre: sql`SELECT g.slug FROM book_genres bg JOIN genres g ON g.id = bg.genre_id WHERE bg.book_id = books.id AND g.slug = ${option('genre_asked')}`
+    loans_count: 'SELECT CAST(COUNT(*) AS INTEGER) FROM loans l WHERE l.book_id = books.id'
+  },
+  // The `genre` filter compares genres.slug of a book_genres row pointing at the book (an EXISTS).
+  relations: {
+    genres: { table: 'book_genres', on: { book_id: 'id' }, fields: ['genre_id'], join: { table: 'genres', on: { id: 'genre_id' }, fields: ['slug'] } }
   }
-}) satisfies SqlTableOptions<BookRow>
+}) satisfies SqlTableOptions<Book>
 
 /**
  * The same table without the reader's fields, for lending and returning: what they change needs
@@ -97,7 +98,7 @@ async function openPostgres (url: string): Promise<LibraryStore> {
   const loans = new PostgresRepository<LoanRow>(pool, LOANS)
   return {
     members: new PostgresRepository<Member>(pool, MEMBERS),
-    books: new PostgresRepository<BookRow>(pool, books(POSTGRES_READS)),
+    books: new PostgresRepository<Book>(pool, books(POSTGRES_READS)),
     shelf: new PostgresRepository<Shelf>(pool, SHELF),
     readingList: new PostgresRepository<SavedBookRow>(pool, READING_LIST),
     loans,
@@ -117,7 +118,7 @@ async function openSqlite (file: string): Promise<LibraryStore> {
   const loans = new AsyncSqliteRepository<LoanRow>(db, LOANS)
   return {
     members: new AsyncSqliteRepository<Member>(db, MEMBERS),
-    books: new AsyncSqliteRepository<BookRow>(db, books(SQLITE_READS)),
+    books: new AsyncSqliteRepository<Book>(db, books(SQLITE_READS)),
     shelf: new AsyncSqliteRepository<Shelf>(db, SHELF),
     readingList: new AsyncSqliteRepository<SavedBookRow>(db, READING_LIST),
     loans,

@@ -33,6 +33,7 @@ class BookPages extends OffsetPagination {
 class BookFilter extends OffsetLimitFilter.with({
   paginator: new BookPages(),
   fields: { author: Type.String({ maxLength: 100 }), genre: Type.String({ pattern: '^[a-z-]{1,40}$', description: 'A genre\'s slug' }) },
+  fieldOf: { genre: 'genres.slug' },
   searchFields: ['title'],
   orderingFields: ['title', 'year', 'loans_count'],
   defaultOrdering: ['title'],
@@ -77,10 +78,9 @@ export function libraryViews (store: LibraryStore, members: MemberAuth): ViewRou
     repository: store.books,
     unsafeDependencies: [members.required, members.librarian]
   }, {
-    // Bound to the computed fields' option(...)s in every call: `on_my_list` is the reader's, `genre` the filter's.
-    getRepositoryOptions (action) {
-      const genre = action === 'list' ? this.getFilter(this.request)?.values.genre : undefined
-      return { reader: members.reader(this.request)?.id, genre_asked: genre }
+    // Bound to the computed field's option('reader') in every call: `on_my_list` is the reader's.
+    getRepositoryOptions () {
+      return { reader: members.reader(this.request)?.id }
     },
     getLocation (book) { return this.getDetailUrl(book) }
   }) {
