@@ -5,7 +5,8 @@
 import './types.js'
 export {
   GenericViewMixin, type GenericHooks, type GenericMembers, type GenericMixinBase,
-  type WriteSeams, type CreateValues, type KwargsOf, type CriteriaOf, type GenericStatics, type FilterArgs
+  type WriteSeams, type CreateValues, type UpdateValues, type ObjectOf, type ViewRepository, type KwargsOf,
+  type CriteriaOf, type GenericStatics, type FilterArgs
 } from './views/generic/generic-view.js'
 export {
   AsyncGenericListAPIView, GenericListAPIView, AsyncGenericCreateAPIView, GenericCreateAPIView,
@@ -36,7 +37,7 @@ export {
   CursorPagination, CursorPages, CursorPage, type CursorPageSchema, type CursorPageOf, type Cursor, type CursorWindow,
   type CursorFacts
 } from './query/cursor.js'
-export { OPERATORS, splitCriterion, asyncRepository, preconditionOf, distinctOf, type FieldOf, type Precondition, type Promised, type Repository, type AsyncRepository, type BulkRepository, type AsyncBulkRepository, type Criteria, type RepositoryOptions, type ListQuery, type OrderKey, type Operator } from './stores/repository.js'
+export { OPERATORS, splitCriterion, asyncRepository, preconditionOf, distinctOf, type AsyncRepositoryOf, type FieldOf, type Precondition, type Promised, type Repository, type AsyncRepository, type BulkRepository, type AsyncBulkRepository, type Criteria, type RepositoryOptions, type ListQuery, type OrderKey, type Operator } from './stores/repository.js'
 export { MemoryRepository, UniqueViolation, type MemoryRepositoryOptions } from './stores/memory.js'
 export type { MemoryRelation, MemoryRelationJoin } from './stores/memory-relations.js'
 export type { RowOf, FilterFieldNames, UnknownFilterFields, RepositoryItemOf, RepositoryFits } from './views/schema-models.js'

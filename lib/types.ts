@@ -17,7 +17,7 @@ export type { Schema, StaticOf, TypeBox1Schema } from './core/typebox-lines.js'
 export type {
   ViewRequest, BodyOf, RouteSchemas, ResolvedRouteSchemas, ResolvedRouteOptions, HandlerResult, Dependency,
   DependencyFn, DependencyDocs, SecurityRequirement, ResponseDoc, ResponsesMap,
-  ViewRouteOptions, SharedRouteOptions, RouteDocOptions, MaybePromise
+  ViewRouteOptions, CustomRouteOptions, SharedRouteOptions, RouteDocOptions, MaybePromise
 } from './routes/types.js'
 export type {
   ViewBase, MixinInfo, ActionNameRegistry, ActionNameOf, ActionDependencies, KeysOf, StaticsOf, MixinClass, MixedClass,

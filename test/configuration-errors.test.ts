@@ -784,6 +784,12 @@ const thrown: ThrownCase[] = [
     message: /^"items": no column "colour"$/
   },
   {
+    code: 'FV_ERR_RELATION',
+    mistake: 'a SqliteRepository relation pointing at a field the repository does not have',
+    act: () => new SqliteRepository(new Database(':memory:'), { table: 'items', columns: COLUMNS, relations: { tags: { table: 'item_tags', on: { item_id: 'uid' }, fields: ['tag'] } } }),
+    message: /^"items": relations\.tags: on points at "uid", which is not a field of "items" \(/
+  },
+  {
     code: 'FV_ERR_SQL_OPTION',
     mistake: 'an AsyncSqliteRepository told to wait for a lock a time that is not a number of milliseconds',
     act: () => new AsyncSqliteRepository(new Database(':memory:'), { table: 'items', columns: COLUMNS }, { lockTimeout: Number('5s') }),

@@ -135,3 +135,22 @@ test('statuses must map error statuses to error statuses', async (t) => {
   t.equal(problemFormat({ statuses: { 409: 422 } }).statusOf(404), 404)
   t.equal(Conflict.status, 409, 'the classes keep their own status')
 })
+
+test('a status mapped onto one documented before it, and entries documented by hand without classes', async (t) => {
+  class Hand extends APIView {
+    // 409 by hand (a description only), and 400 by hand beside the validation failure mapped onto it.
+    @Get('/hand', { schema: { querystring: Type.Object({ n: Type.Integer() }) }, responses: { 409: { description: 'Taken' }, 400: { description: 'Bad' }, 410: { description: 'Gone for good' } } })
+    hand () { return {} }
+  }
+  const app = Fastify()
+  configureApp(app, { errorFormat: problemFormat({ validationStatus: 422, statuses: { 422: 400, 409: 410 } }) })
+  await app.register(swagger, swaggerOptions({ info: { title: 'Shop', version: '1.0.0' } }))
+  await app.register(views, { views: [{ view: Hand, prefix: '' }] })
+  await app.ready()
+  t.teardown(() => app.close())
+  const responses = JSON.parse(JSON.stringify(app.swagger())).paths['/hand'].get.responses
+  t.same(Object.keys(responses).sort(), ['200', '400', '410'], 'the 422 joins the 400 documented before it; the 409 is a 410')
+  t.equal(responses['400'].description, 'Bad', 'the entry at the status keeps its own description')
+  t.equal(responses['410'].description, 'Gone for good', 'an entry at the status the 409 maps to keeps its own description')
+  t.equal((await app.inject('/hand?n=x')).statusCode, 400, 'a validation failure: 422, then mapped to 400')
+})

@@ -430,6 +430,7 @@ test('fieldOf: a rename of nothing, a name that is no field, and two parameters 
   refused({ fieldOf: { b: 'a' } }, /the parameters "a" and "b" are both the criterion "a"/)
   refused({ operators: { a: ['in'], b: ['in'] }, fieldOf: { a: 'x', b: 'x' } }, /"a" and "b" are both the criterion "x"/)
   refused({ fieldOf: { constructor: 'x' } }, /fieldOf\.constructor: "constructor" is not a parameter/)
+  t.throws(() => BaseFilter.with({ fieldOf: { a: 'x' } }).querySchema(), { code: 'FV_ERR_FILTER_FIELD', message: /"a" is not a parameter of its fields or operatorFields \(none\)/ })
   t.same(new (BaseFilter.with({ fields: { constructor: Type.String() } }))({ constructor: 'x' }).asKwargs(), { constructor: 'x' }, 'a parameter named constructor is its own field')
   t.doesNotThrow(() => BaseFilter.with({ fields: { a: Type.String() }, operators: { b: ['in'] }, operatorFields: { b: Type.String() }, fieldOf: { b: 'a' } }).querySchema(),
     'a = and b__in on one field are two criteria')

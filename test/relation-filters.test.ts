@@ -91,7 +91,7 @@ function views (repository: Store): Parameters<typeof build>[0]['views'] {
   const Cursor = AsyncGenericListAPIView.with({ responseSchema: Article, filter: ArticleCursor, repository })
   // The reader's feed: articles by the authors the reader follows, scoped by the view, never by the client.
   const Feed = AsyncGenericListAPIView.with({ responseSchema: Article, filter: ArticleFilter, repository }, {
-    getKwargs () { return { 'followedBy.follower_id': readerOf(this.request.headers) } }
+    getKwargs (): Criteria { return { 'followedBy.follower_id': readerOf(this.request.headers) } }
   })
   return [{ view: Articles, prefix: '/articles' }, { view: Cursor, prefix: '/cursor' }, { view: Feed, prefix: '/feed' }]
 }
@@ -170,6 +170,7 @@ async function repositoryCases (t: Test, repository: Repository<ArticleT> | Asyn
   }
   await refused({ 'tagz.tag': 'x' }, /no relation "tagz" \(criterion "tagz.tag"\); its relations: tags, favoritedBy, followedBy/)
   await refused({ 'tags.colour': 'x' }, /relations.tags has no field "colour" a criterion may compare \(tag\)/)
+  await refused({ 'favoritedBy.colour': 'x' }, /relations.favoritedBy has no field "colour" a criterion may compare \(user_id, username\)/)
   await refused({ 'tags.tag; DROP TABLE articles': 'x' }, /has no field/)
   t.same([...(repository as unknown as { relationFields: string[] }).relationFields],
     ['tags.tag', 'favoritedBy.user_id', 'favoritedBy.username', 'followedBy.follower_id'])
@@ -252,4 +253,24 @@ t0.test('relations are checked when the repository is made', async (t) => {
   t.throws(() => new MemoryRepository({ relations: { x: { repository: new MemoryRepository(), on: {}, fields: ['a'] } } }), { code: 'FV_ERR_RELATION', message: /"on" names no field/ })
   t.throws(() => new MemoryRepository({ relations: { x: { repository: new MemoryRepository(), on: { a: 'id' }, fields: ['a'], join: { repository: new MemoryRepository(), on: { id: 'a' }, fields: ['a'] } } } }),
     { code: 'FV_ERR_RELATION', message: /"a" is a field of the related rows and of the joined ones/ })
+})
+
+t0.test('memory: related rows with a null key match nothing, as NULL = NULL is not true in SQL', async (t) => {
+  const users = new MemoryRepository({ rows: [{ id: 1, username: 'ann' }, { id: 2, username: null }] })
+  const favorites = new MemoryRepository({
+    rows: [
+      { id: 1, article_id: 1, user_id: 1 },
+      { id: 2, article_id: null, user_id: 1 },
+      { id: 3, article_id: 2, user_id: null }
+    ]
+  })
+  const articles = new MemoryRepository({
+    rows: [{ id: 1 }, { id: 2 }, { id: 3 }],
+    // Only the joined rows' fields are compared: a relation may name none of its own.
+    relations: { favoritedBy: { repository: favorites, on: { article_id: 'id' }, join: { repository: users, on: { id: 'user_id' }, fields: ['username'] } } }
+  })
+  t.same(articles.list({ 'favoritedBy.username': 'ann' }).map((a) => a.id), [1])
+  t.same(articles.list({ 'favoritedBy.username__is_null': true }).map((a) => a.id), [], 'a favourite without a user joins no user')
+  t.same(articles.relationFields, ['favoritedBy.username'])
+  t.throws(() => new MemoryRepository({ rows: [{ id: 1 }] }).list({ 'tags.tag': 'x' }), { code: 'FV_ERR_RELATION', message: /no relation "tags" \(criterion "tags.tag"\); its relations: none/ })
 })

@@ -26,7 +26,7 @@ export const CONFIGURATION_ERRORS = {
   FV_ERR_NOT_ATOMIC: 'FV_ERR_NOT_ATOMIC',
   /** A nested view's prefix parameters disagree with the prefix it is registered under, or its parent lookup reads none of them. */
   FV_ERR_PREFIX_PARAMS: 'FV_ERR_PREFIX_PARAMS',
-  /** A view's envelope wraps the representation that patch documents it accepts would apply to. */
+  /** A view's envelope wraps the representation that patch documents it accepts would apply to, or a route asks for an envelope its view does not have. */
   FV_ERR_ENVELOPE: 'FV_ERR_ENVELOPE',
   /** An error format is malformed (a validation status other than 400 or 422, no body or schema), or the application is configured with two. */
   FV_ERR_ERROR_FORMAT: 'FV_ERR_ERROR_FORMAT',

@@ -186,8 +186,8 @@ export function collectResponses (
 function remapStatuses (responses: ResponsesMap, format: ErrorFormat): ResponsesMap {
   if (format.statuses.size === 0) return responses
   const out: ResponsesMap = {}
-  const join = (first: ResponseDoc, second: ResponseDoc | undefined): ResponseDoc =>
-    ({ ...second, ...first, errors: [...(first.errors ?? []), ...(second?.errors ?? [])] })
+  const join = (first: ResponseDoc, second: ResponseDoc): ResponseDoc =>
+    ({ ...second, ...first, errors: [...(first.errors ?? []), ...(second.errors ?? [])] })
   // A status that is not mapped keeps its own entry first; an entry moved there adds its classes.
   for (const [key, doc] of Object.entries(responses)) {
     const status = format.statusOf(Number(key))

@@ -63,14 +63,37 @@ export function orderToken (key: OrderKey): string {
   return key.descending ? `-${key.field}` : key.field
 }
 
-/** The ordering a cursor seeks along: the sort keys, then the tie-breaker so that the order is total. */
-export function totalOrdering (ordering: readonly OrderKey[], tieBreaker: string): OrderKey[] {
-  return ordering.some((k) => k.field === tieBreaker)
-    ? [...ordering]
-    : [
-        ...ordering,
-        { field: tieBreaker, descending: false }
-      ]
+/** The fields of a tie-breaker: one, or a key's several. */
+export const tieBreakerFields = (tieBreaker: string | readonly string[]): readonly string[] => typeof tieBreaker === 'string' ? [tieBreaker] : tieBreaker
+
+/** The ordering a cursor seeks along: the sort keys, then each tie-breaker field they lack, so that the order is total. */
+export function totalOrdering (ordering: readonly OrderKey[], tieBreaker: string | readonly string[]): OrderKey[] {
+  const missing = tieBreakerFields(tieBreaker).filter((field) => !ordering.some((k) => k.field === field))
+  return [...ordering, ...missing.map((field) => ({ field, descending: false }))]
+}
+
+/** What `partialKeyTieBreaker` reads of a filter: its name, its tie-breaker, and the fields it names (its pagination's among them). */
+interface TieBreaking {
+  readonly name: string
+  readonly tieBreaker: string | readonly string[]
+  namedFields (): ReadonlyArray<{ field: string, static: string }>
+}
+
+/**
+ * Why a filter's cursor pages would skip or repeat rows of a store keyed by several fields: its
+ * tie-breaker names some of them but not all, so rows sharing those tie (two favourites of one
+ * article). `undefined` when its pages are not cursors, or it names the whole key, or none of it (a
+ * field unique by itself). A list scoped to one value of the other fields would be total, but
+ * registration cannot see a scope; naming the whole key costs nothing there.
+ */
+export function partialKeyTieBreaker (filter: TieBreaking, key: readonly string[] | undefined): string | undefined {
+  if (key === undefined || !filter.namedFields().some((named) => named.static === 'tieBreaker')) return undefined
+  const fields = tieBreakerFields(filter.tieBreaker)
+  const missing = key.filter((field) => !fields.includes(field))
+  if (missing.length === 0 || missing.length === key.length) return undefined
+  const quoted = (names: readonly string[]): string => names.map((name) => `'${name}'`).join(', ')
+  return `${filter.name}.tieBreaker is ${quoted(fields)}, part of its repository's key (${key.join(', ')}): rows that differ only in ` +
+    `${missing.join(', ')} tie, and a cursor would skip or repeat them. Name the whole key: tieBreaker: [${quoted([...fields, ...missing])}]`
 }
 
 /** The values of a row's ordering keys, as a cursor holds them (a date as its ISO text). */
@@ -119,7 +142,7 @@ export abstract class CursorPagination implements Pagination<CursorWindow>, Enve
   }
 
   namedFields (bounds: PageBounds): PageField[] {
-    return [{ field: bounds.tieBreaker, static: 'tieBreaker' }]
+    return tieBreakerFields(bounds.tieBreaker).map((field) => ({ field, static: 'tieBreaker' }))
   }
 
   /** The window of a request. An invalid or foreign cursor is a 400 naming the cursor parameter. */

@@ -105,8 +105,8 @@ export class BaseFilter {
   static maxPageSize = 100
   /** `page_size` / `limit` when the client sends none. */
   static defaultPageSize = 100
-  /** The field that makes the order total for cursors (the primary key). */
-  static tieBreaker = 'id'
+  /** The field that makes the order total for cursors (the primary key), or its fields (a key of several). */
+  static tieBreaker: string | readonly string[] = 'id'
   // Bounds on what one request may ask the store to do (docs/filters.md): a search or a LIKE
   // pattern costs the store about rows x text length x pattern length comparisons, and each
   // item of a list is a bound parameter. A value past one is a 400 naming the parameter.

@@ -9,8 +9,8 @@ export interface PageBounds {
   readonly name: string
   /** The largest page a client may ask for. */
   readonly maxPageSize: number
-  /** The unique field that makes an ordering total (a cursor's last key). */
-  readonly tieBreaker: string
+  /** The unique field that makes an ordering total (a cursor's last key), or the fields that do together (a key of several). */
+  readonly tieBreaker: string | readonly string[]
   /** The page size when the client sends none: `defaultPageSize`, capped at `maxPageSize`. */
   pageSize (): number
 }

@@ -94,6 +94,7 @@ export function collectRoutes (klass: ViewClass): ServedRoute[] {
     const path = meta.detail === true ? joinPath(klass.getDetailRoute(name), declared.path) : declared.path
     const status = meta.options.statusCode ?? declared.defaultStatus
     const options = resolveRouteOptions(meta.options, `${klass.name}.${name}`)
+    const envelope = meta.options.envelope === true ? askedEnvelope(statics, name) : undefined
     served.push({
       implementation: fn,
       route: {
@@ -105,7 +106,8 @@ export function collectRoutes (klass: ViewClass): ServedRoute[] {
         throws: meta.throws,
         responseSchema: status === 204 ? undefined : options.responseSchema ?? schemaStatic(statics, 'responseSchema'),
         emptyBody: status === 204,
-        standard: false
+        standard: false,
+        ...(envelope === undefined ? {} : { envelope })
       }
     })
   }
@@ -123,8 +125,20 @@ export function collectRoutes (klass: ViewClass): ServedRoute[] {
   assertCreatesFitResponse(klass, routes)
   assertDependencyKeys(klass, routes)
   // Last: the checks above compare the object itself with the repository, not its envelope.
-  for (const route of routes) if (route.standard) enveloped(klass, route)
+  for (const route of routes) {
+    if (route.standard) enveloped(klass, route)
+    else if (route.envelope !== undefined && route.responseSchema !== undefined) {
+      route.responseSchema = envelopeSchema(route.responseSchema, route.envelope)
+    }
+  }
   return served
+}
+
+/** The view's `envelope`, which a route of its own asks its answer to be sent in (`envelope: true`). */
+function askedEnvelope (klass: ViewStatics, name: string): string {
+  if (klass.envelope !== undefined) return klass.envelope
+  throw new ConfigurationError('FV_ERR_ENVELOPE', `Cannot register ${klass.name}: ${klass.name}.${name} asks for envelope: true, but the view has no envelope ` +
+    'to send its answer in. Name it on the view (envelope: \'article\'), or leave envelope out of the route\'s options')
 }
 
 /**

@@ -120,7 +120,8 @@ export function buildHandler (
       false
     )
   const { json, none, optionalBody, bodyLimit } = checks
-  const envelope = route.envelope !== undefined && route.options.schema?.body !== undefined ? route.envelope : undefined
+  // A standard action takes its body in the envelope too; a route of the view's own, as its schema says.
+  const envelope = route.standard && route.options.schema?.body !== undefined ? route.envelope : undefined
   // Registration refused abstract views (assertRegistrable): this class is concrete.
   const Klass = klass as new (request: FastifyRequest, reply: FastifyReply) => View
   const act = (view: View, request: FastifyRequest, reply: FastifyReply): unknown => {

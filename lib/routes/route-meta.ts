@@ -1,7 +1,7 @@
 // Route metadata (routes layer): what decorators record on a method, and how route options and responses merge.
 import type { HTTPMethods } from 'fastify'
 import type { APIErrorClass } from '../http/errors.js'
-import type { ResolvedRouteOptions, ResolvedRouteSchemas, ResponseDoc, ResponsesMap, ViewRouteOptions } from './types.js'
+import type { CustomRouteOptions, ResolvedRouteOptions, ResolvedRouteSchemas, ResponseDoc, ResponsesMap, ViewRouteOptions } from './types.js'
 import { toTypeBox } from '../core/typebox-lines.js'
 
 /** How one `Catch` maps an exception type to an error (its own status and detail, else `raises`). */
@@ -28,7 +28,8 @@ export interface RouteMeta {
   route?: DeclaredRoute
   /** `Action(..., { detail: true })`: the path nests under the detail route. */
   detail?: boolean
-  options: ViewRouteOptions
+  /** A route decorator's options (`envelope` included), merged with those of `Override`. */
+  options: CustomRouteOptions
   throws: APIErrorClass[]
 }
 

@@ -126,6 +126,17 @@ export interface ViewRouteOptions<S extends RouteSchemas = RouteSchemas,
   responseSchema?: R
 }
 
+/** Options of a route of the view's own (a route decorator, the route builder of `.with()`): a route's options, and its envelope. */
+export interface CustomRouteOptions<S extends RouteSchemas = RouteSchemas,
+  R extends Schema | undefined = Schema | undefined> extends ViewRouteOptions<S, R> {
+  /**
+   * Send the answer in the view's `envelope` (`{ "article": {...} }`), as its actions on one object
+   * are sent: the handler returns the object, documented and validated wrapped (docs/actions.md,
+   * "Envelopes"). The body is taken as `schema.body` says.
+   */
+  envelope?: boolean
+}
+
 /** The request parts of a route in the `@sinclair/typebox` 0.34 form the library validates with. */
 export interface ResolvedRouteSchemas {
   params?: TSchema

@@ -2,18 +2,23 @@
 import { Conflict, NotFound } from '../http/errors.js'
 import {
   preconditionOf, splitCriterion, type FieldOf, type BulkRepository, type Criteria, type DistinctQuery,
-  type DistinctRepository, type DistinctValue, type ListQuery, type OrderKey, type Repository,
+  type DistinctRepository, type DistinctValue, type ListQuery, type Repository,
   type RepositoryOptions
 } from './repository.js'
-import { distinctValues, isNull, matches, sortValues } from './value-order.js'
+import { compareBy, distinctValues, isNull, matches } from './value-order.js'
 import { MemoryRelations, type MemoryRelation } from './memory-relations.js'
+import { CompositeKey, integerKey, keyFieldsOf } from './memory-key.js'
+import { describeKey } from './sql/table-key.js'
 
 type Row = Record<string, unknown>
 
 /** Options of a `MemoryRepository`. */
 export interface MemoryRepositoryOptions<T> {
-  /** The primary key field (default `id`); integer keys are assigned when a created row has none. */
-  idField?: FieldOf<T>
+  /**
+   * The primary key field (default `id`); integer keys are assigned when a created row has none. Or
+   * its fields, for a key of several (a link table's `['article_id', 'user_id']`), which a create gives.
+   */
+  idField?: FieldOf<T> | ReadonlyArray<FieldOf<T>>
   /**
    * A field set to the current time (an ISO 8601 string) by every create and update, such as
    * `updated_at`: what `touchColumn` is to the SQL repositories, and what `lastModifiedField` reads.
@@ -47,25 +52,6 @@ export interface MemoryRepositoryOptions<T> {
 /** Thrown by `MemoryRepository.update` when the new values clash with a unique field: a 409 problem. */
 export class UniqueViolation extends Conflict {}
 
-function compareBy (orderBy: OrderKey[], a: unknown[], b: unknown[]): number {
-  for (let i = 0; i < orderBy.length; i++) {
-    const c = sortValues(a[i], b[i])
-    if (c !== 0) return orderBy[i].descending ? -c : c
-  }
-  return 0
-}
-
-/**
- * The integer a path parameter spells (`'42'` -> 42), or `undefined`. A detail route's id is a
- * string unless `detailParams` says otherwise; an integer column of a SQL database finds its row
- * by that string too, so the memory store does the same.
- */
-function integerKey (id: string | number): number | undefined {
-  if (typeof id !== 'string' || !/^(?:0|-?[1-9][0-9]*)$/.test(id)) return undefined
-  const n = Number(id)
-  return Number.isSafeInteger(n) ? n : undefined
-}
-
 /**
  * A repository over an in-process `Map`, for tests, examples and prototypes. It
  * implements the CRUD protocol and the filters honestly: every field operator, search,
@@ -76,7 +62,10 @@ export class MemoryRepository<T extends object = Row>
 implements Repository<T>, BulkRepository<T>, DistinctRepository<T> {
   /** `update` and `delete` evaluate `options.precondition` in the same atomic step as the write. */
   readonly atomicPreconditions = true
-  readonly idField: string
+  /** The key as `idField` gave it: a field, or several. */
+  readonly idField: string | readonly string[]
+  /** The primary key's fields: one, or several. */
+  readonly keyFields: readonly string[]
   readonly touchField: string | undefined
   readonly versionField: string | undefined
   readonly unique: readonly string[]
@@ -91,9 +80,26 @@ implements Repository<T>, BulkRepository<T>, DistinctRepository<T> {
    */
   readonly #indexes: Array<[string, Map<unknown, Row>]>
   #nextId = 1
+  /** The key field of a key of one field (what the single-key code reads); the first one of several. */
+  readonly #id: string
+  /** A key of several fields; `undefined` for one. */
+  readonly #composite: CompositeKey | undefined
+  /** The value a row is kept under in `#rows`, chosen once for the key's kind. */
+  readonly #keyOf: (row: Row) => unknown
+  /** The first row criteria select, chosen once: looked up by key when they name it. */
+  readonly #first: (criteria: Criteria) => Row | undefined
 
   constructor (options: MemoryRepositoryOptions<T> = {}) {
     this.idField = options.idField ?? 'id'
+    this.keyFields = keyFieldsOf(this.idField, new.target.name)
+    const id = this.keyFields[0]
+    this.#id = id
+    const composite = this.keyFields.length > 1 ? new CompositeKey(this.keyFields, new.target.name) : undefined
+    this.#composite = composite
+    this.#keyOf = composite === undefined ? (row) => row[id] : (row) => composite.of(row)
+    this.#first = composite === undefined
+      ? (criteria) => this.#firstById(criteria)
+      : (criteria) => this.#firstByKey(criteria, composite)
     this.touchField = options.touchField
     this.versionField = options.versionField
     this.unique = options.unique ?? []
@@ -118,12 +124,17 @@ implements Repository<T>, BulkRepository<T>, DistinctRepository<T> {
   }
 
   #insert (row: Row): Row {
-    if (row[this.idField] === undefined) row[this.idField] = this.#nextId
-    const id = row[this.idField]
-    if (typeof id === 'number' && id >= this.#nextId) this.#nextId = id + 1
-    this.#rows.set(id, row)
+    this.#rows.set(this.#composite === undefined ? this.#nextKey(row) : this.#composite.ofNew(row), row)
     this.#index(row)
     return row
+  }
+
+  /** The key of a new row of a key of one field: the one it has, or the next integer. */
+  #nextKey (row: Row): unknown {
+    if (row[this.#id] === undefined) row[this.#id] = this.#nextId
+    const id = row[this.#id]
+    if (typeof id === 'number' && id >= this.#nextId) this.#nextId = id + 1
+    return id
   }
 
   #index (row: Row): void {
@@ -135,13 +146,13 @@ implements Repository<T>, BulkRepository<T>, DistinctRepository<T> {
   }
 
   #remove (row: Row): void {
-    this.#rows.delete(row[this.idField])
+    this.#rows.delete(this.#keyOf(row))
     this.#unindex(row)
   }
 
   /** The row other than `except` that already holds one of the primary or unique values in `values`. */
   #holderOf (values: Row, except?: Row): Row | undefined {
-    const id = values[this.idField]
+    const id = this.#composite === undefined ? values[this.#id] : this.#composite.ofWrite(values, except)
     const byId = isNull(id) ? undefined : this.#rows.get(id)
     if (byId !== undefined && byId !== except) return byId
     for (const [field, index] of this.#indexes) {
@@ -155,7 +166,7 @@ implements Repository<T>, BulkRepository<T>, DistinctRepository<T> {
   #assign (row: Row, values: Row): void {
     this.#remove(row)
     Object.assign(row, values)
-    this.#rows.set(row[this.idField], row)
+    this.#rows.set(this.#keyOf(row), row)
     this.#index(row)
   }
 
@@ -216,13 +227,13 @@ implements Repository<T>, BulkRepository<T>, DistinctRepository<T> {
    * The first row the criteria select. Criteria naming the primary key (a detail route,
    * possibly with a tenant) look the row up by key instead of scanning the store.
    */
-  #first (criteria: Criteria): Row | undefined {
-    const id = criteria[this.idField]
-    if ((typeof id === 'string' || (typeof id === 'number' && !Number.isNaN(id))) && Object.hasOwn(criteria, this.idField)) {
+  #firstById (criteria: Criteria): Row | undefined {
+    const id = criteria[this.#id]
+    if ((typeof id === 'string' || (typeof id === 'number' && !Number.isNaN(id))) && Object.hasOwn(criteria, this.#id)) {
       const row = this.#rows.get(id) ?? this.#rows.get(integerKey(id))
       if (row === undefined) return undefined
       for (const key in criteria) {
-        if (key === this.idField) continue
+        if (key === this.#id) continue
         const [field, op] = splitCriterion(key)
         const holds = field.includes('.') ? this.#relations.test(field, op, criteria[key])(row) : matches(row, field, op, criteria[key])
         if (!holds) return undefined
@@ -232,6 +243,13 @@ implements Repository<T>, BulkRepository<T>, DistinctRepository<T> {
     return this.#where(criteria)[0]
   }
 
+  /** `#firstById` of a key of several fields: the row they all name, with the other criteria holding of it. */
+  #firstByKey (criteria: Criteria, key: CompositeKey): Row | undefined {
+    const row = key.find(this.#rows, criteria)
+    if (row === null) return this.#where(criteria)[0]
+    return row !== undefined && this.#tests(key.rest(criteria)).every((test) => test(row)) ? row : undefined
+  }
+
   /**
    * A create stores the values it is given, its key and its touch field, nothing else: what
    * registration checks response schemas against. A subclass with its own `create` may store
@@ -239,7 +257,9 @@ implements Repository<T>, BulkRepository<T>, DistinctRepository<T> {
    */
   get filledOnCreate (): readonly string[] | undefined {
     if (this.create !== MemoryRepository.prototype.create) return undefined
-    return [this.idField, this.touchField, this.versionField].filter((field) => field !== undefined)
+    // A key of several fields is the create's to give, never filled.
+    const key = this.#composite === undefined ? this.#id : undefined
+    return [key, this.touchField, this.versionField].filter((field) => field !== undefined)
   }
 
   /** Every field a stored row has now: what a view's filter is checked against at registration, beside its response schema. */
@@ -255,10 +275,10 @@ implements Repository<T>, BulkRepository<T>, DistinctRepository<T> {
   }
 
   list (criteria: Criteria, query: ListQuery = { orderBy: [] }, _options: RepositoryOptions = {}): T[] {
-    // The primary key ends every ordering, so equal keys never come back in a random order.
-    const orderBy = query.orderBy.some((k) => k.field === this.idField)
+    // The primary key (each of its fields) ends every ordering, so equal keys never come back in a random order.
+    const orderBy = this.#composite?.ordering(query.orderBy) ?? (query.orderBy.some((k) => k.field === this.#id)
       ? query.orderBy
-      : [...query.orderBy, { field: this.idField, descending: false }]
+      : [...query.orderBy, { field: this.#id, descending: false }])
     const keyOf = (row: Row): unknown[] => orderBy.map((k) => row[k.field])
     let rows = this.#where(criteria, query.search, query.args).sort((a, b) => compareBy(orderBy, keyOf(a), keyOf(b)))
     if (query.after !== undefined) {
@@ -341,7 +361,7 @@ implements Repository<T>, BulkRepository<T>, DistinctRepository<T> {
   /** Applies `values` to every selected row, or to none when the result would clash or one fails `kwargs.precondition`. */
   updateMany (values: Record<string, unknown>, kwargs: Record<string, unknown>, ...args: unknown[]): T[] {
     const rows = this.#selectChecked(kwargs, args)
-    const changesUnique = [this.idField, ...this.unique].some((k) => values[k] !== undefined)
+    const changesUnique = [...this.keyFields, ...this.unique].some((k) => values[k] !== undefined)
     if (changesUnique && (rows.length > 1 || rows.some((row) => this.#holderOf(values, row) !== undefined))) throw new Conflict('The values would make a unique field repeat.')
     const touched = this.#touched(values)
     for (const row of rows) this.#assign(row, this.#versioned(touched, row))
@@ -354,9 +374,9 @@ implements Repository<T>, BulkRepository<T>, DistinctRepository<T> {
     // Row by row, as `UPDATE ... WHERE id = ?` executed many times in one transaction:
     // an item that repeats a unique value of a row (or of an earlier item) fails the batch.
     this.#transaction((undo) => items.forEach((item, index) => {
-      const row = this.#rows.get(item[this.idField])
+      const row = this.#rows.get(this.#keyOf(item))
       if (row === undefined || this.scopeFields.some((f) => item[f] !== undefined && row[f] !== item[f])) {
-        throw new NotFound(`Item ${index}: no row has ${this.idField} ${JSON.stringify(item[this.idField])}.`)
+        throw new NotFound(`Item ${index}: no row has ${describeKey(this.keyFields, item)}.`)
       }
       check?.({ ...row })
       if (this.#holderOf(item, row) !== undefined) throw new Conflict(`Item ${index} clashes with an existing row.`)

@@ -49,6 +49,16 @@ export function versionFieldOf (repository: unknown): string | undefined {
   return typeof field === 'string' ? field : undefined
 }
 
+/**
+ * The fields of a repository's primary key (`keyFields`: `['id']`, or a link table's
+ * `['article_id', 'user_id']`), or `undefined` when it does not say. Registration refuses what
+ * finds a row by one field over a store whose rows are found by several.
+ */
+export function keyFieldsOf (repository: unknown): readonly string[] | undefined {
+  const names = declared(repository, 'keyFields')
+  return isNames(names) ? names : undefined
+}
+
 /** A field of rows of type `T`: a key of `T` for typed rows (`unique: ['skus']` does not compile for a row with `sku`), any name for untyped ones. */
 export type FieldOf<T> = string extends keyof T ? string : keyof T & string
 
@@ -253,10 +263,14 @@ export type Promised<R> = {
 /** The asynchronous CRUD repository (PostgreSQL, HTTP services): the same methods, returning promises. */
 export type AsyncRepository<T = unknown> = Promised<Repository<T>>
 
+/**
+ * The repository `asyncRepository` makes of `R`: its methods answering promises, `distinct` typed
+ * per field. One name, so that a message about it stays one short line.
+ */
+export type AsyncRepositoryOf<T, R> = AsyncRepository<T> & AsyncDistinctOf<R> & Promised<R>
+
 /** A synchronous repository seen through the asynchronous protocol, for async views. */
-export function asyncRepository<T, R extends object> (
-  repository: R
-): AsyncRepository<T> & AsyncDistinctOf<R> & Promised<R> {
+export function asyncRepository<T, R extends object> (repository: R): AsyncRepositoryOf<T, R> {
   const wrapped: Record<string, unknown> = {}
   for (let proto: object | null = repository; proto !== null &&
     proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
@@ -278,6 +292,9 @@ export function asyncRepository<T, R extends object> (
   if (version !== undefined) wrapped.versionField = version
   const fieldNames = fieldNamesOf(repository)
   if (fieldNames !== undefined) wrapped.fieldNames = fieldNames
+  // A key of one field is what a store that declares none is taken to have.
+  const keyFields = keyFieldsOf(repository)
+  if (keyFields !== undefined && keyFields.length > 1) wrapped.keyFields = keyFields
   const readOnly = readOnlyFieldsOf(repository)
   if (readOnly !== undefined) wrapped.readOnlyFields = readOnly
   // Read when asked: a memory store's related rows change.
@@ -288,7 +305,7 @@ export function asyncRepository<T, R extends object> (
   if (filled !== undefined) wrapped.filledOnCreate = filled
   // Read when asked: the rows a store holds change.
   if ('storedFieldNames' in repository) Object.defineProperty(wrapped, 'storedFieldNames', { get: () => storedFieldNamesOf(repository) })
-  return wrapped as Promised<R> & AsyncRepository<T> & AsyncDistinctOf<R>
+  return wrapped as AsyncRepositoryOf<T, R> // every method of R, wrapped above, and its declarations
 }
 
 /**

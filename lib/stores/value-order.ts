@@ -1,6 +1,6 @@
 // How the memory store compares, matches and orders values as a SQL database does (stores layer): kinds never mix, nulls sort last, an operator's test, and a field's distinct values in that order.
 import { windowSize } from './sql/conditions.js'
-import type { DistinctQuery, Operator } from './repository.js'
+import type { DistinctQuery, Operator, OrderKey } from './repository.js'
 
 /** Whether a stored value is null: a field a row lacks reads as null, as a SQL column without a value does. */
 export const isNull = (v: unknown): boolean => v === null || v === undefined
@@ -32,6 +32,15 @@ export function sortValues (a: unknown, b: unknown): number {
   const c = compareValues(a, b)
   if (!Number.isNaN(c)) return c
   return typeof a < typeof b ? -1 : 1
+}
+
+/** Compares two rows' values of the sort keys (`a[i]`, `b[i]` of `orderBy[i]`), each key in its direction. */
+export function compareBy (orderBy: OrderKey[], a: unknown[], b: unknown[]): number {
+  for (let i = 0; i < orderBy.length; i++) {
+    const c = sortValues(a[i], b[i])
+    if (c !== 0) return orderBy[i].descending ? -c : c
+  }
+  return 0
 }
 
 /**

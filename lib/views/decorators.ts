@@ -3,7 +3,7 @@ import type { Schema } from '../core/typebox-lines.js'
 import type { HTTPMethods } from 'fastify'
 import { APIError, type APIErrorClass } from '../http/errors.js'
 import { annotate, copyRouteMeta, type CatchSpec } from '../routes/route-meta.js'
-import type { RouteMethod, RouteSchemas, ViewRouteOptions } from '../routes/types.js'
+import type { CustomRouteOptions, RouteMethod, RouteSchemas, ViewRouteOptions } from '../routes/types.js'
 import { isThenable } from '../core/maybe-promise.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 
@@ -36,7 +36,7 @@ export function hyphenate (name: string): string {
 
 function route<S extends RouteSchemas, R extends Schema | undefined> (
   decorator: string, methods: HTTPMethods[], defaultStatus: number, path: string | undefined,
-  options: ViewRouteOptions<S, R> | undefined, detail?: boolean
+  options: CustomRouteOptions<S, R> | undefined, detail?: boolean
 ): RouteDecorator<S, R> {
   return (method, context) => {
     checkContext(context, decorator)
@@ -51,7 +51,7 @@ function route<S extends RouteSchemas, R extends Schema | undefined> (
 /** Declares a GET route (200). The method receives the request typed from `options.schema`. */
 export function Get<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (
   path: string,
-  options?: ViewRouteOptions<S, R>
+  options?: CustomRouteOptions<S, R>
 ): RouteDecorator<S, R> {
   return route('Get', ['GET'], 200, path, options)
 }
@@ -59,7 +59,7 @@ export function Get<const S extends RouteSchemas = {}, R extends Schema | undefi
 /** Declares a POST route (201). */
 export function Post<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (
   path: string,
-  options?: ViewRouteOptions<S, R>
+  options?: CustomRouteOptions<S, R>
 ): RouteDecorator<S, R> {
   return route('Post', ['POST'], 201, path, options)
 }
@@ -67,7 +67,7 @@ export function Post<const S extends RouteSchemas = {}, R extends Schema | undef
 /** Declares a PUT route (200). */
 export function Put<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (
   path: string,
-  options?: ViewRouteOptions<S, R>
+  options?: CustomRouteOptions<S, R>
 ): RouteDecorator<S, R> {
   return route('Put', ['PUT'], 200, path, options)
 }
@@ -75,7 +75,7 @@ export function Put<const S extends RouteSchemas = {}, R extends Schema | undefi
 /** Declares a PATCH route (200). */
 export function Patch<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (
   path: string,
-  options?: ViewRouteOptions<S, R>
+  options?: CustomRouteOptions<S, R>
 ): RouteDecorator<S, R> {
   return route('Patch', ['PATCH'], 200, path, options)
 }
@@ -83,7 +83,7 @@ export function Patch<const S extends RouteSchemas = {}, R extends Schema | unde
 /** Declares a DELETE route (204). */
 export function Delete<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (
   path: string,
-  options?: ViewRouteOptions<S, R>
+  options?: CustomRouteOptions<S, R>
 ): RouteDecorator<S, R> {
   return route('Delete', ['DELETE'], 204, path, options)
 }
@@ -94,10 +94,10 @@ export interface MethodsOption { methods?: HTTPMethods[] }
 /** Declares a route for any methods (GET by default, 200). */
 export function Route<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (
   path: string,
-  options?: ViewRouteOptions<S, R> & MethodsOption
+  options?: CustomRouteOptions<S, R> & MethodsOption
 ): RouteDecorator<S, R> {
   const { methods = ['GET'], ...rest } = options ?? {}
-  return route('Route', methods, 200, path, rest as ViewRouteOptions<S, R>)
+  return route('Route', methods, 200, path, rest as CustomRouteOptions<S, R>)
 }
 
 /**
@@ -106,10 +106,10 @@ export function Route<const S extends RouteSchemas = {}, R extends Schema | unde
  */
 export function Action<const S extends RouteSchemas = {}, R extends Schema | undefined = undefined> (
   path?: string,
-  options?: ViewRouteOptions<S, R> & MethodsOption & { detail?: boolean }
+  options?: CustomRouteOptions<S, R> & MethodsOption & { detail?: boolean }
 ): RouteDecorator<S, R> {
   const { methods = ['GET'], detail = false, ...rest } = options ?? {}
-  return route('Action', methods, 200, path, rest as ViewRouteOptions<S, R>, detail)
+  return route('Action', methods, 200, path, rest as CustomRouteOptions<S, R>, detail)
 }
 
 /**

@@ -353,6 +353,8 @@ export interface ActionModels {
   query?: unknown
   /** The stored rows, when they have fields the items do not show: what `getKwargs` may scope by. */
   row?: unknown
+  /** The repository's own type (`SqliteRepository<Row>`): `this.repository` with its methods beyond the protocol (`transaction`). */
+  repository?: unknown
 }
 
 /** Gives a composed class its public name (in messages and as a mixin). */

@@ -2,7 +2,7 @@
 import type { Schema } from '../core/typebox-lines.js'
 import type { HTTPMethods } from 'fastify'
 import { annotate } from '../routes/route-meta.js'
-import type { RouteMethod, RouteSchemas, ViewRouteOptions } from '../routes/types.js'
+import type { CustomRouteOptions, RouteMethod, RouteSchemas } from '../routes/types.js'
 
 /** A custom route made by a `RouteBuilder`: its handler, with the route recorded on it as a decorator records it. */
 export type RouteHandler = (...args: never[]) => unknown
@@ -10,7 +10,7 @@ export type RouteHandler = (...args: never[]) => unknown
 /** Declares one route of a method (or several), with the handler typed from the route's schemas and `this` the view `V`. */
 type BuildRoute<V> = <const S extends RouteSchemas = {}, R extends Schema | undefined = undefined>(
   path: string,
-  options: ViewRouteOptions<S, R>,
+  options: CustomRouteOptions<S, R>,
   handler: RouteMethod<V, S, R>
 ) => RouteHandler
 
@@ -35,7 +35,7 @@ export interface RouteBuilder<V> {
 
 const builds = (methods: HTTPMethods[], defaultStatus: number) => (
   path: string,
-  options: ViewRouteOptions,
+  options: CustomRouteOptions,
   handler: RouteHandler
 ): RouteHandler => {
   annotate(handler, { route: { methods, path, defaultStatus }, options })

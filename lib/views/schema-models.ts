@@ -62,12 +62,21 @@ type FilterStatic<F extends Record<K, unknown>, K extends string> = F extends { 
  * `responseSchema`, `create` from `createSchema`, `update` from `updateSchema` (default
  * `createSchema`), `partialUpdate` from `partialUpdateSchema` (default: the update body,
  * every member optional), `bulkUpdate` from `bulkUpdateSchema`, `params` from `detailParams`,
- * `list` from the filter's pagination, and `row` from the repository's type. A schema left out
- * leaves its model at the default.
+ * `list` from the filter's pagination, and `row` and `repository` from the repository's type. A
+ * schema left out leaves its model at the default.
  */
 export type ModelsOf<C> =
   From<C, 'responseSchema', 'item'> & From<C, 'createSchema', 'create'> & UpdateModel<C> & PartialUpdateModel<C> &
-  From<C, 'bulkUpdateSchema', 'bulkUpdate'> & ParamsModel<C> & From<C, 'prefixParams', 'prefixParams'> & ListModel<C> & RowModel<C>
+  From<C, 'bulkUpdateSchema', 'bulkUpdate'> & ParamsModel<C> & From<C, 'prefixParams', 'prefixParams'> & ListModel<C> & RowModel<C> &
+  RepositoryModel<C>
+
+/**
+ * `repository` is the repository's own type (`SqliteRepository<Row>`), with what it has beyond the
+ * protocol (`transaction`); none for a repository typed `any`, or left unset.
+ */
+type RepositoryModel<C> = C extends { readonly repository: infer R }
+  ? 0 extends 1 & R ? unknown : [R] extends [undefined] ? unknown : { repository: R }
+  : unknown
 
 /** `params` of detail routes: `detailParams` joined with the prefix's `prefixParams` (a nested view), as the route validates them. */
 type ParamsModel<C> = C extends { readonly detailParams: infer D extends Schema }

@@ -95,7 +95,10 @@ export interface RouteDefinition {
   standard: boolean
   /** The media types of a body taken in several (media type -> schemas); `undefined`: JSON only. */
   bodyMediaTypes?: Record<string, BodyMediaType>
-  /** The name the route's answer and body are wrapped in on the wire (the view's `envelope`), if any. */
+  /**
+   * The name the route's answer is wrapped in on the wire (the view's `envelope`), if any; a standard
+   * action's body too, while a route of the view's own (`envelope: true`) takes its body as its schema says.
+   */
   envelope?: string
   /** The action reads a body it declares no schema for (a create without `createSchema`): any JSON, unvalidated. */
   anyJsonBody?: boolean

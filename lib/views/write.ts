@@ -25,6 +25,12 @@ export interface WriteDescription {
   readonly contentChecks: readonly Precondition[]
   /** What a write that changed nothing answers: `null`, the action's 404, unless a feature knows better (a version changed: 412). */
   miss: () => Awaitable<null>
+  /**
+   * The row as the request read it before the write, when a feature read it (the object a patch
+   * document was applied to, the one a conditional request's preconditions were checked on): what
+   * the write seams receive as `current`. The checks above run on the row as it is when written.
+   */
+  readonly current?: unknown
 }
 
 /** A write that changes nothing answers the action's 404. */
@@ -39,10 +45,13 @@ export function onePrecondition (write: WriteDescription): Precondition | undefi
   return (current) => { for (const check of checks) check(current) }
 }
 
-/** A description with one more precondition of the request, run after the ones it has. */
-export const withPrecondition = (write: WriteDescription, check: Precondition): WriteDescription =>
-  ({ ...write, preconditions: [...write.preconditions, check] })
+/**
+ * A description with one more precondition of the request, run after the ones it has; `read`: the
+ * row the request read to check it first, if it did (`current`).
+ */
+export const withPrecondition = (write: WriteDescription, check: Precondition, read: unknown): WriteDescription =>
+  ({ ...write, preconditions: [...write.preconditions, check], current: read })
 
-/** A description with one more check of what the content was made from, run after every precondition. */
-export const withContentCheck = (write: WriteDescription, check: Precondition): WriteDescription =>
-  ({ ...write, contentChecks: [...write.contentChecks, check] })
+/** A description with one more check of what the content was made from (`read`, `current`), run after every precondition. */
+export const withContentCheck = (write: WriteDescription, check: Precondition, read: unknown): WriteDescription =>
+  ({ ...write, contentChecks: [...write.contentChecks, check], current: read })

@@ -89,7 +89,7 @@ class Books extends BookViews.with({ ...statics, conditional: { etag: true, last
 describe('the Book API compiles', () => {
   test('as written', () => {
     expect(Books).type.not.toRaiseError()
-    expect<InstanceType<typeof Books>['repository']>().type.toBe<AsyncRepository<BookData>>()
+    expect<InstanceType<typeof Books>['repository']>().type.toBe<AsyncRepository<BookData> & typeof books>()
   })
 })
 

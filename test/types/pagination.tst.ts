@@ -213,7 +213,9 @@ describe('listItemSchema: a list of summaries beside the full object', () => {
   test('the list is typed by the summary, one object by the response schema', () => {
     const Listed = GenericListAPIView.with({ responseSchema: Item, listItemSchema: Summary, repository: memory })
     expect<ReturnType<InstanceType<typeof Listed>['list']>>().type.toBe<Array<{ id: number }> | FastifyReply>()
-    const Paged = GenericListAPIView.with({ responseSchema: Item, listItemSchema: Summary, filter: PaginationFilter, repository: memory })
+    const Paged = GenericListAPIView.with(
+      { responseSchema: Item, listItemSchema: Summary, filter: PaginationFilter, repository: memory }
+    )
     expect<ReturnType<InstanceType<typeof Paged>['list']>>().type.toBe<NumberedPageOf<{ id: number }> | FastifyReply>()
   })
 

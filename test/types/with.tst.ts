@@ -326,7 +326,7 @@ describe('.with(statics, methods)', () => {
     }, {
       async retrieve (request) {
         expect(request.params).type.toBe<{ id: number }>()
-        expect(this.repository).type.toBe<AsyncRepository<ItemData>>()
+        expect(this.repository).type.toBe<AsyncRepository<ItemData> & typeof asyncMemory>()
         return await this.repository.get({ id: request.params.id }, this.getRepositoryOptions('retrieve'))
       },
       async create (request) {
@@ -543,7 +543,7 @@ describe('.with(statics, methods, routes)', () => {
     const Typed = AsyncGenericViewSet.with({ responseSchema: Item, repository: asyncMemory }, {}, (route) => ({
       search: route.get('/search', { schema: { querystring: Search }, responseSchema: Type.Array(Item) }, async function (request) {
         expect(request.query).type.toBe<{ q: string }>()
-        expect(this.repository).type.toBe<AsyncRepository<ItemData>>()
+        expect(this.repository).type.toBe<AsyncRepository<ItemData> & typeof asyncMemory>()
         return await this.repository.list({}, { orderBy: [] }, {})
       }),
       rename: route.put('/:id/name', { schema: { params: IdParams, body: ItemBody }, responseSchema: Item }, async function (request) {

@@ -40,6 +40,8 @@ implements AsyncRepository<T>, AsyncBulkRepository<T>, AsyncDistinctRepository<T
   readonly readOnlyFields: readonly string[]
   /** The version column (`versionColumn`): 1 on create, one more on every update. */
   readonly versionField: string | undefined
+  /** The primary key's columns (`idColumn`): one, or several. */
+  readonly keyFields: readonly string[]
   /**
    * What the table says of its columns (nullable, the JSON type of their values): read when the
    * repository is made over a synchronous runner, and by `describeColumns()` over a pool, which the
@@ -66,6 +68,7 @@ implements AsyncRepository<T>, AsyncBulkRepository<T>, AsyncDistinctRepository<T
     this.relationFields = this.builder.relations.fieldNames
     this.readOnlyFields = [...this.builder.computed.keys()]
     this.versionField = this.builder.versionColumn
+    this.keyFields = this.builder.key.columns
     this.#dialect = dialect
     this.#table = options.table
     this.#decoding = options.decode

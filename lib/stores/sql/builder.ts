@@ -8,14 +8,12 @@ import { postgresDialect } from './postgres-dialect.js'
 import { sqliteDialect } from './sqlite-dialect.js'
 import type { SqlFragment, Statement, TableDefinition } from './statement.js'
 import { isRelationPath, SqlRelations } from './relations.js'
+import { tableKey, type KeyCondition, type TableKey } from './table-key.js'
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
 
 /** The dialects the library ships, by the names a builder may be given instead of the object. */
 const BUILT_IN = { sqlite: sqliteDialect, postgres: postgresDialect }
-
-/** The key of a bulk write's options that is never a criterion (docs/repositories.md, "Per-row checks"). */
-export const PRECONDITION = 'precondition'
 
 /**
  * Writes the SQL of one table, or of a query over it (`joins`, `computed` fields). Field names
@@ -37,7 +35,8 @@ export class SqlBuilder {
    * qualified, and a write reads its row back through the query in the same transaction.
    */
   readonly isQuery: boolean
-  readonly idColumn: string
+  /** The primary key: one column, or several (a link table's). */
+  readonly key: TableKey
   readonly touchColumn: string | undefined
   readonly versionColumn: string | undefined
   readonly optionKeys: Set<string>
@@ -75,6 +74,8 @@ export class SqlBuilder {
   readonly #pointReads = new Map<string, string>()
   /** UPDATE texts of single-row writes by plain equality, keyed by the columns set and the criteria's names. */
   readonly #pointWrites = new Map<string, string>()
+  /** The key's columns quoted, joined by commas: what a query's write returns, and what `Dialect.firstRow` picks a row by. */
+  readonly #quotedKey: string
 
   /** `dialect`: the database's dialect object, or the name of one the library ships. */
   constructor (dialect: Dialect | keyof typeof BUILT_IN, options: TableDefinition) {
@@ -82,7 +83,8 @@ export class SqlBuilder {
     const quote = (name: string): string => this.dialect.quote(name)
     const declared = options.computed ?? {}
     const computedNames = Object.keys(declared)
-    for (const name of [options.table, ...options.columns, options.idColumn ?? 'id', ...computedNames]) {
+    this.key = tableKey(options.table, options.idColumn)
+    for (const name of [options.table, ...options.columns, ...this.key.columns, ...computedNames]) {
       if (!IDENTIFIER.test(name)) throw new ConfigurationError('FV_ERR_SQL_NAME', `Not a plain SQL identifier: ${JSON.stringify(name)}`)
     }
     this.table = quote(options.table)
@@ -100,7 +102,6 @@ export class SqlBuilder {
     const joins = given.map((join, i) => expressionOf(join, `${this.table}: joins[${i}]`))
     this.#joins = joins.length === 0 ? undefined : new SqlExpression(joins.map((j) => j.text).join(' '), joins.flatMap((j) => j.values))
     this.isQuery = computed.size > 0 || this.#joins !== undefined
-    this.idColumn = options.idColumn ?? 'id'
     this.touchColumn = options.touchColumn
     this.versionColumn = options.versionColumn
     if (this.versionColumn !== undefined && !this.columns.has(this.versionColumn)) throw new ConfigurationError('FV_ERR_SQL_NAME', `${this.table}: versionColumn "${this.versionColumn}" is not one of its columns (${options.columns.join(', ')})`)
@@ -115,7 +116,8 @@ export class SqlBuilder {
     this.#bound = read
     const columnList = options.columns.map((c) => this.isQuery ? `${this.table}.${quote(c)} AS ${quote(c)}` : quote(c))
     this.selectList = [...columnList, ...[...computed].map(([name, expression]) => `(${expression.text}) AS ${quote(name)}`)].join(', ')
-    this.returning = this.isQuery ? quote(this.idColumn) : this.selectList
+    this.#quotedKey = this.key.columns.map(quote).join(', ')
+    this.returning = this.isQuery ? this.#quotedKey : this.selectList
     const clause = this.dialect.returning(this.returning)
     this.returnsRows = clause !== undefined
     this.readsBack = this.isQuery || !this.returnsRows
@@ -201,9 +203,7 @@ export class SqlBuilder {
     const params: unknown[] = []
     const head = this.#head(params, options)
     let where = this.where(criteria, params, query.search, query.args, options)
-    const keys = query.orderBy.some((k) => k.field === this.idColumn)
-      ? query.orderBy
-      : [...query.orderBy, { field: this.idColumn, descending: false }]
+    const keys = this.key.ordering(query.orderBy)
     const field: FieldWriter = (name) => this.#field(name, params, options)
     if (query.after !== undefined) {
       const bind: Bind = (v) => { params.push(v); return '?' }
@@ -249,8 +249,8 @@ export class SqlBuilder {
     }
     let sql = this.#pointReads.get(shape)
     if (sql === undefined) {
-      // With the primary key among the equalities at most one row matches: no ORDER BY or LIMIT to plan.
-      sql = this.idColumn in criteria
+      // With the primary key (every column of it) among the equalities at most one row matches: no ORDER BY or LIMIT to plan.
+      sql = this.key.namedBy(criteria)
         ? this.finish(`${this.#head([], options)}${this.where(criteria, [], undefined, [], options)}`, [], 'rows').sql
         : this.select(criteria, { orderBy: [], limit: 1 }, options).sql
       // Shapes are subsets of the declared columns; keep the cache bounded all the same.
@@ -371,29 +371,25 @@ export class SqlBuilder {
 
   /**
    * The `WHERE` of a write; `first` limits it to the first row by primary key. With the
-   * primary key among the equalities at most one row matches, so the criteria are the
+   * primary key (each of its columns) among the equalities at most one row matches, so they are the
    * whole condition; otherwise the dialect picks the row (`Dialect.firstRow`). A query's
    * writes name their rows by key, read first.
    */
   private target (criteria: Criteria, params: unknown[], first: boolean, args: unknown[]): string {
     const where = this.where(criteria, params, undefined, args)
-    if (!first || this.idColumn in criteria) return where
-    return this.dialect.firstRow(this.table, this.dialect.quote(this.idColumn), where)
+    if (!first || this.key.namedBy(criteria)) return where
+    return this.dialect.firstRow(this.table, this.#quotedKey, where)
   }
 
   /** The row a bulk PUT item replaces: its primary key, and its scope columns when declared. */
   itemCriteria (item: Record<string, unknown>): Criteria {
-    const criteria: Criteria = { [this.idColumn]: item[this.idColumn] }
+    const criteria = this.key.of(item)
     for (const field of this.scopeFields) if (item[field] !== undefined) criteria[field] = item[field]
     return criteria
   }
 
-  /** The criteria of a bulk write's keyword object: without its options (`optionKeys`, the names `option()` binds, `precondition`). */
-  optionsFree (kwargs: Record<string, unknown>): Criteria {
-    const criteria: Criteria = {}
-    for (const [key, value] of Object.entries(kwargs)) {
-      if (!this.optionKeys.has(key) && key !== PRECONDITION) criteria[key] = value
-    }
-    return criteria
+  /** What names the rows of `keys` (rows, or their keys) in a statement, as reads name a column. */
+  keysIn (keys: Array<Record<string, unknown>>): KeyCondition {
+    return this.key.among(keys, (name) => this.#field(name, [], undefined))
   }
 }

@@ -59,7 +59,8 @@ export interface Dialect {
   readonly offsetWithoutLimit: string
   /**
    * The `WHERE` of an UPDATE or DELETE of `table` that changes the first row by `id` (both quoted)
-   * of those `where` selects (`' WHERE ...'`, or empty for every row).
+   * of those `where` selects (`' WHERE ...'`, or empty for every row). A key of several columns
+   * comes as their list (`"article_id", "user_id"`): order by it, and compare it as a row value.
    */
   firstRow (table: string, id: string, where: string): string
   /**
@@ -79,4 +80,14 @@ export interface Dialect {
   columnsOf (table: string): Statement
   /** One row of that statement as the column's name and what the table says of it. */
   columnFact (row: Record<string, unknown>): [name: string, facts: ColumnFacts]
+}
+
+/**
+ * `Dialect.firstRow` as SQLite and PostgreSQL write it: the key equal to a scalar subquery's first
+ * key. A key of several columns is a row value, `("a", "b") = (SELECT "a", "b" ...)`; quoted
+ * identifiers hold no comma, so one is a list.
+ */
+export function firstRowByKey (table: string, id: string, where: string): string {
+  const key = id.includes(',') ? `(${id})` : id
+  return ` WHERE ${key} = (SELECT ${id} FROM ${table}${where} ORDER BY ${id} LIMIT 1)`
 }

@@ -6,26 +6,48 @@ import { Conflict, NotFound } from '../../http/errors.js'
 import { preconditionOf, type Criteria, type DistinctQuery, type ListQuery, type Precondition, type RepositoryOptions } from '../repository.js'
 import type { SqlBuilder } from './builder.js'
 import type { Operation, StatementResult } from './statement.js'
+import { describeKey, type KeyCondition } from './table-key.js'
 
 type Row = Record<string, unknown>
 
-/** How many keys one statement names (`WHERE "id" IN (...)`): well under both databases' limits on parameters. */
+/**
+ * How many keys one statement names (`WHERE "id" IN (...)`, or an OR of each key's equalities): well
+ * under both databases' limits on parameters, a key of a few columns binding each.
+ */
 const KEYS_PER_STATEMENT = 500
 
+/** The key of a bulk write's options that is never a criterion (docs/repositories.md, "Per-row checks"). */
+const PRECONDITION = 'precondition'
+
 /**
- * Orders primary-key values: numbers by value, anything else by its text. Any order every
- * request agrees on prevents the deadlock; it need not be the database's.
+ * Orders primary-key values: numbers by value, anything else by its text; a key of several
+ * columns column by column. Any order every request agrees on prevents the deadlock; it need
+ * not be the database's.
  */
-function compareKeys (x: unknown, y: unknown): number {
-  if (typeof x === 'number' && typeof y === 'number') return x - y
-  return String(x).localeCompare(String(y))
+function compareKeys (b: SqlBuilder, x: Row, y: Row): number {
+  for (const column of b.key.columns) {
+    const v = x[column]
+    const w = y[column]
+    const c = typeof v === 'number' && typeof w === 'number' ? v - w : String(v).localeCompare(String(w))
+    if (c !== 0) return c
+  }
+  return 0
 }
 
 const isUnique = (error: unknown): boolean => error instanceof Conflict && error.detail.startsWith('A row with the same unique value')
 
-/** Criteria naming rows by their keys, a statement's worth at a time. */
-function * byKeys (b: SqlBuilder, keys: unknown[]): Generator<Criteria> {
-  for (let i = 0; i < keys.length; i += KEYS_PER_STATEMENT) yield { [`${b.idColumn}__in`]: keys.slice(i, i + KEYS_PER_STATEMENT) }
+/** What names rows by their keys (or the rows themselves), a statement's worth at a time. */
+function * byKeys (b: SqlBuilder, keys: Row[]): Generator<KeyCondition> {
+  for (let i = 0; i < keys.length; i += KEYS_PER_STATEMENT) yield b.keysIn(keys.slice(i, i + KEYS_PER_STATEMENT))
+}
+
+/** The criteria of a bulk write's keyword object: without its options (`optionKeys`, the names `option()` binds, `precondition`). */
+function optionsFree (b: SqlBuilder, kwargs: Row): Criteria {
+  const criteria: Criteria = {}
+  for (const [key, value] of Object.entries(kwargs)) {
+    if (!b.optionKeys.has(key) && key !== PRECONDITION) criteria[key] = value
+  }
+  return criteria
 }
 
 /**
@@ -53,25 +75,31 @@ function transaction<R> (work: () => Operation<R>): Operation<R> {
  * A row a query's write read back: it must be among the query's rows. An inner join to a row the
  * written one does not have hides it; refused (and the write rolled back) rather than answered as nothing.
  */
-function visible (b: SqlBuilder, row: Row | undefined, key: unknown): Row {
+function visible (b: SqlBuilder, row: Row | undefined, key: Row): Row {
   if (row !== undefined) return row
-  throw new ConfigurationError('FV_ERR_SQL_OPTION', `${b.table}: the row written with ${b.idColumn} ${JSON.stringify(key)} ` +
+  throw new ConfigurationError('FV_ERR_SQL_OPTION', `${b.table}: the row written with ${describeKey(b.key.columns, key)} ` +
     'is not among the rows its reads see: ' +
     'a join of the repository drops it (an inner join to a row it does not have); join optional rows with LEFT JOIN')
 }
 
 /**
- * The key of the row an INSERT wrote: the one it returned (a query's), else the one its values
- * set, else the one the database generated (the runner's `insertId`, where the dialect returns nothing).
+ * The key of the row an INSERT wrote, as criteria: the one it returned (a query's), else the one
+ * its values set, else the one the database generated (the runner's `insertId`, where the dialect
+ * returns nothing; a table has one such column).
  */
-function insertedKey (b: SqlBuilder, values: Row, result: StatementResult): unknown {
-  return result.rows.length > 0 ? result.rows[0][b.idColumn] : values[b.idColumn] ?? result.insertId
+function insertedKey (b: SqlBuilder, values: Row, result: StatementResult): Row {
+  if (result.rows.length > 0) return b.key.of(result.rows[0])
+  const key: Row = {}
+  for (const column of b.key.columns) key[column] = values[column] ?? result.insertId
+  return key
 }
 
 /** Rows read back by key after a write, as reads see them. */
-function * readBack (b: SqlBuilder, keys: unknown[], options: RepositoryOptions | undefined): Operation<Row[]> {
+function * readBack (b: SqlBuilder, keys: Row[], options: RepositoryOptions | undefined): Operation<Row[]> {
   const rows: Row[] = []
-  for (const criteria of byKeys(b, keys)) rows.push(...(yield b.select(criteria, { orderBy: [] }, options)).rows)
+  for (const { criteria, args } of byKeys(b, keys)) {
+    rows.push(...(yield b.select(criteria, { orderBy: [], args }, options)).rows)
+  }
   return rows
 }
 
@@ -83,7 +111,7 @@ export const operations = {
       // The row is read back (through the query, if it is one), in the transaction that wrote it.
       return yield * transaction(function * () {
         const key = insertedKey(b, values, yield b.insert(values))
-        return visible(b, (yield b.selectOne({ [b.idColumn]: key }, options)).rows[0], key)
+        return visible(b, (yield b.selectOne(key, options)).rows[0], key)
       })
     } catch (error) {
       if (isUnique(error)) return null
@@ -124,9 +152,9 @@ export const operations = {
         if (Object.keys(values).length === 0) return current
         // The row is locked by this transaction: the update finds it.
         if (!b.readsBack) return (yield b.update(criteria, values, true)).rows[0]
-        const key = { [b.idColumn]: current[b.idColumn] }
+        const key = b.key.of(current)
         yield b.update(key, values, true)
-        return visible(b, (yield b.selectOne(key, options)).rows[0], current[b.idColumn])
+        return visible(b, (yield b.selectOne(key, options)).rows[0], key)
       })
     }
     // Nothing to change: the row as it is, not even its touch column stamped.
@@ -141,7 +169,7 @@ export const operations = {
   ): Operation<boolean> {
     if (precondition !== undefined || b.isQuery) {
       const deleted = yield * conditionally(b, criteria, precondition, options, function * (current) {
-        return (yield b.delete({ [b.idColumn]: current[b.idColumn] }, true)).changes > 0
+        return (yield b.delete(b.key.of(current), true)).changes > 0
       })
       return deleted ?? false
     }
@@ -150,7 +178,7 @@ export const operations = {
   * createMany (b: SqlBuilder, items: Row[], options?: RepositoryOptions): Operation<Row[]> {
     return yield * transaction(function * () {
       const rows: Row[] = []
-      const keys: unknown[] = []
+      const keys: Row[] = []
       for (const item of items) {
         const result = yield b.insert(item)
         if (b.readsBack) keys.push(insertedKey(b, item, result))
@@ -158,12 +186,12 @@ export const operations = {
       }
       if (!b.readsBack) return rows
       const readRows = yield * readBack(b, keys, options)
-      const byKey = new Map(readRows.map((row) => [row[b.idColumn], row]))
-      return keys.map((key) => visible(b, byKey.get(key), key))
+      const byKey = new Map(readRows.map((row) => [b.key.value(row), row]))
+      return keys.map((key) => visible(b, byKey.get(b.key.value(key)), key))
     })
   },
   * updateMany (b: SqlBuilder, values: Row, kwargs: Row, args: unknown[]): Operation<Row[]> {
-    const criteria = b.optionsFree(kwargs)
+    const criteria = optionsFree(b, kwargs)
     const check = preconditionOf(kwargs)
     // One statement: the database applies it to every selected row or to none.
     if (!b.readsBack && check === undefined) return (yield b.update(criteria, values, false, args)).rows
@@ -173,7 +201,9 @@ export const operations = {
     return yield * transaction(function * () {
       const keys = yield * lockChecked(b, criteria, args, kwargs, check)
       const written: Row[] = []
-      for (const selected of byKeys(b, keys)) written.push(...(yield b.update(selected, values, false)).rows)
+      for (const { criteria: selected, args: named } of byKeys(b, keys)) {
+        written.push(...(yield b.update(selected, values, false, named)).rows)
+      }
       return b.readsBack ? yield * readBack(b, keys, kwargs) : written
     })
   },
@@ -185,11 +215,12 @@ export const operations = {
   ): Operation<void> {
     // Rows are locked in primary-key order, whatever order the client sent, so two bulk
     // updates over the same rows wait for each other instead of deadlocking.
-    const ordered = [...items.entries()].sort(([, x], [, y]) => compareKeys(x[b.idColumn], y[b.idColumn]))
+    const ordered = [...items.entries()].sort(([, x], [, y]) => compareKeys(b, x, y))
     yield * transaction(function * () {
       for (const [index, item] of ordered) {
-        const { [b.idColumn]: _id, ...values } = item
-        const missing = (): NotFound => new NotFound(`Item ${index}: no row has ${b.idColumn} ${JSON.stringify(item[b.idColumn])}.`)
+        const values = { ...item }
+        for (const column of b.key.columns) delete values[column]
+        const missing = (): NotFound => new NotFound(`Item ${index}: no row has ${describeKey(b.key.columns, item)}.`)
         if (precondition !== undefined) {
           // The row as reads see it, locked, judged before it is written.
           const current = (yield b.lockOne(b.itemCriteria(item), options)).rows[0]
@@ -203,7 +234,7 @@ export const operations = {
     })
   },
   * deleteMany (b: SqlBuilder, kwargs: Row, args: unknown[]): Operation<void> {
-    const criteria = b.optionsFree(kwargs)
+    const criteria = optionsFree(b, kwargs)
     const check = preconditionOf(kwargs)
     if (!b.isQuery && check === undefined) {
       yield b.delete(criteria, false, args)
@@ -211,17 +242,17 @@ export const operations = {
     }
     yield * transaction(function * () {
       const keys = yield * lockChecked(b, criteria, args, kwargs, check)
-      for (const selected of byKeys(b, keys)) yield b.delete(selected, false)
+      for (const selected of byKeys(b, keys)) yield b.delete(selected.criteria, false, selected.args)
     })
   }
 }
 
-/** The keys of the rows the criteria select, each locked and judged by the check, if any, before anything is written. */
+/** The rows the criteria select (what names them: their keys), each locked and judged by the check, if any, before anything is written. */
 function * lockChecked (b: SqlBuilder, criteria: Criteria, args: unknown[], options: RepositoryOptions,
-  check: Precondition | undefined): Operation<unknown[]> {
+  check: Precondition | undefined): Operation<Row[]> {
   const rows = (yield b.lockAll(criteria, args, options)).rows
   if (check !== undefined) for (const row of rows) check(row)
-  return rows.map((row) => row[b.idColumn])
+  return rows
 }
 
 /**

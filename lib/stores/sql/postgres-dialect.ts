@@ -2,7 +2,7 @@
 // Numbered placeholders, ILIKE, snapshots and row locks of its own, and the `pg` driver's
 // connection failures among the errors.
 import type { FieldKind } from '../repository.js'
-import type { Dialect, ErrorKind } from './dialect.js'
+import { firstRowByKey, type Dialect, type ErrorKind } from './dialect.js'
 
 // Connection failures, class 08 and 57P0x (shutdown), class 53 (insufficient resources: 53300 too
 // many connections), 55P03 (a lock not available in time) and 57014 (a statement timeout): the
@@ -63,7 +63,7 @@ export const postgresDialect: Dialect = {
   // which FOR UPDATE would wait for, and deadlock with, inside a transaction doing both.
   lockRows: (table) => ` FOR NO KEY UPDATE OF ${table}`,
   offsetWithoutLimit: '',
-  firstRow: (table, id, where) => ` WHERE ${id} = (SELECT ${id} FROM ${table}${where} ORDER BY ${id} LIMIT 1)`,
+  firstRow: firstRowByKey,
   returning: (list) => ` RETURNING ${list}`,
   errorKind,
   // The tables of the search path.

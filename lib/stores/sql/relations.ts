@@ -58,7 +58,7 @@ export class SqlRelations {
         places.set(field, 'joined')
       }
       if (places.size === 0) throw relationError(`${where}: name the columns a criterion may compare in fields (or join.fields)`)
-      const joinOn = (join?: RelationJoin): string => Object.entries(join?.on ?? {})
+      const joinOn = (join: RelationJoin): string => Object.entries(join.on)
         .map(([column, related]) => `${q('fv_joined')}.${q(column)} = ${q('fv_related')}.${q(related)}`).join(' AND ')
       const joined = join === undefined ? '' : ` JOIN ${q(join.table)} AS ${q('fv_joined')} ON ${joinOn(join)}`
       this.#relations.set(name, { from: `${q(table)} AS ${q('fv_related')}${joined}`, on: Object.entries(on), fields: places })

@@ -1,7 +1,7 @@
 // SQLite's dialect, one Dialect object: its SQL, its result codes, and its column lookup (PRAGMA table_info).
 // `?` placeholders as they are, booleans and dates bound as SQLite stores them.
 import type { FieldKind } from '../repository.js'
-import type { Dialect, ErrorKind } from './dialect.js'
+import { firstRowByKey, type Dialect, type ErrorKind } from './dialect.js'
 import { likeToGlob, toSqlite } from './values.js'
 
 /**
@@ -67,7 +67,7 @@ export const sqliteDialect: Dialect = {
   // A scalar subquery: SQLite evaluates `IN (SELECT ...)` in an UPDATE ... RETURNING into an
   // ephemeral table, which with the default `temp_store` is a temporary file per statement
   // (measured at about 40 times the cost of the update itself).
-  firstRow: (table, id, where) => ` WHERE ${id} = (SELECT ${id} FROM ${table}${where} ORDER BY ${id} LIMIT 1)`,
+  firstRow: firstRowByKey,
   returning: (list) => ` RETURNING ${list}`,
   errorKind,
   columnsOf: (table) => ({ sql: `PRAGMA table_info(${quote(table)})`, params: [], returns: 'rows' }),

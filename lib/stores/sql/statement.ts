@@ -31,8 +31,11 @@ export interface SqlTableOptions<T = Record<string, unknown>> {
   table: string
   /** Every column the repository may read, write, filter or sort by. */
   columns: ReadonlyArray<ColumnOf<T>>
-  /** The primary key column (default `id`). */
-  idColumn?: ColumnOf<T>
+  /**
+   * The primary key column (default `id`), or its columns, for a key of several (a link table's
+   * `['article_id', 'user_id']`): every column is then named wherever the key is.
+   */
+  idColumn?: ColumnOf<T> | ReadonlyArray<ColumnOf<T>>
   /** A column set to the current time (ISO 8601) by every create and update, such as `updated_at`. */
   touchColumn?: ColumnOf<T>
   /**

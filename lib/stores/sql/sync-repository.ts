@@ -32,6 +32,8 @@ implements Repository<T>, BulkRepository<T>, DistinctRepository<T> {
   readonly readOnlyFields: readonly string[]
   /** The version column (`versionColumn`): 1 on create, one more on every update. */
   readonly versionField: string | undefined
+  /** The primary key's columns (`idColumn`): one, or several. */
+  readonly keyFields: readonly string[]
   /**
    * What the table says of its columns (nullable, the JSON type of their values), read when the
    * repository is made; `undefined` when the table did not exist yet. A view checks its response
@@ -47,6 +49,7 @@ implements Repository<T>, BulkRepository<T>, DistinctRepository<T> {
     this.relationFields = this.builder.relations.fieldNames
     this.readOnlyFields = [...this.builder.computed.keys()]
     this.versionField = this.builder.versionColumn
+    this.keyFields = this.builder.key.columns
     this.#connection = new SyncConnection(runner, dialect, rowDecoder(options.decode), new.target.name)
     const described = columnFacts(this.#connection.describe(options.table), dialect, this.builder.computed)
     this.columnFacts = decodedFacts(described, options.decode)

@@ -164,11 +164,14 @@ export type ActionViewClass<K extends keyof ActionRegistry<unknown>, S> = MixedC
 export const withSchema = (options: ViewRouteOptions, schema: RouteSchemas): ViewRouteOptions =>
   ({ ...options, schema: { ...options.schema, ...schema } })
 
+/** The 404 detail of a missing object, `{}` the view's component name: `errorMessage` by default. */
+export const DEFAULT_ERROR_MESSAGE = '{} does not exist'
+
 /** The class of detail views: `detailRoute`, `raiseOnNone`, `errorMessage`, `detailParams`. */
 export const DetailViewMixin = defineMixin<ActionViewClass<'detail', DetailStatics>>('DetailViewMixin', (Base) =>
   class DetailViewMixin extends Base {
     static raiseOnNone = true
-    static errorMessage = '{} does not exist'
+    static errorMessage = DEFAULT_ERROR_MESSAGE
     static detailParams: Schema = Type.Object({ id: Type.String() })
 
     // Every detail action reads its path parameters with detailParams and, unless

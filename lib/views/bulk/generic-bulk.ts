@@ -7,7 +7,7 @@ import type { APIView } from '../api-view.js'
 import { RequestValidationError, type ProblemErrorEntry } from '../../http/errors.js'
 import { GENERIC, type GenericBase, type GenericStatics } from '../generic/generic-view.js'
 import type { ActionRegistry, ViewBase } from '../mixins.js'
-import type { AsyncBulkRepository, BulkRepository, Criteria } from '../../stores/repository.js'
+import { keyFieldsOf, type AsyncBulkRepository, type BulkRepository, type Criteria } from '../../stores/repository.js'
 import type { StandardAction } from '../view.js'
 import { loadParent } from '../generic/parent.js'
 import { objectPermission } from '../generic/object-permissions.js'
@@ -175,6 +175,11 @@ function genericBulkMembers (name: string) {
           if (this[attribute] !== undefined) continue
           const hint = attribute === 'filter' ? ' (a filter class, or null to act on what getKwargs selects)' : ''
           throw new ConfigurationError('FV_ERR_BULK_CONFIG', `Cannot register ${this.name}: ${name} needs ${attribute}${hint}`)
+        }
+        const key = keyFieldsOf(this.repository) ?? []
+        if (name === 'bulkUpdate' && key.length > 1) {
+          throw new ConfigurationError('FV_ERR_BULK_CONFIG', `Cannot register ${this.name}: its repository's key is several fields (${key.join(', ')}), but a bulk PUT ` +
+            `tells its items apart by one, primaryKey "${this.primaryKey}". Leave bulkUpdate out of the view (bulk create, PATCH and DELETE work over it), or write the PUT as an action of your own`)
         }
         if (name === 'bulkUpdate' && !requiresKey(schemaStatic(this, 'bulkUpdateSchema'), this.primaryKey)) {
           throw new ConfigurationError('FV_ERR_BULK_CONFIG', `Cannot register ${this.name}: bulkUpdateSchema must require the primary key "${this.primaryKey}" (set primaryKey to the field that identifies a PUT item)`)

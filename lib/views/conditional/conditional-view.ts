@@ -170,7 +170,12 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
       if (this.getObject === undefined) return undefined
       // A generic view's getObject is sync or async as its repository.
       const read = this.getObject(request.routeOptions.config.action)
-      return then(read, (item) => item === null ? null : validatorsOf(this, item))
+      return then(read, (item) => {
+        if (item === null) return null
+        // The write after the precondition check receives the row it was checked on.
+        if (this.conditionalState !== undefined) this.conditionalState.current = item
+        return validatorsOf(this, item)
+      })
     }
 
     // A conditional write on a generic view: an If-Match naming one stored version is a criterion of
@@ -179,15 +184,17 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
     // conditional header is checked on the current row in the write's atomic step.
     override describeWrite (this: ConditionalView, action: string): WriteDescription {
       const write = super.describeWrite(action)
-      const compared = this.conditionalState?.comparedVersion
+      const state = this.conditionalState
+      const compared = state?.comparedVersion
       if (compared !== undefined) {
         return { ...write, criteria: { ...write.criteria, ...compared }, miss: () => versionMissed(this, action) }
       }
       const headers = this.request.headers
       if (headers['if-match'] === undefined && headers['if-none-match'] === undefined && headers['if-unmodified-since'] === undefined) return write
+      // The row the preconditions were first checked on, unless a patch read it since.
       return withPrecondition(write, (current) => {
         if (failsPrecondition(headers, validatorsOf(this, current))) throw new PreconditionFailed(CHANGED)
-      })
+      }, write.current ?? state?.current)
     }
   }
   return cls

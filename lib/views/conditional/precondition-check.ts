@@ -17,6 +17,8 @@ export interface ConditionalState {
   readonly etagOf: ((object: unknown) => string) | undefined
   /** The criterion that compares the one stored version an `If-Match` names, in the write itself (`{ version: 3 }`). */
   comparedVersion?: Criteria
+  /** The row the preconditions were checked on, for the write seams (`current`). */
+  current?: unknown
 }
 
 /** The members of the views the precondition check makes and reads. */

@@ -2,7 +2,8 @@
 import { schemaStatic } from '../../core/typebox-lines.js'
 import { ConfigurationError } from '../../core/configuration-error.js'
 import type { FilterClass } from '../../query/filters.js'
-import { fieldNamesOf, relationFieldsOf, storedFieldNamesOf } from '../../stores/repository.js'
+import { partialKeyTieBreaker } from '../../query/cursor.js'
+import { fieldNamesOf, keyFieldsOf, relationFieldsOf, storedFieldNamesOf } from '../../stores/repository.js'
 import type { ViewBase } from '../mixins.js'
 
 /** What the check reads of a generic view: its filter and its repository. */
@@ -14,6 +15,8 @@ type Filtered = ViewBase & { readonly filter: FilterClass | null, readonly repos
  */
 export function assertFilterFieldsKnown (klass: Filtered): void {
   if (klass.filter == null) return
+  const partialKey = partialKeyTieBreaker(klass.filter, keyFieldsOf(klass.repository))
+  if (partialKey !== undefined) throw new ConfigurationError('FV_ERR_UNKNOWN_FIELD', `Cannot register ${klass.name}: ${partialKey}`)
   assertRelationFieldsKnown(klass, klass.filter)
   const fixed = fieldNamesOf(klass.repository)
   // A store of rows of any shape: a field that neither the response schema nor any stored row has.

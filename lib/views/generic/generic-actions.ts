@@ -39,17 +39,17 @@ export const comparesVersion = (klass: { prototype: object }, action: string): b
 
 /**
  * A detail write as its description says: the criteria, the preconditions as one
- * `options.precondition` evaluated in the write's atomic step, and the answer to a write that
- * changed nothing.
+ * `options.precondition` evaluated in the write's atomic step, the row the request read before it
+ * (if any), and the answer to a write that changed nothing.
  */
 function detailWrite (view: GenericView, action: string,
-  write: (criteria: Criteria, options: RepositoryOptions) => unknown): unknown {
+  write: (criteria: Criteria, options: RepositoryOptions, current: unknown) => unknown): unknown {
   return then(loadParent(view), () => {
     const described: WriteDescription = view.describeWrite(action)
     const options = view.getRepositoryOptions(action)
     const precondition = onePrecondition(described)
     return then(
-      write(described.criteria, precondition === undefined ? options : { ...options, precondition }),
+      write(described.criteria, precondition === undefined ? options : { ...options, precondition }, described.current),
       (written) => written ?? described.miss()
     )
   })
@@ -76,7 +76,7 @@ const retrieveImpl = (Base: GenericBase): ViewBase => class GenericRetrieve exte
 const updateImpl = (Base: GenericBase): ViewBase => {
   const cls = class GenericUpdate extends Base {
     update (this: GenericView, request: GenericRequest): unknown {
-      return detailWrite(this, 'update', (criteria, options) => this.performUpdate(criteria, request.body, options))
+      return detailWrite(this, 'update', (criteria, options, current) => this.performUpdate(criteria, request.body, options, current))
     }
   }
   VERSION_COMPARERS.add(cls.prototype.update)
@@ -88,7 +88,7 @@ const partialUpdateImpl = (Base: GenericBase): ViewBase => {
     // The body holds only what the client sent (or what its patch changed), so a partial update
     // changes only those fields.
     partialUpdate (this: GenericView, request: GenericRequest): unknown {
-      return detailWrite(this, 'partialUpdate', (criteria, options) => this.performUpdate(criteria, request.body, options))
+      return detailWrite(this, 'partialUpdate', (criteria, options, current) => this.performUpdate(criteria, request.body, options, current))
     }
   }
   VERSION_COMPARERS.add(cls.prototype.partialUpdate)
@@ -98,7 +98,7 @@ const partialUpdateImpl = (Base: GenericBase): ViewBase => {
 const destroyImpl = (Base: GenericBase): ViewBase => {
   const cls = class GenericDestroy extends Base {
     destroy (this: GenericView): unknown {
-      return detailWrite(this, 'destroy', (criteria, options) => then(this.performDestroy(criteria, options), (deleted) => deleted ? true : null))
+      return detailWrite(this, 'destroy', (criteria, options, current) => then(this.performDestroy(criteria, options, current), (deleted) => deleted ? true : null))
     }
   }
   VERSION_COMPARERS.add(cls.prototype.destroy)

@@ -4,12 +4,13 @@ import type { FastifyRequest } from 'fastify'
 import type { ActionViewClass, Get, ItemOf, Ret } from '../actions/standard.js'
 import { loadParent, objectParams, parentObject, parentScope, type ParentLookup, type ParentState } from './parent.js'
 import { judges, LIBRARY_OBJECT_PERMISSIONS, OBJECT_ACTIONS, objectPermission, type ObjectAction } from './object-permissions.js'
+import { missingObject, ownRouteContribution } from './object-routes.js'
 import { Forbidden, NotFound } from '../../http/errors.js'
 import type { APIView } from '../api-view.js'
 import type { BaseFilter, FilterClass } from '../../query/filters.js'
 import { defineMixin, type MixinClass, type ViewBase } from '../mixins.js'
 import { honoursPreconditions, type AsyncRepository, type Criteria, type FieldOf, type Operator, type Repository, type RepositoryOptions } from '../../stores/repository.js'
-import { extendContribution, type ActionRoute, type BeforeAction, type RouteContribution, type RouteDefinition, type StandardAction } from '../view.js'
+import { extendContribution, type ActionRoute, type RouteContribution, type RouteDefinition, type StandardAction } from '../view.js'
 import type { WriteDescription } from '../write.js'
 import { then } from '../../core/maybe-promise.js'
 import { ConfigurationError } from '../../core/configuration-error.js'
@@ -29,10 +30,11 @@ export interface FilterArgs { args: unknown[], kwargs: Criteria }
 export type KwargsOf<M> = M extends { row: infer R } ? CriteriaOf<R> : Criteria
 
 /**
- * Criteria over the fields of rows `R`: each field, or `field__op` with an operator, optional; and
- * a relation's (`tags.tag`, `followedBy.follower_id`), which the repository checks by its relations.
+ * Criteria over the fields of rows `R`: each field, or `field__op` with an operator, optional. A
+ * relation's criterion (`followedBy.follower_id`) is no field of the rows: a `getKwargs` answering
+ * one says so by its return type, `Criteria`, and the repository checks it by its relations.
  */
-export type CriteriaOf<R> = { [P in FieldOf<R> | `${FieldOf<R>}__${Operator}`]?: unknown } & { [P in `${string}.${string}`]?: unknown }
+export type CriteriaOf<R> = { [P in FieldOf<R> | `${FieldOf<R>}__${Operator}`]?: unknown }
 
 /** The `get*` hooks of generic views (docs/generics.md), shared by CRUD and bulk ones; `M` the view's models. */
 export interface GenericHooks<M = unknown> {
@@ -55,9 +57,10 @@ export interface GenericHooks<M = unknown> {
    * The object permission of one object (DRF's `check_object_permissions`): throw (`Forbidden`,
    * a 403) to refuse. Called with the row a retrieve read, and with the current row of an update,
    * a partial update, a destroy and every row a bulk write changes, inside the write's atomic step
-   * (docs/generics.md, "Object permissions"). Synchronous; the request is `this.request`.
+   * (docs/generics.md, "Object permissions"). Synchronous; the request is `this.request`. The object
+   * is the stored row (`ObjectOf`): a field the answer does not show (an `authorId`) is there to judge.
    */
-  checkObjectPermissions (object: ItemOf<M>, action: string): void
+  checkObjectPermissions (object: ObjectOf<M>, action: string): void
   /** The parent object of a nested view (`parent`), once the request read it; `undefined` otherwise. */
   getParent (): unknown
   /**
@@ -73,9 +76,38 @@ export interface GenericHooks<M = unknown> {
 export type CreateValues<M> = Get<M, 'create', Record<string, unknown>> & Record<string, unknown>
 
 /**
+ * Values an update writes: the validated body of `update` or of `partialUpdate` (every member
+ * optional), as the client sent it; any record when the view's models give neither.
+ */
+export type UpdateValues<M> = M extends { update: infer U } ? U | Get<M, 'partialUpdate', Partial<U>>
+  : M extends { partialUpdate: infer P } ? P : Record<string, unknown>
+
+/**
+ * An object as it is stored: the repository's row when the view's models say what it is (`row`,
+ * which may hold fields the answer does not show), else the item.
+ */
+export type ObjectOf<M> = Get<M, 'row', ItemOf<M>>
+
+/** The protocol of a family's repository, over the view's items. */
+type RepositoryProtocol<M, Async> = Async extends true ? AsyncRepository<ItemOf<M>> : Repository<ItemOf<M>>
+
+/**
+ * The repository a generic view calls: the family's protocol over the items and, when the models
+ * give it (`.with({ repository })`, or the `repository` model), the type it was given as, with the
+ * methods it has beyond the protocol (a SQL repository's `transaction`). The protocol comes first,
+ * so that its methods stay typed by the items whatever the repository's own type says of them.
+ */
+export type ViewRepository<M, Async> = M extends { repository: infer R }
+  ? RepositoryProtocol<M, Async> & R
+  : RepositoryProtocol<M, Async>
+
+/**
  * The writes of the generic views, one per kind (docs/generics.md, "Write seams"): each receives
  * what the action computed, including `options.precondition` (If-Match, a patch's check, the
- * object permission), which a replacement passes on to keep the write atomic.
+ * object permission), which a replacement passes on to keep the write atomic. A write on one object
+ * also receives the row as the request read it before the write (`current`: the object a patch
+ * document was applied to, or the one a conditional request's preconditions were checked on), or
+ * `undefined` when it read none.
  */
 export interface WriteSeams<M, Async> {
   /** Stores a new object: `repository.create(values, options)`; `null` answers 409. */
@@ -83,11 +115,12 @@ export interface WriteSeams<M, Async> {
   /** Changes the object `criteria` select: `repository.update(criteria, values, options)`; `null` answers 404. */
   performUpdate (
     criteria: Criteria,
-    values: Record<string, unknown>,
-    options: RepositoryOptions
+    values: UpdateValues<M>,
+    options: RepositoryOptions,
+    current?: ObjectOf<M>
   ): Ret<Async, ItemOf<M> | null>
   /** Deletes the object `criteria` select: `repository.delete(criteria, options)`; `false` answers 404. */
-  performDestroy (criteria: Criteria, options: RepositoryOptions): Ret<Async, boolean>
+  performDestroy (criteria: Criteria, options: RepositoryOptions, current?: ObjectOf<M>): Ret<Async, boolean>
 }
 
 /** The members every generic CRUD view has, typed by the view's item type. */
@@ -101,8 +134,16 @@ export interface GenericMembers<M, Async> extends GenericHooks<M>, WriteSeams<M,
    */
   getObject (action?: string): Ret<Async, ItemOf<M> | null>
 
-  /** The repository the actions call; override the getter to take it from `this.server`. */
-  readonly repository: Async extends true ? AsyncRepository<ItemOf<M>> : Repository<ItemOf<M>>
+  /**
+   * `getObject(action)` for a route that needs the object (DRF's `get_object()`, Django's
+   * `get_object_or_404`): the parent, the scope, the object permission, and a 404 worded as the
+   * view's retrieve words it (`errorMessage`) when there is no object. Typed by the stored row
+   * (`ObjectOf`), as the repository reads it: its key is there to write a related row by.
+   */
+  getObjectOr404 (action?: string): Ret<Async, ObjectOf<M>>
+
+  /** The repository the actions call, as its own type when `.with({ repository })` gave it; override the getter to take it from `this.server`. */
+  readonly repository: ViewRepository<M, Async>
 }
 
 declare module '../mixins.js' {
@@ -217,13 +258,12 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
       return added.length === 0 ? route : { ...route, throws: [...(route.throws ?? []), ...added] }
     }
 
-    // A route of the view's own on a nested view reads the parent before its handler, as the
-    // standard actions do: a 404 without one (documented), and `getParent()` and the scope within it.
+    // A route of the view's own on a nested view reads the parent as the standard actions do; one on
+    // one object documents what `getObjectOr404` can answer there (object-routes.ts).
     static override contribute (route: RouteDefinition, method: string): RouteContribution {
       const inherited = super.contribute(route, method)
-      if (this.parent === undefined || route.standard) return inherited
-      const readParent: BeforeAction = (view) => loadParent(view) // a route of this class runs its steps on its own view
-      return extendContribution(inherited, { beforeAction: [readParent], responses: { 404: { errors: [NotFound] } } })
+      const own = route.standard ? undefined : ownRouteContribution(this, route)
+      return own === undefined ? inherited : extendContribution(inherited, own)
     }
 
     get repository (): AnyRepository {
@@ -270,6 +310,10 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
           if (judges(this.constructor, action)) this.checkObjectPermissions(found, action)
           return found
         }))
+    }
+
+    getObjectOr404 (this: GenericView, action?: string): unknown {
+      return then(this.getObject(action), (found) => found ?? missingObject(this.constructor))
     }
 
     // The object the path selects within the scope; its object permission judged first, before any

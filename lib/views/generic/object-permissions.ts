@@ -20,9 +20,13 @@ export const OBJECT_ACTIONS = ['retrieve', 'update', 'partialUpdate', 'destroy',
 /** An action whose objects `checkObjectPermissions` can judge. */
 export type ObjectAction = typeof OBJECT_ACTIONS[number]
 
+/** The actions that name no object: a collection's. */
+const COLLECTION_ACTIONS: ReadonlySet<string> = new Set(['list', 'create', 'bulkCreate'])
+
 /**
  * Whether a view's `checkObjectPermissions` judges the objects of an action: it has its own, and
- * its `objectPermissionActions` (every object action when unset) names the action. Only there is
+ * its `objectPermissionActions` names the action; unset, every action but a collection's, a route
+ * of the view's own on one object included (DRF's `get_object()` judges them all). Only there is
  * it called, and only there is its 403 documented.
  */
 export function judges (klass: object, action: string): boolean {
@@ -30,7 +34,7 @@ export function judges (klass: object, action: string): boolean {
   const only: readonly string[] | undefined = (klass as {
     objectPermissionActions?: readonly ObjectAction[]
   }).objectPermissionActions
-  return (only ?? OBJECT_ACTIONS).includes(action)
+  return only === undefined ? !COLLECTION_ACTIONS.has(action) : only.includes(action)
 }
 
 /** A view that may judge objects. */

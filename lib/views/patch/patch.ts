@@ -80,8 +80,12 @@ export interface PatchTarget {
   getPatchTarget (request: FastifyRequest): Awaitable<unknown>
 }
 
-/** What a request's patch was applied to: the representation read, kept for the atomic write. */
-export interface PatchSnapshot { readonly representation: string, readonly represent: (value: unknown) => string }
+/** What a request's patch was applied to: the row read and its representation, kept for the atomic write. */
+export interface PatchSnapshot {
+  readonly representation: string
+  readonly represent: (value: unknown) => string
+  readonly current: unknown
+}
 
 /** A view whose partial update applied a patch document: what it applied it to, for the write's check. */
 export interface PatchedView extends View { patchSnapshot: PatchSnapshot | undefined }
@@ -96,9 +100,10 @@ const CHANGED_MEANWHILE = 'The resource changed while the patch was applied; sen
 export function patchedWrite (view: PatchedView, write: WriteDescription): WriteDescription {
   const snapshot = view.patchSnapshot
   if (snapshot === undefined) return write
+  // The write seams receive the row the patch was applied to.
   return withContentCheck(write, (current) => {
     if (snapshot.represent(current) !== snapshot.representation) throw new Conflict(CHANGED_MEANWHILE)
-  })
+  }, snapshot.current)
 }
 
 /**
@@ -228,7 +233,7 @@ export function patchContribution (
       }
       if (verdict !== true) throw invalidResult((verdict.error as BadRequest).errors!, format, document) // a failed check always lists its errors
       request.body = changed;
-      (view as PatchedView).patchSnapshot = { representation, represent } // the steps of a partial update's route run on its view, which the update mixin declares patched
+      (view as PatchedView).patchSnapshot = { representation, represent, current } // the steps of a partial update's route run on its view, which the update mixin declares patched
     }
     // Every partial-update view has getPatchTarget: the update mixins install it.
     return then((view as View & PatchTarget).getPatchTarget(request), apply, reply)
