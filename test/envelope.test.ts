@@ -3,7 +3,7 @@ import Fastify from 'fastify'
 import swagger from '@fastify/swagger'
 import { Type, type Static } from '@sinclair/typebox'
 import views, { mix } from '../lib/index.js'
-import { BaseFilter, GenericViewSet, ListEnvelope, MemoryRepository } from '../lib/generics.js'
+import { AsyncGenericViewSet, BaseFilter, GenericViewSet, ListEnvelope, MemoryRepository, asyncRepository } from '../lib/generics.js'
 import { SqliteRepository } from '../lib/stores/sql/index.js'
 import { ConditionalMixin } from '../lib/conditional.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
@@ -142,9 +142,16 @@ test('an envelope-only list documented as its member, named after its item', asy
   t.same(get.parameters.map((p: { name: string }) => p.name).sort(), ['pages', 'sort'], 'no paging parameters')
 })
 
+test('an envelope-only list over an async repository, and what it declares of itself', async (t) => {
+  const app = await build({ views: [{ view: AsyncGenericViewSet.with({ responseSchema: Book, filter: BaseFilter.with({ paginator: new ListEnvelope('books') }), repository: asyncRepository<BookT, MemoryRepository<BookT>>(shelf()) }), prefix: '/books' }] })
+  t.same((await app.inject('/books')).json(), { books: [{ id: 1, title: 'Emma', pages: 474 }] })
+  const list = new ListEnvelope('books')
+  t.same([list.window(), list.parameters(), list.namedFields()], [{ kind: 'all' }, {}, []], 'every row, no parameters, no fields of its own')
+})
+
 test('a list envelope\'s member must be a name', async (t) => {
   for (const member of ['', '1st', '__proto__', 'a b', 'x"y']) {
-    t.throws(() => new ListEnvelope(member), { code: 'FV_ERR_ENVELOPE', message: /must be a name/ }, JSON.stringify(member))
+    t.throws(() => new ListEnvelope(member), { code: 'FV_ERR_ENVELOPE', message: /must be a name \(letters, digits, _, \$ and -, not starting with a digit\)/ }, JSON.stringify(member))
   }
   t.equal(new ListEnvelope('comments').member, 'comments')
   t.equal(new ListEnvelope('comment-list').member, 'comment-list')

@@ -249,7 +249,13 @@ t0.test('relations are checked when the repository is made', async (t) => {
     [{ tags: { table: 'article_tags', on: { article_id: 'id' }, fields: ['tag"; --'] } }, /not a plain SQL identifier/],
     [{ fav: { table: 'favorites', on: { article_id: 'id' }, fields: ['id'], join: { table: 'users', on: { id: 'user_id' }, fields: ['id'] } } }, /"id" is a field of favorites and of users/]
   ]
+  refused.push([{ fav: { table: 'favorites', on: { article_id: 'id' }, join: { table: 'users x', on: { id: 'user_id' }, fields: ['name'] } } }, /not a plain SQL identifier: "users x"/])
   for (const [relations, message] of refused) t.throws(made(relations), { code: 'FV_ERR_RELATION', message }, String(message))
+  await t.rejects(async () => made({})().list({ 'tags.tag': 'x' }), { code: 'FV_ERR_RELATION', message: /its relations: none$/ })
+  // A join on two columns: both compared, joined by AND.
+  const pair = made({ ed: { table: 'editions', on: { article_id: 'id' }, join: { table: 'printings', on: { article_id: 'article_id', edition: 'edition' }, fields: ['year'] } } })()
+  t.match(pair.builder.select({ 'ed.year': 1999 }, { orderBy: [] }).sql,
+    'JOIN "printings" AS "fv_joined" ON "fv_joined"."article_id" = "fv_related"."article_id" AND "fv_joined"."edition" = "fv_related"."edition" WHERE')
   t.throws(() => new MemoryRepository({ relations: { x: { repository: new MemoryRepository(), on: {}, fields: ['a'] } } }), { code: 'FV_ERR_RELATION', message: /"on" names no field/ })
   t.throws(() => new MemoryRepository({ relations: { x: { repository: new MemoryRepository(), on: { a: 'id' }, fields: ['a'], join: { repository: new MemoryRepository(), on: { id: 'a' }, fields: ['a'] } } } }),
     { code: 'FV_ERR_RELATION', message: /"a" is a field of the related rows and of the joined ones/ })
