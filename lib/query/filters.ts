@@ -40,10 +40,10 @@ export const FILTER_STATICS = '~statics'
 export type TypedFilter<F extends FilterClass, C> = F & { readonly [FILTER_STATICS]?: C }
 
 /**
- * A filter's query schema, the parameters in it that are not criteria (`sort`, `q`, its
- * pagination's), and the criterion each of the others is (`author__in` -> `author_username__in`).
+ * A filter's query schema, and the criterion each parameter that is one stands for
+ * (`author__in` -> `author_username__in`); `sort`, `q` and its pagination's are none.
  */
-interface FilterParameters { schema: TObject, notCriteria: Set<string>, criteria: Map<string, string> }
+interface FilterParameters { schema: TObject, criteria: Map<string, string> }
 
 const querySchemas = new WeakMap<FilterClass, FilterParameters>()
 
@@ -167,9 +167,9 @@ export class BaseFilter {
    * select rows with, where ordering, search and pages mean nothing.
    */
   static criteriaSchema (): TObject {
-    const { schema, notCriteria } = parametersOf(this)
+    const { schema, criteria } = parametersOf(this)
     const props: Record<string, TSchema> = {}
-    for (const [key, value] of Object.entries(schema.properties)) if (!notCriteria.has(key)) props[key] = value
+    for (const [key, value] of Object.entries(schema.properties)) if (criteria.has(key)) props[key] = value
     return Type.Object(props)
   }
 
@@ -290,7 +290,7 @@ function parametersOf (filter: FilterClass): FilterParameters {
     props[name] = Type.Optional(schema)
     notCriteria.add(name)
   }
-  built = { schema: Type.Object(props), notCriteria, criteria }
+  built = { schema: Type.Object(props), criteria }
   querySchemas.set(filter, built)
   return built
 }
