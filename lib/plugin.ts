@@ -10,6 +10,7 @@ import { View, type ViewClass } from './views/view.js'
 import { ConfigurationError } from './core/configuration-error.js'
 import { describeColumnsOf } from './stores/repository.js'
 import type { ValidationPolicy } from './schema/validation-policy.js'
+import { configureAuth, type AuthOptions } from './access/authenticator.js'
 
 /** A view with its registration options: `{ view: Items, prefix: '/items', tags: ['items'] }`. */
 export interface ViewEntry extends RegisterViewOptions {
@@ -35,12 +36,19 @@ export interface FastifyViewsOptions {
    * `configureApp` its own routes and its 404s. A router's and a registration entry's own win over it.
    */
   errorFormat?: ErrorFormat
+  /** How the application authenticates (docs/permissions.md): its principal resolved on every view route it registers. */
+  auth?: AuthOptions
 }
 
 /** Options of `configureApp`. */
 export interface ConfigureAppOptions {
   /** How the application answers errors (default problem+json, `PROBLEM_FORMAT`). */
   errorFormat?: ErrorFormat
+  /**
+   * How the application authenticates (docs/permissions.md): its authenticators, tried in order on
+   * every view route registered after, which set `request.principal`.
+   */
+  auth?: AuthOptions
 }
 
 // The error handler belongs to a context (Fastify encapsulates it), so each context
@@ -62,6 +70,7 @@ const listeningServers = new WeakSet<object>()
  * answer in the first.
  */
 export function configureApp (app: FastifyInstance, options: ConfigureAppOptions = {}): FastifyInstance {
+  if (options.auth !== undefined) configureAuth(app, options.auth)
   // Without a format of its own, a context answers in the format of the context around it.
   const format = options.errorFormat ?? appErrorFormat(app) ?? PROBLEM_FORMAT
   const configured = configuredContexts.get(app)
@@ -124,8 +133,9 @@ const fastifyViews: FastifyPluginAsync<FastifyViewsOptions> = async (app, option
         `(${before.slice(0, 5).join(', ')}${before.length > 5 ? ', ...' : ''}), so ${before.length === 1 ? 'it keeps' : 'they keep'} Fastify's JSON errors, not ${formatName(options.errorFormat)}. ` +
         `Call ${configureCall(options.errorFormat)} right after creating the app, before any route or plugin`)
     }
-    configureApp(app, { errorFormat: options.errorFormat })
+    configureApp(app, { errorFormat: options.errorFormat, auth: options.auth })
   } else {
+    if (options.auth !== undefined) configureAuth(app, options.auth)
     // Opted out: something else must answer the application's errors and 404s by the time it starts.
     app.addHook('onReady', async function checkConfigured () {
       if (hasDefaultErrorHandler(app)) {

@@ -56,6 +56,12 @@ export const CONFIGURATION_ERRORS = {
   FV_ERR_UNSUPPORTED_SCHEMA: 'FV_ERR_UNSUPPORTED_SCHEMA',
   /** A member of a view class is near one it inherits (`getKwarg` for `getKwargs`, `unsafeDependency`): it would replace nothing. */
   FV_ERR_MISSPELT_MEMBER: 'FV_ERR_MISSPELT_MEMBER',
+  /** The application was given two authentications, or one with no authenticator. */
+  FV_ERR_AUTH: 'FV_ERR_AUTH',
+  /** A permission that cannot do what its route needs: an object rule on a view that reads no objects, a rule no criteria express on a list, a principal required where the application authenticates nobody. */
+  FV_ERR_PERMISSION: 'FV_ERR_PERMISSION',
+  /** A throttle that cannot count: a scope or rate that is malformed, one scope given two rates, or an application without @fastify/rate-limit. */
+  FV_ERR_THROTTLE: 'FV_ERR_THROTTLE',
   /** A static that a group of statics replaced (`etag`, now `conditional: { etag }`): set the group's member instead. */
   FV_ERR_RENAMED_STATIC: 'FV_ERR_RENAMED_STATIC',
   /** A view's response schema does not describe every row of its table: a column that may be NULL, or of another type, than the schema says. */

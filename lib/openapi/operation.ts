@@ -41,13 +41,18 @@ function referable (schema: TSchema): SchemaNode {
 function dependencySecurity (dependencies: Dependency[]): SecurityRequirement[] | undefined {
   let combined: SecurityRequirement[] | undefined
   for (const dependency of dependencies) {
-    const security = typeof dependency === 'function' ? undefined : dependency.security
-    if (security === undefined) continue
-    combined = combined === undefined
-      ? security
-      : combined.flatMap((left) => security.map((right) => ({ ...left, ...right })))
+    combined = combineSecurity(combined, typeof dependency === 'function' ? undefined : dependency.security)
   }
   return combined
+}
+
+/** Two sets of alternatives that must both be met: every alternative of one with every alternative of the other. */
+function combineSecurity (
+  left: readonly SecurityRequirement[] | undefined,
+  right: readonly SecurityRequirement[] | undefined
+): SecurityRequirement[] | undefined {
+  if (left === undefined || right === undefined) return left === undefined ? right && [...right] : [...left]
+  return left.flatMap((one) => right.map((other) => ({ ...one, ...other })))
 }
 
 /**
@@ -139,9 +144,10 @@ export function buildRouteSchema (klass: ViewClass, route: RouteDefinition, cont
   }
   if (schema.security === undefined) {
     // A view route's options always carry its dependencies: buildViewRoutes merges every level into them.
-    const security = dependencySecurity(options.dependencies!)
+    const security = combineSecurity(dependencySecurity(options.dependencies!), context.contribution.security)
     if (security !== undefined) schema.security = security
   }
+  if (context.contribution.securitySchemes !== undefined) schema[SECURITY_SCHEMES] = context.contribution.securitySchemes
   // Fastify serializes with `response`; `responses` entries are documentation (docs/openapi.md), so
   // what they alone declare is kept aside for the document: the body of the success status
   // (served with the route's own schema) and any status outside the error range that neither
@@ -182,6 +188,9 @@ export const DOCUMENTED_RESPONSES: unique symbol = Symbol.for('fastify-views.doc
 
 /** Where a view route's schema keeps its view's tag and description, for the document's top-level `tags`. */
 export const DOCUMENTED_TAG: unique symbol = Symbol.for('fastify-views.documentedTag')
+
+/** Where a view route's schema keeps the security schemes its `security` names, for the document's `components.securitySchemes`. */
+export const SECURITY_SCHEMES: unique symbol = Symbol.for('fastify-views.securitySchemes')
 
 /** Marks the schema of a view route whose body may be left out (`Type.Optional`): its `requestBody` is not `required`. */
 export const OPTIONAL_BODY: unique symbol = Symbol.for('fastify-views.optionalBody')

@@ -36,7 +36,7 @@ export interface OperationContext {
   /** The route's whole URL (prefixes included), whose parameters are what a params schema can refuse. */
   url: string
   /** What the view's mixins add to the operation: the responses and request headers it documents. */
-  contribution: Pick<RouteContribution, 'responses' | 'requestHeaders' | 'deprecated'>
+  contribution: Pick<RouteContribution, 'responses' | 'requestHeaders' | 'deprecated' | 'security' | 'securitySchemes'>
 }
 
 /**

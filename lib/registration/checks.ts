@@ -19,6 +19,8 @@ type CheckedView = ViewClass & {
   repository?: unknown,
   filter?: FilterClass | null,
   actionDependencies?: Record<string, unknown>
+  actionPermissions?: Record<string, unknown>
+  actionThrottles?: Record<string, unknown>
 }
 
 /** The response schema of a view, as a schema node. */
@@ -240,15 +242,17 @@ function assertFitsColumns (klass: CheckedView, key: string, properties: Record<
     `the rows, say so: static override mappingActions = [${senders.map((name) => `'${name}'`).join(', ')}]`)
 }
 
-/** A misspelt `actionDependencies` key would leave the action it meant unguarded: refuse it. */
+/** A misspelt `actionDependencies`, `actionPermissions` or `actionThrottles` key would leave the action it meant unguarded: refuse it. */
 export function assertDependencyKeys (statics: CheckedView, routes: CollectedRoute[]): void {
-  const declared = statics.actionDependencies
-  if (declared === undefined) return
   const known = new Set(routes.map((r) => r.name))
-  const unknown = Object.keys(declared).filter((key) => !known.has(key))
-  if (unknown.length === 0) return
-  throw new ConfigurationError('FV_ERR_UNKNOWN_ACTION', `Cannot register ${statics.name}: actionDependencies names ${unknown.map((k) => JSON.stringify(k)).join(', ')}, ` +
-    `which ${unknown.length === 1 ? 'is not an action' : 'are not actions'} of this view; its actions are ${[...known].sort().join(', ')}`)
+  for (const name of ['actionDependencies', 'actionPermissions', 'actionThrottles'] as const) {
+    const declared = statics[name]
+    if (declared === undefined) continue
+    const unknown = Object.keys(declared).filter((key) => !known.has(key))
+    if (unknown.length === 0) continue
+    throw new ConfigurationError('FV_ERR_UNKNOWN_ACTION', `Cannot register ${statics.name}: ${name} names ${unknown.map((k) => JSON.stringify(k)).join(', ')}, ` +
+      `which ${unknown.length === 1 ? 'is not an action' : 'are not actions'} of this view; its actions are ${[...known].sort().join(', ')}`)
+  }
 }
 
 /** A class the library made: `View`, `APIView`, or one built by `mix`, a mixin or `.with()`. */

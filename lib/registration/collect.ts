@@ -15,7 +15,7 @@ import { ConfigurationError } from '../core/configuration-error.js'
 
 /** A view class with the statics of `APIView` the registration reads, where it has them. */
 export type ViewStatics = ViewClass & Partial<Pick<typeof APIView,
-  'responseSchema' | 'envelope' | 'validateResponse' | 'strictResponse' | 'fromAttributes' | 'defaultSerializerOptions' | 'defaultErrors' | 'errors' | 'raises' | 'getDependencies'>>
+  'responseSchema' | 'envelope' | 'validateResponse' | 'strictResponse' | 'fromAttributes' | 'defaultSerializerOptions' | 'defaultErrors' | 'errors' | 'raises' | 'getDependencies' | 'getPermissions' | 'getThrottles'>>
 
 /** A method of a view class as a route's handler calls it, on a new view with the request. */
 export type ViewMethod = (this: View, request: FastifyRequest) => MaybePromise<unknown>

@@ -19,6 +19,8 @@ export interface OperationSetting {
   /** The router's and the registration's options, merged. */
   readonly shared: SharedRouteOptions
   readonly compileSerializer: RouteDefinition['compileSerializer']
+  /** The application the routes are registered on, if registration was given one. */
+  readonly app?: RouteDefinition['app']
 }
 
 /**
@@ -44,7 +46,8 @@ export function operationsOf (
       ...route,
       options: { ...merged, dependencies },
       compileSerializer: setting.compileSerializer,
-      bodyLimit
+      bodyLimit,
+      app: setting.app
     }
     // The view's mixins first, then the route features (registration/features.ts), each over what came before.
     const contribution = ROUTE_FEATURES.reduce<RouteContribution>((inherited, feature) => {

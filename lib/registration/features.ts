@@ -2,11 +2,13 @@
 // what its view's mixins contribute. Each feature is a file of its own and one line of this list.
 import type { RouteContribution, RouteDefinition, ViewClass } from '../views/view.js'
 import { deprecation } from './deprecation.js'
+import { access } from '../access/access-feature.js'
 
 /** A feature of routes: what it adds to one operation of a route of `view`, from the route's options; `undefined` for nothing. */
 export type RouteFeature = (route: RouteDefinition, method: string, view: ViewClass) => RouteContribution | undefined
 
 /** Every route feature; each is added over the view's contribution, as a mixin mixed first would be. */
 export const ROUTE_FEATURES: readonly RouteFeature[] = [
-  deprecation
+  deprecation,
+  access
 ]

@@ -56,7 +56,7 @@ export function buildViewRoutes (
     const merged = mergeRouteOptions(shared, route.options)
     const bodyLimit = merged.bodyLimit ?? appBodyLimit
     const content = routeContent(klass, route, merged, bodyLimit)
-    const operations = operationsOf(klass, route, merged, bodyLimit, { shared, compileSerializer })
+    const operations = operationsOf(klass, route, merged, bodyLimit, { shared, compileSerializer, app })
     const keepsView = makesViewEarly(operations)
     // A route without a body ignores or refuses content; on a GET, whose content Fastify never reads, in its handler.
     const checks = {

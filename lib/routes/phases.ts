@@ -5,7 +5,7 @@
 export type Phase = 'onRequest' | 'preParsing' | 'preValidation' | 'preHandler' | 'preSerialization' | 'onSend'
 
 /** The phases a view's mixins add hooks to (`RouteContribution`). */
-export type ContributedPhase = 'preValidation' | 'preHandler' | 'preSerialization' | 'onSend'
+export type ContributedPhase = 'onRequest' | 'preValidation' | 'preHandler' | 'preSerialization' | 'onSend'
 
 /**
  * Who brings the hooks of a phase: the route's dependencies, the library's checks of its content
@@ -21,14 +21,15 @@ export interface PhaseRule {
 }
 
 /**
- * Every phase a view route gives Fastify hooks in, in lifecycle order. Before the handler,
- * authentication (dependencies) comes first and a mixin's checks last, after every hook that
+ * Every phase a view route gives Fastify hooks in, in lifecycle order. The route's access checks
+ * (the view's `onRequest`: authentication, permissions, throttles) come before all else; then,
+ * before the handler, dependencies come first and a mixin's checks last, after every hook that
  * could refuse the request more cheaply (a precondition reads the store); of those, preconditions
  * first, before anything looks at the content (RFC 9110 §13.2.1). After the handler, the view's
  * own hooks come first, so that a 304 is decided before a hook of the application sees the payload.
  */
 export const PHASES: readonly PhaseRule[] = [
-  { phase: 'onRequest', sources: ['dependencies', 'options'] },
+  { phase: 'onRequest', sources: ['view', 'dependencies', 'options'] },
   { phase: 'preParsing', sources: ['content', 'options'] },
   { phase: 'preValidation', sources: ['dependencies', 'options', 'preconditions', 'view'] },
   { phase: 'preHandler', sources: ['dependencies', 'options', 'view'] },

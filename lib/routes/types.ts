@@ -6,6 +6,8 @@ import type { APIErrorClass } from '../http/errors.js'
 import type { ResponseHeadersClass } from '../http/response-headers.js'
 import type { UnexpectedContent } from '../http/media-type.js'
 import type { MaybePromise } from '../core/maybe-promise.js'
+import type { Permission } from '../access/permission.js'
+import type { Throttle } from '../access/throttle.js'
 
 // A value or a promise of it: sync views return values, async views promises.
 export type { MaybePromise }
@@ -107,6 +109,13 @@ export interface SharedRouteOptions extends FastifyPassThroughOptions, RouteDocO
   responseHeaders?: ResponseHeadersClass
   /** Route-level dependencies; they run before the view's `actionDependencies`. */
   dependencies?: Dependency[]
+  /**
+   * Permissions every route here must pass, with the view's own (docs/permissions.md): a router's,
+   * a registration's and a route's add up, and none replaces another.
+   */
+  permissions?: Permission[]
+  /** Throttles every route here counts against, with the view's own (docs/throttles.md); they add up. */
+  throttles?: Throttle[]
   /**
    * What a route without a body does with content a client sends anyway: `'ignore'` it (the
    * default: read within `bodyLimit` and dropped, as Fastify does) or `'refuse'` it with a 415

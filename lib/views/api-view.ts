@@ -7,6 +7,9 @@ import { View, type ActionRoute, type StandardAction } from './view.js'
 import type { SerializerOptions } from '../schema/wire.js'
 import { detailUrl } from './links.js'
 import { NOT_FOUND, type WriteDescription } from './write.js'
+import type { Permission } from '../access/permission.js'
+import type { Throttle } from '../access/throttle.js'
+import type { Principal } from '../access/principal.js'
 
 export type { SerializerOptions }
 
@@ -72,6 +75,18 @@ export class APIView extends View {
    * the action's own `actionDependencies`.
    */
   static unsafeDependencies: Dependency[] = []
+  /**
+   * Permissions every route of the view must pass (DRF's `permission_classes`; docs/permissions.md),
+   * with those of its router and registration: request-level checks before the body is read, and
+   * object rules that scope what its actions read and write.
+   */
+  static permissions: readonly Permission[] = []
+  /** Action name -> permissions of that action only, with the view's `permissions`. A key that names no action is refused at registration. */
+  static actionPermissions: Readonly<Record<string, readonly Permission[]>> = {}
+  /** Throttles every route of the view counts against (docs/throttles.md): views naming one scope share its budget. */
+  static throttles: readonly Throttle[] = []
+  /** Action name -> throttles of that action only, with the view's `throttles`. */
+  static actionThrottles: Readonly<Record<string, readonly Throttle[]>> = {}
 
   /** A standard action with a body answers `responseSchema`; the mixin that owns the action refines it. */
   static override getActionRoute (action: StandardAction): ActionRoute {
@@ -88,6 +103,26 @@ export class APIView extends View {
           ...own
         ]
       : own
+  }
+
+  /** The permissions of one action: the view's, then the action's own; override for dynamic behaviour. */
+  static getPermissions (action: string): readonly Permission[] {
+    const own = this.actionPermissions[action]
+    return own === undefined ? this.permissions : [...this.permissions, ...own]
+  }
+
+  /** The throttles of one action: the view's, then the action's own. */
+  static getThrottles (action: string): readonly Throttle[] {
+    const own = this.actionThrottles[action]
+    return own === undefined ? this.throttles : [...this.throttles, ...own]
+  }
+
+  /**
+   * Who is asking, as the application's authentication resolved it (`configureApp(app, { auth })`):
+   * `null` for an anonymous request. Typed by the application's `PrincipalTypes` (docs/permissions.md).
+   */
+  get principal (): Principal | null {
+    return this.request.principal ?? null
   }
 
   declare [OWN_SERIALIZER_OPTIONS]: SerializerOptions | undefined

@@ -1,12 +1,12 @@
 // View (views layer): the low-level base class, the route model the rest reads (standard actions, action routes, route definitions), and what a mixin contributes to a route.
 import type { TSchema } from '@sinclair/typebox'
 import type { Schema } from '../core/typebox-lines.js'
-import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, onSendHookHandler, preHandlerHookHandler, preSerializationHookHandler, preValidationHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, onRequestHookHandler, onSendHookHandler, preHandlerHookHandler, preSerializationHookHandler, preValidationHookHandler } from 'fastify'
 import { ConfigurationError } from '../core/configuration-error.js'
 import { DEFAULT_MAX_BODY_DEPTH } from '../schema/validation.js'
 import type { APIErrorClass } from '../http/errors.js'
 import type { ResponseHeadersClass } from '../http/response-headers.js'
-import type { ResolvedRouteOptions, ResponsesMap, ViewRouteOptions } from '../routes/types.js'
+import type { ResolvedRouteOptions, ResponsesMap, SecurityRequirement, ViewRouteOptions } from '../routes/types.js'
 import { mergeResponses } from '../routes/route-meta.js'
 
 /**
@@ -111,10 +111,12 @@ export interface RouteDefinition {
   compileSerializer: (schema: TSchema) => (value: unknown) => string
   /** The largest body the route reads, in bytes: its `bodyLimit`, or the application's. */
   bodyLimit: number
+  /** The application the route is registered on, when registration is given one (its authentication, its throttles' store). */
+  app?: FastifyInstance
 }
 
 /** A route as the class declares it, before registration gives it the application's compilers and limits. */
-export type CollectedRoute = Omit<RouteDefinition, 'compileSerializer' | 'bodyLimit'>
+export type CollectedRoute = Omit<RouteDefinition, 'compileSerializer' | 'bodyLimit' | 'app'>
 
 /**
  * Work a mixin does on the request's view after every hook of the route and before the action
@@ -131,6 +133,8 @@ export type BeforeAction = (view: View, request: FastifyRequest, reply: FastifyR
  * validating them (the conditional request headers).
  */
 export interface RouteContribution {
+  /** `onRequest` hooks: the route's access checks (authentication, permissions, throttles), first of all its hooks. */
+  readonly onRequest?: readonly onRequestHookHandler[]
   /**
    * `preValidation` hooks that evaluate the request's preconditions (If-Match, RFC 9110 §13.2.1:
    * after every other check of the request, before its content is looked at): they run before the
@@ -147,6 +151,10 @@ export interface RouteContribution {
   readonly requestHeaders?: Readonly<Record<string, TSchema>>
   /** The operation is deprecated (OpenAPI `deprecated: true`), whatever the route's own `deprecated` says. */
   readonly deprecated?: boolean
+  /** The operation's security requirements (OpenAPI `security`), with what its dependencies require. */
+  readonly security?: readonly SecurityRequirement[]
+  /** The security schemes the requirements name, for the document's `components.securitySchemes`. */
+  readonly securitySchemes?: Readonly<Record<string, unknown>>
 }
 
 /** Nothing added: what a plain view contributes, and what a mixin returns for a route it leaves alone. */
@@ -161,13 +169,15 @@ const NOTHING: RouteContribution = {}
 export function extendContribution (inherited: RouteContribution, own: RouteContribution): RouteContribution {
   if (inherited === NOTHING) return own
   const out: Record<string, unknown> = { ...inherited }
-  for (const phase of ['preconditions', 'preValidation', 'preHandler', 'preSerialization', 'onSend'] as const) {
+  for (const phase of ['onRequest', 'preconditions', 'preValidation', 'preHandler', 'preSerialization', 'onSend'] as const) {
     if (own[phase] !== undefined) out[phase] = [...own[phase], ...inherited[phase] ?? []]
   }
   if (own.beforeAction !== undefined) out.beforeAction = [...inherited.beforeAction ?? [], ...own.beforeAction]
   if (own.responses !== undefined) out.responses = mergeResponses(inherited.responses, own.responses)
   if (own.requestHeaders !== undefined) out.requestHeaders = { ...inherited.requestHeaders, ...own.requestHeaders }
   if (own.deprecated === true) out.deprecated = true
+  if (own.security !== undefined) out.security = own.security
+  if (own.securitySchemes !== undefined) out.securitySchemes = { ...inherited.securitySchemes, ...own.securitySchemes }
   return out
 }
 

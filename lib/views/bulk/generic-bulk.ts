@@ -10,7 +10,7 @@ import type { ActionRegistry, ViewBase } from '../mixins.js'
 import { keyFieldsOf, type AsyncBulkRepository, type BulkRepository, type Criteria } from '../../stores/repository.js'
 import type { StandardAction } from '../view.js'
 import { loadParent } from '../generic/parent.js'
-import { objectPermission } from '../generic/object-permissions.js'
+import { judgeObject, objectPermission } from '../generic/object-permissions.js'
 import { then, type Awaitable, type MaybePromise } from '../../core/maybe-promise.js'
 import { ConfigurationError } from '../../core/configuration-error.js'
 import { requiredOf, type SchemaNode } from '../../core/schema-node.js'
@@ -94,6 +94,7 @@ const bulkImpls: Record<string, (base: ViewBase) => ViewBase> = {
     bulkCreate (this: BulkView, request: FastifyRequest): unknown {
       return underParent(this, () => {
         const data = withScope(this, request.body, 'bulkCreate')
+        for (const item of data) judgeObject(this, item, 'bulkCreate')
         if (data.length === 0) return []
         return onSettled(this, this.beforeBulkCreate(data), () => onSettled(this, this.repository.createMany(data, this.getRepositoryOptions('bulkCreate')),
           (objs) => onSettled(this, this.afterBulkCreate(objs), () => objs)))

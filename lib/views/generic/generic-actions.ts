@@ -10,6 +10,7 @@ import { createMembers } from '../actions/list-create.js'
 import { UPDATE } from '../actions/update.js'
 import { genericListClass } from './generic-list.js'
 import { loadParent } from './parent.js'
+import { judgeObject } from './object-permissions.js'
 import { GENERIC, withKwargs, type GenericBase, type GenericRequest, type GenericStatics, type GenericView } from './generic-view.js'
 
 /**
@@ -62,8 +63,11 @@ const listImpl = <B extends GenericBase>(Base: B): ViewBase => genericListClass(
 
 const createImpl = (Base: GenericBase): ViewBase => class GenericCreate extends createMembers(Base) {
   create (this: GenericView, request: GenericRequest): unknown {
-    return then(loadParent(this), () =>
-      this.performCreate(withKwargs(request.body, this.getScopeKwargs('create')), this.getRepositoryOptions('create')))
+    return then(loadParent(this), () => {
+      const values = withKwargs(request.body, this.getScopeKwargs('create'))
+      judgeObject(this, values, 'create')
+      return this.performCreate(values, this.getRepositoryOptions('create'))
+    })
   }
 }
 

@@ -3,7 +3,9 @@
 import type { FastifyRequest } from 'fastify'
 import type { ActionViewClass, Get, ItemOf, Ret } from '../actions/standard.js'
 import { loadParent, objectParams, parentObject, parentScope, type ParentLookup, type ParentState } from './parent.js'
-import { judges, LIBRARY_OBJECT_PERMISSIONS, OBJECT_ACTIONS, objectPermission, type ObjectAction } from './object-permissions.js'
+import { judgeObject, judges, LIBRARY_OBJECT_PERMISSIONS, OBJECT_ACTIONS, objectPermission, type ObjectAction } from './object-permissions.js'
+import { ruleOf } from '../../access/access-rule.js'
+import { scopedBy } from '../../access/scope-criteria.js'
 import { missingObject, ownRouteContribution } from './object-routes.js'
 import { Forbidden, NotFound } from '../../http/errors.js'
 import type { APIView } from '../api-view.js'
@@ -292,9 +294,13 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
       return this.resolveFilter(filter.withKwargs(this.getScopeKwargs(action)))
     }
 
+    // The permissions' criteria narrow every read and write of an existing row; what a create stores
+    // is judged by their rule instead (judgeObject), since criteria such as `member_id__in` write nothing.
     getScopeKwargs (action?: string): Criteria {
       const scope = parentScope(this)
-      return scope === undefined ? this.getKwargs(action) : { ...scope, ...this.getKwargs(action) }
+      const own = scope === undefined ? this.getKwargs(action) : { ...scope, ...this.getKwargs(action) }
+      const criteria = ruleOf(this.request)?.criteria
+      return criteria === undefined || action === 'create' || action === 'bulkCreate' ? own : scopedBy(own, criteria)
     }
 
     checkObjectPermissions (_object: unknown, _action: string): void {}
@@ -307,7 +313,7 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
       return then(loadParent(this), () =>
         then(this.repository.get(detailCriteria(this, action), this.getRepositoryOptions(action)), (found) => {
           if (found === null || found === undefined) return null
-          if (judges(this.constructor, action)) this.checkObjectPermissions(found, action)
+          judgeObject(this, found, action)
           return found
         }))
     }

@@ -1,5 +1,8 @@
 // Object permissions (views layer): which actions a view's `checkObjectPermissions` judges, and the check as a precondition of a write.
+import type { FastifyRequest } from 'fastify'
 import type { Precondition } from '../../stores/repository.js'
+import { ruleOf } from '../../access/access-rule.js'
+import { refusal } from '../../access/authenticator.js'
 
 // Object permissions (docs/generics.md, "Object permissions"): a view's `checkObjectPermissions`
 // judges one object. The library calls it only when the view has its own, so a view without
@@ -38,14 +41,37 @@ export function judges (klass: object, action: string): boolean {
 }
 
 /** A view that may judge objects. */
-interface Judging { checkObjectPermissions: (object: unknown, action: string) => void }
+interface Judging { request: FastifyRequest, checkObjectPermissions: (object: unknown, action: string) => void }
+
+/** The actions that make objects: the permissions' object rule holds of what they store. */
+const CREATES: ReadonlySet<string> = new Set(['create', 'bulkCreate'])
+
+/**
+ * Whether the request's permissions must check objects of `action` one by one: their rule has no
+ * criteria, or the action makes objects (which no criteria select). A rule with criteria scopes
+ * every read and write instead (`getScopeKwargs`): a row outside is never read.
+ */
+function rulesObjects (request: FastifyRequest, action: string): boolean {
+  const rule = ruleOf(request)
+  return rule !== undefined && (rule.criteria === undefined || CREATES.has(action))
+}
+
+/**
+ * Judges one object of `action`: the object rule of the request's permissions (a 403, or a 401 for
+ * an anonymous request), then the view's own `checkObjectPermissions` where it judges the action.
+ */
+export function judgeObject (view: object, object: unknown, action: string): void {
+  const judging = view as Judging // a generic view
+  if (rulesObjects(judging.request, action) && ruleOf(judging.request)?.test(object) !== true) throw refusal(judging.request)
+  if (judges(view.constructor, action)) judging.checkObjectPermissions(object, action)
+}
 
 /**
  * The object permission of an action as a precondition of its write: the repository calls it
  * with the current row inside the write's atomic step, so the row judged is the row changed.
- * `undefined` when the view checks nothing.
+ * `undefined` when nothing judges the objects of the action.
  */
 export function objectPermission (view: object, action: string): Precondition | undefined {
-  if (!judges(view.constructor, action)) return undefined
-  return (current) => { (view as Judging).checkObjectPermissions(current, action) }
+  if (!judges(view.constructor, action) && !rulesObjects((view as Judging).request, action)) return undefined // a generic view
+  return (current) => { judgeObject(view, current, action) }
 }

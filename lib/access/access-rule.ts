@@ -1,0 +1,215 @@
+// Access rules (access layer): permissions compiled for one route, judged once per request into what the request may see.
+import type { FastifyRequest } from 'fastify'
+import { then, type MaybePromise } from '../core/maybe-promise.js'
+import { splitCriterion, type Criteria } from '../stores/repository.js'
+import { matches } from '../stores/value-order.js'
+import type { Permission, PermissionNode, Rule } from './permission.js'
+import { scopedBy } from './scope-criteria.js'
+
+/**
+ * What a request may see of a route's objects once its request-level checks passed: the rows
+ * matching `criteria` (`undefined` when a rule cannot be written as criteria), and the check of
+ * one object (`test`), which holds exactly of the rows the criteria select when there are some.
+ */
+export interface ObjectRule {
+  readonly criteria: Criteria | undefined
+  readonly test: (object: unknown) => boolean
+}
+
+/** A refusal, with the detail of the rule that refused (the first one that says something). */
+export class Denied {
+  readonly message: string | undefined
+  constructor (message?: string) { this.message = message }
+}
+
+/** A refusal that says nothing of why (a `not()` of a rule that passed). */
+const DENIED = new Denied()
+
+/** A request's judgement: refused, allowed every object, or allowed the objects of a rule. */
+export type Verdict = true | Denied | ObjectRule
+
+type Judge = (principal: unknown, request: FastifyRequest) => MaybePromise<Verdict>
+
+/** What a request-level check answers of anonymous or signed-in principals, known at registration. */
+export type Outcome = 'allow' | 'deny' | 'depends'
+
+/** How a permission's objects are judged: not at all, by criteria, or by a check that no criteria express. */
+export type ObjectKind = 'none' | 'scope' | 'check'
+
+/** Permissions compiled for one operation of a route (its method known). */
+export interface CompiledAccess {
+  /** `IsAuthenticated.and(IsOwner.or(IsLibrarian))`, for messages. */
+  readonly name: string
+  readonly judge: Judge
+  /** Anonymous requests: always let through, always refused (401), or it depends on the request. */
+  readonly anonymous: Outcome
+  /** Signed-in principals, at the request level: a 403 can happen unless `allow`. */
+  readonly signedIn: Outcome
+  /** Whether (and how) the objects the route reads or writes are judged. */
+  readonly objects: ObjectKind
+  /** Whether every object rule a request may end with can be written as criteria (lists need it). */
+  readonly expressible: boolean
+  /** The alternatives of OAuth2 scopes a request may hold (OpenAPI `security`: one requirement each). */
+  readonly scopeSets: ReadonlyArray<readonly string[]>
+}
+
+/** Permissions listed at several levels must all pass: their tree, or `undefined` for none. */
+export function allOf (permissions: readonly Permission[]): PermissionNode | undefined {
+  return permissions.map((one) => one.node).reduce<PermissionNode | undefined>(
+    (left, right) => left === undefined ? right : { kind: 'and', left, right }, undefined)
+}
+
+/** Compiles a permission tree for a route served with `method`: what is known of it now, and its judge. */
+export function compileAccess (node: PermissionNode, method: string, name: string): CompiledAccess {
+  const facts = factsOf(node, method)
+  return { name, judge: judgeOf(node, method), ...facts }
+}
+
+interface Facts {
+  anonymous: Outcome
+  signedIn: Outcome
+  objects: ObjectKind
+  expressible: boolean
+  scopeSets: ReadonlyArray<readonly string[]>
+}
+
+const NOT: Record<Outcome, Outcome> = { allow: 'deny', deny: 'allow', depends: 'depends' }
+const both = (a: Outcome, b: Outcome): Outcome => a === 'deny' || b === 'deny' ? 'deny' : a === 'allow' && b === 'allow' ? 'allow' : 'depends'
+const either = (a: Outcome, b: Outcome): Outcome => a === 'allow' || b === 'allow' ? 'allow' : a === 'deny' && b === 'deny' ? 'deny' : 'depends'
+const RANK: Record<ObjectKind, number> = { none: 0, scope: 1, check: 2 }
+const worse = (a: ObjectKind, b: ObjectKind): ObjectKind => RANK[a] >= RANK[b] ? a : b
+
+function factsOf (node: PermissionNode, method: string): Facts {
+  switch (node.kind) {
+    case 'rule': return ruleFacts(node.rule, method)
+    case 'not': {
+      const inner = factsOf(node.inner, method)
+      // A negated object rule is a check: no criteria say "not these rows" for every store (nulls).
+      const objects = inner.objects === 'none' ? 'none' : 'check'
+      return { anonymous: NOT[inner.anonymous], signedIn: NOT[inner.signedIn], objects, expressible: objects === 'none', scopeSets: [[]] }
+    }
+    case 'and': {
+      const left = factsOf(node.left, method)
+      const right = factsOf(node.right, method)
+      return {
+        anonymous: both(left.anonymous, right.anonymous),
+        signedIn: both(left.signedIn, right.signedIn),
+        objects: worse(left.objects, right.objects),
+        expressible: left.expressible && right.expressible,
+        scopeSets: left.scopeSets.flatMap((a) => right.scopeSets.map((b) => [...new Set([...a, ...b])]))
+      }
+    }
+    case 'or': {
+      const left = factsOf(node.left, method)
+      const right = factsOf(node.right, method)
+      // Of two sides that both judge objects, a request may pass both: their rows are a union, which
+      // criteria (a conjunction) cannot say. One side that judges none passes whole or not at all.
+      const expressible = left.expressible && right.expressible && (left.objects === 'none' || right.objects === 'none')
+      return {
+        anonymous: either(left.anonymous, right.anonymous),
+        signedIn: either(left.signedIn, right.signedIn),
+        objects: expressible ? worse(left.objects, right.objects) : 'check',
+        expressible,
+        scopeSets: [...left.scopeSets, ...right.scopeSets]
+      }
+    }
+  }
+}
+
+function ruleFacts (rule: Rule, method: string): Facts {
+  if (rule.method !== undefined) {
+    const outcome = rule.method(method) ? 'allow' : 'deny'
+    return { anonymous: outcome, signedIn: outcome, objects: 'none', expressible: true, scopeSets: [rule.scopes] }
+  }
+  const signedIn: Outcome = rule.request === undefined ? 'allow' : 'depends'
+  const objects: ObjectKind = rule.scope !== undefined ? 'scope' : rule.object !== undefined ? 'check' : 'none'
+  return {
+    // A rule that judges anonymous requests may still refuse one of their objects: a 401 then.
+    anonymous: rule.anonymous ? (objects === 'none' ? signedIn : 'depends') : 'deny',
+    signedIn,
+    objects,
+    expressible: objects !== 'check',
+    scopeSets: [rule.scopes]
+  }
+}
+
+/** A promise of a promise is one promise (`then` resolves what its callback returns): the types say so here. */
+const flat = (verdict: MaybePromise<MaybePromise<Verdict>>): MaybePromise<Verdict> => verdict as MaybePromise<Verdict>
+
+const ALLOW: Judge = () => true
+
+function judgeOf (node: PermissionNode, method: string): Judge {
+  switch (node.kind) {
+    case 'rule': return ruleJudge(node.rule, method)
+    case 'not': {
+      const inner = judgeOf(node.inner, method)
+      return (principal, request) => then(inner(principal, request), negate)
+    }
+    case 'and': {
+      const left = judgeOf(node.left, method)
+      const right = judgeOf(node.right, method)
+      return (principal, request) => flat(then(left(principal, request), (a) =>
+        a instanceof Denied ? a : then(right(principal, request), (b) => andVerdict(a, b))))
+    }
+    case 'or': {
+      const left = judgeOf(node.left, method)
+      const right = judgeOf(node.right, method)
+      return (principal, request) => flat(then(left(principal, request), (a) =>
+        a === true ? true : then(right(principal, request), (b) => orVerdict(a, b))))
+    }
+  }
+}
+
+function ruleJudge (rule: Rule, method: string): Judge {
+  const denied = new Denied(rule.message)
+  if (rule.method !== undefined) return rule.method(method) ? ALLOW : () => denied
+  const { request: check, scope, object, anonymous } = rule
+  const objects = (principal: unknown, request: FastifyRequest): Verdict => {
+    if (scope !== undefined) return scopeRule(scope(principal, request))
+    if (object !== undefined) return { criteria: undefined, test: (row) => object(principal, row, request) }
+    return true
+  }
+  return (principal, request) => {
+    if (principal === null && !anonymous) return denied
+    if (check === undefined) return objects(principal, request)
+    return then(check(principal, request), (ok) => ok === true ? objects(principal, request) : denied)
+  }
+}
+
+/** A rule's criteria, and the check of one object they imply: every criterion holds of it. */
+function scopeRule (criteria: Criteria): ObjectRule {
+  const parts = Object.entries(criteria).map(([key, value]) => [...splitCriterion(key), value] as const)
+  return {
+    criteria,
+    test: (row) => typeof row === 'object' && row !== null &&
+      parts.every(([field, op, value]) => matches(row as Record<string, unknown>, field, op, value)) // a stored row
+  }
+}
+
+const negate = (verdict: Verdict): Verdict => verdict === true
+  ? DENIED
+  : verdict instanceof Denied ? true : { criteria: undefined, test: (row) => !verdict.test(row) }
+
+function andVerdict (a: Verdict, b: Verdict): Verdict {
+  if (a === true || b instanceof Denied) return b
+  if (b === true || a instanceof Denied) return a
+  return {
+    criteria: a.criteria === undefined || b.criteria === undefined ? undefined : scopedBy(a.criteria, b.criteria),
+    test: (row) => a.test(row) && b.test(row)
+  }
+}
+
+function orVerdict (a: Verdict, b: Verdict): Verdict {
+  if (a instanceof Denied || b === true) return b
+  if (b instanceof Denied || a === true) return a
+  return { criteria: undefined, test: (row) => a.test(row) || b.test(row) }
+}
+
+/** The object rule each request was judged to, for the view's reads and writes (none: every object). */
+const RULES = new WeakMap<FastifyRequest, ObjectRule>()
+
+/** Records a request's object rule. */
+export const keepRule = (request: FastifyRequest, rule: ObjectRule): void => { RULES.set(request, rule) }
+
+/** The object rule a request was judged to, if its route's permissions judge objects. */
+export const ruleOf = (request: FastifyRequest): ObjectRule | undefined => RULES.get(request)
