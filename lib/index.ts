@@ -28,10 +28,3 @@ export { ResponseHeaders, alwaysSent } from './http/response-headers.js'
 export { JsonPatchOperation } from './views/patch/patch.js'
 export { toTypeBox } from './core/typebox-lines.js'
 export { typeboxValidatorCompiler } from './schema/validation.js'
-// Permissions: rules on the principal, the request and the object (docs/permissions.md).
-export { Permission, permission, AllowAny, IsAuthenticated, ReadOnly, hasScope } from './access/permission.js'
-export { invalidCredentials } from './access/authenticator.js'
-export type { PrincipalTypes, Principal } from './access/principal.js'
-// Authenticators: one per kind of credentials, given to `configureApp(app, { auth: { authenticators } })`.
-export { jwtAuth, type JwtAuthOptions } from './access/jwt.js'
-export { apiKeyAuth, type ApiKeyAuthOptions } from './access/api-key.js'

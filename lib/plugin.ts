@@ -36,8 +36,12 @@ export interface FastifyViewsOptions {
    * `configureApp` its own routes and its 404s. A router's and a registration entry's own win over it.
    */
   errorFormat?: ErrorFormat
-  /** How the application authenticates (docs/permissions.md): its principal resolved on every view route it registers. */
-  auth?: AuthOptions
+  /**
+   * How the application authenticates (docs/permissions.md): its principal resolved on every view
+   * route it registers. Its authenticators may resolve any type: the application's `Principal`
+   * (declared once) is what its permissions and views read.
+   */
+  auth?: AuthOptions<any>
 }
 
 /** Options of `configureApp`. */
@@ -46,9 +50,9 @@ export interface ConfigureAppOptions {
   errorFormat?: ErrorFormat
   /**
    * How the application authenticates (docs/permissions.md): its authenticators, tried in order on
-   * every view route registered after, which set `request.principal`.
+   * every view route registered after, which set `request.principal`. Any principal type, as for the plugin's `auth`.
    */
-  auth?: AuthOptions
+  auth?: AuthOptions<any>
 }
 
 // The error handler belongs to a context (Fastify encapsulates it), so each context

@@ -25,9 +25,6 @@ export type {
   StaticGroupRegistry, RetiredStaticRegistry, StaticsWithActions, LastModifiedFieldOf
 } from './views/mixins.js'
 export type { RouteBuilder, RouteHandler } from './views/route-builder.js'
-export type { RuleOf, AnonymousRule, ScopeCriteria, PermissionNode, Rule } from './access/permission.js'
-export type { Authenticator, AuthOptions, AppAuth } from './access/authenticator.js'
-export type { Throttle } from './access/throttle.js'
 export type { ModelsOf, TimeFieldOf } from './views/schema-models.js'
 export type {
   ListActions, CreateActions, RetrieveActions, UpdateActions, PartialUpdateActions, DestroyActions,

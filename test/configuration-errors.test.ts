@@ -8,6 +8,7 @@ import views, {
   APIView, AsyncListAPIView, AsyncRetrieveAPIView, Catch, configureApp, Get, Override, PartialUpdateAPIView, Post,
   Throws, View, mix
 } from '../lib/index.js'
+import { IsAuthenticated, permission, type Authenticator } from '../lib/access.js'
 import type { FastifyViewsOptions } from '../lib/types.js'
 import {
   APIError, CONFIGURATION_ERRORS, ConfigurationError, ErrorFormat, type ConfigurationErrorCode
@@ -26,6 +27,8 @@ const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.
 const rows = () => new MemoryRepository({ rows: [{ id: 1, name: 'apple', price: 3 }, { id: 2, name: 'pear', price: 5 }] })
 
 const COLUMNS = ['id', 'name', 'price']
+/** An authenticator that finds no credentials: every request is anonymous. */
+const NOBODY: Authenticator = { scheme: 'none', securityScheme: { type: 'http', scheme: 'bearer' }, challenge: 'Bearer', authenticate: () => undefined }
 function sqlite (): SqliteRepository {
   const db = new Database(':memory:')
   db.exec('CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL NOT NULL)')
@@ -788,6 +791,74 @@ const thrown: ThrownCase[] = [
     mistake: 'a SqliteRepository relation pointing at a field the repository does not have',
     act: () => new SqliteRepository(new Database(':memory:'), { table: 'items', columns: COLUMNS, relations: { tags: { table: 'item_tags', on: { item_id: 'uid' }, fields: ['tag'] } } }),
     message: /^"items": relations\.tags: on points at "uid", which is not a field of "items" \(/
+  },
+  {
+    code: 'FV_ERR_PERMISSION',
+    mistake: 'an object rule no criteria express, on a list',
+    act: () => {
+      const NotOwner = permission<{ name: string }>({ name: 'NotOwner', object: (_principal, item) => item.name !== 'apple' })
+      class Listed extends GenericViewSet {
+        static override responseSchema = Item
+        static override repository = rows() as never
+        static override permissions = [NotOwner]
+      }
+      return build({ auth: { authenticators: [NOBODY] }, views: [{ view: Listed, prefix: '/items' }] })
+    },
+    message: /^Cannot register Listed's list \(GET \/\): NotOwner judges objects by a check no criteria express/
+  },
+  {
+    code: 'FV_ERR_PERMISSION',
+    mistake: 'an object rule on a view that reads no objects',
+    act: () => {
+      const Owned = permission<{ name: string }>({ name: 'Owned', scope: () => ({ name: 'apple' }) })
+      class Echo extends APIView {
+        static override permissions = [Owned]
+        @Get('/') echo () { return {} }
+      }
+      return build({ auth: { authenticators: [NOBODY] }, views: [{ view: Echo, prefix: '/echo' }] })
+    },
+    message: /^Cannot register Echo's echo \(GET \/\): Owned judges objects, but Echo is no generic view and reads none/
+  },
+  {
+    code: 'FV_ERR_PERMISSION',
+    mistake: 'a permission that needs a principal on an application that authenticates nobody',
+    act: () => {
+      class Private extends GenericViewSet {
+        static override responseSchema = Item
+        static override repository = rows() as never
+        static override permissions = [IsAuthenticated]
+      }
+      return build({ views: [{ view: Private, prefix: '/items' }] })
+    },
+    message: /^Cannot register Private's destroy \(DELETE \/:id\): IsAuthenticated refuses anonymous requests, and the application authenticates nobody/
+  },
+  {
+    code: 'FV_ERR_AUTH',
+    mistake: 'an auth with no authenticator',
+    act: () => configureApp(Fastify(), { auth: { authenticators: [] } }),
+    message: /^fastify-views: auth lists no authenticators, so every request would be anonymous/
+  },
+  {
+    code: 'FV_ERR_AUTH',
+    mistake: 'a second auth on one application',
+    act: () => {
+      const app = Fastify()
+      configureApp(app, { auth: { authenticators: [NOBODY] } })
+      configureApp(app, { auth: { authenticators: [NOBODY] } })
+    },
+    message: /^fastify-views: the application was configured with one auth and is now given another/
+  },
+  {
+    code: 'FV_ERR_THROTTLE',
+    mistake: 'a throttled view on an application that did not register @fastify/rate-limit',
+    act: () => {
+      class Uploads extends APIView {
+        static override throttles = [{ scope: 'uploads', rate: '10/minute' as const }]
+        @Post('/uploads') upload () { return {} }
+      }
+      return build({ views: [Uploads] })
+    },
+    message: /^Cannot register Uploads's upload \(POST \/uploads\): it is throttled \('uploads'\), but the application has no @fastify\/rate-limit 11 to count with\. Register it before the views: `await app\.register\(rateLimit, \{ global: false \}\)`/
   },
   {
     code: 'FV_ERR_SQL_OPTION',

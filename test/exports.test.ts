@@ -12,6 +12,7 @@ const ENTRIES = {
   './generics': 'lib/generics.ts',
   './bulk': 'lib/bulk.ts',
   './conditional': 'lib/conditional.ts',
+  './access': 'lib/access.ts',
   './swagger': 'lib/openapi/swagger.ts',
   './sql': 'lib/stores/sql/index.ts'
 } as const

@@ -1,8 +1,11 @@
 import { test } from 'tap'
-import type { FastifyRequest } from 'fastify'
+import Fastify, { type FastifyRequest } from 'fastify'
+import swagger from '@fastify/swagger'
 import { Type, type Static } from '@sinclair/typebox'
-import { AllowAny, IsAuthenticated, ReadOnly, hasScope, mix, permission } from '../lib/index.js'
-import type { Authenticator } from '../lib/types.js'
+import views, { APIView, Get, ViewRouter, configureApp, mix } from '../lib/index.js'
+import { Forbidden } from '../lib/errors.js'
+import { swaggerOptions } from '../lib/openapi/swagger.js'
+import { AllowAny, IsAuthenticated, ReadOnly, hasScope, permission, type Authenticator } from '../lib/access.js'
 import { GenericViewSet, MemoryRepository } from '../lib/generics.js'
 import { build, problem } from './helpers.js'
 
@@ -19,7 +22,7 @@ const READERS: Record<string, Reader> = {
 }
 
 /** `x-reader: ann` names a reader; an unknown name is refused. */
-const byHeader: Authenticator = {
+const byHeader: Authenticator<Reader> = {
   scheme: 'readerName',
   securityScheme: { type: 'apiKey', in: 'header', name: 'x-reader' },
   challenge: 'Reader realm="test"',
@@ -28,7 +31,7 @@ const byHeader: Authenticator = {
     if (name === undefined) return undefined
     return typeof name === 'string' && Object.hasOwn(READERS, name) ? READERS[name] : null
   },
-  scopesOf: (principal) => (principal as Reader).scopes
+  scopesOf: (principal) => principal.scopes
 }
 
 const Loan = Type.Object({ id: Type.Integer(), member_id: Type.Integer(), title: Type.String() }, { $id: 'Loan' })
@@ -41,8 +44,8 @@ const rows = (): LoanT[] => [
   { id: 3, member_id: 2, title: 'Dubliners' }
 ]
 
-const IsLibrarian = permission({ name: 'IsLibrarian', request: (reader) => (reader as Reader).librarian, message: 'Librarians only.' })
-const IsBorrower = permission<LoanT>({ name: 'IsBorrower', scope: (reader) => ({ member_id: (reader as Reader).id }) })
+const IsLibrarian = permission<unknown, Reader>({ name: 'IsLibrarian', request: (reader) => reader.librarian, message: 'Librarians only.' })
+const IsBorrower = permission<LoanT, Reader>({ name: 'IsBorrower', scope: (reader) => ({ member_id: reader.id }) })
 
 function loansView (permissions: unknown[], repository = new MemoryRepository<LoanT>({ rows: rows() })) {
   return class Loans extends mix(GenericViewSet).with({
@@ -95,4 +98,159 @@ test('an object rule no criteria express judges objects, and is refused on a lis
   const NotBorrower = IsBorrower.not()
   const Loans = loansView([NotBorrower])
   await t.rejects(build({ auth: { authenticators: [byHeader] }, views: [{ view: Loans, prefix: '/loans' }] }), { code: 'FV_ERR_PERMISSION' })
+})
+
+test('permissions add up across router, registration, route and action; a request-level rule may be async', async (t) => {
+  const seen: string[] = []
+  const mark = (name: string, pass = true) => permission<unknown, Reader>({
+    name,
+    request: async () => { seen.push(name); return pass }
+  })
+  class Echo extends APIView {
+    static override permissions = [mark('view')]
+    static override actionPermissions = { own: [mark('action')] }
+    @Get('/own', { permissions: [mark('route')] }) own () { return { ok: true } }
+    @Get('/shut', { permissions: [mark('shut', false)] }) shut () { return { ok: true } }
+  }
+  const router = new ViewRouter({ prefix: '/api', permissions: [mark('router')] })
+    .registerView(Echo, { prefix: '/echo', permissions: [mark('entry')] })
+  const app = await build({ auth: { authenticators: [byHeader] }, views: [router] })
+  t.teardown(() => app.close())
+  t.equal((await app.inject({ url: '/api/echo/own', headers: { 'x-reader': 'ann' } })).statusCode, 200)
+  t.same(seen, ['router', 'entry', 'route', 'view', 'action'], 'outermost first, and all of them')
+  seen.length = 0
+  const refused = problem(t, await app.inject({ url: '/api/echo/shut', headers: { 'x-reader': 'ann' } }), 403)
+  t.equal(refused.detail, 'You do not have permission to perform this action.')
+  t.same(seen, ['router', 'entry', 'shut'], 'the first refusal ends the judgement')
+})
+
+test('an object rule no criteria express judges each object a detail action reads or writes', async (t) => {
+  const IsAuthor = permission<LoanT, Reader>({
+    name: 'IsAuthor', object: (reader, loan) => loan.member_id === reader.id, message: 'Not yours.'
+  })
+  const repository = new MemoryRepository<LoanT>({ rows: rows() })
+  class Loans extends mix(GenericViewSet).with({
+    responseSchema: Loan,
+    createSchema: LoanIn,
+    repository,
+    actionPermissions: { retrieve: [IsAuthor], partialUpdate: [IsAuthor], destroy: [IsAuthor.or(IsLibrarian)] }
+  }, {
+    checkObjectPermissions (loan) {
+      if (loan.title === 'Persuasion') throw new Forbidden('The view\'s own check refuses it.')
+    }
+  }) {}
+  const app = await build({ auth: { authenticators: [byHeader] }, views: [{ view: Loans, prefix: '/loans' }] })
+  t.teardown(() => app.close())
+  t.equal((await app.inject({ url: '/loans/1', headers: { 'x-reader': 'ann' } })).statusCode, 200)
+  t.equal(problem(t, await app.inject({ url: '/loans/3', headers: { 'x-reader': 'ann' } }), 403).detail, 'Not yours.')
+  t.equal(problem(t, await app.inject({ url: '/loans/2', headers: { 'x-reader': 'ann' } }), 403).detail, 'The view\'s own check refuses it.')
+  problem(t, await app.inject({ method: 'PATCH', url: '/loans/3', headers: { 'x-reader': 'ann' }, payload: { title: 'mine' } }), 403)
+  t.equal((await repository.get({ id: 3 }))?.title, 'Dubliners', 'the refused write wrote nothing')
+  problem(t, await app.inject({ method: 'DELETE', url: '/loans/3', headers: { 'x-reader': 'ann' } }), 403)
+  t.equal((await app.inject({ method: 'DELETE', url: '/loans/3', headers: { 'x-reader': 'lib' } })).statusCode, 204)
+  t.equal((await app.inject({ url: '/loans', headers: { 'x-reader': 'bob' } })).json().length, 2, 'a list without the rule lists all')
+})
+
+test('scopes combine with the view\'s own criteria: both hold, and never widen', async (t) => {
+  const InRange = permission<LoanT, Reader>({ name: 'InRange', scope: () => ({ id__ge: 2, id__in: [1, 2, 3], title__like: '%' }) })
+  class Loans extends mix(GenericViewSet).with({
+    responseSchema: Loan, repository: new MemoryRepository<LoanT>({ rows: rows() }), permissions: [InRange]
+  }, {
+    getKwargs () {
+      const query = this.request.query as Record<string, string>
+      return query.kw === 'eq' ? { member_id: 1 } : query.kw === 'ops' ? { id__ge: 3, id__in: [2, 3], title__like: 'D%' } : {}
+    }
+  }) {}
+  const MemberTwo = permission<LoanT, Reader>({ name: 'MemberTwo', scope: () => ({ member_id: 2, member_id__eq: 2 }) })
+  class Clash extends mix(GenericViewSet).with({
+    responseSchema: Loan, repository: new MemoryRepository<LoanT>({ rows: rows() }), permissions: [MemberTwo]
+  }, {
+    getKwargs () { return { member_id: 1, member_id__eq: 1 } }
+  }) {}
+  const app = await build({
+    auth: { authenticators: [byHeader] }, views: [{ view: Loans, prefix: '/loans' }, { view: Clash, prefix: '/clash' }]
+  })
+  t.teardown(() => app.close())
+  const ids = async (url: string) => (await app.inject({ url, headers: { 'x-reader': 'ann' } })).json().map((l: LoanT) => l.id)
+  t.same(await ids('/loans'), [2, 3])
+  t.same(await ids('/loans?kw=eq'), [2], 'member 1 of the view, id >= 2 of the permission')
+  t.same(await ids('/loans?kw=ops'), [], 'the title bound of each holds: neither implies the other, so nothing is selected')
+  t.same(await ids('/clash'), [], 'a field both name with other values selects nothing')
+})
+
+test('an anonymous rule that judges objects answers an anonymous refusal with a 401', async (t) => {
+  const Public = permission<LoanT, Reader>({
+    name: 'Public', anonymous: true, object: (reader, loan) => reader !== null || loan.id === 1
+  })
+  class Loans extends mix(GenericViewSet).with({
+    responseSchema: Loan,
+    repository: new MemoryRepository<LoanT>({ rows: rows() }),
+    actionPermissions: { retrieve: [Public] }
+  }) {}
+  for (const auth of [{ authenticators: [byHeader] }, undefined]) {
+    const app = await build({ auth, views: [{ view: Loans, prefix: '/loans' }] })
+    t.equal((await app.inject({ url: '/loans/1' })).statusCode, 200)
+    const refused = await app.inject({ url: '/loans/2' })
+    problem(t, refused, 401)
+    t.equal(refused.headers['www-authenticate'], auth === undefined ? undefined : 'Reader realm="test"', 'the challenges of the application, if it has some')
+    t.equal((await app.inject({ url: '/loans/2', headers: { 'x-reader': 'bob' } })).statusCode, auth === undefined ? 401 : 200)
+    await app.close()
+  }
+})
+
+test('the document shows the 401, 403, security and scopes the rules imply, per operation', async (t) => {
+  const Loans = loansView([IsAuthenticated, IsBorrower.or(IsLibrarian)])
+  class Books extends mix(GenericViewSet).with({
+    responseSchema: Type.Object({ id: Type.Integer(), title: Type.String() }, { $id: 'Book' }),
+    repository: new MemoryRepository<{ id: number, title: string }>(),
+    permissions: [IsLibrarian.or(ReadOnly)],
+    actionPermissions: { destroy: [hasScope('books:write').or(hasScope('admin'))] }
+  }) {}
+  class Open extends APIView {
+    @Get('/') ping () { return 'pong' }
+  }
+  const app = Fastify()
+  await app.register(swagger, swaggerOptions({
+    info: { title: 'loans', version: '1' },
+    components: { securitySchemes: { readerName: { type: 'apiKey', in: 'header', name: 'x-reader', description: 'mine' } } }
+  }))
+  await app.register(views, {
+    auth: { authenticators: [byHeader] },
+    views: [{ view: Loans, prefix: '/loans' }, { view: Books, prefix: '/books' }, { view: Open, prefix: '/ping' }]
+  })
+  await app.ready()
+  t.teardown(() => app.close())
+  type Operation = { responses: Record<string, { headers?: object }>, security?: unknown }
+  type Document = { paths: Record<string, Record<string, Operation>>, components: { securitySchemes: unknown } }
+  const document = app.swagger() as Document
+  const op = (path: string, method: string) => document.paths[path][method]
+  const statuses = (path: string, method: string) => Object.keys(op(path, method).responses).filter((s) => s === '401' || s === '403')
+  t.same(statuses('/loans', 'get'), ['401'], 'a list scoped by criteria refuses no member')
+  t.same(statuses('/loans', 'post'), ['401', '403'], 'a create must store a row its author may see')
+  t.same(statuses('/loans/{id}', 'get'), ['401'], 'a hidden loan is a 404')
+  t.same(statuses('/books', 'get'), ['401'], 'bad credentials, on a route anonymous requests pass')
+  t.same(statuses('/books/{id}', 'put'), ['401', '403'])
+  t.ok(op('/loans', 'get').responses['401'].headers, 'the 401 documents WWW-Authenticate')
+  t.same(op('/loans', 'get').security, [{ readerName: [] }])
+  t.same(op('/books', 'get').security, [{ readerName: [] }, {}], 'anonymous requests may read the books')
+  t.same(op('/books/{id}', 'delete').security, [{ readerName: ['books:write'] }, { readerName: ['admin'] }])
+  t.same(op('/ping', 'get').security, [{ readerName: [] }, {}])
+  t.same(document.components.securitySchemes, {
+    readerName: { type: 'apiKey', in: 'header', name: 'x-reader', description: 'mine' }
+  }, 'the application\'s own scheme wins')
+})
+
+test('auth is configured once: the same options again change nothing', async (t) => {
+  const app = Fastify()
+  const auth = { authenticators: [byHeader] }
+  configureApp(app, { auth })
+  t.doesNotThrow(() => configureApp(app, { auth }))
+  await app.register(views, { configureApp: false, views: [{ view: loansView([IsAuthenticated]), prefix: '/loans' }] })
+  t.equal((await app.inject({ url: '/loans', headers: { 'x-reader': 'bob' } })).statusCode, 200)
+  await app.close()
+  const other = Fastify()
+  configureApp(other)
+  await other.register(views, { configureApp: false, auth, views: [{ view: loansView([IsAuthenticated]), prefix: '/loans' }] })
+  t.equal((await other.inject({ url: '/loans' })).statusCode, 401)
+  await other.close()
 })

@@ -14,6 +14,8 @@ import { scopedBy } from './scope-criteria.js'
 export interface ObjectRule {
   readonly criteria: Criteria | undefined
   readonly test: (object: unknown) => boolean
+  /** The detail of the refusal of an object `test` refused: the message of the rule that refused it. */
+  readonly why: (object: unknown) => string | undefined
 }
 
 /** A refusal, with the detail of the rule that refused (the first one that says something). */
@@ -54,7 +56,7 @@ export interface CompiledAccess {
 }
 
 /** Permissions listed at several levels must all pass: their tree, or `undefined` for none. */
-export function allOf (permissions: readonly Permission[]): PermissionNode | undefined {
+export function allOf (permissions: ReadonlyArray<Permission<never>>): PermissionNode | undefined {
   return permissions.map((one) => one.node).reduce<PermissionNode | undefined>(
     (left, right) => left === undefined ? right : { kind: 'and', left, right }, undefined)
 }
@@ -71,6 +73,18 @@ interface Facts {
   objects: ObjectKind
   expressible: boolean
   scopeSets: ReadonlyArray<readonly string[]>
+}
+
+/**
+ * Alternatives of scopes without the redundant ones: a set that holds every scope of another asks
+ * for more than it, so a client holding the other passes already (and duplicates say nothing).
+ */
+function fewest (sets: ReadonlyArray<readonly string[]>): Array<readonly string[]> {
+  const kept: Array<readonly string[]> = []
+  for (const set of [...sets].sort((a, b) => a.length - b.length)) {
+    if (!kept.some((smaller) => smaller.every((scope) => set.includes(scope)))) kept.push(set)
+  }
+  return kept
 }
 
 const NOT: Record<Outcome, Outcome> = { allow: 'deny', deny: 'allow', depends: 'depends' }
@@ -96,7 +110,7 @@ function factsOf (node: PermissionNode, method: string): Facts {
         signedIn: both(left.signedIn, right.signedIn),
         objects: worse(left.objects, right.objects),
         expressible: left.expressible && right.expressible,
-        scopeSets: left.scopeSets.flatMap((a) => right.scopeSets.map((b) => [...new Set([...a, ...b])]))
+        scopeSets: fewest(left.scopeSets.flatMap((a) => right.scopeSets.map((b) => [...new Set([...a, ...b])])))
       }
     }
     case 'or': {
@@ -110,7 +124,7 @@ function factsOf (node: PermissionNode, method: string): Facts {
         signedIn: either(left.signedIn, right.signedIn),
         objects: expressible ? worse(left.objects, right.objects) : 'check',
         expressible,
-        scopeSets: [...left.scopeSets, ...right.scopeSets]
+        scopeSets: fewest([...left.scopeSets, ...right.scopeSets])
       }
     }
   }
@@ -164,9 +178,10 @@ function ruleJudge (rule: Rule, method: string): Judge {
   const denied = new Denied(rule.message)
   if (rule.method !== undefined) return rule.method(method) ? ALLOW : () => denied
   const { request: check, scope, object, anonymous } = rule
+  const why = (): string | undefined => rule.message
   const objects = (principal: unknown, request: FastifyRequest): Verdict => {
-    if (scope !== undefined) return scopeRule(scope(principal, request))
-    if (object !== undefined) return { criteria: undefined, test: (row) => object(principal, row, request) }
+    if (scope !== undefined) return { ...scopeRule(scope(principal, request)), why }
+    if (object !== undefined) return { criteria: undefined, test: (row) => object(principal, row, request), why }
     return true
   }
   return (principal, request) => {
@@ -177,7 +192,7 @@ function ruleJudge (rule: Rule, method: string): Judge {
 }
 
 /** A rule's criteria, and the check of one object they imply: every criterion holds of it. */
-function scopeRule (criteria: Criteria): ObjectRule {
+function scopeRule (criteria: Criteria): Omit<ObjectRule, 'why'> {
   const parts = Object.entries(criteria).map(([key, value]) => [...splitCriterion(key), value] as const)
   return {
     criteria,
@@ -188,21 +203,22 @@ function scopeRule (criteria: Criteria): ObjectRule {
 
 const negate = (verdict: Verdict): Verdict => verdict === true
   ? DENIED
-  : verdict instanceof Denied ? true : { criteria: undefined, test: (row) => !verdict.test(row) }
+  : verdict instanceof Denied ? true : { criteria: undefined, test: (row) => !verdict.test(row), why: () => undefined }
 
 function andVerdict (a: Verdict, b: Verdict): Verdict {
   if (a === true || b instanceof Denied) return b
   if (b === true || a instanceof Denied) return a
   return {
     criteria: a.criteria === undefined || b.criteria === undefined ? undefined : scopedBy(a.criteria, b.criteria),
-    test: (row) => a.test(row) && b.test(row)
+    test: (row) => a.test(row) && b.test(row),
+    why: (row) => a.test(row) ? b.why(row) : a.why(row)
   }
 }
 
 function orVerdict (a: Verdict, b: Verdict): Verdict {
   if (a instanceof Denied || b === true) return b
   if (b instanceof Denied || a === true) return a
-  return { criteria: undefined, test: (row) => a.test(row) || b.test(row) }
+  return { criteria: undefined, test: (row) => a.test(row) || b.test(row), why: (row) => a.why(row) ?? b.why(row) }
 }
 
 /** The object rule each request was judged to, for the view's reads and writes (none: every object). */

@@ -1,5 +1,5 @@
 // Authentication (access layer): the authenticator protocol, the application's authentication, and the hook that resolves the principal.
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Forbidden, Unauthorized } from '../http/errors.js'
 import type { MaybePromise } from '../core/maybe-promise.js'
 import type { Principal } from './principal.js'
@@ -12,37 +12,43 @@ import { GRANTED_SCOPES } from './permission.js'
  * credentials of its kind, the principal when they are good, and throws `Unauthorized` (through
  * `invalidCredentials`) when they are not: a bad token is never taken for no token.
  */
-export interface Authenticator {
+export interface Authenticator<P = Principal> {
   /** The security scheme's name in the API description (`bearerAuth`). */
   readonly scheme: string
   /** Its OpenAPI Security Scheme Object (`{ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }`). */
   readonly securityScheme: Readonly<Record<string, unknown>>
   /** Its challenge in `WWW-Authenticate` (RFC 9110 §11.6.1): `Bearer realm="api"`. */
   readonly challenge: string
-  authenticate (request: FastifyRequest): MaybePromise<Principal | undefined>
+  authenticate (request: FastifyRequest): MaybePromise<P | null | undefined>
   /** The scopes a principal it resolved was granted (OAuth2 `scope`), for `hasScope`; none when absent. */
-  scopesOf? (principal: Principal, request: FastifyRequest): readonly string[]
+  scopesOf? (principal: P, request: FastifyRequest): readonly string[]
 }
 
-/** How an application authenticates: `configureApp(app, { auth })` or the plugin's `auth`. */
-export interface AuthOptions {
+/**
+ * How an application authenticates: `configureApp(app, { auth })` or the plugin's `auth`. `P` is
+ * what its authenticators resolve: the application's `Principal` unless they say otherwise.
+ */
+export interface AuthOptions<P = Principal> {
   /** Tried in order; the first that finds credentials of its kind decides. */
-  authenticators: readonly Authenticator[]
+  authenticators: ReadonlyArray<Authenticator<P>>
   /**
    * What identifies a principal for a throttle's budget (`member.id`); without it a throttle
    * counts by the client's address.
    */
-  principalId?: (principal: Principal) => string | number
+  principalId?: (principal: P) => string | number
 }
 
-/** The authentication of an application once configured: its options and what every 401 carries. */
-export interface AppAuth extends AuthOptions {
+/**
+ * The authentication of an application once configured: its options and what every 401 carries.
+ * Its principals are the request's (`request.principal`), whatever type the options gave them.
+ */
+export interface AppAuth extends AuthOptions<unknown> {
   /** Every authenticator's challenge, for the `WWW-Authenticate` of a 401. */
   readonly challenges: string
-  /** The hook that resolves `request.principal`, first of every view route. */
-  readonly hook: onRequestHookHandler
+  /** Resolves `request.principal`: what the first hook of every view route does. */
+  readonly authenticate: (request: FastifyRequest) => Promise<void>
   /** The options it was configured with. */
-  readonly options: AuthOptions
+  readonly options: object
 }
 
 const APP_AUTH = Symbol('fastify-views.auth')
@@ -56,7 +62,7 @@ export const appAuth = (app: FastifyInstance | undefined): AppAuth | undefined =
  * Records a context's authentication: every view route registered after it resolves its principal.
  * Once per context: a second, other one would leave the routes in between authenticated by the first.
  */
-export function configureAuth (app: FastifyInstance, options: AuthOptions): AppAuth {
+export function configureAuth<P> (app: FastifyInstance, options: AuthOptions<P>): AppAuth {
   const own = Object.hasOwn(app, APP_AUTH) ? (app as WithAuth)[APP_AUTH] : undefined
   if (own !== undefined) {
     if (own.options === options) return own
@@ -68,7 +74,9 @@ export function configureAuth (app: FastifyInstance, options: AuthOptions): AppA
       'give it one (jwtAuth, apiKeyAuth, or an object with authenticate) or leave auth out')
   }
   const challenges = options.authenticators.map((one) => one.challenge).join(', ')
-  const auth: AppAuth = { ...options, options, challenges, hook: principalHook(options.authenticators, challenges) }
+  // Stored as the request holds principals: each function is only ever called with what its own authenticators resolved.
+  const stored = options as unknown as AuthOptions<unknown>
+  const auth: AppAuth = { ...stored, options, challenges, authenticate: principalOf(stored.authenticators, challenges) }
   // Not enumerable, not writable: a context inside may define its own, which shadows it.
   Object.defineProperty(app, APP_AUTH, { value: auth })
   if (!app.hasRequestDecorator('principal')) app.decorateRequest('principal', null)
@@ -99,19 +107,41 @@ export function refusal (request: FastifyRequest, message?: string): Unauthorize
   return challenges === undefined ? new Unauthorized() : unauthorized(challenges)
 }
 
-/** The hook that sets `request.principal`: the first authenticator that finds credentials decides; none, anonymous. */
-function principalHook (authenticators: readonly Authenticator[], challenges: string): onRequestHookHandler {
-  const resolve = async (request: FastifyRequest): Promise<void> => {
+/** What sets `request.principal`: the first authenticator that finds credentials decides; none, anonymous. */
+function principalOf (authenticators: ReadonlyArray<Authenticator<unknown>>, challenges: string): AppAuth['authenticate'] {
+  return async function authenticate (request: FastifyRequest): Promise<void> {
     for (const authenticator of authenticators) {
       const principal = await authenticator.authenticate(request)
       if (principal === undefined) continue
       // An authenticator that resolved credentials to nobody refuses them rather than letting the request through anonymous.
       if (principal === null) throw unauthorized(challenges, 'The credentials name nobody.')
-      request.principal = principal
+      request.principal = principal as Principal // what the application's authenticators resolve is its principal
       if (authenticator.scopesOf !== undefined) GRANTED_SCOPES.set(request, authenticator.scopesOf(principal, request))
       return
     }
     request.principal = null
   }
-  return async function authenticate (request) { await resolve(request) }
+}
+
+/** How many field lines of `name` (lower case) the request has: Node joins or drops repeated ones in `headers`. */
+export function fieldLines (request: FastifyRequest, name: string): number {
+  const raw = request.raw.rawHeaders
+  let count = 0
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i].length === name.length && raw[i].toLowerCase() === name) count++
+  }
+  return count
+}
+
+/**
+ * A scheme name the API description can hold (OpenAPI's component names) and a realm the
+ * challenge can quote as it is (RFC 9110 §5.6.4 `qdtext`, no quote or backslash to escape).
+ */
+export function checkNames (what: string, scheme: string, realm: string): void {
+  if (!/^[A-Za-z0-9._-]+$/.test(scheme)) {
+    throw new ConfigurationError('FV_ERR_AUTH', `fastify-views: ${what}'s scheme ${JSON.stringify(scheme)} is not a name an API description can hold (letters, digits, ., _, -)`)
+  }
+  if (!/^[\x20\x21\x23-\x5B\x5D-\x7E]*$/.test(realm)) {
+    throw new ConfigurationError('FV_ERR_AUTH', `fastify-views: ${what}'s realm ${JSON.stringify(realm)} holds a quote, a backslash or a character outside visible ASCII`)
+  }
 }

@@ -95,7 +95,7 @@ function describe (node: PermissionNode): string {
 }
 
 /** Options of `permission` for a rule that judges anonymous requests too: its functions get `Principal | null`. */
-export interface AnonymousRule<Row> extends RuleOf<Row, Principal | null> {
+export interface AnonymousRule<Row, P = Principal> extends RuleOf<Row, P | null> {
   /** The rule judges anonymous requests itself (else an anonymous request fails it with a 401). */
   anonymous: true
 }
@@ -109,10 +109,13 @@ export interface AnonymousRule<Row> extends RuleOf<Row, Principal | null> {
  * const IsLibrarian = permission({ name: 'IsLibrarian', request: (member) => member.librarian })
  * const IsBorrower = permission<Loan>({ name: 'IsBorrower', scope: (member) => ({ member_id: member.id }) })
  * ```
+ *
+ * `P` is the application's `Principal`; a module that serves principals of its own (a test, one of
+ * several applications in a process) names them: `permission<Loan, Reader>(...)`.
  */
-export function permission<Row = unknown> (rule: AnonymousRule<Row>): Permission<Row>
-export function permission<Row = unknown> (rule: RuleOf<Row, Principal>): Permission<Row>
-export function permission<Row> (rule: RuleOf<Row, Principal> | AnonymousRule<Row>): Permission<Row> {
+export function permission<Row = unknown, P = Principal> (rule: AnonymousRule<Row, P>): Permission<Row>
+export function permission<Row = unknown, P = Principal> (rule: RuleOf<Row, P>): Permission<Row>
+export function permission<Row, P> (rule: RuleOf<Row, P> | AnonymousRule<Row, P>): Permission<Row> {
   return fromRule({ ...rule, anonymous: 'anonymous' in rule && rule.anonymous, scopes: rule.scopes ?? [] } as Rule) // the rule's functions take a narrower principal and row than `Rule` states: the compiler calls each only with what it declared
 }
 
@@ -158,4 +161,5 @@ export function hasScope (...scopes: string[]): Permission {
 
 /** Where `hasScope` reads the scopes the request's authenticator granted (access-check.ts sets it). */
 export const GRANTED_SCOPES = new WeakMap<FastifyRequest, readonly string[]>()
-const grantedScopes = (_principal: unknown, request: FastifyRequest): readonly string[] => GRANTED_SCOPES.get(request) ?? []
+const grantedScopes = (_principal: unknown, request: FastifyRequest): readonly string[] =>
+  GRANTED_SCOPES.get(request) ?? []

@@ -10,7 +10,6 @@ import type { FastifyRequest } from 'fastify'
  *
  * Every permission, `request.principal` and a view's `this.principal` are then typed by it.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-interface -- filled by the application's declaration
 export interface PrincipalTypes {}
 
 /** The application's principal, as `PrincipalTypes` declares it; `unknown` until it does. */

@@ -120,15 +120,14 @@ export function swaggerOptions (document: NonNullable<FastifyDynamicSwaggerOptio
   const order = new DocumentOrder()
   // The operations whose body may be left out, by operationId (unique in a document), noted while it is generated.
   const optionalBodies = new Set<string | undefined>()
-  // The security schemes the application's authenticators define, as its routes name them.
-  const securitySchemes: Record<string, unknown> = {}
   const transform: SwaggerTransform = (input) => {
     // View routes carry their view and action in their config; the application's own routes do not.
     order.note(input.url, input.route.config?.view, input.route.config?.action)
     const tag = (input.schema as { [DOCUMENTED_TAG]?: DocumentTag } | undefined)?.[DOCUMENTED_TAG]
     if (tag !== undefined) order.noteTag(tag)
+    // The generator looks up every scheme an operation names as it documents it: they are there first.
     const schemes = (input.schema as { [SECURITY_SCHEMES]?: Record<string, unknown> } | undefined)?.[SECURITY_SCHEMES]
-    if (schemes !== undefined) Object.assign(securitySchemes, schemes)
+    if (schemes !== undefined && 'openapiObject' in input) addSecuritySchemes(input.openapiObject, schemes)
     const marked = input.schema as { [OPTIONAL_BODY]?: true, operationId?: string } | undefined
     // Every view route has an operationId (buildRouteSchema gives it one).
     if (marked?.[OPTIONAL_BODY] === true) optionalBodies.add(marked.operationId)
@@ -141,7 +140,6 @@ export function swaggerOptions (document: NonNullable<FastifyDynamicSwaggerOptio
     if (!('openapiObject' in input)) return theirs === undefined ? input.swaggerObject : theirs(input)
     const openapiObject = input.openapiObject
     components.addTo(openapiObject)
-    addSecuritySchemes(openapiObject, securitySchemes)
     const paths = openapiObject.paths as GeneratedPaths // the generator's own output: its type allows the absent parts it never leaves out
     markRequiredHeaders(paths)
     markOptionalBodies(paths, optionalBodies)
@@ -155,7 +153,6 @@ export function swaggerOptions (document: NonNullable<FastifyDynamicSwaggerOptio
 
 /** The schemes the operations name, beside the ones the application declared itself (which win). */
 function addSecuritySchemes (document: { components?: { securitySchemes?: Record<string, unknown> } }, schemes: Record<string, unknown>): void {
-  if (Object.keys(schemes).length === 0) return
   document.components ??= {}
   document.components.securitySchemes = { ...schemes, ...document.components.securitySchemes }
 }

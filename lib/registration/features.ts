@@ -2,7 +2,7 @@
 // what its view's mixins contribute. Each feature is a file of its own and one line of this list.
 import type { RouteContribution, RouteDefinition, ViewClass } from '../views/view.js'
 import { deprecation } from './deprecation.js'
-import { access } from '../access/access-feature.js'
+import { access } from './access.js'
 
 /** A feature of routes: what it adds to one operation of a route of `view`, from the route's options; `undefined` for nothing. */
 export type RouteFeature = (route: RouteDefinition, method: string, view: ViewClass) => RouteContribution | undefined

@@ -113,7 +113,7 @@ export interface SharedRouteOptions extends FastifyPassThroughOptions, RouteDocO
    * Permissions every route here must pass, with the view's own (docs/permissions.md): a router's,
    * a registration's and a route's add up, and none replaces another.
    */
-  permissions?: Permission[]
+  permissions?: Array<Permission<never>>
   /** Throttles every route here counts against, with the view's own (docs/throttles.md); they add up. */
   throttles?: Throttle[]
   /**

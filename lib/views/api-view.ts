@@ -80,9 +80,9 @@ export class APIView extends View {
    * with those of its router and registration: request-level checks before the body is read, and
    * object rules that scope what its actions read and write.
    */
-  static permissions: readonly Permission[] = []
+  static permissions: readonly Permission<never>[] = []
   /** Action name -> permissions of that action only, with the view's `permissions`. A key that names no action is refused at registration. */
-  static actionPermissions: Readonly<Record<string, readonly Permission[]>> = {}
+  static actionPermissions: Readonly<Record<string, readonly Permission<never>[]>> = {}
   /** Throttles every route of the view counts against (docs/throttles.md): views naming one scope share its budget. */
   static throttles: readonly Throttle[] = []
   /** Action name -> throttles of that action only, with the view's `throttles`. */
@@ -106,7 +106,7 @@ export class APIView extends View {
   }
 
   /** The permissions of one action: the view's, then the action's own; override for dynamic behaviour. */
-  static getPermissions (action: string): readonly Permission[] {
+  static getPermissions (action: string): readonly Permission<never>[] {
     const own = this.actionPermissions[action]
     return own === undefined ? this.permissions : [...this.permissions, ...own]
   }

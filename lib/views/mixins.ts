@@ -8,6 +8,8 @@ import type { DidYouMean } from '../core/names.js'
 import { routeBuilder, type RouteBuilder, type RouteHandler } from './route-builder.js'
 import type { Schema } from '../core/typebox-lines.js'
 import type { ModelsOf, RepositoryFits, TimeFieldOf, UnknownFilterFields } from './schema-models.js'
+import type { Permission } from '../access/permission.js'
+import type { Throttle } from '../access/throttle.js'
 
 /**
  * A base a mixin extends: `APIView` or a class built on it, with its statics. The construct
@@ -187,8 +189,15 @@ export type ActionNameOf<K> = K extends keyof ActionNameRegistry ? ActionNameReg
  */
 export type ActionDependencies<A extends string> = { [P in A]?: Dependency[] }
 
-/** The statics of a class built from the registry keys `K` with statics `S`: `actionDependencies` keyed by its actions. */
-export type StaticsWithActions<K, S> = [ActionNameOf<K>] extends [never] ? S : Omit<S, 'actionDependencies'> & { actionDependencies: ActionDependencies<ActionNameOf<K>> }
+/** The statics of a class built from the registry keys `K` with statics `S`: `actionDependencies`, `actionPermissions` and `actionThrottles` keyed by its actions. */
+export type StaticsWithActions<K, S> = [ActionNameOf<K>] extends [never] ? S : Omit<S, 'actionDependencies' | 'actionPermissions' | 'actionThrottles'> & {
+  actionDependencies: ActionDependencies<ActionNameOf<K>>
+  actionPermissions: { readonly [P in ActionNameOf<K>]?: readonly Permission<never>[] }
+  actionThrottles: { readonly [P in ActionNameOf<K>]?: readonly Throttle[] }
+}
+
+/** The row a view's permissions judge, from `.with()`'s statics: the stored row, else the item, else anything. */
+type PermissionRowOf<C> = ModelsOf<C> extends { row: infer R } ? R : ModelsOf<C> extends { item: infer I } ? I : unknown
 
 /**
  * The statics set as one object (`patch`, `conditional`), by name. Each feature adds its group by
@@ -215,7 +224,10 @@ export type StaticsInput<S, C> = {
       : P extends 'filter' ? ([UnknownFilterFields<C>] extends [never] ? S[P] : `the filter names ${UnknownFilterFields<C>}, a field the items do not have`)
         : P extends 'repository' ? (RepositoryFits<C> extends true ? FamilyFits<C[P], S[P]> : 'the repository holds other items than responseSchema describes')
           : PlainJsonSchema<C[P], S[P]> extends true ? `${P & string} takes a TypeBox schema: build it with Type.Object({ ... })`
-            : S[P]
+            // Permissions judge the view's rows: one over other rows (`Member` on `Loan`s) does not fit.
+            : P extends 'permissions' ? readonly Permission<PermissionRowOf<C>>[]
+              : P extends 'actionPermissions' ? { readonly [A in keyof S[P]]?: readonly Permission<PermissionRowOf<C>>[] }
+                : S[P]
     : P extends keyof RetiredStaticRegistry ? `${P & string} is now ${RetiredStaticRegistry[P] & string}`
       : `unknown static ${P & string}${DidYouMean<P & string, keyof S & string>}`
 }

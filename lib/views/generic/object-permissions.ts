@@ -62,7 +62,8 @@ function rulesObjects (request: FastifyRequest, action: string): boolean {
  */
 export function judgeObject (view: object, object: unknown, action: string): void {
   const judging = view as Judging // a generic view
-  if (rulesObjects(judging.request, action) && ruleOf(judging.request)?.test(object) !== true) throw refusal(judging.request)
+  const rule = rulesObjects(judging.request, action) ? ruleOf(judging.request) : undefined
+  if (rule !== undefined && !rule.test(object)) throw refusal(judging.request, rule.why(object))
   if (judges(view.constructor, action)) judging.checkObjectPermissions(object, action)
 }
 

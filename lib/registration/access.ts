@@ -1,18 +1,18 @@
-// Access (access layer, a route feature): a route's authentication, permissions and throttles as its first hooks, and their documentation.
+// Access (registration layer, a route feature): a route's authentication, permissions and throttles as its first hooks, and their documentation.
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest, onRequestHookHandler } from 'fastify'
 import { ConfigurationError } from '../core/configuration-error.js'
 import { Forbidden, Unauthorized } from '../http/errors.js'
 import type { ResponsesMap, SecurityRequirement } from '../routes/types.js'
 import type { RouteContribution, RouteDefinition, ViewClass } from '../views/view.js'
-import { allOf, compileAccess, Denied, keepRule, type CompiledAccess } from './access-rule.js'
-import { appAuth, unauthorized, type AppAuth } from './authenticator.js'
-import type { Permission } from './permission.js'
-import { throttleHooks, type Throttle } from './throttle.js'
+import { allOf, compileAccess, Denied, keepRule, type CompiledAccess } from '../access/access-rule.js'
+import { appAuth, unauthorized, type AppAuth } from '../access/authenticator.js'
+import type { Permission } from '../access/permission.js'
+import { throttleHooks, type Throttle } from '../access/throttle.js'
 
 /** The statics of a view the feature reads, where it has them (`APIView`'s). */
 interface AccessStatics {
-  getPermissions?: (action: string) => readonly Permission[]
+  getPermissions?: (action: string) => ReadonlyArray<Permission<never>>
   getThrottles?: (action: string) => readonly Throttle[]
 }
 
@@ -32,15 +32,17 @@ export function access (route: RouteDefinition, method: string, view: ViewClass)
   const throttles = [...route.options.throttles ?? [], ...statics.getThrottles?.(route.name) ?? []]
   if (auth === undefined && permissions.length === 0 && throttles.length === 0) return undefined
   const where = `${view.name}'s ${route.name} (${method} ${route.path === '' ? '/' : route.path})`
-  const onRequest: onRequestHookHandler[] = auth === undefined ? [] : [auth.hook]
   let responses: ResponsesMap = auth === undefined ? {} : { 401: refusedCredentials(auth) }
   const node = allOf(permissions)
   const compiled = node === undefined ? undefined : compileAccess(node, method, permissions.map(String).join(', '))
   if (compiled !== undefined) {
     assertApplicable(compiled, route, view, where, auth, route.app !== undefined)
-    onRequest.push(accessHook(compiled, auth))
     responses = { ...responses, ...refusals(compiled, route.name, auth) }
   }
+  // Authentication and the permissions are one hook: one turn of Fastify's hook runner, not two.
+  const onRequest: onRequestHookHandler[] = compiled !== undefined
+    ? [accessHook(compiled, auth)]
+    : auth === undefined ? [] : [async function authenticate (request) { await auth.authenticate(request) }]
   if (throttles.length > 0) {
     const throttled = throttleHooks(throttles, route.app, auth?.principalId, where)
     onRequest.push(...throttled.hooks)
@@ -61,7 +63,9 @@ export function access (route: RouteDefinition, method: string, view: ViewClass)
 function accessHook (compiled: CompiledAccess, auth: AppAuth | undefined): onRequestHookHandler {
   const { judge } = compiled
   const challenges = auth?.challenges
+  const authenticate = auth?.authenticate
   return async function checkPermissions (request: FastifyRequest): Promise<void> {
+    if (authenticate !== undefined) await authenticate(request)
     const principal = request.principal ?? null
     const verdict = await judge(principal, request)
     if (verdict === true) return
@@ -86,7 +90,7 @@ function assertApplicable (compiled: CompiledAccess, route: RouteDefinition, vie
       '(an `object` rule, `not()` of a rule on objects, or `or` of two), and a list cannot run it on rows it does not read: ' +
       'it would list and count rows the reader may not see. Give the rule a `scope` (its criteria), or move it to actionPermissions of the actions on one object')
   }
-  if (compiled.anonymous !== 'allow' && auth === undefined && registeredOnApp) {
+  if (compiled.anonymous === 'deny' && auth === undefined && registeredOnApp) {
     throw new ConfigurationError('FV_ERR_PERMISSION', `Cannot register ${where}: ${compiled.name} refuses anonymous requests, ` +
       'and the application authenticates nobody, so every request would be a 401. Configure it first: configureApp(app, { auth }) or the plugin\'s auth')
   }
