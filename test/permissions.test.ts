@@ -254,3 +254,70 @@ test('auth is configured once: the same options again change nothing', async (t)
   t.equal((await other.inject({ url: '/loans' })).statusCode, 401)
   await other.close()
 })
+
+test('compositions judge objects as their parts do', async (t) => {
+  const IsAuthor = permission<LoanT, Reader>({
+    name: 'IsAuthor', object: (reader, loan) => loan.member_id === reader.id, message: 'Not yours.'
+  })
+  const ShortTitle = permission<LoanT, Reader>({ name: 'ShortTitle', scope: () => ({ title__like: '____' }), message: 'Too long.' })
+  const Odd = permission<LoanT, Reader>({ name: 'Odd', object: (_reader, loan) => loan.id % 2 === 1, message: 'Even.' })
+  const Loans = class extends mix(GenericViewSet).with({
+    responseSchema: Loan,
+    repository: new MemoryRepository<LoanT>({ rows: [...rows(), { id: 4, member_id: 1, title: 'Kim' }] }),
+    permissions: [IsBorrower.and(ShortTitle)],
+    actionPermissions: {
+      retrieve: [IsAuthor.or(Odd)],
+      partialUpdate: [IsAuthor.and(Odd)],
+      destroy: [IsAuthor.not(), IsLibrarian.not()]
+    }
+  }) {}
+  const app = await build({ auth: { authenticators: [byHeader] }, views: [{ view: Loans, prefix: '/loans' }] })
+  t.teardown(() => app.close())
+  const as = (reader: string, method: 'GET' | 'PATCH' | 'DELETE', url: string) =>
+    app.inject({ method, url, headers: { 'x-reader': reader }, ...method === 'PATCH' ? { payload: { title: 'Emma' } } : {} })
+  t.same((await as('ann', 'GET', '/loans')).json().map((l: LoanT) => l.id), [1], 'both scopes hold: member 1, four letters')
+  t.equal((await as('ann', 'GET', '/loans/1')).statusCode, 200)
+  problem(t, await as('ann', 'GET', '/loans/4'), 404)
+  t.equal((await as('ann', 'PATCH', '/loans/1')).statusCode, 200, 'ann\'s, and odd')
+  const refused = problem(t, await as('ann', 'DELETE', '/loans/1'), 403)
+  t.equal(refused.detail, 'You do not have permission to perform this action.', 'a negated rule says nothing of why')
+  problem(t, await as('lib', 'DELETE', '/loans/1'), 403) // refused on the request, before any row is read
+})
+
+test('object rules combined: both, either, neither', async (t) => {
+  const IsAuthor = permission<LoanT, Reader>({
+    name: 'IsAuthor', object: (reader, loan) => loan.member_id === reader.id, message: 'Not yours.'
+  })
+  const Odd = permission<LoanT, Reader>({ name: 'Odd', object: (_reader, loan) => loan.id % 2 === 1, message: 'Even.' })
+  const Loans = class extends mix(GenericViewSet).with({
+    responseSchema: Loan,
+    repository: new MemoryRepository<LoanT>({ rows: rows() }),
+    actionPermissions: { retrieve: [IsAuthor.or(Odd)], partialUpdate: [IsAuthor.and(Odd)], destroy: [IsAuthor.not()] }
+  }) {}
+  const app = await build({ auth: { authenticators: [byHeader] }, views: [{ view: Loans, prefix: '/loans' }] })
+  t.teardown(() => app.close())
+  const as = (method: 'GET' | 'PATCH' | 'DELETE', url: string) =>
+    app.inject({ method, url, headers: { 'x-reader': 'ann' }, ...method === 'PATCH' ? { payload: { title: 'x' } } : {} })
+  t.equal((await as('GET', '/loans/2')).statusCode, 200, 'ann\'s, though even')
+  t.equal((await as('GET', '/loans/3')).statusCode, 200, 'odd, though bob\'s')
+  t.equal(problem(t, await as('PATCH', '/loans/2'), 403).detail, 'Even.', 'the rule that refused says why')
+  t.equal(problem(t, await as('PATCH', '/loans/3'), 403).detail, 'Not yours.')
+  t.equal((await as('PATCH', '/loans/1')).statusCode, 200)
+  t.equal(problem(t, await as('DELETE', '/loans/1'), 403).detail, 'You do not have permission to perform this action.')
+  t.equal((await as('DELETE', '/loans/3')).statusCode, 204, 'not ann\'s: the negated rule passes')
+})
+
+test('a rule on the request that refuses an anonymous request, on an application without auth, is a bare 401', async (t) => {
+  const Closed = permission<unknown, Reader>({ name: 'Closed', anonymous: true, request: () => false })
+  const Shut = class extends mix(GenericViewSet).with({
+    responseSchema: Loan,
+    repository: new MemoryRepository<LoanT>({ rows: rows() }),
+    actionPermissions: { retrieve: [Closed] }
+  }) {}
+  const app = await build({ views: [{ view: Shut, prefix: '/loans' }] })
+  t.teardown(() => app.close())
+  const refused = await app.inject({ url: '/loans/1' })
+  problem(t, refused, 401)
+  t.equal(refused.headers['www-authenticate'], undefined)
+  t.equal((await app.inject({ url: '/loans' })).statusCode, 200, 'only the action it is given refuses')
+})

@@ -7,12 +7,13 @@ import type { Permission, PermissionNode, Rule } from './permission.js'
 import { scopedBy } from './scope-criteria.js'
 
 /**
- * What a request may see of a route's objects once its request-level checks passed: the rows
- * matching `criteria` (`undefined` when a rule cannot be written as criteria), and the check of
- * one object (`test`), which holds exactly of the rows the criteria select when there are some.
+ * What a request may see of a route's objects once its request-level checks passed: rows matching
+ * `criteria` (`undefined` when no part of the rule can be written as criteria), and of those the
+ * ones `test` passes; `exact` when the criteria say all of it (no object needs the test).
  */
 export interface ObjectRule {
   readonly criteria: Criteria | undefined
+  readonly exact: boolean
   readonly test: (object: unknown) => boolean
   /** The detail of the refusal of an object `test` refused: the message of the rule that refused it. */
   readonly why: (object: unknown) => string | undefined
@@ -180,8 +181,10 @@ function ruleJudge (rule: Rule, method: string): Judge {
   const { request: check, scope, object, anonymous } = rule
   const why = (): string | undefined => rule.message
   const objects = (principal: unknown, request: FastifyRequest): Verdict => {
-    if (scope !== undefined) return { ...scopeRule(scope(principal, request)), why }
-    if (object !== undefined) return { criteria: undefined, test: (row) => object(principal, row, request), why }
+    if (scope !== undefined) return { ...scopeRule(scope(principal, request)), exact: true, why }
+    if (object !== undefined) {
+      return { criteria: undefined, exact: false, test: (row) => object(principal, row, request), why }
+    }
     return true
   }
   return (principal, request) => {
@@ -192,7 +195,7 @@ function ruleJudge (rule: Rule, method: string): Judge {
 }
 
 /** A rule's criteria, and the check of one object they imply: every criterion holds of it. */
-function scopeRule (criteria: Criteria): Omit<ObjectRule, 'why'> {
+function scopeRule (criteria: Criteria): Pick<ObjectRule, 'criteria' | 'test'> {
   const parts = Object.entries(criteria).map(([key, value]) => [...splitCriterion(key), value] as const)
   return {
     criteria,
@@ -203,13 +206,21 @@ function scopeRule (criteria: Criteria): Omit<ObjectRule, 'why'> {
 
 const negate = (verdict: Verdict): Verdict => verdict === true
   ? DENIED
-  : verdict instanceof Denied ? true : { criteria: undefined, test: (row) => !verdict.test(row), why: () => undefined }
+  : verdict instanceof Denied
+    ? true
+    : { criteria: undefined, exact: false, test: (row) => !verdict.test(row), why: () => undefined }
 
 function andVerdict (a: Verdict, b: Verdict): Verdict {
   if (a === true || b instanceof Denied) return b
   if (b === true || a instanceof Denied) return a
+  // Both hold: the criteria of either narrow every read, so a row one side hides is a 404 even
+  // where the other needs the test.
+  const criteria = a.criteria === undefined || b.criteria === undefined
+    ? a.criteria ?? b.criteria
+    : scopedBy(a.criteria, b.criteria)
   return {
-    criteria: a.criteria === undefined || b.criteria === undefined ? undefined : scopedBy(a.criteria, b.criteria),
+    criteria,
+    exact: a.exact && b.exact,
     test: (row) => a.test(row) && b.test(row),
     why: (row) => a.test(row) ? b.why(row) : a.why(row)
   }
@@ -218,7 +229,12 @@ function andVerdict (a: Verdict, b: Verdict): Verdict {
 function orVerdict (a: Verdict, b: Verdict): Verdict {
   if (a instanceof Denied || b === true) return b
   if (b instanceof Denied || a === true) return a
-  return { criteria: undefined, test: (row) => a.test(row) || b.test(row), why: (row) => a.why(row) ?? b.why(row) }
+  return {
+    criteria: undefined,
+    exact: false,
+    test: (row) => a.test(row) || b.test(row),
+    why: (row) => a.why(row) ?? b.why(row)
+  }
 }
 
 /** The object rule each request was judged to, for the view's reads and writes (none: every object). */

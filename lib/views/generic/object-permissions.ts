@@ -47,13 +47,13 @@ interface Judging { request: FastifyRequest, checkObjectPermissions: (object: un
 const CREATES: ReadonlySet<string> = new Set(['create', 'bulkCreate'])
 
 /**
- * Whether the request's permissions must check objects of `action` one by one: their rule has no
- * criteria, or the action makes objects (which no criteria select). A rule with criteria scopes
- * every read and write instead (`getScopeKwargs`): a row outside is never read.
+ * Whether the request's permissions must check objects of `action` one by one: their criteria do
+ * not say the whole rule, or the action makes objects (which no criteria select). Criteria scope
+ * every read and write besides (`getScopeKwargs`): a row outside them is never read.
  */
 function rulesObjects (request: FastifyRequest, action: string): boolean {
   const rule = ruleOf(request)
-  return rule !== undefined && (rule.criteria === undefined || CREATES.has(action))
+  return rule !== undefined && (!rule.exact || CREATES.has(action))
 }
 
 /**
