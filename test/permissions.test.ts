@@ -69,6 +69,8 @@ test('a scope lists, counts and reads only the rows the reader may see; a librar
   t.equal(anonymous.headers['www-authenticate'], 'Reader realm="test"')
   problem(t, await app.inject({ url: '/loans/3', headers: { 'x-reader': 'ann' } }), 404)
   t.equal((await app.inject({ url: '/loans/3', headers: { 'x-reader': 'bob' } })).statusCode, 200)
+  t.equal((await app.inject({ method: 'HEAD', url: '/loans/3', headers: { 'x-reader': 'ann' } })).statusCode, 404, 'HEAD as GET')
+  t.equal((await app.inject({ method: 'HEAD', url: '/loans/3' })).statusCode, 401)
   problem(t, await app.inject({ method: 'DELETE', url: '/loans/3', headers: { 'x-reader': 'ann' } }), 404)
   problem(t, await app.inject({ method: 'PATCH', url: '/loans/3', headers: { 'x-reader': 'ann' }, payload: { title: 'x' } }), 404)
   // What a create stores must be a row its author may see.

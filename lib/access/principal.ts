@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify'
  * Declares the application's principal type once (docs/permissions.md, "The principal"):
  *
  * ```ts
- * declare module 'fastify-views' { interface PrincipalTypes { principal: Member } }
+ * declare module 'fastify-views/access' { interface PrincipalTypes { principal: Member } }
  * ```
  *
  * Every permission, `request.principal` and a view's `this.principal` are then typed by it.

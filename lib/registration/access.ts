@@ -97,10 +97,7 @@ function assertApplicable (compiled: CompiledAccess, route: RouteDefinition, vie
 }
 
 const WWW_AUTHENTICATE = {
-  'www-authenticate': {
-    schema: Type.String(),
-    description: 'How to authenticate (RFC 9110 §11.6.1): a challenge per scheme the API accepts'
-  }
+  'www-authenticate': Type.String({ description: 'How to authenticate (RFC 9110 §11.6.1): a challenge per scheme the API accepts' })
 }
 
 /** The 401 of every route of an application with authentication: credentials sent and refused. */

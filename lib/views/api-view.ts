@@ -10,6 +10,7 @@ import { NOT_FOUND, type WriteDescription } from './write.js'
 import type { Permission } from '../access/permission.js'
 import type { Throttle } from '../access/throttle.js'
 import type { Principal } from '../access/principal.js'
+import { refusal } from '../access/authenticator.js'
 
 export type { SerializerOptions }
 
@@ -123,6 +124,16 @@ export class APIView extends View {
    */
   get principal (): Principal | null {
     return this.request.principal ?? null
+  }
+
+  /**
+   * The principal of a request that must have one (a route behind `IsAuthenticated`): an anonymous
+   * request is refused with the 401 the permissions answer, challenges included.
+   */
+  requirePrincipal (): Principal {
+    const principal = this.request.principal ?? null
+    if (principal === null) throw refusal(this.request)
+    return principal
   }
 
   declare [OWN_SERIALIZER_OPTIONS]: SerializerOptions | undefined

@@ -360,9 +360,13 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
 /** The action of the route a request reached (every view route's config names it). */
 const actionOf = (request: FastifyRequest): string => request.routeOptions.config.action ?? ''
 
-/** The criteria of a detail action: the path's parameters naming the object, with the scope over them. */
+/**
+ * The criteria of a detail action: the path's parameters naming the object, and the scope, which
+ * must hold of it too: a scope naming the path's own field (`{ id: reader.id }`) narrows the object
+ * the path names, never replaces it with another.
+ */
 function detailCriteria (view: GenericView, action: string): Criteria {
-  return withKwargs(objectParams(view, view.request.params as Criteria), view.getScopeKwargs(action)) // path parameters, as the route's schema validated them
+  return scopedBy(objectParams(view, view.request.params as Criteria), view.getScopeKwargs(action)) // path parameters, as the route's schema validated them
 }
 
 /**
