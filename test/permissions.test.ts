@@ -224,7 +224,7 @@ test('the document shows the 401, 403, security and scopes the rules imply, per 
   t.teardown(() => app.close())
   type Operation = { responses: Record<string, { headers?: object }>, security?: unknown }
   type Document = { paths: Record<string, Record<string, Operation>>, components: { securitySchemes: unknown } }
-  const document = app.swagger() as Document
+  const document: Document = JSON.parse(JSON.stringify(app.swagger()))
   const op = (path: string, method: string) => document.paths[path][method]
   const statuses = (path: string, method: string) => Object.keys(op(path, method).responses).filter((s) => s === '401' || s === '403')
   t.same(statuses('/loans', 'get'), ['401'], 'a list scoped by criteria refuses no member')
@@ -322,4 +322,31 @@ test('a rule on the request that refuses an anonymous request, on an application
   problem(t, refused, 401)
   t.equal(refused.headers['www-authenticate'], undefined)
   t.equal((await app.inject({ url: '/loans' })).statusCode, 200, 'only the action it is given refuses')
+})
+
+test('a scope on the field the path names narrows that object, never swaps in another', async (t) => {
+  const IsSelf = permission<LoanT, Reader>({ name: 'IsSelf', scope: (reader) => ({ id: reader.id }) })
+  const repository = new MemoryRepository<LoanT>({ rows: rows() })
+  class Own extends mix(GenericViewSet).with({ responseSchema: Loan, repository, permissions: [IsSelf] }, {
+    getKwargs () { return { member_id: (this.requirePrincipal() as Reader).id } } // a principal of this test's own type
+  }) {}
+  const app = await build({ auth: { authenticators: [byHeader] }, views: [{ view: Own, prefix: '/own' }] })
+  t.teardown(() => app.close())
+  t.equal((await app.inject({ url: '/own/1', headers: { 'x-reader': 'ann' } })).json().id, 1)
+  problem(t, await app.inject({ url: '/own/2', headers: { 'x-reader': 'ann' } }), 404)
+  problem(t, await app.inject({ method: 'DELETE', url: '/own/2', headers: { 'x-reader': 'ann' } }), 404)
+  t.equal((await repository.get({ id: 1 }))?.id, 1, 'the reader\'s own row is untouched by a write aimed at another')
+  problem(t, await app.inject({ url: '/own/2', headers: { 'x-reader': 'bob' } }), 404, 'bob is 2, but his loans are 3')
+})
+
+test('requirePrincipal refuses an anonymous request with the permissions\' 401', async (t) => {
+  class Me extends APIView {
+    @Get('/') me () { return { id: (this.requirePrincipal() as Reader).id } } // a principal of this test's own type
+  }
+  const app = await build({ auth: { authenticators: [byHeader] }, views: [{ view: Me, prefix: '/me' }] })
+  t.teardown(() => app.close())
+  t.same((await app.inject({ url: '/me', headers: { 'x-reader': 'bob' } })).json(), { id: 2 })
+  const anonymous = await app.inject({ url: '/me' })
+  problem(t, anonymous, 401)
+  t.equal(anonymous.headers['www-authenticate'], 'Reader realm="test"')
 })
