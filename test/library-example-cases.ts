@@ -14,6 +14,15 @@ const ADA = { 'x-member-id': '1' }
 const GRACE = { 'x-member-id': '2' }
 const MELVIL = { 'x-member-id': '3' } // the librarian
 
+/** What every 401 carries (RFC 9110 §11.6.1): where to send the member id. */
+const CHALLENGE = 'ApiKey realm="library", header="x-member-id"'
+
+/** A 401, with the challenge that tells the client how to authenticate. */
+function unauthorized (t: Test, res: LightMyRequestResponse, challenge = CHALLENGE): Record<string, any> {
+  t.equal(res.headers['www-authenticate'], challenge, 'WWW-Authenticate')
+  return problem(t, res, 401)
+}
+
 interface BookT {
   id: number,
   title: string,
@@ -31,7 +40,7 @@ const titles = (res: LightMyRequestResponse): string[] => res.json<BookList>().b
 
 /** Every case, each on a fresh library. */
 export async function libraryCases (t: Test, open: OpenLibrary): Promise<void> {
-  await t.test('members: sign-up in an envelope, one\'s own record only, 401 without a known member', async (t) => {
+  await t.test('members: sign-up in an envelope, one\'s own record (a librarian\'s: anyone\'s), 401 without a known member', async (t) => {
     const { app } = await open()
     t.teardown(() => app.close())
     const signed = await app.inject({ method: 'POST', url: '/members', payload: { member: { name: 'Jane Eyre', email: 'jane@example.org' } } })
@@ -46,11 +55,19 @@ export async function libraryCases (t: Test, open: OpenLibrary): Promise<void> {
     problem(t, await app.inject({ method: 'POST', url: '/members', payload: { member: { name: 'Jane', email: 'jane@example.org', librarian: true } } }), 400)
     const own = await app.inject({ url: `/members/${member.id}`, headers: { 'x-member-id': String(member.id) } })
     t.same(own.json(), { member })
-    t.match(problem(t, await app.inject({ url: '/members/2', headers: ADA }), 403).detail, /own record/)
-    problem(t, await app.inject('/members/1'), 401)
+    // IsSelf's scope narrows the path's id: another id selects nothing.
+    const other = await app.inject({ url: '/members/2', headers: ADA })
+    t.equal(other.statusCode, 404, 'another member\'s record is not there for her')
+    t.not(other.json().member?.id, 2, 'never another member\'s record')
+    t.equal((await app.inject({ url: '/members/2', headers: MELVIL })).json().member.name, 'Grace Hopper', 'a librarian reads any member\'s')
+    problem(t, await app.inject({ url: '/members/99', headers: MELVIL }), 404)
+    unauthorized(t, await app.inject('/members/1'))
     for (const header of ['999', 'abc', '0', '1 ', '01', '-1', '2147483648', '99999999999', '']) {
-      t.match(problem(t, await app.inject({ url: '/books', headers: { 'x-member-id': header } }), 401).detail, /names no member/, `x-member-id: ${JSON.stringify(header)}`)
+      const refused = unauthorized(t, await app.inject({ url: '/books', headers: { 'x-member-id': header } }), `${CHALLENGE}, error="invalid_token"`)
+      t.match(refused.detail, /names no member/, `x-member-id: ${JSON.stringify(header)}: refused, not taken for anonymous`)
     }
+    const twice = await app.inject({ url: '/books', headers: { 'x-member-id': ['1', '2'] } })
+    t.equal(twice.statusCode, 401, 'two ids are no id')
   })
 
   await t.test('books: filters, search, ordering, the API\'s own page shape and its cap', async (t) => {
@@ -108,8 +125,12 @@ export async function libraryCases (t: Test, open: OpenLibrary): Promise<void> {
     t.same(Object.keys(read.json()), ['book'])
     const etag = String(read.headers.etag)
     const change = { title: 'The Left Hand of Darkness', author: 'Ursula K. Le Guin', year: 1969 }
-    problem(t, await app.inject({ method: 'PUT', url: '/books/4', payload: { book: change } }), 401)
+    unauthorized(t, await app.inject({ method: 'PUT', url: '/books/4', payload: { book: change } }))
+    unauthorized(t, await app.inject({ method: 'POST', url: '/books', payload: { book: change } }))
     t.match(problem(t, await app.inject({ method: 'PUT', url: '/books/4', headers: { ...ADA, 'if-match': etag }, payload: { book: change } }), 403).detail, /librarians/)
+    t.match(problem(t, await app.inject({ method: 'PATCH', url: '/books/4', headers: { ...ADA, 'if-match': etag }, payload: { book: { year: 1 } } }), 403).detail, /librarians/)
+    t.match(problem(t, await app.inject({ method: 'POST', url: '/books', headers: ADA, payload: { book: change } }), 403).detail, /librarians/)
+    t.equal((await app.inject({ url: '/books?limit=50' })).json().booksCount, 8, 'members changed nothing')
     const put = await app.inject({ method: 'PUT', url: '/books/4', headers: { ...MELVIL, 'if-match': etag }, payload: { book: { ...change, year: 1970 } } })
     t.equal(put.statusCode, 200)
     t.match(put.json(), { book: { id: 4, year: 1970, genres: ['science-fiction'], available: true } })
@@ -132,8 +153,9 @@ export async function libraryCases (t: Test, open: OpenLibrary): Promise<void> {
   await t.test('reading list: the signed-in member saves and unsaves books', async (t) => {
     const { app } = await open()
     t.teardown(() => app.close())
-    problem(t, await app.inject('/reading-list'), 401)
-    problem(t, await app.inject({ method: 'POST', url: '/reading-list', payload: { book_id: 1 } }), 401)
+    unauthorized(t, await app.inject('/reading-list'))
+    unauthorized(t, await app.inject({ method: 'POST', url: '/reading-list', payload: { book_id: 1 } }))
+    unauthorized(t, await app.inject({ method: 'DELETE', url: '/reading-list/3' }))
     t.same((await app.inject({ url: '/reading-list', headers: ADA })).json().map((s: { title: string }) => s.title), ['Dune', 'A Wizard of Earthsea'])
     const saved = await app.inject({ method: 'POST', url: '/reading-list', headers: GRACE, payload: { book_id: 1 } })
     t.equal(saved.statusCode, 201)
@@ -150,17 +172,24 @@ export async function libraryCases (t: Test, open: OpenLibrary): Promise<void> {
     problem(t, await app.inject({ method: 'DELETE', url: '/reading-list/1', headers: GRACE }), 404)
   })
 
-  await t.test('loans: nested under their member, 404 without one, scoped to them', async (t) => {
+  await t.test('loans: nested under their member, 404 without one; a member sees her own, a librarian all', async (t) => {
     const { app } = await open()
     t.teardown(() => app.close())
-    problem(t, await app.inject('/members/2/loans'), 401)
-    const grace = await app.inject({ url: '/members/2/loans', headers: ADA })
-    t.same(grace.json().map((l: { id: number, title: string }) => [l.id, l.title]), [[1, 'Dune']], 'any member may look; the returned loan is not listed')
-    t.same((await app.inject({ url: '/members/1/loans', headers: ADA })).json(), [], 'Ada returned hers')
+    const listed = async (headers: Record<string, string>, member: number) =>
+      (await app.inject({ url: `/members/${member}/loans`, headers })).json().map((l: { id: number, title: string }) => [l.id, l.title])
+    unauthorized(t, await app.inject('/members/2/loans'))
+    unauthorized(t, await app.inject('/members/2/loans/1'))
+    t.same(await listed(GRACE, 2), [[1, 'Dune']], 'Grace\'s own; the returned loan is not listed')
+    t.same(await listed(ADA, 2), [], 'not Ada\'s: her scope and the member\'s in the path select nothing together')
+    t.same(await listed(MELVIL, 2), [[1, 'Dune']], 'a librarian sees every member\'s')
+    t.same(await listed(ADA, 1), [], 'Ada returned hers')
     t.equal(problem(t, await app.inject({ url: '/members/99/loans', headers: ADA }), 404).detail, 'Member does not exist')
     t.equal(problem(t, await app.inject({ url: '/members/99/loans/1', headers: ADA }), 404).detail, 'Member does not exist')
     problem(t, await app.inject({ url: '/members/1/loans/1', headers: ADA }), 404)
-    t.same(Object.keys((await app.inject({ url: '/members/2/loans/1', headers: ADA })).json()), ['loan'])
+    t.equal(problem(t, await app.inject({ url: '/members/2/loans/1', headers: ADA }), 404).detail, 'Loan does not exist', 'another member\'s loan is not there for her')
+    t.same((await app.inject({ url: '/members/2/loans/1', headers: GRACE })).json(), (await app.inject({ url: '/members/2/loans/1', headers: MELVIL })).json(),
+      'the borrower and a librarian read the same loan')
+    t.same(Object.keys((await app.inject({ url: '/members/2/loans/1', headers: GRACE })).json()), ['loan'])
     problem(t, await app.inject({ url: '/members/x/loans', headers: ADA }), 400)
     problem(t, await app.inject({ url: '/members/1/loans/2', headers: ADA }), 404) // returned: gone for the API
   })
@@ -182,28 +211,37 @@ export async function libraryCases (t: Test, open: OpenLibrary): Promise<void> {
     const before = await loans()
     t.match(problem(t, await lend(GRACE, 2, 4), 409).detail, /not available/, 'a lent book cannot be lent again')
     t.equal(await loans(), before, 'the loan written first was rolled back with the failed book write')
-    t.match(problem(t, await lend(ADA, 2, 1), 403).detail, /for themselves/, 'nobody borrows for another member')
+    t.match(problem(t, await lend(ADA, 2, 1), 403).detail, /for themselves/, 'nobody borrows for another member: the loan would not be hers')
     t.equal(await loans(), before, 'nothing written')
     t.equal((await app.inject('/books/1')).json().book.available, true)
     problem(t, await lend(ADA, 1, 99), 409)
     t.equal(await loans(), before, 'a book that does not exist: nothing written')
     problem(t, await app.inject({ method: 'POST', url: '/members/1/loans', headers: ADA, payload: { loan: { book_id: 1, member_id: 2 } } }), 400)
+    problem(t, await lend(ADA, 99, 1), 404)
+    const forGrace = await lend(MELVIL, 2, 1)
+    t.equal(forGrace.statusCode, 201, 'a librarian lends to any member')
+    t.match(forGrace.json().loan, { member_id: 2, book_id: 1 })
+    t.equal((await app.inject({ url: '/members/2/loans', headers: GRACE })).json().length, 2, 'and the loan is Grace\'s')
     const race = await Promise.all([lend(ADA, 1, 8), lend(GRACE, 2, 8), lend(ADA, 1, 8), lend(GRACE, 2, 8)])
     t.same(race.map((res) => res.statusCode).sort(), [201, 409, 409, 409], 'one book lent at once to four: one loan')
     t.same(await query('SELECT member_id FROM loans WHERE book_id = 8'), [{ member_id: race.find((res) => res.statusCode === 201)?.json().loan.member_id }])
   })
 
-  await t.test('loans: only the borrower renews and returns; a return is a soft delete', async (t) => {
+  await t.test('loans: the borrower or a librarian renews and returns; another member finds nothing; a return is a soft delete', async (t) => {
     const { app, query } = await open()
     t.teardown(() => app.close())
-    const renew = { loan: { due_at: '2026-02-16T09:00:00.000Z' } }
-    t.match(problem(t, await app.inject({ method: 'PATCH', url: '/members/2/loans/1', headers: ADA, payload: renew }), 403).detail, /Only the borrower/)
-    problem(t, await app.inject({ method: 'DELETE', url: '/members/2/loans/1', headers: ADA }), 403)
-    problem(t, await app.inject({ method: 'DELETE', url: '/members/2/loans/1', headers: MELVIL }), 403) // librarians neither
-    t.same(await query('SELECT due_at, returned_at FROM loans WHERE id = 1'), [{ due_at: '2026-01-26T09:00:00.000Z', returned_at: null }], 'nothing written')
-    const renewed = await app.inject({ method: 'PATCH', url: '/members/2/loans/1', headers: GRACE, payload: renew })
+    const renew = (due: string) => ({ loan: { due_at: due } })
+    const untouched = [{ due_at: '2026-01-26T09:00:00.000Z', returned_at: null }]
+    t.equal(problem(t, await app.inject({ method: 'PATCH', url: '/members/2/loans/1', headers: ADA, payload: renew('2026-02-16T09:00:00.000Z') }), 404).detail, 'Loan does not exist')
+    problem(t, await app.inject({ method: 'DELETE', url: '/members/2/loans/1', headers: ADA }), 404)
+    problem(t, await app.inject({ method: 'PATCH', url: '/members/1/loans/1', headers: ADA, payload: renew('2026-02-16T09:00:00.000Z') }), 404) // under her own id neither
+    unauthorized(t, await app.inject({ method: 'DELETE', url: '/members/2/loans/1' }))
+    t.same(await query('SELECT due_at, returned_at FROM loans WHERE id = 1'), untouched, 'nothing written')
+    const renewed = await app.inject({ method: 'PATCH', url: '/members/2/loans/1', headers: GRACE, payload: renew('2026-02-16T09:00:00.000Z') })
     t.equal(renewed.statusCode, 200)
     t.equal(renewed.json().loan.due_at, '2026-02-16T09:00:00.000Z')
+    const extended = await app.inject({ method: 'PATCH', url: '/members/2/loans/1', headers: MELVIL, payload: renew('2026-03-02T09:00:00.000Z') })
+    t.equal(extended.json().loan.due_at, '2026-03-02T09:00:00.000Z', 'a librarian renews any loan')
     problem(t, await app.inject({ method: 'PATCH', url: '/members/2/loans/1', headers: GRACE, payload: { loan: { due_at: 'soon' } } }), 400)
     t.equal((await app.inject({ method: 'DELETE', url: '/members/2/loans/1', headers: GRACE })).statusCode, 204)
     const [row] = await query('SELECT member_id, book_id, returned_at FROM loans WHERE id = 1')
@@ -212,5 +250,26 @@ export async function libraryCases (t: Test, open: OpenLibrary): Promise<void> {
     problem(t, await app.inject({ url: '/members/2/loans/1', headers: GRACE }), 404)
     problem(t, await app.inject({ method: 'DELETE', url: '/members/2/loans/1', headers: GRACE }), 404) // returned once
     t.same((await app.inject({ url: '/members/2/loans', headers: GRACE })).json(), [])
+    const lent = (await app.inject({ method: 'POST', url: '/members/1/loans', headers: ADA, payload: { loan: { book_id: 4 } } })).json().loan
+    t.equal((await app.inject({ method: 'DELETE', url: `/members/1/loans/${lent.id}`, headers: MELVIL })).statusCode, 204, 'a librarian takes any book back')
+    t.equal((await app.inject('/books/4')).json().book.available, true)
+  })
+
+  await t.test('writes are throttled per member: 60 a minute, then a 429; reads, and other members, are not held back', async (t) => {
+    const { app, query } = await open()
+    t.teardown(() => app.close())
+    const first = await app.inject({ method: 'PATCH', url: '/members/1/loans/999', headers: ADA, payload: { loan: { due_at: '2026-02-16T09:00:00.000Z' } } })
+    problem(t, first, 404)
+    t.same([first.headers['x-ratelimit-limit'], first.headers['x-ratelimit-remaining']], ['60', '59'], 'a write that finds nothing still counts')
+    for (let n = 2; n <= 60; n++) await app.inject({ method: 'DELETE', url: '/reading-list/999', headers: ADA })
+    const refused = await app.inject({ method: 'POST', url: '/reading-list', headers: ADA, payload: { book_id: 1 } })
+    problem(t, refused, 429)
+    t.ok(Number(refused.headers['retry-after']) >= 1, 'Retry-After')
+    t.same(await query('SELECT book_id FROM reading_list WHERE member_id = 1 ORDER BY book_id'), [{ book_id: 3 }, { book_id: 5 }], 'nothing written')
+    problem(t, await app.inject({ method: 'POST', url: '/members/1/loans', headers: ADA, payload: { loan: { book_id: 4 } } }), 429) // one budget for every write
+    t.equal((await app.inject({ url: '/reading-list', headers: ADA })).statusCode, 200, 'reads are not throttled')
+    t.equal((await app.inject({ method: 'POST', url: '/reading-list', headers: GRACE, payload: { book_id: 1 } })).statusCode, 201, 'Grace has her own budget')
+    t.equal((await app.inject({ method: 'POST', url: '/members', payload: { member: { name: 'Jane Eyre', email: 'jane@example.org' } } })).statusCode, 201,
+      'a sign-up is counted by its address, not as Ada')
   })
 }

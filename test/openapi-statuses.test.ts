@@ -19,7 +19,6 @@ import { checksObjectPermissions } from '../lib/views/generic/object-permissions
 import { swaggerOptions } from '../lib/openapi/swagger.js'
 import { buildApp } from '../examples/app.js'
 import { buildApp as buildLibrary } from '../examples/library/app.js'
-import { MemberAuth } from '../examples/library/auth.js'
 import { libraryViews } from '../examples/library/views.js'
 import type { LibraryStore } from '../examples/library/store.js'
 
@@ -126,6 +125,8 @@ type Configured = ViewClass & {
   errors?: APIErrorClass[]
   actionDependencies?: Record<string, Dependency[] | undefined>
   unsafeDependencies?: Dependency[]
+  /** The throttles of an action (`throttles`, `actionThrottles`): a 429 past their budget. */
+  getThrottles?: (action: string) => readonly unknown[]
 }
 
 const errorsOf = (dependencies: readonly Dependency[]): APIErrorClass[] => dependencies.flatMap((d) => typeof d === 'function' ? [] : d.errors ?? [])
@@ -568,7 +569,7 @@ test('a richer app (bulk, conditional, filters, pagination, custom and plain rou
   }
 })
 
-// The lending library (examples/library): who asks is the x-member-id header (auth.ts).
+// The lending library (examples/library): who asks is the x-member-id header, and what they may do its rules (auth.ts).
 const ADA = { 'x-member-id': '1' }
 const GRACE = { 'x-member-id': '2' }
 const MELVIL = { 'x-member-id': '3' } // the librarian
@@ -577,7 +578,8 @@ const NOBODY = { 'x-member-id': '999' }
 /** Where each of the library's operations has its rows, who asks, and a body it accepts (docs/example-library.md). */
 const LIBRARY_TARGETS: Record<string, Omit<Target, 'route' | 'facts'>> = {
   'POST /members': { url: '/members', body: { member: { name: 'Jane Eyre', email: 'jane@example.org' } } },
-  'GET /members/{id}': { url: '/members/1', missing: '/members/999', invalid: '/members/abc', headers: ADA },
+  // A librarian reads any member's record: a member reads her own only, which no other id names.
+  'GET /members/{id}': { url: '/members/1', missing: '/members/999', invalid: '/members/abc', headers: MELVIL },
   'GET /books': { url: '/books' },
   'POST /books': { url: '/books', headers: MELVIL, body: { book: { title: 'Middlemarch', author: 'George Eliot', year: 1871 } } },
   'GET /books/{id}': { url: '/books/1', missing: '/books/999', invalid: '/books/abc' },
@@ -589,9 +591,7 @@ const LIBRARY_TARGETS: Record<string, Omit<Target, 'route' | 'facts'>> = {
   'DELETE /reading-list/{book_id}': { url: '/reading-list/3', missing: '/reading-list/999', invalid: '/reading-list/abc', headers: ADA, spare: { url: '/reading-list/5', status: 204 } },
   // Grace's loans: loan 1 is hers (Dune, book 3).
   'GET /members/{memberId}/loans': { url: '/members/2/loans', invalid: '/members/abc/loans', orphan: '/members/99/loans', headers: GRACE },
-  // No orphan: the parent is the member asking, who exists (else 401), and the borrower dependency
-  // refuses any other member with a 403 before the parent is read.
-  'POST /members/{memberId}/loans': { url: '/members/2/loans', invalid: '/members/abc/loans', headers: GRACE, body: { loan: { book_id: 4 } } },
+  'POST /members/{memberId}/loans': { url: '/members/2/loans', invalid: '/members/abc/loans', orphan: '/members/99/loans', headers: GRACE, body: { loan: { book_id: 4 } } },
   'GET /members/{memberId}/loans/{id}': { url: '/members/2/loans/1', missing: '/members/2/loans/999', invalid: '/members/2/loans/abc', orphan: '/members/99/loans/1', headers: GRACE },
   'PATCH /members/{memberId}/loans/{id}': {
     url: '/members/2/loans/1', missing: '/members/2/loans/999', invalid: '/members/2/loans/abc', orphan: '/members/99/loans/1', headers: GRACE, body: { loan: { due_at: '2026-03-01T09:00:00.000Z' } }
@@ -612,13 +612,34 @@ const LIBRARY_UNREACHABLE: Record<string, number[]> = {
   'POST /books': [409],
   'PUT /books/{id}': [409],
   'PATCH /books/{id}': [409],
-  'PATCH /members/{memberId}/loans/{id}': [409],
-  // The parent of a new loan is the member asking (see LIBRARY_TARGETS).
-  'POST /members/{memberId}/loans': [404],
-  // A view that checks object permissions documents 403 on every object action; the loans' check
-  // refuses changes by another member, never a read: any member may look.
-  'GET /members/{memberId}/loans/{id}': [403]
+  'PATCH /members/{memberId}/loans/{id}': [409]
 }
+
+/**
+ * The operations whose rules can refuse a signed-in member (403): the catalogue's writes
+ * (`ReadOnly.or(IsLibrarian)`), and a loan made for another member (`IsBorrower.or(IsLibrarian)`
+ * holds of what a create stores). Every other rule either lets every member through or scopes
+ * what she reads and writes, where another's row is a 404.
+ */
+const LIBRARY_FORBIDDEN = new Set(['POST /books', 'PUT /books/{id}', 'PATCH /books/{id}', 'POST /members/{memberId}/loans'])
+
+/** The writes of the library, each throttled: the requests that spend a member's budget, as Melvil. */
+const LIBRARY_WRITES: Array<Probe & { route: string }> = [
+  { route: '/members', method: 'POST', url: '/members', payload: '{"member":{"name":"Jo March","email":"jo@example.org"}}' },
+  { route: '/books', method: 'POST', url: '/books', payload: '{"book":{"title":"Emma","author":"Jane Austen","year":1815}}' },
+  { route: '/books/{id}', method: 'PUT', url: '/books/1', payload: '{"book":{"title":"Emma","author":"Jane Austen","year":1815}}' },
+  { route: '/books/{id}', method: 'PATCH', url: '/books/1', payload: '{"book":{"year":1}}' },
+  { route: '/reading-list', method: 'POST', url: '/reading-list', payload: '{"book_id":1}' },
+  { route: '/reading-list/{book_id}', method: 'DELETE', url: '/reading-list/1' },
+  { route: '/members/{memberId}/loans', method: 'POST', url: '/members/2/loans', payload: '{"loan":{"book_id":2}}' },
+  { route: '/members/{memberId}/loans/{id}', method: 'PATCH', url: '/members/2/loans/1', payload: '{"loan":{"due_at":"2026-03-01T09:00:00.000Z"}}' },
+  { route: '/members/{memberId}/loans/{id}', method: 'DELETE', url: '/members/2/loans/1' }
+].map((probe) => ({
+  ...probe,
+  why: 'a member past the budget of writes',
+  status: 429,
+  headers: { ...MELVIL, ...probe.payload === undefined ? {} : JSON_TYPE }
+}))
 
 test('the library example: every operation documents exactly the statuses its configuration can answer, answers each of them, and documents every answer', async (t) => {
   const app = await buildLibrary({ databaseUrl: 'sqlite::memory:' })
@@ -629,7 +650,7 @@ test('the library example: every operation documents exactly the statuses its co
   t.equal(lent.headers.location, '/members/2/loans/3', 'the loan the DELETE with content returns')
   // The views buildApp registers, made again to read their configuration: the router's and each
   // registration's dependencies, and each view's statics. Nothing of the store is read to make them.
-  const router = libraryViews({} as LibraryStore, new MemberAuth({} as LibraryStore['members']))
+  const router = libraryViews({} as LibraryStore)
   const registrations = router.entries.map(({ view, options }) => ({
     view,
     prefix: toRoute(router.prefix + (options.prefix ?? '')),
@@ -658,6 +679,11 @@ test('the library example: every operation documents exactly the statuses its co
         body: operation.requestBody !== undefined,
         around: registration.around
       })
+      // Access: an x-member-id that names nobody is a 401 on every route; the rules' 403; a write past its budget, a 429.
+      const action = actionOf(operation.operationId) ?? operation.operationId
+      const throttled = ((registration.view as Configured).getThrottles?.(action).length ?? 0) > 0
+      facts.declared.push(401, ...LIBRARY_FORBIDDEN.has(key) ? [403] : [], ...throttled ? [429] : [])
+      t.equal(throttled, LIBRARY_WRITES.some((write) => key === `${write.method} ${write.route}`), `${key}: throttled if and only if it writes`)
       t.same(documentedErrors(operation), possibleStatuses(facts, route), `${key}: documented = possible`)
       seen++
       // Every route knows who asks (the router's dependency): a member id naming nobody is a 401.
@@ -676,17 +702,25 @@ test('the library example: every operation documents exactly the statuses its co
     { route: '/books/{id}', why: 'a path parameter with a character no URI holds', status: 400, method: 'GET', url: '/books/a|b' },
     { route: '/members', why: 'a body outside its envelope', status: 400, method: 'POST', url: '/members', headers: JSON_TYPE, payload: '{"name":"Jane","email":"jane@example.org"}' },
     { route: '/members', why: 'an email taken', status: 409, method: 'POST', url: '/members', headers: JSON_TYPE, payload: '{"member":{"name":"Ada","email":"ada@example.org"}}' },
-    { route: '/members/{id}', why: 'another member\'s record', status: 403, method: 'GET', url: '/members/2', headers: ADA },
+    { route: '/members/{id}', why: 'no member named', status: 401, method: 'GET', url: '/members/1' },
     { route: '/books', why: 'a member who is not a librarian', status: 403, method: 'POST', url: '/books', headers: json(ADA), payload: '{"book":{"title":"Emma","author":"Jane Austen","year":1815}}' },
     { route: '/books/{id}', why: 'a member who is not a librarian', status: 403, method: 'PUT', url: '/books/1', headers: json(ADA), payload: '{"book":{"title":"Emma","author":"Jane Austen","year":1815}}' },
     { route: '/books/{id}', why: 'a member who is not a librarian', status: 403, method: 'PATCH', url: '/books/1', headers: json(ADA), payload: '{"book":{"year":1}}' },
     { route: '/reading-list', why: 'a book saved already', status: 409, method: 'POST', url: '/reading-list', headers: json(ADA), payload: '{"book_id":3}' },
     { route: '/members/{memberId}/loans', why: 'a book that is lent', status: 409, method: 'POST', url: '/members/2/loans', headers: json(GRACE), payload: '{"loan":{"book_id":3}}' },
     { route: '/members/{memberId}/loans', why: 'borrowing for another member', status: 403, method: 'POST', url: '/members/2/loans', headers: json(ADA), payload: '{"loan":{"book_id":4}}' },
-    { route: '/members/{memberId}/loans/{id}', why: 'another member\'s loan', status: 403, method: 'PATCH', url: '/members/2/loans/1', headers: json(ADA), payload: '{"loan":{"due_at":"2026-03-01T09:00:00.000Z"}}' },
-    { route: '/members/{memberId}/loans/{id}', why: 'another member\'s loan', status: 403, method: 'DELETE', url: '/members/2/loans/1', headers: ADA }
+    { route: '/members/{memberId}/loans', why: 'another member\'s loans: none for her', status: 200, method: 'GET', url: '/members/2/loans', headers: ADA },
+    { route: '/members/{memberId}/loans/{id}', why: 'another member\'s loan', status: 404, method: 'GET', url: '/members/2/loans/1', headers: ADA },
+    { route: '/members/{memberId}/loans/{id}', why: 'another member\'s loan', status: 404, method: 'PATCH', url: '/members/2/loans/1', headers: json(ADA), payload: '{"loan":{"due_at":"2026-03-01T09:00:00.000Z"}}' },
+    { route: '/members/{memberId}/loans/{id}', why: 'another member\'s loan', status: 404, method: 'DELETE', url: '/members/2/loans/1', headers: ADA }
   )
   const answered = await send(t, app, doc, probes, { ...PROBLEMS, bodies: documentedBodies(doc) })
+  // Then Melvil spends his budget of writes (on a book that does not exist), and every write is a 429.
+  let spent = 0
+  while ((await app.inject({ method: 'PATCH', url: '/books/999', headers: json(MELVIL), payload: '{"book":{"year":1}}' })).statusCode !== 429 && spent < 60) spent++
+  t.ok(spent < 60, 'the budget is spent within 60 writes, the ones the probes made included')
+  const throttled = await send(t, app, doc, LIBRARY_WRITES, { ...PROBLEMS, bodies: documentedBodies(doc) })
+  for (const [key, statuses] of throttled) answered.set(key, new Set([...answered.get(key) ?? [], ...statuses]))
   for (const [route, operations] of Object.entries(doc.paths)) {
     for (const [method, operation] of Object.entries(operations)) {
       const key = `${method.toUpperCase()} ${route}`

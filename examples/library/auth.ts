@@ -1,81 +1,45 @@
-// Who is asking, for the lending library's views: the member whose id the `x-member-id` header
-// carries, as four dependencies (docs/routing.md, "Dependencies") that document their 401 and 403.
-import type { FastifyRequest } from 'fastify'
-import type { Dependency } from 'fastify-views/types'
-import { Forbidden, Unauthorized } from 'fastify-views/errors'
-import type { Member } from './schemas.js'
+// Who is asking, for the lending library: the member the `x-member-id` header names, resolved by an
+// authenticator (docs/permissions.md), and the rules the views list, one line each.
+import { invalidCredentials, permission, type Authenticator } from 'fastify-views/access'
+import type { LoanRow, Member } from './schemas.js'
 import type { LibraryStore } from './store.js'
+
+declare module 'fastify-views/access' {
+  interface PrincipalTypes { principal: Member }
+}
 
 /** The largest key the tables hold (a 32-bit integer): a larger id names nobody. */
 const MAX_ID = 2147483647
 
+// No scheme is registered for a key in a header of its own; the challenge says where to send it, as apiKeyAuth's does.
+const CHALLENGE = 'ApiKey realm="library", header="x-member-id"'
+
 /**
- * Who is asking: the member whose id the `x-member-id` header carries. Trivial (a real library
- * would check a session or a token), but real: an unknown member is a 401, and the views read
- * the member from here.
+ * The member whose id the `x-member-id` header carries. Trivial (a real library would check a
+ * session or a token), but real: no header is an anonymous request, and a header that is no id,
+ * or names nobody, is a 401 rather than anonymity.
  */
-export class MemberAuth {
-  readonly #known = new WeakMap<FastifyRequest, Member | null>()
-  readonly #members: LibraryStore['members']
-
-  constructor (members: LibraryStore['members']) { this.#members = members }
-
-  /** Every route: learns the member of a request that names one; a header naming nobody is a 401. */
-  readonly identify: Dependency = {
-    onRequest: async (request) => { await this.#identify(request) },
-    errors: [Unauthorized]
-  }
-
-  /** Routes for members only: a request without a member is a 401. */
-  readonly required: Dependency = {
-    onRequest: async (request) => {
-      if (await this.#identify(request) === null) throw new Unauthorized('Sign in: send your member id in the x-member-id header.')
-    },
-    errors: [Unauthorized],
-    security: [{ memberId: [] }]
-  }
-
-  /** Changes to the catalogue: librarians only (after `required`). */
-  readonly librarian: Dependency = {
-    onRequest: (request) => {
-      if (this.#known.get(request)?.librarian !== true) throw new Forbidden('Only librarians may change the catalogue.')
-    },
-    errors: [Forbidden]
-  }
-
-  /** A loan is created by the member it is for (`/members/:memberId/loans`), after validation. */
-  readonly borrower: Dependency = {
-    preHandler: (request) => {
-      const params: unknown = request.params
-      const memberId = typeof params === 'object' && params !== null && 'memberId' in params ? params.memberId : undefined
-      if (memberId !== this.member(request).id) throw new Forbidden('Members borrow books for themselves only.')
-    },
-    errors: [Forbidden]
-  }
-
-  async #identify (request: FastifyRequest): Promise<Member | null> {
-    const known = this.#known.get(request)
-    if (known !== undefined) return known
-    const header = request.headers['x-member-id']
-    let member: Member | null = null
-    if (header !== undefined) {
+export function memberAuth (members: LibraryStore['members']): Authenticator {
+  return {
+    scheme: 'memberId',
+    securityScheme: { type: 'apiKey', in: 'header', name: 'x-member-id', description: 'The id of the member asking.' },
+    challenge: CHALLENGE,
+    async authenticate (request) {
+      const header = request.headers['x-member-id']
+      if (header === undefined) return undefined
       const id = typeof header === 'string' && /^[1-9][0-9]{0,9}$/.test(header) ? Number(header) : 0
-      member = id >= 1 && id <= MAX_ID ? await this.#members.get({ id }) : null
-      if (member === null) throw new Unauthorized('The x-member-id header names no member.')
+      const member = id >= 1 && id <= MAX_ID ? await members.get({ id }) : null
+      if (member === null) throw invalidCredentials(CHALLENGE, 'The x-member-id header names no member.')
+      return member
     }
-    this.#known.set(request, member)
-    return member
-  }
-
-  /** The member asking, if any (on a route with `identify`). */
-  reader (request: FastifyRequest): Member | undefined {
-    return this.#known.get(request) ?? undefined
-  }
-
-  /** The member asking, on a route with `required`. */
-  member (request: FastifyRequest): Member {
-    const member = this.#known.get(request)
-    if (member == null) throw new Unauthorized('Sign in: send your member id in the x-member-id header.')
-    return member
   }
 }
+
+/** Librarians keep the catalogue, and see every member's record and loans. */
+export const IsLibrarian = permission({ name: 'IsLibrarian', request: (member) => member.librarian, message: 'Only librarians may change the catalogue.' })
+
+/** A member's own record. */
+export const IsSelf = permission<Member>({ name: 'IsSelf', scope: (member) => ({ id: member.id }) })
+
+/** A member's own loans: listed, read, renewed, returned and made for themselves only. */
+export const IsBorrower = permission<LoanRow>({ name: 'IsBorrower', scope: (member) => ({ member_id: member.id }), message: 'Members borrow books for themselves only.' })

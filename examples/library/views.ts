@@ -1,15 +1,16 @@
 // The lending library's HTTP API: the views of members, books, reading lists and loans. Every
-// read and write goes through a repository (store.ts), who asks through auth.ts; no SQL here.
+// read and write goes through a repository (store.ts), who may do what is a rule of auth.ts; no SQL here.
 import { Type, type TSchema } from '@sinclair/typebox'
 import { ViewRouter, mix } from 'fastify-views'
-import { Conflict, Forbidden } from 'fastify-views/errors'
+import { AllowAny, IsAuthenticated, ReadOnly, type Throttle } from 'fastify-views/access'
+import { Conflict } from 'fastify-views/errors'
 import {
   AsyncGenericCreateAPIView, AsyncGenericDestroyAPIView, AsyncGenericListAPIView, AsyncGenericPartialUpdateAPIView,
   AsyncGenericRetrieveAPIView,
   AsyncGenericUpdateAPIView, OffsetLimitFilter, OffsetPagination, type OffsetFacts
 } from 'fastify-views/generics'
 import { ConditionalMixin } from 'fastify-views/conditional'
-import type { MemberAuth } from './auth.js'
+import { IsBorrower, IsLibrarian, IsSelf } from './auth.js'
 import { Book, BookIn, Loan, LoanChange, LoanIn, Member, MemberIn, SavedBook, SavedBookIn } from './schemas.js'
 import type { LibraryStore } from './store.js'
 
@@ -18,6 +19,12 @@ const IdParams = Type.Object({ id: Id })
 
 /** How long a loan runs before it is due, unless the borrower changes `due_at`. */
 export const LOAN_DAYS = 21
+
+/**
+ * Every write of the API, counted per member (anonymous sign-ups by address): one budget that
+ * every instance shares when the app is given a Redis store (app.ts).
+ */
+export const WRITES: Throttle = { scope: 'writes', rate: '60/minute' }
 
 /** The API's own page of books: `{ "books": [...], "booksCount": 12 }`, by `offset` and `limit`. */
 interface BookList<T> { books: T[], booksCount: number }
@@ -41,21 +48,19 @@ class BookFilter extends OffsetLimitFilter.with({
   defaultPageSize: 10
 }) {}
 
-/** The library's views over its store, `members` telling who asks. Registered under one router (`/`). */
-export function libraryViews (store: LibraryStore, members: MemberAuth): ViewRouter {
-  /** `/members`: signing up, and reading one's own record. */
+/** The library's views over its store. Registered under one router (`/`). */
+export function libraryViews (store: LibraryStore): ViewRouter {
+  /** `/members`: signing up, and reading one's own record (a librarian reads anyone's). */
   class MemberViews extends mix(AsyncGenericCreateAPIView, AsyncGenericRetrieveAPIView).with({
     responseSchema: Member,
     createSchema: MemberIn,
     detailParams: IdParams,
     envelope: 'member',
     repository: store.members,
-    actionDependencies: { retrieve: [members.required] }
+    actionPermissions: { create: [AllowAny], retrieve: [IsSelf.or(IsLibrarian)] },
+    actionThrottles: { create: [WRITES] }
   }, {
-    getLocation (member) { return this.getDetailUrl(member) },
-    checkObjectPermissions (member) {
-      if (member.id !== members.member(this.request).id) throw new Forbidden('Members read their own record only.')
-    }
+    getLocation (member) { return this.getDetailUrl(member) }
   }) {
     static override apiDescription = 'Members of the library. Signing up needs nothing; a member then names themselves with the x-member-id header.'
   }
@@ -76,11 +81,12 @@ export function libraryViews (store: LibraryStore, members: MemberAuth): ViewRou
     envelope: 'book',
     conditional: { etag: true, lastModifiedField: 'updated_at' },
     repository: store.books,
-    unsafeDependencies: [members.required, members.librarian]
+    permissions: [ReadOnly.or(IsLibrarian)],
+    actionThrottles: { create: [WRITES], update: [WRITES], partialUpdate: [WRITES] }
   }, {
-    // Bound to the computed field's option('reader') in every call: `on_my_list` is the reader's.
+    // Bound to the computed field's option('reader') in every call: `on_my_list` is the reader's, nobody's when anonymous.
     getRepositoryOptions () {
-      return { reader: members.reader(this.request)?.id }
+      return { reader: this.principal?.id }
     },
     getLocation (book) { return this.getDetailUrl(book) }
   }) {
@@ -92,10 +98,12 @@ export function libraryViews (store: LibraryStore, members: MemberAuth): ViewRou
     responseSchema: SavedBook,
     createSchema: SavedBookIn,
     detailParams: Type.Object({ book_id: Id }),
-    repository: store.readingList
+    repository: store.readingList,
+    permissions: [IsAuthenticated],
+    actionThrottles: { create: [WRITES], destroy: [WRITES] }
   }, {
     // Every call is the member's own: the list, the entry created, the entry deleted.
-    getKwargs () { return { member_id: members.member(this.request).id } },
+    getKwargs () { return { member_id: this.requirePrincipal().id } },
     getLocation (saved) { return this.getDetailUrl(saved) }
   }) {
     static override detailRoute = '/:book_id'
@@ -103,7 +111,7 @@ export function libraryViews (store: LibraryStore, members: MemberAuth): ViewRou
     static override apiDescription = 'The signed-in member\'s reading list: save a book with POST, unsave it with DELETE /reading-list/{book_id}.'
   }
 
-  /** `/members/:memberId/loans`: a member's loans; only they borrow, renew and return. */
+  /** `/members/:memberId/loans`: a member's loans, which only they and the librarians see, make, renew and return. */
   class Loans extends mix(
     AsyncGenericListAPIView,
     AsyncGenericCreateAPIView,
@@ -119,13 +127,11 @@ export function libraryViews (store: LibraryStore, members: MemberAuth): ViewRou
     parent: { repository: store.members, lookup: { id: 'memberId' }, scope: { member_id: 'id' }, name: 'Member' },
     envelope: 'loan',
     repository: store.loans,
-    actionDependencies: { create: [members.borrower] }
+    permissions: [IsAuthenticated, IsBorrower.or(IsLibrarian)],
+    actionThrottles: { create: [WRITES], partialUpdate: [WRITES], destroy: [WRITES] }
   }, {
     // A returned loan is kept for the records, and gone for the API.
     getKwargs () { return { returned_at: null } },
-    checkObjectPermissions (loan, action) {
-      if (action !== 'retrieve' && loan.member_id !== members.member(this.request).id) throw new Forbidden('Only the borrower may change or return a loan.')
-    },
     // Lending writes the loan and takes the book off the shelf: both, or neither.
     performCreate (values, options) {
       const now = new Date()
@@ -141,8 +147,8 @@ export function libraryViews (store: LibraryStore, members: MemberAuth): ViewRou
         return loan
       })
     },
-    // Returning is a soft delete: the loan gets its returned_at (options: the object permission,
-    // judged on the row in this write), and the book is back on the shelf.
+    // Returning is a soft delete: the loan gets its returned_at (criteria and options: the loan as
+    // the permissions scope it, judged in this write), and the book is back on the shelf.
     performDestroy (criteria, options) {
       return store.transaction(async () => {
         const loan = await this.repository.update(criteria, { returned_at: new Date().toISOString() }, options)
@@ -153,12 +159,12 @@ export function libraryViews (store: LibraryStore, members: MemberAuth): ViewRou
     },
     getLocation (loan) { return this.getDetailUrl(loan) }
   }) {
-    static override apiDescription = 'A member\'s loans: any member may look; only the borrower borrows (POST), renews (PATCH due_at) and returns (DELETE).'
+    static override apiDescription = 'A member\'s loans, which only the borrower and the librarians see: borrow (POST), renew (PATCH due_at) and return (DELETE).'
   }
 
-  return new ViewRouter({ dependencies: [members.identify] })
+  return new ViewRouter()
     .registerView(MemberViews, { prefix: '/members' })
     .registerView(Books, { prefix: '/books' })
-    .registerView(ReadingList, { prefix: '/reading-list', dependencies: [members.required] })
-    .registerView(Loans, { prefix: '/members/:memberId/loans', dependencies: [members.required] })
+    .registerView(ReadingList, { prefix: '/reading-list' })
+    .registerView(Loans, { prefix: '/members/:memberId/loans' })
 }

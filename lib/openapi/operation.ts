@@ -147,7 +147,8 @@ export function buildRouteSchema (klass: ViewClass, route: RouteDefinition, cont
     const security = combineSecurity(dependencySecurity(options.dependencies!), context.contribution.security)
     if (security !== undefined) schema.security = security
   }
-  if (context.contribution.securitySchemes !== undefined) schema[SECURITY_SCHEMES] = context.contribution.securitySchemes
+  const schemes = context.contribution.securitySchemes
+  if (schemes !== undefined) schema[SECURITY_SCHEMES] = schemes
   // Fastify serializes with `response`; `responses` entries are documentation (docs/openapi.md), so
   // what they alone declare is kept aside for the document: the body of the success status
   // (served with the route's own schema) and any status outside the error range that neither

@@ -152,7 +152,10 @@ export function swaggerOptions (document: NonNullable<FastifyDynamicSwaggerOptio
 }
 
 /** The schemes the operations name, beside the ones the application declared itself (which win). */
-function addSecuritySchemes (document: { components?: { securitySchemes?: Record<string, unknown> } }, schemes: Record<string, unknown>): void {
+function addSecuritySchemes (
+  document: { components?: { securitySchemes?: Record<string, unknown> } },
+  schemes: Record<string, unknown>
+): void {
   document.components ??= {}
   document.components.securitySchemes = { ...schemes, ...document.components.securitySchemes }
 }

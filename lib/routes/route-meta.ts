@@ -113,8 +113,12 @@ export function mergeRouteOptions<O extends ViewRouteOptions> (base: ViewRouteOp
     ]
   }
   // Permissions and throttles of every level apply: an inner level adds to the outer ones, never replaces them.
-  if (base.permissions !== undefined && over.permissions !== undefined) merged.permissions = [...base.permissions, ...over.permissions]
-  if (base.throttles !== undefined && over.throttles !== undefined) merged.throttles = [...base.throttles, ...over.throttles]
+  if (base.permissions !== undefined && over.permissions !== undefined) {
+    merged.permissions = [...base.permissions, ...over.permissions]
+  }
+  if (base.throttles !== undefined && over.throttles !== undefined) {
+    merged.throttles = [...base.throttles, ...over.throttles]
+  }
   if (base.config !== undefined && over.config !== undefined) merged.config = { ...base.config, ...over.config }
   const hooks: Record<string, unknown> = {}
   for (const hook of HOOKS) {

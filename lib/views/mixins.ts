@@ -182,11 +182,7 @@ export interface ActionNameRegistry {}
 /** The action names of a class built from the registry keys `K`. */
 export type ActionNameOf<K> = K extends keyof ActionNameRegistry ? ActionNameRegistry[K] : never
 
-/**
- * `actionDependencies` of a class with standard actions: keyed by its action names only, so
- * a misspelt key (`destory`) is a compile error. Custom routes take their dependencies in
- * their decorator's `dependencies` option.
- */
+/** `actionDependencies` keyed by the class's action names only: a misspelt key (`destory`) is a compile error. */
 export type ActionDependencies<A extends string> = { [P in A]?: Dependency[] }
 
 /** The statics of a class built from the registry keys `K` with statics `S`: `actionDependencies`, `actionPermissions` and `actionThrottles` keyed by its actions. */

@@ -52,7 +52,9 @@ describe('a view takes the permissions of its rows', () => {
     })
   })
   test('a rule over other rows does not', () => {
-    expect(mix(GenericViewSet).with).type.not.toBeCallableWith({ responseSchema: Loan, repository, permissions: [OwnsBook] })
+    expect(mix(GenericViewSet).with).type.not.toBeCallableWith({
+      responseSchema: Loan, repository, permissions: [OwnsBook]
+    })
     expect(mix(GenericViewSet).with).type.not.toBeCallableWith({
       responseSchema: Loan, repository, actionPermissions: { retrieve: [OwnsBook] }
     })
