@@ -4,10 +4,12 @@ import type { FastifyRequest } from 'fastify'
 import { schemaStatic } from '../../core/typebox-lines.js'
 import { actionMixin, type ActionViewClass } from '../actions/standard.js'
 import type { APIView } from '../api-view.js'
-import { RequestValidationError, type ProblemErrorEntry } from '../../http/errors.js'
-import { GENERIC, type GenericBase, type GenericStatics } from '../generic/generic-view.js'
+import { NotFound, RequestValidationError, type ProblemErrorEntry } from '../../http/errors.js'
+import { GENERIC, ownScope, type GenericBase, type GenericStatics } from '../generic/generic-view.js'
 import type { ActionRegistry, ViewBase } from '../mixins.js'
-import { keyFieldsOf, type AsyncBulkRepository, type BulkRepository, type Criteria } from '../../stores/repository.js'
+import { keyFieldsOf, type AsyncBulkRepository, type BulkRepository, type Criteria, type Precondition } from '../../stores/repository.js'
+import { describeKey } from '../../stores/sql/table-key.js'
+import { ruleOf } from '../../access/access-rule.js'
 import type { StandardAction } from '../view.js'
 import { loadParent } from '../generic/parent.js'
 import { judgeObject, objectPermission } from '../generic/object-permissions.js'
@@ -65,21 +67,42 @@ function selection (view: BulkView, action: string): { args: unknown[], kwargs: 
   }
   const { args, kwargs } = view.getFilterArgs(filter, action)
   const merged = view.mergeRepositoryOptions(kwargs, action)
-  // Every row the write selects is judged in its transaction; one refused row writes nothing.
-  const permission = objectPermission(view, action)
+  // Every row the write selects is judged in its transaction (and, for a PATCH, as its values leave
+  // it); one refused row writes nothing.
+  const values = action === 'updateMany' ? view.request.body as Record<string, unknown> : undefined // the validated body
+  const permission = objectPermission(view, action, values === undefined ? undefined : () => values)
   return { args, kwargs: permission === undefined ? merged : { ...merged, precondition: permission } }
 }
 
+// A bulk PUT's items take the view's own scope (a nested view's parent), never the permissions'
+// criteria, which are no values (`owner_id__in`) and would give the row to its writer.
 const withScope = (view: BulkView, items: unknown, action: string): Array<Record<string, unknown>> => {
-  const extra = view.getScopeKwargs(action)
+  const extra = action === 'bulkUpdate' ? ownScope(view, action) : view.getScopeKwargs(action)
   return (items as Array<Record<string, unknown>>).map((item) => ({ ...item, ...extra }))
 }
 
-/** The bulk PUT's options: each replaced row is judged by the object permission in the write's transaction. */
-function bulkUpdateOptions (view: BulkView): Record<string, unknown> {
+/**
+ * The bulk PUT's options: each replaced row is judged by the object permission in the write's
+ * transaction, as it is and as the item would leave it. The repository finds the rows by key
+ * alone, so a row the permissions hide is answered as a missing one, word for word: the batch
+ * tells its writer nothing of rows it may not see.
+ */
+function bulkUpdateOptions (view: BulkView, items: Array<Record<string, unknown>>): Record<string, unknown> {
   const options = view.getRepositoryOptions('bulkUpdate')
-  const permission = objectPermission(view, 'bulkUpdate')
-  return permission === undefined ? options : { ...options, precondition: permission }
+  const key = classOf(view).primaryKey
+  const byKey = new Map(items.map((item, index) => [String(item[key]), { item, index }]))
+  const find = (current: unknown) => byKey.get(String((current as Record<string, unknown>)[key])) // a stored row
+  const permission = objectPermission(view, 'bulkUpdate', (current) => find(current)?.item ?? {})
+  if (permission === undefined) return options
+  const rule = ruleOf(view.request)
+  const precondition: Precondition = (current) => {
+    const found = find(current)
+    if (rule !== undefined && found !== undefined && !rule.test(current)) {
+      throw new NotFound(`Item ${found.index}: no row has ${describeKey([key], found.item)}.`)
+    }
+    permission(current)
+  }
+  return { ...options, precondition }
 }
 
 /** Runs a bulk action once the nested view's parent is read (a 404 when it is missing). */
@@ -110,7 +133,7 @@ const bulkImpls: Record<string, (base: ViewBase) => ViewBase> = {
         if (data.length === 0) return true
         return onSettled(this, this.beforeBulkUpdate(data), () => onSettled(this, this.repository.bulkUpdate(
           data,
-          bulkUpdateOptions(this)
+          bulkUpdateOptions(this, data)
         ),
         () => onSettled(this, this.afterBulkUpdate(), () => true)))
       })

@@ -289,16 +289,20 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
       return { args: [], kwargs: filter.asKwargs() }
     }
 
+    // The view's own scope wins over what the client sent; the permissions' criteria hold beside it
+    // (a client's `?owner_id=1` with a scope of owner 2 selects nothing, not owner 2's rows).
     getFilterArgs (filter: BaseFilter | undefined, action?: string): FilterArgs {
       if (filter === undefined) return { args: [], kwargs: this.getScopeKwargs(action) }
-      return this.resolveFilter(filter.withKwargs(this.getScopeKwargs(action)))
+      const criteria = ruleOf(this.request)?.criteria
+      if (criteria === undefined) return this.resolveFilter(filter.withKwargs(this.getScopeKwargs(action)))
+      const resolved = this.resolveFilter(filter.withKwargs(ownScope(this, action)))
+      return { args: resolved.args, kwargs: scopedBy(resolved.kwargs, criteria) }
     }
 
     // The permissions' criteria narrow every read and write of an existing row; what a create stores
     // is judged by their rule instead (judgeObject), since criteria such as `member_id__in` write nothing.
     getScopeKwargs (action?: string): Criteria {
-      const scope = parentScope(this)
-      const own = scope === undefined ? this.getKwargs(action) : { ...scope, ...this.getKwargs(action) }
+      const own = ownScope(this, action)
       const criteria = ruleOf(this.request)?.criteria
       return criteria === undefined || action === 'create' || action === 'bulkCreate' ? own : scopedBy(own, criteria)
     }
@@ -326,7 +330,9 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
     // other check (a 403 before a 412: RFC 9110 §13.2.1 evaluates preconditions after every other check).
     override describeWrite (action: string): WriteDescription {
       const write = super.describeWrite(action)
-      const permission = objectPermission(this, action)
+      // What the write sets: the validated body, or what a patch document made of it.
+      const values = CHANGES.has(action) ? () => this.request.body as Record<string, unknown> : undefined
+      const permission = objectPermission(this, action, values)
       return {
         ...write,
         criteria: { ...detailCriteria(this as GenericView, action), ...write.criteria }, // this mixin's instances are generic views
@@ -356,6 +362,16 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
   LIBRARY_KWARGS.add(cls.prototype.getKwargs)
   return cls
 })
+
+/** The view's own scope of an action: its parent's, with `getKwargs(action)` over it. */
+export function ownScope (view: Pick<GenericView, 'getKwargs' | 'request'> & { parentState?: ParentState | undefined },
+  action: string | undefined): Criteria {
+  const scope = parentScope(view)
+  return scope === undefined ? view.getKwargs(action) : { ...scope, ...view.getKwargs(action) }
+}
+
+/** The detail writes that set values on the row they change (a destroy sets none). */
+const CHANGES: ReadonlySet<string> = new Set(['update', 'partialUpdate'])
 
 /** The action of the route a request reached (every view route's config names it). */
 const actionOf = (request: FastifyRequest): string => request.routeOptions.config.action ?? ''

@@ -43,17 +43,20 @@ export function judges (klass: object, action: string): boolean {
 /** A view that may judge objects. */
 interface Judging { request: FastifyRequest, checkObjectPermissions: (object: unknown, action: string) => void }
 
-/** The actions that make objects: the permissions' object rule holds of what they store. */
-const CREATES: ReadonlySet<string> = new Set(['create', 'bulkCreate'])
+/**
+ * The actions whose objects no criteria select: creates (the rule holds of what they store) and a
+ * bulk PUT, whose rows the repository finds by key alone.
+ */
+const UNSELECTED: ReadonlySet<string> = new Set(['create', 'bulkCreate', 'bulkUpdate'])
 
 /**
  * Whether the request's permissions must check objects of `action` one by one: their criteria do
- * not say the whole rule, or the action makes objects (which no criteria select). Criteria scope
- * every read and write besides (`getScopeKwargs`): a row outside them is never read.
+ * not say the whole rule, or no criteria select the action's objects. Criteria scope every read
+ * and write besides (`getScopeKwargs`): a row outside them is never read.
  */
 function rulesObjects (request: FastifyRequest, action: string): boolean {
   const rule = ruleOf(request)
-  return rule !== undefined && (!rule.exact || CREATES.has(action))
+  return rule !== undefined && (!rule.exact || UNSELECTED.has(action))
 }
 
 /**
@@ -72,7 +75,20 @@ export function judgeObject (view: object, object: unknown, action: string): voi
  * with the current row inside the write's atomic step, so the row judged is the row changed.
  * `undefined` when nothing judges the objects of the action.
  */
-export function objectPermission (view: object, action: string): Precondition | undefined {
-  if (!judges(view.constructor, action) && !rulesObjects((view as Judging).request, action)) return undefined // a generic view
-  return (current) => { judgeObject(view, current, action) }
+export function objectPermission (view: object, action: string, change?: Change): Precondition | undefined {
+  const { request } = view as Judging // a generic view
+  const rule = ruleOf(request)
+  const keeps = change !== undefined && rule !== undefined
+  if (!judges(view.constructor, action) && !rulesObjects(request, action) && !keeps) return undefined
+  return (current) => {
+    judgeObject(view, current, action)
+    if (!keeps) return
+    // A write may not move a row out of what its writer may see (giving a loan to another member):
+    // the row as written must pass the rule too, as what a create stores must.
+    const after = { ...current as Record<string, unknown>, ...change(current) } // a stored row
+    if (!rule.test(after)) throw refusal(request, rule.why(after))
+  }
 }
+
+/** What a write sets on the current row it changes: the values of an update, the item of a bulk PUT. */
+export type Change = (current: unknown) => Record<string, unknown>
