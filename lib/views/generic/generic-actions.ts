@@ -11,7 +11,8 @@ import { UPDATE } from '../actions/update.js'
 import { genericListClass } from './generic-list.js'
 import { loadParent } from './parent.js'
 import { judgeObject } from './object-permissions.js'
-import { GENERIC, withKwargs, type GenericBase, type GenericRequest, type GenericStatics, type GenericView } from './generic-view.js'
+import { GENERIC, type GenericBase, type GenericRequest, type GenericStatics, type GenericView } from './generic-view.js'
+import { withKwargs } from './view-scope.js'
 
 /**
  * The standard actions as the generic views implement them: what each does with its repository

@@ -2,7 +2,8 @@
 // object (`getObject`) and the description of a write on one (`describeWrite`), which features extend.
 import type { FastifyRequest } from 'fastify'
 import type { ActionViewClass, Get, ItemOf, Ret } from '../actions/standard.js'
-import { loadParent, objectParams, parentObject, parentScope, type ParentLookup, type ParentState } from './parent.js'
+import { loadParent, objectParams, parentObject, type ParentLookup, type ParentState } from './parent.js'
+import { ownScope } from './view-scope.js'
 import { judgeObject, judges, LIBRARY_OBJECT_PERMISSIONS, OBJECT_ACTIONS, objectPermission, type ObjectAction } from './object-permissions.js'
 import { ruleOf } from '../../access/access-rule.js'
 import { scopedBy } from '../../access/scope-criteria.js'
@@ -363,13 +364,6 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
   return cls
 })
 
-/** The view's own scope of an action: its parent's, with `getKwargs(action)` over it. */
-export function ownScope (view: Pick<GenericView, 'getKwargs' | 'request'> & { parentState?: ParentState | undefined },
-  action: string | undefined): Criteria {
-  const scope = parentScope(view)
-  return scope === undefined ? view.getKwargs(action) : { ...scope, ...view.getKwargs(action) }
-}
-
 /** The detail writes that set values on the row they change (a destroy sets none). */
 const CHANGES: ReadonlySet<string> = new Set(['update', 'partialUpdate'])
 
@@ -383,14 +377,6 @@ const actionOf = (request: FastifyRequest): string => request.routeOptions.confi
  */
 function detailCriteria (view: GenericView, action: string): Criteria {
   return scopedBy(objectParams(view, view.request.params as Criteria), view.getScopeKwargs(action)) // path parameters, as the route's schema validated them
-}
-
-/**
- * The request's own values (its path, its body) with the view's kwargs over them, which win.
- * Without kwargs, the default, they are passed as they are: no copy per request.
- */
-export function withKwargs (values: Record<string, unknown>, kwargs: Criteria): Record<string, unknown> {
-  return Object.keys(kwargs).length === 0 ? values : { ...values, ...kwargs }
 }
 
 /** The fields a view's scope adds to every create: its parent's scope, or none. */
