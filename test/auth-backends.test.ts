@@ -287,6 +287,12 @@ test('jwtAuth: its options, its bound, and the applications it cannot work with'
   const keyless = await appWith({ secret: async () => { throw new Error('the key store is down') } }, [jwtAuth({ principal: member })])
   t.teardown(() => keyless.close())
   problem(t, await me(keyless, { authorization: `Bearer ${hs256(SECRET, { sub: 'ada' })}` }), 500)
+  // So is a failure of the key store's own, with a code of its own.
+  const failing = async () => { throw Object.assign(new Error('the vault is sealed'), { code: 'EVAULT' }) }
+  const sealed = await appWith({ secret: failing }, [jwtAuth({ principal: member })])
+  t.teardown(() => sealed.close())
+  const refused = problem(t, await me(sealed, { authorization: `Bearer ${hs256(SECRET, { sub: 'ada' })}` }), 500)
+  t.notMatch(JSON.stringify(refused), /vault/, 'nothing of the failure is sent')
 
   logs.length = 0
   const cookieOnly = await appWith({ secret: SECRET, verify: { onlyCookie: true } }, [jwtAuth({ principal: member })],

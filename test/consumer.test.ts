@@ -235,7 +235,8 @@ test('the packed library in consumer projects', { timeout: 600_000 }, async (t) 
     // @types/better-sqlite3 for the helpdesk of the table of mistakes.
     project(path.join(work, 'app'), [...common, dev('@fastify/swagger'), dev('@types/better-sqlite3'), ...(NEWEST_TS ? ['typescript-latest@npm:typescript@latest'] : [])], {
       'readme.ts': block?.[1] ?? '',
-      'views.ts': fixture('views.ts')
+      'views.ts': fixture('views.ts'),
+      'access.ts': fixture('access.ts')
     }),
     project(path.join(work, 'sqlite-only'), [...common, dev('@types/better-sqlite3')], { 'app.ts': fixture('sqlite-only.ts') }),
     project(path.join(work, 'postgres-only'), [...common, dev('pg'), dev('@types/pg')], { 'app.ts': fixture('postgres-only.ts') }),

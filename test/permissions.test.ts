@@ -2,7 +2,7 @@ import { test } from 'tap'
 import Fastify, { type FastifyRequest } from 'fastify'
 import swagger from '@fastify/swagger'
 import { Type, type Static } from '@sinclair/typebox'
-import views, { APIView, Get, ViewRouter, configureApp, mix } from '../lib/index.js'
+import views, { APIView, Get, View, ViewRouter, configureApp, mix } from '../lib/index.js'
 import { Forbidden } from '../lib/errors.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
 import { AllowAny, IsAuthenticated, ReadOnly, hasScope, permission, type Authenticator } from '../lib/access.js'
@@ -350,4 +350,52 @@ test('requirePrincipal refuses an anonymous request with the permissions\' 401',
   const anonymous = await app.inject({ url: '/me' })
   problem(t, anonymous, 401)
   t.equal(anonymous.headers['www-authenticate'], 'Reader realm="test"')
+})
+
+test('scopes: every one asked for, and none granted without an authenticator that says', async (t) => {
+  const noScopes: Authenticator<Reader> = { ...byHeader, scopesOf: undefined }
+  const cases = [[byHeader, 'lib', 200], [byHeader, 'ann', 403], [noScopes, 'lib', 403]] as const
+  for (const [authenticator, reader, status] of cases) {
+    const view = loansView([hasScope('loans:read', 'loans:write')])
+    const app = await build({ auth: { authenticators: [authenticator] }, views: [{ view, prefix: '/loans' }] })
+    const res = await app.inject({ url: '/loans', headers: { 'x-reader': reader } })
+    t.equal(res.statusCode, status)
+    if (status === 403) t.equal(res.json().detail, 'This needs the scopes loans:read, loans:write.')
+    await app.close()
+  }
+})
+
+test('bounds both a view and its permissions set on one field: the narrower holds', async (t) => {
+  const Bounds = permission<LoanT, Reader>({ name: 'Bounds', scope: () => ({ id__gt: 1, id__lt: 3, title__ge: 'A' }) })
+  class Loans extends mix(GenericViewSet).with({
+    responseSchema: Loan, repository: new MemoryRepository<LoanT>({ rows: rows() }), permissions: [Bounds]
+  }, {
+    getKwargs () {
+      const kw = (this.request.query as Record<string, string>).kw
+      if (kw === 'wider') return { id__gt: 0, id__lt: 9 }
+      if (kw === 'narrower') return { id__gt: 2, id__lt: 2 }
+      if (kw === 'same') return { id__gt: 1 }
+      return kw === 'mixed' ? { title__ge: 1 } : {}
+    }
+  }) {}
+  const app = await build({ auth: { authenticators: [byHeader] }, views: [{ view: Loans, prefix: '/loans' }] })
+  t.teardown(() => app.close())
+  const ids = async (kw: string) =>
+    (await app.inject({ url: `/loans?kw=${kw}`, headers: { 'x-reader': 'ann' } })).json().map((l: LoanT) => l.id)
+  t.same(await ids('none'), [2])
+  t.same(await ids('wider'), [2], 'the permission\'s bounds are narrower')
+  t.same(await ids('narrower'), [], 'the view\'s bounds are narrower')
+  t.same(await ids('same'), [2], 'one bound both set is kept once')
+  t.same(await ids('mixed'), [], 'bounds of two types imply nothing of each other: nothing is selected')
+})
+
+test('a route of a plain View on an application with auth resolves its principal', async (t) => {
+  class Plain extends View {
+    @Get('/') who () { return { anonymous: this.request.principal === null } }
+  }
+  const app = await build({ auth: { authenticators: [byHeader] }, views: [{ view: Plain, prefix: '/who' }] })
+  t.teardown(() => app.close())
+  t.same((await app.inject({ url: '/who' })).json(), { anonymous: true })
+  t.same((await app.inject({ url: '/who', headers: { 'x-reader': 'ann' } })).json(), { anonymous: false })
+  problem(t, await app.inject({ url: '/who', headers: { 'x-reader': 'nobody' } }), 401)
 })

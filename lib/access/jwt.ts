@@ -135,13 +135,14 @@ export function jwtAuth<Payload = Record<string, unknown>> (options: JwtAuthOpti
       scopes.set(request, scopesIn(payload, scopeClaim))
       return resolved
     },
-    scopesOf: (_principal, request) => scopes.get(request) ?? []
+    // Asked right after authenticate resolved the request's principal, which kept its token's scopes.
+    scopesOf: (_principal, request) => scopes.get(request) as readonly string[]
   }
 }
 
 /** The scopes a payload grants: the claim split on spaces (RFC 6749 §3.3), or its strings; none otherwise. */
 function scopesIn (payload: unknown, claim: string): readonly string[] {
-  const value = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>)[claim] : undefined
+  const value = (payload as Record<string, unknown>)[claim] // what @fastify/jwt verified: a JSON object (RFC 7519 §7.2)
   if (typeof value === 'string') return value.split(' ').filter((scope) => scope !== '')
   if (Array.isArray(value)) return value.filter((scope): scope is string => typeof scope === 'string' && scope !== '')
   return []
@@ -156,8 +157,8 @@ const missingJwt = (): ConfigurationError => new ConfigurationError('FV_ERR_AUTH
  * Its `extractToken` or `onlyCookie` would have it verify another one.
  */
 function checkJwt (app: FastifyInstance): void {
-  const jwt = (app as { jwt?: { options?: { verify?: Record<string, unknown> } } }).jwt
-  const verify = jwt?.options?.verify ?? {}
+  // @fastify/jwt is registered (jwtVerify is there) and keeps its verify options, a default object when given none.
+  const verify = (app as unknown as { jwt: { options: { verify: Record<string, unknown> } } }).jwt.options.verify
   if (verify.extractToken !== undefined || verify.onlyCookie === true) {
     throw new ConfigurationError('FV_ERR_AUTH', 'fastify-views: jwtAuth reads the token of the Authorization header, and @fastify/jwt is ' +
       'told to read another (verify.extractToken or verify.onlyCookie); remove that option, or authenticate with an authenticator of your own')

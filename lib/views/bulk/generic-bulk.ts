@@ -92,13 +92,15 @@ function bulkUpdateOptions (view: BulkView, items: Array<Record<string, unknown>
   const options = view.getRepositoryOptions('bulkUpdate')
   const key = classOf(view).primaryKey
   const byKey = new Map(items.map((item, index) => [String(item[key]), { item, index }]))
-  const find = (current: unknown) => byKey.get(String((current as Record<string, unknown>)[key])) // a stored row
-  const permission = objectPermission(view, 'bulkUpdate', (current) => find(current)?.item ?? {})
+  // The repository judges only the rows its items name, found by their key: each has its item.
+  const find = (current: unknown) =>
+    byKey.get(String((current as Record<string, unknown>)[key])) as { item: Record<string, unknown>, index: number }
+  const permission = objectPermission(view, 'bulkUpdate', (current) => find(current).item)
   if (permission === undefined) return options
   const rule = ruleOf(view.request)
   const precondition: Precondition = (current) => {
     const found = find(current)
-    if (rule !== undefined && found !== undefined && !rule.test(current)) {
+    if (rule !== undefined && !rule.test(current)) {
       throw new NotFound(`Item ${found.index}: no row has ${describeKey([key], found.item)}.`)
     }
     permission(current)

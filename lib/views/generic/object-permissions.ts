@@ -91,4 +91,4 @@ export function objectPermission (view: object, action: string, change?: Change)
 }
 
 /** What a write sets on the current row it changes: the values of an update, the item of a bulk PUT. */
-export type Change = (current: unknown) => Record<string, unknown>
+export type Change = (current: unknown) => Record<string, unknown> | undefined
