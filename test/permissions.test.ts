@@ -5,7 +5,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import views, { APIView, Get, View, ViewRouter, configureApp, mix } from '../lib/index.js'
 import { Forbidden } from '../lib/errors.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
-import { AllowAny, IsAuthenticated, ReadOnly, hasScope, permission, type Authenticator } from '../lib/access.js'
+import { AllowAny, IsAuthenticated, ReadOnly, hasScope, permission, type Authenticator, type Permission } from '../lib/access.js'
 import { GenericViewSet, MemoryRepository } from '../lib/generics.js'
 import { build, problem } from './helpers.js'
 
@@ -92,7 +92,7 @@ test('request-level rules: 403 for a signed-in reader, 401 for anonymous; ReadOn
   const open = await build({ auth: { authenticators: [byHeader] }, views: [{ view: Open, prefix: '/open' }] })
   t.teardown(() => open.close())
   t.equal((await open.inject({ url: '/open' })).statusCode, 200)
-  problem(t, await open.inject({ method: 'DELETE', url: '/open/1' }), 401)
+  problem(t, await open.inject({ method: 'DELETE', url: '/open/1' }), 403) // no principal passes ReadOnly on a write: signing in would not help
   problem(t, await open.inject({ method: 'DELETE', url: '/open/1', headers: { 'x-reader': 'ann' } }), 403)
 })
 
@@ -398,4 +398,111 @@ test('a route of a plain View on an application with auth resolves its principal
   t.same((await app.inject({ url: '/who' })).json(), { anonymous: true })
   t.same((await app.inject({ url: '/who', headers: { 'x-reader': 'ann' } })).json(), { anonymous: false })
   problem(t, await app.inject({ url: '/who', headers: { 'x-reader': 'nobody' } }), 401)
+})
+
+// What registration knows of a composition, as the user meets it: the 401 a rule can answer an
+// anonymous request (documented, or refused at registration on an application without auth when
+// every anonymous request would be one), the `{}` of the security where anonymous requests may
+// pass, the 403 a signed-in principal can get, and the refusal of object rules a list cannot apply.
+test('the facts of a composition: who each can refuse, and whether a list can apply it', async (t) => {
+  const Flag = permission<unknown, Reader>({ name: 'Flag', request: (reader) => reader.librarian })
+  const Open = permission<unknown, Reader>({ name: 'Open', anonymous: true, request: () => true })
+  const Mine = IsBorrower
+  const Titled = permission<LoanT, Reader>({ name: 'Titled', scope: () => ({ title__ne: '' }) })
+  const Check = permission<LoanT, Reader>({ name: 'Check', object: () => true })
+  // `nobody`: no request passes, signed in or not: a 403 for all, and no principal needed.
+  type Anonymous = 'allow' | 'depends' | 'deny' | 'nobody'
+  const cases: Array<[string, Permission<LoanT>, Anonymous, boolean]> = [
+    ['AllowAny', AllowAny, 'allow', false],
+    ['IsAuthenticated', IsAuthenticated, 'deny', false],
+    ['Flag', Flag, 'deny', true],
+    ['Open', Open, 'depends', true],
+    ['AllowAny.not()', AllowAny.not(), 'nobody', true],
+    ['IsAuthenticated.not()', IsAuthenticated.not(), 'allow', true],
+    ['Flag.not()', Flag.not(), 'allow', true],
+    ['Open.not()', Open.not(), 'depends', true],
+    ['IsAuthenticated.and(Flag)', IsAuthenticated.and(Flag), 'deny', true],
+    ['AllowAny.and(Open)', AllowAny.and(Open), 'depends', true],
+    ['AllowAny.and(AllowAny)', AllowAny.and(AllowAny), 'allow', false],
+    ['IsAuthenticated.or(Open)', IsAuthenticated.or(Open), 'depends', false],
+    ['Flag.or(AllowAny)', Flag.or(AllowAny), 'allow', false],
+    ['Flag.or(IsAuthenticated)', Flag.or(IsAuthenticated), 'deny', false],
+    ['Open.or(Flag)', Open.or(Flag), 'depends', true],
+    ['Flag.or(Flag)', Flag.or(Flag), 'deny', true],
+    ['AllowAny.not().or(AllowAny.not())', AllowAny.not().or(AllowAny.not()), 'nobody', true],
+    ['ReadOnly', ReadOnly, 'allow', false]
+  ]
+  for (const [name, rule, anonymous, refusesSignedIn] of cases) {
+    const Items = loansView([rule])
+    if (anonymous === 'deny') {
+      await t.rejects(build({ views: [{ view: Items, prefix: '/loans' }] }), { code: 'FV_ERR_PERMISSION' }, `${name}: every anonymous request refused`)
+    } else {
+      const app = Fastify()
+      await app.register(swagger, swaggerOptions({ info: { title: name, version: '1' } }))
+      await app.register(views, { views: [{ view: Items, prefix: '/loans' }] })
+      await app.ready()
+      const list = (app.swagger() as { paths: Record<string, Record<string, { responses: object }>> }).paths['/loans'].get.responses
+      t.equal('401' in list, anonymous === 'depends', `${name}: a 401 documented only where the rule decides`)
+      t.equal('403' in list, refusesSignedIn, `${name}: a 403 documented where a principal can be refused`)
+      await app.close()
+    }
+    const authed = Fastify()
+    await authed.register(swagger, swaggerOptions({ info: { title: name, version: '1' } }))
+    await authed.register(views, { auth: { authenticators: [byHeader] }, views: [{ view: Items, prefix: '/loans' }] })
+    await authed.ready()
+    const security = (authed.swagger() as { paths: Record<string, Record<string, { security: unknown[] }>> }).paths['/loans'].get.security
+    t.equal(security.some((one) => Object.keys(one as object).length === 0), anonymous !== 'deny' && anonymous !== 'nobody',
+      `${name}: {} where anonymous requests may pass`)
+    if (anonymous === 'nobody') {
+      const refused = await authed.inject({ url: '/loans' })
+      t.equal(refused.statusCode, 403, `${name}: a 403 to an anonymous request too, since signing in would not help`)
+    }
+    await authed.close()
+  }
+  const lists: Array<[string, Permission<LoanT>, boolean]> = [
+    ['Mine', Mine, true],
+    ['Mine.and(Titled)', Mine.and(Titled), true],
+    ['Mine.or(Flag)', Mine.or(Flag), true],
+    ['Flag.or(Mine)', Flag.or(Mine), true],
+    ['Check', Check, false],
+    ['Mine.not()', Mine.not(), false],
+    ['Flag.not().and(Mine)', Flag.not().and(Mine), true],
+    ['Mine.or(Titled)', Mine.or(Titled), false],
+    ['Mine.and(Check)', Mine.and(Check), false],
+    ['Check.and(Mine)', Check.and(Mine), false],
+    ['Mine.or(Flag.and(Check))', Mine.or(Flag.and(Check)), false],
+    ['Flag.and(Check).or(Mine)', Flag.and(Check).or(Mine), false]
+  ]
+  for (const [name, rule, listable] of lists) {
+    const registering = build({ auth: { authenticators: [byHeader] }, views: [{ view: loansView([rule]), prefix: '/loans' }] })
+    if (listable) (await registering).close()
+    else await t.rejects(registering, { code: 'FV_ERR_PERMISSION', message: /a list cannot run it/ }, `${name}: refused on a list`)
+    if (listable) t.pass(`${name}: a list applies it as criteria`)
+  }
+})
+
+test('the scopes a composition asks for, one requirement per alternative, the redundant left out', async (t) => {
+  const a = hasScope('a')
+  const b = hasScope('b')
+  const c = hasScope('c')
+  const cases: Array<[string, Permission, string[][]]> = [
+    ['a', a, [['a']]],
+    ['a.and(b)', a.and(b), [['a', 'b']]],
+    ['a.or(b)', a.or(b), [['a'], ['b']]],
+    ['a.or(b).and(c)', a.or(b).and(c), [['a', 'c'], ['b', 'c']]],
+    ['a.or(a.and(b))', a.or(a.and(b)), [['a']]],
+    ['a.and(b).or(a)', a.and(b).or(a), [['a']]],
+    ['a.or(a)', a.or(a), [['a']]],
+    ['a.or(IsAuthenticated)', a.or(IsAuthenticated), [[]]],
+    ['a.not()', a.not(), [[]]]
+  ]
+  for (const [name, rule, sets] of cases) {
+    const app = Fastify()
+    await app.register(swagger, swaggerOptions({ info: { title: name, version: '1' } }))
+    await app.register(views, { auth: { authenticators: [byHeader] }, views: [{ view: loansView([rule]), prefix: '/loans' }] })
+    await app.ready()
+    const security = (app.swagger() as { paths: Record<string, Record<string, { security: Array<Record<string, string[]>> }>> }).paths['/loans'].get.security
+    t.same(security.filter((one) => 'readerName' in one).map((one) => one.readerName), sets, name)
+    await app.close()
+  }
 })

@@ -62,6 +62,7 @@ export function access (route: RouteDefinition, method: string, view: ViewClass)
  */
 function accessHook (compiled: CompiledAccess, auth: AppAuth | undefined): onRequestHookHandler {
   const { judge } = compiled
+  const nobodyPasses = compiled.signedIn === 'deny'
   const challenges = auth?.challenges
   const authenticate = auth?.authenticate
   return async function checkPermissions (request: FastifyRequest): Promise<void> {
@@ -70,7 +71,8 @@ function accessHook (compiled: CompiledAccess, auth: AppAuth | undefined): onReq
     const verdict = await judge(principal, request)
     if (verdict === true) return
     if (verdict instanceof Denied) {
-      if (principal !== null) throw new Forbidden(verdict.message)
+      // A 401 says that authenticating may help (RFC 9110 §15.5.2); where no principal passes, it would not.
+      if (principal !== null || nobodyPasses) throw new Forbidden(verdict.message)
       throw challenges === undefined ? new Unauthorized() : unauthorized(challenges)
     }
     keepRule(request, verdict)
@@ -90,7 +92,8 @@ function assertApplicable (compiled: CompiledAccess, route: RouteDefinition, vie
       '(an `object` rule, `not()` of a rule on objects, or `or` of two), and a list cannot run it on rows it does not read: ' +
       'it would list and count rows the reader may not see. Give the rule a `scope` (its criteria), or move it to actionPermissions of the actions on one object')
   }
-  if (compiled.anonymous === 'deny' && auth === undefined && registeredOnApp) {
+  // A rule that refuses everyone (ReadOnly on a write) needs no principal: only one that a principal could pass does.
+  if (compiled.anonymous === 'deny' && compiled.signedIn !== 'deny' && auth === undefined && registeredOnApp) {
     throw new ConfigurationError('FV_ERR_PERMISSION', `Cannot register ${where}: ${compiled.name} refuses anonymous requests, ` +
       'and the application authenticates nobody, so every request would be a 401. Configure it first: configureApp(app, { auth }) or the plugin\'s auth')
   }
@@ -110,7 +113,9 @@ const refusedCredentials = (_auth: AppAuth): ResponsesMap[number] => ({
 /** The refusals the permissions can answer on this route, as the rules imply them. */
 function refusals (compiled: CompiledAccess, action: string, auth: AppAuth | undefined): ResponsesMap {
   const out: ResponsesMap = {}
-  if (compiled.anonymous !== 'allow') out[401] = { errors: [Unauthorized], ...auth === undefined ? {} : { headers: WWW_AUTHENTICATE } }
+  if (compiled.anonymous !== 'allow' && compiled.signedIn !== 'deny') {
+    out[401] = { errors: [Unauthorized], ...auth === undefined ? {} : { headers: WWW_AUTHENTICATE } }
+  }
   const judgedObject = compiled.objects === 'check' || (compiled.objects === 'scope' && CREATES.has(action))
   if (compiled.signedIn !== 'allow' || judgedObject) out[403] = { errors: [Forbidden] }
   return out
