@@ -2,8 +2,8 @@ import { test } from 'tap'
 import Fastify, { type FastifyRequest } from 'fastify'
 import swagger from '@fastify/swagger'
 import { Type, type Static } from '@sinclair/typebox'
-import views, { APIView, Get, View, ViewRouter, configureApp, mix } from '../lib/index.js'
-import { Forbidden } from '../lib/errors.js'
+import views, { APIView, Get, Post, View, ViewRouter, configureApp, mix } from '../lib/index.js'
+import { Forbidden, Unauthorized } from '../lib/errors.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
 import { AllowAny, IsAuthenticated, ReadOnly, hasScope, permission, type Authenticator, type Permission } from '../lib/access.js'
 import { GenericViewSet, MemoryRepository } from '../lib/generics.js'
@@ -505,4 +505,21 @@ test('the scopes a composition asks for, one requirement per alternative, the re
     t.same(security.filter((one) => 'readerName' in one).map((one) => one.readerName), sets, name)
     await app.close()
   }
+})
+
+test('every 401 of an application with auth carries the challenges, a dependency\'s and a plain route\'s too', async (t) => {
+  const app = Fastify()
+  configureApp(app, { auth: { authenticators: [byHeader] } })
+  app.get('/plain', async (_request, reply) => reply.code(401).send({ detail: 'no' }))
+  app.get('/own', async (_request, reply) => reply.code(401).header('www-authenticate', 'Custom').send({ detail: 'no' }))
+  class Guarded extends APIView {
+    static override unsafeDependencies = [() => { throw new Unauthorized() }]
+    @Post('/') write () { return {} }
+  }
+  await app.register(views, { configureApp: false, views: [{ view: Guarded, prefix: '/guarded' }] })
+  t.teardown(() => app.close())
+  t.equal((await app.inject({ url: '/plain' })).headers['www-authenticate'], 'Reader realm="test"')
+  t.equal((await app.inject({ url: '/own' })).headers['www-authenticate'], 'Custom', 'a challenge of the route\'s own is kept')
+  t.equal((await app.inject({ method: 'POST', url: '/guarded' })).headers['www-authenticate'], 'Reader realm="test"')
+  t.equal((await app.inject({ url: '/missing' })).headers['www-authenticate'], undefined, 'other answers get none')
 })

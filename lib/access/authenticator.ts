@@ -80,6 +80,11 @@ export function configureAuth<P> (app: FastifyInstance, options: AuthOptions<P>)
   // Not enumerable, not writable: a context inside may define its own, which shadows it.
   Object.defineProperty(app, APP_AUTH, { value: auth })
   if (!app.hasRequestDecorator('principal')) app.decorateRequest('principal', null)
+  // Every 401 of the application carries the challenges (RFC 9110 §15.5.2: a 401 MUST send one),
+  // a dependency's or a route's of its own too: a status test per answer, a header only on a 401.
+  app.addHook('onSend', async function challenge (_request, reply) {
+    if (reply.statusCode === 401 && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', challenges)
+  })
   return auth
 }
 
