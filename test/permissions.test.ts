@@ -266,6 +266,7 @@ test('compositions judge objects as their parts do', async (t) => {
   const Loans = class extends mix(GenericViewSet).with({
     responseSchema: Loan,
     repository: new MemoryRepository<LoanT>({ rows: [...rows(), { id: 4, member_id: 1, title: 'Kim' }] }),
+    createSchema: LoanIn,
     permissions: [IsBorrower.and(ShortTitle)],
     actionPermissions: {
       retrieve: [IsAuthor.or(Odd)],
@@ -281,6 +282,10 @@ test('compositions judge objects as their parts do', async (t) => {
   t.equal((await as('ann', 'GET', '/loans/1')).statusCode, 200)
   problem(t, await as('ann', 'GET', '/loans/4'), 404)
   t.equal((await as('ann', 'PATCH', '/loans/1')).statusCode, 200, 'ann\'s, and odd')
+  const create = (payload: object) => app.inject({ method: 'POST', url: '/loans', headers: { 'x-reader': 'ann' }, payload })
+  t.equal(problem(t, await create({ member_id: 1, title: 'Persuasion' }), 403).detail, 'Too long.', 'every criterion holds of a create')
+  t.equal(problem(t, await create({ member_id: 2, title: 'Emma' }), 403).detail, 'You do not have permission to perform this action.')
+  t.equal((await create({ member_id: 1, title: 'Ulys' })).statusCode, 201)
   const refused = problem(t, await as('ann', 'DELETE', '/loans/1'), 403)
   t.equal(refused.detail, 'You do not have permission to perform this action.', 'a negated rule says nothing of why')
   problem(t, await as('lib', 'DELETE', '/loans/1'), 403) // refused on the request, before any row is read
@@ -501,8 +506,12 @@ test('the scopes a composition asks for, one requirement per alternative, the re
     await app.register(swagger, swaggerOptions({ info: { title: name, version: '1' } }))
     await app.register(views, { auth: { authenticators: [byHeader] }, views: [{ view: loansView([rule]), prefix: '/loans' }] })
     await app.ready()
-    const security = (app.swagger() as { paths: Record<string, Record<string, { security: Array<Record<string, string[]>> }>> }).paths['/loans'].get.security
+    type Operation = { security: Array<Record<string, string[]>> }
+    type Document = { paths: Record<string, Record<string, Operation>>, components: { securitySchemes: object } }
+    const document = app.swagger() as Document
+    const security = document.paths['/loans'].get.security
     t.same(security.filter((one) => 'readerName' in one).map((one) => one.readerName), sets, name)
+    t.same(document.components.securitySchemes, { readerName: byHeader.securityScheme }, 'the scheme the authenticator defines')
     await app.close()
   }
 })
