@@ -44,7 +44,7 @@ test('what two sets of criteria become, and what a store selects with them', asy
     t.equal(both === base, Object.keys(scope).length === 0, `${name}: copied only when the scope adds something`)
     t.same(base, CASES.find(([n]) => n === name)?.[1], `${name}: the base is not changed`)
     // What the store selects is what both select, unless both cannot hold as criteria (then nothing).
-    const ids = (criteria: Record<string, unknown>) => store.list(criteria, { orderBy: ['id'] }).map((row) => row.id)
+    const ids = (criteria: Record<string, unknown>) => store.list(criteria, { orderBy: [{ field: 'id', descending: false }] }).map((row) => row.id)
     const either = (criteria: Record<string, unknown>) => { try { return ids(criteria) } catch { return undefined } }
     const [left, right, selected] = [either(base), either(scope), either(both)]
     if (left !== undefined && right !== undefined && selected !== undefined) {
