@@ -298,7 +298,7 @@ test('object rules combined: both, either, neither', async (t) => {
   const Odd = permission<LoanT, Reader>({ name: 'Odd', object: (_reader, loan) => loan.id % 2 === 1, message: 'Even.' })
   const Loans = class extends mix(GenericViewSet).with({
     responseSchema: Loan,
-    repository: new MemoryRepository<LoanT>({ rows: rows() }),
+    repository: new MemoryRepository<LoanT>({ rows: [...rows(), { id: 4, member_id: 2, title: 'Ulysses' }] }),
     actionPermissions: { retrieve: [IsAuthor.or(Odd)], partialUpdate: [IsAuthor.and(Odd)], destroy: [IsAuthor.not()] }
   }) {}
   const app = await build({ auth: { authenticators: [byHeader] }, views: [{ view: Loans, prefix: '/loans' }] })
@@ -307,6 +307,7 @@ test('object rules combined: both, either, neither', async (t) => {
     app.inject({ method, url, headers: { 'x-reader': 'ann' }, ...method === 'PATCH' ? { payload: { title: 'x' } } : {} })
   t.equal((await as('GET', '/loans/2')).statusCode, 200, 'ann\'s, though even')
   t.equal((await as('GET', '/loans/3')).statusCode, 200, 'odd, though bob\'s')
+  t.equal(problem(t, await as('GET', '/loans/4'), 403).detail, 'Not yours.', 'neither: the first rule that says why')
   t.equal(problem(t, await as('PATCH', '/loans/2'), 403).detail, 'Even.', 'the rule that refused says why')
   t.equal(problem(t, await as('PATCH', '/loans/3'), 403).detail, 'Not yours.')
   t.equal((await as('PATCH', '/loans/1')).statusCode, 200)

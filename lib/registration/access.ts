@@ -31,7 +31,7 @@ export function access (route: RouteDefinition, method: string, view: ViewClass)
   const permissions = [...route.options.permissions ?? [], ...statics.getPermissions?.(route.name) ?? []]
   const throttles = [...route.options.throttles ?? [], ...statics.getThrottles?.(route.name) ?? []]
   if (auth === undefined && permissions.length === 0 && throttles.length === 0) return undefined
-  const where = `${view.name}'s ${route.name} (${method} ${route.path === '' ? '/' : route.path})`
+  const where = `${view.name}'s ${route.name} (${method} ${route.path})`
   let responses: ResponsesMap = auth === undefined ? {} : { 401: refusedCredentials(auth) }
   const node = allOf(permissions)
   const compiled = node === undefined ? undefined : compileAccess(node, method, permissions.map(String).join(', '))
