@@ -7,6 +7,7 @@ import { items } from './items.js'
 import { list1000 } from './list-1000.js'
 import { patchScenario, sqlitePatch } from './patch.js'
 import { peersCreate, peersList, peersRetrieve } from './peers.js'
+import { permissionsRetrieve } from './permissions.js'
 import { sqliteBulkCreate, sqliteBulkCreate10k, sqliteRetrieve } from './sqlite.js'
 import type { AnyScenario } from './types.js'
 import { versionedRetrieve, versionedWrite, versionedWritePg } from './versioned.js'
@@ -33,5 +34,6 @@ export const scenarios: AnyScenario[] = [
   sqliteBulkCreate10k,
   peersList,
   peersRetrieve,
-  peersCreate
+  peersCreate,
+  permissionsRetrieve
 ]
