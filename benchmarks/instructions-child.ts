@@ -20,13 +20,21 @@ class Connection {
   readonly #request: Buffer
   #received: Buffer = Buffer.alloc(0)
   #waiting: ((status: number) => void) | undefined
+  #closed = false
+  readonly #name: string
 
   constructor (socket: net.Socket, request: RequestSpec) {
     this.#socket = socket
+    this.#name = `${request.method} ${request.path}`
     const headers: Record<string, string> = { host: '127.0.0.1', ...request.headers }
     if (request.body !== undefined) headers['content-length'] = String(Buffer.byteLength(request.body))
     const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')
     this.#request = Buffer.from(`${request.method} ${request.path} HTTP/1.1\r\n${head}\r\n${request.body ?? ''}`)
+    // A connection the server closes would leave its next block waiting forever: say so instead.
+    socket.on('close', () => {
+      this.#closed = true
+      if (this.#waiting !== undefined) this.#lost()
+    })
     socket.on('data', (chunk: Buffer) => {
       this.#received = this.#received.length === 0 ? chunk : Buffer.concat([this.#received, chunk])
       this.#complete()
@@ -47,7 +55,13 @@ class Connection {
     done(Number(head.slice(9, 12)))
   }
 
+  #lost (): never {
+    console.error(`the server closed the connection of ${this.#name} between requests`)
+    process.exit(1)
+  }
+
   send (): Promise<number> {
+    if (this.#closed) this.#lost()
     return new Promise((resolve) => {
       this.#waiting = resolve
       this.#socket.write(this.#request)
@@ -59,7 +73,9 @@ const [scenarioName, ...variantNames] = process.argv.slice(2)
 const found = scenarios.find((s) => s.name === scenarioName)
 if (found === undefined || found.kind === 'batch') throw new Error(`no load scenario named ${scenarioName}`)
 const scenario: Scenario = found
-const app = configureApp(Fastify({ logger: false }))
+// Each variant's connection waits idle while the others run, under Valgrind for longer than
+// Fastify's keep-alive timeout (72 s): the server would close it.
+const app = configureApp(Fastify({ logger: false, keepAliveTimeout: 24 * 3600_000 }))
 await app.register(async (scope) => { await scenario.register(scope) })
 await app.listen({ host: '127.0.0.1', port: 0 })
 const { port } = app.server.address() as AddressInfo

@@ -1,7 +1,7 @@
 // Access rules (access layer): permissions compiled for one route, judged once per request into what the request may see.
-import type { FastifyRequest } from 'fastify'
-import { then, type MaybePromise } from '../core/maybe-promise.js'
-import { splitCriterion, type Criteria } from '../stores/repository.js'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { isThenable, type MaybePromise } from '../core/maybe-promise.js'
+import { splitCriterion, type Criteria, type Operator } from '../stores/repository.js'
 import { matches } from '../stores/value-order.js'
 import type { Permission, PermissionNode, Rule } from './permission.js'
 import { scopedBy } from './scope-criteria.js'
@@ -148,29 +148,50 @@ function ruleFacts (rule: Rule, method: string): Facts {
   }
 }
 
-/** A promise of a promise is one promise (`then` resolves what its callback returns): the types say so here. */
-const flat = (verdict: MaybePromise<MaybePromise<Verdict>>): MaybePromise<Verdict> => verdict as MaybePromise<Verdict>
-
 const ALLOW: Judge = () => true
+
+// The judges below make no closure or promise while every check is synchronous (a scope, a flag
+// of the principal): what a request pays for its permissions is their checks. A judge answers a
+// native promise once a check answered one, and only then.
+
+type Step = (verdict: Verdict, principal: unknown, request: FastifyRequest) => MaybePromise<Verdict>
+
+/** `step` of the left side's verdict, now or once its promise settles. */
+function afterLeft (verdict: MaybePromise<Verdict>, principal: unknown, request: FastifyRequest,
+  step: Step): MaybePromise<Verdict> {
+  if (verdict instanceof Promise) return verdict.then((settled) => step(settled, principal, request))
+  return step(verdict, principal, request)
+}
 
 function judgeOf (node: PermissionNode, method: string): Judge {
   switch (node.kind) {
     case 'rule': return ruleJudge(node.rule, method)
     case 'not': {
       const inner = judgeOf(node.inner, method)
-      return (principal, request) => then(inner(principal, request), negate)
+      return (principal, request) => {
+        const verdict = inner(principal, request)
+        return verdict instanceof Promise ? verdict.then(negate) : negate(verdict)
+      }
     }
     case 'and': {
       const left = judgeOf(node.left, method)
       const right = judgeOf(node.right, method)
-      return (principal, request) => flat(then(left(principal, request), (a) =>
-        a instanceof Denied ? a : then(right(principal, request), (b) => andVerdict(a, b))))
+      const withRight: Step = (a, principal, request) => {
+        if (a instanceof Denied) return a
+        const b = right(principal, request)
+        return b instanceof Promise ? b.then((settled) => andVerdict(a, settled)) : andVerdict(a, b)
+      }
+      return (principal, request) => afterLeft(left(principal, request), principal, request, withRight)
     }
     case 'or': {
       const left = judgeOf(node.left, method)
       const right = judgeOf(node.right, method)
-      return (principal, request) => flat(then(left(principal, request), (a) =>
-        a === true ? true : then(right(principal, request), (b) => orVerdict(a, b))))
+      const withRight: Step = (a, principal, request) => {
+        if (a === true) return a
+        const b = right(principal, request)
+        return b instanceof Promise ? b.then((settled) => orVerdict(a, settled)) : orVerdict(a, b)
+      }
+      return (principal, request) => afterLeft(left(principal, request), principal, request, withRight)
     }
   }
 }
@@ -181,7 +202,7 @@ function ruleJudge (rule: Rule, method: string): Judge {
   const { request: check, scope, object, anonymous } = rule
   const why = (): string | undefined => rule.message
   const objects = (principal: unknown, request: FastifyRequest): Verdict => {
-    if (scope !== undefined) return { ...scopeRule(scope(principal, request)), exact: true, why }
+    if (scope !== undefined) return new ScopeRule(scope(principal, request), why)
     if (object !== undefined) {
       return { criteria: undefined, exact: false, test: (row) => object(principal, row, request), why }
     }
@@ -190,17 +211,32 @@ function ruleJudge (rule: Rule, method: string): Judge {
   return (principal, request) => {
     if (principal === null && !anonymous) return denied
     if (check === undefined) return objects(principal, request)
-    return then(check(principal, request), (ok) => ok === true ? objects(principal, request) : denied)
+    const ok = check(principal, request)
+    if (!isThenable(ok)) return ok === true ? objects(principal, request) : denied
+    return Promise.resolve(ok).then((settled) => settled === true ? objects(principal, request) : denied)
   }
 }
 
-/** A rule's criteria, and the check of one object they imply: every criterion holds of it. */
-function scopeRule (criteria: Criteria): Pick<ObjectRule, 'criteria' | 'test'> {
-  const parts = Object.entries(criteria).map(([key, value]) => [...splitCriterion(key), value] as const)
-  return {
-    criteria,
-    test: (row) => typeof row === 'object' && row !== null &&
-      parts.every(([field, op, value]) => matches(row as Record<string, unknown>, field, op, value)) // a stored row
+/**
+ * A rule's criteria, which say all of it, and the check of one object they imply: every criterion
+ * holds of it. A class, so that a request's rule is one object and no closure; the criteria are
+ * taken apart only when an object is checked (a create's), since a read needs the criteria alone.
+ */
+class ScopeRule implements ObjectRule {
+  readonly criteria: Criteria
+  readonly why: ObjectRule['why']
+  #parts: Array<readonly [string, Operator, unknown]> | undefined
+  constructor (criteria: Criteria, why: ObjectRule['why']) {
+    this.criteria = criteria
+    this.why = why
+  }
+
+  get exact (): true { return true }
+
+  test (row: unknown): boolean {
+    this.#parts ??= Object.entries(this.criteria).map(([key, value]) => [...splitCriterion(key), value] as const)
+    return typeof row === 'object' && row !== null &&
+      this.#parts.every(([field, op, value]) => matches(row as Record<string, unknown>, field, op, value)) // a stored row
   }
 }
 
@@ -237,11 +273,22 @@ function orVerdict (a: Verdict, b: Verdict): Verdict {
   }
 }
 
-/** The object rule each request was judged to, for the view's reads and writes (none: every object). */
-const RULES = new WeakMap<FastifyRequest, ObjectRule>()
+/**
+ * Where a request keeps the object rule it was judged to, for the view's reads and writes (none:
+ * every object). A property, not a WeakMap entry: a map keyed by requests costs each one an
+ * identity hash and an ephemeron. Decorated where the routes are (`holdsRules`), so every request
+ * of the context is made with it and keeps one shape.
+ */
+const OBJECT_RULE = Symbol('fastify-views.objectRule')
+type Judged = FastifyRequest & { [OBJECT_RULE]?: ObjectRule | undefined } // the decorated request
+
+/** Decorates `app`'s requests with the slot of their object rule, unless they have it already. */
+export function holdsRules (app: FastifyInstance): void {
+  if (!app.hasRequestDecorator(OBJECT_RULE)) app.decorateRequest(OBJECT_RULE, undefined)
+}
 
 /** Records a request's object rule. */
-export const keepRule = (request: FastifyRequest, rule: ObjectRule): void => { RULES.set(request, rule) }
+export const keepRule = (request: FastifyRequest, rule: ObjectRule): void => { (request as Judged)[OBJECT_RULE] = rule }
 
 /** The object rule a request was judged to, if its route's permissions judge objects. */
-export const ruleOf = (request: FastifyRequest): ObjectRule | undefined => RULES.get(request)
+export const ruleOf = (request: FastifyRequest): ObjectRule | undefined => (request as Judged)[OBJECT_RULE]

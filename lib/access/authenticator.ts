@@ -1,7 +1,7 @@
 // Authentication (access layer): the authenticator protocol, the application's authentication, and the hook that resolves the principal.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Forbidden, Unauthorized } from '../http/errors.js'
-import type { MaybePromise } from '../core/maybe-promise.js'
+import { isThenable, type MaybePromise } from '../core/maybe-promise.js'
 import type { Principal } from './principal.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 import { GRANTED_SCOPES } from './permission.js'
@@ -45,8 +45,11 @@ export interface AuthOptions<P = Principal> {
 export interface AppAuth extends AuthOptions<unknown> {
   /** Every authenticator's challenge, for the `WWW-Authenticate` of a 401. */
   readonly challenges: string
-  /** Resolves `request.principal`: what the first hook of every view route does. */
-  readonly authenticate: (request: FastifyRequest) => Promise<void>
+  /**
+   * Resolves `request.principal`: what the first hook of every view route does. Synchronous while
+   * the authenticators are, a promise once one of them answers with one.
+   */
+  readonly authenticate: (request: FastifyRequest) => MaybePromise<void>
   /** The options it was configured with. */
   readonly options: object
 }
@@ -82,8 +85,10 @@ export function configureAuth<P> (app: FastifyInstance, options: AuthOptions<P>)
   if (!app.hasRequestDecorator('principal')) app.decorateRequest('principal', null)
   // Every 401 of the application carries the challenges (RFC 9110 §15.5.2: a 401 MUST send one),
   // a dependency's or a route's of its own too: a status test per answer, a header only on a 401.
-  app.addHook('onSend', async function challenge (_request, reply) {
+  // A callback hook: an async one would cost every response of the application a promise.
+  app.addHook('onSend', function challenge (_request, reply, payload, done) {
     if (reply.statusCode === 401 && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', challenges)
+    done(null, payload)
   })
   return auth
 }
@@ -112,20 +117,35 @@ export function refusal (request: FastifyRequest, message?: string): Unauthorize
   return challenges === undefined ? new Unauthorized() : unauthorized(challenges)
 }
 
-/** What sets `request.principal`: the first authenticator that finds credentials decides; none, anonymous. */
+/**
+ * What sets `request.principal`: the first authenticator that finds credentials decides; none,
+ * anonymous. No promise is made while the authenticators answer synchronously (an API key's map).
+ */
 function principalOf (authenticators: ReadonlyArray<Authenticator<unknown>>, challenges: string): AppAuth['authenticate'] {
-  return async function authenticate (request: FastifyRequest): Promise<void> {
-    for (const authenticator of authenticators) {
-      const principal = await authenticator.authenticate(request)
-      if (principal === undefined) continue
-      // An authenticator that resolved credentials to nobody refuses them rather than letting the request through anonymous.
-      if (principal === null) throw unauthorized(challenges, 'The credentials name nobody.')
-      request.principal = principal as Principal // what the application's authenticators resolve is its principal
-      if (authenticator.scopesOf !== undefined) GRANTED_SCOPES.set(request, authenticator.scopesOf(principal, request))
-      return
+  /** Whether `principal`, found by `authenticator`, decides the request's (`undefined`: no credentials of its kind). */
+  const decides = (request: FastifyRequest, authenticator: Authenticator<unknown>, principal: unknown): boolean => {
+    if (principal === undefined) return false
+    // An authenticator that resolved credentials to nobody refuses them rather than letting the request through anonymous.
+    if (principal === null) throw unauthorized(challenges, 'The credentials name nobody.')
+    request.principal = principal as Principal // what the application's authenticators resolve is its principal
+    if (authenticator.scopesOf !== undefined) GRANTED_SCOPES.set(request, authenticator.scopesOf(principal, request))
+    return true
+  }
+  const from = (request: FastifyRequest, first: number): MaybePromise<void> => {
+    for (let index = first; index < authenticators.length; index++) {
+      const authenticator = authenticators[index]
+      const found = authenticator.authenticate(request)
+      if (isThenable(found)) {
+        const next = index + 1
+        return Promise.resolve(found).then((principal) => {
+          if (!decides(request, authenticator, principal)) return from(request, next)
+        })
+      }
+      if (decides(request, authenticator, found)) return
     }
     request.principal = null
   }
+  return (request) => from(request, 0)
 }
 
 /** How many field lines of `name` (lower case) the request has: Node joins or drops repeated ones in `headers`. */

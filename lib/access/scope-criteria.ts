@@ -11,6 +11,8 @@ import { compareValues } from '../stores/value-order.js'
 export function scopedBy (base: Criteria, scope: Criteria): Criteria {
   const keys = Object.keys(scope)
   if (keys.length === 0) return base
+  // Nothing to narrow: the scope as it is, no copy (a view without kwargs of its own, the usual case).
+  if (Object.keys(base).length === 0) return scope
   const out: Criteria = { ...base }
   for (const key of keys) {
     const value = scope[key]

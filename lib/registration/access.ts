@@ -5,7 +5,8 @@ import { ConfigurationError } from '../core/configuration-error.js'
 import { Forbidden, Unauthorized } from '../http/errors.js'
 import type { ResponsesMap, SecurityRequirement } from '../routes/types.js'
 import type { RouteContribution, RouteDefinition, ViewClass } from '../views/view.js'
-import { allOf, compileAccess, Denied, keepRule, type CompiledAccess } from '../access/access-rule.js'
+import { allOf, compileAccess, Denied, holdsRules, keepRule, type CompiledAccess, type Verdict } from '../access/access-rule.js'
+import type { MaybePromise } from '../core/maybe-promise.js'
 import { appAuth, unauthorized, type AppAuth } from '../access/authenticator.js'
 import type { Permission } from '../access/permission.js'
 import { throttleHooks, type Throttle } from '../access/throttle.js'
@@ -37,12 +38,13 @@ export function access (route: RouteDefinition, method: string, view: ViewClass)
   const compiled = node === undefined ? undefined : compileAccess(node, method, permissions.map(String).join(', '))
   if (compiled !== undefined) {
     assertApplicable(compiled, route, view, where, auth, route.app !== undefined)
+    if (compiled.objects !== 'none' && route.app !== undefined) holdsRules(route.app)
     responses = { ...responses, ...refusals(compiled, route.name, auth) }
   }
   // Authentication and the permissions are one hook: one turn of Fastify's hook runner, not two.
   const onRequest: onRequestHookHandler[] = compiled !== undefined
     ? [accessHook(compiled, auth)]
-    : auth === undefined ? [] : [async function authenticate (request) { await auth.authenticate(request) }]
+    : auth === undefined ? [] : [callbackHook(auth.authenticate)]
   if (throttles.length > 0) {
     const throttled = throttleHooks(throttles, route.app, auth?.principalId, where)
     onRequest.push(...throttled.hooks)
@@ -65,17 +67,42 @@ function accessHook (compiled: CompiledAccess, auth: AppAuth | undefined): onReq
   const nobodyPasses = compiled.signedIn === 'deny'
   const challenges = auth?.challenges
   const authenticate = auth?.authenticate
-  return async function checkPermissions (request: FastifyRequest): Promise<void> {
-    if (authenticate !== undefined) await authenticate(request)
-    const principal = request.principal ?? null
-    const verdict = await judge(principal, request)
+  const decide = (request: FastifyRequest, verdict: Verdict): void => {
     if (verdict === true) return
     if (verdict instanceof Denied) {
       // A 401 says that authenticating may help (RFC 9110 §15.5.2); where no principal passes, it would not.
-      if (principal !== null || nobodyPasses) throw new Forbidden(verdict.message)
+      if (request.principal != null || nobodyPasses) throw new Forbidden(verdict.message)
       throw challenges === undefined ? new Unauthorized() : unauthorized(challenges)
     }
     keepRule(request, verdict)
+  }
+  const judged = (request: FastifyRequest): MaybePromise<void> => {
+    const verdict = judge(request.principal ?? null, request)
+    if (verdict instanceof Promise) return verdict.then((settled) => { decide(request, settled) })
+    decide(request, verdict)
+  }
+  if (authenticate === undefined) return callbackHook(judged)
+  return callbackHook((request) => {
+    const authenticated = authenticate(request)
+    return authenticated instanceof Promise ? authenticated.then(() => judged(request)) : judged(request)
+  })
+}
+
+/**
+ * `step` as a hook of Fastify's callback form: the request goes on as soon as the step does, with
+ * no promise or turn of the event loop while it is synchronous (an API key, a scope).
+ */
+function callbackHook (step: (request: FastifyRequest) => MaybePromise<void>): onRequestHookHandler {
+  return function access (request, _reply, done) {
+    let outcome
+    try {
+      outcome = step(request)
+    } catch (error) {
+      done(error as Error) // what a step throws: the refusals above, or an authenticator's error
+      return
+    }
+    if (outcome instanceof Promise) outcome.then(() => { done() }, done)
+    else done()
   }
 }
 
