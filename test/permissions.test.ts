@@ -539,3 +539,24 @@ test('every 401 of an application with auth carries the challenges, a dependency
   t.equal((await app.inject({ method: 'POST', url: '/guarded' })).headers['www-authenticate'], 'Reader realm="test"')
   t.equal((await app.inject({ url: '/missing' })).headers['www-authenticate'], undefined, 'other answers get none')
 })
+
+test('a composition waits for an async rule on either side of and, or and not', async (t) => {
+  const slow = (pass: boolean) => permission<unknown, Reader>({ name: `Slow(${String(pass)})`, request: async () => pass, message: 'Slowly refused.' })
+  const app = await build({
+    auth: { authenticators: [byHeader] },
+    views: [
+      // The right side of an `and` answers later; so does the right side of an `or` whose left is a scope.
+      { view: loansView([IsAuthenticated.and(slow(true)).and(IsBorrower.or(slow(false)))]), prefix: '/scoped' },
+      { view: loansView([IsBorrower.or(slow(true))]), prefix: '/all' },
+      { view: loansView([IsAuthenticated.and(slow(false))]), prefix: '/shut' },
+      { view: loansView([slow(false).not()]), prefix: '/negated' }
+    ]
+  })
+  t.teardown(() => app.close())
+  const ids = async (url: string) => (await app.inject({ url, headers: { 'x-reader': 'ann' } })).json().map((l: LoanT) => l.id)
+  t.same(await ids('/scoped'), [1, 2], 'the async refusal of the or leaves the scope')
+  t.same(await ids('/all'), [1, 2, 3], 'the async pass of the or lets every row through')
+  t.equal(problem(t, await app.inject({ url: '/shut', headers: { 'x-reader': 'ann' } }), 403).detail, 'Slowly refused.')
+  t.same(await ids('/negated'), [1, 2, 3], 'not() of an async refusal passes')
+  problem(t, await app.inject({ url: '/scoped' }), 401)
+})
