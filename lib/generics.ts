@@ -15,6 +15,7 @@ export {
   GenericPartialUpdateAPIView, AsyncGenericDestroyAPIView, GenericDestroyAPIView
 } from './views/generic/generic-actions.js'
 export type { WriteDescription } from './views/write.js'
+export { SoftDeleteMixin, type SoftDeleteOptions, type SoftDeleteStatics, type SoftDeleteMembers, type DeletedMode } from './views/generic/soft-delete.js'
 export {
   AsyncGenericViewSet, GenericViewSet, AsyncGenericReadOnlyViewSet, GenericReadOnlyViewSet,
   AsyncGenericListCreateAPIView, GenericListCreateAPIView,

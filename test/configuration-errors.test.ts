@@ -15,7 +15,7 @@ import {
 } from '../lib/errors.js'
 import {
   AsyncGenericListAPIView, BaseFilter, GenericListAPIView, GenericViewSet, MemoryRepository, OffsetLimitFilter,
-  PaginationFilter, SearchFilter, asyncRepository, composeFilters
+  PaginationFilter, SearchFilter, SoftDeleteMixin, asyncRepository, composeFilters
 } from '../lib/generics.js'
 import { AsyncGenericBulkCreateAPIView, AsyncGenericBulkDestroyAPIView, GenericBulkDestroyAPIView } from '../lib/bulk.js'
 import { ConditionalMixin } from '../lib/conditional.js'
@@ -347,6 +347,19 @@ const thrown: ThrownCase[] = [
       return build({ views: [{ view: Notes, prefix: '/notes' }] })
     },
     message: /year takes string, but year holds integer values, .*: declare it as Type\.Integer\(\)$/
+  },
+  {
+    code: 'FV_ERR_SOFT_DELETE',
+    mistake: 'a soft delete on a column the table does not have: every read would fail, and DELETE would stamp nothing',
+    act: () => {
+      class Notes extends mix(SoftDeleteMixin, GenericViewSet) {
+        static override repository = sqlite()
+        static override responseSchema = Item
+        static override softDelete = { field: 'removed_at' }
+      }
+      return build({ views: [Notes] })
+    },
+    message: /^Cannot register Notes: softDelete\.field "removed_at" is not a field of its repository \(its fields: id, name, price\)/
   },
   {
     code: 'FV_ERR_MISSPELT_MEMBER',

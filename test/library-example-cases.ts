@@ -40,6 +40,34 @@ const titles = (res: LightMyRequestResponse): string[] => res.json<BookList>().b
 
 /** Every case, each on a fresh library. */
 export async function libraryCases (t: Test, open: OpenLibrary): Promise<void> {
+  await t.test('members: a librarian deletes a member (kept, gone for the API) and restores them; a clash on restore is a 409', async (t) => {
+    const { app, query } = await open()
+    t.teardown(() => app.close())
+    problem(t, await app.inject({ method: 'DELETE', url: '/members/1', headers: GRACE }), 403)
+    unauthorized(t, await app.inject({ method: 'DELETE', url: '/members/1' }))
+    t.equal((await app.inject({ method: 'DELETE', url: '/members/1', headers: MELVIL })).statusCode, 204)
+    const [row] = await query('SELECT deleted_at FROM members WHERE id = 1')
+    t.match(row, { deleted_at: /^\d{4}-\d\d-\d\dT/ }, 'kept, stamped')
+    problem(t, await app.inject({ url: '/members/1', headers: MELVIL }), 404)
+    problem(t, await app.inject({ method: 'DELETE', url: '/members/1', headers: MELVIL }), 404)
+    unauthorized(t, await app.inject({ url: '/books', headers: ADA }), `${CHALLENGE}, error="invalid_token"`)
+    t.equal((await app.inject({ url: '/members/1?deleted=include', headers: MELVIL })).json().member.name, 'Ada Lovelace', 'a librarian reads a deleted member')
+    problem(t, await app.inject({ url: '/members/2?deleted=include', headers: GRACE }), 403)
+    problem(t, await app.inject({ url: '/members/1?deleted=everything', headers: MELVIL }), 400)
+    problem(t, await app.inject({ method: 'POST', url: '/members/1/restore', headers: GRACE }), 403)
+    const restored = await app.inject({ method: 'POST', url: '/members/1/restore', headers: MELVIL })
+    t.equal(restored.statusCode, 200)
+    t.equal(restored.json().member.name, 'Ada Lovelace', 'the member, in the envelope')
+    t.equal((await app.inject({ url: '/members/1', headers: ADA })).statusCode, 200, 'she is back, and signs in again')
+    problem(t, await app.inject({ method: 'POST', url: '/members/1/restore', headers: MELVIL }), 409)
+    problem(t, await app.inject({ method: 'POST', url: '/members/99/restore', headers: MELVIL }), 404)
+    // A deleted member's address is free; restoring them would then give it to two members.
+    t.equal((await app.inject({ method: 'DELETE', url: '/members/2', headers: MELVIL })).statusCode, 204)
+    const again = await app.inject({ method: 'POST', url: '/members', payload: { member: { name: 'Grace', email: 'grace@example.org' } } })
+    t.equal(again.statusCode, 201, 'the address of a deleted member signs up again')
+    problem(t, await app.inject({ method: 'POST', url: '/members/2/restore', headers: MELVIL }), 409)
+  })
+
   await t.test('members: sign-up in an envelope, one\'s own record (a librarian\'s: anyone\'s), 401 without a known member', async (t) => {
     const { app } = await open()
     t.teardown(() => app.close())

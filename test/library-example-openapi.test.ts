@@ -14,7 +14,7 @@ test('the library\'s document is valid OpenAPI 3.1 and passes redocly\'s recomme
   await app.ready()
   const document = JSON.parse(JSON.stringify(app.swagger()))
   t.same(await new Validator().validate(document), { valid: true })
-  t.same(Object.keys(document.paths), ['/members', '/members/{id}', '/books', '/books/{id}', '/reading-list', '/reading-list/{book_id}', '/members/{memberId}/loans', '/members/{memberId}/loans/{id}'])
+  t.same(Object.keys(document.paths), ['/members', '/members/{id}', '/members/{id}/restore', '/books', '/books/{id}', '/reading-list', '/reading-list/{book_id}', '/members/{memberId}/loans', '/members/{memberId}/loans/{id}'])
   const config = await createConfig({ extends: ['recommended'] })
   const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: 'openapi.json', config })
   t.same(problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? ''}`), [], 'no errors, no warnings')
@@ -29,7 +29,10 @@ test('the library\'s document is valid OpenAPI 3.1 and passes redocly\'s recomme
   t.same(document.components.securitySchemes, { memberId: { type: 'apiKey', in: 'header', name: 'x-member-id', description: 'The id of the member asking.' } })
   const rules: Record<string, { anonymous: boolean, forbidden: boolean, throttled: boolean }> = {
     'POST /members': { anonymous: true, forbidden: false, throttled: true }, // AllowAny
-    'GET /members/{id}': { anonymous: false, forbidden: false, throttled: false }, // IsSelf.or(IsLibrarian): another's record is a 404
+    // IsSelf.or(IsLibrarian): another's record is a 404; ?deleted= is for librarians (a 403 for anyone else).
+    'GET /members/{id}': { anonymous: false, forbidden: true, throttled: false },
+    'DELETE /members/{id}': { anonymous: false, forbidden: true, throttled: true }, // IsLibrarian
+    'POST /members/{id}/restore': { anonymous: false, forbidden: true, throttled: true },
     'GET /books': { anonymous: true, forbidden: false, throttled: false }, // ReadOnly.or(IsLibrarian)
     'POST /books': { anonymous: false, forbidden: true, throttled: true },
     'GET /books/{id}': { anonymous: true, forbidden: false, throttled: false },

@@ -300,7 +300,7 @@ test('Location knows the whole prefix: the application\'s, the parent\'s and the
   t.notOk(answer.headers.location)
 })
 
-/** Soft deletes as a mixin any generic view can take: what docs/generics.md shows. */
+/** Soft deletes as a mixin of the user's own over generic views (docs/generics.md, "Write seams"; the library's own is SoftDeleteMixin). */
 interface SoftDeleteStatics { deletedField: string }
 const SoftDeleteMixin = defineMixin<ActionViewClass<'generic', SoftDeleteStatics>, GenericMixinBase>('SoftDeleteMixin', (Base) => {
   return class SoftDelete extends Base {

@@ -57,10 +57,10 @@ interface Facts {
   declared: number[]
 }
 
-const DETAIL = new Set(['retrieve', 'update', 'partialUpdate', 'destroy'])
-const CONFLICTS = new Set(['create', 'update', 'partialUpdate', 'bulkCreate', 'bulkUpdate', 'updateMany'])
+const DETAIL = new Set(['retrieve', 'update', 'partialUpdate', 'destroy', 'restore'])
+const CONFLICTS = new Set(['create', 'update', 'partialUpdate', 'bulkCreate', 'bulkUpdate', 'updateMany', 'restore'])
 /** The actions that act on objects the client names, where an object permission can refuse. */
-const OBJECT_ACTIONS = new Set(['retrieve', 'update', 'partialUpdate', 'destroy', 'bulkUpdate', 'updateMany', 'bulkDelete'])
+const OBJECT_ACTIONS = new Set(['retrieve', 'update', 'partialUpdate', 'destroy', 'restore', 'bulkUpdate', 'updateMany', 'bulkDelete'])
 const STANDARD = new Set([...DETAIL, ...CONFLICTS, 'list', 'bulkDelete'])
 const UNSAFE = new Set(['PUT', 'PATCH', 'DELETE'])
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS'])
@@ -157,7 +157,7 @@ function factsOf (route: ViewRoute): Facts {
 
 /** The standard action of an operation, from its operationId; longest first: `updateManyItems` is updateMany, not update. */
 const actionOf = (operationId: string): string | undefined =>
-  ['partialUpdate', 'updateMany', 'bulkCreate', 'bulkUpdate', 'bulkDelete', 'retrieve', 'destroy', 'create', 'update', 'list'].find((a) => operationId.startsWith(a))
+  ['partialUpdate', 'updateMany', 'bulkCreate', 'bulkUpdate', 'bulkDelete', 'retrieve', 'restore', 'destroy', 'create', 'update', 'list'].find((a) => operationId.startsWith(a))
 
 /** A Fastify URL (`/members/:memberId/loans`) as the document writes it (`/members/{memberId}/loans`). */
 const toRoute = (url: string): string => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
@@ -580,6 +580,11 @@ const LIBRARY_TARGETS: Record<string, Omit<Target, 'route' | 'facts'>> = {
   'POST /members': { url: '/members', body: { member: { name: 'Jane Eyre', email: 'jane@example.org' } } },
   // A librarian reads any member's record: a member reads her own only, which no other id names.
   'GET /members/{id}': { url: '/members/1', missing: '/members/999', invalid: '/members/abc', headers: MELVIL },
+  // Members 4, 5 and 6, signed up first; 6 deleted before the probes, and restored by the POST whose content is ignored.
+  'DELETE /members/{id}': { url: '/members/4', missing: '/members/999', invalid: '/members/abc', headers: MELVIL, spare: { url: '/members/5', status: 204 } },
+  'POST /members/{id}/restore': {
+    url: '/members/6/restore', missing: '/members/999/restore', invalid: '/members/abc/restore', headers: MELVIL, spare: { url: '/members/6/restore', status: 200 }
+  },
   'GET /books': { url: '/books' },
   'POST /books': { url: '/books', headers: MELVIL, body: { book: { title: 'Middlemarch', author: 'George Eliot', year: 1871 } } },
   'GET /books/{id}': { url: '/books/1', missing: '/books/999', invalid: '/books/abc' },
@@ -621,11 +626,15 @@ const LIBRARY_UNREACHABLE: Record<string, number[]> = {
  * holds of what a create stores). Every other rule either lets every member through or scopes
  * what she reads and writes, where another's row is a 404.
  */
-const LIBRARY_FORBIDDEN = new Set(['POST /books', 'PUT /books/{id}', 'PATCH /books/{id}', 'POST /members/{memberId}/loans'])
+const LIBRARY_FORBIDDEN = new Set(['POST /books', 'PUT /books/{id}', 'PATCH /books/{id}', 'POST /members/{memberId}/loans',
+  // Deleting and restoring members are the librarians' (IsLibrarian), and so is reading deleted ones (?deleted=).
+  'GET /members/{id}', 'DELETE /members/{id}', 'POST /members/{id}/restore'])
 
 /** The writes of the library, each throttled: the requests that spend a member's budget, as Melvil. */
 const LIBRARY_WRITES: Array<Probe & { route: string }> = [
   { route: '/members', method: 'POST', url: '/members', payload: '{"member":{"name":"Jo March","email":"jo@example.org"}}' },
+  { route: '/members/{id}', method: 'DELETE', url: '/members/4' },
+  { route: '/members/{id}/restore', method: 'POST', url: '/members/6/restore' },
   { route: '/books', method: 'POST', url: '/books', payload: '{"book":{"title":"Emma","author":"Jane Austen","year":1815}}' },
   { route: '/books/{id}', method: 'PUT', url: '/books/1', payload: '{"book":{"title":"Emma","author":"Jane Austen","year":1815}}' },
   { route: '/books/{id}', method: 'PATCH', url: '/books/1', payload: '{"book":{"year":1}}' },
@@ -648,6 +657,10 @@ test('the library example: every operation documents exactly the statuses its co
   const doc = JSON.parse(JSON.stringify(app.swagger())) as Doc
   const lent = await app.inject({ method: 'POST', url: '/members/2/loans', headers: GRACE, payload: { loan: { book_id: 6 } } })
   t.equal(lent.headers.location, '/members/2/loans/3', 'the loan the DELETE with content returns')
+  for (const name of ['amy', 'beth', 'meg']) {
+    await app.inject({ method: 'POST', url: '/members', payload: { member: { name, email: `${name}@example.org` } } })
+  }
+  t.equal((await app.inject({ method: 'DELETE', url: '/members/6', headers: MELVIL })).statusCode, 204, 'the member the restores find deleted')
   // The views buildApp registers, made again to read their configuration: the router's and each
   // registration's dependencies, and each view's statics. Nothing of the store is read to make them.
   const router = libraryViews({} as LibraryStore)
@@ -663,7 +676,7 @@ test('the library example: every operation documents exactly the statuses its co
     for (const [method, operation] of Object.entries(operations)) {
       const key = `${method.toUpperCase()} ${route}`
       const registration = registrations.find(
-        ({ view, prefix }) => route === prefix || route === prefix + toRoute(view.detailRoute)
+        ({ view, prefix }) => route === prefix || route === prefix + toRoute(view.detailRoute) || route === `${prefix}${toRoute(view.detailRoute)}/restore`
       )
       if (registration === undefined) {
         t.fail(`${key}: no view serves it`)
@@ -692,7 +705,7 @@ test('the library example: every operation documents exactly the statuses its co
       for (const probe of probesFor(target, 1024 * 1024)) probes.push({ ...probe, route })
     }
   }
-  t.equal(seen, 15, 'every operation')
+  t.equal(seen, 17, 'every operation')
 
   const json = (headers: Record<string, string>) => ({ ...headers, ...JSON_TYPE })
   probes.push(
@@ -703,6 +716,10 @@ test('the library example: every operation documents exactly the statuses its co
     { route: '/members', why: 'a body outside its envelope', status: 400, method: 'POST', url: '/members', headers: JSON_TYPE, payload: '{"name":"Jane","email":"jane@example.org"}' },
     { route: '/members', why: 'an email taken', status: 409, method: 'POST', url: '/members', headers: JSON_TYPE, payload: '{"member":{"name":"Ada","email":"ada@example.org"}}' },
     { route: '/members/{id}', why: 'no member named', status: 401, method: 'GET', url: '/members/1' },
+    { route: '/members/{id}', why: 'deleted members, asked by a member who is not a librarian', status: 403, method: 'GET', url: '/members/1?deleted=include', headers: ADA },
+    { route: '/members/{id}', why: 'a member who is not a librarian', status: 403, method: 'DELETE', url: '/members/2', headers: ADA },
+    { route: '/members/{id}/restore', why: 'a member who is not a librarian', status: 403, method: 'POST', url: '/members/6/restore', headers: ADA },
+    { route: '/members/{id}/restore', why: 'a member who is not deleted', status: 409, method: 'POST', url: '/members/2/restore', headers: MELVIL },
     { route: '/books', why: 'a member who is not a librarian', status: 403, method: 'POST', url: '/books', headers: json(ADA), payload: '{"book":{"title":"Emma","author":"Jane Austen","year":1815}}' },
     { route: '/books/{id}', why: 'a member who is not a librarian', status: 403, method: 'PUT', url: '/books/1', headers: json(ADA), payload: '{"book":{"title":"Emma","author":"Jane Austen","year":1815}}' },
     { route: '/books/{id}', why: 'a member who is not a librarian', status: 403, method: 'PATCH', url: '/books/1', headers: json(ADA), payload: '{"book":{"year":1}}' },

@@ -28,7 +28,8 @@ export function memberAuth (members: LibraryStore['members']): Authenticator {
       const header = request.headers['x-member-id']
       if (header === undefined) return undefined
       const id = typeof header === 'string' && /^[1-9][0-9]{0,9}$/.test(header) ? Number(header) : 0
-      const member = id >= 1 && id <= MAX_ID ? await members.get({ id }) : null
+      // A deleted member names nobody any more.
+      const member = id >= 1 && id <= MAX_ID ? await members.get({ id, deleted_at: null }) : null
       if (member === null) throw invalidCredentials(CHALLENGE, 'The x-member-id header names no member.')
       return member
     }

@@ -29,8 +29,11 @@ export const POSTGRES_SCHEMA: SchemaDialect = {
 /** The tables, created when missing. `BOOLEAN` is a column type of both databases (SQLite stores 0 and 1). */
 export const tables = (d: SchemaDialect): string[] => [
   `CREATE TABLE IF NOT EXISTS members (
-    id ${d.key}, name TEXT NOT NULL, email TEXT NOT NULL UNIQUE,
-    librarian BOOLEAN NOT NULL DEFAULT FALSE, joined_at TEXT NOT NULL DEFAULT ${d.now})`,
+    id ${d.key}, name TEXT NOT NULL, email TEXT NOT NULL,
+    librarian BOOLEAN NOT NULL DEFAULT FALSE, joined_at TEXT NOT NULL DEFAULT ${d.now}, deleted_at TEXT)`,
+  // An address is one member's while they are not deleted: a deleted member's may sign up again,
+  // and restoring the deleted one is then a conflict (409).
+  'CREATE UNIQUE INDEX IF NOT EXISTS members_email ON members (email) WHERE deleted_at IS NULL',
   `CREATE TABLE IF NOT EXISTS genres (id ${d.key}, slug TEXT NOT NULL UNIQUE, name TEXT NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS books (
     id ${d.key}, title TEXT NOT NULL, author TEXT NOT NULL, year INTEGER,

@@ -13,6 +13,8 @@ export const Member = Type.Object({
   joined_at: Time('When the member signed up.')
 }, { $id: 'Member', examples: [{ id: 1, name: 'Ada Lovelace', email: 'ada@example.org', librarian: false, joined_at: '2026-01-05T09:00:00.000Z' }] })
 export type Member = Static<typeof Member>
+/** A member as stored: `deleted_at` is set when a librarian deletes the member (a soft delete: the API no longer shows them, a librarian may restore them). */
+export type MemberRow = Member & { deleted_at: string | null }
 
 export const MemberIn = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100 }),

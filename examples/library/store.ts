@@ -8,7 +8,7 @@ import pg from 'pg'
 import type { AsyncRepository } from 'fastify-views/generics'
 import { AsyncSqliteRepository, PostgresRepository, option, sql, type SqlTableOptions } from 'fastify-views/sql'
 import { POSTGRES_SCHEMA, SQLITE_SCHEMA, setUpSchema } from './schema.js'
-import type { Book, LoanRow, Member, SavedBookRow, Shelf } from './schemas.js'
+import type { Book, LoanRow, MemberRow, SavedBookRow, Shelf } from './schemas.js'
 
 /** `sqlite:<path>` (or nothing: `./data/library.db`), or a `postgres://` URL. */
 export interface StoreOptions { databaseUrl?: string | undefined }
@@ -21,7 +21,7 @@ export type Transaction = <R>(work: () => Promise<R>) => Promise<R>
 
 /** The library's repositories over one database. */
 export interface LibraryStore {
-  members: LibraryRepository<Member>
+  members: LibraryRepository<MemberRow>
   books: LibraryRepository<Book>
   /** The books table alone, for the writes of lending and returning, which read no computed field. */
   shelf: LibraryRepository<Shelf>
@@ -43,7 +43,11 @@ const POSTGRES_READS: ReadDialect = {
 
 // `decode`: SQLite has no boolean and no JSON type (1 for true, `["classic"]` as text); PostgreSQL
 // already gives both in their type, which decoding leaves as it is.
-const MEMBERS = { table: 'members', columns: ['id', 'name', 'email', 'librarian', 'joined_at'], decode: { librarian: 'boolean' } } satisfies SqlTableOptions<Member>
+const MEMBERS = {
+  table: 'members',
+  columns: ['id', 'name', 'email', 'librarian', 'joined_at', 'deleted_at'],
+  decode: { librarian: 'boolean' }
+} satisfies SqlTableOptions<MemberRow>
 
 /** Books as a reader sees them: their genres, whether the reader saved them, how often they were lent. */
 const books = (d: ReadDialect) => ({
@@ -97,7 +101,7 @@ async function openPostgres (url: string): Promise<LibraryStore> {
   await setUpSchema(POSTGRES_SCHEMA, (text) => pool.query(text), async () => Number((await pool.query('SELECT COUNT(*) AS n FROM books')).rows[0].n))
   const loans = new PostgresRepository<LoanRow>(pool, LOANS)
   return {
-    members: new PostgresRepository<Member>(pool, MEMBERS),
+    members: new PostgresRepository<MemberRow>(pool, MEMBERS),
     books: new PostgresRepository<Book>(pool, books(POSTGRES_READS)),
     shelf: new PostgresRepository<Shelf>(pool, SHELF),
     readingList: new PostgresRepository<SavedBookRow>(pool, READING_LIST),
@@ -117,7 +121,7 @@ async function openSqlite (file: string): Promise<LibraryStore> {
   await setUpSchema(SQLITE_SCHEMA, (text) => db.exec(text), () => Number(db.prepare('SELECT COUNT(*) AS n FROM books').get()?.n))
   const loans = new AsyncSqliteRepository<LoanRow>(db, LOANS)
   return {
-    members: new AsyncSqliteRepository<Member>(db, MEMBERS),
+    members: new AsyncSqliteRepository<MemberRow>(db, MEMBERS),
     books: new AsyncSqliteRepository<Book>(db, books(SQLITE_READS)),
     shelf: new AsyncSqliteRepository<Shelf>(db, SHELF),
     readingList: new AsyncSqliteRepository<SavedBookRow>(db, READING_LIST),

@@ -7,7 +7,7 @@ import { Conflict } from 'fastify-views/errors'
 import {
   AsyncGenericCreateAPIView, AsyncGenericDestroyAPIView, AsyncGenericListAPIView, AsyncGenericPartialUpdateAPIView,
   AsyncGenericRetrieveAPIView,
-  AsyncGenericUpdateAPIView, OffsetLimitFilter, OffsetPagination, type OffsetFacts
+  AsyncGenericUpdateAPIView, OffsetLimitFilter, OffsetPagination, SoftDeleteMixin, type OffsetFacts
 } from 'fastify-views/generics'
 import { ConditionalMixin } from 'fastify-views/conditional'
 import { IsBorrower, IsLibrarian, IsSelf } from './auth.js'
@@ -50,19 +50,35 @@ class BookFilter extends OffsetLimitFilter.with({
 
 /** The library's views over its store. Registered under one router (`/`). */
 export function libraryViews (store: LibraryStore): ViewRouter {
-  /** `/members`: signing up, and reading one's own record (a librarian reads anyone's). */
-  class MemberViews extends mix(AsyncGenericCreateAPIView, AsyncGenericRetrieveAPIView).with({
+  /**
+   * `/members`: signing up, and reading one's own record (a librarian reads anyone's). Librarians
+   * delete members (kept, stamped deleted_at: gone for the API) and restore them.
+   */
+  class MemberViews extends mix(
+    SoftDeleteMixin,
+    AsyncGenericCreateAPIView,
+    AsyncGenericRetrieveAPIView,
+    AsyncGenericDestroyAPIView
+  ).with({
     responseSchema: Member,
     createSchema: MemberIn,
     detailParams: IdParams,
     envelope: 'member',
     repository: store.members,
-    actionPermissions: { create: [AllowAny], retrieve: [IsSelf.or(IsLibrarian)] },
-    actionThrottles: { create: [WRITES] }
+    // Librarians may also read deleted members: GET /members/{id}?deleted=include.
+    softDelete: { field: 'deleted_at', deleted: IsLibrarian },
+    actionPermissions: {
+      create: [AllowAny],
+      retrieve: [IsSelf.or(IsLibrarian)],
+      destroy: [IsLibrarian],
+      restore: [IsLibrarian]
+    },
+    actionThrottles: { create: [WRITES], destroy: [WRITES], restore: [WRITES] }
   }, {
     getLocation (member) { return this.getDetailUrl(member) }
   }) {
-    static override apiDescription = 'Members of the library. Signing up needs nothing; a member then names themselves with the x-member-id header.'
+    static override apiDescription = 'Members of the library. Signing up needs nothing; a member then names themselves with the x-member-id header. ' +
+      'Librarians delete members (DELETE) and restore them (POST /members/{id}/restore).'
   }
 
   /** `/books`: the catalogue, as the member asking sees it; librarians change it. */

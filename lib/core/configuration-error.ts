@@ -34,6 +34,8 @@ export const CONFIGURATION_ERRORS = {
   FV_ERR_CONDITIONAL_OFF: 'FV_ERR_CONDITIONAL_OFF',
   /** A view's `versionField` without `etag`, or over a repository that does not keep its version in that field. */
   FV_ERR_VERSION_FIELD: 'FV_ERR_VERSION_FIELD',
+  /** A soft-delete view whose field its repository does not have or a body takes, an action its scope cannot reach, or a `deleted` permission that judges objects. */
+  FV_ERR_SOFT_DELETE: 'FV_ERR_SOFT_DELETE',
   /** A partial update takes patch documents but has no way to read the object they apply to. */
   FV_ERR_PATCH_TARGET: 'FV_ERR_PATCH_TARGET',
   /** A bulk view lacks an attribute its actions need, or its PUT schema does not require the key. */

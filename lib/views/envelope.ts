@@ -7,7 +7,7 @@ import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 // bodies of the actions on one object, so that types, checks and ETags see one shape each.
 
 /** The standard actions whose answer is one object, and whose body (when they take one) is one. */
-export const ENVELOPED_ACTIONS = new Set(['create', 'retrieve', 'update', 'partialUpdate'])
+export const ENVELOPED_ACTIONS = new Set(['create', 'retrieve', 'update', 'partialUpdate', 'restore'])
 
 const built = new WeakMap<TSchema, Map<string, TObject>>()
 

@@ -7,7 +7,7 @@ import { assignStatics, withName } from '../core/statics.js'
 import type { DidYouMean } from '../core/names.js'
 import { routeBuilder, type RouteBuilder, type RouteHandler } from './route-builder.js'
 import type { Schema } from '../core/typebox-lines.js'
-import type { ModelsOf, RepositoryFits, TimeFieldOf, UnknownFilterFields } from './schema-models.js'
+import type { ModelsOf, NullableFieldOf, RepositoryFits, TimeFieldOf, UnknownFilterFields } from './schema-models.js'
 import type { Permission } from '../access/permission.js'
 import type { Throttle } from '../access/throttle.js'
 
@@ -234,7 +234,8 @@ export type StaticsInput<S, C> = {
  */
 type GroupInput<C, Given, Declared, Group extends string> = Given extends object ? {
   [Q in keyof Given]: Q extends keyof Declared
-    ? Q extends 'lastModifiedField' ? LastModifiedFieldOf<C, Declared[Q]> : Declared[Q]
+    ? Q extends 'lastModifiedField' ? LastModifiedFieldOf<C, Declared[Q]>
+      : Group extends 'softDelete' ? (Q extends 'field' ? NullableFieldOf<C, Declared[Q]> : Declared[Q]) : Declared[Q]
     : `unknown option ${Q & string} of ${Group}${DidYouMean<Q & string, keyof Declared & string>}`
 } : Declared
 

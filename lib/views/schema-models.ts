@@ -119,6 +119,18 @@ export type RepositoryFits<C> = C extends { readonly responseSchema: infer T ext
       : RepositoryItemOf<C> extends StaticOf<T> ? true : false
   : true
 
+/**
+ * What `softDelete.field` may be in `.with()`: a field of the repository's rows that may hold null,
+ * when the repository's type names their fields; otherwise what the static declares (any name,
+ * checked at registration).
+ */
+export type NullableFieldOf<C, Declared> = unknown extends RepositoryItemOf<C> ? Declared
+  : string extends keyof RepositoryItemOf<C> ? Declared
+    : NullableKeys<RepositoryItemOf<C>>
+
+/** The keys of `R` whose values may be null. */
+type NullableKeys<R> = { [K in keyof R]-?: null extends R[K] ? K : never }[keyof R] & string
+
 /** The fields of the item `responseSchema` gives that can hold a time: a string (date-time) or a `Date`. */
 export type TimeFieldOf<C> = C extends { readonly responseSchema: infer T extends Schema }
   ? { [K in keyof StaticOf<T>]-?: NonNullable<StaticOf<T>[K]> extends string | Date ? K : never }[keyof StaticOf<T>] &

@@ -69,7 +69,10 @@ type ConditionalView = APIView & ConditionalMembers & {
 const SAFE = new Set(['GET', 'HEAD'])
 const UNSAFE = new Set(['PUT', 'PATCH', 'DELETE'])
 /** The generic actions that write one object through the repository. */
-const GENERIC_WRITES = new Set(['update', 'partialUpdate', 'destroy'])
+const GENERIC_WRITES = new Set(['update', 'partialUpdate', 'destroy', 'restore'])
+/** Whether a route writes the object its path names: PUT, PATCH, DELETE, and SoftDeleteMixin's `POST .../restore`. */
+const writesObject = (route: RouteDefinition, method: string): boolean =>
+  UNSAFE.has(method) || (method === 'POST' && route.standard && route.name === 'restore')
 
 /**
  * Conditional requests with no cache backend (docs/conditional.md). Mix it in first:
@@ -119,7 +122,7 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
     static override contribute (route: RouteDefinition, method: string): RouteContribution {
       const inherited = super.contribute(route, method)
       if (SAFE.has(method)) return extendContribution(inherited, readContribution(this, route))
-      if (UNSAFE.has(method) && route.path.includes(':')) return extendContribution(inherited, writeContribution(this, route, method))
+      if (writesObject(route, method) && route.path.includes(':')) return extendContribution(inherited, writeContribution(this, route, method))
       return inherited
     }
 

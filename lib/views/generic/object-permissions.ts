@@ -18,7 +18,7 @@ export function checksObjectPermissions (klass: { prototype: object }): boolean 
 }
 
 /** The actions that act on objects the client names: where a 403 of an object permission can happen. */
-export const OBJECT_ACTIONS = ['retrieve', 'update', 'partialUpdate', 'destroy', 'bulkUpdate', 'updateMany', 'bulkDelete'] as const
+export const OBJECT_ACTIONS = ['retrieve', 'update', 'partialUpdate', 'destroy', 'restore', 'bulkUpdate', 'updateMany', 'bulkDelete'] as const
 
 /** An action whose objects `checkObjectPermissions` can judge. */
 export type ObjectAction = typeof OBJECT_ACTIONS[number]
