@@ -5,7 +5,7 @@ import { test } from 'tap'
 import pg from 'pg'
 import { buildApp } from '../examples/library/app.js'
 import { libraryCases } from './library-example-cases.js'
-import { startPostgres, type PgServer } from './pg-server.js'
+import { postgres } from './pg-server.js'
 import { redisMissing, startRedis } from './redis-server.js'
 
 // The lending library example on each database it runs on, through HTTP: the same cases, a fresh
@@ -25,16 +25,6 @@ test('the library on SQLite (node:sqlite)', async (t) => {
     return { app, query: async (sql) => db.prepare(sql).all() }
   })
 })
-
-/** A PostgreSQL server for the test, or why there is none: only missing server binaries skip it. */
-async function postgres (): Promise<{ server: PgServer } | { skip: string }> {
-  try {
-    return { server: await startPostgres() }
-  } catch (error) {
-    if (error instanceof Error && /binaries \(initdb\) not found/.test(error.message)) return { skip: `PostgreSQL is not installed here: ${error.message}` }
-    throw error
-  }
-}
 
 const started = await postgres()
 

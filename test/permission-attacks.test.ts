@@ -9,7 +9,7 @@ import { AsyncBulkAPIViewSet, BulkAPIViewSet } from '../lib/bulk.js'
 import { ConditionalMixin, type ConditionalOptions } from '../lib/conditional.js'
 import { PostgresRepository, SqliteRepository, type SqlTableOptions } from '../lib/stores/sql/index.js'
 import { driver, openSqlite } from './sqlite-driver.js'
-import { startPostgres, type PgServer } from './pg-server.js'
+import { postgres, type PgServer } from './pg-server.js'
 
 // Permissions under attack (docs/security.md, "Permissions under attack"): a viewset with every
 // mixin (conditional, the four bulk verbs, the six CRUD actions, three patch formats, a cursor list
@@ -192,16 +192,6 @@ async function postgresStore (server: PgServer): Promise<Store> {
     dump: async () => JSON.stringify((await pool.query('SELECT * FROM items ORDER BY id')).rows),
     reset,
     close: async () => { await pool.end() }
-  }
-}
-
-/** A PostgreSQL server, or why there is none: only missing server binaries skip it. */
-async function postgres (): Promise<{ server: PgServer } | { skip: string }> {
-  try {
-    return { server: await startPostgres() }
-  } catch (error) {
-    if (error instanceof Error && /binaries \(initdb\) not found/.test(error.message)) return { skip: `PostgreSQL is not installed here: ${error.message}` }
-    throw error
   }
 }
 

@@ -52,3 +52,13 @@ export async function startPostgres (): Promise<PgServer> {
     kill: () => stop('immediate')
   }
 }
+
+/** A PostgreSQL server for a test file, or why there is none: only missing server binaries skip its tests. */
+export async function postgres (): Promise<{ server: PgServer } | { skip: string }> {
+  try {
+    return { server: await startPostgres() }
+  } catch (error) {
+    if (error instanceof Error && /binaries \(initdb\) not found/.test(error.message)) return { skip: `PostgreSQL is not installed here: ${error.message}` }
+    throw error
+  }
+}

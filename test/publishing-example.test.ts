@@ -7,7 +7,7 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import { createConfig, lintFromString } from '@redocly/openapi-core'
 import { buildApp } from '../examples/publishing/app.js'
 import { publishingCases } from './publishing-example-cases.js'
-import { startPostgres, type PgServer } from './pg-server.js'
+import { postgres } from './pg-server.js'
 
 // The publishing example on each database it runs on, through HTTP: the same cases, a fresh seeded
 // site for each (a new SQLite file, a new PostgreSQL database). Then its document, and its views
@@ -33,16 +33,6 @@ test('the publishing API on SQLite (node:sqlite)', async (t) => {
     }
   })
 })
-
-/** A PostgreSQL server for the test, or why there is none: only missing server binaries skip it. */
-async function postgres (): Promise<{ server: PgServer } | { skip: string }> {
-  try {
-    return { server: await startPostgres() }
-  } catch (error) {
-    if (error instanceof Error && /binaries \(initdb\) not found/.test(error.message)) return { skip: `PostgreSQL is not installed here: ${error.message}` }
-    throw error
-  }
-}
 
 const started = await postgres()
 

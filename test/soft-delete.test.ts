@@ -17,7 +17,7 @@ import { ConditionalMixin } from '../lib/conditional.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
 import { AsyncSqliteRepository, PostgresRepository, SqliteRepository, type SqlTableOptions } from '../lib/stores/sql/index.js'
 import { build, caught, problem } from './helpers.js'
-import { startPostgres, type PgServer } from './pg-server.js'
+import { postgres, type PgServer } from './pg-server.js'
 
 // Soft delete (docs/soft-delete.md): a DELETE stamps deleted_at; every read, count, page, bulk
 // selection and conditional check skips stamped rows; POST /{id}/restore clears the stamp (404
@@ -290,15 +290,6 @@ for (const store of [memoryStore(false), memoryStore(true), betterSqlite, nodeSq
   test(store.name, async (t) => { await storeCases(t, store) })
 }
 
-/** A PostgreSQL server for the test, or why there is none: only missing server binaries skip it. */
-async function postgres (): Promise<{ server: PgServer } | { skip: string }> {
-  try {
-    return { server: await startPostgres() }
-  } catch (error) {
-    if (error instanceof Error && /binaries \(initdb\) not found/.test(error.message)) return { skip: `PostgreSQL is not installed here: ${error.message}` }
-    throw error
-  }
-}
 const started = await postgres()
 test('PostgreSQL', { skip: 'skip' in started ? started.skip : false }, async (t) => {
   if (!('server' in started)) return
