@@ -8,7 +8,7 @@ import pg from 'pg'
 import { Type, type Static } from '@sinclair/typebox'
 import views, { APIView, Get, configureApp, mix } from 'fastify-views'
 import { problemFrameworkErrors } from 'fastify-views/errors'
-import { AsyncGenericViewSet, PaginationFilter, type AsyncBulkRepository, type AsyncRepository } from 'fastify-views/generics'
+import { AsyncGenericViewSet, PaginationFilter, SparseFieldsMixin, type AsyncBulkRepository, type AsyncRepository } from 'fastify-views/generics'
 import { AsyncBulkAPIViewSet } from 'fastify-views/bulk'
 import { ConditionalMixin } from 'fastify-views/conditional'
 import { AsyncSqliteRepository, PostgresRepository, type SqlTableOptions } from 'fastify-views/sql'
@@ -86,12 +86,12 @@ async function openStore ({ databaseUrl, sqliteLockTimeout }: StoreOptions): Pro
 
 /**
  * `/items`: every CRUD verb and the four bulk verbs on `/items/bulk` (PATCH and DELETE
- * select by `name`), with ETag and Last-Modified on reads, 304 and 412.
+ * select by `name`), with ETag and Last-Modified on reads, 304 and 412, and `?fields=` on reads.
  */
 function itemsView (repository: ItemRepository) {
   // Every schema is given once: the types of the actions (getLocation's item below) and the
   // field lastModifiedField may name are read from them.
-  return class Items extends mix(ConditionalMixin, AsyncBulkAPIViewSet, AsyncGenericViewSet).with({
+  return class Items extends mix(ConditionalMixin, SparseFieldsMixin, AsyncBulkAPIViewSet, AsyncGenericViewSet).with({
     responseSchema: Item,
     createSchema: ItemIn,
     updateSchema: ItemIn,

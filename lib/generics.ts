@@ -16,6 +16,8 @@ export {
 } from './views/generic/generic-actions.js'
 export type { WriteDescription } from './views/write.js'
 export { SoftDeleteMixin, type SoftDeleteOptions, type SoftDeleteStatics, type SoftDeleteMembers, type DeletedMode } from './views/generic/soft-delete.js'
+export { SparseFieldsMixin, type SparseFieldsMembers } from './views/generic/sparse-fields.js'
+export type { FieldSet } from './query/field-set.js'
 export {
   AsyncGenericViewSet, GenericViewSet, AsyncGenericReadOnlyViewSet, GenericReadOnlyViewSet,
   AsyncGenericListCreateAPIView, GenericListCreateAPIView,

@@ -15,7 +15,7 @@ import {
 } from '../lib/errors.js'
 import {
   AsyncGenericListAPIView, BaseFilter, GenericListAPIView, GenericViewSet, MemoryRepository, OffsetLimitFilter,
-  PaginationFilter, SearchFilter, SoftDeleteMixin, asyncRepository, composeFilters
+  PaginationFilter, SearchFilter, SoftDeleteMixin, SparseFieldsMixin, asyncRepository, composeFilters
 } from '../lib/generics.js'
 import { AsyncGenericBulkCreateAPIView, AsyncGenericBulkDestroyAPIView, GenericBulkDestroyAPIView } from '../lib/bulk.js'
 import { ConditionalMixin } from '../lib/conditional.js'
@@ -360,6 +360,19 @@ const thrown: ThrownCase[] = [
       return build({ views: [Notes] })
     },
     message: /^Cannot register Notes: softDelete\.field "removed_at" is not a field of its repository \(its fields: id, name, price\)/
+  },
+  {
+    code: 'FV_ERR_SPARSE_FIELDS',
+    mistake: 'sparse fieldsets over a filter that takes "fields": which of the two a client meant could not be told',
+    act: () => {
+      const Pages = PaginationFilter.with({ fields: { fields: Type.String() } })
+      const Tagged = Type.Object({ id: Type.Integer(), fields: Type.String() })
+      class Notes extends mix(SparseFieldsMixin, GenericListAPIView).with({
+        responseSchema: Tagged, filter: Pages, repository: new MemoryRepository({ rows: [] })
+      }) {}
+      return build({ views: [{ view: Notes, prefix: '/notes' }] })
+    },
+    message: /^Cannot register Notes: its filter has a parameter "fields", a name of the sparse fieldsets' parameters; rename the filter's \(docs\/sparse-fields\.md\)$/
   },
   {
     code: 'FV_ERR_MISSPELT_MEMBER',

@@ -7,7 +7,7 @@ import { Conflict } from 'fastify-views/errors'
 import {
   AsyncGenericCreateAPIView, AsyncGenericDestroyAPIView, AsyncGenericListAPIView, AsyncGenericPartialUpdateAPIView,
   AsyncGenericRetrieveAPIView,
-  AsyncGenericUpdateAPIView, OffsetLimitFilter, OffsetPagination, SoftDeleteMixin, type OffsetFacts
+  AsyncGenericUpdateAPIView, OffsetLimitFilter, OffsetPagination, SoftDeleteMixin, SparseFieldsMixin, type OffsetFacts
 } from 'fastify-views/generics'
 import { ConditionalMixin } from 'fastify-views/conditional'
 import { IsBorrower, IsLibrarian, IsSelf } from './auth.js'
@@ -84,6 +84,7 @@ export function libraryViews (store: LibraryStore): ViewRouter {
   /** `/books`: the catalogue, as the member asking sees it; librarians change it. */
   class Books extends mix(
     ConditionalMixin,
+    SparseFieldsMixin,
     AsyncGenericListAPIView,
     AsyncGenericCreateAPIView,
     AsyncGenericRetrieveAPIView,
@@ -106,7 +107,8 @@ export function libraryViews (store: LibraryStore): ViewRouter {
     },
     getLocation (book) { return this.getDetailUrl(book) }
   }) {
-    static override apiDescription = 'The catalogue. Reads carry an ETag (which depends on who asks: on_my_list is theirs); send If-Match with a change.'
+    static override apiDescription = 'The catalogue. Reads carry an ETag (which depends on who asks: on_my_list is theirs); send If-Match with a change. ' +
+      'Ask for some fields only with ?fields=id,title (or leave some out with ?omit=): the others are neither read nor sent.'
   }
 
   /** `/reading-list`: the books the member asking saved, saved and unsaved by the book's id. */

@@ -36,6 +36,8 @@ export const CONFIGURATION_ERRORS = {
   FV_ERR_VERSION_FIELD: 'FV_ERR_VERSION_FIELD',
   /** A soft-delete view whose field its repository does not have or a body takes, an action its scope cannot reach, or a `deleted` permission that judges objects. */
   FV_ERR_SOFT_DELETE: 'FV_ERR_SOFT_DELETE',
+  /** A view with sparse fieldsets whose read sends no object schema, whose list page holds no array of them, or whose filter takes `fields` or `omit`. */
+  FV_ERR_SPARSE_FIELDS: 'FV_ERR_SPARSE_FIELDS',
   /** A partial update takes patch documents but has no way to read the object they apply to. */
   FV_ERR_PATCH_TARGET: 'FV_ERR_PATCH_TARGET',
   /** A bulk view lacks an attribute its actions need, or its PUT schema does not require the key. */

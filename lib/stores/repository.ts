@@ -187,6 +187,12 @@ export interface ListQuery {
   after?: unknown[]
   /** Positional criteria from an overridden `resolveFilter` (SQL expressions), for repositories that take them. */
   args?: unknown[]
+  /**
+   * The fields the caller sends of each row (a sparse fieldset): a repository may read only these,
+   * its key and the `orderBy` fields (a SQL table selects only their columns), or ignore it. The view
+   * sends only the set whatever the rows hold.
+   */
+  fields?: readonly string[]
 }
 
 /**

@@ -1,5 +1,5 @@
 // The statement builder, above the dialect and below the operations: the SQL of one table, or of a query over it, for any dialect.
-import { splitCriterion, type Criteria, type DistinctQuery, type ListQuery, type RepositoryOptions } from '../repository.js'
+import { splitCriterion, type Criteria, type DistinctQuery, type ListQuery, type OrderKey, type RepositoryOptions } from '../repository.js'
 import { ConfigurationError } from '../../core/configuration-error.js'
 import { after, condition, orderBy, windowSize, type FieldWriter } from './conditions.js'
 import type { Bind, Dialect } from './dialect.js'
@@ -9,6 +9,7 @@ import { sqliteDialect } from './sqlite-dialect.js'
 import type { SqlFragment, Statement, TableDefinition } from './statement.js'
 import { isRelationPath, SqlRelations } from './relations.js'
 import { tableKey, type KeyCondition, type TableKey } from './table-key.js'
+import { projectionList } from './projection.js'
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
 
@@ -42,9 +43,8 @@ export class SqlBuilder {
   readonly optionKeys: Set<string>
   readonly scopeFields: readonly string[]
   /**
-   * The declared columns, quoted, then each computed field as `(<expression>) AS "<name>"`: what
-   * every SELECT lists. Never `*`, so a column the repository was not told about (a password hash)
-   * never leaves the database.
+   * The declared columns, quoted, then each computed field as `(<expression>) AS "<name>"`: what every SELECT
+   * lists. Never `*`, so a column the repository was not told about (a password hash) never leaves the database.
    */
   readonly selectList: string
   /** What a write returns where the dialect returns rows: the whole row from a table, the key from a query (which reads the row back). */
@@ -133,10 +133,15 @@ export class SqlBuilder {
     for (const expression of this.#bound) expression.render(params, options)
   }
 
-  /** `SELECT <list> FROM <table and joins>`, its values added to `params`. */
-  #head (params: unknown[], options: RepositoryOptions | undefined): string {
-    this.#headValues(params, options)
-    return `SELECT ${this.selectList} FROM ${this.from}`
+  /** `SELECT <list> FROM <table and joins>`, values added to `params`: all fields, or `fields` (`projectionList`). */
+  #head (params: unknown[], options?: RepositoryOptions, fields?: readonly string[], keys: OrderKey[] = []): string {
+    if (fields === undefined) {
+      this.#headValues(params, options)
+      return `SELECT ${this.selectList} FROM ${this.from}`
+    }
+    const list = projectionList(this, fields, keys, params, options)
+    this.#joins?.render(params, options)
+    return `SELECT ${list} FROM ${this.from}`
   }
 
   /**
@@ -201,9 +206,9 @@ export class SqlBuilder {
   /** The rows the criteria and the query select; `options` bind what the query's expressions read. */
   select (criteria: Criteria, query: ListQuery, options?: RepositoryOptions): Statement {
     const params: unknown[] = []
-    const head = this.#head(params, options)
-    let where = this.where(criteria, params, query.search, query.args, options)
     const keys = this.key.ordering(query.orderBy)
+    const head = this.#head(params, options, query.fields, keys)
+    let where = this.where(criteria, params, query.search, query.args, options)
     const field: FieldWriter = (name) => this.#field(name, params, options)
     if (query.after !== undefined) {
       const bind: Bind = (v) => { params.push(v); return '?' }
@@ -229,10 +234,9 @@ export class SqlBuilder {
   }
 
   /**
-   * The statement reading the first row the criteria select. Criteria of plain
-   * equalities on columns with non-null values (a detail route's id, a tenant) have
-   * a text that depends only on their column names, so it is built once per set of
-   * names: a detail read then costs a map lookup, not a SQL build.
+   * The statement reading the first row the criteria select. Criteria of plain equalities on columns with
+   * non-null values (a detail route's id, a tenant) have a text that depends only on their column names,
+   * so it is built once per set of names: a detail read then costs a map lookup, not a SQL build.
    */
   selectOne (criteria: Criteria, options?: RepositoryOptions): Statement {
     let shape = ''
@@ -370,10 +374,9 @@ export class SqlBuilder {
   }
 
   /**
-   * The `WHERE` of a write; `first` limits it to the first row by primary key. With the
-   * primary key (each of its columns) among the equalities at most one row matches, so they are the
-   * whole condition; otherwise the dialect picks the row (`Dialect.firstRow`). A query's
-   * writes name their rows by key, read first.
+   * The `WHERE` of a write; `first` limits it to the first row by primary key. With the primary key (each of
+   * its columns) among the equalities at most one row matches, so they are the whole condition; otherwise
+   * the dialect picks the row (`Dialect.firstRow`). A query's writes name their rows by key, read first.
    */
   private target (criteria: Criteria, params: unknown[], first: boolean, args: unknown[]): string {
     const where = this.where(criteria, params, undefined, args)

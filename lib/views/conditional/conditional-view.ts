@@ -21,6 +21,8 @@ import { CHANGED, preconditionCheck, validatorsOf, type ConditionalState } from 
 import { holdsTime, READ_CONDITIONS, validatorHeaders, WRITE_CONDITIONS } from './conditional-docs.js'
 import { tagStamp, versionTags, type VersionTags } from './versioned.js'
 import { CONDITIONAL, type ConditionalOptions } from './conditional-options.js'
+import { sparseVariantsOf } from '../../query/field-set.js'
+import type { TSchema } from '@sinclair/typebox'
 
 /** The instance members `ConditionalMixin` adds (docs/conditional.md). */
 export interface ConditionalMembers {
@@ -286,18 +288,29 @@ function stamps (
   notModified: boolean
 ): Array<preSerializationHookHandler<unknown>> {
   const field = klass.conditional.lastModifiedField
+  const item = schemaStatic(klass, 'responseSchema')
+  const sparse = item !== undefined && sendsFieldSets(item, route)
   return [
     ...(field === undefined ? [] : [lastModifiedStamp(field, route.envelope)]),
-    ...(tagOf === undefined ? [] : [tagStamp(tagOf, route.envelope, notModified)])
+    ...(tagOf === undefined ? [] : [tagStamp(tagOf, route.envelope, notModified, sparse)])
   ]
 }
 
 /** Whether a route sends the view's item (retrieve, the updates, a custom route with the same schema): what version tags name. */
 function sendsItem (klass: ConditionalClass, route: RouteDefinition): boolean {
   const item = schemaStatic(klass, 'responseSchema')
-  if (item === undefined) return false
-  return route.responseSchema === (route.envelope === undefined ? item : envelopeSchema(item, route.envelope))
+  return item !== undefined && (route.responseSchema === sentAs(item, route) || sendsFieldSets(item, route))
 }
+
+/** Whether a route sends field sets of the view's item (`SparseFieldsMixin`): the same object, fewer of its fields. */
+function sendsFieldSets (item: TSchema, route: RouteDefinition): boolean {
+  for (const variant of sparseVariantsOf(item)) if (route.responseSchema === sentAs(variant, route)) return true
+  return false
+}
+
+/** An object schema as a route sends it: in the route's envelope, when it has one. */
+const sentAs = (schema: TSchema, route: RouteDefinition): TSchema =>
+  route.envelope === undefined ? schema : envelopeSchema(schema, route.envelope)
 
 /** After a write that compared a version changed nothing: 412 when the object is there, `null` (the action's 404) when not. */
 function versionMissed (view: ConditionalView, action: string): Awaitable<null> {

@@ -5,6 +5,7 @@ import { etagOf, isNotModified } from '../../http/preconditions.js'
 import type { SerializerOptions } from '../../schema/wire.js'
 import { checkedEarly } from '../../schema/validation.js'
 import { isRecord } from '../../core/record.js'
+import { fieldSetOf } from '../../query/field-set.js'
 
 /**
  * Strong ETags from a stored version (`versionField`, docs/conditional.md): `"<representation>.<version>"`.
@@ -62,17 +63,23 @@ const NOTHING = (): string => ''
  * envelope's member in a view's envelope), unless the handler set one: `tagOf` gives it, or
  * `undefined` to leave the body to the `onSend` hook of `etag = true`, which hashes it. On GET
  * and HEAD (`notModified`), a client whose copy is current gets its 304 here, before the body is
- * serialized (RFC 9110 §13.2.2, §15.4.5); `etagOnSend` then sends it without a body.
+ * serialized (RFC 9110 §13.2.2, §15.4.5); `etagOnSend` then sends it without a body. `sparse`: the
+ * route sends field sets (`SparseFieldsMixin`), whose tags name the set too.
  */
 export function tagStamp (
   tagOf: (object: unknown) => string | undefined,
   envelope: string | undefined,
-  notModified: boolean
+  notModified: boolean,
+  sparse: boolean
 ): preSerializationHookHandler<unknown> {
   return (request, reply, payload, done) => {
     if (reply.statusCode < 300 && !reply.hasHeader('etag')) {
       const object = envelope === undefined || !isRecord(payload) ? payload : payload[envelope]
-      const tag = tagOf(object)
+      let tag = tagOf(object)
+      // A field set is another representation of the object: another tag (RFC 9110 §8.8.3), which
+      // an If-Match of a write, comparing the whole object's, never matches.
+      const set = sparse ? fieldSetOf(request) : undefined
+      if (tag !== undefined && set !== undefined) tag = `${tag.slice(0, -1)}-${set.tag}"`
       if (tag !== undefined) {
         reply.header('etag', tag)
         const current = { etag: tag, lastModified: stampedDate(reply) }

@@ -9,6 +9,7 @@ import type { AsyncRepository, Criteria, ListQuery, Repository, RepositoryOption
 import type { ActionRoute, StandardAction } from '../view.js'
 import { loadParent } from './parent.js'
 import { then } from '../../core/maybe-promise.js'
+import { mapsItself } from './generic-view.js'
 
 /** What the generic list needs of its view: the hooks and the repository of a generic view (generic-view.ts). */
 interface ListingView {
@@ -17,6 +18,8 @@ interface ListingView {
   getFilter (request: FastifyRequest): BaseFilter | undefined
   getFilterArgs (filter: BaseFilter | undefined, action?: string): { args: unknown[], kwargs: Criteria }
   getRepositoryOptions (action: string): RepositoryOptions
+  /** The fields this request keeps (`SparseFieldsMixin`), which the repository may select alone; `undefined` for every field. */
+  readonly fieldSet?: { readonly names: readonly string[] } | undefined
 }
 
 /** A base with the `filter` static of generic views. */
@@ -35,6 +38,8 @@ function listPage (view: ListingView, request: FastifyRequest): unknown {
   const query: ListQuery = { orderBy: filter?.ordering ?? [] }
   if (filter?.search !== undefined) query.search = filter.search
   if (args.length > 0) query.args = args
+  // The rows are cut to the set before they are sent whatever the repository reads; one that maps them (mappingActions) reads them whole.
+  if (view.fieldSet !== undefined && !mapsItself(view.constructor, 'list')) query.fields = view.fieldSet.names
   if (filter === undefined) return repository.list(kwargs, query, options)
   // The filter of this request may be of another class than the view's (an overridden getFilter): its own pagination reads.
   const Filter = filter.constructor as FilterClass // every filter is an instance of a BaseFilter class
@@ -44,7 +49,7 @@ function listPage (view: ListingView, request: FastifyRequest): unknown {
 }
 
 /** The list response of a generic view comes from its filter's pagination, whatever `responseSchemaAsList` says. */
-function pageSchema (item: TSchema | undefined, filter: FilterClass | null): TSchema | undefined {
+export function pageSchema (item: TSchema | undefined, filter: FilterClass | null): TSchema | undefined {
   if (item === undefined) return undefined
   const pagination = filter == null ? undefined : paginationOf(filter)
   return pagination === undefined ? Type.Array(item) : pagination.pageSchema(item)
