@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'tstyche'
 import { mix } from '../../lib/index.js'
 import {
-  AsyncGenericViewSet, GenericListAPIView, GenericViewSet, MemoryRepository, SparseFieldsMixin, asyncRepository, type FieldSet, type ListQuery
+  AsyncGenericViewSet, GenericListAPIView, GenericViewSet, MemoryRepository, SparseFieldsMixin, asyncRepository,
+  type FieldSet, type ListQuery
 } from '../../lib/generics.js'
 import { ConditionalMixin } from '../../lib/conditional.js'
 import type { SqliteRepository } from '../../lib/stores/sql/index.js'
@@ -26,7 +27,8 @@ describe('SparseFieldsMixin', () => {
     expect(new Items(null as never, null as never).fieldSet).type.toBe<FieldSet | undefined>()
     const asyncItems = { responseSchema: Item, repository: asyncRepository(memory) }
     expect(mix(SparseFieldsMixin, AsyncGenericViewSet).with).type.toBeCallableWith(asyncItems)
-    expect(mix(SparseFieldsMixin, GenericListAPIView).with).type.toBeCallableWith({ responseSchema: Item, repository: memory })
+    const items = { responseSchema: Item, repository: memory }
+    expect(mix(SparseFieldsMixin, GenericListAPIView).with).type.toBeCallableWith(items)
   })
 
   test('a field set names its fields and its tag, read-only', () => {
