@@ -146,6 +146,38 @@ export async function libraryCases (t: Test, open: OpenLibrary): Promise<void> {
     t.same((await app.inject({ url: '/books?sort=title&limit=50', headers: GRACE })).json().books.map((b: BookT) => b.on_my_list ? 1 : 0), [1, 0, 0, 0, 0, 0, 0, 0])
   })
 
+  await t.test('books: ?fields= and ?omit= send part of each book, with its key and its Last-Modified; its own ETag', async (t) => {
+    const { app } = await open()
+    t.teardown(() => app.close())
+    const listed = await app.inject('/books?fields=title&sort=-loans_count&sort=title&limit=3')
+    t.same(listed.json(), {
+      books: [
+        { id: 3, title: 'Dune', updated_at: '2026-01-05T09:00:00.000Z' },
+        { id: 7, title: 'Frankenstein', updated_at: '2026-01-05T09:00:00.000Z' },
+        { id: 5, title: 'A Wizard of Earthsea', updated_at: '2026-01-05T09:00:00.000Z' }
+      ],
+      booksCount: 8
+    }, 'ordered by a count it does not send; the page is the API\'s own')
+    const genres = (await app.inject('/books?genre=classic&omit=title,author,year,available,on_my_list,loans_count,updated_at&limit=1')).json()
+    t.same(genres.books, [{ id: 2, genres: ['classic', 'romance'], updated_at: '2026-01-05T09:00:00.000Z' }], 'a filter by a relation, the set chosen by omit')
+    const part = await app.inject({ url: '/books/3?fields=on_my_list', headers: ADA })
+    t.same(part.json(), { book: { id: 3, on_my_list: true, updated_at: '2026-01-05T09:00:00.000Z' } }, 'in its envelope, the reader\'s own')
+    const whole = await app.inject({ url: '/books/3', headers: MELVIL })
+    t.not(part.headers.etag, whole.headers.etag, 'another representation, another tag')
+    t.equal((await app.inject({ url: '/books/3?fields=on_my_list', headers: { ...ADA, 'if-none-match': String(part.headers.etag) } })).statusCode, 304)
+    const partial = String((await app.inject({ url: '/books/3?fields=title', headers: MELVIL })).headers.etag)
+    problem(t, await app.inject({ method: 'PATCH', url: '/books/3', headers: { ...MELVIL, 'if-match': partial }, payload: { book: { year: 1966 } } }), 412)
+    const patched = await app.inject({ method: 'PATCH', url: '/books/3', headers: { ...MELVIL, 'if-match': String(whole.headers.etag) }, payload: { book: { year: 1966 } } })
+    t.equal(patched.statusCode, 200, 'the whole book\'s tag is the one a write compares')
+    const unknown = problem(t, await app.inject('/books?fields=title,isbn'), 400)
+    t.same(unknown.errors, [{
+      detail: 'Unknown field "isbn"; the fields are id, title, author, year, available, genres, on_my_list, loans_count, updated_at',
+      pointer: '#/fields',
+      in: 'query',
+      parameter: 'fields'
+    }])
+  })
+
   await t.test('books: single objects in an envelope, changed by librarians with If-Match', async (t) => {
     const { app } = await open()
     t.teardown(() => app.close())
