@@ -5,7 +5,7 @@ import {
   type DistinctRepository, type DistinctValue, type ListQuery, type Repository,
   type RepositoryOptions
 } from './repository.js'
-import { compareBy, distinctValues, isNull, matches } from './value-order.js'
+import { compareBy, distinctValues, firstOfEachGroup, isNull, matches } from './value-order.js'
 import { MemoryRelations, type MemoryRelation } from './memory-relations.js'
 import { CompositeKey, integerKey, keyFieldsOf } from './memory-key.js'
 import { describeKey } from './sql/table-key.js'
@@ -62,6 +62,8 @@ export class MemoryRepository<T extends object = Row>
 implements Repository<T>, BulkRepository<T>, DistinctRepository<T> {
   /** `update` and `delete` evaluate `options.precondition` in the same atomic step as the write. */
   readonly atomicPreconditions = true
+  /** Its list reads the first rows of each group (`query.perGroup`). */
+  readonly listsPerGroup = true
   /** The key as `idField` gave it: a field, or several. */
   readonly idField: string | readonly string[]
   /** The primary key's fields: one, or several. */
@@ -285,6 +287,7 @@ implements Repository<T>, BulkRepository<T>, DistinctRepository<T> {
       const after = query.after
       rows = rows.filter((row) => compareBy(query.orderBy, query.orderBy.map((k) => row[k.field]), after) > 0)
     }
+    if (query.perGroup !== undefined) rows = firstOfEachGroup(rows, query.perGroup)
     const start = query.offset ?? 0
     const end = query.limit === undefined ? undefined : start + query.limit
     return rows.slice(start, end).map((row) => ({ ...row }) as T)

@@ -193,6 +193,20 @@ export interface ListQuery {
    * sends only the set whatever the rows hold.
    */
   fields?: readonly string[]
+  /**
+   * At most `limit` rows for each value of `field`, the first in the `orderBy` order (the related
+   * rows a view embeds in each of a page's objects), in one read. Only a repository that declares
+   * `listsPerGroup: true` is given it.
+   */
+  perGroup?: PerGroup
+}
+
+/** A read of each group of rows: at most `limit` rows for each value of `field`. */
+export interface PerGroup { readonly field: string, readonly limit: number }
+
+/** Whether a repository declares that its `list` honours `query.perGroup` (`listsPerGroup: true`). */
+export function listsPerGroup (repository: unknown): boolean {
+  return declared(repository, 'listsPerGroup') === true
 }
 
 /**
@@ -294,6 +308,7 @@ export function asyncRepository<T, R extends object> (repository: R): AsyncRepos
   }
   // The declarations are properties, not methods: carried over as they are.
   if (honoursPreconditions(repository)) wrapped.atomicPreconditions = true
+  if (listsPerGroup(repository)) wrapped.listsPerGroup = true
   const version = versionFieldOf(repository)
   if (version !== undefined) wrapped.versionField = version
   const fieldNames = fieldNamesOf(repository)

@@ -1,6 +1,6 @@
-// How the memory store compares, matches and orders values as a SQL database does (stores layer): kinds never mix, nulls sort last, an operator's test, and a field's distinct values in that order.
+// How the memory store compares, matches and orders values as a SQL database does (stores layer): kinds never mix, nulls sort last, an operator's test, a field's distinct values in that order, and the first rows of each group.
 import { windowSize } from './sql/conditions.js'
-import type { DistinctQuery, Operator, OrderKey } from './repository.js'
+import type { DistinctQuery, Operator, OrderKey, PerGroup } from './repository.js'
 
 /** Whether a stored value is null: a field a row lacks reads as null, as a SQL column without a value does. */
 export const isNull = (v: unknown): boolean => v === null || v === undefined
@@ -90,4 +90,14 @@ export function matches (row: Record<string, unknown>, field: string, op: Operat
     case 'like': return typeof actual === 'string' && likePattern(String(value), '').test(actual)
     case 'ilike': return typeof actual === 'string' && likePattern(String(value), 'i').test(actual)
   }
+}
+
+/** The first `limit` rows of each value of `field`, in their order (`ListQuery.perGroup`). */
+export function firstOfEachGroup<R extends Record<string, unknown>> (rows: R[], { field, limit }: PerGroup): R[] {
+  const taken = new Map<unknown, number>()
+  return rows.filter((row) => {
+    const n = taken.get(row[field]) ?? 0
+    taken.set(row[field], n + 1)
+    return n < limit
+  })
 }

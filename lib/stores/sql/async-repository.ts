@@ -31,6 +31,8 @@ export class AsyncSqlRepository<T = Record<string, unknown>>
 implements AsyncRepository<T>, AsyncBulkRepository<T>, AsyncDistinctRepository<T> {
   /** `update` and `delete` evaluate `options.precondition` in the same atomic step as the write. */
   readonly atomicPreconditions = true
+  /** Its list reads the first rows of each group in one statement (`query.perGroup`, a window). */
+  readonly listsPerGroup = true
   readonly builder: SqlBuilder
   /** The table's declared columns and computed fields: what a view's filter may name (checked at registration). */
   readonly fieldNames: readonly string[]

@@ -10,6 +10,7 @@ import type { SqlFragment, Statement, TableDefinition } from './statement.js'
 import { isRelationPath, SqlRelations } from './relations.js'
 import { tableKey, type KeyCondition, type TableKey } from './table-key.js'
 import { projectionList } from './projection.js'
+import { groupedSelect, rankColumn } from './grouped.js'
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
 
@@ -133,15 +134,12 @@ export class SqlBuilder {
     for (const expression of this.#bound) expression.render(params, options)
   }
 
-  /** `SELECT <list> FROM <table and joins>`, values added to `params`: all fields, or `fields` (`projectionList`). */
-  #head (params: unknown[], options?: RepositoryOptions, fields?: readonly string[], keys: OrderKey[] = []): string {
-    if (fields === undefined) {
-      this.#headValues(params, options)
-      return `SELECT ${this.selectList} FROM ${this.from}`
-    }
-    const list = projectionList(this, fields, keys, params, options)
-    this.#joins?.render(params, options)
-    return `SELECT ${list} FROM ${this.from}`
+  /** `SELECT <list><rank> FROM <table and joins>`, values added to `params`: all fields, or `fields` (`projectionList`). */
+  #head (params: unknown[], options?: RepositoryOptions, fields?: readonly string[], keys: OrderKey[] = [], rank = ''): string {
+    if (fields === undefined) this.#headValues(params, options)
+    const list = fields === undefined ? this.selectList : projectionList(this, fields, keys, params, options)
+    if (fields !== undefined) this.#joins?.render(params, options)
+    return `SELECT ${list}${rank} FROM ${this.from}`
   }
 
   /**
@@ -207,14 +205,16 @@ export class SqlBuilder {
   select (criteria: Criteria, query: ListQuery, options?: RepositoryOptions): Statement {
     const params: unknown[] = []
     const keys = this.key.ordering(query.orderBy)
-    const head = this.#head(params, options, query.fields, keys)
+    const group = query.perGroup
+    const rank = group === undefined ? '' : rankColumn(this, group, keys, (name) => this.#field(name, [], options))
+    const head = this.#head(params, options, query.fields, keys, rank)
     let where = this.where(criteria, params, query.search, query.args, options)
     const field: FieldWriter = (name) => this.#field(name, params, options)
     if (query.after !== undefined) {
       const bind: Bind = (v) => { params.push(v); return '?' }
       where += (where === '' ? ' WHERE ' : ' AND ') + after(query.orderBy, query.after, field, bind)
     }
-    let sql = `${head}${where}${orderBy(this.dialect, keys, field)}`
+    let sql = group === undefined ? `${head}${where}${orderBy(this.dialect, keys, field)}` : groupedSelect(this, head + where, group, keys, query.fields)
     // Window sizes are written as literals: SQLite plans a bound LIMIT much worse (about
     // 3 µs more per single-row read). Both are checked integers, never client text.
     if (query.limit !== undefined) sql += ` LIMIT ${windowSize(query.limit)}`

@@ -28,15 +28,20 @@ export function projectionList (
   params: unknown[],
   options: RepositoryOptions | undefined
 ): string {
+  const quote = (name: string): string => table.dialect.quote(name)
+  return projectedNames(table, fields, keys).map((name) => {
+    const expression = table.computed.get(name)
+    if (expression !== undefined) return `(${expression.render(params, options)}) AS ${quote(name)}`
+    return table.isQuery ? `${table.table}.${quote(name)} AS ${quote(name)}` : quote(name)
+  }).join(', ')
+}
+
+/** The names `projectionList` selects: the fields asked for, the key and the sort keys, in the declared order. */
+export function projectedNames (table: Projected, fields: readonly string[], keys: readonly OrderKey[]): string[] {
   const wanted = new Set([...table.key.columns, ...keys.map((key) => key.field)])
   for (const name of fields) {
     if (!table.columns.has(name) && !table.computed.has(name)) throw new ConfigurationError('FV_ERR_SQL_NAME', `${table.table}: no column ${JSON.stringify(name)}`)
     wanted.add(name)
   }
-  const quote = (name: string): string => table.dialect.quote(name)
-  return table.fieldNames.filter((name) => wanted.has(name)).map((name) => {
-    const expression = table.computed.get(name)
-    if (expression !== undefined) return `(${expression.render(params, options)}) AS ${quote(name)}`
-    return table.isQuery ? `${table.table}.${quote(name)} AS ${quote(name)}` : quote(name)
-  }).join(', ')
+  return table.fieldNames.filter((name) => wanted.has(name))
 }
