@@ -33,7 +33,8 @@ const stores: Array<{ name: string, open: () => Promise<Opened> }> = [
     name: 'memory',
     open: async () => {
       const memory = new MemoryRepository<Loan>({ rows: LOANS.map((row) => ({ ...row })) })
-      return { list: async (c, q) => memory.list(c, q), repository: asyncRepository(memory), statements: () => 1, close: async () => {} }
+      const list: List = async (c, q) => memory.list(c, q)
+      return { list, repository: asyncRepository(memory), statements: () => 1, close: async () => {} }
     }
   },
   {
@@ -46,7 +47,8 @@ const stores: Array<{ name: string, open: () => Promise<Opened> }> = [
       const prepare = db.prepare.bind(db)
       db.prepare = (sql: string) => { statements++; return prepare(sql) }
       const repository = new SqliteRepository<Loan>(db, TABLE)
-      return { list: async (c, q) => repository.list(c, q), repository, statements: () => statements, close: async () => { db.close() } }
+      const list: List = async (c, q) => repository.list(c, q)
+      return { list, repository, statements: () => statements, close: async () => { db.close() } }
     }
   },
   {
@@ -57,7 +59,8 @@ const stores: Array<{ name: string, open: () => Promise<Opened> }> = [
       db.exec(DDL('INTEGER PRIMARY KEY'))
       for (const row of LOANS) db.prepare('INSERT INTO loans VALUES (?, ?, ?, ?)').run(row.id, row.book_id, row.member, row.days)
       const repository = new AsyncSqliteRepository<Loan>(db, TABLE)
-      return { list: (c, q) => repository.list(c, q), repository, statements: () => 1, close: async () => { db.close() } }
+      const list: List = (c, q) => repository.list(c, q)
+      return { list, repository, statements: () => 1, close: async () => { db.close() } }
     }
   }
 ]
@@ -84,7 +87,8 @@ function postgresStore (server: PgServer): { name: string, open: () => Promise<O
       for (const row of LOANS) await pool.query('INSERT INTO loans VALUES ($1, $2, $3, $4)', [row.id, row.book_id, row.member, row.days])
       statements = 0
       const repository = new PostgresRepository<Loan>(pool, TABLE)
-      return { list: (c, q) => repository.list(c, q), repository, statements: () => statements, close: async () => { await pool.end() } }
+      const list: List = (c, q) => repository.list(c, q)
+      return { list, repository, statements: () => statements, close: async () => { await pool.end() } }
     }
   }
 }

@@ -8,6 +8,7 @@ import { list1000 } from './list-1000.js'
 import { patchScenario, sqlitePatch } from './patch.js'
 import { peersCreate, peersList, peersRetrieve } from './peers.js'
 import { permissionsRetrieve } from './permissions.js'
+import { sparseList } from './sparse.js'
 import { sqliteBulkCreate, sqliteBulkCreate10k, sqliteRetrieve } from './sqlite.js'
 import type { AnyScenario } from './types.js'
 import { versionedRetrieve, versionedWrite, versionedWritePg } from './versioned.js'
@@ -35,5 +36,6 @@ export const scenarios: AnyScenario[] = [
   peersList,
   peersRetrieve,
   peersCreate,
-  permissionsRetrieve
+  permissionsRetrieve,
+  sparseList
 ]
