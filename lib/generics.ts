@@ -16,8 +16,10 @@ export {
 } from './views/generic/generic-actions.js'
 export type { WriteDescription } from './views/write.js'
 export { SoftDeleteMixin, type SoftDeleteOptions, type SoftDeleteStatics, type SoftDeleteMembers, type DeletedMode } from './views/generic/soft-delete.js'
-export { SparseFieldsMixin, type SparseFieldsMembers } from './views/generic/sparse-fields.js'
+export { SparseFieldsMixin, type SparseFieldsMembers, type SparseFieldsStatics } from './views/generic/sparse-fields.js'
+export { MAX_MANY, type Expansion } from './views/generic/expand.js'
 export type { FieldSet } from './query/field-set.js'
+export type { PerGroup } from './stores/repository.js'
 export {
   AsyncGenericViewSet, GenericViewSet, AsyncGenericReadOnlyViewSet, GenericReadOnlyViewSet,
   AsyncGenericListCreateAPIView, GenericListCreateAPIView,

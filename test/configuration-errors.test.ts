@@ -14,8 +14,8 @@ import {
   APIError, CONFIGURATION_ERRORS, ConfigurationError, ErrorFormat, type ConfigurationErrorCode
 } from '../lib/errors.js'
 import {
-  AsyncGenericListAPIView, BaseFilter, GenericListAPIView, GenericViewSet, MemoryRepository, OffsetLimitFilter,
-  PaginationFilter, SearchFilter, SoftDeleteMixin, SparseFieldsMixin, asyncRepository, composeFilters
+  AsyncGenericListAPIView, BaseFilter, GenericListAPIView, GenericRetrieveAPIView, GenericViewSet, MemoryRepository,
+  OffsetLimitFilter, PaginationFilter, SearchFilter, SoftDeleteMixin, SparseFieldsMixin, asyncRepository, composeFilters
 } from '../lib/generics.js'
 import { AsyncGenericBulkCreateAPIView, AsyncGenericBulkDestroyAPIView, GenericBulkDestroyAPIView } from '../lib/bulk.js'
 import { ConditionalMixin } from '../lib/conditional.js'
@@ -373,6 +373,20 @@ const thrown: ThrownCase[] = [
       return build({ views: [{ view: Notes, prefix: '/notes' }] })
     },
     message: /^Cannot register Notes: its filter has a parameter "fields", a name of the sparse fieldsets' parameters; rename the filter's \(docs\/sparse-fields\.md\)$/
+  },
+  {
+    code: 'FV_ERR_EXPAND',
+    mistake: 'an expansion of a relation to one object found by a field that is not the related key: it would embed any of several rows',
+    act: () => {
+      class Owners extends GenericRetrieveAPIView.with({
+        responseSchema: Item, detailParams: Type.Object({ id: Type.Integer() }), repository: rows()
+      }) {}
+      class Notes extends mix(SparseFieldsMixin, GenericListAPIView).with({
+        responseSchema: Item, repository: rows(), expand: { owner: { view: Owners, on: { name: 'name' } } }
+      }) {}
+      return build({ views: [{ view: Notes, prefix: '/notes' }, { view: Owners, prefix: '/owners' }] })
+    },
+    message: /^Cannot register Notes: expand\.owner is a relation to one object, found by "name", which is not the key of Owners's repository \(id\)/
   },
   {
     code: 'FV_ERR_MISSPELT_MEMBER',

@@ -131,6 +131,7 @@ export function libraryViews (store: LibraryStore): ViewRouter {
 
   /** `/members/:memberId/loans`: a member's loans, which only they and the librarians see, make, renew and return. */
   class Loans extends mix(
+    SparseFieldsMixin,
     AsyncGenericListAPIView,
     AsyncGenericCreateAPIView,
     AsyncGenericRetrieveAPIView,
@@ -144,6 +145,8 @@ export function libraryViews (store: LibraryStore): ViewRouter {
     prefixParams: Type.Object({ memberId: Id }),
     parent: { repository: store.members, lookup: { id: 'memberId' }, scope: { member_id: 'id' }, name: 'Member' },
     envelope: 'loan',
+    // ?expand=book: each loan's book, read once for the page, as /books shows it to the member asking.
+    expand: { book: { view: Books, on: { id: 'book_id' } } },
     repository: store.loans,
     permissions: [IsAuthenticated, IsBorrower.or(IsLibrarian)],
     actionThrottles: { create: [WRITES], partialUpdate: [WRITES], destroy: [WRITES] }

@@ -287,8 +287,10 @@ export function holdsRules (app: FastifyInstance): void {
   if (!app.hasRequestDecorator(OBJECT_RULE)) app.decorateRequest(OBJECT_RULE, undefined)
 }
 
-/** Records a request's object rule. */
-export const keepRule = (request: FastifyRequest, rule: ObjectRule): void => { (request as Judged)[OBJECT_RULE] = rule }
+/** Records a request's object rule (`undefined`: none, over one a request it derives from holds). */
+export const keepRule = (request: FastifyRequest, rule: ObjectRule | undefined): void => {
+  (request as Judged)[OBJECT_RULE] = rule
+}
 
 /** The object rule a request was judged to, if its route's permissions judge objects. */
 export const ruleOf = (request: FastifyRequest): ObjectRule | undefined => (request as Judged)[OBJECT_RULE]

@@ -38,6 +38,8 @@ export const CONFIGURATION_ERRORS = {
   FV_ERR_SOFT_DELETE: 'FV_ERR_SOFT_DELETE',
   /** A view with sparse fieldsets whose read sends no object schema, whose list page holds no array of them, or whose filter takes `fields` or `omit`. */
   FV_ERR_SPARSE_FIELDS: 'FV_ERR_SPARSE_FIELDS',
+  /** A relation of `expand` that would not hold: no generic view, a nested one, a pair of fields its repositories lack, a bound out of range, or a view registered nowhere. */
+  FV_ERR_EXPAND: 'FV_ERR_EXPAND',
   /** A partial update takes patch documents but has no way to read the object they apply to. */
   FV_ERR_PATCH_TARGET: 'FV_ERR_PATCH_TARGET',
   /** A bulk view lacks an attribute its actions need, or its PUT schema does not require the key. */

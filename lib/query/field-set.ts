@@ -5,79 +5,146 @@ import { RequestValidationError, type ProblemErrorEntry } from '../http/errors.j
 import { PART_DETAIL } from '../http/request-parts.js'
 import { etagOf } from '../http/preconditions.js'
 
-/** The fields one request asked for: what the response sends of each object, and a short name of that set for its ETag. */
+/**
+ * The fields one request asked for: what the response sends of each object, what the store reads
+ * of it, the relations embedded in it with their own sets, and a short name of that set for its ETag.
+ */
 export interface FieldSet {
-  /** Every field the response keeps, the ones always kept included, in the schema's order. */
+  /** Every field the response keeps, the ones always kept included, in the schema's order; then each relation embedded. */
   readonly names: readonly string[]
+  /** The fields the store reads: the ones sent, and those an embedded relation is found by; `undefined` for every field. */
+  readonly reads: readonly string[] | undefined
   /** Eight characters naming the set: what tells the ETag of this representation from the full one's (RFC 9110 §8.8.3). */
   readonly tag: string
+  /** The relations embedded (`?expand=`), each with the set of its objects (`undefined`: every field). */
+  readonly expand: ReadonlyMap<string, FieldSet | undefined>
 }
+
+/** A relation a representation may embed: the fields of its objects, and the field of one's own its objects are found by. */
+export interface RelatedFields { readonly fieldsets: Fieldsets, readonly by: string }
+
+/** Names a parameter gives: one's own fields, and the fields of each relation, by relation (`book.title`). */
+interface Names { readonly own: Set<string>, readonly nested: Map<string, Set<string>> }
+
+/** The parameters that name fields and relations. */
+type Parameter = 'fields' | 'omit' | 'expand'
 
 /** How many unknown names a 400 quotes, and how many characters of each: a client needs the first mistakes, not an echo of its query. */
 const QUOTED_NAMES = 5
 const QUOTED_LENGTH = 40
 
+const NO_RELATIONS: ReadonlyMap<string, RelatedFields> = new Map()
+const NOTHING_EXPANDED: ReadonlyMap<string, FieldSet | undefined> = new Map()
+
 /**
  * The fields of one representation a client may choose among (the properties of its schema), the
- * ones always sent (the key, the validators), and the bound of a parameter naming them.
+ * ones always sent (the key, the validators), the relations it may embed, and the bound of a
+ * parameter naming them.
  */
 export class Fieldsets {
   readonly #known: ReadonlySet<string>
   readonly #order: readonly string[]
   readonly #kept: ReadonlySet<string>
+  readonly #relations: ReadonlyMap<string, RelatedFields>
   /**
-   * The longest `fields` or `omit` accepted: every field named twice, with a space after each
-   * comma. Anything longer repeats itself beyond that or names what is not there, and is refused
-   * by the route's schema before a character of it is split.
+   * The longest `fields` or `omit` accepted: every field (and every field of every relation, as
+   * `relation.field`) named twice, with a space after each comma. Anything longer repeats itself
+   * beyond that or names what is not there, and is refused by the route's schema before a
+   * character of it is split. `expand` is bounded the same way by the relations' names.
    */
   readonly maxLength: number
+  readonly maxExpandLength: number
 
-  constructor (fields: readonly string[], kept: readonly string[]) {
+  constructor (
+    fields: readonly string[], kept: readonly string[], relations: ReadonlyMap<string, RelatedFields> = NO_RELATIONS
+  ) {
     this.#order = fields
     this.#known = new Set(fields)
     this.#kept = new Set(kept.filter((name) => this.#known.has(name)))
-    this.maxLength = Math.max(64, 2 * fields.reduce((sum, name) => sum + name.length + 2, 0))
+    this.#relations = relations
+    const nested = [...relations].flatMap(([name, related]) => related.fieldsets.#order.map((field) => `${name}.${field}`))
+    this.maxLength = bound([...fields, ...nested])
+    this.maxExpandLength = bound([...relations.keys()])
   }
 
   /** The fields always sent, whatever the request names. */
   get kept (): readonly string[] { return this.#order.filter((name) => this.#kept.has(name)) }
 
+  /** The relations a request may embed, by name. */
+  get relations (): ReadonlyMap<string, RelatedFields> { return this.#relations }
+
   /**
    * The set a request names (`undefined`: all of them, the full representation). `fields` lists
-   * what to send, `omit` what to leave out of it; names are separated by commas, spaces around them
-   * and empty names ignored, a name given twice counted once. An unknown name is a 400 naming it.
+   * what to send, `omit` what to leave out of it, `expand` the relations to embed; names are
+   * separated by commas, spaces around them and empty names ignored, a name given twice counted
+   * once; `relation.field` names a field of an embedded relation. An unknown name is a 400 naming it.
    */
-  read (fields: string | undefined, omit: string | undefined): FieldSet | undefined {
-    if (fields === undefined && omit === undefined) return undefined
-    const unknown = { fields: new Set<string>(), omit: new Set<string>() }
-    const chosen = fields === undefined ? undefined : this.#names(fields, unknown.fields)
-    const left = omit === undefined ? undefined : this.#names(omit, unknown.omit)
-    if (unknown.fields.size > 0 || unknown.omit.size > 0) throw this.#refusal(unknown)
-    const names = this.#order.filter((name) =>
-      this.#kept.has(name) || ((chosen === undefined || chosen.has(name)) && left?.has(name) !== true))
-    if (names.length === this.#order.length) return undefined
-    return { names, tag: etagOf(names.join(',')).slice(1, 9) }
+  read (fields: string | undefined, omit: string | undefined, expand?: string): FieldSet | undefined {
+    if (fields === undefined && omit === undefined && expand === undefined) return undefined
+    const unknown: Record<Parameter, Set<string>> = { fields: new Set(), omit: new Set(), expand: new Set() }
+    const expanded = new Set<string>()
+    for (const name of split(expand)) (this.#relations.has(name) ? expanded : unknown.expand).add(name)
+    const chosen = fields === undefined ? undefined : this.#names(fields, expanded, unknown.fields)
+    const left = omit === undefined ? undefined : this.#names(omit, expanded, unknown.omit)
+    if (unknown.fields.size > 0 || unknown.omit.size > 0 || unknown.expand.size > 0) throw this.#refusal(unknown)
+    return this.#select(chosen, left, expanded)
   }
 
-  #names (value: string, unknown: Set<string>): Set<string> {
-    const names = new Set<string>()
-    for (const part of value.split(',')) {
-      const name = part.trim()
-      if (name !== '') (this.#known.has(name) ? names : unknown).add(name)
+  #names (value: string, expanded: ReadonlySet<string>, unknown: Set<string>): Names {
+    const names: Names = { own: new Set(), nested: new Map() }
+    for (const name of split(value)) {
+      const dot = name.indexOf('.')
+      const relation = dot === -1 ? undefined : name.slice(0, dot)
+      const related = relation === undefined || !expanded.has(relation) ? undefined : this.#relations.get(relation)
+      if (related !== undefined && related.fieldsets.#known.has(name.slice(dot + 1))) {
+        let fields = names.nested.get(relation as string) // a relation of this name, just found
+        if (fields === undefined) names.nested.set(relation as string, fields = new Set())
+        fields.add(name.slice(dot + 1))
+      } else (this.#known.has(name) ? names.own : unknown).add(name)
     }
     return names
   }
 
-  /** The 400 of unknown names: the parameter of each of the first few, and the fields there are. */
-  #refusal (unknown: Record<'fields' | 'omit', Set<string>>): RequestValidationError {
+  /** The set of the names chosen (`undefined`: every field) less the names left out, with the relations expanded. */
+  #select (chosen: Names | undefined, left: Names | undefined, expanded: ReadonlySet<string>): FieldSet | undefined {
+    const own = this.#order.filter((name) =>
+      this.#kept.has(name) || ((chosen === undefined || chosen.own.has(name)) && left?.own.has(name) !== true))
+    const expand = new Map<string, FieldSet | undefined>()
+    for (const relation of expanded) {
+      const nested = (names: Names | undefined): Names | undefined => {
+        const fields = names?.nested.get(relation)
+        return fields === undefined ? undefined : { own: fields, nested: new Map() }
+      }
+      const fieldsets = (this.#relations.get(relation) as RelatedFields).fieldsets // expanded: a relation's name
+      expand.set(relation, fieldsets.#select(nested(chosen), nested(left), new Set()))
+    }
+    const whole = own.length === this.#order.length
+    if (whole && expand.size === 0) return undefined
+    const by = [...expand.keys()].map((relation) => (this.#relations.get(relation) as RelatedFields).by)
+    const names = [...own, ...expand.keys()]
+    const spelt = JSON.stringify([names, [...expand.values()].map((set) => set?.names ?? null)])
+    return {
+      names,
+      reads: whole ? undefined : [...new Set([...own, ...by])],
+      tag: etagOf(spelt).slice(1, 9),
+      expand: expand.size === 0 ? NOTHING_EXPANDED : expand
+    }
+  }
+
+  /** The 400 of unknown names: the parameter of each of the first few, and the names there are. */
+  #refusal (unknown: Record<Parameter, Set<string>>): RequestValidationError {
     const errors: ProblemErrorEntry[] = []
-    for (const parameter of ['fields', 'omit'] as const) {
+    for (const parameter of ['fields', 'omit', 'expand'] as const) {
       const names = [...unknown[parameter]]
       if (names.length === 0) continue
       const quoted = names.slice(0, QUOTED_NAMES).map((name) => JSON.stringify(name.length > QUOTED_LENGTH ? `${name.slice(0, QUOTED_LENGTH)}…` : name))
       const more = names.length > QUOTED_NAMES ? ` and ${names.length - QUOTED_NAMES} more` : ''
+      const what = parameter === 'expand' ? 'relation' : 'field'
+      const there = parameter === 'expand'
+        ? `the relations are ${[...this.#relations.keys()].join(', ')}`
+        : `the fields are ${this.#order.join(', ')}${this.#relations.size === 0 ? '' : '; a field of a relation the request expands is <relation>.<field>'}`
       errors.push({
-        detail: `Unknown field${names.length > 1 ? 's' : ''} ${quoted.join(', ')}${more}; the fields are ${this.#order.join(', ')}`,
+        detail: `Unknown ${what}${names.length > 1 ? 's' : ''} ${quoted.join(', ')}${more}; ${there}`,
         pointer: `#/${parameter}`,
         in: 'query',
         parameter
@@ -87,14 +154,36 @@ export class Fieldsets {
   }
 }
 
-/** The query parameters of a view with sparse fieldsets, bounded by the length of its fields. */
-export function fieldsetParameters (fieldsets: Fieldsets): Record<'fields' | 'omit', TSchema> {
-  const bound = { maxLength: fieldsets.maxLength }
-  const kept = fieldsets.kept.length === 0 ? '' : ` ${fieldsets.kept.join(', ')} ${fieldsets.kept.length === 1 ? 'is' : 'are'} always sent.`
-  return {
-    fields: Type.Optional(Type.String({ ...bound, description: `Only these fields of each object, by name, separated by commas.${kept}` })),
-    omit: Type.Optional(Type.String({ ...bound, description: `Every field of each object but these, by name, separated by commas.${kept}` }))
+/** The names of a parameter: separated by commas, spaces around them and empty ones ignored. */
+function * split (value: string | undefined): Iterable<string> {
+  if (value === undefined) return
+  for (const part of value.split(',')) {
+    const name = part.trim()
+    if (name !== '') yield name
   }
+}
+
+/** The longest value naming `names` a parameter takes: each twice, with a comma and a space after it (at least 64). */
+const bound = (names: readonly string[]): number =>
+  Math.max(64, 2 * names.reduce((sum, name) => sum + name.length + 2, 0))
+
+/** The query parameters of a view with sparse fieldsets (and `expand` when it has relations), bounded by the length of the names. */
+export function fieldsetParameters (fieldsets: Fieldsets): Record<string, TSchema> {
+  const kept = fieldsets.kept.length === 0 ? '' : ` ${fieldsets.kept.join(', ')} ${fieldsets.kept.length === 1 ? 'is' : 'are'} always sent.`
+  const nested = fieldsets.relations.size === 0 ? '' : ' A field of a relation the request expands is <relation>.<field>.'
+  const names = { maxLength: fieldsets.maxLength }
+  const parameters: Record<string, TSchema> = {
+    fields: Type.Optional(Type.String({ ...names, description: `Only these fields of each object, by name, separated by commas.${kept}${nested}` })),
+    omit: Type.Optional(Type.String({ ...names, description: `Every field of each object but these, by name, separated by commas.${kept}${nested}` }))
+  }
+  if (fieldsets.relations.size > 0) {
+    const relations = [...fieldsets.relations.keys()].join(', ')
+    parameters.expand = Type.Optional(Type.String({
+      maxLength: fieldsets.maxExpandLength,
+      description: `The relations to embed in each object, separated by commas: ${relations}.`
+    }))
+  }
+  return parameters
 }
 
 /** The partial schemas made of each full one, by the fields they keep: what tells a response of a field set from one of the whole object. */
@@ -108,10 +197,13 @@ const VARIANTS = new WeakMap<TSchema, Map<string, TObject>>()
  * fields that open that order (the key, usually); the other kept ones are always sent too, which the
  * parameters' descriptions say. One per object schema and kept fields, compared by identity.
  */
-export function sparseSchema (item: TObject, kept: readonly string[]): TObject {
+export function sparseSchema (
+  item: TObject, kept: readonly string[], members: Readonly<Record<string, TSchema>> = {}
+): TObject {
   let byKept = VARIANTS.get(item)
   if (byKept === undefined) VARIANTS.set(item, byKept = new Map())
-  let variant = byKept.get(kept.join(','))
+  const key = JSON.stringify([kept, Object.keys(members)])
+  let variant = byKept.get(key)
   if (variant === undefined) {
     const { $id, required, properties, ...rest } = item
     const first = new Set(required ?? [])
@@ -119,11 +211,13 @@ export function sparseSchema (item: TObject, kept: readonly string[]): TObject {
     const order = [...names.filter((name) => first.has(name)), ...names.filter((name) => !first.has(name))]
     const opening = order.findIndex((name) => !kept.includes(name) || !first.has(name))
     const stillRequired = opening === -1 ? order : order.slice(0, opening)
-    variant = { ...rest, properties: Object.fromEntries(order.map((name) => [name, properties[name]])) } as TObject // the object schema's own members
+    // The relations' members come last, sent only when expanded: the whole object's bytes are the same through either.
+    const shaped = { ...Object.fromEntries(order.map((name) => [name, properties[name]])), ...members }
+    variant = { ...rest, properties: shaped } as TObject // the object schema's own members, and the relations'
     if (stillRequired.length > 0) variant.required = stillRequired
     // Views that keep other fields of one schema (another version field) each have their own: `ItemFieldset2`.
     if (typeof $id === 'string') variant.$id = `${$id}Fieldset${byKept.size === 0 ? '' : byKept.size + 1}`
-    byKept.set(kept.join(','), variant)
+    byKept.set(key, variant)
   }
   return variant
 }

@@ -10,6 +10,7 @@ import type { MaybePromise } from '../core/maybe-promise.js'
 import { appAuth, unauthorized, type AppAuth } from '../access/authenticator.js'
 import type { Permission } from '../access/permission.js'
 import { throttleHooks, type Throttle } from '../access/throttle.js'
+import { recordPermissions } from '../access/registered-permissions.js'
 
 /** The statics of a view the feature reads, where it has them (`APIView`'s). */
 interface AccessStatics {
@@ -31,6 +32,7 @@ export function access (route: RouteDefinition, method: string, view: ViewClass)
   const statics = view as ViewClass & AccessStatics // any view class: APIView's have these statics
   const permissions = [...route.options.permissions ?? [], ...statics.getPermissions?.(route.name) ?? []]
   const throttles = [...route.options.throttles ?? [], ...statics.getThrottles?.(route.name) ?? []]
+  if (route.app !== undefined) recordPermissions(route.app, view, route.name, permissions)
   if (auth === undefined && permissions.length === 0 && throttles.length === 0) return undefined
   const where = `${view.name}'s ${route.name} (${method} ${route.path})`
   let responses: ResponsesMap = auth === undefined ? {} : { 401: refusedCredentials(auth) }

@@ -77,9 +77,10 @@ export function tagStamp (
       const object = envelope === undefined || !isRecord(payload) ? payload : payload[envelope]
       let tag = tagOf(object)
       // A field set is another representation of the object: another tag (RFC 9110 §8.8.3), which
-      // an If-Match of a write, comparing the whole object's, never matches.
+      // an If-Match of a write, comparing the whole object's, never matches. Related objects
+      // embedded in it change without its version: that body is hashed (etagOnSend) instead.
       const set = sparse ? fieldSetOf(request) : undefined
-      if (tag !== undefined && set !== undefined) tag = `${tag.slice(0, -1)}-${set.tag}"`
+      if (tag !== undefined && set !== undefined) tag = set.expand.size > 0 ? undefined : `${tag.slice(0, -1)}-${set.tag}"`
       if (tag !== undefined) {
         reply.header('etag', tag)
         const current = { etag: tag, lastModified: stampedDate(reply) }

@@ -19,7 +19,7 @@ interface ListingView {
   getFilterArgs (filter: BaseFilter | undefined, action?: string): { args: unknown[], kwargs: Criteria }
   getRepositoryOptions (action: string): RepositoryOptions
   /** The fields this request keeps (`SparseFieldsMixin`), which the repository may select alone; `undefined` for every field. */
-  readonly fieldSet?: { readonly names: readonly string[] } | undefined
+  readonly fieldSet?: { readonly reads: readonly string[] | undefined } | undefined
 }
 
 /** A base with the `filter` static of generic views. */
@@ -39,7 +39,8 @@ function listPage (view: ListingView, request: FastifyRequest): unknown {
   if (filter?.search !== undefined) query.search = filter.search
   if (args.length > 0) query.args = args
   // The rows are cut to the set before they are sent whatever the repository reads; one that maps them (mappingActions) reads them whole.
-  if (view.fieldSet !== undefined && !mapsItself(view.constructor, 'list')) query.fields = view.fieldSet.names
+  const reads = view.fieldSet?.reads
+  if (reads !== undefined && !mapsItself(view.constructor, 'list')) query.fields = reads
   if (filter === undefined) return repository.list(kwargs, query, options)
   // The filter of this request may be of another class than the view's (an overridden getFilter): its own pagination reads.
   const Filter = filter.constructor as FilterClass // every filter is an instance of a BaseFilter class

@@ -1,22 +1,29 @@
-// Sparse fieldsets (views layer): `SparseFieldsMixin`, `?fields=` and `?omit=` on the list and the detail read of a generic view.
+// Sparse fieldsets (views layer): `SparseFieldsMixin`, `?fields=`, `?omit=` and `?expand=` on the list and the detail read of a generic view.
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
-import type { preSerializationHookHandler } from 'fastify'
+import type { FastifyInstance, preSerializationHookHandler } from 'fastify'
 import { ConfigurationError } from '../../core/configuration-error.js'
 import { defineMixin } from '../mixins.js'
 import { schemaStatic } from '../../core/typebox-lines.js'
 import { isRecord } from '../../core/record.js'
-import { fieldSetOf, Fieldsets, fieldsetParameters, rememberFieldSet, sparseSchema, type FieldSet } from '../../query/field-set.js'
-import { keyFieldsOf } from '../../stores/repository.js'
+import { fieldSetOf, Fieldsets, fieldsetParameters, rememberFieldSet, sparseSchema, type FieldSet, type RelatedFields } from '../../query/field-set.js'
+import { fieldNamesOf } from '../../stores/repository.js'
 import { listItemOf } from '../actions/list-create.js'
 import { STANDARD_ACTIONS, withSchema, type ActionViewClass } from '../actions/standard.js'
 import { extendContribution, type ActionRoute, type RouteContribution, type RouteDefinition, type StandardAction } from '../view.js'
 import { GENERIC, type GenericBase } from './generic-view.js'
 import { pageSchema } from './generic-list.js'
+import { assertServed, embed, keptOf, pickFields, relationMember, relationsOf, type Expansion, type Relation } from './expand.js'
 
 /** The instance members `SparseFieldsMixin` adds (docs/sparse-fields.md). */
 export interface SparseFieldsMembers {
-  /** The fields this request's `?fields=` and `?omit=` keep, once read; `undefined` for the whole object. */
+  /** The fields and relations this request's `?fields=`, `?omit=` and `?expand=` keep, once read; `undefined` for the whole object. */
   fieldSet: FieldSet | undefined
+}
+
+/** Statics of `SparseFieldsMixin`. */
+export interface SparseFieldsStatics {
+  /** The relations `?expand=` may embed in each object, by name (docs/expand.md); none by default. */
+  expand: Readonly<Record<string, Expansion>> | undefined
 }
 
 declare module '../mixins.js' {
@@ -25,26 +32,26 @@ declare module '../mixins.js' {
   interface ActionRegistry<M> { sparseFields: SparseFieldsMembers }
 }
 
-/** The actions that take `?fields=` and `?omit=`. */
+/** The actions that take the parameters. */
 const READS: ReadonlySet<string> = new Set(['list', 'retrieve'])
 
+/** The query parameters the mixin adds: a filter may have none of them. */
+const PARAMETERS = ['fields', 'omit', 'expand']
+
 /** A view class with sparse fieldsets, as the mixin reads it. */
-type SparseClass = GenericBase & {
-  listItemSchema?: unknown
-  responseSchema?: unknown
-  detailParams?: unknown
-  conditional?: { versionField?: string | undefined, lastModifiedField?: string | undefined }
-}
+type SparseClass = GenericBase & SparseFieldsStatics & { listItemSchema?: unknown, responseSchema?: unknown }
 
 /**
- * Sparse fieldsets for generic views (docs/sparse-fields.md): mix it in before the generic actions
- * (after `ConditionalMixin`), `mix(SparseFieldsMixin, AsyncGenericViewSet)`. The list and the
- * detail read take `?fields=` and `?omit=`, answer 400 naming an unknown field, always send the key
- * and the validators' fields, and are documented as the partial object they may send; a SQL
- * repository's list selects only the columns asked for.
+ * Sparse fieldsets and expanded relations for generic views (docs/sparse-fields.md,
+ * docs/expand.md): mix it in before the generic actions (after `ConditionalMixin`),
+ * `mix(SparseFieldsMixin, AsyncGenericViewSet)`. The list and the detail read take `?fields=` and
+ * `?omit=` (and `?expand=` for the relations of `static expand`), answer 400 naming an unknown
+ * name, always send the key and the validators' fields, and are documented as the partial object
+ * they may send; a SQL repository's list selects only the columns asked for.
  */
-export const SparseFieldsMixin = defineMixin<ActionViewClass<'sparseFields', object>, GenericBase>('SparseFieldsMixin', (Base) =>
+export const SparseFieldsMixin = defineMixin<ActionViewClass<'sparseFields', SparseFieldsStatics>, GenericBase>('SparseFieldsMixin', (Base) =>
   class SparseFieldsMixin extends Base {
+    static expand: Readonly<Record<string, Expansion>> | undefined = undefined
     declare fieldSet: FieldSet | undefined
 
     static override assertRegistrable (): void {
@@ -57,7 +64,8 @@ export const SparseFieldsMixin = defineMixin<ActionViewClass<'sparseFields', obj
         }
         readsOf(this, action.name)
       }
-      const taken = this.filter == null ? [] : Object.keys(this.filter.querySchema().properties).filter((name) => name === 'fields' || name === 'omit')
+      const query = this.filter == null ? [] : Object.keys(this.filter.querySchema().properties)
+      const taken = query.filter((name) => PARAMETERS.includes(name))
       if (taken.length > 0) refuse(this, `its filter has a parameter "${taken[0]}", a name of the sparse fieldsets' parameters; rename the filter's`)
     }
 
@@ -72,37 +80,44 @@ export const SparseFieldsMixin = defineMixin<ActionViewClass<'sparseFields', obj
         ? Type.Object(parameters)
         : { ...query, properties: { ...query.properties, ...parameters } }
       // The detail read's envelope, if any, is put around it when the route is collected.
-      const item = sparseSchema(reads.item, reads.fieldsets.kept)
-      const responseSchema = action.name === 'list' ? pageSchema(item, this.filter) : item
+      const responseSchema = action.name === 'list' ? pageSchema(reads.sent, this.filter) : reads.sent
       return { ...route, options: withSchema(route.options, { querystring }), responseSchema }
     }
 
     // The parameters are read before the action (after validation: a value too long is a 400 whoever
-    // sends it), and the objects sent are cut to them before they are serialized.
+    // sends it), and the objects sent are cut to them, and given their relations, before they are serialized.
     static override contribute (route: RouteDefinition, method: string): RouteContribution {
       const inherited = super.contribute(route, method)
       if (!route.standard || !READS.has(route.name)) return inherited
-      const { fieldsets } = readsOf(this, route.name)
-      const items = route.name === 'list' ? itemsIn(this, route.responseSchema) : undefined
+      const { fieldsets, relations } = readsOf(this, route.name)
+      if (route.app !== undefined && relations.size > 0) checkWhenReady(route.app, this, relations)
+      const list = route.name === 'list'
       return extendContribution(inherited, {
         beforeAction: [(view, request) => {
-          const query = request.query as { fields?: string, omit?: string } // as the route's schema validated it
-          const set = fieldsets.read(query.fields, query.omit)
+          const query = request.query as { fields?: string, omit?: string, expand?: string } // as the route's schema validated it
+          const set = fieldsets.read(query.fields, query.omit, query.expand)
           if (set === undefined) return
           ;(view as unknown as SparseFieldsMembers).fieldSet = set // a view of this mixin's class
           rememberFieldSet(request, set)
         }],
-        preSerialization: [picking(route.name === 'list' ? items : route.envelope, route.name === 'list')]
+        preSerialization: [shaping(list ? itemsIn(this, route.responseSchema) : route.envelope, list, relations)]
       })
     }
   }, GENERIC)
 
 /** What a read of a view sends and who chooses among its fields. */
-interface Reads { readonly item: TObject, readonly fieldsets: Fieldsets }
+interface Reads {
+  /** The object schema the read sends in full. */
+  readonly item: TObject
+  /** The schema it is documented and serialized with: the partial object, with the relations' members. */
+  readonly sent: TObject
+  readonly fieldsets: Fieldsets
+  readonly relations: ReadonlyMap<string, Relation>
+}
 
 const READS_OF = new WeakMap<object, Map<string, Reads>>()
 
-/** The object schema a read sends, and its fields with the ones always kept: the key and the validators. */
+/** The object schema a read sends, its fields with the ones always kept (the key and the validators), and its relations. */
 function readsOf (klass: SparseClass, action: string): Reads {
   let byAction = READS_OF.get(klass)
   if (byAction === undefined) READS_OF.set(klass, byAction = new Map())
@@ -114,12 +129,14 @@ function readsOf (klass: SparseClass, action: string): Reads {
         `Give the view an object ${action === 'list' ? 'listItemSchema or ' : ''}responseSchema, or leave SparseFieldsMixin out`)
     }
     const object = item as TObject // an object schema, just checked
-    // The validators' fields of ConditionalMixin, when it is mixed in (read as the static it sets: generic views import no optional feature).
-    const { versionField, lastModifiedField } = klass.conditional ?? {}
-    const detail = isRecord(klass.detailParams) ? klass.detailParams.properties : undefined
-    const params = isRecord(detail) ? Object.keys(detail) : []
-    const kept = [...(keyFieldsOf(klass.repository) ?? ['id']), ...params, versionField, lastModifiedField].filter((name): name is string => name !== undefined)
-    reads = { item: object, fieldsets: new Fieldsets(Object.keys(object.properties), kept) }
+    const kept = keptOf(klass)
+    const fields = Object.keys(object.properties)
+    const relations = relationsOf(klass, klass.expand, fields, fieldNamesOf(klass.repository))
+    const related = new Map<string, RelatedFields>()
+    for (const [name, relation] of relations) related.set(name, { fieldsets: relation.fieldsets, by: relation.own })
+    const fieldsets = new Fieldsets(fields, kept, related)
+    const members = Object.fromEntries([...relations].map(([name, relation]) => [name, relationMember(relation)]))
+    reads = { item: object, sent: sparseSchema(object, fieldsets.kept, members), fieldsets, relations }
     byAction.set(action, reads)
   }
   return reads
@@ -138,32 +155,55 @@ function refuse (klass: { name: string }, why: string): never {
   throw new ConfigurationError('FV_ERR_SPARSE_FIELDS', `Cannot register ${klass.name}: ${why} (docs/sparse-fields.md)`)
 }
 
+/** The applications whose readiness checks a view's relations already: one check per view and application. */
+const CHECKED = new WeakMap<object, WeakSet<object>>()
+
+/** Checks the view's relations once `app` is ready, when every view of it is registered (`assertServed`). */
+function checkWhenReady (app: FastifyInstance, klass: SparseClass, relations: ReadonlyMap<string, Relation>): void {
+  let views = CHECKED.get(app)
+  if (views === undefined) CHECKED.set(app, views = new WeakSet())
+  if (views.has(klass)) return
+  views.add(klass)
+  app.addHook('onReady', function checkRelations (done) {
+    try {
+      assertServed(app, klass, relations)
+      done()
+    } catch (error) {
+      done(error as Error)
+    }
+  })
+}
+
 /**
- * The `preSerialization` hook that cuts each object a read sends to the request's field set: the
- * object (in `member` of an envelope), or each of a list's (in `member` of its page). Whatever the
- * repository read, only the set is serialized.
+ * The `preSerialization` hook that cuts each object a read sends to the request's field set and
+ * embeds the relations it expands: the object (in `member` of an envelope), or each of a list's
+ * (in `member` of its page). Whatever the repository read, only the set is serialized.
  */
-function picking (member: string | undefined, list: boolean): preSerializationHookHandler<unknown> {
+function shaping (
+  member: string | undefined, list: boolean, relations: ReadonlyMap<string, Relation>
+): preSerializationHookHandler<unknown> {
   return (request, reply, payload, done) => {
     const set = fieldSetOf(request)
     if (set === undefined || reply.statusCode >= 300) {
       done(null, payload)
       return
     }
-    const pick = (object: unknown): unknown => isRecord(object) ? pickFields(object, set.names) : object
     const holder = member === undefined ? undefined : payload as Record<string, unknown> // the page or envelope the route's schema says
     const sent = holder === undefined ? payload : holder[member as string]
-    const cut = list ? (sent as unknown[]).map(pick) : pick(sent) // a list's page holds an array
-    done(null, holder === undefined ? cut : { ...holder, [member as string]: cut })
+    // A list's page holds an array of objects; a detail read, one.
+    const objects = (list ? sent as unknown[] : [sent]).filter(isRecord)
+    const cut = objects.map((object) => pickFields(object, set.names))
+    const answer = (): unknown => {
+      const shaped = list ? cut : cut[0] ?? sent
+      return holder === undefined ? shaped : { ...holder, [member as string]: shaped }
+    }
+    if (set.expand.size === 0) {
+      done(null, answer())
+      return
+    }
+    embed(request, reply, objects, cut, set, relations).then(
+      () => { done(null, answer()) },
+      (error: Error) => { done(error) }
+    )
   }
-}
-
-/** The members of `object` named in `names` that it has. */
-function pickFields (object: Record<string, unknown>, names: readonly string[]): Record<string, unknown> {
-  const picked: Record<string, unknown> = {}
-  for (const name of names) {
-    const value = object[name]
-    if (value !== undefined) picked[name] = value
-  }
-  return picked
 }
