@@ -210,6 +210,29 @@ export async function libraryCases (t: Test, open: OpenLibrary): Promise<void> {
     problem(t, await app.inject('/books/99'), 404)
   })
 
+  await t.test('loans: ?expand=book embeds each loan\'s book, read once for the page, as /books shows it to the member asking', async (t) => {
+    const { app } = await open()
+    t.teardown(() => app.close())
+    const lent = await app.inject({ method: 'POST', url: '/members/1/loans', headers: ADA, payload: { loan: { book_id: 5 } } })
+    t.equal(lent.statusCode, 201, lent.body)
+    const mine = (await app.inject({ url: '/members/1/loans?expand=book&fields=due_at,book.title,book.on_my_list', headers: ADA })).json()
+    t.same(mine.map((loan: Record<string, unknown>) => Object.keys(loan)), [['id', 'due_at', 'book']], 'the loan\'s fields asked for, and its book')
+    t.same(mine[0].book, { id: 5, title: 'A Wizard of Earthsea', on_my_list: true, updated_at: mine[0].book.updated_at }, 'on Ada\'s list: the book as she reads it')
+    const graces = (await app.inject({ url: '/members/2/loans?expand=book', headers: MELVIL })).json()
+    t.same(graces.map((loan: { id: number, book_id: number, book: { id: number, on_my_list: boolean } }) => [loan.id, loan.book_id, loan.book.id, loan.book.on_my_list]),
+      [[1, 3, 3, false]], 'a librarian reads Grace\'s loan with its book, as the librarian sees it')
+    t.same(graces[0].book.genres, ['science-fiction'], 'every field of the book without fields=book.…')
+    const one = (await app.inject({ url: '/members/2/loans/1?expand=book&fields=book.author', headers: GRACE })).json()
+    t.same(one, { loan: { id: 1, member_id: 2, book_id: 3, title: 'Dune', borrowed_at: '2026-01-05T09:00:00.000Z', due_at: '2026-01-26T09:00:00.000Z', updated_at: '2026-01-05T09:00:00.000Z', book: { id: 3, author: 'Frank Herbert', updated_at: '2026-01-05T09:00:00.000Z' } } },
+      'one loan, in its envelope, with its book')
+    t.same((await app.inject({ url: '/members/2/loans?expand=book', headers: ADA })).json(), [], 'another member\'s loans: none, and no book read')
+    const unknown = problem(t, await app.inject({ url: '/members/2/loans?expand=member', headers: GRACE }), 400)
+    t.same(unknown.errors, [{ detail: 'Unknown relation "member"; the relations are book', pointer: '#/expand', in: 'query', parameter: 'expand' }])
+    const notExpanded = problem(t, await app.inject({ url: '/members/2/loans?fields=book.title', headers: GRACE }), 400)
+    t.equal(notExpanded.errors[0].parameter, 'fields', 'a field of a book the request does not expand')
+    problem(t, await app.inject({ url: '/members/2/loans?expand=book.loans', headers: GRACE }), 400)
+  })
+
   await t.test('reading list: the signed-in member saves and unsaves books', async (t) => {
     const { app } = await open()
     t.teardown(() => app.close())

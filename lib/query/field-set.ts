@@ -107,8 +107,10 @@ export class Fieldsets {
 
   /** The set of the names chosen (`undefined`: every field) less the names left out, with the relations expanded. */
   #select (chosen: Names | undefined, left: Names | undefined, expanded: ReadonlySet<string>): FieldSet | undefined {
+    // `fields` narrows the objects' own fields unless it names only fields of relations (`fields=book.title`).
+    const narrowed = chosen !== undefined && (chosen.own.size > 0 || chosen.nested.size === 0)
     const own = this.#order.filter((name) =>
-      this.#kept.has(name) || ((chosen === undefined || chosen.own.has(name)) && left?.own.has(name) !== true))
+      this.#kept.has(name) || ((!narrowed || chosen.own.has(name)) && left?.own.has(name) !== true))
     const expand = new Map<string, FieldSet | undefined>()
     for (const relation of expanded) {
       const nested = (names: Names | undefined): Names | undefined => {
