@@ -36,4 +36,14 @@ describe('SparseFieldsMixin', () => {
     expect<FieldSet['tag']>().type.toBe<string>()
     expect<ListQuery['fields']>().type.toBe<readonly string[] | undefined>()
   })
+  test('expand names a view, one pair of fields and an optional bound', () => {
+    const Related = mix(SparseFieldsMixin, GenericViewSet).with({ responseSchema: Item, repository: memory })
+    const Items = mix(SparseFieldsMixin, GenericViewSet)
+    const base = { responseSchema: Item, repository: memory }
+    expect(Items.with).type.toBeCallableWith({ ...base, expand: { other: { view: Related, on: { id: 'id' } } } })
+    expect(Items.with).type.toBeCallableWith({ ...base, expand: { others: { view: Related, on: { id: 'id' }, many: 5 } } })
+    expect(Items.with).type.not.toBeCallableWith({ ...base, expand: { other: { view: 3, on: { id: 'id' } } } })
+    expect(Items.with).type.not.toBeCallableWith({ ...base, expand: { other: { view: Related, on: { id: 3 } } } })
+    expect(Items.with).type.not.toBeCallableWith({ ...base, expand: { other: { view: Related, on: { id: 'id' }, many: '5' } } })
+  })
 })
