@@ -202,26 +202,39 @@ const VARIANTS = new WeakMap<TSchema, Map<string, TObject>>()
 export function sparseSchema (
   item: TObject, kept: readonly string[], members: Readonly<Record<string, TSchema>> = {}
 ): TObject {
-  let byKept = VARIANTS.get(item)
-  if (byKept === undefined) VARIANTS.set(item, byKept = new Map())
-  const key = JSON.stringify([kept, Object.keys(members)])
-  let variant = byKept.get(key)
+  let variants = VARIANTS.get(item)
+  if (variants === undefined) VARIANTS.set(item, variants = new Map())
+  const { $id, required, properties, ...rest } = item
+  const first = new Set(required ?? [])
+  const names = Object.keys(properties)
+  const order = [...names.filter((name) => first.has(name)), ...names.filter((name) => !first.has(name))]
+  const opening = order.findIndex((name) => !kept.includes(name) || !first.has(name))
+  const stillRequired = opening === -1 ? order : order.slice(0, opening)
+  // Equal schemas are one variant, whatever else the views that make them keep.
+  const key = JSON.stringify([stillRequired, Object.keys(members)])
+  let variant = variants.get(key)
   if (variant === undefined) {
-    const { $id, required, properties, ...rest } = item
-    const first = new Set(required ?? [])
-    const names = Object.keys(properties)
-    const order = [...names.filter((name) => first.has(name)), ...names.filter((name) => !first.has(name))]
-    const opening = order.findIndex((name) => !kept.includes(name) || !first.has(name))
-    const stillRequired = opening === -1 ? order : order.slice(0, opening)
     // The relations' members come last, sent only when expanded: the whole object's bytes are the same through either.
     const shaped = { ...Object.fromEntries(order.map((name) => [name, properties[name]])), ...members }
     variant = { ...rest, properties: shaped } as TObject // the object schema's own members, and the relations'
     if (stillRequired.length > 0) variant.required = stillRequired
-    // Views that keep other fields of one schema (another version field) each have their own: `ItemFieldset2`.
-    if (typeof $id === 'string') variant.$id = `${$id}Fieldset${byKept.size === 0 ? '' : byKept.size + 1}`
-    byKept.set(key, variant)
+    if (typeof $id === 'string') variant.$id = variantName($id, Object.keys(members), variants)
+    variants.set(key, variant)
   }
   return variant
+}
+
+/**
+ * The document's name of a variant: `ItemFieldset`, or `LoanFieldsetWithBook` with the members of
+ * relations; a number after it only where views of one schema keep other fields (`ItemFieldset2`).
+ */
+function variantName ($id: string, members: readonly string[], variants: ReadonlyMap<string, TObject>): string {
+  const capital = (name: string): string => name.charAt(0).toUpperCase() + name.slice(1)
+  const base = `${$id}Fieldset${members.length === 0 ? '' : `With${members.map(capital).join('And')}`}`
+  const taken = new Set([...variants.values()].map((variant) => variant.$id))
+  let name = base
+  for (let n = 2; taken.has(name); n++) name = `${base}${n}`
+  return name
 }
 
 /** The partial schemas `sparseSchema` made of `item`: what a route of field sets sends instead of it. */

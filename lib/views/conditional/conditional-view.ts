@@ -291,7 +291,7 @@ function stamps (
   const item = schemaStatic(klass, 'responseSchema')
   const sparse = item !== undefined && sendsFieldSets(item, route)
   return [
-    ...(field === undefined ? [] : [lastModifiedStamp(field, route.envelope)]),
+    ...(field === undefined ? [] : [lastModifiedStamp(field, route.envelope, sparse)]),
     ...(tagOf === undefined ? [] : [tagStamp(tagOf, route.envelope, notModified, sparse)])
   ]
 }

@@ -6,6 +6,7 @@ import type { FastifyReply, FastifyRequest, onSendHookHandler, preSerializationH
 import { etagOf, httpDate, isNotModified } from '../../http/preconditions.js'
 import { compileRepresentation, type SerializerOptions } from '../../schema/wire.js'
 import { envelopeSchema, wrapIn } from '../envelope.js'
+import { fieldSetOf } from '../../query/field-set.js'
 
 /**
  * The body of a 304. Fastify's HEAD route ends with a hook that sets `content-length: 0`
@@ -82,10 +83,20 @@ export function representationOf (
   return (value) => serialize(wrap(value))
 }
 
-/** Stamps `Last-Modified` from a field of the object a GET returns, so If-Modified-Since can answer 304. */
-export function lastModifiedStamp (field: string, envelope: string | undefined): preSerializationHookHandler<unknown> {
+/**
+ * Stamps `Last-Modified` from a field of the object a GET returns, so If-Modified-Since can answer
+ * 304. `sparse`: the route sends field sets (`SparseFieldsMixin`); one that embeds related objects
+ * has no such date (they change without the object's field), and gets none.
+ */
+export function lastModifiedStamp (
+  field: string, envelope: string | undefined, sparse = false
+): preSerializationHookHandler<unknown> {
   const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
-  return (_request, reply, payload, done) => {
+  return (request, reply, payload, done) => {
+    if (sparse && (fieldSetOf(request)?.expand.size ?? 0) > 0) {
+      done(null, payload)
+      return
+    }
     // In a view's envelope (`{ "book": {...} }`), the object is the envelope's member.
     const object = envelope === undefined || !isObject(payload) ? payload : payload[envelope]
     const value = isObject(object) ? object[field] : undefined

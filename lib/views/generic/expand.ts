@@ -6,6 +6,8 @@ import { isRecord } from '../../core/record.js'
 import { schemaStatic } from '../../core/typebox-lines.js'
 import { allOf, compileAccess, Denied, keepRule, type CompiledAccess, type ObjectRule } from '../../access/access-rule.js'
 import { refusal } from '../../access/authenticator.js'
+import { APIError, Forbidden } from '../../http/errors.js'
+import { judges } from './object-permissions.js'
 import { registeredPermissions } from '../../access/registered-permissions.js'
 import { Fieldsets, sparseSchema, type FieldSet } from '../../query/field-set.js'
 import { fieldNamesOf, keyFieldsOf, listsPerGroup, type Criteria, type ListQuery } from '../../stores/repository.js'
@@ -213,7 +215,15 @@ export async function embed (
   }
 }
 
-/** The related objects of `objects`, read as the related view reads them, and judged by its permissions. */
+/** How many values one read of related rows names at most: a page larger than this reads its relation in several. */
+const VALUES_PER_READ = 1000
+
+/**
+ * The related objects of `objects`, read as the related view reads them, and judged by its
+ * permissions: a rule's criteria narrow the read, its object test and the view's own
+ * `checkObjectPermissions` (on its detail read) leave out what they refuse, each judging the whole
+ * row, so such a read selects every field.
+ */
 async function relatedRows (
   request: FastifyRequest, reply: FastifyReply, relation: Relation,
   objects: ReadonlyArray<Record<string, unknown>>, nested: FieldSet | undefined
@@ -225,7 +235,11 @@ async function relatedRows (
   const compiled = accessOf(request, relation)
   if (compiled !== undefined) {
     const verdict = await compiled.judge(request.principal ?? null, request)
-    if (verdict instanceof Denied) throw refusal(request, verdict.message ?? `You may not read ${relation.name}.`)
+    if (verdict instanceof Denied) {
+      // A 401 says that authenticating may help (RFC 9110 §15.5.2); where no principal passes, it would not.
+      const message = verdict.message ?? `You may not read ${relation.name}.`
+      throw compiled.signedIn === 'deny' ? new Forbidden(message) : refusal(request, message)
+    }
     if (verdict !== true) rule = verdict
   }
   keepRule(derived, rule)
@@ -234,20 +248,43 @@ async function relatedRows (
   if (values.length === 0) return []
   const Related = relation.view
   const view = new Related(derived, reply)
-  const criteria: Criteria = { ...view.getScopeKwargs(relation.action) }
-  // The related field among the values: a criterion of its own beside the scope's, which may name the field too.
-  const among = `${relation.related}__in`
-  const scoped = criteria[among]
-  criteria[among] = Array.isArray(scoped) ? scoped.filter((value) => values.includes(value)) : values
+  const checks = judges(Related, relation.action)
+  const scope: Criteria = view.getScopeKwargs(relation.action)
+  const judged = (rule !== undefined && !rule.exact) || checks
   const query: ListQuery = {
     orderBy: relation.key.map((field) => ({ field, descending: false })),
-    ...nested?.reads === undefined ? {} : { fields: [...new Set([...nested.reads, relation.related])] },
+    ...nested?.reads === undefined || judged ? {} : { fields: [...new Set([...nested.reads, relation.related])] },
     ...relation.many === undefined ? {} : { perGroup: { field: relation.related, limit: relation.many } }
   }
-  // A generic view's repository, of either family: its rows are objects.
-  const listed: unknown = await view.repository.list(criteria, query, view.getRepositoryOptions(relation.action))
-  const rows = listed as Array<Record<string, unknown>>
-  return rule === undefined || rule.exact ? rows : rows.filter((row) => rule.test(row))
+  const options = view.getRepositoryOptions(relation.action)
+  const rows: Array<Record<string, unknown>> = []
+  // The related field among the values: a criterion of its own beside the scope's, which may name the field too.
+  const among = `${relation.related}__in`
+  const scoped = scope[among]
+  const wanted = Array.isArray(scoped) ? values.filter((value) => scoped.includes(value)) : values
+  for (let at = 0; at < wanted.length; at += VALUES_PER_READ) {
+    const criteria: Criteria = { ...scope, [among]: wanted.slice(at, at + VALUES_PER_READ) }
+    // A generic view's repository, of either family: its rows are objects.
+    const listed: unknown = await view.repository.list(criteria, query, options)
+    rows.push(...listed as Array<Record<string, unknown>>)
+  }
+  return judged ? rows.filter((row) => visible(view, rule, checks, row, relation.action)) : rows
+}
+
+/** Whether the related view would let the client read `row`: its rule's object test, then its own check of objects. */
+function visible (
+  view: GenericView, rule: ObjectRule | undefined, checks: boolean, row: Record<string, unknown>, action: string
+): boolean {
+  if (rule !== undefined && !rule.exact && !rule.test(row)) return false
+  if (!checks) return true
+  try {
+    view.checkObjectPermissions(row, action)
+    return true
+  } catch (error) {
+    // A refusal (a 403, a 404) hides the object; anything else is a fault of the check.
+    if (error instanceof APIError && error.status < 500) return false
+    throw error
+  }
 }
 
 /** The members of `object` named in `names` that it has. */
