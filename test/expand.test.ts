@@ -907,3 +907,37 @@ test('Last-Modified of an expanded read: If-Modified-Since does not hide a chang
   const dated = await app.inject({ url: '/books/1?expand=loans', headers: { 'if-modified-since': since } })
   t.equal(dated.statusCode, 200, 'nor does the date hide it')
 })
+
+test('a list without pages over thousands of values reads its relation 1,000 values at a time, on SQLite too', async (t) => {
+  const rows = 2_500
+  const db = new Database(':memory:')
+  t.teardown(() => db.close())
+  db.exec('CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT NOT NULL, author TEXT NOT NULL, version INTEGER NOT NULL)')
+  db.exec('CREATE TABLE loans (id INTEGER PRIMARY KEY, book_id INTEGER NOT NULL, member TEXT NOT NULL, days INTEGER NOT NULL)')
+  const book = db.prepare('INSERT INTO books VALUES (?, ?, ?, 1)')
+  const loan = db.prepare('INSERT INTO loans VALUES (?, ?, ?, 1)')
+  for (let i = 1; i <= rows; i++) { book.run(i, `Book ${i}`, 'Anon'); loan.run(i, rows + 1 - i, 'ann') }
+  const reads: number[] = []
+  class Counting extends SqliteRepository<BookT> {
+    override list (...args: Parameters<SqliteRepository<BookT>['list']>): BookT[] {
+      reads.push((args[0]['id__in'] as unknown[]).length)
+      return super.list(...args)
+    }
+  }
+  const Books = GenericRetrieveAPIView.with({
+    responseSchema: Book, detailParams: IdParams, repository: new Counting(db, { table: 'books', columns: ['id', 'title', 'author', 'version'] })
+  })
+  class Loans extends mix(SparseFieldsMixin, GenericListAPIView).with({
+    responseSchema: Loan,
+    repository: new SqliteRepository<LoanT>(db, { table: 'loans', columns: ['id', 'book_id', 'member', 'days'] }),
+    expand: { book: { view: Books, on: { id: 'book_id' } } }
+  }) {}
+  const app = await build({ views: [{ view: Books, prefix: '/books' }, { view: Loans, prefix: '/loans' }] })
+  t.teardown(() => app.close())
+  const res = await app.inject('/loans?expand=book&fields=book.title')
+  t.equal(res.statusCode, 200)
+  const loans: Array<{ id: number, book: { id: number, title: string } }> = res.json()
+  t.equal(loans.length, rows)
+  t.ok(loans.every((one) => one.book.id === rows + 1 - one.id && one.book.title === `Book ${one.book.id}`), 'every loan with its own book')
+  t.same(reads, [1000, 1000, 500], 'three reads of at most 1,000 values each')
+})
