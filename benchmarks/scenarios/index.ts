@@ -1,6 +1,7 @@
 import { bulkCreate } from './bulk-create.js'
 import { conditionalWrite } from './conditional-write.js'
 import { etagScenario } from './etag.js'
+import { expandList } from './expand.js'
 import { genericList } from './generic-list.js'
 import { genericRetrieve } from './generic-retrieve.js'
 import { items } from './items.js'
@@ -37,5 +38,6 @@ export const scenarios: AnyScenario[] = [
   peersRetrieve,
   peersCreate,
   permissionsRetrieve,
-  sparseList
+  sparseList,
+  expandList
 ]
