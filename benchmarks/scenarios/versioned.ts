@@ -191,7 +191,7 @@ export const versionedRetrieve: Scenario = {
     })
     const repository = asyncRepository<Item, SqliteRepository<Item>>(new SqliteRepository<Item>(db, TABLE))
     const statics = { responseSchema: Item, detailParams: IdParams, conditional: { etag: true }, repository }
-    class Versioned extends mix(ConditionalMixin, AsyncGenericRetrieveAPIView).with({ ...statics, conditional: { versionField: 'version' } }) {}
+    class Versioned extends mix(ConditionalMixin, AsyncGenericRetrieveAPIView).with({ ...statics, conditional: { etag: true, versionField: 'version' } }) {}
     class Hashed extends mix(ConditionalMixin, AsyncGenericRetrieveAPIView).with(statics) {}
     db.exec('CREATE TABLE articles (id INTEGER PRIMARY KEY, title TEXT NOT NULL, description TEXT NOT NULL, version INTEGER NOT NULL)')
     db.prepare('INSERT INTO articles (id, title, description, version) VALUES (1, ?, ?, 1)').run('Reading lamp', DESCRIPTION)
