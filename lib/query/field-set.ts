@@ -34,6 +34,9 @@ const QUOTED_NAMES = 5
 const QUOTED_LENGTH = 40
 
 const NO_RELATIONS: ReadonlyMap<string, RelatedFields> = new Map()
+
+/** How many sets a representation remembers: a client's usual few, bounded whatever others send (a refused name is never kept). */
+const READ_SETS = 256
 const NOTHING_EXPANDED: ReadonlyMap<string, FieldSet | undefined> = new Map()
 
 /**
@@ -46,6 +49,8 @@ export class Fieldsets {
   readonly #order: readonly string[]
   readonly #kept: ReadonlySet<string>
   readonly #relations: ReadonlyMap<string, RelatedFields>
+  /** The sets read lately, by the parameters that named them (a set, or `undefined` for the whole object). */
+  readonly #read = new Map<string, { set: FieldSet | undefined }>()
   /**
    * The longest `fields` or `omit` accepted: every field (and every field of every relation, as
    * `relation.field`) named twice, with a space after each comma. Anything longer repeats itself
@@ -81,6 +86,18 @@ export class Fieldsets {
    */
   read (fields: string | undefined, omit: string | undefined, expand?: string): FieldSet | undefined {
     if (fields === undefined && omit === undefined && expand === undefined) return undefined
+    // Clients ask for the same few sets again and again: each is read once. The key cannot be
+    // forged from other values: each part is the parameter as sent (a string or nothing), JSON-quoted.
+    const key = JSON.stringify([fields, omit, expand])
+    const known = this.#read.get(key)
+    if (known !== undefined) return known.set
+    const set = this.#parse(fields, omit, expand)
+    if (this.#read.size >= READ_SETS) this.#read.delete(this.#read.keys().next().value as string) // the oldest of a full map
+    this.#read.set(key, { set })
+    return set
+  }
+
+  #parse (fields: string | undefined, omit: string | undefined, expand: string | undefined): FieldSet | undefined {
     const unknown: Record<Parameter, Set<string>> = { fields: new Set(), omit: new Set(), expand: new Set() }
     const expanded = new Set<string>()
     for (const name of split(expand)) (this.#relations.has(name) ? expanded : unknown.expand).add(name)
