@@ -879,6 +879,25 @@ test('the related view\'s own checkObjectPermissions judges what it embeds', asy
   t.equal(problem(t, await app.inject('/books/2'), 403).detail, 'Not Joyce.', 'the book\'s own read refuses it')
   const loan = await app.inject('/loans/5?expand=book')
   t.equal(loan.json().book, null, 'an expansion does not show it either: null')
+  t.equal((await app.inject('/loans/1?expand=book')).json().book.id, 1, 'a book it lets through is embedded')
+})
+
+test('a check of objects that fails otherwise than by refusing is the request\'s error, not a hidden object', async (t) => {
+  const bookRows = new MemoryRepository<BookT>({ rows: BOOKS.map((row) => ({ ...row })) })
+  const loanRows = new MemoryRepository<LoanRow>({ rows: LOANS.map((row) => ({ ...row })) })
+  class Books extends mix(SparseFieldsMixin, GenericViewSet).with({
+    responseSchema: Book, detailParams: IdParams, repository: bookRows
+  }, {
+    checkObjectPermissions (book) { if (book.author === 'Joyce') throw new TypeError('the check itself is broken') }
+  }) {}
+  class Loans extends mix(SparseFieldsMixin, GenericViewSet).with({
+    responseSchema: Loan, detailParams: IdParams, repository: loanRows, expand: { book: { view: Books, on: { id: 'book_id' } } }
+  }) {}
+  const app = await build({ views: [{ view: Books, prefix: '/books' }, { view: Loans, prefix: '/loans' }] })
+  t.teardown(() => app.close())
+  const failed = problem(t, await app.inject('/loans/5?expand=book'), 500)
+  t.equal(failed.detail, 'An unexpected error occurred.', 'a 500 that tells the client nothing of the check')
+  t.equal((await app.inject('/loans/1?expand=book')).json().book.id, 1)
 })
 
 test('Last-Modified of an expanded read: If-Modified-Since does not hide a change of an embedded object', async (t) => {

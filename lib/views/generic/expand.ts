@@ -9,6 +9,7 @@ import { refusal } from '../../access/authenticator.js'
 import { APIError, Forbidden } from '../../http/errors.js'
 import { judges } from './object-permissions.js'
 import { registeredPermissions } from '../../access/registered-permissions.js'
+import type { Permission } from '../../access/permission.js'
 import { Fieldsets, sparseSchema, type FieldSet } from '../../query/field-set.js'
 import { fieldNamesOf, keyFieldsOf, listsPerGroup, type Criteria, type ListQuery } from '../../stores/repository.js'
 import { listItemOf } from '../actions/list-create.js'
@@ -178,7 +179,9 @@ function accessOf (request: FastifyRequest, relation: Relation): CompiledAccess 
   if (byRelation === undefined) COMPILED.set(request.server.server, byRelation = new WeakMap())
   let compiled = byRelation.get(relation)
   if (compiled === undefined) {
-    const permissions = registeredPermissions(request.server, relation.view, relation.action) ?? []
+    // Recorded: the application checked, when it became ready, that the view serves the action (assertServed).
+    const registered = registeredPermissions(request.server, relation.view, relation.action)
+    const permissions = registered as ReadonlyArray<Permission<never>>
     const node = allOf(permissions)
     compiled = node === undefined ? null : compileAccess(node, 'GET', permissions.map(String).join(', '))
     byRelation.set(relation, compiled)

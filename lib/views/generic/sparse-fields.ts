@@ -190,11 +190,11 @@ function shaping (
     }
     const holder = member === undefined ? undefined : payload as Record<string, unknown> // the page or envelope the route's schema says
     const sent = holder === undefined ? payload : holder[member as string]
-    // A list's page holds an array of objects; a detail read, one.
-    const objects = (list ? sent as unknown[] : [sent]).filter(isRecord)
+    // A list's page holds an array of objects; a successful detail read, one (a missing one is a 404).
+    const objects = list ? sent as Array<Record<string, unknown>> : [sent as Record<string, unknown>]
     const cut = objects.map((object) => pickFields(object, set.names))
     const answer = (): unknown => {
-      const shaped = list ? cut : cut[0] ?? sent
+      const shaped = list ? cut : cut[0]
       return holder === undefined ? shaped : { ...holder, [member as string]: shaped }
     }
     if (set.expand.size === 0) {
