@@ -1,11 +1,10 @@
 import { test, type Test } from 'tap'
 import Database from 'better-sqlite3'
-import pg from 'pg'
 import { MemoryRepository, asyncRepository, type ListQuery } from '../lib/generics.js'
 import { listsPerGroup } from '../lib/stores/repository.js'
 import { AsyncSqliteRepository, PostgresRepository, SqliteRepository, type SqlTableOptions } from '../lib/stores/sql/index.js'
 import { caught } from './helpers.js'
-import { postgres, type PgServer } from './pg-server.js'
+import { freshDatabase, postgres, type PgServer } from './pg-server.js'
 
 // Grouped reads (ListQuery.perGroup, docs/repositories.md "Grouped reads"): at most n rows for each
 // value of a field, the first in the read's order, in one read: what a view embeds of a to-many
@@ -69,26 +68,14 @@ function postgresStore (server: PgServer): { name: string, open: () => Promise<O
   return {
     name: 'PostgreSQL',
     open: async () => {
-      const admin = new pg.Pool({ connectionString: server.url, max: 1 })
-      await admin.query('CREATE DATABASE grouped')
-      await admin.end()
-      const pool = new pg.Pool({ connectionString: server.url.replace(/\/postgres$/, '/grouped'), max: 2 })
-      pool.on('error', () => {})
-      let statements = 0
-      pool.on('connect', (client) => {
-        const query = client.query.bind(client) as (...args: unknown[]) => unknown
-        client.query = ((...args: unknown[]) => {
-          const text = typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: unknown }).text)
-          if (text.startsWith('SELECT')) statements++
-          return query(...args)
-        }) as never
-      })
+      const { pool, statements: texts } = await freshDatabase(server, 'grouped', 2)
       await pool.query(DDL('INTEGER PRIMARY KEY'))
       for (const row of LOANS) await pool.query('INSERT INTO loans VALUES ($1, $2, $3, $4)', [row.id, row.book_id, row.member, row.days])
-      statements = 0
+      const before = texts.length
+      const statements = (): number => texts.slice(before).filter((sql) => sql.startsWith('SELECT')).length
       const repository = new PostgresRepository<Loan>(pool, TABLE)
       const list: List = (c, q) => repository.list(c, q)
-      return { list, repository, statements: () => statements, close: async () => { await pool.end() } }
+      return { list, repository, statements, close: async () => { await pool.end() } }
     }
   }
 }

@@ -3,6 +3,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import pg from 'pg'
 
 /** A throwaway PostgreSQL server for the suite: its own data directory, a free loopback port. */
 export interface PgServer { url: string, stop: () => void, restart: () => void, kill: () => void, start: () => void }
@@ -61,4 +62,28 @@ export async function postgres (): Promise<{ server: PgServer } | { skip: string
     if (error instanceof Error && /binaries \(initdb\) not found/.test(error.message)) return { skip: `PostgreSQL is not installed here: ${error.message}` }
     throw error
   }
+}
+
+/**
+ * A new database `name` on `server`, a pool of `max` connections over it (an idle client's error
+ * ignored), and every statement text its connections run, in order: what a test counts the reads
+ * of a request by.
+ */
+export async function freshDatabase (
+  server: PgServer, name: string, max = 4
+): Promise<{ pool: pg.Pool, statements: string[] }> {
+  const admin = new pg.Pool({ connectionString: server.url, max: 1 })
+  await admin.query(`CREATE DATABASE ${name}`)
+  await admin.end()
+  const pool = new pg.Pool({ connectionString: server.url.replace(/\/postgres$/, `/${name}`), max })
+  pool.on('error', () => {})
+  const statements: string[] = []
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown
+    client.query = ((...args: unknown[]) => {
+      statements.push(typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: unknown }).text))
+      return query(...args)
+    }) as never
+  })
+  return { pool, statements }
 }
