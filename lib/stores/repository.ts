@@ -73,6 +73,16 @@ export function fieldNamesOf (repository: unknown): readonly string[] | undefine
 }
 
 /**
+ * The names among `fields` a repository can select: those it declares when it has a fixed set
+ * (`fieldNames`), all of them otherwise. A response may show a field the store does not hold (an
+ * optional member a view of its own fills): a read of a field set never asks the store for it.
+ */
+export function selectable (fields: readonly string[], repository: unknown): readonly string[] {
+  const names = fieldNamesOf(repository)
+  return names === undefined ? fields : fields.filter((name) => names.includes(name))
+}
+
+/**
  * The `<relation>.<field>` names a repository's criteria may use besides its fields (docs/filters.md,
  * "Relation filters"), or `undefined` when it has no relations. Registration accepts them in a
  * filter's parameters (never in its ordering or search), and refuses any other dotted name.

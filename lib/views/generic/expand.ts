@@ -11,7 +11,7 @@ import { judges } from './object-permissions.js'
 import { registeredPermissions } from '../../access/registered-permissions.js'
 import type { Permission } from '../../access/permission.js'
 import { Fieldsets, sparseSchema, type FieldSet } from '../../query/field-set.js'
-import { fieldNamesOf, keyFieldsOf, listsPerGroup, type Criteria, type ListQuery } from '../../stores/repository.js'
+import { fieldNamesOf, keyFieldsOf, listsPerGroup, selectable, type Criteria, type ListQuery } from '../../stores/repository.js'
 import { listItemOf } from '../actions/list-create.js'
 import type { GenericView } from './generic-view.js'
 
@@ -254,9 +254,12 @@ async function relatedRows (
   const checks = judges(Related, relation.action)
   const scope: Criteria = view.getScopeKwargs(relation.action)
   const judged = (rule !== undefined && !rule.exact) || checks
+  const reads = nested?.reads
+  const asked = reads === undefined || judged ? undefined : [...new Set([...reads, relation.related])]
+  const narrowed = asked === undefined ? undefined : selectable(asked, view.repository)
   const query: ListQuery = {
     orderBy: relation.key.map((field) => ({ field, descending: false })),
-    ...nested?.reads === undefined || judged ? {} : { fields: [...new Set([...nested.reads, relation.related])] },
+    ...narrowed === undefined ? {} : { fields: narrowed },
     ...relation.many === undefined ? {} : { perGroup: { field: relation.related, limit: relation.many } }
   }
   const options = view.getRepositoryOptions(relation.action)

@@ -5,7 +5,7 @@ import { withSchema } from '../actions/standard.js'
 import { listItemOf, listMembers } from '../actions/list-create.js'
 import { paginationOf, type BaseFilter, type FilterClass } from '../../query/filters.js'
 import type { ViewBase } from '../mixins.js'
-import type { AsyncRepository, Criteria, ListQuery, Repository, RepositoryOptions } from '../../stores/repository.js'
+import { selectable, type AsyncRepository, type Criteria, type ListQuery, type Repository, type RepositoryOptions } from '../../stores/repository.js'
 import type { ActionRoute, StandardAction } from '../view.js'
 import { loadParent } from './parent.js'
 import { then } from '../../core/maybe-promise.js'
@@ -40,7 +40,7 @@ function listPage (view: ListingView, request: FastifyRequest): unknown {
   if (args.length > 0) query.args = args
   // The rows are cut to the set before they are sent whatever the repository reads; one that maps them (mappingActions) reads them whole.
   const reads = view.fieldSet?.reads
-  if (reads !== undefined && !mapsItself(view.constructor, 'list')) query.fields = reads
+  if (reads !== undefined && !mapsItself(view.constructor, 'list')) query.fields = selectable(reads, repository)
   if (filter === undefined) return repository.list(kwargs, query, options)
   // The filter of this request may be of another class than the view's (an overridden getFilter): its own pagination reads.
   const Filter = filter.constructor as FilterClass // every filter is an instance of a BaseFilter class
