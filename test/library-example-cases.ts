@@ -219,7 +219,8 @@ export async function libraryCases (t: Test, open: OpenLibrary): Promise<void> {
     t.same(mine.map((loan: Record<string, unknown>) => Object.keys(loan)), [['id', 'due_at', 'book']], 'the loan\'s fields asked for, and its book')
     t.same(mine[0].book, { id: 5, title: 'A Wizard of Earthsea', on_my_list: true, updated_at: mine[0].book.updated_at }, 'on Ada\'s list: the book as she reads it')
     const graces = (await app.inject({ url: '/members/2/loans?expand=book', headers: MELVIL })).json()
-    t.same(graces.map((loan: { id: number, book_id: number, book: { id: number, on_my_list: boolean } }) => [loan.id, loan.book_id, loan.book.id, loan.book.on_my_list]),
+    type LoanWithBook = { id: number, book_id: number, book: { id: number, on_my_list: boolean } }
+    t.same(graces.map((loan: LoanWithBook) => [loan.id, loan.book_id, loan.book.id, loan.book.on_my_list]),
       [[1, 3, 3, false]], 'a librarian reads Grace\'s loan with its book, as the librarian sees it')
     t.same(graces[0].book.genres, ['science-fiction'], 'every field of the book without fields=book.…')
     const one = (await app.inject({ url: '/members/2/loans/1?expand=book&fields=book.author', headers: GRACE })).json()
