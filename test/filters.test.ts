@@ -309,7 +309,7 @@ test('the memory repository compares like a typed database: no cross-kind matche
   t.same(repo.list({}, { orderBy: [], args: [(row: ProductT) => row.price > 40] }).map((r) => r.id), [3, 4], 'function arguments filter list')
   t.equal(repo.count({}, { args: [(row: ProductT) => row.price > 40] }), 2, 'and count')
   const { asyncRepository } = await import('../lib/generics.js')
-  t.same(Object.keys(asyncRepository(repo)).sort(), ['atomicPreconditions', 'bulkUpdate', 'count', 'create', 'createMany', 'delete', 'deleteMany', 'distinct', 'filledOnCreate', 'get', 'list', 'update', 'updateMany'], 'only the public protocol is wrapped, with its declarations')
+  t.same(Object.keys(asyncRepository(repo)).sort(), ['atomicPreconditions', 'bulkUpdate', 'count', 'create', 'createMany', 'delete', 'deleteMany', 'distinct', 'filledOnCreate', 'get', 'list', 'listsPerGroup', 'update', 'updateMany'], 'only the public protocol is wrapped, with its declarations')
 })
 
 test('an inherited default page size is capped at a lowered maxPageSize; composing keeps both rules', async (t) => {
