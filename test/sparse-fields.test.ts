@@ -670,3 +670,15 @@ test('a member the store does not hold (optional, filled by a view of yours) is 
   t.same(extra.json(), [{ id: 1 }], 'the key, and nothing the store does not hold')
   t.same((await app.inject('/notes?fields=title,extra')).json(), [{ id: 1, title: 'first' }])
 })
+
+test('a representation remembers the sets its clients name, and no more than 256 of them', async (t) => {
+  const memory = new MemoryRepository<BookT>({ rows: ROWS.map((row) => ({ ...row })), versionField: 'version' })
+  const app = await build({ views: [{ view: booksView(memoryStore(false), memory), prefix: '/books' }] })
+  t.teardown(() => app.close())
+  // 336 spellings of one set (empty names are nothing): more than are kept, each answered the same.
+  const spellings: string[] = []
+  for (let i = 0; i < 21; i++) for (let j = 0; j < 16; j++) spellings.push(`fields=title${','.repeat(i)}&omit=${','.repeat(j)}`)
+  const answers = []
+  for (const query of [...spellings, spellings[0]]) answers.push((await app.inject(`/books/1?${query}`)).json())
+  t.ok(answers.every((answer) => JSON.stringify(answer) === JSON.stringify({ id: 1, title: 'Emma', version: 1 })), 'every spelling, the first again after the others')
+})
