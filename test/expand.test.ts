@@ -1,12 +1,12 @@
 import { test, type Test } from 'tap'
-import Fastify, { type FastifyRequest, type LightMyRequestResponse } from 'fastify'
+import Fastify, { type LightMyRequestResponse } from 'fastify'
 import swagger from '@fastify/swagger'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import Database from 'better-sqlite3'
 import { Type, type Static } from '@sinclair/typebox'
 import views, { APIView, ViewRouter, mix } from '../lib/index.js'
 import type { FastifyViewsOptions } from '../lib/types.js'
-import { AllowAny, ReadOnly, permission, type Authenticator, type Permission } from '../lib/access.js'
+import { AllowAny, ReadOnly, permission, type Permission } from '../lib/access.js'
 import {
   AsyncGenericViewSet, BaseFilter, GenericListAPIView, GenericRetrieveAPIView, GenericViewSet, ListEnvelope,
   MemoryRepository, PaginationFilter, SoftDeleteMixin, SparseFieldsMixin, asyncRepository,
@@ -17,7 +17,7 @@ import { swaggerOptions } from '../lib/openapi/swagger.js'
 import { AsyncSqliteRepository, PostgresRepository, SqliteRepository, type SqlTableOptions } from '../lib/stores/sql/index.js'
 import { etagOf } from '../lib/http/preconditions.js'
 import { Forbidden } from '../lib/errors.js'
-import { build, caught, problem } from './helpers.js'
+import { build, caught, headerAuth, problem } from './helpers.js'
 import { freshDatabase, postgres, type PgServer } from './pg-server.js'
 
 // Expanded relations (docs/expand.md): a view of SparseFieldsMixin declares `expand`, relations to
@@ -35,16 +35,7 @@ import { freshDatabase, postgres, type PgServer } from './pg-server.js'
 
 interface User { name: string, admin: boolean }
 const USERS: Record<string, User> = { ann: { name: 'ann', admin: false }, bob: { name: 'bob', admin: false }, root: { name: 'root', admin: true } }
-const byHeader: Authenticator<User> = {
-  scheme: 'user',
-  securityScheme: { type: 'apiKey', in: 'header', name: 'x-user' },
-  challenge: 'User realm="test"',
-  authenticate (request: FastifyRequest) {
-    const name = request.headers['x-user']
-    if (name === undefined) return undefined
-    return typeof name === 'string' && Object.hasOwn(USERS, name) ? USERS[name] : null
-  }
-}
+const byHeader = headerAuth(USERS)
 const IsAdmin = permission<unknown, User>({ name: 'IsAdmin', request: (user) => user.admin, message: 'Admins only.' })
 const ANN = { 'x-user': 'ann' }
 const BOB = { 'x-user': 'bob' }

@@ -1,8 +1,9 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions, type LightMyRequestResponse } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions, type LightMyRequestResponse } from 'fastify'
 import views from '../lib/index.js'
 import type { FastifyViewsOptions } from '../lib/types.js'
 import { MemoryRepository, type RepositoryOptions } from '../lib/generics.js'
 import { PatchError } from '../lib/http/patch-error.js'
+import type { Authenticator } from '../lib/access.js'
 
 /** A Fastify app with the plugin registered and ready; closed by the caller (or `t.teardown`). */
 export async function build (
@@ -126,5 +127,25 @@ export function patchError (run: () => unknown): { pointer: string, message: str
 export class StampingRepository<T extends object> extends MemoryRepository<T> {
   override create (values: Record<string, unknown>, options?: RepositoryOptions): T | null {
     return super.create({ updated_at: new Date().toISOString(), ...values }, options)
+  }
+}
+
+/**
+ * An authenticator that names its principal by a header (`x-user: ann`): no header, anonymous; a
+ * name `users` lacks, refused (401). `scheme`, `challenge` and the header follow `noun` ('user':
+ * `x-user`, `User realm="test"`).
+ */
+export function headerAuth<P> (users: Readonly<Record<string, P>>, noun = 'user', scopesOf?: (principal: P) => readonly string[]): Authenticator<P> {
+  const header = `x-${noun}`
+  return {
+    scheme: noun,
+    securityScheme: { type: 'apiKey', in: 'header', name: header },
+    challenge: `${noun.charAt(0).toUpperCase()}${noun.slice(1)} realm="test"`,
+    authenticate (request: FastifyRequest) {
+      const name = request.headers[header]
+      if (name === undefined) return undefined
+      return typeof name === 'string' && Object.hasOwn(users, name) ? users[name] : null
+    },
+    ...scopesOf === undefined ? {} : { scopesOf }
   }
 }

@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import Fastify, { type FastifyRequest } from 'fastify'
+import Fastify from 'fastify'
 import swagger from '@fastify/swagger'
 import { Type, type Static } from '@sinclair/typebox'
 import views, { APIView, Get, Post, View, ViewRouter, configureApp, mix } from '../lib/index.js'
@@ -7,7 +7,7 @@ import { Forbidden, Unauthorized } from '../lib/errors.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
 import { AllowAny, IsAuthenticated, ReadOnly, hasScope, permission, type Authenticator, type Permission } from '../lib/access.js'
 import { GenericViewSet, MemoryRepository } from '../lib/generics.js'
-import { build, problem } from './helpers.js'
+import { build, headerAuth, problem } from './helpers.js'
 
 // Permissions (docs/permissions.md): request-level checks answered 401 for anonymous requests and
 // 403 for signed-in ones; object rules as criteria scope lists, counts and detail reads (a hidden
@@ -22,17 +22,7 @@ const READERS: Record<string, Reader> = {
 }
 
 /** `x-reader: ann` names a reader; an unknown name is refused. */
-const byHeader: Authenticator<Reader> = {
-  scheme: 'readerName',
-  securityScheme: { type: 'apiKey', in: 'header', name: 'x-reader' },
-  challenge: 'Reader realm="test"',
-  authenticate (request: FastifyRequest) {
-    const name = request.headers['x-reader']
-    if (name === undefined) return undefined
-    return typeof name === 'string' && Object.hasOwn(READERS, name) ? READERS[name] : null
-  },
-  scopesOf: (principal) => principal.scopes
-}
+const byHeader = { ...headerAuth(READERS, 'reader', (principal) => principal.scopes), scheme: 'readerName' }
 
 const Loan = Type.Object({ id: Type.Integer(), member_id: Type.Integer(), title: Type.String() }, { $id: 'Loan' })
 const LoanIn = Type.Object({ member_id: Type.Integer(), title: Type.String() })

@@ -1,5 +1,5 @@
 import { test, type Test } from 'tap'
-import Fastify, { type FastifyRequest, type InjectOptions } from 'fastify'
+import Fastify, { type InjectOptions } from 'fastify'
 import swagger from '@fastify/swagger'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import Database from 'better-sqlite3'
@@ -7,7 +7,7 @@ import pg from 'pg'
 import { Type, type Static } from '@sinclair/typebox'
 import views, { mix, AsyncRetrieveAPIView } from '../lib/index.js'
 import { Forbidden } from '../lib/errors.js'
-import { permission, type Authenticator } from '../lib/access.js'
+import { permission } from '../lib/access.js'
 import {
   AsyncGenericViewSet, CursorPaginationFilter, GenericListAPIView, GenericRetrieveAPIView, GenericViewSet,
   MemoryRepository, PaginationFilter, SoftDeleteMixin, asyncRepository, type Criteria
@@ -16,7 +16,7 @@ import { GenericBulkDestroyAPIView, GenericBulkUpdateAPIView, GenericUpdateManyA
 import { ConditionalMixin } from '../lib/conditional.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
 import { AsyncSqliteRepository, PostgresRepository, SqliteRepository, type SqlTableOptions } from '../lib/stores/sql/index.js'
-import { build, caught, problem } from './helpers.js'
+import { build, caught, headerAuth, problem } from './helpers.js'
 import { postgres, type PgServer } from './pg-server.js'
 
 // Soft delete (docs/soft-delete.md): a DELETE stamps deleted_at; every read, count, page, bulk
@@ -27,16 +27,7 @@ import { postgres, type PgServer } from './pg-server.js'
 
 interface User { name: string, admin: boolean }
 const USERS: Record<string, User> = { ann: { name: 'ann', admin: false }, root: { name: 'root', admin: true } }
-const byHeader: Authenticator<User> = {
-  scheme: 'user',
-  securityScheme: { type: 'apiKey', in: 'header', name: 'x-user' },
-  challenge: 'User realm="test"',
-  authenticate (request: FastifyRequest) {
-    const name = request.headers['x-user']
-    if (name === undefined) return undefined
-    return typeof name === 'string' && Object.hasOwn(USERS, name) ? USERS[name] : null
-  }
-}
+const byHeader = headerAuth(USERS)
 const IsAdmin = permission<unknown, User>({ name: 'IsAdmin', request: (user) => user.admin, message: 'Admins only.' })
 const ROOT = { 'x-user': 'root' }
 const ANN = { 'x-user': 'ann' }
