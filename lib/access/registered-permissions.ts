@@ -13,8 +13,10 @@ export function recordPermissions (
   if (views === undefined) REGISTERED.set(app.server, views = new WeakMap())
   let actions = views.get(view)
   if (actions === undefined) views.set(view, actions = new Map())
-  // A view registered twice (under two prefixes) is judged by the permissions of both.
-  actions.set(action, [...actions.get(action) ?? [], ...permissions])
+  // A view registered twice (under two prefixes) is judged by the permissions of both; a route
+  // served by two methods (GET and HEAD) records its permissions once.
+  const recorded = actions.get(action) ?? []
+  actions.set(action, [...recorded, ...permissions.filter((permission) => !recorded.includes(permission))])
 }
 
 /**
