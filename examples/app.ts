@@ -13,6 +13,7 @@ import { AsyncBulkAPIViewSet } from 'fastify-views/bulk'
 import { ConditionalMixin } from 'fastify-views/conditional'
 import { AsyncSqliteRepository, PostgresRepository, type SqlTableOptions } from 'fastify-views/sql'
 import { swaggerOptions } from 'fastify-views/swagger'
+import { memoryCache, redisCache, type CacheStore } from 'fastify-views/cache'
 
 export const Item = Type.Object({
   id: Type.Integer({ description: 'Assigned by the server.' }),
@@ -39,6 +40,8 @@ const TABLE = { table: 'items', columns: ['id', 'name', 'price', 'updated_at'], 
 /** `sqlite:<path>` (or nothing: `./data/shop.db`), or a `postgres://` URL. */
 export interface StoreOptions {
   databaseUrl?: string
+  /** `memory` (this process) or a `redis://` URL (every instance that uses it): cache the item reads; unset, nothing is cached. */
+  cacheUrl?: string
   /** On SQLite, how long a call waits in all for another process's lock before it answers 503 (ms; the repository's default, 5000). */
   sqliteLockTimeout?: number
 }
@@ -88,7 +91,7 @@ async function openStore ({ databaseUrl, sqliteLockTimeout }: StoreOptions): Pro
  * `/items`: every CRUD verb and the four bulk verbs on `/items/bulk` (PATCH and DELETE
  * select by `name`), with ETag and Last-Modified on reads, 304 and 412, and `?fields=` on reads.
  */
-function itemsView (repository: ItemRepository) {
+function itemsView (repository: ItemRepository, cached: boolean) {
   // Every schema is given once: the types of the actions (getLocation's item below) and the
   // field lastModifiedField may name are read from them.
   return class Items extends mix(ConditionalMixin, SparseFieldsMixin, AsyncBulkAPIViewSet, AsyncGenericViewSet).with({
@@ -106,6 +109,9 @@ function itemsView (repository: ItemRepository) {
   }) {
     static override apiDescription = 'The shop\'s items. Reads carry an ETag and a Last-Modified; send If-Match with a write to change only what you read.'
     static override maxBatchSize = 1000
+    // With a cache store (CACHE_URL): reads kept a minute, invalidated by every write, on every
+    // instance sharing the store; creates safe to retry with Idempotency-Key (docs/cache.md).
+    static override cache = cached ? { ttl: 60, idempotency: true } : undefined
   }
 }
 
@@ -137,7 +143,7 @@ export const TIMEOUTS = {
  * both of `headersTimeout` and `connectionsCheckingInterval`).
  */
 export async function buildApp (options: FastifyHttpOptions<Server> & StoreOptions = {}): Promise<FastifyInstance> {
-  const { databaseUrl, sqliteLockTimeout, ...fastifyOptions } = options
+  const { databaseUrl, sqliteLockTimeout, cacheUrl, ...fastifyOptions } = options
   const store = await openStore({ databaseUrl, sqliteLockTimeout })
   const app = Fastify({
     bodyLimit: 4 * 1024 * 1024,
@@ -152,7 +158,7 @@ export async function buildApp (options: FastifyHttpOptions<Server> & StoreOptio
     ...fastifyOptions
   })
   // First, so that every route answers problem+json whatever is registered after.
-  configureApp(app)
+  configureApp(app, { cache: await cacheStore(app, cacheUrl) })
   app.addHook('onClose', async () => { await store.close() })
   await app.register(swagger, swaggerOptions({
     info: { title: 'Shop', version: '1.0.0', description: 'The fastify-views example API.', license: { name: 'MIT', identifier: 'MIT' } },
@@ -162,6 +168,21 @@ export async function buildApp (options: FastifyHttpOptions<Server> & StoreOptio
     security: []
   }))
   await app.register(swaggerUi, { routePrefix: '/docs' })
-  await app.register(views, { views: [{ view: itemsView(store.repository), prefix: '/items' }, { view: Health, prefix: '/health' }] })
+  await app.register(views, { views: [{ view: itemsView(store.repository, cacheUrl !== undefined), prefix: '/items' }, { view: Health, prefix: '/health' }] })
   return app
+}
+
+/**
+ * The cache store `CACHE_URL` names: `memory`, this process's own; a `redis://` URL, shared by every
+ * instance that uses it. A Redis that does not answer is not waited for: reads are served uncached.
+ */
+async function cacheStore (app: FastifyInstance, cacheUrl: string | undefined): Promise<CacheStore | undefined> {
+  if (cacheUrl === undefined) return undefined
+  if (cacheUrl === 'memory') return memoryCache()
+  if (!/^rediss?:\/\//.test(cacheUrl)) throw new Error('CACHE_URL must be memory or redis://...')
+  const { Redis } = await import('ioredis')
+  const redis = new Redis(cacheUrl, { connectTimeout: 500, maxRetriesPerRequest: 1, enableOfflineQueue: false })
+  redis.on('error', (error) => { app.log.debug({ err: error }, 'redis') })
+  app.addHook('onClose', async () => { await redis.quit().catch(() => {}) })
+  return redisCache(redis)
 }

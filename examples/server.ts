@@ -4,7 +4,12 @@ const host = process.env.HOST ?? '127.0.0.1'
 const port = Number(process.env.PORT ?? 3000)
 
 const databaseUrl = process.env.DATABASE_URL
-const app = await buildApp({ logger: { level: process.env.LOG_LEVEL ?? 'info' }, ...(databaseUrl === undefined ? {} : { databaseUrl }) })
+const cacheUrl = process.env.CACHE_URL
+const app = await buildApp({
+  logger: { level: process.env.LOG_LEVEL ?? 'info' },
+  ...(databaseUrl === undefined ? {} : { databaseUrl }),
+  ...(cacheUrl === undefined ? {} : { cacheUrl })
+})
 await app.listen({ host, port })
 // The port actually bound: PORT=0 asks the system for a free one.
 const bound = (app.server.address() as { port: number }).port
@@ -12,6 +17,7 @@ const base = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`
 console.log(`fastify-views example listening on ${base}`)
 console.log(`Swagger UI: ${base}/docs  OpenAPI JSON: ${base}/docs/json`)
 console.log(`Store: ${databaseUrl?.startsWith('postgres') === true ? 'PostgreSQL' : `SQLite ${databaseUrl?.replace(/^sqlite:/, '') ?? './data/shop.db'}`}`)
+if (cacheUrl !== undefined) console.log(`Cache: ${cacheUrl === 'memory' ? 'this process' : 'Redis'}`)
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {

@@ -11,6 +11,8 @@ import { ConfigurationError } from './core/configuration-error.js'
 import { describeColumnsOf } from './stores/repository.js'
 import type { ValidationPolicy } from './schema/validation-policy.js'
 import { configureAuth, type AuthOptions } from './access/authenticator.js'
+import { configureCache } from './registration/cache-settings.js'
+import type { CacheStore } from './stores/cache/cache-store.js'
 
 /** A view with its registration options: `{ view: Items, prefix: '/items', tags: ['items'] }`. */
 export interface ViewEntry extends RegisterViewOptions {
@@ -42,6 +44,8 @@ export interface FastifyViewsOptions {
    * (declared once) is what its permissions and views read.
    */
   auth?: AuthOptions<any>
+  /** The application's cache store (docs/cache.md): what views with `static cache` keep their answers in, and every write invalidates. */
+  cache?: CacheStore
 }
 
 /** Options of `configureApp`. */
@@ -53,6 +57,11 @@ export interface ConfigureAppOptions {
    * every view route registered after, which set `request.principal`. Any principal type, as for the plugin's `auth`.
    */
   auth?: AuthOptions<any>
+  /**
+   * The application's cache store (docs/cache.md): `memoryCache()` for one instance, `redisCache(client)`
+   * for several; every view route registered after caches and invalidates through it.
+   */
+  cache?: CacheStore
 }
 
 // The error handler belongs to a context (Fastify encapsulates it), so each context
@@ -75,6 +84,7 @@ const listeningServers = new WeakSet<object>()
  */
 export function configureApp (app: FastifyInstance, options: ConfigureAppOptions = {}): FastifyInstance {
   if (options.auth !== undefined) configureAuth(app, options.auth)
+  if (options.cache !== undefined) configureCache(app, options.cache)
   // Without a format of its own, a context answers in the format of the context around it.
   const format = options.errorFormat ?? appErrorFormat(app) ?? PROBLEM_FORMAT
   const configured = configuredContexts.get(app)
@@ -137,9 +147,10 @@ const fastifyViews: FastifyPluginAsync<FastifyViewsOptions> = async (app, option
         `(${before.slice(0, 5).join(', ')}${before.length > 5 ? ', ...' : ''}), so ${before.length === 1 ? 'it keeps' : 'they keep'} Fastify's JSON errors, not ${formatName(options.errorFormat)}. ` +
         `Call ${configureCall(options.errorFormat)} right after creating the app, before any route or plugin`)
     }
-    configureApp(app, { errorFormat: options.errorFormat, auth: options.auth })
+    configureApp(app, { errorFormat: options.errorFormat, auth: options.auth, cache: options.cache })
   } else {
     if (options.auth !== undefined) configureAuth(app, options.auth)
+    if (options.cache !== undefined) configureCache(app, options.cache)
     // Opted out: something else must answer the application's errors and 404s by the time it starts.
     app.addHook('onReady', async function checkConfigured () {
       if (hasDefaultErrorHandler(app)) {

@@ -99,7 +99,9 @@ export const CONFIGURATION_ERRORS = {
   /** A route's content options do not fit: an `unexpectedContent` other than `'ignore'` or `'refuse'`, or an optional body on a standard action. */
   FV_ERR_ROUTE_CONTENT: 'FV_ERR_ROUTE_CONTENT',
   /** A route's `deprecation` gives a date that is no date. */
-  FV_ERR_DEPRECATION: 'FV_ERR_DEPRECATION'
+  FV_ERR_DEPRECATION: 'FV_ERR_DEPRECATION',
+  /** A cache option that cannot work: no store, a misspelt action, a resource two names, an answer shared that is a principal's. */
+  FV_ERR_CACHE: 'FV_ERR_CACHE'
 } as const
 
 /** One configuration error code. */

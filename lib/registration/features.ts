@@ -3,6 +3,7 @@
 import type { RouteContribution, RouteDefinition, ViewClass } from '../views/view.js'
 import { deprecation } from './deprecation.js'
 import { access } from './access.js'
+import { cache } from './cache.js'
 
 /** A feature of routes: what it adds to one operation of a route of `view`, from the route's options; `undefined` for nothing. */
 export type RouteFeature = (route: RouteDefinition, method: string, view: ViewClass) => RouteContribution | undefined
@@ -10,5 +11,6 @@ export type RouteFeature = (route: RouteDefinition, method: string, view: ViewCl
 /** Every route feature; each is added over the view's contribution, as a mixin mixed first would be. */
 export const ROUTE_FEATURES: readonly RouteFeature[] = [
   deprecation,
-  access
+  access,
+  cache
 ]

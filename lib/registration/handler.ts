@@ -7,7 +7,7 @@ import { compileResponseCheck } from '../schema/response-check.js'
 import { wrapIn } from '../views/envelope.js'
 import { compileRenamer } from '../schema/serialization.js'
 import { wireForm, type SerializerOptions, type WireForm } from '../schema/wire.js'
-import { keptView, type BeforeAction, type CollectedRoute, type View, type ViewClass } from '../views/view.js'
+import { ANSWERED, keptView, type BeforeAction, type CollectedRoute, type View, type ViewClass } from '../views/view.js'
 import { then } from '../core/maybe-promise.js'
 import type { ViewMethod, ViewStatics } from './collect.js'
 
@@ -134,7 +134,7 @@ export function buildHandler (
   }
   // The steps, then the action: each after the one before it has settled, synchronous while they are.
   const run = before.reduceRight<typeof act>(
-    (next, step) => (view, request, reply) => then(step(view, request, reply), () => next(view, request, reply)),
+    (next, step) => (view, request, reply) => then(step(view, request, reply), (done) => done === ANSWERED ? reply : next(view, request, reply)),
     act
   )
   return function viewRouteHandler (request: FastifyRequest, reply: FastifyReply): unknown {

@@ -9,6 +9,7 @@ import { detailUrl } from './links.js'
 import { NOT_FOUND, type WriteDescription } from './write.js'
 import type { Permission } from '../access/permission.js'
 import type { Throttle } from '../access/throttle.js'
+import type { CacheOptions } from '../stores/cache/cache-options.js'
 import type { Principal } from '../access/principal.js'
 import { refusal } from '../access/authenticator.js'
 
@@ -88,6 +89,8 @@ export class APIView extends View {
   static throttles: readonly Throttle[] = []
   /** Action name -> throttles of that action only, with the view's `throttles`. */
   static actionThrottles: Readonly<Record<string, readonly Throttle[]>> = {}
+  /** What of the view the application's cache keeps and invalidates (docs/cache.md); nothing by default. */
+  static cache: CacheOptions | undefined = undefined
 
   /** A standard action with a body answers `responseSchema`; the mixin that owns the action refines it. */
   static override getActionRoute (action: StandardAction): ActionRoute {

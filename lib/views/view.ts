@@ -124,7 +124,11 @@ export type CollectedRoute = Omit<RouteDefinition, 'compileSerializer' | 'bodyLi
  * handler, in order, on the view the action gets. It costs a route that has none nothing, and
  * one that has some no hook phase of Fastify's.
  */
-export type BeforeAction = (view: View, request: FastifyRequest, reply: FastifyReply) => void | PromiseLike<void>
+export type BeforeAction = (view: View, request: FastifyRequest, reply: FastifyReply) =>
+  void | typeof ANSWERED | PromiseLike<void | typeof ANSWERED>
+
+/** What a step before the action returns when it answered the request itself (a cached answer): the action is not run. */
+export const ANSWERED = Symbol('fastify-views.answered')
 
 /**
  * What a view's mixins add to one operation of a route (one method of it), each feature in one

@@ -1,0 +1,144 @@
+// The cache of an application (registration layer): its store, each view's options checked and resolved
+// once, the resources they name, and a store's failures logged once in an interval.
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
+import { ConfigurationError } from '../core/configuration-error.js'
+import type { CacheStore } from '../stores/cache/cache-store.js'
+import type { CacheOptions, CachedViewClass } from '../stores/cache/cache-options.js'
+import type { ViewClass } from '../views/view.js'
+import { componentName } from '../views/naming.js'
+
+const APP_CACHE = Symbol('fastify-views.cache')
+type WithCache = FastifyInstance & { [APP_CACHE]?: CacheStore }
+
+/** Records a context's cache store: every view route registered after it caches and invalidates through it. */
+export function configureCache (app: FastifyInstance, store: CacheStore): void {
+  const own = Object.hasOwn(app, APP_CACHE) ? (app as WithCache)[APP_CACHE] : undefined
+  if (own !== undefined && own !== store) {
+    throw new ConfigurationError('FV_ERR_CACHE', 'fastify-views: the application was configured with one cache store and is now given another; ' +
+      'give it once, in the first configureApp(app, { cache }) or the plugin\'s cache')
+  }
+  ;(app as WithCache)[APP_CACHE] = store
+}
+
+/** The cache store of a context (or of the one around it), if the application configured one. */
+export const appCache = (app: FastifyInstance | undefined): CacheStore | undefined =>
+  app === undefined ? undefined : (app as WithCache)[APP_CACHE]
+
+/** A view's cache options, checked and with their defaults. */
+export interface ResolvedCache {
+  /** Milliseconds, or `undefined` when the view's reads are not cached. */
+  readonly ttl: number | undefined
+  readonly actions: ReadonlySet<string>
+  /** The view's resource; `undefined` for a view that names none and has no repository. */
+  readonly resource: string | undefined
+  /** What a write of the view bumps: its resource and the ones it invalidates. */
+  readonly writes: readonly string[]
+  readonly vary: readonly string[]
+  readonly shared: boolean
+  readonly cacheControl: string
+  readonly jitter: number
+  /** Milliseconds: how long an idempotency key's answer is kept and a running request holds it; `undefined` when off. */
+  readonly idempotency: { readonly ttl: number, readonly lease: number } | undefined
+}
+
+// A resource's name is part of the store's keys (and of Redis's key names): a plain name, so that
+// no resource's keys can be read as another's.
+const RESOURCE = /^[A-Za-z0-9_.-]{1,100}$/
+// A request header's name (RFC 9110 §5.1: a token), lower case as Node gives them.
+const HEADER = /^[!#$%&'*+.^_`|~0-9a-z-]{1,100}$/
+const YEAR = 365 * 86_400
+
+const RESOLVED = new WeakMap<object, ResolvedCache>()
+
+/** Whether a view class is a generic view: it has a repository whose writes are the resource's. */
+const isGeneric = (view: object): boolean => 'repositoryOptions' in view
+
+/** The resource a view reads and writes: its `cache.resource`, or its component name for a generic view. */
+export function resourceOf (view: object): string | undefined {
+  const options = (view as { cache?: CacheOptions }).cache
+  if (options?.resource !== undefined) return checkedResource(options.resource, (view as { name: string }).name)
+  return isGeneric(view) ? componentName(view as ViewClass) : undefined
+}
+
+function checkedResource (name: string, where: string): string {
+  if (!RESOURCE.test(name)) {
+    throw refuse(where, `cache.resource "${name}" is not a plain name: use letters, digits, _ . - (at most 100)`)
+  }
+  return name
+}
+
+const refuse = (where: string, why: string): ConfigurationError => new ConfigurationError('FV_ERR_CACHE', `Cannot register ${where}: ${why}`)
+
+function seconds (value: number | undefined, what: string, where: string, fallback?: number): number | undefined {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > YEAR) {
+    throw refuse(where, `cache.${what} is ${String(value)}; give a number of seconds above 0 and at most a year (${YEAR})`)
+  }
+  return value
+}
+
+/** A view's cache options, checked once: a mistake in them is a registration error naming the option and the fix. */
+export function cacheOf (view: ViewClass): ResolvedCache | undefined {
+  const options = (view as { cache?: CacheOptions }).cache
+  if (options === undefined && !isGeneric(view)) return undefined
+  let resolved = RESOLVED.get(view)
+  if (resolved !== undefined) return resolved
+  const where = view.name
+  const own = options ?? {}
+  const ttl = seconds(own.ttl, 'ttl', where)
+  const maxAge = own.maxAge === undefined ? undefined : seconds(own.maxAge, 'maxAge', where)
+  const jitter = own.jitter ?? 0.1
+  if (typeof jitter !== 'number' || !(jitter >= 0 && jitter <= 0.5)) throw refuse(where, `cache.jitter is ${String(jitter)}; give a fraction from 0 to 0.5`)
+  const vary = (own.vary ?? []).map((name) => {
+    const lower = String(name).toLowerCase()
+    if (!HEADER.test(lower)) throw refuse(where, `cache.vary names "${String(name)}", which is not a header's name`)
+    return lower
+  })
+  const resource = resourceOf(view)
+  const invalidated = (own.invalidates ?? []).map((target) => invalidatedResource(target, where))
+  if (resource === undefined && (ttl !== undefined || own.idempotency !== undefined || invalidated.length > 0)) {
+    throw refuse(where, 'it is not a generic view, so the cache cannot tell what it reads and writes: name it, cache = { resource: \'items\', ... }')
+  }
+  const idempotency = own.idempotency === undefined || own.idempotency === false
+    ? undefined
+    : {
+        ttl: (seconds(own.idempotency === true ? undefined : own.idempotency.ttl, 'idempotency.ttl', where, 86_400) ?? 0) * 1000,
+        lease: (seconds(own.idempotency === true ? undefined : own.idempotency.lease, 'idempotency.lease', where, 60) ?? 0) * 1000
+      }
+  const shared = own.shared === true
+  const visibility = shared ? 'public' : 'private'
+  resolved = {
+    ttl: ttl === undefined ? undefined : ttl * 1000,
+    actions: new Set(own.actions ?? ['list', 'retrieve']),
+    resource,
+    writes: [...new Set([...resource === undefined ? [] : [resource], ...invalidated])],
+    vary,
+    shared,
+    cacheControl: maxAge === undefined ? `${visibility}, no-cache` : `${visibility}, max-age=${Math.floor(maxAge)}`,
+    jitter,
+    idempotency
+  }
+  RESOLVED.set(view, resolved)
+  return resolved
+}
+
+function invalidatedResource (target: string | CachedViewClass, where: string): string {
+  if (typeof target === 'string') return checkedResource(target, where)
+  const resource = typeof target === 'function' ? resourceOf(target) : undefined
+  if (resource === undefined) {
+    throw refuse(where, `cache.invalidates names ${String((target as { name?: string } | undefined)?.name ?? target)}, which has no resource: name a generic view, or a resource's name`)
+  }
+  return resource
+}
+
+/** How often a failing store is logged: once a minute per store, not on every request it lets through. */
+const WARNING_INTERVAL = 60_000
+const WARNED = new WeakMap<CacheStore, number>()
+
+/** Logs a store's failure (the request goes on without the cache), at most once in `WARNING_INTERVAL`. */
+export function storeFailed (store: CacheStore, log: FastifyBaseLogger, error: unknown): void {
+  const now = Date.now()
+  if (now - (WARNED.get(store) ?? -Infinity) < WARNING_INTERVAL) return
+  WARNED.set(store, now)
+  log.warn({ err: error }, `fastify-views: the ${store.kind} cache store failed; serving without it`)
+}

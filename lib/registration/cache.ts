@@ -1,0 +1,137 @@
+// The cache (registration layer, a route feature): cached reads, the invalidation every write of a cached
+// resource makes before it is answered, and idempotent creates, through the application's store.
+import type { onSendHookHandler } from 'fastify'
+import { ConfigurationError } from '../core/configuration-error.js'
+import { isThenable } from '../core/maybe-promise.js'
+import { appAuth } from '../access/authenticator.js'
+import type { CacheStore } from '../stores/cache/cache-store.js'
+import type { RouteContribution, RouteDefinition, ViewClass } from '../views/view.js'
+import { extendContribution } from '../views/view.js'
+import { collectRoutes } from './collect.js'
+import { addsNoKwargs } from '../views/generic/generic-view.js'
+import { judges } from '../views/generic/object-permissions.js'
+import { ANYONE, askerOf, type Asker } from './cache-key.js'
+import { appCache, cacheOf, resourceOf, storeFailed, type ResolvedCache } from './cache-settings.js'
+import { cachedRead } from './cached-reads.js'
+import { idempotentCreate } from './idempotent-creates.js'
+
+const SAFE = new Set(['GET', 'HEAD'])
+const CREATES = new Set(['create', 'bulkCreate'])
+
+/**
+ * A route's part in the application's cache (docs/cache.md): a cached read of a view's `cache.actions`,
+ * the invalidation of its resource by every other method, and `Idempotency-Key` on its creates.
+ * Nothing on an application without a store, or a route with nothing to do: such a route pays nothing.
+ */
+export function cache (route: RouteDefinition, method: string, view: ViewClass): RouteContribution | undefined {
+  const store = appCache(route.app)
+  const options = (view as { cache?: unknown }).cache
+  if (store === undefined) {
+    if (options !== undefined && route.app !== undefined) {
+      throw new ConfigurationError('FV_ERR_CACHE', `Cannot register ${view.name}: it declares static cache, and the application has no cache store. ` +
+        'Give it one before the views: configureApp(app, { cache: memoryCache() }) (or redisCache(client)), or the plugin\'s cache option')
+    }
+    return undefined
+  }
+  const cache = cacheOf(view)
+  if (cache === undefined) return undefined
+  checkShared(store, view, cache)
+  if (SAFE.has(method)) {
+    if (cache.ttl === undefined || !cache.actions.has(route.name)) return undefined
+    assertActions(view, cache)
+    return cachedRead({ store, cache, generations: readsOf(view, cache), asker: askerFor(route, view, cache), tagged: tagsBodies(view) }, method, route.status)
+  }
+  if (cache.writes.length === 0) return undefined
+  const invalidation: RouteContribution = { onSend: [invalidate(store, cache.writes)] }
+  if (cache.idempotency === undefined || !CREATES.has(route.name) || method !== 'POST') return invalidation
+  return extendContribution(invalidation, idempotentCreate(store, askerFor(route, view, { ...cache, shared: false }), cache.idempotency, route.status))
+}
+
+/**
+ * Every write of a resource gives its generations new tokens before it is answered, so that a read
+ * that starts after the answer finds nothing saved before the write, on any instance. A refused
+ * write (4xx) changed nothing and invalidates nothing; a failed one (5xx) may have, and does.
+ */
+function invalidate (store: CacheStore, generations: readonly string[]): onSendHookHandler {
+  return (request, reply, payload, done) => {
+    const status = reply.statusCode
+    if (status >= 400 && status < 500) {
+      done(null, payload)
+      return
+    }
+    let bumped
+    try {
+      bumped = store.bump(generations)
+    } catch (error) {
+      storeFailed(store, request.log, error)
+    }
+    if (!isThenable(bumped)) {
+      done(null, payload)
+      return
+    }
+    bumped.then(() => done(null, payload), (error: unknown) => {
+      storeFailed(store, request.log, error)
+      done(null, payload)
+    })
+  }
+}
+
+/** The generations a view's reads depend on: its resource's, and those of the relations `?expand=` may embed. */
+function readsOf (view: ViewClass, cache: ResolvedCache): string[] {
+  const expand = (view as { expand?: Record<string, { view?: unknown }> }).expand ?? {}
+  const related = Object.values(expand).map((relation) => relation.view === undefined ? undefined : resourceOf(relation.view as object))
+  return [...new Set([cache.resource as string, ...related.filter((name) => name !== undefined)])] // a cached view has a resource (cacheOf)
+}
+
+/** Who the answers are kept for: everyone, when the application authenticates nobody or the view says they are `shared`; else each principal. */
+function askerFor (route: RouteDefinition, view: ViewClass, cache: ResolvedCache): Asker {
+  const auth = appAuth(route.app)
+  if (cache.shared && (!addsNoKwargs(view) || judges(view, route.name))) {
+    throw new ConfigurationError('FV_ERR_CACHE', `Cannot register ${view.name}: cache.shared keeps one answer for everyone, and the view's ` +
+      `${judges(view, route.name) ? 'checkObjectPermissions judges' : 'getKwargs narrows'} what each request reads, so one principal's answer could reach another. ` +
+      'Leave shared out (each principal\'s answers are kept apart)')
+  }
+  if (auth === undefined || cache.shared) return ANYONE
+  if (auth.principalId === undefined) {
+    throw new ConfigurationError('FV_ERR_CACHE', `Cannot register ${view.name}: its answers are kept for each principal apart, and the application's auth has no principalId ` +
+      'to tell them by. Give auth a principalId (principal => principal.id), or declare cache = { shared: true } if every principal gets the same answer')
+  }
+  return askerOf(auth.principalId as (principal: unknown) => string | number) // the application's principals, as its auth resolves them
+}
+
+/** Whether the view sends strong ETags hashed from its body (ConditionalMixin's `etag`). */
+const tagsBodies = (view: ViewClass): boolean => (view as { conditional?: { etag?: boolean } }).conditional?.etag === true
+
+const CHECKED = new WeakSet<object>()
+
+/** Every action `cache.actions` names is a GET route of the view: a misspelt one would silently cache nothing. */
+function assertActions (view: ViewClass, cache: ResolvedCache): void {
+  if (CHECKED.has(view)) return
+  CHECKED.add(view)
+  const reads = new Set(collectRoutes(view).filter(({ route }) => route.methods.includes('GET')).map(({ route }) => route.name))
+  for (const action of cache.actions) {
+    if (reads.has(action)) continue
+    // The default names both reads; a view with one of them caches that one.
+    if ((view as { cache?: { actions?: unknown } }).cache?.actions === undefined) continue
+    throw new ConfigurationError('FV_ERR_CACHE', `Cannot register ${view.name}: cache.actions names "${action}", which is not a GET action of the view ` +
+      `(its GET actions: ${[...reads].join(', ') || 'none'})`)
+  }
+}
+
+/** The resource each repository of a store's views is known by: two names for one repository would let a write miss the other's answers. */
+const REPOSITORIES = new WeakMap<CacheStore, WeakMap<object, { resource: string, view: string }>>()
+
+function checkShared (store: CacheStore, view: ViewClass, cache: ResolvedCache): void {
+  const repository = (view as { repository?: unknown }).repository
+  if (typeof repository !== 'object' || repository === null || cache.resource === undefined) return
+  let known = REPOSITORIES.get(store)
+  if (known === undefined) REPOSITORIES.set(store, known = new WeakMap())
+  const seen = known.get(repository)
+  if (seen === undefined) {
+    known.set(repository, { resource: cache.resource, view: view.name })
+    return
+  }
+  if (seen.resource === cache.resource) return
+  throw new ConfigurationError('FV_ERR_CACHE', `Cannot register ${view.name}: its repository is ${seen.view}'s, whose resource is "${seen.resource}", and its own is ` +
+    `"${cache.resource}", so a write through one would leave the other's cached answers stale. Give both one name: cache = { resource: '${seen.resource}' }`)
+}

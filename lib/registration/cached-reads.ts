@@ -1,0 +1,159 @@
+// Cached reads (registration layer, part of the cache feature): a GET answered from the store when the
+// answer saved under the current generations is there, else read once (per key and instance) and saved.
+import type { FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { etagOf } from '../http/preconditions.js'
+import type { CacheStore, StoredAnswer } from '../stores/cache/cache-store.js'
+import { ANSWERED, type BeforeAction, type RouteContribution } from '../views/view.js'
+import { isThenable } from '../core/maybe-promise.js'
+import { canonical, hashKey, varyPart, type Asker } from './cache-key.js'
+import { storeFailed, type ResolvedCache } from './cache-settings.js'
+
+/** The headers of an answer that describe its body, replayed with it; any other is the request's own (a throttle's budget). */
+const KEPT_HEADERS = ['content-type', 'etag', 'last-modified', 'link', 'content-language', 'content-location']
+
+/** How many finished reads an instance keeps for the requests whose lookups were under way meanwhile. */
+const FINISHED_READS = 10_000
+/** How long, in milliseconds: longer than a store's round trip. */
+const FINISHED_FOR = 1_000
+
+/** A read under way or just finished, by its key and tokens: the answer it saved, `undefined` for none. */
+type Flight = Promise<StoredAnswer | undefined>
+
+/** What a request that reads for others keeps until its answer is sent. */
+interface Leading {
+  readonly key: string
+  readonly tokens: string
+  readonly settle: (answer: StoredAnswer | undefined) => void
+}
+
+const LEADING = new WeakMap<FastifyRequest, Leading>()
+
+/** What the cache adds to a GET or HEAD of a cached read. */
+export interface CachedRead {
+  readonly store: CacheStore
+  readonly cache: ResolvedCache
+  /** Every generation the answer depends on: the view's resource, and those of the relations it may embed. */
+  readonly generations: readonly string[]
+  readonly asker: Asker
+  /** Whether the route's view sends strong ETags (ConditionalMixin's `etag`): a saved answer carries the one a fresh read would. */
+  readonly tagged: boolean
+}
+
+const documented = (cache: ResolvedCache): Record<string, ReturnType<typeof Type.String>> => ({
+  'cache-control': Type.String({ description: 'How clients may keep the answer: revalidate it (`no-cache`), and share it only when it is the same for everyone (`public`).', examples: [cache.cacheControl] }),
+  'x-cache': Type.String({ description: 'Whether the answer came from the server\'s cache (`HIT`) or was read (`MISS`).', enum: ['HIT', 'MISS'] }),
+  ...cache.vary.length === 0 ? {} : { vary: Type.String({ description: 'The request headers the answer depends on.', examples: [cache.vary.join(', ')] }) }
+})
+
+/**
+ * A cached read: a step before the action looks the answer up (after every hook: the permissions,
+ * the dependencies and the preconditions have passed) and replays it; a miss reads, and its `onSend`
+ * saves the 200 it sends. Concurrent misses of one key on one instance wait for the first.
+ */
+export function cachedRead (read: CachedRead, method: string, status: number): RouteContribution {
+  const { store, cache, generations, asker, tagged } = read
+  const ttl = cache.ttl ?? 0
+  const flights = new Map<string, Flight>()
+  const vary = cache.vary.length === 0 ? undefined : cache.vary.join(', ')
+  const leads = method === 'GET'
+
+  const replay = (reply: FastifyReply, answer: StoredAnswer): typeof ANSWERED => {
+    reply.code(answer.status)
+    for (const name in answer.headers) reply.header(name, answer.headers[name])
+    reply.header('x-cache', 'HIT').header('cache-control', cache.cacheControl)
+    if (vary !== undefined) reply.header('vary', vary)
+    reply.send(answer.body)
+    return ANSWERED
+  }
+
+  const found = (request: FastifyRequest, reply: FastifyReply, key: string, tokens: string, answer: StoredAnswer | undefined):
+  typeof ANSWERED | undefined | Promise<typeof ANSWERED | undefined> => {
+    if (answer !== undefined) return replay(reply, answer)
+    const id = `${key}|${tokens}`
+    const flight = flights.get(id)
+    if (flight !== undefined) return flight.then((shared) => shared === undefined ? undefined : replay(reply, shared))
+    if (!leads) return undefined
+    let settle!: (answer: StoredAnswer | undefined) => void
+    const started: Flight = new Promise((resolve) => { settle = resolve })
+    flights.set(id, started)
+    let settled = false
+    const end = (answer: StoredAnswer | undefined): void => {
+      if (settled) return
+      settled = true
+      settle(answer)
+      // A finished read stays for the requests whose lookups were under way meanwhile; its key holds
+      // the generations it was read under, so no later write's readers can find it.
+      if (answer === undefined || flights.size > FINISHED_READS) flights.delete(id)
+      else setTimeout(() => flights.delete(id), FINISHED_FOR).unref()
+    }
+    LEADING.set(request, { key, tokens, settle: end })
+    // A request that ends without an answer (the client went away) still lets the others go on.
+    reply.raw.once('close', () => end(undefined))
+    return undefined
+  }
+
+  let url: string | undefined
+  const lookUp: BeforeAction = (_view, request, reply) => {
+    url ??= request.routeOptions.url ?? ''
+    const key = hashKey(url, canonical(request.params), canonical(request.query), asker(request), varyPart(request, cache.vary))
+    let lookup
+    try {
+      lookup = store.lookup(generations, key)
+    } catch (error) {
+      storeFailed(store, request.log, error)
+      return undefined
+    }
+    if (!isThenable(lookup)) return found(request, reply, key, lookup.tokens, lookup.answer)
+    return Promise.resolve(lookup).then(
+      (result) => found(request, reply, key, result.tokens, result.answer),
+      (error: unknown) => { storeFailed(store, request.log, error) }
+    )
+  }
+
+  // Saves what a miss sends, before it is sent: a 200 with a body of text, and no cookie (an answer
+  // that sets one is a client's own); a 304, an error or a stream is not an answer to replay.
+  const save: onSendHookHandler = (request, reply, payload, done) => {
+    if (reply.getHeader('x-cache') === 'HIT') {
+      done(null, payload)
+      return
+    }
+    reply.header('x-cache', 'MISS').header('cache-control', cache.cacheControl)
+    if (vary !== undefined) reply.header('vary', vary)
+    const leading = LEADING.get(request)
+    if (leading === undefined) {
+      done(null, payload)
+      return
+    }
+    LEADING.delete(request)
+    if (reply.statusCode !== status || typeof payload !== 'string' || reply.hasHeader('set-cookie')) {
+      leading.settle(undefined)
+      done(null, payload)
+      return
+    }
+    // The tag the view's own hook would hash from this body, so that a hit carries it (and answers 304).
+    if (tagged && !reply.hasHeader('etag')) reply.header('etag', etagOf(payload))
+    const headers: Record<string, string> = {}
+    for (const name of KEPT_HEADERS) {
+      const value = reply.getHeader(name)
+      if (value !== undefined) headers[name] = String(value)
+    }
+    const answer: StoredAnswer = { status: reply.statusCode, headers, body: payload }
+    leading.settle(answer)
+    // Saved without making the client wait: answers saved late are under the generations read before the action.
+    const lived = ttl * (1 - cache.jitter * Math.random())
+    try {
+      const saved = store.save(leading.key, leading.tokens, answer, lived)
+      if (isThenable(saved)) saved.then(undefined, (error: unknown) => { storeFailed(store, request.log, error) })
+    } catch (error) {
+      storeFailed(store, request.log, error)
+    }
+    done(null, payload)
+  }
+
+  return {
+    beforeAction: [lookUp],
+    onSend: [save],
+    responses: { [status]: { headers: documented(cache) } }
+  }
+}
