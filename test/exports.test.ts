@@ -13,6 +13,7 @@ const ENTRIES = {
   './bulk': 'lib/bulk.ts',
   './conditional': 'lib/conditional.ts',
   './access': 'lib/access.ts',
+  './cache': 'lib/cache.ts',
   './swagger': 'lib/openapi/swagger.ts',
   './sql': 'lib/stores/sql/index.ts'
 } as const

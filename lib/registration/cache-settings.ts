@@ -50,6 +50,8 @@ const YEAR = 365 * 86_400
 
 const RESOLVED = new WeakMap<object, ResolvedCache>()
 
+const OPTIONS: ReadonlySet<string> = new Set(['ttl', 'actions', 'resource', 'invalidates', 'vary', 'shared', 'maxAge', 'jitter', 'idempotency'])
+
 /** Whether a view class is a generic view: it has a repository whose writes are the resource's. */
 const isGeneric = (view: object): boolean => 'repositoryOptions' in view
 
@@ -85,6 +87,13 @@ export function cacheOf (view: ViewClass): ResolvedCache | undefined {
   if (resolved !== undefined) return resolved
   const where = view.name
   const own = options ?? {}
+  // A class's static is not checked for excess properties by the compiler: a misspelt option would do nothing.
+  const unknown = Object.keys(own).find((name) => !OPTIONS.has(name))
+  if (unknown !== undefined) throw refuse(where, `cache has no option "${unknown}" (its options: ${[...OPTIONS].join(', ')})`)
+  if (typeof own.idempotency === 'object') {
+    const extra = Object.keys(own.idempotency).find((name) => name !== 'ttl' && name !== 'lease')
+    if (extra !== undefined) throw refuse(where, `cache.idempotency has no option "${extra}" (its options: ttl, lease)`)
+  }
   const ttl = seconds(own.ttl, 'ttl', where)
   const maxAge = own.maxAge === undefined ? undefined : seconds(own.maxAge, 'maxAge', where)
   const jitter = own.jitter ?? 0.1

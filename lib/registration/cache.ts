@@ -39,12 +39,16 @@ export function cache (route: RouteDefinition, method: string, view: ViewClass):
   if (SAFE.has(method)) {
     if (cache.ttl === undefined || !cache.actions.has(route.name)) return undefined
     assertActions(view, cache)
-    return cachedRead({ store, cache, generations: readsOf(view, cache), asker: askerFor(route, view, cache), tagged: tagsBodies(view) }, method, route.status)
+    const generations = readsOf(view, cache)
+    const read = { store, cache, generations, asker: askerFor(route, view, cache), tagged: tagsBodies(view) }
+    return cachedRead(read, method, route.status)
   }
   if (cache.writes.length === 0) return undefined
   const invalidation: RouteContribution = { onSend: [invalidate(store, cache.writes)] }
   if (cache.idempotency === undefined || !CREATES.has(route.name) || method !== 'POST') return invalidation
-  return extendContribution(invalidation, idempotentCreate(store, askerFor(route, view, { ...cache, shared: false }), cache.idempotency, route.status))
+  // An idempotency key is always the principal's own, even where answers are shared.
+  const asker = askerFor(route, view, { ...cache, shared: false })
+  return extendContribution(invalidation, idempotentCreate(store, asker, cache.idempotency, route.status))
 }
 
 /**
@@ -79,7 +83,8 @@ function invalidate (store: CacheStore, generations: readonly string[]): onSendH
 /** The generations a view's reads depend on: its resource's, and those of the relations `?expand=` may embed. */
 function readsOf (view: ViewClass, cache: ResolvedCache): string[] {
   const expand = (view as { expand?: Record<string, { view?: unknown }> }).expand ?? {}
-  const related = Object.values(expand).map((relation) => relation.view === undefined ? undefined : resourceOf(relation.view as object))
+  const related = Object.values(expand).map((relation) =>
+    relation.view === undefined ? undefined : resourceOf(relation.view as object)) // a relation's view is a view class
   return [...new Set([cache.resource as string, ...related.filter((name) => name !== undefined)])] // a cached view has a resource (cacheOf)
 }
 
@@ -96,11 +101,12 @@ function askerFor (route: RouteDefinition, view: ViewClass, cache: ResolvedCache
     throw new ConfigurationError('FV_ERR_CACHE', `Cannot register ${view.name}: its answers are kept for each principal apart, and the application's auth has no principalId ` +
       'to tell them by. Give auth a principalId (principal => principal.id), or declare cache = { shared: true } if every principal gets the same answer')
   }
-  return askerOf(auth.principalId as (principal: unknown) => string | number) // the application's principals, as its auth resolves them
+  return askerOf(auth.principalId)
 }
 
 /** Whether the view sends strong ETags hashed from its body (ConditionalMixin's `etag`). */
-const tagsBodies = (view: ViewClass): boolean => (view as { conditional?: { etag?: boolean } }).conditional?.etag === true
+const tagsBodies = (view: ViewClass): boolean =>
+  (view as { conditional?: { etag?: boolean } }).conditional?.etag === true // ConditionalMixin's static, where the view has it
 
 const CHECKED = new WeakSet<object>()
 

@@ -67,8 +67,10 @@ export function cachedRead (read: CachedRead, method: string, status: number): R
     return ANSWERED
   }
 
-  const found = (request: FastifyRequest, reply: FastifyReply, key: string, tokens: string, answer: StoredAnswer | undefined):
-  typeof ANSWERED | undefined | Promise<typeof ANSWERED | undefined> => {
+  type Found = typeof ANSWERED | undefined | Promise<typeof ANSWERED | undefined>
+  const found = (
+    request: FastifyRequest, reply: FastifyReply, key: string, tokens: string, answer?: StoredAnswer
+  ): Found => {
     if (answer !== undefined) return replay(reply, answer)
     const id = `${key}|${tokens}`
     const flight = flights.get(id)
@@ -96,7 +98,8 @@ export function cachedRead (read: CachedRead, method: string, status: number): R
   let url: string | undefined
   const lookUp: BeforeAction = (_view, request, reply) => {
     url ??= request.routeOptions.url ?? ''
-    const key = hashKey(url, canonical(request.params), canonical(request.query), asker(request), varyPart(request, cache.vary))
+    const params = canonical(request.params)
+    const key = hashKey(url, params, canonical(request.query), asker(request), varyPart(request, cache.vary))
     let lookup
     try {
       lookup = store.lookup(generations, key)

@@ -134,7 +134,8 @@ export function buildHandler (
   }
   // The steps, then the action: each after the one before it has settled, synchronous while they are.
   const run = before.reduceRight<typeof act>(
-    (next, step) => (view, request, reply) => then(step(view, request, reply), (done) => done === ANSWERED ? reply : next(view, request, reply)),
+    (next, step) => (view, request, reply) =>
+      then(step(view, request, reply), (done) => done === ANSWERED ? reply : next(view, request, reply)),
     act
   )
   return function viewRouteHandler (request: FastifyRequest, reply: FastifyReply): unknown {

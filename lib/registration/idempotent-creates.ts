@@ -45,7 +45,9 @@ const KEY_HEADER = {
 }
 
 /** What a create of a view whose cache has `idempotency` adds: the claim before the action, the answer kept after it. */
-export function idempotentCreate (store: CacheStore, asker: Asker, lifetimes: { ttl: number, lease: number }, status: number): RouteContribution {
+export function idempotentCreate (
+  store: CacheStore, asker: Asker, lifetimes: { ttl: number, lease: number }, status: number
+): RouteContribution {
   let url: string | undefined
   const claimed = (request: FastifyRequest, key: string, claim: Claim): typeof ANSWERED | undefined => {
     if (claim.state === 'claimed') {

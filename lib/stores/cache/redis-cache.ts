@@ -55,7 +55,9 @@ const FINGERPRINT = 64
 
 interface Script { source: string, sha: string }
 const script = (source: string): Script => ({ source, sha: createHash('sha1').update(source).digest('hex') })
-const SCRIPTS = { lookup: script(LOOKUP), save: script(SAVE), bump: script(BUMP), claim: script(CLAIM), settle: script(SETTLE) }
+const SCRIPTS = {
+  lookup: script(LOOKUP), save: script(SAVE), bump: script(BUMP), claim: script(CLAIM), settle: script(SETTLE)
+}
 
 /** A store over one Redis, shared by every instance that uses it (docs/cache.md, "Redis"). */
 export class RedisCache implements CacheStore {
@@ -75,7 +77,8 @@ export class RedisCache implements CacheStore {
     this.#prefix = options.prefix ?? 'fv:'
     this.#timeout = options.timeout ?? 250
     this.#generationTtl = (options.generationTtl ?? 86_400) * 1000
-    if (!Number.isFinite(this.#timeout) || this.#timeout <= 0 || !Number.isSafeInteger(this.#generationTtl) || this.#generationTtl <= 0) {
+    const positive = (value: number): boolean => Number.isFinite(value) && value > 0
+    if (!positive(this.#timeout) || !positive(this.#generationTtl)) {
       throw new ConfigurationError('FV_ERR_CACHE', `redisCache: timeout (${String(options.timeout)}) and generationTtl (${String(options.generationTtl)}) must be positive numbers`)
     }
   }
@@ -143,4 +146,5 @@ export class RedisCache implements CacheStore {
 const fresh = (): string => randomBytes(12).toString('base64url')
 
 /** A store over one Redis (an ioredis client), shared by every instance that uses it (docs/cache.md). */
-export const redisCache = (client: RedisCacheClient, options?: RedisCacheOptions): RedisCache => new RedisCache(client, options)
+export const redisCache = (client: RedisCacheClient, options?: RedisCacheOptions): RedisCache =>
+  new RedisCache(client, options)
