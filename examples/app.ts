@@ -144,6 +144,7 @@ export const TIMEOUTS = {
  */
 export async function buildApp (options: FastifyHttpOptions<Server> & StoreOptions = {}): Promise<FastifyInstance> {
   const { databaseUrl, sqliteLockTimeout, cacheUrl, ...fastifyOptions } = options
+  if (cacheUrl !== undefined && cacheUrl !== 'memory' && !/^rediss?:\/\//.test(cacheUrl)) throw new Error('CACHE_URL must be memory or redis://...')
   const store = await openStore({ databaseUrl, sqliteLockTimeout })
   const app = Fastify({
     bodyLimit: 4 * 1024 * 1024,
@@ -179,7 +180,6 @@ export async function buildApp (options: FastifyHttpOptions<Server> & StoreOptio
 async function cacheStore (app: FastifyInstance, cacheUrl: string | undefined): Promise<CacheStore | undefined> {
   if (cacheUrl === undefined) return undefined
   if (cacheUrl === 'memory') return memoryCache()
-  if (!/^rediss?:\/\//.test(cacheUrl)) throw new Error('CACHE_URL must be memory or redis://...')
   const { Redis } = await import('ioredis')
   const redis = new Redis(cacheUrl, { connectTimeout: 500, maxRetriesPerRequest: 1, enableOfflineQueue: false })
   redis.on('error', (error) => { app.log.debug({ err: error }, 'redis') })

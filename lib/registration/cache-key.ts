@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import { GRANTED_SCOPES } from '../access/permission.js'
+import { ruleOf } from '../access/access-rule.js'
 
 /**
  * JSON with every object's keys sorted: `?b=2&a=1` and `?a=1&b=2` are one request. Strings are kept
@@ -18,11 +19,20 @@ export function canonical (value: unknown): string {
   return JSON.stringify(value) ?? 'null'
 }
 
-/** Who asks, as a key's part: nobody, or the principal's id and the scopes its credentials grant. */
-export type Asker = (request: FastifyRequest) => string
+/**
+ * Who asks, as a key's part: nobody, or the principal's id and the scopes its credentials grant;
+ * `undefined` when the request's answer is its own and is not cached at all.
+ */
+export type Asker = (request: FastifyRequest) => string | undefined
 
-/** Everyone is one asker: an application without authentication, or a view whose answers are `shared`. */
+/** Everyone is one asker: an application without authentication. */
 export const ANYONE: Asker = () => ''
+
+/**
+ * Everyone is one asker, for a view whose answers are `shared`, except a request its permissions
+ * narrow to the principal's objects (a scope, an object rule): its answer is not anyone else's.
+ */
+export const SHARED: Asker = (request) => ruleOf(request) === undefined ? '' : undefined
 
 /**
  * Each principal is its own asker (by `auth.principalId`), with the scopes its credentials grant (a

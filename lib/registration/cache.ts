@@ -10,7 +10,7 @@ import { extendContribution } from '../views/view.js'
 import { collectRoutes } from './collect.js'
 import { addsNoKwargs } from '../views/generic/generic-view.js'
 import { judges } from '../views/generic/object-permissions.js'
-import { ANYONE, askerOf, type Asker } from './cache-key.js'
+import { ANYONE, SHARED, askerOf, type Asker } from './cache-key.js'
 import { appCache, cacheOf, resourceOf, storeFailed, type ResolvedCache } from './cache-settings.js'
 import { cachedRead } from './cached-reads.js'
 import { idempotentCreate } from './idempotent-creates.js'
@@ -36,9 +36,9 @@ export function cache (route: RouteDefinition, method: string, view: ViewClass):
   const cache = cacheOf(view)
   if (cache === undefined) return undefined
   checkShared(store, view, cache)
+  if (cache.ttl !== undefined) assertActions(view, cache)
   if (SAFE.has(method)) {
     if (cache.ttl === undefined || !cache.actions.has(route.name)) return undefined
-    assertActions(view, cache)
     const generations = readsOf(view, cache)
     const read = { store, cache, generations, asker: askerFor(route, view, cache), tagged: tagsBodies(view) }
     return cachedRead(read, method, route.status)
@@ -96,7 +96,8 @@ function askerFor (route: RouteDefinition, view: ViewClass, cache: ResolvedCache
       `${judges(view, route.name) ? 'checkObjectPermissions judges' : 'getKwargs narrows'} what each request reads, so one principal's answer could reach another. ` +
       'Leave shared out (each principal\'s answers are kept apart)')
   }
-  if (auth === undefined || cache.shared) return ANYONE
+  if (cache.shared) return SHARED
+  if (auth === undefined) return ANYONE
   if (auth.principalId === undefined) {
     throw new ConfigurationError('FV_ERR_CACHE', `Cannot register ${view.name}: its answers are kept for each principal apart, and the application's auth has no principalId ` +
       'to tell them by. Give auth a principalId (principal => principal.id), or declare cache = { shared: true } if every principal gets the same answer')

@@ -16,6 +16,8 @@ const KEPT_HEADERS = ['content-type', 'etag', 'last-modified', 'link', 'content-
 const FINISHED_READS = 10_000
 /** How long, in milliseconds: longer than a store's round trip. */
 const FINISHED_FOR = 1_000
+/** The largest body, in characters, a finished read is held with. */
+const FINISHED_BODY = 1_000_000
 
 /** A read under way or just finished, by its key and tokens: the answer it saved, `undefined` for none. */
 type Flight = Promise<StoredAnswer | undefined>
@@ -24,7 +26,8 @@ type Flight = Promise<StoredAnswer | undefined>
 interface Leading {
   readonly key: string
   readonly tokens: string
-  readonly settle: (answer: StoredAnswer | undefined) => void
+  /** The answer its `onSend` took, kept once it is sent. */
+  answer: StoredAnswer | undefined
 }
 
 const LEADING = new WeakMap<FastifyRequest, Leading>()
@@ -79,27 +82,50 @@ export function cachedRead (read: CachedRead, method: string, status: number): R
     let settle!: (answer: StoredAnswer | undefined) => void
     const started: Flight = new Promise((resolve) => { settle = resolve })
     flights.set(id, started)
+    const leading: Leading = { key, tokens, answer: undefined }
+    LEADING.set(request, leading)
     let settled = false
     const end = (answer: StoredAnswer | undefined): void => {
       if (settled) return
       settled = true
       settle(answer)
-      // A finished read stays for the requests whose lookups were under way meanwhile; its key holds
-      // the generations it was read under, so no later write's readers can find it.
-      if (answer === undefined || flights.size > FINISHED_READS) flights.delete(id)
+      // A finished read stays a moment for the requests whose lookups were under way meanwhile (its
+      // key holds the generations it was read under: no later write's readers can find it).
+      if (answer === undefined || dropsFinished(answer)) flights.delete(id)
       else setTimeout(() => flights.delete(id), FINISHED_FOR).unref()
     }
-    LEADING.set(request, { key, tokens, settle: end })
-    // A request that ends without an answer (the client went away) still lets the others go on.
-    reply.raw.once('close', () => end(undefined))
+    // The answer is kept once it is sent, with the headers every hook gave it: one that sets a
+    // cookie is a client's own. A request that ends otherwise (the client went away) keeps nothing.
+    reply.raw.once('finish', () => {
+      const kept = leading.answer === undefined || reply.hasHeader('set-cookie') ? undefined : leading.answer
+      if (kept !== undefined) save(request, leading, kept)
+      end(kept)
+    })
+    reply.raw.once('close', () => { end(undefined) })
     return undefined
+  }
+  // A finished read is not held past its ttl, nor beyond a bounded number of them, nor with a large body.
+  const dropsFinished = (answer: StoredAnswer): boolean =>
+    ttl < FINISHED_FOR || flights.size > FINISHED_READS || answer.body.length > FINISHED_BODY
+
+  const save = (request: FastifyRequest, leading: Leading, answer: StoredAnswer): void => {
+    // Saved without making anyone wait: an answer saved late is under the generations read before the action.
+    const lived = ttl * (1 - cache.jitter * Math.random())
+    try {
+      const saved = store.save(leading.key, leading.tokens, answer, lived)
+      if (isThenable(saved)) saved.then(undefined, (error: unknown) => { storeFailed(store, request.log, error) })
+    } catch (error) {
+      storeFailed(store, request.log, error)
+    }
   }
 
   let url: string | undefined
   const lookUp: BeforeAction = (_view, request, reply) => {
     url ??= request.routeOptions.url ?? ''
+    const who = asker(request)
+    if (who === undefined) return undefined
     const params = canonical(request.params)
-    const key = hashKey(url, params, canonical(request.query), asker(request), varyPart(request, cache.vary))
+    const key = hashKey(url, params, canonical(request.query), who, varyPart(request, cache.vary))
     let lookup
     try {
       lookup = store.lookup(generations, key)
@@ -114,9 +140,9 @@ export function cachedRead (read: CachedRead, method: string, status: number): R
     )
   }
 
-  // Saves what a miss sends, before it is sent: a 200 with a body of text, and no cookie (an answer
-  // that sets one is a client's own); a 304, an error or a stream is not an answer to replay.
-  const save: onSendHookHandler = (request, reply, payload, done) => {
+  // What a miss sends, taken before it is sent: a 200 with a body of text (a 304, an error or a
+  // stream is not an answer to replay), with the tag the view's own hook would hash from it.
+  const take: onSendHookHandler = (request, reply, payload, done) => {
     if (reply.getHeader('x-cache') === 'HIT') {
       done(null, payload)
       return
@@ -124,39 +150,23 @@ export function cachedRead (read: CachedRead, method: string, status: number): R
     reply.header('x-cache', 'MISS').header('cache-control', cache.cacheControl)
     if (vary !== undefined) reply.header('vary', vary)
     const leading = LEADING.get(request)
-    if (leading === undefined) {
+    if (leading === undefined || reply.statusCode !== status || typeof payload !== 'string') {
       done(null, payload)
       return
     }
-    LEADING.delete(request)
-    if (reply.statusCode !== status || typeof payload !== 'string' || reply.hasHeader('set-cookie')) {
-      leading.settle(undefined)
-      done(null, payload)
-      return
-    }
-    // The tag the view's own hook would hash from this body, so that a hit carries it (and answers 304).
     if (tagged && !reply.hasHeader('etag')) reply.header('etag', etagOf(payload))
     const headers: Record<string, string> = {}
     for (const name of KEPT_HEADERS) {
       const value = reply.getHeader(name)
       if (value !== undefined) headers[name] = String(value)
     }
-    const answer: StoredAnswer = { status: reply.statusCode, headers, body: payload }
-    leading.settle(answer)
-    // Saved without making the client wait: answers saved late are under the generations read before the action.
-    const lived = ttl * (1 - cache.jitter * Math.random())
-    try {
-      const saved = store.save(leading.key, leading.tokens, answer, lived)
-      if (isThenable(saved)) saved.then(undefined, (error: unknown) => { storeFailed(store, request.log, error) })
-    } catch (error) {
-      storeFailed(store, request.log, error)
-    }
+    leading.answer = { status, headers, body: payload }
     done(null, payload)
   }
 
   return {
     beforeAction: [lookUp],
-    onSend: [save],
+    onSend: [take],
     responses: { [status]: { headers: documented(cache) } }
   }
 }

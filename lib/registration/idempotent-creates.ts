@@ -37,11 +37,11 @@ interface Holding { readonly key: string, readonly owner: string }
 const HOLDING = new WeakMap<FastifyRequest, Holding>()
 
 const KEY_HEADER = {
-  'idempotency-key': Type.String({
+  'idempotency-key': Type.Optional(Type.String({
     description: 'Makes the request safe to retry: a retry with the same key and body gets the first answer, and writes nothing.',
     maxLength: 257,
     examples: ['"8e03978e-40d5-43e8-bc93-6894a57f9324"']
-  })
+  }))
 }
 
 /** What a create of a view whose cache has `idempotency` adds: the claim before the action, the answer kept after it. */
@@ -67,7 +67,7 @@ export function idempotentCreate (
     if (sent === undefined) return undefined
     url ??= request.routeOptions.url ?? ''
     // A key is the client's own: the same key from another principal is another key.
-    const key = hashKey(url, asker(request), sent)
+    const key = hashKey(url, asker(request) ?? '', sent)
     const fingerprint = createHash('sha256').update(canonical(request.body)).digest('hex')
     const unavailable = (error: unknown): never => {
       storeFailed(store, request.log, error)

@@ -52,6 +52,8 @@ if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1],
 return 1`
 
 const FINGERPRINT = 64
+/** How often a bump Redis refused is tried again, in milliseconds. */
+const RETRY = 500
 
 interface Script { source: string, sha: string }
 const script = (source: string): Script => ({ source, sha: createHash('sha1').update(source).digest('hex') })
@@ -71,6 +73,7 @@ export class RedisCache implements CacheStore {
    * store again, so that it never serves an answer its own acknowledged write made stale.
    */
   readonly #pending = new Set<string>()
+  #retry: NodeJS.Timeout | undefined
 
   constructor (client: RedisCacheClient, options: RedisCacheOptions = {}) {
     this.#client = client
@@ -102,8 +105,30 @@ export class RedisCache implements CacheStore {
     for (const name of generations) this.#pending.add(name)
     const names = [...this.#pending]
     if (names.length === 0) return
-    await this.#run(SCRIPTS.bump, names.map((name) => `${this.#prefix}g:${name}`), [fresh(), this.#generationTtl])
+    try {
+      await this.#run(SCRIPTS.bump, names.map((name) => `${this.#prefix}g:${name}`), [fresh(), this.#generationTtl])
+    } catch (error) {
+      this.#retryLater()
+      throw error
+    }
     for (const name of names) this.#pending.delete(name)
+  }
+
+  /**
+   * Tries the bumps a write could not make every `RETRY` milliseconds until Redis takes them: the
+   * other instances, which may reach Redis meanwhile, stop finding what the write made stale then,
+   * not only when this instance next uses the store.
+   */
+  #retryLater (): void {
+    if (this.#retry !== undefined) return
+    this.#retry = setInterval(() => {
+      if (this.#pending.size === 0) {
+        clearInterval(this.#retry)
+        this.#retry = undefined
+        return
+      }
+      this.bump([]).catch(() => {})
+    }, RETRY).unref()
   }
 
   async claim (key: string, fingerprint: string, lease: number): Promise<Claim> {
