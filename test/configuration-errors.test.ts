@@ -21,6 +21,7 @@ import { AsyncGenericBulkCreateAPIView, AsyncGenericBulkDestroyAPIView, GenericB
 import { ConditionalMixin } from '../lib/conditional.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
 import { AsyncSqliteRepository, SqliteRepository } from '../lib/stores/sql/index.js'
+import { memoryCache, redisCache, type CacheOptions } from '../lib/cache.js'
 import { build, caught, problem } from './helpers.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() }, { $id: 'ConfigItem' })
@@ -976,8 +977,120 @@ const thrown: ThrownCase[] = [
       await app.ready()
     },
     message: /configured with one error format and is now given another \(problem\+json, then application\/json, validation 422\)/
-  }
+  },
+  ...cacheCases()
 ]
+
+/** A generic view over the two rows with `static cache`, on an app with a cache store (unless `store` is false). */
+function cached (cache: CacheOptions, options: { store?: boolean } = {}): ThrownCase['act'] {
+  return () => {
+    class Cached extends GenericViewSet {
+      static override responseSchema = Item
+      static override repository = rows() as never
+      static override cache = cache
+    }
+    const store = options.store === false ? {} : { cache: memoryCache() }
+    return build({ views: [{ view: Cached, prefix: '/items' }], ...store })
+  }
+}
+
+/** A regular expression of several parts, each as written (String.raw), for a message too long for one line. */
+function pattern (...parts: string[]): RegExp {
+  return new RegExp(parts.join(''))
+}
+
+/** The cache's refusals (FV_ERR_CACHE): each names the view, the option and the fix. */
+function cacheCases (): ThrownCase[] {
+  const refused = (mistake: string, act: ThrownCase['act'], message: RegExp): ThrownCase =>
+    ({ code: 'FV_ERR_CACHE', mistake: `cache: ${mistake}`, act, message })
+  class Echo extends APIView {
+    @Get('/') echo () { return {} }
+  }
+  const seconds = String.raw`give a number of seconds above 0 and at most a year \(31536000\)$`
+  const shared = String.raw`^Cannot register (Mine|Judged): cache\.shared keeps one answer for everyone, ` +
+    String.raw`and the view's `
+  return [
+    refused('a view with static cache on an application without a cache store', cached({ ttl: 60 }, { store: false }),
+      pattern(String.raw`^Cannot register Cached: it declares static cache, and the application has no cache store\. `,
+        String.raw`Give it one before the views: configureApp\(app, \{ cache: memoryCache\(\) \}\)`)),
+    refused('cache.actions naming no GET action of the view', cached({ ttl: 60, actions: ['list', 'make'] }),
+      pattern(String.raw`^Cannot register Cached: cache\.actions names "make", `,
+        String.raw`which is not a GET action of the view \(its GET actions: (list, retrieve|retrieve, list)\)$`)),
+    refused('a ttl of 0', cached({ ttl: 0 }), pattern(String.raw`^Cannot register Cached: cache\.ttl is 0; `, seconds)),
+    refused('a ttl past a year', cached({ ttl: 365 * 86_400 + 1 }),
+      pattern(String.raw`cache\.ttl is 31536001; `, seconds)),
+    refused('a maxAge that is no number', cached({ ttl: 60, maxAge: '60' as never }),
+      pattern(String.raw`cache\.maxAge is 60; `, seconds)),
+    refused('an idempotency lease that is not finite', cached({ idempotency: { lease: Infinity } }),
+      pattern(String.raw`cache\.idempotency\.lease is Infinity; `, seconds)),
+    refused('a jitter above one half', cached({ ttl: 60, jitter: 0.75 }),
+      /^Cannot register Cached: cache\.jitter is 0\.75; give a fraction from 0 to 0\.5$/),
+    refused('a vary that names no header', cached({ ttl: 60, vary: ['accept language'] }),
+      /^Cannot register Cached: cache\.vary names "accept language", which is not a header's name$/),
+    refused('a resource that is not a plain name', cached({ ttl: 60, resource: 'items/all' }),
+      pattern(String.raw`^Cannot register Cached: cache\.resource "items\/all" is not a plain name: `,
+        String.raw`use letters, digits, _ \. - \(at most 100\)$`)),
+    refused('a misspelt option', cached({ tll: 60 } as never),
+      /^Cannot register Cached: cache has no option "tll" \(its options: ttl, actions, /),
+    refused('a view that is not generic, cached without cache.resource', () => {
+      class Clock extends Echo {
+        static override cache = { ttl: 60 }
+      }
+      return build({ cache: memoryCache(), views: [{ view: Clock, prefix: '/clock' }] })
+    }, pattern(String.raw`^Cannot register Clock: it is not a generic view, so the cache cannot tell what it reads `,
+      String.raw`and writes: name it, cache = \{ resource: 'items', \.\.\. \}$`)),
+    refused('cache.shared on a view whose getKwargs narrows each request\'s rows', () => {
+      const narrowed = { getKwargs () { return { name: 'apple' } } }
+      class Mine extends GenericViewSet.with({ responseSchema: Item, repository: rows() }, narrowed) {
+        static override cache = { ttl: 60, shared: true }
+      }
+      return build({ cache: memoryCache(), views: [{ view: Mine, prefix: '/mine' }] })
+    }, pattern(shared, String.raw`getKwargs narrows what each request reads, `,
+      String.raw`so one principal's answer could reach another\. Leave shared out`)),
+    refused('cache.shared on a view whose checkObjectPermissions judges each object', () => {
+      const judging = { checkObjectPermissions () {} }
+      class Judged extends GenericViewSet.with({ responseSchema: Item, repository: rows() }, judging) {
+        static override cache = { ttl: 60, shared: true }
+      }
+      return build({ cache: memoryCache(), views: [{ view: Judged, prefix: '/judged' }] })
+    }, pattern(shared, 'checkObjectPermissions judges what each request reads')),
+    refused('answers kept per principal on an application whose auth has no principalId', () => {
+      class Cached extends GenericViewSet.with({ responseSchema: Item, repository: rows() }) {
+        static override cache = { ttl: 60 }
+      }
+      const auth = { authenticators: [NOBODY] }
+      return build({ auth, cache: memoryCache(), views: [{ view: Cached, prefix: '/items' }] })
+    }, pattern(String.raw`^Cannot register Cached: its answers are kept for each principal apart, `,
+      String.raw`and the application's auth has no principalId to tell them by\. Give auth a principalId`)),
+    refused('two resources for one repository', () => {
+      const repository = rows()
+      const First = GenericViewSet.with({ responseSchema: Item, repository })
+      class Second extends GenericViewSet.with({ responseSchema: Item, repository }) {
+        static override cache = { ttl: 60, resource: 'other' }
+      }
+      const entries = [{ view: First, prefix: '/first' }, { view: Second, prefix: '/second' }]
+      return build({ cache: memoryCache(), views: entries })
+    }, pattern(String.raw`^Cannot register Second: its repository is .*'s, whose resource is "ConfigItem", `,
+      String.raw`and its own is "other", so a write through one would leave the other's cached answers stale\. `,
+      String.raw`Give both one name: cache = \{ resource: 'ConfigItem' \}$`)),
+    refused('invalidates naming a view that has no resource', cached({ invalidates: [Echo] }),
+      pattern(String.raw`^Cannot register Cached: cache\.invalidates names Echo, which has no resource: `,
+        String.raw`name a generic view, or a resource's name$`)),
+    refused('invalidates naming a resource that is not a plain name', cached({ invalidates: ['a b'] }),
+      /^Cannot register Cached: cache\.resource "a b" is not a plain name/),
+    refused('an in-process store bounded by no entries', () => memoryCache({ maxEntries: 0 }),
+      /^memoryCache: maxEntries is 0; give a positive integer \(default 10000\)$/),
+    refused('an in-process store bounded by a fraction of a byte', () => memoryCache({ maxBytes: 1.5 }),
+      /^memoryCache: maxBytes is 1\.5; give a positive integer \(default 67108864\)$/),
+    refused('a Redis store that waits no time', () => redisCache({} as never, { timeout: 0 }),
+      /^redisCache: timeout \(0\) and generationTtl \(undefined\) must be positive numbers$/),
+    refused('a second cache store on one application', () => {
+      const app = Fastify()
+      configureApp(app, { cache: memoryCache() })
+      configureApp(app, { cache: memoryCache() })
+    }, /^fastify-views: the application was configured with one cache store and is now given another; give it once/)
+  ]
+}
 
 const atRequest: RequestCase[] = [
   {

@@ -41,7 +41,7 @@ export function cache (route: RouteDefinition, method: string, view: ViewClass):
     if (cache.ttl === undefined || !cache.actions.has(route.name)) return undefined
     const generations = readsOf(view, cache)
     const read = { store, cache, generations, asker: askerFor(route, view, cache), tagged: tagsBodies(view) }
-    return cachedRead(read, method, route.status)
+    return cachedRead(read, route.status)
   }
   if (cache.writes.length === 0) return undefined
   const invalidation: RouteContribution = { onSend: [invalidate(store, cache.writes)] }

@@ -32,6 +32,12 @@ interface Leading {
 
 const LEADING = new WeakMap<FastifyRequest, Leading>()
 
+/** Adds the headers an answer varies on to the ones another hook named (CORS's `Origin`). */
+function addVary (reply: FastifyReply, vary: string): void {
+  const named = reply.getHeader('vary')
+  reply.header('vary', named === undefined || named === '' ? vary : `${String(named)}, ${vary}`)
+}
+
 /** What the cache adds to a GET or HEAD of a cached read. */
 export interface CachedRead {
   readonly store: CacheStore
@@ -54,18 +60,17 @@ const documented = (cache: ResolvedCache): Record<string, ReturnType<typeof Type
  * the dependencies and the preconditions have passed) and replays it; a miss reads, and its `onSend`
  * saves the 200 it sends. Concurrent misses of one key on one instance wait for the first.
  */
-export function cachedRead (read: CachedRead, method: string, status: number): RouteContribution {
+export function cachedRead (read: CachedRead, status: number): RouteContribution {
   const { store, cache, generations, asker, tagged } = read
   const ttl = cache.ttl ?? 0
   const flights = new Map<string, Flight>()
   const vary = cache.vary.length === 0 ? undefined : cache.vary.join(', ')
-  const leads = method === 'GET'
 
   const replay = (reply: FastifyReply, answer: StoredAnswer): typeof ANSWERED => {
     reply.code(answer.status)
     for (const name in answer.headers) reply.header(name, answer.headers[name])
     reply.header('x-cache', 'HIT').header('cache-control', cache.cacheControl)
-    if (vary !== undefined) reply.header('vary', vary)
+    if (vary !== undefined) addVary(reply, vary)
     reply.send(answer.body)
     return ANSWERED
   }
@@ -78,7 +83,8 @@ export function cachedRead (read: CachedRead, method: string, status: number): R
     const id = `${key}|${tokens}`
     const flight = flights.get(id)
     if (flight !== undefined) return flight.then((shared) => shared === undefined ? undefined : replay(reply, shared))
-    if (!leads) return undefined
+    // Fastify's HEAD route runs the GET route's hooks: a HEAD reads a kept answer and keeps none.
+    if (request.method !== 'GET') return undefined
     let settle!: (answer: StoredAnswer | undefined) => void
     const started: Flight = new Promise((resolve) => { settle = resolve })
     flights.set(id, started)
@@ -148,7 +154,7 @@ export function cachedRead (read: CachedRead, method: string, status: number): R
       return
     }
     reply.header('x-cache', 'MISS').header('cache-control', cache.cacheControl)
-    if (vary !== undefined) reply.header('vary', vary)
+    if (vary !== undefined) addVary(reply, vary)
     const leading = LEADING.get(request)
     if (leading === undefined || reply.statusCode !== status || typeof payload !== 'string') {
       done(null, payload)

@@ -66,8 +66,9 @@ export function idempotentCreate (
     const sent = idempotencyKeyOf(request)
     if (sent === undefined) return undefined
     url ??= request.routeOptions.url ?? ''
-    // A key is the client's own: the same key from another principal is another key.
-    const key = hashKey(url, asker(request) ?? '', sent)
+    // A key is the client's own, for one resource: the same key from another principal, or on
+    // another parent (`/members/2/loans`), is another key.
+    const key = hashKey(url, canonical(request.params), asker(request) ?? '', sent)
     const fingerprint = createHash('sha256').update(canonical(request.body)).digest('hex')
     const unavailable = (error: unknown): never => {
       storeFailed(store, request.log, error)

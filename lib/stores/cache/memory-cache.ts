@@ -60,8 +60,10 @@ class Lru<V> {
 const bytesOf = (key: string, answer: StoredAnswer): number =>
   Buffer.byteLength(key) + Buffer.byteLength(answer.body) + Buffer.byteLength(JSON.stringify(answer.headers)) + 16
 
-/** An idempotency record: a claim running, or the answer of the request that used the key. */
-type Record = { running: string, fingerprint: string } | { answer: StoredAnswer, fingerprint: string }
+/** The answer of the request that used an idempotency key. */
+interface Done { answer: StoredAnswer, fingerprint: string }
+/** A claim running: never forgotten to make room (a retry would run the create again), only when its lease ends. */
+interface Running { owner: string, fingerprint: string, expires: number }
 
 function bound (value: number | undefined, fallback: number, name: string): number {
   const bounded = value ?? fallback
@@ -75,7 +77,9 @@ function bound (value: number | undefined, fallback: number, name: string): numb
 export class MemoryCache implements CacheStore {
   readonly kind = 'memory'
   readonly #answers: Lru<StoredAnswer>
-  readonly #records: Lru<Record>
+  readonly #records: Lru<Done>
+  readonly #running = new Map<string, Running>()
+  readonly #maxRunning: number
   readonly #generations = new Map<string, string>()
   // Tokens are this store's own (a random prefix) and never repeat (a counter).
   readonly #prefix = randomUUID().slice(0, 8)
@@ -86,6 +90,7 @@ export class MemoryCache implements CacheStore {
     const bytes = bound(options.maxBytes, 64 * 2 ** 20, 'maxBytes')
     this.#answers = new Lru(entries, bytes)
     this.#records = new Lru(entries, bytes)
+    this.#maxRunning = entries
   }
 
   /** The bytes of the answers it holds now: at most `maxBytes`. */
@@ -114,21 +119,32 @@ export class MemoryCache implements CacheStore {
 
   claim (key: string, fingerprint: string, lease: number): Claim {
     const now = Date.now()
-    const record = this.#records.get(key, now)
-    if (record === undefined) {
-      const owner = this.#token()
-      this.#records.set(key, { running: owner, fingerprint }, key.length + 64, now + lease)
-      return { state: 'claimed', owner }
+    const running = this.#running.get(key)
+    if (running !== undefined && running.expires > now) {
+      return running.fingerprint === fingerprint ? { state: 'running' } : { state: 'mismatch' }
     }
-    if (record.fingerprint !== fingerprint) return { state: 'mismatch' }
-    return 'answer' in record ? { state: 'done', answer: record.answer } : { state: 'running' }
+    const done = this.#records.get(key, now)
+    if (done !== undefined) {
+      return done.fingerprint === fingerprint ? { state: 'done', answer: done.answer } : { state: 'mismatch' }
+    }
+    if (running === undefined && this.#running.size >= this.#maxRunning) this.#forgetEnded(now)
+    // As many creates running at once as answers kept: past that, the request is refused (503), not run unguarded.
+    if (running === undefined && this.#running.size >= this.#maxRunning) throw new Error(`${this.#maxRunning} idempotency keys are in use`)
+    const owner = this.#token()
+    this.#running.set(key, { owner, fingerprint, expires: now + lease })
+    return { state: 'claimed', owner }
   }
 
   settle (key: string, owner: string, answer: StoredAnswer | undefined, ttl: number): void {
-    const record = this.#records.get(key, Date.now())
-    if (record === undefined || !('running' in record) || record.running !== owner) return
-    if (answer === undefined) this.#records.delete(key)
-    else this.#records.set(key, { answer, fingerprint: record.fingerprint }, bytesOf(key, answer), Date.now() + ttl)
+    const running = this.#running.get(key)
+    if (running === undefined || running.owner !== owner) return
+    this.#running.delete(key)
+    if (answer === undefined) return
+    this.#records.set(key, { answer, fingerprint: running.fingerprint }, bytesOf(key, answer), Date.now() + ttl)
+  }
+
+  #forgetEnded (now: number): void {
+    for (const [key, running] of this.#running) if (running.expires <= now) this.#running.delete(key)
   }
 
   #token (): string {
