@@ -175,7 +175,8 @@ export async function buildApp (options: FastifyHttpOptions<Server> & StoreOptio
 
 /**
  * The cache store `CACHE_URL` names: `memory`, this process's own; a `redis://` URL, shared by every
- * instance that uses it. A Redis that does not answer is not waited for: reads are served uncached.
+ * instance that uses it. While Redis does not answer, reads are served uncached and writes of items
+ * are refused with a 503, so that no instance serves what another's write made stale (docs/cache.md).
  */
 async function cacheStore (app: FastifyInstance, cacheUrl: string | undefined): Promise<CacheStore | undefined> {
   if (cacheUrl === undefined) return undefined
@@ -184,5 +185,8 @@ async function cacheStore (app: FastifyInstance, cacheUrl: string | undefined): 
   const redis = new Redis(cacheUrl, { connectTimeout: 500, maxRetriesPerRequest: 1, enableOfflineQueue: false })
   redis.on('error', (error) => { app.log.debug({ err: error }, 'redis') })
   app.addHook('onClose', async () => { await redis.quit().catch(() => {}) })
+  // Served once connected, or after a second without: until then every read is served uncached
+  // and every write of an item refused (503), as while Redis is down.
+  await new Promise((resolve) => { redis.once('ready', resolve); setTimeout(resolve, 1000).unref() })
   return redisCache(redis)
 }

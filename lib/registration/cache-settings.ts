@@ -1,6 +1,6 @@
 // The cache of an application (registration layer): its store, each view's options checked and resolved
 // once, the resources they name, and a store's failures logged once in an interval.
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify'
 import { ConfigurationError } from '../core/configuration-error.js'
 import type { CacheStore } from '../stores/cache/cache-store.js'
 import type { CacheOptions, CachedViewClass } from '../stores/cache/cache-options.js'
@@ -151,3 +151,8 @@ export function storeFailed (store: CacheStore, log: FastifyBaseLogger, error: u
   WARNED.set(store, now)
   log.warn({ err: error }, `fastify-views: the ${store.kind} cache store failed; serving without it`)
 }
+
+/** Requests a step of the cache refused before their action ran (a 503): they wrote nothing, and invalidate nothing. */
+const REFUSED = new WeakSet<FastifyRequest>()
+export const refuseByCache = (request: FastifyRequest): void => { REFUSED.add(request) }
+export const refusedByCache = (request: FastifyRequest): boolean => REFUSED.has(request)

@@ -2,16 +2,17 @@
 // resource makes before it is answered, and idempotent creates, through the application's store.
 import type { onSendHookHandler } from 'fastify'
 import { ConfigurationError } from '../core/configuration-error.js'
-import { isThenable } from '../core/maybe-promise.js'
+import { isThenable, then } from '../core/maybe-promise.js'
 import { appAuth } from '../access/authenticator.js'
 import type { CacheStore } from '../stores/cache/cache-store.js'
-import type { RouteContribution, RouteDefinition, ViewClass } from '../views/view.js'
+import type { BeforeAction, RouteContribution, RouteDefinition, ViewClass } from '../views/view.js'
+import { ServiceUnavailable } from '../http/errors.js'
 import { extendContribution } from '../views/view.js'
 import { collectRoutes } from './collect.js'
 import { addsNoKwargs } from '../views/generic/generic-view.js'
 import { judges } from '../views/generic/object-permissions.js'
 import { ANYONE, SHARED, askerOf, type Asker } from './cache-key.js'
-import { appCache, cacheOf, resourceOf, storeFailed, type ResolvedCache } from './cache-settings.js'
+import { appCache, cacheOf, refuseByCache, refusedByCache, resourceOf, storeFailed, type ResolvedCache } from './cache-settings.js'
 import { cachedRead } from './cached-reads.js'
 import { idempotentCreate } from './idempotent-creates.js'
 
@@ -40,11 +41,18 @@ export function cache (route: RouteDefinition, method: string, view: ViewClass):
   if (SAFE.has(method)) {
     if (cache.ttl === undefined || !cache.actions.has(route.name)) return undefined
     const generations = readsOf(view, cache)
+    for (const name of generations) cachedResources(store).add(name)
     const read = { store, cache, generations, asker: askerFor(route, view, cache), tagged: tagsBodies(view) }
     return cachedRead(read, route.status)
   }
   if (cache.writes.length === 0) return undefined
-  const invalidation: RouteContribution = { onSend: [invalidate(store, cache.writes)] }
+  const invalidation: RouteContribution = store.reachable === undefined
+    ? { onSend: [invalidate(store, cache.writes)] }
+    : {
+        beforeAction: [unreachableRefused(store, cache.writes)],
+        onSend: [invalidate(store, cache.writes)],
+        responses: { 503: { errors: [ServiceUnavailable] } }
+      }
   if (cache.idempotency === undefined || !CREATES.has(route.name) || method !== 'POST') return invalidation
   // An idempotency key is always the principal's own, even where answers are shared.
   const asker = askerFor(route, view, { ...cache, shared: false })
@@ -59,7 +67,7 @@ export function cache (route: RouteDefinition, method: string, view: ViewClass):
 function invalidate (store: CacheStore, generations: readonly string[]): onSendHookHandler {
   return (request, reply, payload, done) => {
     const status = reply.statusCode
-    if (status >= 400 && status < 500) {
+    if ((status >= 400 && status < 500) || refusedByCache(request)) {
       done(null, payload)
       return
     }
@@ -76,6 +84,33 @@ function invalidate (store: CacheStore, generations: readonly string[]): onSendH
     bumped.then(() => done(null, payload), (error: unknown) => {
       storeFailed(store, request.log, error)
       done(null, payload)
+    })
+  }
+}
+
+/** The resources some view of a store's application caches reads of: the writes the store must be told of. */
+const CACHED = new WeakMap<CacheStore, Set<string>>()
+function cachedResources (store: CacheStore): Set<string> {
+  let names = CACHED.get(store)
+  if (names === undefined) CACHED.set(store, names = new Set())
+  return names
+}
+
+/**
+ * A write of a resource whose reads are cached is refused (503, before the action: nothing is
+ * written) while the store cannot be told of it: another instance would go on serving what it
+ * made stale (docs/cache.md, "When the store fails"; a Redis store's `writesWhileUnreachable`).
+ */
+function unreachableRefused (store: CacheStore, generations: readonly string[]): BeforeAction {
+  const reachable = store.reachable?.bind(store) ?? (() => true)
+  return (_view, request) => {
+    const cached = cachedResources(store)
+    if (!generations.some((name) => cached.has(name))) return undefined
+    return then(reachable(), (yes) => {
+      if (yes) return
+      refuseByCache(request)
+      throw new ServiceUnavailable('The cache shared by this service cannot be reached, so this write could not be made known: ' +
+        'nothing was written. Retry shortly.', { headers: { 'retry-after': 1 } })
     })
   }
 }

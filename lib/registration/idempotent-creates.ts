@@ -9,7 +9,7 @@ import type { CacheStore, Claim, StoredAnswer } from '../stores/cache/cache-stor
 import { ANSWERED, type BeforeAction, type RouteContribution } from '../views/view.js'
 import { isThenable } from '../core/maybe-promise.js'
 import { canonical, hashKey, type Asker } from './cache-key.js'
-import { storeFailed } from './cache-settings.js'
+import { refuseByCache, storeFailed } from './cache-settings.js'
 
 /** The headers of a create's answer replayed with its body. */
 const REPLAYED = ['content-type', 'location', 'etag', 'last-modified', 'content-location']
@@ -72,6 +72,7 @@ export function idempotentCreate (
     const fingerprint = createHash('sha256').update(canonical(request.body)).digest('hex')
     const unavailable = (error: unknown): never => {
       storeFailed(store, request.log, error)
+      refuseByCache(request)
       throw new ServiceUnavailable('Idempotency keys cannot be checked now; retry the request later.')
     }
     let result

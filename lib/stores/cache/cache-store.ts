@@ -49,6 +49,11 @@ export interface CacheStore {
    * changed nothing), frees the key for a retry. A claim another request took since is left alone.
    */
   settle (key: string, owner: string, answer: StoredAnswer | undefined, ttl: number): MaybePromise<void>
+  /**
+   * Whether a write can be made known to every instance now; a write is refused (503) before it runs
+   * while it cannot. Absent: always (a store of one process).
+   */
+  reachable? (): MaybePromise<boolean>
 }
 
 /** An answer as one string: `status`, its headers as JSON and its body, on three lines (the body may hold more). */

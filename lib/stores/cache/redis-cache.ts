@@ -22,6 +22,13 @@ export interface RedisCacheOptions {
   timeout?: number
   /** How long a generation's token lives, in seconds (default one day): when it expires, its answers are unreachable, never wrong. */
   generationTtl?: number
+  /**
+   * What a write of a cached resource gets while Redis cannot be reached (docs/cache.md, "When the
+   * store fails"): `refuse` (default), a 503 before anything is written, since the other instances
+   * could not be told of it; `accept`, written, at the cost of other instances serving what it made
+   * stale until Redis is reached again (at most their `ttl`).
+   */
+  writesWhileUnreachable?: 'refuse' | 'accept'
 }
 
 // Reads the tokens of KEYS (a missing one is made from ARGV[2], never used before, and lives ARGV[3]
@@ -74,14 +81,16 @@ export class RedisCache implements CacheStore {
    */
   readonly #pending = new Set<string>()
   #retry: NodeJS.Timeout | undefined
+  readonly #accepts: boolean
 
   constructor (client: RedisCacheClient, options: RedisCacheOptions = {}) {
     this.#client = client
     this.#prefix = options.prefix ?? 'fv:'
     this.#timeout = options.timeout ?? 250
-    this.#generationTtl = (options.generationTtl ?? 86_400) * 1000
+    this.#generationTtl = Math.max(1, Math.round((options.generationTtl ?? 86_400) * 1000))
+    this.#accepts = options.writesWhileUnreachable === 'accept'
     const positive = (value: number): boolean => Number.isFinite(value) && value > 0
-    if (!positive(this.#timeout) || !positive(this.#generationTtl)) {
+    if (!positive(this.#timeout) || !positive(options.generationTtl ?? 86_400)) {
       throw new ConfigurationError('FV_ERR_CACHE', `redisCache: timeout (${String(options.timeout)}) and generationTtl (${String(options.generationTtl)}) must be positive numbers`)
     }
   }
@@ -131,10 +140,27 @@ export class RedisCache implements CacheStore {
     }, RETRY).unref()
   }
 
+  async reachable (): Promise<boolean> {
+    if (this.#accepts) return true
+    if (this.#client.status !== 'ready') return false
+    if (this.#pending.size === 0) return true
+    try {
+      await this.bump([])
+      return true
+    } catch {
+      return false
+    }
+  }
+
   async claim (key: string, fingerprint: string, lease: number): Promise<Claim> {
     const owner = fresh()
     const running = `r${fingerprint}${owner}`
-    const held = await this.#run(SCRIPTS.claim, [`${this.#prefix}i:${key}`], [running, Math.max(1, Math.round(lease))]) as string | null
+    const keys = [`${this.#prefix}i:${key}`]
+    // A claim Redis makes after the request gave up on it (the timeout) is freed: nobody holds it.
+    const late = (held: unknown): void => {
+      if (held === null) this.#run(SCRIPTS.settle, keys, [running, '', 1]).catch(() => {})
+    }
+    const held = await this.#run(SCRIPTS.claim, keys, [running, Math.max(1, Math.round(lease))], late) as string | null
     if (held === null) return { state: 'claimed', owner: running }
     if (held.slice(1, 1 + FINGERPRINT) !== fingerprint) return { state: 'mismatch' }
     const answer = held.startsWith('d') ? decodeAnswer(held.slice(1 + FINGERPRINT)) : undefined
@@ -147,13 +173,19 @@ export class RedisCache implements CacheStore {
   }
 
   /** Runs a script by its hash, loading it once when Redis does not know it; refused at once while disconnected, and cut at the timeout. */
-  async #run (which: Script, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
+  async #run (
+    which: Script, keys: readonly string[], args: ReadonlyArray<string | number>, late?: (result: unknown) => void
+  ): Promise<unknown> {
     const client = this.#client
     // A client that is not connected would queue the command until it is: the request would wait.
     if (client.status !== 'ready') throw new Error(`the Redis client is ${client.status}`)
     let timer: NodeJS.Timeout | undefined
+    let timedOut = false
     const expired = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`Redis did not answer within ${this.#timeout} ms`)), this.#timeout)
+      timer = setTimeout(() => {
+        timedOut = true
+        reject(new Error(`Redis did not answer within ${this.#timeout} ms`))
+      }, this.#timeout)
     })
     const call = client.evalsha(which.sha, keys.length, ...keys, ...args).catch(async (error: unknown) => {
       if (!String((error as Error | undefined)?.message).startsWith('NOSCRIPT')) throw error
@@ -163,6 +195,7 @@ export class RedisCache implements CacheStore {
       return await Promise.race([call, expired])
     } finally {
       clearTimeout(timer)
+      if (timedOut && late !== undefined) call.then(late, () => {})
     }
   }
 }
