@@ -10,7 +10,8 @@ import { ConfigurationError } from '../lib/errors.js'
 // key is made of, who asks, the encoding of an answer, and the in-process store's accounting.
 
 // A request with the members these parts read.
-const request = (fields: Record<string, unknown>): FastifyRequest => ({ headers: {}, ...fields }) as unknown as FastifyRequest
+const request = (fields: Record<string, unknown>): FastifyRequest =>
+  ({ headers: {}, ...fields }) as unknown as FastifyRequest
 
 test('canonical: object keys in one order, arrays in theirs, undefined members left out', async (t) => {
   t.equal(canonical({ b: 2, a: 1 }), '{"a":1,"b":2}')
