@@ -12,7 +12,7 @@ import {
 import { AsyncBulkAPIViewSet } from '../lib/bulk.js'
 import { ConditionalMixin } from '../lib/conditional.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
-import { memoryCache, type CacheOptions, type MemoryCache, type StoredAnswer } from '../lib/cache.js'
+import { memoryCache, type CacheOptions, type CacheStore, type MemoryCache, type StoredAnswer } from '../lib/cache.js'
 import { permission } from '../lib/access.js'
 import { build, headerAuth, problem } from './helpers.js'
 
@@ -115,7 +115,7 @@ async function itemsApp (t: Test, options: {
   cache?: CacheOptions
   rows?: ItemT[]
   delay?: number
-  store?: MemoryCache
+  store?: CacheStore
   more?: (repository: unknown) => FastifyViewsOptions['views']
 } = {}): Promise<Opened> {
   const rows = options.rows ?? ITEMS
@@ -129,7 +129,7 @@ async function itemsApp (t: Test, options: {
   t.teardown(() => app.close())
   return {
     app,
-    store,
+    store: store as MemoryCache, // the tests that read the store's size give it no store of their own
     memory,
     calls,
     get: (url, headers = {}) => app.inject({ url, headers }),
@@ -914,4 +914,36 @@ test('adversary: a list body of several MB, over a store of 1 MiB, is answered w
   t.same([xCache(again), calls.list], ['MISS', 2], 'the next request reads again')
   const whole = await get('/items')
   t.equal(whole.body, huge.body, 'answered whole again')
+})
+
+test('a store that fails at once, not with a promise: reads served uncached, writes served, keyed creates 503', async (t) => {
+  const down = (): never => { throw new Error('down') }
+  const saving: CacheStore = {
+    kind: 'broken',
+    lookup: () => ({ tokens: '', answer: undefined }),
+    save: down,
+    bump: down,
+    claim: () => ({ state: 'claimed', owner: 'o' }),
+    settle: down
+  }
+  const warnings: unknown[] = []
+  const opened = await itemsApp(t, { store: saving, cache: { ttl: 60, idempotency: true } })
+  opened.app.log.warn = (...args: unknown[]) => { warnings.push(args) } // the app's own logger, watched
+  const read = await opened.get('/items/1')
+  t.same([read.statusCode, xCache(read)], [200, 'MISS'], 'a save that throws: the read is served')
+  const again = await opened.get('/items/1')
+  t.same([again.statusCode, again.body], [200, read.body], 'and served again (for a second, the read just made)')
+  const patched = await opened.inject({ method: 'PATCH', url: '/items/1', payload: { name: 'patched' } })
+  t.equal(patched.statusCode, 200, 'a bump that throws: the write is served')
+  const keyed = await opened.inject({ method: 'POST', url: '/items', payload: { name: 'keyed', price: 1 }, headers: { 'idempotency-key': 'k' } })
+  t.equal(keyed.statusCode, 201, 'a settle that throws: the create is served')
+  t.equal(rowsOf(opened.memory).filter((row) => row.name === 'keyed').length, 1)
+
+  const looking: CacheStore = { ...saving, lookup: down, claim: down }
+  const other = await itemsApp(t, { store: looking, cache: { ttl: 60, idempotency: true } })
+  const uncached = await other.get('/items/1')
+  t.same([uncached.statusCode, xCache(uncached)], [200, 'MISS'], 'a lookup that throws: the read is served uncached')
+  const refused = await other.inject({ method: 'POST', url: '/items', payload: { name: 'refused', price: 1 }, headers: { 'idempotency-key': 'k' } })
+  problem(t, refused, 503)
+  t.equal(rowsOf(other.memory).filter((row) => row.name === 'refused').length, 0, 'a claim that throws: nothing written')
 })

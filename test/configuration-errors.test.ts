@@ -1076,6 +1076,9 @@ function cacheCases (): ThrownCase[] {
     refused('invalidates naming a view that has no resource', cached({ invalidates: [Echo] }),
       pattern(String.raw`^Cannot register Cached: cache\.invalidates names Echo, which has no resource: `,
         String.raw`name a generic view, or a resource's name$`)),
+    // A JavaScript caller is not stopped by the types.
+    refused('invalidates naming neither a view nor a name', cached({ invalidates: [42 as unknown as string] }),
+      /^Cannot register Cached: cache\.invalidates names 42, which has no resource: /),
     refused('invalidates naming a resource that is not a plain name', cached({ invalidates: ['a b'] }),
       /^Cannot register Cached: cache\.resource "a b" is not a plain name/),
     refused('an in-process store bounded by no entries', () => memoryCache({ maxEntries: 0 }),

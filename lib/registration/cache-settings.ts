@@ -29,8 +29,8 @@ export interface ResolvedCache {
   /** Milliseconds, or `undefined` when the view's reads are not cached. */
   readonly ttl: number | undefined
   readonly actions: ReadonlySet<string>
-  /** The view's resource; `undefined` for a view that names none and has no repository. */
-  readonly resource: string | undefined
+  /** The view's resource: its `cache.resource`, or a generic view's component name. */
+  readonly resource: string
   /** What a write of the view bumps: its resource and the ones it invalidates. */
   readonly writes: readonly string[]
   readonly vary: readonly string[]
@@ -71,13 +71,16 @@ function checkedResource (name: string, where: string): string {
 
 const refuse = (where: string, why: string): ConfigurationError => new ConfigurationError('FV_ERR_CACHE', `Cannot register ${where}: ${why}`)
 
-function seconds (value: number | undefined, what: string, where: string, fallback?: number): number | undefined {
-  if (value === undefined) return fallback
+function seconds (value: number | undefined, what: string, where: string): number | undefined {
+  if (value === undefined) return undefined
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > YEAR) {
     throw refuse(where, `cache.${what} is ${String(value)}; give a number of seconds above 0 and at most a year (${YEAR})`)
   }
   return value
 }
+
+const secondsOr = (value: number | undefined, what: string, where: string, fallback: number): number =>
+  seconds(value, what, where) ?? fallback
 
 /** A view's cache options, checked once: a mistake in them is a registration error naming the option and the fix. */
 export function cacheOf (view: ViewClass): ResolvedCache | undefined {
@@ -97,7 +100,7 @@ export function cacheOf (view: ViewClass): ResolvedCache | undefined {
   const ttl = seconds(own.ttl, 'ttl', where)
   const maxAge = own.maxAge === undefined ? undefined : seconds(own.maxAge, 'maxAge', where)
   const jitter = own.jitter ?? 0.1
-  if (typeof jitter !== 'number' || !(jitter >= 0 && jitter <= 0.5)) throw refuse(where, `cache.jitter is ${String(jitter)}; give a fraction from 0 to 0.5`)
+  if (!(jitter >= 0 && jitter <= 0.5)) throw refuse(where, `cache.jitter is ${String(jitter)}; give a fraction from 0 to 0.5`)
   const vary = (own.vary ?? []).map((name) => {
     const lower = String(name).toLowerCase()
     if (!HEADER.test(lower)) throw refuse(where, `cache.vary names "${String(name)}", which is not a header's name`)
@@ -105,14 +108,14 @@ export function cacheOf (view: ViewClass): ResolvedCache | undefined {
   })
   const resource = resourceOf(view)
   const invalidated = (own.invalidates ?? []).map((target) => invalidatedResource(target, where))
-  if (resource === undefined && (ttl !== undefined || own.idempotency !== undefined || invalidated.length > 0)) {
+  if (resource === undefined) {
     throw refuse(where, 'it is not a generic view, so the cache cannot tell what it reads and writes: name it, cache = { resource: \'items\', ... }')
   }
   const idempotency = own.idempotency === undefined || own.idempotency === false
     ? undefined
     : {
-        ttl: (seconds(own.idempotency === true ? undefined : own.idempotency.ttl, 'idempotency.ttl', where, 86_400) ?? 0) * 1000,
-        lease: (seconds(own.idempotency === true ? undefined : own.idempotency.lease, 'idempotency.lease', where, 60) ?? 0) * 1000
+        ttl: secondsOr(own.idempotency === true ? undefined : own.idempotency.ttl, 'idempotency.ttl', where, 86_400) * 1000,
+        lease: secondsOr(own.idempotency === true ? undefined : own.idempotency.lease, 'idempotency.lease', where, 60) * 1000
       }
   const shared = own.shared === true
   const visibility = shared ? 'public' : 'private'
@@ -120,7 +123,7 @@ export function cacheOf (view: ViewClass): ResolvedCache | undefined {
     ttl: ttl === undefined ? undefined : ttl * 1000,
     actions: new Set(own.actions ?? ['list', 'retrieve']),
     resource,
-    writes: [...new Set([...resource === undefined ? [] : [resource], ...invalidated])],
+    writes: [...new Set([resource, ...invalidated])],
     vary,
     shared,
     cacheControl: maxAge === undefined ? `${visibility}, no-cache` : `${visibility}, max-age=${Math.floor(maxAge)}`,

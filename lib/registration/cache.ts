@@ -45,7 +45,6 @@ export function cache (route: RouteDefinition, method: string, view: ViewClass):
     const read = { store, cache, generations, asker: askerFor(route, view, cache), tagged: tagsBodies(view) }
     return cachedRead(read, route.status)
   }
-  if (cache.writes.length === 0) return undefined
   const invalidation: RouteContribution = store.reachable === undefined
     ? { onSend: [invalidate(store, cache.writes)] }
     : {
@@ -120,7 +119,7 @@ function readsOf (view: ViewClass, cache: ResolvedCache): string[] {
   const expand = (view as { expand?: Record<string, { view?: unknown }> }).expand ?? {}
   const related = Object.values(expand).map((relation) =>
     relation.view === undefined ? undefined : resourceOf(relation.view as object)) // a relation's view is a view class
-  return [...new Set([cache.resource as string, ...related.filter((name) => name !== undefined)])] // a cached view has a resource (cacheOf)
+  return [...new Set([cache.resource, ...related.filter((name) => name !== undefined)])]
 }
 
 /** Who the answers are kept for: everyone, when the application authenticates nobody or the view says they are `shared`; else each principal. */
@@ -165,7 +164,7 @@ const REPOSITORIES = new WeakMap<CacheStore, WeakMap<object, { resource: string,
 
 function checkShared (store: CacheStore, view: ViewClass, cache: ResolvedCache): void {
   const repository = (view as { repository?: unknown }).repository
-  if (typeof repository !== 'object' || repository === null || cache.resource === undefined) return
+  if (typeof repository !== 'object' || repository === null) return
   let known = REPOSITORIES.get(store)
   if (known === undefined) REPOSITORIES.set(store, known = new WeakMap())
   const seen = known.get(repository)
