@@ -1,5 +1,5 @@
 import { test, type Test } from 'tap'
-import Fastify, { type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type InjectOptions, type LightMyRequestResponse } from 'fastify'
 import swagger from '@fastify/swagger'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { Type } from '@sinclair/typebox'
@@ -946,4 +946,39 @@ test('a store that fails at once, not with a promise: reads served uncached, wri
   const refused = await other.inject({ method: 'POST', url: '/items', payload: { name: 'refused', price: 1 }, headers: { 'idempotency-key': 'k' } })
   problem(t, refused, 503)
   t.equal(rowsOf(other.memory).filter((row) => row.name === 'refused').length, 0, 'a claim that throws: nothing written')
+})
+
+test('the headers that describe the body (Link, Content-Language, Content-Location) are replayed with it', async (t) => {
+  const { repository, calls } = counted(ITEMS)
+  const onSend = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (request.method !== 'GET') return
+    // Only on the read itself: a hit replays them, and the hook sets none then.
+    if (calls.get > 1 || reply.getHeader('x-cache') === 'HIT') return
+    reply.header('link', '</items/2>; rel="next"').header('content-language', 'en').header('content-location', '/items/1')
+  }
+  const app = await build({ views: [{ view: itemsView(repository, { ttl: 60 }), prefix: '/items', onSend }], cache: memoryCache() })
+  t.teardown(() => app.close())
+  const first = await app.inject({ url: '/items/1' })
+  const hit = await app.inject({ url: '/items/1' })
+  t.equal(xCache(hit), 'HIT')
+  for (const name of ['link', 'content-language', 'content-location', 'content-type']) t.equal(hit.headers[name], first.headers[name], name)
+  t.equal(calls.get, 1)
+})
+
+test('a leader whose client goes away before its answer does not hold back the requests waiting for it', async (t) => {
+  const { app, calls } = await itemsApp(t, { delay: 150 })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as { port: number }
+  const { request } = await import('node:http')
+  const gone = request({ port, host: '127.0.0.1', path: '/items/3' })
+  gone.on('error', () => {})
+  gone.end()
+  await sleep(30)
+  const waiting = fetch(`http://127.0.0.1:${port}/items/3`)
+  await sleep(30)
+  gone.destroy()
+  const answered = await waiting
+  t.equal(answered.status, 200, 'the request waiting for the read is answered')
+  t.same(await answered.json(), { id: 3, name: 'plum', price: 5 })
+  t.ok(calls.get >= 1 && calls.get <= 2, `the read was made once or, after the leader left, once more (${calls.get})`)
 })

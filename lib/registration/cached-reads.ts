@@ -32,6 +32,18 @@ interface Leading {
 
 const LEADING = new WeakMap<FastifyRequest, Leading>()
 
+/** An answer with the headers describing its body that hooks after the cache's gave it (a route's own `onSend`). */
+function withLater (answer: StoredAnswer, reply: FastifyReply): StoredAnswer {
+  let headers: Record<string, string> | undefined
+  for (const name of KEPT_HEADERS) {
+    const value = reply.getHeader(name)
+    if (value === undefined || Object.hasOwn(answer.headers, name)) continue
+    headers ??= { ...answer.headers }
+    headers[name] = String(value)
+  }
+  return headers === undefined ? answer : { ...answer, headers }
+}
+
 /** Adds the headers an answer varies on to the ones another hook named (CORS's `Origin`). */
 function addVary (reply: FastifyReply, vary: string): void {
   const named = reply.getHeader('vary')
@@ -103,7 +115,7 @@ export function cachedRead (read: CachedRead, status: number): RouteContribution
     // The answer is kept once it is sent, with the headers every hook gave it: one that sets a
     // cookie is a client's own. A request that ends otherwise (the client went away) keeps nothing.
     reply.raw.once('finish', () => {
-      const kept = leading.answer === undefined || reply.hasHeader('set-cookie') ? undefined : leading.answer
+      const kept = leading.answer === undefined || reply.hasHeader('set-cookie') ? undefined : withLater(leading.answer, reply)
       if (kept !== undefined) save(request, leading, kept)
       end(kept)
     })
