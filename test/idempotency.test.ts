@@ -50,6 +50,8 @@ function itemsView (repository: unknown, cache: CacheOptions | undefined) {
     detailParams: Type.Object({ id: Type.Integer() }),
     filter: null,
     repository: repository as never
+  }, {
+    getLocation (item) { return `/items/${item.id}` }
   }) {
     static override cache = cache
   }
@@ -126,6 +128,7 @@ test('a retry with the same key and body gets the first answer, and writes nothi
   const { post, memory, creates } = await itemsApp(t)
   const first = await post('8e03978e-40d5-43e8-bc93-6894a57f9324', FIG)
   t.same([first.statusCode, replayed(first), first.json()], [201, undefined, { id: 1, ...FIG }])
+  t.equal(first.headers.location, '/items/1', 'the first answer has its Location')
   for (const [name, key, payload] of [
     ['the same request', '8e03978e-40d5-43e8-bc93-6894a57f9324', FIG],
     ['the key as a quoted string', '"8e03978e-40d5-43e8-bc93-6894a57f9324"', FIG],
@@ -145,6 +148,8 @@ test('a retry with the same key and body gets the first answer, and writes nothi
   problem(t, await post(undefined, FIG), 409)
   const other = await post('another-key', { name: 'kiwi', price: 2 })
   t.same([other.statusCode, replayed(other), other.json().id], [201, undefined, 2], 'another key is another create')
+  const keyless = await post(undefined, { name: 'lime', price: 3 })
+  t.same([keyless.statusCode, replayed(keyless), keyless.json().id], [201, undefined, 3], 'a create without a key is served as ever')
 })
 
 test('the same key with another body is a 422, and writes nothing', async (t) => {

@@ -25,8 +25,8 @@ const BARE = /^[\x21\x23-\x7e][\x21-\x7e]{0,254}$/
 export function idempotencyKeyOf (request: FastifyRequest): string | undefined {
   const header = request.headers['idempotency-key']
   if (header === undefined) return undefined
-  if (typeof header !== 'string') throw new BadRequest('The Idempotency-Key header is sent more than once; send one key.')
-  const value = header.trim()
+  // Node joins a header sent twice with a comma, which no bare key holds: refused as not a key.
+  const value = String(header).trim()
   const quoted = QUOTED.exec(value)
   if (quoted !== null) return quoted[1].replace(/\\(["\\])/g, '$1')
   if (BARE.test(value)) return value
@@ -49,7 +49,7 @@ export function idempotentCreate (
   store: CacheStore, asker: Asker, lifetimes: { ttl: number, lease: number }, status: number
 ): RouteContribution {
   let url: string | undefined
-  const claimed = (request: FastifyRequest, key: string, claim: Claim): typeof ANSWERED | undefined => {
+  const claimed = (request: FastifyRequest, key: string, claim: Exclude<Claim, { state: 'done' }>): undefined => {
     if (claim.state === 'claimed') {
       HOLDING.set(request, { key, owner: claim.owner })
       return undefined
@@ -57,10 +57,7 @@ export function idempotentCreate (
     if (claim.state === 'running') {
       throw new Conflict('A request with this Idempotency-Key is still being processed; retry it once it has been answered.', { headers: { 'retry-after': 1 } })
     }
-    if (claim.state === 'mismatch') {
-      throw new UnprocessableContent('This Idempotency-Key was used with another request body; a retry must send the same body, or a new key.')
-    }
-    return undefined
+    throw new UnprocessableContent('This Idempotency-Key was used with another request body; a retry must send the same body, or a new key.')
   }
   const claim: BeforeAction = (_view, request, reply) => {
     const sent = idempotencyKeyOf(request)
