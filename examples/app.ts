@@ -184,7 +184,8 @@ async function cacheStore (app: FastifyInstance, cacheUrl: string | undefined): 
   const { Redis } = await import('ioredis')
   const redis = new Redis(cacheUrl, { connectTimeout: 500, maxRetriesPerRequest: 1, enableOfflineQueue: false })
   redis.on('error', (error) => { app.log.debug({ err: error }, 'redis') })
-  app.addHook('onClose', async () => { await redis.quit().catch(() => {}) })
+  // A client that is not connected refuses quit() (no offline queue), and would go on reconnecting.
+  app.addHook('onClose', async () => { await redis.quit().catch(() => { redis.disconnect() }) })
   // Served once connected, or after a second without: until then every read is served uncached
   // and every write of an item refused (503), as while Redis is down.
   await new Promise((resolve) => { redis.once('ready', resolve); setTimeout(resolve, 1000).unref() })

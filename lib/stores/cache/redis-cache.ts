@@ -81,6 +81,8 @@ export class RedisCache implements CacheStore {
    */
   readonly #pending = new Set<string>()
   #retry: NodeJS.Timeout | undefined
+  /** Whether the last operation failed: Redis is asked again before the next write is let through. */
+  #failed = false
   readonly #accepts: boolean
 
   constructor (client: RedisCacheClient, options: RedisCacheOptions = {}) {
@@ -143,9 +145,12 @@ export class RedisCache implements CacheStore {
   async reachable (): Promise<boolean> {
     if (this.#accepts) return true
     if (this.#client.status !== 'ready') return false
-    if (this.#pending.size === 0) return true
+    // After a failure (a connection just dropped still reads `ready`; a hung one times out), Redis
+    // is asked again before a write is let through: the owed bumps, or a round trip that does nothing.
+    if (this.#pending.size === 0 && !this.#failed) return true
     try {
-      await this.bump([])
+      if (this.#pending.size > 0) await this.bump([])
+      else await this.#run(SCRIPTS.bump, [], [fresh(), this.#generationTtl])
       return true
     } catch {
       return false
@@ -192,7 +197,12 @@ export class RedisCache implements CacheStore {
       return client.eval(which.source, keys.length, ...keys, ...args)
     })
     try {
-      return await Promise.race([call, expired])
+      const result = await Promise.race([call, expired])
+      this.#failed = false
+      return result
+    } catch (error) {
+      this.#failed = true
+      throw error
     } finally {
       clearTimeout(timer)
       if (timedOut && late !== undefined) call.then(late, () => {})
