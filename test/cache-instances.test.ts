@@ -66,6 +66,10 @@ async function instances (t: Test, redis: RedisServer): Promise<{ a: Instance, b
   return { a, b, pool }
 }
 
+// Three runs of 20,000 operations and a thousand cut-off creates: about a minute alone, more beside
+// another test file; the suite's two minutes per file are not enough on a loaded machine.
+t.setTimeout(360_000)
+
 const sleep = async (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** A request over one of the instance's keep-alive connections; its body parsed. */
