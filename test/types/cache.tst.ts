@@ -15,10 +15,18 @@ const memory = new MemoryRepository<ItemData>({ rows: [] })
 describe('static cache', () => {
   test('takes every option through .with and an annotated static', () => {
     const options: CacheOptions = {
-      ttl: 60, actions: ['list'], resource: 'items', invalidates: ['shelves'], vary: ['accept-language'],
-      shared: false, maxAge: 5, jitter: 0.1, idempotency: { ttl: 60, lease: 5 }
+      ttl: 60,
+      actions: ['list'],
+      resource: 'items',
+      invalidates: ['shelves'],
+      vary: ['accept-language'],
+      shared: false,
+      maxAge: 5,
+      jitter: 0.1,
+      idempotency: { ttl: 60, lease: 5 }
     }
-    expect(mix(GenericViewSet).with).type.toBeCallableWith({ responseSchema: Item, detailParams: IdParams, repository: memory, cache: options })
+    const statics = { responseSchema: Item, detailParams: IdParams, repository: memory, cache: options }
+    expect(mix(GenericViewSet).with).type.toBeCallableWith(statics)
     class Items extends mix(GenericViewSet).with({ responseSchema: Item, repository: memory }) {
       static override cache: CacheOptions = { ttl: 60, idempotency: true, invalidates: [Items] }
     }
@@ -26,8 +34,9 @@ describe('static cache', () => {
   })
 
   test('refuses a misspelt option and a value of the wrong type', () => {
-    expect(mix(GenericViewSet).with).type.not.toBeCallableWith({ responseSchema: Item, repository: memory, cache: { tll: 60 } })
-    expect(mix(GenericViewSet).with).type.not.toBeCallableWith({ responseSchema: Item, repository: memory, cache: { ttl: '60' } })
+    const base = { responseSchema: Item, repository: memory }
+    expect(mix(GenericViewSet).with).type.not.toBeCallableWith({ ...base, cache: { tll: 60 } })
+    expect(mix(GenericViewSet).with).type.not.toBeCallableWith({ ...base, cache: { ttl: '60' } })
     expect({ ttl: 60, idempotency: { ttl: 1, retries: 3 } }).type.not.toBeAssignableTo<CacheOptions>()
     expect({ invalidates: [42] }).type.not.toBeAssignableTo<CacheOptions>()
   })
