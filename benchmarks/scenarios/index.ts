@@ -1,4 +1,5 @@
 import { bulkCreate } from './bulk-create.js'
+import { cacheScenario } from './cache.js'
 import { conditionalWrite } from './conditional-write.js'
 import { etagScenario } from './etag.js'
 import { expandList } from './expand.js'
@@ -39,5 +40,6 @@ export const scenarios: AnyScenario[] = [
   peersCreate,
   permissionsRetrieve,
   sparseList,
-  expandList
+  expandList,
+  cacheScenario
 ]

@@ -36,7 +36,7 @@ export interface RedisCacheOptions {
 const LOOKUP = `local t = {}
 for i = 1, #KEYS do
   local v = redis.call('GET', KEYS[i])
-  if not v then v = ARGV[2] .. i; redis.call('SET', KEYS[i], v, 'PX', ARGV[3]) end
+  if not v then v = ARGV[2] .. '.' .. i; redis.call('SET', KEYS[i], v, 'PX', ARGV[3]) end
   t[i] = v
 end
 local tokens = table.concat(t, ',')
@@ -44,7 +44,7 @@ return { tokens, redis.call('GET', ARGV[1] .. '|' .. tokens) }`
 
 const SAVE = 'redis.call(\'SET\', KEYS[1], ARGV[1], \'PX\', ARGV[2]) return 1'
 
-const BUMP = `for i = 1, #KEYS do redis.call('SET', KEYS[i], ARGV[1] .. i, 'PX', ARGV[2]) end
+const BUMP = `for i = 1, #KEYS do redis.call('SET', KEYS[i], ARGV[1] .. '.' .. i, 'PX', ARGV[2]) end
 return 1`
 
 // An idempotency key: free, it is claimed (`r` + fingerprint + owner) for the lease; else what it holds.
@@ -210,8 +210,13 @@ export class RedisCache implements CacheStore {
   }
 }
 
-/** A token never used before: 96 random bits. */
-const fresh = (): string => randomBytes(12).toString('base64url')
+/**
+ * A token never used before: this process's own 96 random bits, then a counter (no random bytes on
+ * every lookup). Two processes never share the first part; one never repeats the second.
+ */
+const PROCESS = randomBytes(12).toString('base64url')
+let made = 0
+const fresh = (): string => `${PROCESS}${(made++).toString(36)}`
 
 /** A store over one Redis (an ioredis client), shared by every instance that uses it (docs/cache.md). */
 export const redisCache = (client: RedisCacheClient, options?: RedisCacheOptions): RedisCache =>
