@@ -1,5 +1,5 @@
 // `npm run bench`, first step: installs the benchmarks' own package (benchmarks/package.json:
-// NestJS, fastify-decorators, @fastify/etag, autocannon) into benchmarks/node_modules, exactly
+// NestJS, fastify-decorators, @fastify/etag, @fastify/caching, autocannon) into benchmarks/node_modules, exactly
 // as benchmarks/package-lock.json says (`npm ci --prefix benchmarks`), when it is missing or
 // older than that package.json or lockfile; otherwise it does nothing. The root's `npm install`
 // does not install them. Plain JavaScript: it runs before anything is compiled.
