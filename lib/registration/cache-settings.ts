@@ -57,6 +57,7 @@ const isGeneric = (view: object): boolean => 'repositoryOptions' in view
 
 /** The resource a view reads and writes: its `cache.resource`, or its component name for a generic view. */
 export function resourceOf (view: object): string | undefined {
+  // Any view class: an APIView's `cache` static, where it has one, and its name.
   const options = (view as { cache?: CacheOptions }).cache
   if (options?.resource !== undefined) return checkedResource(options.resource, (view as { name: string }).name)
   return isGeneric(view) ? componentName(view as ViewClass) : undefined
@@ -84,7 +85,7 @@ const secondsOr = (value: number | undefined, what: string, where: string, fallb
 
 /** A view's cache options, checked once: a mistake in them is a registration error naming the option and the fix. */
 export function cacheOf (view: ViewClass): ResolvedCache | undefined {
-  const options = (view as { cache?: CacheOptions }).cache
+  const options = (view as { cache?: CacheOptions }).cache // APIView's static, where the view has it
   if (options === undefined && !isGeneric(view)) return undefined
   let resolved = RESOLVED.get(view)
   if (resolved !== undefined) return resolved

@@ -26,7 +26,7 @@ const CREATES = new Set(['create', 'bulkCreate'])
  */
 export function cache (route: RouteDefinition, method: string, view: ViewClass): RouteContribution | undefined {
   const store = appCache(route.app)
-  const options = (view as { cache?: unknown }).cache
+  const options = (view as { cache?: unknown }).cache // APIView's static, where the view has it
   if (store === undefined) {
     if (options !== undefined && route.app !== undefined) {
       throw new ConfigurationError('FV_ERR_CACHE', `Cannot register ${view.name}: it declares static cache, and the application has no cache store. ` +
@@ -116,7 +116,7 @@ function unreachableRefused (store: CacheStore, generations: readonly string[]):
 
 /** The generations a view's reads depend on: its resource's, and those of the relations `?expand=` may embed. */
 function readsOf (view: ViewClass, cache: ResolvedCache): string[] {
-  const expand = (view as { expand?: Record<string, { view?: unknown }> }).expand ?? {}
+  const expand = (view as { expand?: Record<string, { view?: unknown }> }).expand ?? {} // SparseFieldsMixin's static
   const related = Object.values(expand).map((relation) =>
     relation.view === undefined ? undefined : resourceOf(relation.view as object)) // a relation's view is a view class
   return [...new Set([cache.resource, ...related.filter((name) => name !== undefined)])]
@@ -153,7 +153,7 @@ function assertActions (view: ViewClass, cache: ResolvedCache): void {
   for (const action of cache.actions) {
     if (reads.has(action)) continue
     // The default names both reads; a view with one of them caches that one.
-    if ((view as { cache?: { actions?: unknown } }).cache?.actions === undefined) continue
+    if ((view as { cache?: { actions?: unknown } }).cache?.actions === undefined) continue // APIView's static
     throw new ConfigurationError('FV_ERR_CACHE', `Cannot register ${view.name}: cache.actions names "${action}", which is not a GET action of the view ` +
       `(its GET actions: ${[...reads].join(', ') || 'none'})`)
   }
@@ -163,7 +163,7 @@ function assertActions (view: ViewClass, cache: ResolvedCache): void {
 const REPOSITORIES = new WeakMap<CacheStore, WeakMap<object, { resource: string, view: string }>>()
 
 function checkShared (store: CacheStore, view: ViewClass, cache: ResolvedCache): void {
-  const repository = (view as { repository?: unknown }).repository
+  const repository = (view as { repository?: unknown }).repository // a generic view's static; none from a getter
   if (typeof repository !== 'object' || repository === null) return
   let known = REPOSITORIES.get(store)
   if (known === undefined) REPOSITORIES.set(store, known = new WeakMap())

@@ -103,6 +103,7 @@ export class RedisCache implements CacheStore {
   async lookup (generations: readonly string[], key: string): Promise<CacheLookup> {
     if (this.#pending.size > 0) await this.bump([])
     const keys = generations.map((name) => `${this.#prefix}g:${name}`)
+    // LOOKUP's reply: the tokens joined, and the entry or nil.
     const found = await this.#run(SCRIPTS.lookup, keys, [`${this.#prefix}e:${key}`, fresh(), this.#generationTtl]) as [string, string | null]
     const answer = found[1] === null ? undefined : decodeAnswer(found[1])
     return { tokens: found[0], answer }
@@ -165,6 +166,7 @@ export class RedisCache implements CacheStore {
     const late = (held: unknown): void => {
       if (held === null) this.#run(SCRIPTS.settle, keys, [running, '', 1]).catch(() => {})
     }
+    // CLAIM's reply: what the key holds, or nil when this request claimed it.
     const held = await this.#run(SCRIPTS.claim, keys, [running, Math.max(1, Math.round(lease))], late) as string | null
     if (held === null) return { state: 'claimed', owner: running }
     if (held.slice(1, 1 + FINGERPRINT) !== fingerprint) return { state: 'mismatch' }
@@ -193,6 +195,7 @@ export class RedisCache implements CacheStore {
       }, this.#timeout)
     })
     const call = client.evalsha(which.sha, keys.length, ...keys, ...args).catch(async (error: unknown) => {
+      // ioredis rejects with a ReplyError, whose message starts with Redis's error code.
       if (!String((error as Error | undefined)?.message).startsWith('NOSCRIPT')) throw error
       return client.eval(which.source, keys.length, ...keys, ...args)
     })
