@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, 
 import swagger from '@fastify/swagger'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { Type } from '@sinclair/typebox'
-import views, { mix } from '../lib/index.js'
+import views, { configureApp, mix } from '../lib/index.js'
 import type { FastifyViewsOptions } from '../lib/types.js'
 import {
   AsyncGenericViewSet, BaseFilter, GenericViewSet, MemoryRepository, SparseFieldsMixin, asyncRepository,
@@ -981,4 +981,48 @@ test('a leader whose client goes away before its answer does not hold back the r
   t.equal(answered.status, 200, 'the request waiting for the read is answered')
   t.same(await answered.json(), { id: 3, name: 'plum', price: 5 })
   t.ok(calls.get >= 1 && calls.get <= 2, `the read was made once or, after the leader left, once more (${calls.get})`)
+})
+
+test('the plugin\'s cache with configureApp: false, on an application configured before', async (t) => {
+  const { repository, calls } = counted(ITEMS)
+  const app = Fastify()
+  configureApp(app)
+  await app.register(views, { configureApp: false, cache: memoryCache(), views: [{ view: itemsView(repository, { ttl: 60 }), prefix: '/items' }] })
+  t.teardown(() => app.close())
+  await app.inject({ url: '/items/1' })
+  t.same([xCache(await app.inject({ url: '/items/1' })), calls.get], ['HIT', 1])
+})
+
+test('a view whose repository comes from a getter is cached and invalidated as any', async (t) => {
+  const { repository, calls } = counted(ITEMS)
+  const statics = { responseSchema: Item, createSchema: ItemIn, detailParams: IdParams }
+  class Gotten extends mix(AsyncGenericViewSet).with(statics) {
+    static override cache = { ttl: 60 }
+    override get repository (): never { return repository }
+  }
+  const app = await build({ cache: memoryCache(), views: [{ view: Gotten, prefix: '/items' }] })
+  t.teardown(() => app.close())
+  await app.inject({ url: '/items/1' })
+  t.same([xCache(await app.inject({ url: '/items/1' })), calls.get], ['HIT', 1])
+  t.equal((await app.inject({ method: 'POST', url: '/items', payload: { name: 'kiwi', price: 1 } })).statusCode, 201)
+  t.equal(xCache(await app.inject({ url: '/items/1' })), 'MISS', 'a write invalidates')
+})
+
+test('a store that cannot be told of a write: the cached resource\'s writes refused, another resource\'s served', async (t) => {
+  const store = Object.assign(memoryCache(), { reachable: (): boolean => false })
+  const { repository, memory } = counted(ITEMS)
+  const Note = Type.Object({ id: Type.Integer(), text: Type.String() }, { $id: 'CacheUncachedNote' })
+  class Notes extends mix(AsyncGenericViewSet).with({
+    responseSchema: Note,
+    createSchema: Type.Object({ text: Type.String() }),
+    repository: asyncRepository(new MemoryRepository<{ id: number, text: string }>())
+  }) {}
+  const app = await build({ cache: store, views: [{ view: itemsView(repository, { ttl: 60 }), prefix: '/items' }, { view: Notes, prefix: '/notes' }] })
+  t.teardown(() => app.close())
+  const refused = await app.inject({ method: 'POST', url: '/items', payload: { name: 'kiwi', price: 1 } })
+  t.equal(problem(t, refused, 503).detail, 'The cache shared by this service cannot be reached, so this write could not be made known: nothing was written. Retry shortly.')
+  t.equal(refused.headers['retry-after'], '1')
+  t.equal(rowsOf(memory).length, ITEMS.length, 'nothing written')
+  t.equal((await app.inject({ method: 'POST', url: '/notes', payload: { text: 'n' } })).statusCode, 201, 'a resource nobody caches is written')
+  t.equal((await app.inject({ url: '/items/1' })).statusCode, 200, 'reads are served')
 })

@@ -1076,6 +1076,8 @@ function cacheCases (): ThrownCase[] {
     refused('invalidates naming a view that has no resource', cached({ invalidates: [Echo] }),
       pattern(String.raw`^Cannot register Cached: cache\.invalidates names Echo, which has no resource: `,
         String.raw`name a generic view, or a resource's name$`)),
+    refused('an idempotency option cache.idempotency does not have', cached({ idempotency: { ttl: 60, retries: 3 } as never }),
+      /^Cannot register Cached: cache\.idempotency has no option "retries" \(its options: ttl, lease\)$/),
     // A JavaScript caller is not stopped by the types.
     refused('invalidates naming neither a view nor a name', cached({ invalidates: [42 as unknown as string] }),
       /^Cannot register Cached: cache\.invalidates names 42, which has no resource: /),

@@ -463,3 +463,21 @@ test('a thousand clients go away mid-flight and retry: exactly one row per key',
   const created = [...finals.values()].filter((final) => final.replayed === null).length
   t.ok(created > 0, `the retry of a request that never reached its create creates (${created})`)
 })
+
+test('a create that answers no body (returnOnCreate: false) is replayed with none', async (t) => {
+  const memory = new MemoryRepository<ItemT>({ rows: [] })
+  const repository = asyncRepository(memory)
+  const statics = { responseSchema: Item, createSchema: ItemIn, returnOnCreate: false, repository }
+  class Quiet extends mix(AsyncGenericViewSet).with(statics) {
+    static override cache = { idempotency: true }
+  }
+  const app = await build({ cache: memoryCache(), views: [{ view: Quiet, prefix: '/quiet' }] })
+  t.teardown(() => app.close())
+  const send = async (): Promise<LightMyRequestResponse> =>
+    app.inject({ method: 'POST', url: '/quiet', headers: { 'idempotency-key': 'q' }, payload: FIG })
+  const first = await send()
+  const again = await send()
+  t.same([first.statusCode, first.body, replayed(first)], [201, '', undefined])
+  t.same([again.statusCode, again.body, replayed(again)], [201, '', 'true'], 'the retry: the same empty answer')
+  t.equal(rows(memory).length, 1)
+})

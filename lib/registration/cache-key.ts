@@ -25,8 +25,11 @@ export function canonical (value: unknown): string {
  */
 export type Asker = (request: FastifyRequest) => string | undefined
 
+/** Who asks, where every request's answer may be kept: never `undefined`. */
+export type PrincipalAsker = (request: FastifyRequest) => string
+
 /** Everyone is one asker: an application without authentication. */
-export const ANYONE: Asker = () => ''
+export const ANYONE: PrincipalAsker = () => ''
 
 /**
  * Everyone is one asker, for a view whose answers are `shared`, except a request its permissions
@@ -38,7 +41,7 @@ export const SHARED: Asker = (request) => ruleOf(request) === undefined ? '' : u
  * Each principal is its own asker (by `auth.principalId`), with the scopes its credentials grant (a
  * token with fewer scopes may see less), and an anonymous request another.
  */
-export function askerOf (principalId: (principal: unknown) => string | number): Asker {
+export function askerOf (principalId: (principal: unknown) => string | number): PrincipalAsker {
   return (request) => {
     const principal = request.principal
     if (principal == null) return '-'

@@ -50,6 +50,7 @@ const YEAR = 365 * 86_400
 
 const RESOLVED = new WeakMap<object, ResolvedCache>()
 
+const IDEMPOTENCY_OPTIONS: ReadonlySet<string> = new Set(['ttl', 'lease'])
 const OPTIONS: ReadonlySet<string> = new Set(['ttl', 'actions', 'resource', 'invalidates', 'vary', 'shared', 'maxAge', 'jitter', 'idempotency'])
 
 /** Whether a view class is a generic view: it has a repository whose writes are the resource's. */
@@ -95,7 +96,7 @@ export function cacheOf (view: ViewClass): ResolvedCache | undefined {
   const unknown = Object.keys(own).find((name) => !OPTIONS.has(name))
   if (unknown !== undefined) throw refuse(where, `cache has no option "${unknown}" (its options: ${[...OPTIONS].join(', ')})`)
   if (typeof own.idempotency === 'object') {
-    const extra = Object.keys(own.idempotency).find((name) => name !== 'ttl' && name !== 'lease')
+    const extra = Object.keys(own.idempotency).find((name) => !IDEMPOTENCY_OPTIONS.has(name))
     if (extra !== undefined) throw refuse(where, `cache.idempotency has no option "${extra}" (its options: ttl, lease)`)
   }
   const ttl = seconds(own.ttl, 'ttl', where)

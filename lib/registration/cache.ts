@@ -2,7 +2,7 @@
 // resource makes before it is answered, and idempotent creates, through the application's store.
 import type { onSendHookHandler } from 'fastify'
 import { ConfigurationError } from '../core/configuration-error.js'
-import { isThenable, then } from '../core/maybe-promise.js'
+import { isThenable, then, type MaybePromise } from '../core/maybe-promise.js'
 import { appAuth } from '../access/authenticator.js'
 import type { CacheStore } from '../stores/cache/cache-store.js'
 import type { BeforeAction, RouteContribution, RouteDefinition, ViewClass } from '../views/view.js'
@@ -11,7 +11,7 @@ import { extendContribution } from '../views/view.js'
 import { collectRoutes } from './collect.js'
 import { addsNoKwargs } from '../views/generic/generic-view.js'
 import { judges } from '../views/generic/object-permissions.js'
-import { ANYONE, SHARED, askerOf, type Asker } from './cache-key.js'
+import { ANYONE, SHARED, askerOf, type Asker, type PrincipalAsker } from './cache-key.js'
 import { appCache, cacheOf, refuseByCache, refusedByCache, resourceOf, storeFailed, type ResolvedCache } from './cache-settings.js'
 import { cachedRead } from './cached-reads.js'
 import { idempotentCreate } from './idempotent-creates.js'
@@ -39,22 +39,24 @@ export function cache (route: RouteDefinition, method: string, view: ViewClass):
   checkShared(store, view, cache)
   if (cache.ttl !== undefined) assertActions(view, cache)
   if (SAFE.has(method)) {
-    if (cache.ttl === undefined || !cache.actions.has(route.name)) return undefined
+    const ttl = cache.ttl
+    if (ttl === undefined || !cache.actions.has(route.name)) return undefined
     const generations = readsOf(view, cache)
     for (const name of generations) cachedResources(store).add(name)
-    const read = { store, cache, generations, asker: askerFor(route, view, cache), tagged: tagsBodies(view) }
+    const read = { store, cache, ttl, generations, asker: askerFor(route, view, cache), tagged: tagsBodies(view) }
     return cachedRead(read, route.status)
   }
-  const invalidation: RouteContribution = store.reachable === undefined
+  const reachable = store.reachable?.bind(store)
+  const invalidation: RouteContribution = reachable === undefined
     ? { onSend: [invalidate(store, cache.writes)] }
     : {
-        beforeAction: [unreachableRefused(store, cache.writes)],
+        beforeAction: [unreachableRefused(store, reachable, cache.writes)],
         onSend: [invalidate(store, cache.writes)],
         responses: { 503: { errors: [ServiceUnavailable] } }
       }
   if (cache.idempotency === undefined || !CREATES.has(route.name) || method !== 'POST') return invalidation
   // An idempotency key is always the principal's own, even where answers are shared.
-  const asker = askerFor(route, view, { ...cache, shared: false })
+  const asker = principalAsker(route, view)
   return extendContribution(invalidation, idempotentCreate(store, asker, cache.idempotency, route.status))
 }
 
@@ -100,8 +102,9 @@ function cachedResources (store: CacheStore): Set<string> {
  * written) while the store cannot be told of it: another instance would go on serving what it
  * made stale (docs/cache.md, "When the store fails"; a Redis store's `writesWhileUnreachable`).
  */
-function unreachableRefused (store: CacheStore, generations: readonly string[]): BeforeAction {
-  const reachable = store.reachable?.bind(store) ?? (() => true)
+function unreachableRefused (
+  store: CacheStore, reachable: () => MaybePromise<boolean>, generations: readonly string[]
+): BeforeAction {
   return (_view, request) => {
     const cached = cachedResources(store)
     if (!generations.some((name) => cached.has(name))) return undefined
@@ -116,21 +119,24 @@ function unreachableRefused (store: CacheStore, generations: readonly string[]):
 
 /** The generations a view's reads depend on: its resource's, and those of the relations `?expand=` may embed. */
 function readsOf (view: ViewClass, cache: ResolvedCache): string[] {
-  const expand = (view as { expand?: Record<string, { view?: unknown }> }).expand ?? {} // SparseFieldsMixin's static
-  const related = Object.values(expand).map((relation) =>
-    relation.view === undefined ? undefined : resourceOf(relation.view as object)) // a relation's view is a view class
+  const expand = (view as { expand?: Record<string, { view: unknown }> }).expand ?? {} // SparseFieldsMixin's static
+  const related = Object.values(expand).map((relation) => resourceOf(relation.view as object)) // a relation's view is a view class
   return [...new Set([cache.resource, ...related.filter((name) => name !== undefined)])]
 }
 
 /** Who the answers are kept for: everyone, when the application authenticates nobody or the view says they are `shared`; else each principal. */
 function askerFor (route: RouteDefinition, view: ViewClass, cache: ResolvedCache): Asker {
-  const auth = appAuth(route.app)
   if (cache.shared && (!addsNoKwargs(view) || judges(view, route.name))) {
     throw new ConfigurationError('FV_ERR_CACHE', `Cannot register ${view.name}: cache.shared keeps one answer for everyone, and the view's ` +
       `${judges(view, route.name) ? 'checkObjectPermissions judges' : 'getKwargs narrows'} what each request reads, so one principal's answer could reach another. ` +
       'Leave shared out (each principal\'s answers are kept apart)')
   }
-  if (cache.shared) return SHARED
+  return cache.shared ? SHARED : principalAsker(route, view)
+}
+
+/** Each principal apart (by `auth.principalId`), or everyone when the application authenticates nobody. */
+function principalAsker (route: RouteDefinition, view: ViewClass): PrincipalAsker {
+  const auth = appAuth(route.app)
   if (auth === undefined) return ANYONE
   if (auth.principalId === undefined) {
     throw new ConfigurationError('FV_ERR_CACHE', `Cannot register ${view.name}: its answers are kept for each principal apart, and the application's auth has no principalId ` +
@@ -147,15 +153,14 @@ const CHECKED = new WeakSet<object>()
 
 /** Every action `cache.actions` names is a GET route of the view: a misspelt one would silently cache nothing. */
 function assertActions (view: ViewClass, cache: ResolvedCache): void {
-  if (CHECKED.has(view)) return
+  // The default names both reads; a view with one of them caches that one. (`cache`: APIView's static.)
+  if (CHECKED.has(view) || (view as { cache?: { actions?: unknown } }).cache?.actions === undefined) return
   CHECKED.add(view)
   const reads = new Set(collectRoutes(view).filter(({ route }) => route.methods.includes('GET')).map(({ route }) => route.name))
   for (const action of cache.actions) {
     if (reads.has(action)) continue
-    // The default names both reads; a view with one of them caches that one.
-    if ((view as { cache?: { actions?: unknown } }).cache?.actions === undefined) continue // APIView's static
     throw new ConfigurationError('FV_ERR_CACHE', `Cannot register ${view.name}: cache.actions names "${action}", which is not a GET action of the view ` +
-      `(its GET actions: ${[...reads].join(', ') || 'none'})`)
+      `(its GET actions: ${[...reads].join(', ')})`)
   }
 }
 

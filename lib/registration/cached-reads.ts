@@ -47,13 +47,15 @@ function withLater (answer: StoredAnswer, reply: FastifyReply): StoredAnswer {
 /** Adds the headers an answer varies on to the ones another hook named (CORS's `Origin`). */
 function addVary (reply: FastifyReply, vary: string): void {
   const named = reply.getHeader('vary')
-  reply.header('vary', named === undefined || named === '' ? vary : `${String(named)}, ${vary}`)
+  reply.header('vary', named === undefined ? vary : `${String(named)}, ${vary}`)
 }
 
 /** What the cache adds to a GET or HEAD of a cached read. */
 export interface CachedRead {
   readonly store: CacheStore
   readonly cache: ResolvedCache
+  /** How long an answer is kept, in milliseconds: the view's `cache.ttl`. */
+  readonly ttl: number
   /** Every generation the answer depends on: the view's resource, and those of the relations it may embed. */
   readonly generations: readonly string[]
   readonly asker: Asker
@@ -73,8 +75,7 @@ const documented = (cache: ResolvedCache): Record<string, ReturnType<typeof Type
  * saves the 200 it sends. Concurrent misses of one key on one instance wait for the first.
  */
 export function cachedRead (read: CachedRead, status: number): RouteContribution {
-  const { store, cache, generations, asker, tagged } = read
-  const ttl = cache.ttl ?? 0
+  const { store, cache, generations, asker, tagged, ttl } = read
   const flights = new Map<string, Flight>()
   const vary = cache.vary.length === 0 ? undefined : cache.vary.join(', ')
 
@@ -139,7 +140,7 @@ export function cachedRead (read: CachedRead, status: number): RouteContribution
 
   let url: string | undefined
   const lookUp: BeforeAction = (_view, request, reply) => {
-    url ??= request.routeOptions.url ?? ''
+    url ??= String(request.routeOptions.url) // a view route's, always set
     const who = asker(request)
     if (who === undefined) return undefined
     const params = canonical(request.params)

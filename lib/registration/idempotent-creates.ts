@@ -8,7 +8,7 @@ import { BadRequest, Conflict, ServiceUnavailable, UnprocessableContent } from '
 import type { CacheStore, Claim, StoredAnswer } from '../stores/cache/cache-store.js'
 import { ANSWERED, type BeforeAction, type RouteContribution } from '../views/view.js'
 import { isThenable } from '../core/maybe-promise.js'
-import { canonical, hashKey, type Asker } from './cache-key.js'
+import { canonical, hashKey, type PrincipalAsker } from './cache-key.js'
 import { refuseByCache, storeFailed } from './cache-settings.js'
 
 /** The headers of a create's answer replayed with its body. */
@@ -46,7 +46,7 @@ const KEY_HEADER = {
 
 /** What a create of a view whose cache has `idempotency` adds: the claim before the action, the answer kept after it. */
 export function idempotentCreate (
-  store: CacheStore, asker: Asker, lifetimes: { ttl: number, lease: number }, status: number
+  store: CacheStore, asker: PrincipalAsker, lifetimes: { ttl: number, lease: number }, status: number
 ): RouteContribution {
   let url: string | undefined
   const claimed = (request: FastifyRequest, key: string, claim: Exclude<Claim, { state: 'done' }>): undefined => {
@@ -62,10 +62,10 @@ export function idempotentCreate (
   const claim: BeforeAction = (_view, request, reply) => {
     const sent = idempotencyKeyOf(request)
     if (sent === undefined) return undefined
-    url ??= request.routeOptions.url ?? ''
+    url ??= String(request.routeOptions.url) // a view route's, always set
     // A key is the client's own, for one resource: the same key from another principal, or on
     // another parent (`/members/2/loans`), is another key.
-    const key = hashKey(url, canonical(request.params), asker(request) ?? '', sent)
+    const key = hashKey(url, canonical(request.params), asker(request), sent)
     const fingerprint = createHash('sha256').update(canonical(request.body)).digest('hex')
     const unavailable = (error: unknown): never => {
       storeFailed(store, request.log, error)
@@ -96,15 +96,15 @@ export function idempotentCreate (
       return
     }
     HOLDING.delete(request)
-    const ok = reply.statusCode >= 200 && reply.statusCode < 300 && (typeof payload === 'string' || payload === undefined || payload === null)
     let answer: StoredAnswer | undefined
-    if (ok) {
+    // A create's answer is its JSON text, or nothing (`returnOnCreate: false`).
+    if (reply.statusCode >= 200 && reply.statusCode < 300) {
       const headers: Record<string, string> = {}
       for (const name of REPLAYED) {
         const value = reply.getHeader(name)
         if (value !== undefined) headers[name] = String(value)
       }
-      answer = { status: reply.statusCode, headers, body: typeof payload === 'string' ? payload : '' }
+      answer = { status: reply.statusCode, headers, body: String(payload ?? '') }
     }
     let settled
     try {

@@ -116,7 +116,6 @@ export class RedisCache implements CacheStore {
   async bump (generations: readonly string[]): Promise<void> {
     for (const name of generations) this.#pending.add(name)
     const names = [...this.#pending]
-    if (names.length === 0) return
     try {
       await this.#run(SCRIPTS.bump, names.map((name) => `${this.#prefix}g:${name}`), [fresh(), this.#generationTtl])
     } catch (error) {
@@ -181,7 +180,8 @@ export class RedisCache implements CacheStore {
 
   /** Runs a script by its hash, loading it once when Redis does not know it; refused at once while disconnected, and cut at the timeout. */
   async #run (
-    which: Script, keys: readonly string[], args: ReadonlyArray<string | number>, late?: (result: unknown) => void
+    which: Script, keys: readonly string[], args: ReadonlyArray<string | number>,
+    late: (result: unknown) => void = ignore
   ): Promise<unknown> {
     const client = this.#client
     // A client that is not connected would queue the command until it is: the request would wait.
@@ -199,19 +199,18 @@ export class RedisCache implements CacheStore {
       if (!String((error as Error | undefined)?.message).startsWith('NOSCRIPT')) throw error
       return client.eval(which.source, keys.length, ...keys, ...args)
     })
-    try {
-      const result = await Promise.race([call, expired])
-      this.#failed = false
-      return result
-    } catch (error) {
-      this.#failed = true
-      throw error
-    } finally {
+    const raced = Promise.race([call, expired])
+    const ended = (failed: boolean) => (): void => {
       clearTimeout(timer)
-      if (timedOut && late !== undefined) call.then(late, () => {})
+      this.#failed = failed
+      if (timedOut) call.then(late, ignore)
     }
+    raced.then(ended(false), ended(true))
+    return await raced
   }
 }
+
+const ignore = (): void => {}
 
 /**
  * A token never used before: this process's own 96 random bits, then a counter (no random bytes on
