@@ -3,6 +3,7 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify'
 import { ConfigurationError } from '../core/configuration-error.js'
 import type { CacheStore } from '../stores/cache/cache-store.js'
+import { isThenable, type MaybePromise } from '../core/maybe-promise.js'
 import type { CacheOptions, CachedViewClass } from '../stores/cache/cache-options.js'
 import type { ViewClass } from '../views/view.js'
 import { componentName } from '../views/naming.js'
@@ -161,3 +162,27 @@ export function storeFailed (store: CacheStore, log: FastifyBaseLogger, error: u
 const REFUSED = new WeakSet<FastifyRequest>()
 export const refuseByCache = (request: FastifyRequest): void => { REFUSED.add(request) }
 export const refusedByCache = (request: FastifyRequest): boolean => REFUSED.has(request)
+
+/**
+ * Runs a store operation the request does not depend on (a bump, a save, a settle): a failure, thrown
+ * or rejected, is logged (`storeFailed`) and never reaches the request. Calls `after` once it is done,
+ * at once for a store that answers at once.
+ */
+export function tolerated (
+  store: CacheStore, log: FastifyBaseLogger, operation: () => MaybePromise<void>, after: () => void
+): void {
+  let done
+  try {
+    done = operation()
+  } catch (error) {
+    storeFailed(store, log, error)
+  }
+  if (!isThenable(done)) {
+    after()
+    return
+  }
+  done.then(after, (error: unknown) => {
+    storeFailed(store, log, error)
+    after()
+  })
+}

@@ -2,7 +2,7 @@
 // resource makes before it is answered, and idempotent creates, through the application's store.
 import type { onSendHookHandler } from 'fastify'
 import { ConfigurationError } from '../core/configuration-error.js'
-import { isThenable, then, type MaybePromise } from '../core/maybe-promise.js'
+import { then, type MaybePromise } from '../core/maybe-promise.js'
 import { appAuth } from '../access/authenticator.js'
 import type { CacheStore } from '../stores/cache/cache-store.js'
 import type { BeforeAction, RouteContribution, RouteDefinition, ViewClass } from '../views/view.js'
@@ -12,7 +12,7 @@ import { collectRoutes } from './collect.js'
 import { addsNoKwargs } from '../views/generic/generic-view.js'
 import { judges } from '../views/generic/object-permissions.js'
 import { ANYONE, SHARED, askerOf, type Asker, type PrincipalAsker } from './cache-key.js'
-import { appCache, cacheOf, refuseByCache, refusedByCache, resourceOf, storeFailed, type ResolvedCache } from './cache-settings.js'
+import { appCache, cacheOf, refuseByCache, refusedByCache, resourceOf, tolerated, type ResolvedCache } from './cache-settings.js'
 import { cachedRead } from './cached-reads.js'
 import { idempotentCreate } from './idempotent-creates.js'
 
@@ -72,20 +72,7 @@ function invalidate (store: CacheStore, generations: readonly string[]): onSendH
       done(null, payload)
       return
     }
-    let bumped
-    try {
-      bumped = store.bump(generations)
-    } catch (error) {
-      storeFailed(store, request.log, error)
-    }
-    if (!isThenable(bumped)) {
-      done(null, payload)
-      return
-    }
-    bumped.then(() => done(null, payload), (error: unknown) => {
-      storeFailed(store, request.log, error)
-      done(null, payload)
-    })
+    tolerated(store, request.log, () => store.bump(generations), () => { done(null, payload) })
   }
 }
 

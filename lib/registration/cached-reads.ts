@@ -7,7 +7,7 @@ import type { CacheStore, StoredAnswer } from '../stores/cache/cache-store.js'
 import { ANSWERED, type BeforeAction, type RouteContribution } from '../views/view.js'
 import { isThenable } from '../core/maybe-promise.js'
 import { canonical, hashKey, varyPart, type Asker } from './cache-key.js'
-import { storeFailed, type ResolvedCache } from './cache-settings.js'
+import { storeFailed, tolerated, type ResolvedCache } from './cache-settings.js'
 
 /** The headers of an answer that describe its body, replayed with it; any other is the request's own (a throttle's budget). */
 const KEPT_HEADERS = ['content-type', 'etag', 'last-modified', 'link', 'content-language', 'content-location']
@@ -31,6 +31,8 @@ interface Leading {
 }
 
 const LEADING = new WeakMap<FastifyRequest, Leading>()
+
+const ignore = (): void => {}
 
 /** An answer with the headers describing its body that hooks after the cache's gave it (a route's own `onSend`). */
 function withLater (answer: StoredAnswer, reply: FastifyReply): StoredAnswer {
@@ -130,12 +132,7 @@ export function cachedRead (read: CachedRead, status: number): RouteContribution
   const save = (request: FastifyRequest, leading: Leading, answer: StoredAnswer): void => {
     // Saved without making anyone wait: an answer saved late is under the generations read before the action.
     const lived = ttl * (1 - cache.jitter * Math.random())
-    try {
-      const saved = store.save(leading.key, leading.tokens, answer, lived)
-      if (isThenable(saved)) saved.then(undefined, (error: unknown) => { storeFailed(store, request.log, error) })
-    } catch (error) {
-      storeFailed(store, request.log, error)
-    }
+    tolerated(store, request.log, () => store.save(leading.key, leading.tokens, answer, lived), ignore)
   }
 
   let url: string | undefined

@@ -7,9 +7,9 @@ import type { FastifyRequest, onSendHookHandler } from 'fastify'
 import { BadRequest, Conflict, ServiceUnavailable, UnprocessableContent } from '../http/errors.js'
 import type { CacheStore, Claim, StoredAnswer } from '../stores/cache/cache-store.js'
 import { ANSWERED, type BeforeAction, type RouteContribution } from '../views/view.js'
-import { isThenable } from '../core/maybe-promise.js'
+import { isThenable, type MaybePromise } from '../core/maybe-promise.js'
 import { canonical, hashKey, type PrincipalAsker } from './cache-key.js'
-import { refuseByCache, storeFailed } from './cache-settings.js'
+import { refuseByCache, storeFailed, tolerated } from './cache-settings.js'
 
 /** The headers of a create's answer replayed with its body. */
 const REPLAYED = ['content-type', 'location', 'etag', 'last-modified', 'content-location']
@@ -106,20 +106,8 @@ export function idempotentCreate (
       }
       answer = { status: reply.statusCode, headers, body: String(payload ?? '') }
     }
-    let settled
-    try {
-      settled = store.settle(holding.key, holding.owner, answer, lifetimes.ttl)
-    } catch (error) {
-      storeFailed(store, request.log, error)
-    }
-    if (!isThenable(settled)) {
-      done(null, payload)
-      return
-    }
-    settled.then(() => done(null, payload), (error: unknown) => {
-      storeFailed(store, request.log, error)
-      done(null, payload)
-    })
+    const settle = (): MaybePromise<void> => store.settle(holding.key, holding.owner, answer, lifetimes.ttl)
+    tolerated(store, request.log, settle, () => { done(null, payload) })
   }
   return {
     beforeAction: [claim],
