@@ -6,7 +6,8 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import pg from 'pg'
 import { Type, type Static } from '@sinclair/typebox'
-import views, { APIView, Get, configureApp, mix } from 'fastify-views'
+import views, { APIView, Events, Get, configureApp, mix } from 'fastify-views'
+import type { EventStreamContext } from 'fastify-views/types'
 import { problemFrameworkErrors } from 'fastify-views/errors'
 import { AsyncGenericViewSet, PaginationFilter, SparseFieldsMixin, type AsyncBulkRepository, type AsyncRepository } from 'fastify-views/generics'
 import { AsyncBulkAPIViewSet } from 'fastify-views/bulk'
@@ -14,6 +15,7 @@ import { ConditionalMixin } from 'fastify-views/conditional'
 import { AsyncSqliteRepository, PostgresRepository, type SqlTableOptions } from 'fastify-views/sql'
 import { swaggerOptions } from 'fastify-views/swagger'
 import { memoryCache, redisCache, type CacheStore } from 'fastify-views/cache'
+import { ChangeFeed } from 'fastify-views/streams'
 
 export const Item = Type.Object({
   id: Type.Integer({ description: 'Assigned by the server.' }),
@@ -37,6 +39,42 @@ class ItemFilter extends PaginationFilter.with({ fields: { name: Type.String() }
 // `satisfies` keeps the column names checked against the item (a misspelt one is a compile error).
 const TABLE = { table: 'items', columns: ['id', 'name', 'price', 'updated_at'], touchColumn: 'updated_at' } satisfies SqlTableOptions<Item>
 
+/** One change of an item, as the database records it: `seq` grows with each, in the order they commit. */
+type ItemChange = { seq: number, item_id: number } & (
+  | { kind: 'created' | 'updated', name: string, price: number, updated_at: string }
+  | { kind: 'deleted', name: null, price: null, updated_at: null })
+const CHANGES = { table: 'item_changes', columns: ['seq', 'item_id', 'kind', 'name', 'price', 'updated_at'], idColumn: 'seq' } satisfies SqlTableOptions<ItemChange>
+const ItemId = Type.Object({ id: Type.Integer() }, { $id: 'ItemId' })
+
+// Triggers record every write of an item (a view's, a bulk write's, another program's) in the same
+// transaction, so the log and the table never disagree. SQLite commits one write at a time, so `seq`
+// follows the commits.
+const SQLITE_CHANGES = `
+  CREATE TABLE IF NOT EXISTS item_changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, item_id INTEGER NOT NULL,
+    kind TEXT NOT NULL, name TEXT, price REAL, updated_at TEXT);
+  CREATE TRIGGER IF NOT EXISTS items_created AFTER INSERT ON items BEGIN
+    INSERT INTO item_changes (item_id, kind, name, price, updated_at) VALUES (NEW.id, 'created', NEW.name, NEW.price, NEW.updated_at); END;
+  CREATE TRIGGER IF NOT EXISTS items_updated AFTER UPDATE ON items BEGIN
+    INSERT INTO item_changes (item_id, kind, name, price, updated_at) VALUES (NEW.id, 'updated', NEW.name, NEW.price, NEW.updated_at); END;
+  CREATE TRIGGER IF NOT EXISTS items_deleted AFTER DELETE ON items BEGIN
+    INSERT INTO item_changes (item_id, kind) VALUES (OLD.id, 'deleted'); END;`
+
+// PostgreSQL numbers rows as they are inserted, not as they commit: the trigger takes a lock held to the
+// commit, so that writes of items record their changes one after the other and `seq` follows the commits.
+const POSTGRES_CHANGES = `
+  CREATE TABLE IF NOT EXISTS item_changes (seq INTEGER GENERATED ALWAYS AS IDENTITY PRIMARY KEY, item_id INTEGER NOT NULL,
+    kind TEXT NOT NULL, name TEXT, price DOUBLE PRECISION, updated_at TEXT);
+  CREATE OR REPLACE FUNCTION item_changed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+    PERFORM pg_advisory_xact_lock(20261129);
+    IF TG_OP = 'DELETE' THEN
+      INSERT INTO item_changes (item_id, kind) VALUES (OLD.id, 'deleted'); RETURN OLD;
+    END IF;
+    INSERT INTO item_changes (item_id, kind, name, price, updated_at)
+      VALUES (NEW.id, CASE TG_OP WHEN 'INSERT' THEN 'created' ELSE 'updated' END, NEW.name, NEW.price, NEW.updated_at);
+    RETURN NEW;
+  END $$;
+  CREATE OR REPLACE TRIGGER items_changed AFTER INSERT OR UPDATE OR DELETE ON items FOR EACH ROW EXECUTE FUNCTION item_changed();`
+
 /** `sqlite:<path>` (or nothing: `./data/shop.db`), or a `postgres://` URL. */
 export interface StoreOptions {
   databaseUrl?: string
@@ -49,7 +87,7 @@ export interface StoreOptions {
 /** The example's items through the asynchronous protocol, whichever store holds them. */
 type ItemRepository = AsyncRepository<Item> & AsyncBulkRepository<Item>
 
-interface Store { repository: ItemRepository, close: () => Promise<void> | void }
+interface Store { repository: ItemRepository, changes: AsyncRepository<ItemChange>, close: () => Promise<void> | void }
 
 /**
  * Node's own SQLite driver (`node:sqlite`), which needs no native build. Loaded here rather than
@@ -66,10 +104,17 @@ async function openStore ({ databaseUrl, sqliteLockTimeout }: StoreOptions): Pro
   if (databaseUrl !== undefined && /^postgres(ql)?:\/\//.test(databaseUrl)) {
     const pool = new pg.Pool({ connectionString: databaseUrl })
     pool.on('error', () => {})
-    await pool.query(`CREATE TABLE IF NOT EXISTS items (
+    // One instance at a time: instances started together would otherwise create the same objects at once.
+    await pool.query(`BEGIN; SELECT pg_advisory_xact_lock(20261128);
+      CREATE TABLE IF NOT EXISTS items (
       id INTEGER GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
-      name TEXT NOT NULL, price DOUBLE PRECISION NOT NULL CHECK (price >= 0), updated_at TEXT NOT NULL)`)
-    return { repository: new PostgresRepository<Item>(pool, TABLE), close: () => pool.end() }
+      name TEXT NOT NULL, price DOUBLE PRECISION NOT NULL CHECK (price >= 0), updated_at TEXT NOT NULL);
+      ${POSTGRES_CHANGES} COMMIT`)
+    return {
+      repository: new PostgresRepository<Item>(pool, TABLE),
+      changes: new PostgresRepository<ItemChange>(pool, CHANGES),
+      close: () => pool.end()
+    }
   }
   if (databaseUrl !== undefined && !databaseUrl.startsWith('sqlite:')) throw new Error('DATABASE_URL must be sqlite:<path> or postgres://...')
   const file = databaseUrl === undefined ? './data/shop.db' : databaseUrl.slice('sqlite:'.length)
@@ -79,19 +124,20 @@ async function openStore ({ databaseUrl, sqliteLockTimeout }: StoreOptions): Pro
   const db = new (sqlite().DatabaseSync)(file, { timeout: 5000 })
   db.exec('PRAGMA journal_mode = WAL')
   db.exec(`CREATE TABLE IF NOT EXISTS items (
-    id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL NOT NULL CHECK (price >= 0), updated_at TEXT NOT NULL)`)
+    id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL NOT NULL CHECK (price >= 0), updated_at TEXT NOT NULL); ${SQLITE_CHANGES}`)
   // From here on, a call that meets another process's lock waits off the event loop and runs
   // again (the repository sets the connection's busy timeout to 0); one class body serves both
   // stores through the async protocol (docs/deployment.md).
   const repository = new AsyncSqliteRepository<Item>(db, TABLE, { lockTimeout: sqliteLockTimeout })
-  return { repository, close: () => { db.close() } }
+  const changes = new AsyncSqliteRepository<ItemChange>(db, CHANGES, { lockTimeout: sqliteLockTimeout })
+  return { repository, changes, close: () => { db.close() } }
 }
 
 /**
  * `/items`: every CRUD verb and the four bulk verbs on `/items/bulk` (PATCH and DELETE
  * select by `name`), with ETag and Last-Modified on reads, 304 and 412, and `?fields=` on reads.
  */
-function itemsView (repository: ItemRepository, cached: boolean) {
+function itemsView (repository: ItemRepository, changes: ChangeFeed<ItemChange>, cached: boolean) {
   // Every schema is given once: the types of the actions (getLocation's item below) and the
   // field lastModifiedField may name are read from them.
   return class Items extends mix(ConditionalMixin, SparseFieldsMixin, AsyncBulkAPIViewSet, AsyncGenericViewSet).with({
@@ -112,6 +158,31 @@ function itemsView (repository: ItemRepository, cached: boolean) {
     // With a cache store (CACHE_URL): reads kept a minute, invalidated by every write, on every
     // instance sharing the store; creates safe to retry with Idempotency-Key (docs/cache.md).
     static override cache = cached ? { ttl: 60, idempotency: true } : undefined
+    // `Accept: application/x-ndjson` (or `application/json; stream=array`) on /items: every item, read a
+    // thousand at a time, in the list's order and filters (docs/streaming.md).
+    static override listStream = true
+
+    /** GET /items/events: each change of an item as it commits; a client that reconnects gets what it missed. */
+    @Events('/events', {
+      events: { created: Item, updated: Item, deleted: ItemId },
+      summary: 'Item changes, live',
+      description: 'Server-sent events: `created` and `updated` carry the item, `deleted` its id. Reconnect with Last-Event-ID to receive what was missed.'
+    })
+    events (_request: unknown, stream: EventStreamContext) {
+      return itemEvents(changes.follow({ after: stream.lastEventId, signal: stream.signal }), changes)
+    }
+  }
+}
+
+/** The change log's rows as events, each with its `seq` as id. */
+async function * itemEvents (rows: AsyncIterable<ItemChange>, changes: ChangeFeed<ItemChange>) {
+  for await (const row of rows) {
+    const id = changes.idOf(row)
+    if (row.kind === 'deleted') yield { event: row.kind, id, data: { id: row.item_id } }
+    else {
+      const { name, price, updated_at: updatedAt } = row
+      yield { event: row.kind, id, data: { id: row.item_id, name, price, updated_at: updatedAt } }
+    }
   }
 }
 
@@ -169,7 +240,13 @@ export async function buildApp (options: FastifyHttpOptions<Server> & StoreOptio
     security: []
   }))
   await app.register(swaggerUi, { routePrefix: '/docs' })
-  await app.register(views, { views: [{ view: itemsView(store.repository, cacheUrl !== undefined), prefix: '/items' }, { view: Health, prefix: '/health' }] })
+  // The feed reads the log once a second for every client of /items/events, and at once after a write through this instance.
+  const changes = new ChangeFeed(store.changes, { key: 'seq' })
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 400) changes.notify()
+    done()
+  })
+  await app.register(views, { views: [{ view: itemsView(store.repository, changes, cacheUrl !== undefined), prefix: '/items' }, { view: Health, prefix: '/health' }] })
   return app
 }
 

@@ -22,7 +22,7 @@ export {
   AsyncAPIViewSet, APIViewSet, AsyncReadOnlyAPIViewSet, ReadOnlyAPIViewSet, AsyncListCreateAPIView, ListCreateAPIView,
   AsyncRetrieveUpdateDestroyAPIView, RetrieveUpdateDestroyAPIView
 } from './views/viewsets.js'
-export { Get, Post, Put, Patch, Delete, Route, Action, Override, Annotate, Throws, Catch, CatchDefined } from './views/decorators.js'
+export { Get, Post, Put, Patch, Delete, Route, Action, Events, Override, Annotate, Throws, Catch, CatchDefined } from './views/decorators.js'
 export { mix, defineMixin, MIXIN, ACTION_KEYS } from './views/mixins.js'
 export { ResponseHeaders, alwaysSent } from './http/response-headers.js'
 export { JsonPatchOperation } from './views/patch/patch.js'

@@ -8,7 +8,8 @@ export type { PatchFormat, PatchTarget } from './views/patch/patch.js'
 export type { SerializerOptions } from './views/api-view.js'
 export type { ViewRouterOptions } from './registration/router.js'
 export type { RegisterViewOptions } from './registration/settings.js'
-export type { RouteDecorator, Raises, RaisesEntry, RaisesPair, ExceptionType } from './views/decorators.js'
+export type { RouteDecorator, EventsDecorator, EventsOptions, PublicInstance, Raises, RaisesEntry, RaisesPair, ExceptionType } from './views/decorators.js'
+export type { EventSchemas, ServerEvent, EventStreamContext, EventStreamSettings, EventStreamLimits, EventRoute, EventRouteMethod } from './routes/events.js'
 export type { UnexpectedContent } from './http/media-type.js'
 export type { DeprecationOptions } from './registration/deprecation.js'
 export type { ResponseHeadersClass, HeaderFields } from './http/response-headers.js'
@@ -16,7 +17,7 @@ export type { ValidationPolicy } from './schema/validation-policy.js'
 export type { Schema, StaticOf, TypeBox1Schema } from './core/typebox-lines.js'
 export type {
   ViewRequest, BodyOf, RouteSchemas, ResolvedRouteSchemas, ResolvedRouteOptions, HandlerResult, Dependency,
-  DependencyFn, DependencyDocs, SecurityRequirement, ResponseDoc, ResponsesMap,
+  DependencyFn, DependencyDocs, SecurityRequirement, ResponseDoc, MediaTypeDoc, ResponsesMap,
   ViewRouteOptions, CustomRouteOptions, SharedRouteOptions, RouteDocOptions, MaybePromise
 } from './routes/types.js'
 export type {

@@ -14,6 +14,7 @@ const ENTRIES = {
   './conditional': 'lib/conditional.ts',
   './access': 'lib/access.ts',
   './cache': 'lib/cache.ts',
+  './streams': 'lib/streams.ts',
   './swagger': 'lib/openapi/swagger.ts',
   './sql': 'lib/stores/sql/index.ts'
 } as const

@@ -101,7 +101,9 @@ export const CONFIGURATION_ERRORS = {
   /** A route's `deprecation` gives a date that is no date. */
   FV_ERR_DEPRECATION: 'FV_ERR_DEPRECATION',
   /** A cache option that cannot work: no store, a misspelt action, a resource two names, an answer shared that is a principal's. */
-  FV_ERR_CACHE: 'FV_ERR_CACHE'
+  FV_ERR_CACHE: 'FV_ERR_CACHE',
+  /** An event-stream route (`Events`) or a streamed list that cannot work: no events, a name with a line break, a limit that is not a whole number in range. */
+  FV_ERR_STREAM: 'FV_ERR_STREAM'
 } as const
 
 /** One configuration error code. */

@@ -1,6 +1,6 @@
 // What one operation can answer (openapi layer): its success response and every error it documents,
 // each where the route can really give it, merged with the route's own `responses`.
-import type { TSchema } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import { findRaises, getCatchSpecs, raisesPairs, type Raises } from '../views/decorators.js'
 import { BadRequest, ContentTooLarge, statusTitle, UnprocessableContent, UnsupportedMediaType, URITooLong, type APIErrorClass } from '../http/errors.js'
 import type { ErrorFormat } from '../http/error-format.js'
@@ -10,6 +10,8 @@ import type { Dependency, ResponseDoc, ResponsesMap } from '../routes/types.js'
 import type { RouteContribution, RouteDefinition, ViewClass } from '../views/view.js'
 import { wireForm } from '../schema/wire.js'
 import { readsNoContent } from '../http/media-type.js'
+import { EVENT_STREAM } from '../http/event-stream.js'
+import type { EventRoute } from '../routes/events.js'
 
 // Any JSON: the empty JSON Schema, which has no TypeBox kind; documented and serialized, never compiled by TypeBox.
 const ANY_JSON = {} as TSchema
@@ -218,4 +220,28 @@ function requestErrors (route: RouteDefinition, context: OperationContext): APIE
 /** The errors the route's dependencies declare they answer. */
 function dependencyErrors (dependencies: Dependency[] | undefined): APIErrorClass[] {
   return (dependencies ?? []).flatMap((d) => typeof d === 'function' ? [] : d.errors ?? [])
+}
+
+/**
+ * The success response of an event-stream route: `text/event-stream`, its events described by
+ * `x-itemSchema`, one object per event (`event`, `data` by its schema, `id`, `retry`). OpenAPI 3.2
+ * names this `itemSchema`; the document is 3.1, where a media type takes it as an extension
+ * (docs/streaming.md, "In the document").
+ */
+export function eventStreamResponse (events: EventRoute): ResponseDoc {
+  const items = Object.entries(events.schemas).map(([name, data]) => Type.Object({
+    event: Type.Literal(name),
+    data,
+    id: Type.Optional(Type.String({ description: 'Sent back as Last-Event-ID by a client that reconnects.' })),
+    retry: Type.Optional(Type.Integer({ minimum: 0, description: 'How long the client waits before it reconnects (ms).' }))
+  }, { additionalProperties: false }))
+  return {
+    description: 'A stream of server-sent events: each as x-itemSchema describes it, its data as JSON.',
+    content: {
+      [EVENT_STREAM]: {
+        schema: Type.String({ description: 'Events in the text/event-stream format (HTML Living Standard §9.2).' }),
+        'x-itemSchema': items.length === 1 ? items[0] : Type.Union(items)
+      }
+    }
+  }
 }

@@ -5,6 +5,7 @@ import type { APIView } from '../views/api-view.js'
 import { findRaises, getCatchSpecs, raisesPairs } from '../views/decorators.js'
 import { assertBodiesFitRepository, assertCreatesFitResponse, assertDependencyKeys, assertFilterFitsFields, assertResponseFitsColumns, assertNoContentHasNoBody, assertNoNearMisses, assertStoredObjectsSchema, assertCurrentStatics } from './checks.js'
 import { getRouteMeta, mergeRouteOptions, resolveRouteOptions } from '../routes/route-meta.js'
+import { eventStreamResponse } from '../openapi/responses.js'
 import { withPrefixParams } from './prefix-params.js'
 import { joinPath } from '../core/paths.js'
 import { ENVELOPED_ACTIONS, envelopeSchema } from '../views/envelope.js'
@@ -93,7 +94,11 @@ export function collectRoutes (klass: ViewClass): ServedRoute[] {
     }
     const path = meta.detail === true ? joinPath(klass.getDetailRoute(name), declared.path) : declared.path
     const status = meta.options.statusCode ?? declared.defaultStatus
-    const options = resolveRouteOptions(meta.options, `${klass.name}.${name}`)
+    const resolved = resolveRouteOptions(meta.options, `${klass.name}.${name}`)
+    // An event stream's answer is its events: the view's responseSchema is not its body.
+    const options = meta.events === undefined
+      ? resolved
+      : mergeRouteOptions({ responses: { 200: eventStreamResponse(meta.events) } }, resolved)
     const envelope = meta.options.envelope === true ? askedEnvelope(statics, name) : undefined
     served.push({
       implementation: fn,
@@ -104,10 +109,11 @@ export function collectRoutes (klass: ViewClass): ServedRoute[] {
         status,
         options,
         throws: meta.throws,
-        responseSchema: status === 204 ? undefined : options.responseSchema ?? schemaStatic(statics, 'responseSchema'),
+        responseSchema: status === 204 || meta.events !== undefined ? undefined : options.responseSchema ?? schemaStatic(statics, 'responseSchema'),
         emptyBody: status === 204,
         standard: false,
-        ...(envelope === undefined ? {} : { envelope })
+        ...(envelope === undefined ? {} : { envelope }),
+        ...(meta.events === undefined ? {} : { events: meta.events })
       }
     })
   }

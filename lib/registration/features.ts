@@ -4,6 +4,7 @@ import type { RouteContribution, RouteDefinition, ViewClass } from '../views/vie
 import { deprecation } from './deprecation.js'
 import { access } from './access.js'
 import { cache } from './cache.js'
+import { streamedLists } from './streamed-lists.js'
 
 /** A feature of routes: what it adds to one operation of a route of `view`, from the route's options; `undefined` for nothing. */
 export type RouteFeature = (route: RouteDefinition, method: string, view: ViewClass) => RouteContribution | undefined
@@ -12,5 +13,7 @@ export type RouteFeature = (route: RouteDefinition, method: string, view: ViewCl
 export const ROUTE_FEATURES: readonly RouteFeature[] = [
   deprecation,
   access,
+  // Before the cache: a streamed answer is never looked up nor kept.
+  streamedLists,
   cache
 ]

@@ -10,6 +10,7 @@ import { wireForm, type SerializerOptions, type WireForm } from '../schema/wire.
 import { ANSWERED, keptView, type BeforeAction, type CollectedRoute, type View, type ViewClass } from '../views/view.js'
 import { then } from '../core/maybe-promise.js'
 import type { ViewMethod, ViewStatics } from './collect.js'
+import type { EventStreamer } from './event-stream.js'
 
 type Finish = (value: unknown, view: View, reply: FastifyReply) => unknown
 
@@ -102,7 +103,7 @@ export interface ContentChecks {
 /**
  * `keepsView`: a hook of the route may have made the request's view already. `before`: the
  * mixins' work on the view before the action (`BeforeAction`), on the body as it was validated,
- * before the handler renames its members.
+ * before the handler renames its members. `events`: the route answers a stream of events (`Events`).
  */
 export function buildHandler (
   klass: ViewClass,
@@ -110,7 +111,8 @@ export function buildHandler (
   fn: ViewMethod,
   checks: ContentChecks,
   keepsView: boolean,
-  before: readonly BeforeAction[] = []
+  before: readonly BeforeAction[] = [],
+  events?: EventStreamer
 ) {
   const finish = buildFinish(klass, route)
   const bodyRename = route.options.schema?.body === undefined
@@ -124,14 +126,16 @@ export function buildHandler (
   const envelope = route.standard && route.options.schema?.body !== undefined ? route.envelope : undefined
   // Registration refused abstract views (assertRegistrable): this class is concrete.
   const Klass = klass as new (request: FastifyRequest, reply: FastifyReply) => View
-  const act = (view: View, request: FastifyRequest, reply: FastifyReply): unknown => {
-    if (optionalBody && request.body === null) request.body = undefined
-    if (bodyRename !== undefined) request.body = bodyRename(request.body)
-    if (envelope !== undefined) request.body = (request.body as Record<string, unknown>)[envelope] // validated: the envelope holds the body
-    const result = fn.call(view, request)
-    // Returning the reply (thenable too) means the response is already sent: it is not waited on.
-    return then(result, (value) => finish(value, view, reply), reply)
-  }
+  const act = events !== undefined
+    ? (view: View, request: FastifyRequest, reply: FastifyReply): unknown => events.act(fn, view, request, reply)
+    : (view: View, request: FastifyRequest, reply: FastifyReply): unknown => {
+        if (optionalBody && request.body === null) request.body = undefined
+        if (bodyRename !== undefined) request.body = bodyRename(request.body)
+        if (envelope !== undefined) request.body = (request.body as Record<string, unknown>)[envelope] // validated: the envelope holds the body
+        const result = fn.call(view, request)
+        // Returning the reply (thenable too) means the response is already sent: it is not waited on.
+        return then(result, (value) => finish(value, view, reply), reply)
+      }
   // The steps, then the action: each after the one before it has settled, synchronous while they are.
   const run = before.reduceRight<typeof act>(
     (next, step) => (view, request, reply) =>

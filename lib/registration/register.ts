@@ -20,6 +20,7 @@ import { notePatchRoute } from '../http/allowed-methods.js'
 import { collectRoutes, compareSpecificity } from './collect.js'
 import { makesViewEarly, operationsOf } from './contributions.js'
 import { buildHandler } from './handler.js'
+import { eventStreamer } from './event-stream.js'
 import { assembleRoute } from './assemble.js'
 
 declare module 'fastify' {
@@ -65,7 +66,8 @@ export function buildViewRoutes (
       optionalBody: content.optionalBody,
       bodyLimit
     }
-    const handler = buildHandler(klass, route, implementation, checks, keepsView)
+    const events = route.events === undefined ? undefined : eventStreamer(route.events, compileSerializer, app)
+    const handler = buildHandler(klass, route, implementation, checks, keepsView, [], events)
     // The hooks that may make the view early are the ones that may validate the path and query early.
     const { jsonChecked } = content
     const settings = { jsonChecked, earlyChecks: keepsView, maxBodyDepth: klass.maxBodyDepth, policy }
@@ -89,7 +91,9 @@ export function buildViewRoutes (
         route: {
           url,
           schema,
-          handler: steps.length === 0 ? handler : buildHandler(klass, route, implementation, checks, keepsView, steps),
+          handler: steps.length === 0
+            ? handler
+            : buildHandler(klass, route, implementation, checks, keepsView, steps, events),
           validatorCompiler,
           serializerCompiler,
           errorHandler: format.errorHandler,

@@ -3,6 +3,7 @@ import type { HTTPMethods } from 'fastify'
 import type { APIErrorClass } from '../http/errors.js'
 import type { CustomRouteOptions, ResolvedRouteOptions, ResolvedRouteSchemas, ResponseDoc, ResponsesMap, ViewRouteOptions } from './types.js'
 import { toTypeBox } from '../core/typebox-lines.js'
+import type { EventRoute } from './events.js'
 
 /** How one `Catch` maps an exception type to an error (its own status and detail, else `raises`). */
 export interface CatchSpec {
@@ -31,6 +32,8 @@ export interface RouteMeta {
   /** A route decorator's options (`envelope` included), merged with those of `Override`. */
   options: CustomRouteOptions
   throws: APIErrorClass[]
+  /** Set by `Events`: the route answers a stream of these events. */
+  events?: EventRoute
 }
 
 /** The record of each annotated method: a function's metadata lives beside it, not on it. */

@@ -72,12 +72,18 @@ export interface ResponseDoc {
   description?: string
   /** The body schema; replaces the generated one for that status. */
   schema?: Schema
-  /** Full `content` map (media type -> `{ schema }`); replaces the generated body. */
-  content?: Record<string, { schema: Schema }>
+  /** Full `content` map (media type -> `{ schema }`, with `x-` extensions); replaces the generated body. */
+  content?: Record<string, MediaTypeDoc>
   /** Response headers: header name -> schema (or `{ schema, description }`). */
   headers?: Record<string, unknown>
   /** Error classes documented for this status (what `errors(...)` produces). */
   errors?: APIErrorClass[]
+}
+
+/** One media type of a documented response: its schema, and OpenAPI extensions (`x-itemSchema` of an event stream). */
+export interface MediaTypeDoc {
+  schema: Schema
+  [extension: `x-${string}`]: unknown
 }
 
 /** Documented responses by status code, merged with what the action generates. */

@@ -1,11 +1,13 @@
-// Route decorators (views layer): Get, Post, Put, Patch, Delete, Route, Action, Override, Throws, Catch, CatchDefined, and the `raises` they read.
-import type { Schema } from '../core/typebox-lines.js'
+// Route decorators (views layer): Get, Post, Put, Patch, Delete, Route, Action, Events, Override, Throws, Catch, CatchDefined, and the `raises` they read.
+import type { TSchema } from '@sinclair/typebox'
+import { toTypeBox, type Schema } from '../core/typebox-lines.js'
 import type { HTTPMethods } from 'fastify'
 import { APIError, type APIErrorClass } from '../http/errors.js'
 import { annotate, copyRouteMeta, type CatchSpec } from '../routes/route-meta.js'
 import type { CustomRouteOptions, RouteMethod, RouteSchemas, ViewRouteOptions } from '../routes/types.js'
 import { isThenable } from '../core/maybe-promise.js'
 import { ConfigurationError } from '../core/configuration-error.js'
+import type { EventRouteMethod, EventSchemas, EventStreamLimits, EventStreamSettings } from '../routes/events.js'
 
 /** What TypeScript knows of a public instance method's decorator context: static and `#private` methods are refused by the types too. */
 export interface PublicInstance { readonly static: false, readonly private: false }
@@ -271,4 +273,84 @@ export function findRaises (owner: RaisesOwner, type: ExceptionType): RaisesEntr
     if (t === type || type.prototype instanceof t) return entry
   }
   return undefined
+}
+
+/** The options of `Events`: a GET route's options, the events it sends, and how its connection is kept. */
+export interface EventsOptions<S extends RouteSchemas, E extends EventSchemas> extends
+  Omit<CustomRouteOptions<S, undefined>, 'responseSchema' | 'statusCode' | 'envelope'>, EventStreamSettings {
+  /** Each event's name and the schema of its data: `{ created: Item, deleted: ItemId }`. */
+  events: E
+  /** Nest the route under the view's detail route (`/:id/...`), as `Action`'s `detail` does. */
+  detail?: boolean
+}
+
+/** A TC39 method decorator of an event-stream route: the method's type is checked against the route's schemas and events. */
+export type EventsDecorator<S extends RouteSchemas, E extends EventSchemas> =
+  <This, F extends EventRouteMethod<This, S, E>>(
+    method: F,
+    context: ClassMethodDecoratorContext<This, F> & PublicInstance
+  ) => void
+
+const EVENT_DEFAULTS: EventStreamLimits = {
+  heartbeat: 15_000,
+  maxBufferedBytes: 65_536,
+  stallTimeout: 30_000,
+  openAfter: 1000
+}
+
+/** The settings of an event-stream route, each checked: a mistake fails where the class is declared. */
+function eventLimits (settings: EventStreamSettings, where: string): EventStreamLimits {
+  const limits = { ...EVENT_DEFAULTS, ...settings }
+  const smallest = { heartbeat: 0, maxBufferedBytes: 1024, stallTimeout: 1, openAfter: 0 }
+  for (const key of Object.keys(EVENT_DEFAULTS) as Array<keyof EventStreamLimits>) {
+    const value = limits[key]
+    if (!Number.isSafeInteger(value) || value < smallest[key]) {
+      throw new ConfigurationError('FV_ERR_STREAM', `${where}: ${key} is a whole number of ${key === 'maxBufferedBytes' ? 'bytes' : 'milliseconds'} ` +
+        `from ${smallest[key]}, not ${String(value)}`)
+    }
+  }
+  return limits
+}
+
+/** Each event's data schema in the 0.34 form, its name checked: a line break in it would end the field it is sent in. */
+function eventSchemas (events: EventSchemas, where: string): Record<string, TSchema> {
+  const names = typeof events === 'object' && events !== null ? Object.keys(events) : []
+  if (names.length === 0) throw new ConfigurationError('FV_ERR_STREAM', `${where}: events names no event; write events: { name: Schema, ... }`)
+  const schemas: Record<string, TSchema> = {}
+  for (const name of names) {
+    if (/[\r\n]/.test(name)) throw new ConfigurationError('FV_ERR_STREAM', `${where}: the event name ${JSON.stringify(name)} holds a line break`)
+    const schema = events[name]
+    if (typeof schema !== 'object' || schema === null) throw new ConfigurationError('FV_ERR_STREAM', `${where}: events.${name} is not a schema`)
+    schemas[name] = toTypeBox(schema, `${where}: events.${name}`)
+  }
+  return schemas
+}
+
+/**
+ * Declares a GET route that answers a stream of server-sent events (text/event-stream,
+ * docs/streaming.md). The method runs after the route's dependencies and permissions, is given
+ * the request and an `EventStreamContext` (the client's `Last-Event-ID`, a signal aborted when the
+ * stream ends), and returns an async iterable of `{ event, data, id?, retry? }`, `data` typed by the
+ * schema of its `event`. An error before the first event is an error answer.
+ */
+export function Events<const S extends RouteSchemas = {}, const E extends EventSchemas = EventSchemas> (
+  path: string | undefined,
+  options: EventsOptions<S, E>
+): EventsDecorator<S, E> {
+  const { events, heartbeat, maxBufferedBytes, stallTimeout, openAfter, detail = false, ...rest } = options
+  return (method, context) => {
+    checkContext(context, 'Events')
+    const where = `@Events ${String(context.name)}`
+    const settings: EventStreamSettings = {}
+    if (heartbeat !== undefined) settings.heartbeat = heartbeat
+    if (maxBufferedBytes !== undefined) settings.maxBufferedBytes = maxBufferedBytes
+    if (stallTimeout !== undefined) settings.stallTimeout = stallTimeout
+    if (openAfter !== undefined) settings.openAfter = openAfter
+    annotate(method, {
+      route: { methods: ['GET'], path: path ?? '/' + hyphenate(String(context.name)), defaultStatus: 200 },
+      detail,
+      options: rest,
+      events: { schemas: eventSchemas(events, where), limits: eventLimits(settings, where) }
+    })
+  }
 }

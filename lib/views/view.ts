@@ -8,6 +8,7 @@ import type { APIErrorClass } from '../http/errors.js'
 import type { ResponseHeadersClass } from '../http/response-headers.js'
 import type { ResolvedRouteOptions, ResponsesMap, SecurityRequirement, ViewRouteOptions } from '../routes/types.js'
 import { mergeResponses } from '../routes/route-meta.js'
+import type { EventRoute } from '../routes/events.js'
 
 /**
  * A standard action a view class contributes (list, create, retrieve, ...): the route it
@@ -113,6 +114,8 @@ export interface RouteDefinition {
   bodyLimit: number
   /** The application the route is registered on, when registration is given one (its authentication, its throttles' store). */
   app?: FastifyInstance
+  /** The route answers a stream of server-sent events (`Events`): their schemas and its connection's settings. */
+  events?: EventRoute
 }
 
 /** A route as the class declares it, before registration gives it the application's compilers and limits. */

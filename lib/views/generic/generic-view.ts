@@ -18,6 +18,7 @@ import type { WriteDescription } from '../write.js'
 import { then } from '../../core/maybe-promise.js'
 import { ConfigurationError } from '../../core/configuration-error.js'
 import { assertFilterFieldsKnown } from './filter-fields.js'
+import type { ListStreamOptions } from './list-stream.js'
 
 type AnyRepository = Repository<unknown> | AsyncRepository<unknown>
 
@@ -174,6 +175,8 @@ export interface GenericStatics<R = object> {
    * that maps what it writes or sends is named here, and is not held to them (docs/generics.md).
    */
   mappingActions: readonly string[]
+  /** The list also answers NDJSON or a JSON array sent as it is read, when `Accept` asks for one (docs/streaming.md, "Streamed lists"). */
+  listStream: ListStreamOptions | boolean | undefined
 }
 
 /** A base with the statics of `GenericViewMixin` below it: what every generic action builds on. */
@@ -221,6 +224,7 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
     static parent: ParentLookup | undefined = undefined
     static objectPermissionActions: readonly ObjectAction[] | undefined = undefined
     static mappingActions: readonly string[] = []
+    static listStream: ListStreamOptions | boolean | undefined = undefined
     /** This request's parent, once `getObject` or an action read it (a nested view). */
     declare parentState: ParentState | undefined
 

@@ -1,0 +1,220 @@
+// Event-stream routes (registration layer): the method's events written as text/event-stream, with
+// heartbeats, a bounded buffer for a client that reads slowly, and an end when the client or the application goes.
+import { Readable } from 'node:stream'
+import type { TSchema } from '@sinclair/typebox'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { EVENT_STREAM, HEARTBEAT, eventText } from '../http/event-stream.js'
+import { then } from '../core/maybe-promise.js'
+import type { EventRoute, EventStreamContext, EventStreamLimits } from '../routes/events.js'
+import type { View } from '../views/view.js'
+
+/** One event as a method yields it: the route's types were checked by the decorator's signature, its values here. */
+interface YieldedEvent { event?: unknown, data?: unknown, id?: string | number, retry?: number }
+
+/** Why a stream was cut before its end: what the log says. */
+export class EventStreamCut extends Error {
+  override readonly name = 'EventStreamCut'
+}
+
+/** The streams open on each application, ended when it closes. */
+const openStreams = new WeakMap<object, Set<EventOutput>>()
+
+/**
+ * The streams of `app`'s server, and the hook that ends them before it closes: Fastify's close waits
+ * for every connection that is not idle, and a stream is never idle (docs/streaming.md, "Closing").
+ */
+function streamsOf (app: FastifyInstance): Set<EventOutput> {
+  // The server is shared by every encapsulated context of one application.
+  let streams = openStreams.get(app.server)
+  if (streams === undefined) {
+    const open = new Set<EventOutput>()
+    streams = open
+    openStreams.set(app.server, open)
+    app.addHook('preClose', (done) => {
+      for (const stream of open) stream.finish()
+      done()
+    })
+  }
+  return streams
+}
+
+/**
+ * The output of one stream: pulls an event from the method's iterator only when the buffer below
+ * `maxBufferedBytes` has room (Fastify pipes it into the response, which stops reading it while the
+ * socket is full), writes a heartbeat after a quiet `heartbeat`, and cuts a connection whose client
+ * has read nothing for `stallTimeout` while output waits.
+ */
+class EventOutput extends Readable {
+  readonly #iterator: AsyncIterator<YieldedEvent>
+  readonly #encode: (event: YieldedEvent) => string
+  readonly #controller: AbortController
+  readonly #limits: EventStreamLimits
+  readonly #reply: FastifyReply
+  readonly #streams: Set<EventOutput> | undefined
+  readonly #timer: NodeJS.Timeout | undefined
+  #pulling = false
+  #ended = false
+  #lastWrite = Date.now()
+  #stalledSince: number | undefined
+
+  constructor (
+    iterator: AsyncIterator<YieldedEvent>,
+    encode: (event: YieldedEvent) => string,
+    controller: AbortController,
+    reply: FastifyReply,
+    limits: EventStreamLimits,
+    streams: Set<EventOutput> | undefined
+  ) {
+    super({ highWaterMark: limits.maxBufferedBytes })
+    this.#iterator = iterator
+    this.#encode = encode
+    this.#controller = controller
+    this.#limits = limits
+    this.#reply = reply
+    this.#streams = streams
+    streams?.add(this)
+    const { heartbeat, stallTimeout } = limits
+    // One timer does both: a heartbeat is due after `heartbeat` of quiet, a stall is judged in halves of `stallTimeout`.
+    const period = Math.min(heartbeat > 0 ? heartbeat : Infinity, stallTimeout / 2)
+    this.#timer = setInterval(() => { this.#tick() }, period).unref()
+  }
+
+  /** Writes one event. */
+  write (event: YieldedEvent): void {
+    this.#lastWrite = Date.now()
+    this.push(this.#encode(event))
+  }
+
+  /** Writes a comment line: the answer opened before the first event came. */
+  open (): void {
+    this.#lastWrite = Date.now()
+    this.push(HEARTBEAT)
+  }
+
+  override _read (): void {
+    if (!this.#pulling && !this.#ended) this.pull(this.#iterator.next())
+  }
+
+  /** Writes what one step of the iterator gives, when it settles; no other step is asked for meanwhile. */
+  pull (step: Promise<IteratorResult<YieldedEvent>>): void {
+    this.#pulling = true
+    step.then((result) => {
+      this.#pulling = false
+      if (this.#ended) return
+      if (result.done === true) this.finish()
+      else this.write(result.value)
+    }).catch((error: unknown) => {
+      this.#pulling = false
+      // Logged by Fastify with the response cut: the client sees the stream end without its last blank line.
+      this.destroy(error instanceof Error ? error : new EventStreamCut(String(error)))
+    })
+  }
+
+  #tick (): void {
+    const now = Date.now()
+    const response = this.#reply.raw
+    if (response.writableNeedDrain) {
+      this.#stalledSince ??= now
+      if (now - this.#stalledSince >= this.#limits.stallTimeout) {
+        this.destroy(new EventStreamCut(`The client read nothing for ${this.#limits.stallTimeout} ms while ${response.writableLength + this.readableLength} bytes waited for it: the stream was cut`))
+      }
+      return
+    }
+    this.#stalledSince = undefined
+    if (this.#limits.heartbeat > 0 && now - this.#lastWrite >= this.#limits.heartbeat && !this.#ended) {
+      this.#lastWrite = now
+      this.push(HEARTBEAT)
+    }
+  }
+
+  /** Ends the stream cleanly: what was written is sent, the method's iterator is closed. */
+  finish (): void {
+    if (this.#ended) return
+    this.#release()
+    this.push(null)
+  }
+
+  override _destroy (error: Error | null, callback: (error?: Error | null) => void): void {
+    this.#release()
+    callback(error)
+  }
+
+  /** Stops the timer, aborts the signal the method was given and closes its iterator (its `finally` runs), once. */
+  #release (): void {
+    if (this.#ended) return
+    this.#ended = true
+    clearInterval(this.#timer)
+    this.#streams?.delete(this)
+    this.#controller.abort()
+    // A method that ignores the signal may hold `return` until its pending step settles; nothing waits for it.
+    this.#iterator.return?.().catch(() => {})
+  }
+}
+
+/** An event-stream method as the handler calls it. */
+type EventMethod = (this: View, request: FastifyRequest, stream: EventStreamContext) => unknown
+
+/** How a route's handler serves an event-stream method: the method called with its context, its events sent. */
+export interface EventStreamer {
+  act (fn: EventMethod, view: View, request: FastifyRequest, reply: FastifyReply): unknown
+}
+
+/** The text of an event, its data serialized by the compiled serializer of its name; a name the route does not declare is a mistake of the method. */
+function encoderOf (serializers: ReadonlyMap<unknown, (value: unknown) => string>): (event: YieldedEvent) => string {
+  return (event) => {
+    const serialize = serializers.get(event.event)
+    if (serialize === undefined) throw new EventStreamCut(`The method yielded an event named ${JSON.stringify(event.event)}, which its route does not declare`)
+    return eventText({ event: event.event as string, id: event.id, retry: event.retry }, serialize(event.data))
+  }
+}
+
+/**
+ * The streamer of an event-stream route: each event's data serializer compiled here, once. The
+ * method runs after every hook of the route (its dependencies and permissions); an error before its
+ * first event is an error answer as any route's, after it the stream is cut and the error logged.
+ */
+export function eventStreamer (events: EventRoute, compile: (schema: TSchema) => (value: unknown) => string,
+  app: FastifyInstance | undefined): EventStreamer {
+  const serializers = new Map(Object.entries(events.schemas).map(([name, schema]) => [name, compile(schema)]))
+  const encode = encoderOf(serializers)
+  const streams = app === undefined ? undefined : streamsOf(app)
+  return {
+    act (fn, view, request, reply) {
+      const controller = new AbortController()
+      const header = request.headers['last-event-id']
+      const context: EventStreamContext = { lastEventId: typeof header === 'string' ? header : undefined, signal: controller.signal }
+      // The client may go before the first event: the method's waits end with the signal.
+      const gone = (): void => { controller.abort() }
+      reply.raw.once('close', gone)
+      return then(fn.call(view, request, context), (iterable) => {
+        const iterator = (iterable as AsyncIterable<YieldedEvent>)[Symbol.asyncIterator]()
+        const first = iterator.next()
+        // The answer waits for the first event, at most `openAfter`: an error meanwhile is an error answer.
+        let timer: NodeJS.Timeout | undefined
+        const opened = new Promise<undefined>((resolve) => {
+          timer = setTimeout(() => { resolve(undefined) }, events.limits.openAfter)
+        })
+        return Promise.race([first, opened]).then((step) => {
+          clearTimeout(timer)
+          reply.raw.off('close', gone)
+          const output = new EventOutput(iterator, encode, controller, reply, events.limits, streams)
+          if (step === undefined) {
+            output.open()
+            output.pull(first)
+          } else if (controller.signal.aborted || step.done === true) output.finish()
+          else output.write(step.value)
+          reply.header('content-type', `${EVENT_STREAM}; charset=utf-8`)
+          // Every read is new; a proxy that buffers would hold the events back (nginx reads X-Accel-Buffering).
+          reply.header('cache-control', 'no-cache')
+          reply.header('x-accel-buffering', 'no')
+          return reply.send(output)
+        }, (error: unknown) => {
+          clearTimeout(timer)
+          reply.raw.off('close', gone)
+          iterator.return?.()?.catch(() => {})
+          throw error
+        })
+      }, reply)
+    }
+  }
+}

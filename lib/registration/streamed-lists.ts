@@ -1,0 +1,112 @@
+// Streamed lists (registration layer, a route feature): a generic list with `listStream` answers NDJSON or a
+// JSON array sent as it is read when `Accept` asks for one, in constant memory, and documents both.
+import { Readable } from 'node:stream'
+import { Type, type TSchema } from '@sinclair/typebox'
+import type { FastifyReply } from 'fastify'
+import { ConfigurationError } from '../core/configuration-error.js'
+import { negotiate, offers, type Offer } from '../http/accept.js'
+import { BadRequest } from '../http/errors.js'
+import { isObjectNode } from '../core/schema-node.js'
+import { wireForm } from '../schema/wire.js'
+import { listItemOf } from '../views/actions/list-create.js'
+import { pickFields } from '../views/generic/expand.js'
+import { listRows, type StreamingView } from '../views/generic/streamed-list.js'
+import { listStreamSettings, type ListStreamFormat, type ListStreamOptions } from '../views/generic/list-stream.js'
+import { ANSWERED, type BeforeAction, type RouteContribution, type RouteDefinition, type ViewClass } from '../views/view.js'
+import type { FieldSet } from '../query/field-set.js'
+
+/** The media types of each streamed form, the first the one sent. */
+const MEDIA_TYPES: Readonly<Record<ListStreamFormat, readonly string[]>> = {
+  ndjson: ['application/x-ndjson', 'application/jsonl'],
+  array: ['application/json; stream=array']
+}
+
+/** Each row's text: serialized by the compiled serializer of the list's item (of its partial form for a field set). */
+type Encode = (row: unknown, set: FieldSet | undefined) => string
+
+/** A page's rows as one chunk; the array's brackets and commas around them, so that what is sent is one JSON value. */
+async function * chunks (
+  pages: AsyncIterable<unknown[]>,
+  encode: Encode,
+  set: FieldSet | undefined,
+  array: boolean
+): AsyncGenerator<string> {
+  let first = true
+  for await (const rows of pages) {
+    let text = ''
+    for (const row of rows) {
+      text += array ? (first ? '[' : ',') + encode(row, set) : encode(row, set) + '\n'
+      first = false
+    }
+    yield text
+  }
+  if (array) yield first ? '[]\n' : ']\n'
+}
+
+/** `Vary: Accept` beside what the answer varies by already: the same URL answers a page or a stream. */
+function varyByAccept (reply: FastifyReply): void {
+  const vary = reply.getHeader('vary')
+  reply.header('vary', vary === undefined ? 'Accept' : `${String(vary)}, Accept`)
+}
+
+/** The options of a class that may stream its list. */
+interface StreamingClass { listStream?: ListStreamOptions | boolean, defaultSerializerOptions?: { byAlias?: boolean } }
+
+/**
+ * What `listStream` adds to a generic view's list: a step that, when `Accept` prefers a streamed
+ * form, reads the list page by page (`listRows`) and answers with its rows, the action not run; and
+ * the streamed forms in the document beside the page. The page stays the answer to any other Accept.
+ */
+export function streamedLists (
+  route: RouteDefinition,
+  _method: string,
+  view: ViewClass
+): RouteContribution | undefined {
+  if (route.name !== 'list' || !route.standard) return undefined
+  // Its statics as the feature reads them: a view without them streams nothing.
+  const klass = view as ViewClass & StreamingClass
+  const settings = listStreamSettings(view.name, klass.listStream)
+  if (settings === undefined) return undefined
+  const item = listItemOf(view)
+  if (item === undefined || route.responseSchema === undefined || !('getFilter' in view.prototype)) {
+    throw new ConfigurationError('FV_ERR_STREAM', `${view.name}.listStream streams a generic view's list of its responseSchema: ` +
+      'give the view a responseSchema and a repository (a generic view), or leave listStream out')
+  }
+  const form = wireForm(item, klass.defaultSerializerOptions ?? { byAlias: true })
+  const whole = route.compileSerializer(form.schema)
+  // A field set leaves members out: the partial form of the item, every member optional, serializes it.
+  // An object node of the item's wire form, which is a TypeBox schema.
+  const partial = isObjectNode(form.schema) ? route.compileSerializer(Type.Partial(form.schema as TSchema)) : whole
+  const toWire = form.toWire
+  const encode: Encode = (row, set) => {
+    const wire = toWire === undefined ? row : toWire(row)
+    return set === undefined ? whole(wire) : partial(pickFields(wire as Record<string, unknown>, set.names))
+  }
+  const streamed = settings.formats.flatMap((format) => MEDIA_TYPES[format].map((mediaType) => ({ mediaType, format })))
+  const choices: Offer[] = offers(['application/json', ...streamed.map(({ mediaType }) => mediaType)])
+  const formatOf = new Map(streamed.map(({ mediaType, format }) => [mediaType, format]))
+  const { pageSize } = settings
+  const step: BeforeAction = (view, request, reply) => {
+    varyByAccept(reply)
+    const mediaType = negotiate(request.headers.accept, choices)?.mediaType
+    const format = mediaType === undefined ? undefined : formatOf.get(mediaType)
+    if (mediaType === undefined || format === undefined) return undefined
+    const set = (view as { fieldSet?: FieldSet }).fieldSet
+    if (set !== undefined && set.expand.size > 0) {
+      throw new BadRequest('A streamed list does not embed relations: leave out expand, or ask for the page (Accept: application/json).')
+    }
+    reply.type(format === 'array' ? 'application/json; charset=utf-8' : `${mediaType}; charset=utf-8`)
+    // No byte is written before the first page is read: a failed first read is an error answer, a later one cuts the stream.
+    // A generic view (registration checked its class has getFilter), which is what StreamingView reads.
+    const rows = listRows(view as unknown as StreamingView, pageSize)
+    reply.send(Readable.from(chunks(rows, encode, set, format === 'array'),
+      { objectMode: false, highWaterMark: 65_536 }))
+    return ANSWERED
+  }
+  const itemDoc = { schema: Type.String({ description: 'One JSON object a line, each as x-itemSchema describes it.' }), 'x-itemSchema': item }
+  const content: Record<string, { schema: TSchema, 'x-itemSchema'?: TSchema }> = { 'application/json': { schema: route.responseSchema } }
+  for (const { mediaType, format } of streamed) {
+    content[mediaType] = format === 'ndjson' ? itemDoc : { schema: Type.Array(item, { description: 'Every row of the list, sent as it is read.' }) }
+  }
+  return { beforeAction: [step], responses: { 200: { content } } }
+}

@@ -1,0 +1,46 @@
+// Streamed lists (views layer): the rows of a generic list read page by page along its total order, so
+// that a list of any length is sent in constant memory.
+import type { FastifyRequest } from 'fastify'
+import type { BaseFilter } from '../../query/filters.js'
+import { totalOrdering } from '../../query/cursor.js'
+import { keyFieldsOf, selectable, type AsyncRepository, type Criteria, type ListQuery, type Repository, type RepositoryOptions } from '../../stores/repository.js'
+import { loadParent } from './parent.js'
+import { mapsItself } from './generic-view.js'
+
+/** What the streamed list needs of its view: the hooks of a generic view (generic-view.ts). */
+export interface StreamingView {
+  readonly request: FastifyRequest
+  readonly repository: Repository<unknown> | AsyncRepository<unknown>
+  getFilter (request: FastifyRequest): BaseFilter | undefined
+  getFilterArgs (filter: BaseFilter | undefined, action?: string): { args: unknown[], kwargs: Criteria }
+  getRepositoryOptions (action: string): RepositoryOptions
+  readonly fieldSet?: { readonly reads: readonly string[] | undefined } | undefined
+}
+
+/**
+ * The rows of the list this request asks for: the filter's criteria, search and order, the view's
+ * scope and its permissions' criteria (`getFilterArgs`, as the paged list), read `pageSize` at a time
+ * after the last row sent (a keyset seek along the order and its tie-breaker), so no page is skipped
+ * however deep. The query's page parameters do not apply: the stream is the whole list.
+ */
+export async function * listRows (view: StreamingView, pageSize: number): AsyncGenerator<unknown[]> {
+  await loadParent(view)
+  const filter = view.getFilter(view.request)
+  const { args, kwargs } = view.getFilterArgs(filter, 'list')
+  const options = view.getRepositoryOptions('list')
+  const repository = view.repository
+  const key = keyFieldsOf(repository) ?? ['id']
+  const orderBy = filter === undefined ? totalOrdering([], key) : filter.cursorOrdering()
+  const query: ListQuery = { orderBy, limit: pageSize }
+  if (filter?.search !== undefined) query.search = filter.search
+  if (args.length > 0) query.args = args
+  const reads = view.fieldSet?.reads
+  if (reads !== undefined && !mapsItself(view.constructor, 'list')) query.fields = selectable(reads, repository)
+  for (;;) {
+    const rows = await repository.list(kwargs, query, options)
+    if (rows.length > 0) yield rows
+    if (rows.length < pageSize) return
+    const last = rows[rows.length - 1] as Record<string, unknown>
+    query.after = orderBy.map(({ field }) => last[field])
+  }
+}
