@@ -237,7 +237,8 @@ test('the packed library in consumer projects', { timeout: 600_000 }, async (t) 
       'readme.ts': block?.[1] ?? '',
       'views.ts': fixture('views.ts'),
       'access.ts': fixture('access.ts'),
-      'cache.ts': fixture('cache.ts')
+      'cache.ts': fixture('cache.ts'),
+      'streams.ts': fixture('streams.ts')
     }),
     project(path.join(work, 'sqlite-only'), [...common, dev('@types/better-sqlite3')], { 'app.ts': fixture('sqlite-only.ts') }),
     project(path.join(work, 'postgres-only'), [...common, dev('pg'), dev('@types/pg')], { 'app.ts': fixture('postgres-only.ts') }),

@@ -161,10 +161,18 @@ export interface EventStreamer {
 
 /** The text of an event, its data serialized by the compiled serializer of its name; a name the route does not declare is a mistake of the method. */
 function encoderOf (serializers: ReadonlyMap<unknown, (value: unknown) => string>): (event: YieldedEvent) => string {
+  // One event object sent on many streams (an EventHub's) is serialized once, for all of them.
+  const texts = new WeakMap<YieldedEvent, string>()
   return (event) => {
+    const known = texts.get(event)
+    if (known !== undefined) return known
     const serialize = serializers.get(event.event)
-    if (serialize === undefined) throw new EventStreamCut(`The method yielded an event named ${JSON.stringify(event.event)}, which its route does not declare`)
-    return eventText({ event: event.event as string, id: event.id, retry: event.retry }, serialize(event.data))
+    if (serialize === undefined) {
+      throw new EventStreamCut(`The method yielded an event named ${JSON.stringify(event.event)}, which its route does not declare`)
+    }
+    const text = eventText({ event: event.event as string, id: event.id, retry: event.retry }, serialize(event.data))
+    texts.set(event, text)
+    return text
   }
 }
 
