@@ -11,6 +11,9 @@ import type { View } from '../views/view.js'
 /** One event as a method yields it: the route's types were checked by the decorator's signature, its values here. */
 interface YieldedEvent { event?: unknown, data?: unknown, id?: string | number, retry?: number }
 
+/** The headers of every stream: every read is new, and a proxy that buffers would hold the events back (nginx reads X-Accel-Buffering). */
+const STREAM_HEADERS = { 'content-type': `${EVENT_STREAM}; charset=utf-8`, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' }
+
 /** Why a stream was cut before its end: what the log says. */
 export class EventStreamCut extends Error {
   override readonly name = 'EventStreamCut'
@@ -188,6 +191,8 @@ export function eventStreamer (events: EventRoute, compile: (schema: TSchema) =>
   const streams = app === undefined ? undefined : streamsOf(app)
   return {
     act (fn, view, request, reply) {
+      // A HEAD is answered the headers a GET would have, without running the method: a stream that is never read would stay open.
+      if (request.method === 'HEAD') return reply.headers(STREAM_HEADERS).send()
       const controller = new AbortController()
       const header = request.headers['last-event-id']
       const context: EventStreamContext = { lastEventId: typeof header === 'string' ? header : undefined, signal: controller.signal }
@@ -211,11 +216,7 @@ export function eventStreamer (events: EventRoute, compile: (schema: TSchema) =>
             output.pull(first)
           } else if (controller.signal.aborted || step.done === true) output.finish()
           else output.write(step.value)
-          reply.header('content-type', `${EVENT_STREAM}; charset=utf-8`)
-          // Every read is new; a proxy that buffers would hold the events back (nginx reads X-Accel-Buffering).
-          reply.header('cache-control', 'no-cache')
-          reply.header('x-accel-buffering', 'no')
-          return reply.send(output)
+          return reply.headers(STREAM_HEADERS).send(output)
         }, (error: unknown) => {
           clearTimeout(timer)
           reply.raw.off('close', gone)
