@@ -1162,7 +1162,7 @@ test('the document reads as views declare: paths and methods in action order, ta
   t.teardown(() => app.close())
   await app.ready()
   const doc = JSON.parse(JSON.stringify(app.swagger()))
-  t.same(Object.keys(doc.paths), ['/items', '/items/{id}', '/items/bulk', '/health'], 'list and create, detail, bulk; the next view after')
+  t.same(Object.keys(doc.paths), ['/items', '/items/{id}', '/items/bulk', '/items/events', '/health'], 'list and create, detail, bulk, the event stream; the next view after')
   t.same(Object.keys(doc.paths['/items/{id}']), ['get', 'put', 'patch', 'delete'])
   t.same(Object.keys(doc.paths['/items/bulk']), ['post', 'put', 'patch', 'delete'])
   t.same(doc.tags.map((tag: { name: string }) => tag.name), ['Items', 'Health'])
