@@ -5,11 +5,12 @@ import Database from 'better-sqlite3'
 import { Type, type Static } from '@sinclair/typebox'
 import { Type as Type1 } from 'typebox'
 import views, {
-  APIView, AsyncListAPIView, AsyncRetrieveAPIView, Catch, configureApp, Get, Override, PartialUpdateAPIView, Post,
-  Throws, View, mix
+  APIView, AsyncListAPIView, AsyncRetrieveAPIView, Catch, configureApp, Events, Get, Override, PartialUpdateAPIView,
+  Post, Throws, View, mix
 } from '../lib/index.js'
+import type { ListStreamOptions } from '../lib/streams.js'
 import { IsAuthenticated, permission, type Authenticator } from '../lib/access.js'
-import type { FastifyViewsOptions } from '../lib/types.js'
+import type { EventSchemas, EventStreamSettings, FastifyViewsOptions } from '../lib/types.js'
 import {
   APIError, CONFIGURATION_ERRORS, ConfigurationError, ErrorFormat, type ConfigurationErrorCode
 } from '../lib/errors.js'
@@ -978,7 +979,8 @@ const thrown: ThrownCase[] = [
     },
     message: /configured with one error format and is now given another \(problem\+json, then application\/json, validation 422\)/
   },
-  ...cacheCases()
+  ...cacheCases(),
+  ...streamCases()
 ]
 
 /** A generic view over the two rows with `static cache`, on an app with a cache store (unless `store` is false). */
@@ -1094,6 +1096,76 @@ function cacheCases (): ThrownCase[] {
       configureApp(app, { cache: memoryCache() })
       configureApp(app, { cache: memoryCache() })
     }, /^fastify-views: the application was configured with one cache store and is now given another; give it once/)
+  ]
+}
+
+/** Refusals of event-stream routes and streamed lists (FV_ERR_STREAM): each names its method or view, and the option. */
+function streamCases (): ThrownCase[] {
+  const refused = (mistake: string, act: ThrownCase['act'], message: RegExp): ThrownCase =>
+    ({ code: 'FV_ERR_STREAM', mistake: `streams: ${mistake}`, act, message })
+  const Tick = Type.Object({ n: Type.Integer() })
+  /** A view with one @Events route of these events and settings: the decorator throws as the class is declared. */
+  const eventsView = (events: EventSchemas, settings: EventStreamSettings = {}) => () => {
+    class Changes extends APIView {
+      @Events('/changes', { events, ...settings })
+      async * changes () { yield * [] }
+    }
+    return Changes
+  }
+  const ticks = (settings: EventStreamSettings): ThrownCase['act'] => eventsView({ tick: Tick }, settings)
+  const limit = (name: string, unit: string, least: number, value: string): RegExp =>
+    new RegExp(`^@Events changes: ${name} is a whole number of ${unit} from ${least}, not ${value}$`)
+  /** A generic list view over the two rows with `static listStream`, registered. */
+  const streamed = (listStream: ListStreamOptions | boolean) => () => {
+    class Exported extends GenericListAPIView {
+      static override responseSchema = Item
+      static override repository = rows() as never
+      static override listStream = listStream
+    }
+    return build({ views: [{ view: Exported, prefix: '/items' }] })
+  }
+  const formats = String.raw`^Exported\.listStream\.formats lists 'ndjson', 'array' or both, not `
+  const pageSize = String.raw`^Exported\.listStream\.pageSize is a whole number of rows from 1 to 10000, not `
+  return [
+    refused('@Events with no event', eventsView({}),
+      /^@Events changes: events names no event; write events: \{ name: Schema, \.\.\. \}$/),
+    refused('@Events whose events are not an object (a JavaScript caller)', eventsView(null as never),
+      /events names no event/),
+    refused('an event name holding a line break, which would end its field', eventsView({ 'tick\ndata: forged': Tick }),
+      /^@Events changes: the event name "tick\\ndata: forged" holds a line break$/),
+    refused('an event name holding a carriage return', eventsView({ 'tick\r': Tick }),
+      /the event name "tick\\r" holds a line break$/),
+    refused('an event whose schema is no schema', eventsView({ tick: 'integer' as never }),
+      /^@Events changes: events\.tick is not a schema$/),
+    refused('an event whose schema is null', eventsView({ tick: Tick, tock: null as never }),
+      /^@Events changes: events\.tock is not a schema$/),
+    refused('a negative heartbeat', ticks({ heartbeat: -1 }), limit('heartbeat', 'milliseconds', 0, '-1')),
+    refused('a fractional heartbeat', ticks({ heartbeat: 1.5 }), limit('heartbeat', 'milliseconds', 0, '1\\.5')),
+    refused('a buffer smaller than 1024 bytes', ticks({ maxBufferedBytes: 10 }),
+      limit('maxBufferedBytes', 'bytes', 1024, '10')),
+    refused('a stallTimeout of 0, which would cut every client', ticks({ stallTimeout: 0 }),
+      limit('stallTimeout', 'milliseconds', 1, '0')),
+    refused('an openAfter that is no number', ticks({ openAfter: NaN }), limit('openAfter', 'milliseconds', 0, 'NaN')),
+    refused('an openAfter given as text', ticks({ openAfter: '1000' as never }),
+      limit('openAfter', 'milliseconds', 0, '1000')),
+    refused('listStream with an option it does not take', streamed({ pageSize: 10, format: ['ndjson'] } as never),
+      /^Exported\.listStream has no option format: it takes formats and pageSize$/),
+    refused('listStream formats naming another format', streamed({ formats: ['ndjson', 'csv'] as never }),
+      new RegExp(formats + String.raw`\["ndjson","csv"\]$`)),
+    refused('listStream formats listing none', streamed({ formats: [] }), new RegExp(formats + String.raw`\[\]$`)),
+    refused('listStream formats as one string', streamed({ formats: 'ndjson' as never }),
+      new RegExp(formats + '"ndjson"$')),
+    refused('a listStream pageSize of 0', streamed({ pageSize: 0 }), new RegExp(pageSize + '0$')),
+    refused('a listStream pageSize past 10000', streamed({ pageSize: 10_001 }), new RegExp(pageSize + '10001$')),
+    refused('a fractional listStream pageSize', streamed({ pageSize: 2.5 }), new RegExp(pageSize + String.raw`2\.5$`)),
+    refused('listStream on a view that is not generic', () => {
+      class Handmade extends AsyncListAPIView {
+        static listStream = true
+        override async list () { return [] }
+      }
+      return build({ views: [{ view: Handmade, prefix: '/handmade' }] })
+    }, pattern(String.raw`^Handmade\.listStream streams a generic view's list of its responseSchema: `,
+      String.raw`give the view a responseSchema and a repository \(a generic view\), or leave listStream out$`))
   ]
 }
 

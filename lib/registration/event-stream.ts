@@ -7,6 +7,7 @@ import { EVENT_STREAM, HEARTBEAT, eventText } from '../http/event-stream.js'
 import { then } from '../core/maybe-promise.js'
 import type { EventRoute, EventStreamContext, EventStreamLimits } from '../routes/events.js'
 import type { View } from '../views/view.js'
+import { isPublished } from '../views/events/event-hub.js'
 
 /** One event as a method yields it: the route's types were checked by the decorator's signature, its values here. */
 interface YieldedEvent { event?: unknown, data?: unknown, id?: string | number, retry?: number }
@@ -58,7 +59,9 @@ class EventOutput extends Readable {
   #pulling = false
   #ended = false
   #lastWrite = Date.now()
+  /** Since when output has waited for the client without a drain; `undefined` while it reads. */
   #stalledSince: number | undefined
+  readonly #drained = (): void => { this.#stalledSince = undefined }
 
   constructor (
     iterator: AsyncIterator<YieldedEvent>,
@@ -76,22 +79,18 @@ class EventOutput extends Readable {
     this.#reply = reply
     this.#streams = streams
     streams?.add(this)
+    // A client that reads, however slowly, drains the response now and then: only one that reads nothing is stalled.
+    reply.raw.on('drain', this.#drained)
     const { heartbeat, stallTimeout } = limits
     // One timer does both: a heartbeat is due after `heartbeat` of quiet, a stall is judged in halves of `stallTimeout`.
     const period = Math.min(heartbeat > 0 ? heartbeat : Infinity, stallTimeout / 2)
     this.#timer = setInterval(() => { this.#tick() }, period).unref()
   }
 
-  /** Writes one event. */
-  write (event: YieldedEvent): void {
+  /** Writes the text of an event, or of a comment. */
+  send (text: string): void {
     this.#lastWrite = Date.now()
-    this.push(this.#encode(event))
-  }
-
-  /** Writes a comment line: the answer opened before the first event came. */
-  open (): void {
-    this.#lastWrite = Date.now()
-    this.push(HEARTBEAT)
+    this.push(text)
   }
 
   override _read (): void {
@@ -105,7 +104,7 @@ class EventOutput extends Readable {
       this.#pulling = false
       if (this.#ended) return
       if (result.done === true) this.finish()
-      else this.write(result.value)
+      else this.send(this.#encode(result.value))
     }).catch((error: unknown) => {
       this.#pulling = false
       // Logged by Fastify with the response cut: the client sees the stream end without its last blank line.
@@ -117,22 +116,18 @@ class EventOutput extends Readable {
     const now = Date.now()
     const response = this.#reply.raw
     if (response.writableNeedDrain) {
+      // Judged from the first tick that finds output waiting, unless a drain came since.
       this.#stalledSince ??= now
       if (now - this.#stalledSince >= this.#limits.stallTimeout) {
         this.destroy(new EventStreamCut(`The client read nothing for ${this.#limits.stallTimeout} ms while ${response.writableLength + this.readableLength} bytes waited for it: the stream was cut`))
       }
       return
     }
-    this.#stalledSince = undefined
-    if (this.#limits.heartbeat > 0 && now - this.#lastWrite >= this.#limits.heartbeat && !this.#ended) {
-      this.#lastWrite = now
-      this.push(HEARTBEAT)
-    }
+    if (this.#limits.heartbeat > 0 && now - this.#lastWrite >= this.#limits.heartbeat) this.send(HEARTBEAT)
   }
 
-  /** Ends the stream cleanly: what was written is sent, the method's iterator is closed. */
+  /** Ends the stream cleanly: what was written is sent, the method's iterator is closed. Called once: every caller sees the stream open. */
   finish (): void {
-    if (this.#ended) return
     this.#release()
     this.push(null)
   }
@@ -147,6 +142,7 @@ class EventOutput extends Readable {
     if (this.#ended) return
     this.#ended = true
     clearInterval(this.#timer)
+    this.#reply.raw.off('drain', this.#drained)
     this.#streams?.delete(this)
     this.#controller.abort()
     // A method that ignores the signal may hold `return` until its pending step settles; nothing waits for it.
@@ -164,17 +160,19 @@ export interface EventStreamer {
 
 /** The text of an event, its data serialized by the compiled serializer of its name; a name the route does not declare is a mistake of the method. */
 function encoderOf (serializers: ReadonlyMap<unknown, (value: unknown) => string>): (event: YieldedEvent) => string {
-  // One event object sent on many streams (an EventHub's) is serialized once, for all of them.
+  // An event a hub published is sent on many streams: serialized once, for all of them. Any other may be
+  // an object the method changes and yields again, and is serialized each time.
   const texts = new WeakMap<YieldedEvent, string>()
   return (event) => {
-    const known = texts.get(event)
+    const shared = isPublished(event)
+    const known = shared ? texts.get(event) : undefined
     if (known !== undefined) return known
     const serialize = serializers.get(event.event)
     if (serialize === undefined) {
       throw new EventStreamCut(`The method yielded an event named ${JSON.stringify(event.event)}, which its route does not declare`)
     }
     const text = eventText({ event: event.event as string, id: event.id, retry: event.retry }, serialize(event.data))
-    texts.set(event, text)
+    if (shared) texts.set(event, text)
     return text
   }
 }
@@ -210,16 +208,19 @@ export function eventStreamer (events: EventRoute, compile: (schema: TSchema) =>
         return Promise.race([first, opened]).then((step) => {
           clearTimeout(timer)
           reply.raw.off('close', gone)
+          // The first event's text before anything is made: a mistake in it is an error answer, and nothing is left open.
+          const ended = step !== undefined && (step.done === true || controller.signal.aborted)
+          const text = step === undefined ? HEARTBEAT : ended ? undefined : encode(step.value)
           const output = new EventOutput(iterator, encode, controller, reply, events.limits, streams)
-          if (step === undefined) {
-            output.open()
-            output.pull(first)
-          } else if (controller.signal.aborted || step.done === true) output.finish()
-          else output.write(step.value)
+          if (text === undefined) output.finish()
+          else output.send(text)
+          // Opened by a comment: the first step is still running, and the output takes it.
+          if (step === undefined) output.pull(first)
           return reply.headers(STREAM_HEADERS).send(output)
-        }, (error: unknown) => {
+        }).catch((error: unknown) => {
           clearTimeout(timer)
           reply.raw.off('close', gone)
+          controller.abort()
           iterator.return?.()?.catch(() => {})
           throw error
         })

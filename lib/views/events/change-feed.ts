@@ -59,8 +59,10 @@ export class ChangeFeed<T> {
   readonly #hub = new EventHub<T>()
   /** The order the feed reads in: its key, ascending. */
   readonly #ascending: OrderKey[]
-  /** The key of the last row published; `undefined` until the poller has read where the store is. */
+  /** The key of the last row published; `null` when the store was empty; `undefined` until the poller has read where it is. */
   #head: unknown
+  /** Followers waiting for the poller to read where the store is. */
+  readonly #headWaiters = new Set<() => void>()
   #polling: Promise<void> | undefined
   #timer: NodeJS.Timeout | undefined
   #again = false
@@ -118,15 +120,19 @@ export class ChangeFeed<T> {
       const newest = await this.#newest()
       if (start !== undefined && newest !== undefined && compareValues(start, newest) > 0) throw badLastEventId('Later than the newest event of this stream')
       if (start !== undefined && newest === undefined) throw badLastEventId('This stream has no events yet')
+      // Every row after the head the poller has published up to once it knows this follower reaches the
+      // queue; the rows up to that head are read here, however far ahead of `newest` the poller started.
+      const published = await this.#publishedHead(signal)
       let last = start ?? newest
       // Catching up: what was written after the client's last event, page by page.
-      while (last !== undefined && !signal.aborted) {
-        const rows = await this.#after(last)
+      while (!signal.aborted) {
+        const rows = await this.#read(last)
         for (const row of rows) {
           last = (row as Record<string, unknown>)[this.#key]
           yield row
         }
-        if (rows.length < this.#pageSize) break
+        const reached = published === null || (last !== undefined && compareValues(last, published) >= 0)
+        if (rows.length === 0 || (rows.length < this.#pageSize && reached)) break
       }
       for await (const row of live) {
         const key = (row as Record<string, unknown>)[this.#key]
@@ -146,9 +152,22 @@ export class ChangeFeed<T> {
     return row === undefined ? undefined : (row as Record<string, unknown>)[this.#key]
   }
 
-  async #after (last: unknown): Promise<T[]> {
-    const query: ListQuery = { orderBy: this.#ascending, after: [last], limit: this.#pageSize }
+  /** A page of the rows after `last`; `undefined`: from the first row. */
+  async #read (last: unknown): Promise<T[]> {
+    const query: ListQuery = { orderBy: this.#ascending, limit: this.#pageSize }
+    if (last !== undefined) query.after = [last]
     return await this.#repository.list(this.#criteria, query)
+  }
+
+  /** The poller's head, once it has read where the store is (`null`: it was empty); `undefined` if the follow ended first. */
+  async #publishedHead (signal: AbortSignal): Promise<unknown> {
+    while (this.#head === undefined && !signal.aborted) {
+      await new Promise<void>((resolve) => {
+        this.#headWaiters.add(resolve)
+        signal.addEventListener('abort', () => { resolve() }, { once: true })
+      })
+    }
+    return this.#head
   }
 
   #startPolling (): void {
@@ -163,13 +182,12 @@ export class ChangeFeed<T> {
       do {
         this.#again = false
         if (this.#head === undefined) {
-          this.#head = await this.#newest()
-          if (this.#head === undefined) this.#head = null
+          this.#head = await this.#newest() ?? null
+          for (const resolve of this.#headWaiters) resolve()
+          this.#headWaiters.clear()
         }
         for (;;) {
-          const rows = this.#head === null
-            ? await this.#repository.list(this.#criteria, { orderBy: this.#ascending, limit: this.#pageSize })
-            : await this.#after(this.#head)
+          const rows = await this.#read(this.#head ?? undefined)
           for (const row of rows) {
             this.#head = (row as Record<string, unknown>)[this.#key]
             this.#hub.publish(row)

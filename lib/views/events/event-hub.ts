@@ -1,6 +1,12 @@
 // EventHub (views layer): events published once and read by every subscriber, each through a queue of
 // its own, bounded so that a subscriber that reads too slowly is ended rather than kept growing.
 
+/** Every object a hub published: what a route may serialize once for every stream it is sent on. */
+const PUBLISHED = new WeakSet<object>()
+
+/** Whether the event was published by a hub, and so is shared by streams rather than made for one. */
+export const isPublished = (event: object): boolean => PUBLISHED.has(event)
+
 /** Why a subscription ended early: more events waited for it than its bound. */
 export class SlowSubscriber extends Error {
   override readonly name = 'SlowSubscriber'
@@ -22,7 +28,6 @@ class Subscription<T> implements AsyncIterableIterator<T> {
   readonly #queue: T[] = []
   #head = 0
   #waiting: ((result: IteratorResult<T>) => void) | undefined
-  #failing: ((error: Error) => void) | undefined
   #error: Error | undefined
   #closed = false
   readonly #maxQueued: number
@@ -37,28 +42,24 @@ class Subscription<T> implements AsyncIterableIterator<T> {
     signal?.addEventListener('abort', this.#onAbort, { once: true })
   }
 
-  /** Hands the event to a waiting reader, or queues it; past the bound, ends the subscription. */
+  /**
+   * Hands the event to a waiting reader, or queues it; past the bound, ends the subscription, whose
+   * reader is not waiting then (its queue is full) and meets the error at its next read. Only an open
+   * subscription is delivered to: a closed one has left the hub.
+   */
   deliver (event: T): void {
-    if (this.#closed) return
     const waiting = this.#waiting
     if (waiting !== undefined) {
-      this.#waiting = this.#failing = undefined
+      this.#waiting = undefined
       waiting({ value: event, done: false })
       return
     }
     if (this.#queue.length - this.#head >= this.#maxQueued) {
-      this.#fail(new SlowSubscriber(`More than ${this.#maxQueued} events waited for this subscriber: it reads too slowly, and was ended`))
+      this.#error = new SlowSubscriber(`More than ${this.#maxQueued} events waited for this subscriber: it reads too slowly, and was ended`)
+      this.#close()
       return
     }
     this.#queue.push(event)
-  }
-
-  #fail (error: Error): void {
-    this.#error = error
-    this.#close()
-    const failing = this.#failing
-    this.#waiting = this.#failing = undefined
-    failing?.(error)
   }
 
   #close (): void {
@@ -78,10 +79,7 @@ class Subscription<T> implements AsyncIterableIterator<T> {
     }
     if (this.#error !== undefined) throw this.#error
     if (this.#closed) return { value: undefined, done: true }
-    return await new Promise<IteratorResult<T>>((resolve, reject) => {
-      this.#waiting = resolve
-      this.#failing = reject
-    })
+    return await new Promise<IteratorResult<T>>((resolve) => { this.#waiting = resolve })
   }
 
   async return (): Promise<IteratorResult<T>> {
@@ -93,7 +91,7 @@ class Subscription<T> implements AsyncIterableIterator<T> {
   end (): void {
     this.#close()
     const waiting = this.#waiting
-    this.#waiting = this.#failing = undefined
+    this.#waiting = undefined
     waiting?.({ value: undefined, done: true })
   }
 
@@ -113,8 +111,12 @@ export class EventHub<T> {
   /** How many subscribers read the hub now. */
   get size (): number { return this.#subscribers.size }
 
-  /** Delivers the event to every subscriber (the same object to each: a route serializes it once). */
+  /**
+   * Delivers the event to every subscriber, the same object to each: an event-stream route serializes
+   * it once for all of its streams, so an object is sent as it was when first serialized.
+   */
   publish (event: T): void {
+    if (typeof event === 'object' && event !== null) PUBLISHED.add(event)
     for (const subscriber of this.#subscribers) subscriber.deliver(event)
   }
 
