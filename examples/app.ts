@@ -250,6 +250,11 @@ export async function buildApp (options: FastifyHttpOptions<Server> & StoreOptio
   return app
 }
 
+/** The example without a database file or a cache: what `fastify-views openapi` loads to write its document (docs/openapi.md). */
+export async function documentedApp (): Promise<FastifyInstance> {
+  return await buildApp({ databaseUrl: 'sqlite::memory:', logger: false })
+}
+
 /**
  * The cache store `CACHE_URL` names: `memory`, this process's own; a `redis://` URL, shared by every
  * instance that uses it. While Redis does not answer, reads are served uncached and writes of items
