@@ -34,10 +34,14 @@ export function offers (mediaTypes: readonly string[]): Offer[] {
   })
 }
 
+/** A weight as RFC 9110 §12.4.2 writes it: 0 to 1, at most three decimals. */
+const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/
+
 function parseAccept (header: string): Range[] {
   const ranges: Range[] = []
   let start = 0
-  while (start <= header.length && ranges.length < MAX_RANGES) {
+  // Every element counts toward the bound, a malformed one too: the cost stays bounded whatever the header holds.
+  for (let read = 0; start <= header.length && read < MAX_RANGES; read++) {
     let end = header.indexOf(',', start)
     if (end === -1) end = header.length
     const [full = '', ...rest] = header.slice(start, end).split(';', 16)
@@ -47,8 +51,10 @@ function parseAccept (header: string): Range[] {
     const params = parseParams(rest)
     const weight = params.get('q')
     params.delete('q')
+    // A charset says how text is encoded, not which format: `application/x-ndjson; charset=utf-8` asks for NDJSON.
+    params.delete('charset')
+    if (weight !== undefined && !QVALUE.test(weight)) continue
     const q = weight === undefined ? 1 : Number(weight)
-    if (!(q >= 0 && q <= 1)) continue
     const type = full.slice(0, slash).trim().toLowerCase()
     ranges.push({ type, subtype: full.slice(slash + 1).trim().toLowerCase(), params, q })
   }

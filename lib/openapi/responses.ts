@@ -1,12 +1,13 @@
 // What one operation can answer (openapi layer): its success response and every error it documents,
 // each where the route can really give it, merged with the route's own `responses`.
 import { Type, type TSchema } from '@sinclair/typebox'
+import { isObjectNode } from '../core/schema-node.js'
 import { findRaises, getCatchSpecs, raisesPairs, type Raises } from '../views/decorators.js'
 import { BadRequest, ContentTooLarge, statusTitle, UnprocessableContent, UnsupportedMediaType, URITooLong, type APIErrorClass } from '../http/errors.js'
 import type { ErrorFormat } from '../http/error-format.js'
 import type { ResponseHeadersClass } from '../http/response-headers.js'
-import { mergeResponses } from '../routes/route-meta.js'
-import type { Dependency, ResponseDoc, ResponsesMap } from '../routes/types.js'
+import { mergeResponses, mergeRouteOptions } from '../routes/route-meta.js'
+import type { Dependency, ResolvedRouteOptions, ResponseDoc, ResponsesMap } from '../routes/types.js'
 import type { RouteContribution, RouteDefinition, ViewClass } from '../views/view.js'
 import { wireForm } from '../schema/wire.js'
 import { readsNoContent } from '../http/media-type.js'
@@ -228,7 +229,7 @@ function dependencyErrors (dependencies: Dependency[] | undefined): APIErrorClas
  * names this `itemSchema`; the document is 3.1, where a media type takes it as an extension
  * (docs/streaming.md, "In the document").
  */
-export function eventStreamResponse (events: EventRoute): ResponseDoc {
+function eventStreamResponse (events: EventRoute): ResponseDoc {
   const items = Object.entries(events.schemas).map(([name, data]) => Type.Object({
     event: Type.Literal(name),
     data,
@@ -244,4 +245,24 @@ export function eventStreamResponse (events: EventRoute): ResponseDoc {
       }
     }
   }
+}
+
+/** The header a reconnecting client sends: documented on every event stream, and read as text of any form. */
+const LAST_EVENT_ID = Type.Optional(Type.String({
+  description: 'The id of the last event received, sent by a client that reconnects; a stream that resumes refuses one it cannot read (400).'
+}))
+
+/**
+ * The options of an event-stream route: its 200 the stream of its events, a 400 for a `Last-Event-ID`
+ * the method refuses, and the header among those the route reads.
+ */
+export function eventStreamOptions (options: ResolvedRouteOptions, events: EventRoute): ResolvedRouteOptions {
+  const own = options.schema?.headers
+  // The route's own header schema keeps its members (its own `last-event-id` included), with the header beside them.
+  const withHeader = own === undefined
+    ? Type.Object({ 'last-event-id': LAST_EVENT_ID })
+    : isObjectNode(own) ? Type.Object({ 'last-event-id': LAST_EVENT_ID, ...own.properties }) : own
+  const responses = { 200: eventStreamResponse(events), 400: { errors: [BadRequest] } }
+  const merged = mergeRouteOptions({ responses }, options)
+  return { ...merged, schema: { ...merged.schema, headers: withHeader } }
 }

@@ -5,7 +5,7 @@ import type { APIView } from '../views/api-view.js'
 import { findRaises, getCatchSpecs, raisesPairs } from '../views/decorators.js'
 import { assertBodiesFitRepository, assertCreatesFitResponse, assertDependencyKeys, assertFilterFitsFields, assertResponseFitsColumns, assertNoContentHasNoBody, assertNoNearMisses, assertStoredObjectsSchema, assertCurrentStatics } from './checks.js'
 import { getRouteMeta, mergeRouteOptions, resolveRouteOptions } from '../routes/route-meta.js'
-import { eventStreamResponse } from '../openapi/responses.js'
+import { eventStreamOptions } from '../openapi/responses.js'
 import { withPrefixParams } from './prefix-params.js'
 import { joinPath } from '../core/paths.js'
 import { ENVELOPED_ACTIONS, envelopeSchema } from '../views/envelope.js'
@@ -96,9 +96,7 @@ export function collectRoutes (klass: ViewClass): ServedRoute[] {
     const status = meta.options.statusCode ?? declared.defaultStatus
     const resolved = resolveRouteOptions(meta.options, `${klass.name}.${name}`)
     // An event stream's answer is its events: the view's responseSchema is not its body.
-    const options = meta.events === undefined
-      ? resolved
-      : mergeRouteOptions({ responses: { 200: eventStreamResponse(meta.events) } }, resolved)
+    const options = meta.events === undefined ? resolved : eventStreamOptions(resolved, meta.events)
     const envelope = meta.options.envelope === true ? askedEnvelope(statics, name) : undefined
     served.push({
       implementation: fn,

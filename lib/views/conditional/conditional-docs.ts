@@ -43,7 +43,9 @@ export const validatorHeaders = (klass: ValidatorClass, route: RouteDefinition):
   const etag = Type.String({ description: 'Strong validator of the representation (RFC 9110 section 8.8.3).' })
   // With etag = true every 2xx and 304 of the route carries one; hand-rolled validators may not.
   const { etag: hashed, requests, lastModifiedField: field } = klass.conditional
-  const headers: Record<string, unknown> = { etag: hashed === true ? alwaysSent(etag) : etag }
+  // A list that also streams (`listStream`) sends its streamed forms without one: the tag is not known until the last row is.
+  const streams = route.name === 'list' && route.standard && Boolean(Reflect.get(klass, 'listStream'))
+  const headers: Record<string, unknown> = { etag: hashed === true && !streams ? alwaysSent(etag) : etag }
   // lastModifiedField is stamped (with etag) from that field of the object sent: only a route
   // whose body has the field sends it; a list, a page or a custom shape never does.
   const stamped = hashed === true && field !== undefined &&

@@ -123,6 +123,8 @@ export const ConditionalMixin = defineMixin<ActionViewClass<'conditional', Condi
     // before the content is looked at, and the validators of the new representation.
     static override contribute (route: RouteDefinition, method: string): RouteContribution {
       const inherited = super.contribute(route, method)
+      // An event stream has no representation to tag: each read is new (docs/streaming.md).
+      if (route.events !== undefined) return inherited
       if (SAFE.has(method)) return extendContribution(inherited, readContribution(this, route))
       if (writesObject(route, method) && route.path.includes(':')) return extendContribution(inherited, writeContribution(this, route, method))
       return inherited

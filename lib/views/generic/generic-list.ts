@@ -56,23 +56,33 @@ export function pageSchema (item: TSchema | undefined, filter: FilterClass | nul
   return pagination === undefined ? Type.Array(item) : pagination.pageSchema(item)
 }
 
+/** The library's own `list` methods: a view whose `list` is one of them reads its list as `listRows` does. */
+const GENERIC_LISTS = new WeakSet<object>()
+
+/** Whether a view's `list` is the generic one, not a method of its own (a streamed list reads as the generic one does). */
+export const isGenericList = (method: unknown): boolean => typeof method === 'function' && GENERIC_LISTS.has(method)
+
 /**
  * The generic list of a base with a `filter` static: the query parameters are the filter's, and the
  * response the page its pagination shapes. A real method of a named class, so that a stack trace
  * or a debugger stepping into `super.list(request)` lands in `GenericList.list`.
  */
-export const genericListClass = <B extends ListBase>(Base: B): ViewBase => class GenericList extends listMembers(Base) {
-  static override getActionRoute (action: StandardAction): ActionRoute {
-    const route = super.getActionRoute(action)
-    if (action.name !== 'list') return route
-    const options = this.filter == null
-      ? route.options
-      : withSchema(
-        route.options,
-        { querystring: this.filter.querySchema() }
-      )
-    return { ...route, options, responseSchema: pageSchema(listItemOf(this), this.filter) }
-  }
+export const genericListClass = <B extends ListBase>(Base: B): ViewBase => {
+  const cls = class GenericList extends listMembers(Base) {
+    static override getActionRoute (action: StandardAction): ActionRoute {
+      const route = super.getActionRoute(action)
+      if (action.name !== 'list') return route
+      const options = this.filter == null
+        ? route.options
+        : withSchema(
+          route.options,
+          { querystring: this.filter.querySchema() }
+        )
+      return { ...route, options, responseSchema: pageSchema(listItemOf(this), this.filter) }
+    }
 
-  list (this: ListingView, request: FastifyRequest): unknown { return genericList(this, request) }
+    list (this: ListingView, request: FastifyRequest): unknown { return genericList(this, request) }
+  }
+  GENERIC_LISTS.add(cls.prototype.list)
+  return cls
 }

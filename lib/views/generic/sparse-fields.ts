@@ -5,6 +5,7 @@ import { ConfigurationError } from '../../core/configuration-error.js'
 import { defineMixin } from '../mixins.js'
 import { schemaStatic } from '../../core/typebox-lines.js'
 import { isRecord } from '../../core/record.js'
+import { isObjectNode } from '../../core/schema-node.js'
 import { fieldSetOf, Fieldsets, fieldsetParameters, rememberFieldSet, sparseSchema, type FieldSet, type RelatedFields } from '../../query/field-set.js'
 import { fieldNamesOf } from '../../stores/repository.js'
 import { listItemOf } from '../actions/list-create.js'
@@ -100,7 +101,8 @@ export const SparseFieldsMixin = defineMixin<ActionViewClass<'sparseFields', Spa
           ;(view as unknown as SparseFieldsMembers).fieldSet = set // a view of this mixin's class
           rememberFieldSet(request, set)
         }],
-        preSerialization: [shaping(list ? itemsIn(this, route.responseSchema) : route.envelope, list, relations)]
+        preSerialization: [shaping(list ? itemsIn(this, route.responseSchema) : route.envelope, list, relations,
+          aliasesOf(list ? listItemOf(this) : schemaStatic(this, 'responseSchema')))]
       })
     }
   }, GENERIC)
@@ -174,13 +176,23 @@ function checkWhenReady (app: FastifyInstance, klass: SparseClass, relations: Re
   })
 }
 
+/** The aliases of an item's members (a member's wire name when it declares `alias`), by field name. */
+function aliasesOf (item: TSchema | undefined): ReadonlyMap<string, string> {
+  const properties = item !== undefined && isObjectNode(item) ? item.properties ?? {} : {}
+  return new Map(Object.entries(properties).flatMap(([name, member]) =>
+    typeof member.alias === 'string' ? [[name, member.alias] as const] : []))
+}
+
 /**
  * The `preSerialization` hook that cuts each object a read sends to the request's field set and
  * embeds the relations it expands: the object (in `member` of an envelope), or each of a list's
  * (in `member` of its page). Whatever the repository read, only the set is serialized.
  */
 function shaping (
-  member: string | undefined, list: boolean, relations: ReadonlyMap<string, Relation>
+  member: string | undefined,
+  list: boolean,
+  relations: ReadonlyMap<string, Relation>,
+  aliases: ReadonlyMap<string, string>
 ): preSerializationHookHandler<unknown> {
   return (request, reply, payload, done) => {
     const set = fieldSetOf(request)
@@ -192,7 +204,9 @@ function shaping (
     const sent = holder === undefined ? payload : holder[member as string]
     // A list's page holds an array of objects; a successful detail read, one (a missing one is a 404).
     const objects = list ? sent as Array<Record<string, unknown>> : [sent as Record<string, unknown>]
-    const cut = objects.map((object) => pickFields(object, set.names))
+    // The objects have their wire names by now, an aliased member its alias: it is kept by either name.
+    const names = aliases.size === 0 ? set.names : set.names.flatMap((name) => [name, aliases.get(name) ?? name])
+    const cut = objects.map((object) => pickFields(object, names))
     const answer = (): unknown => {
       const shaped = list ? cut : cut[0]
       return holder === undefined ? shaped : { ...holder, [member as string]: shaped }

@@ -29,8 +29,10 @@ export async function * listRows (view: StreamingView, pageSize: number): AsyncG
   const { args, kwargs } = view.getFilterArgs(filter, 'list')
   const options = view.getRepositoryOptions('list')
   const repository = view.repository
-  const key = keyFieldsOf(repository) ?? ['id']
-  const orderBy = filter === undefined ? totalOrdering([], key) : filter.cursorOrdering()
+  // Made total by the repository's key, which no two rows share; a filter's tie-breaker (the cursor pages')
+  // is the key only when the filter names it, and a store without a declared key is ordered by it.
+  const key = keyFieldsOf(repository)
+  const orderBy = key !== undefined || filter === undefined ? totalOrdering(filter?.ordering ?? [], key ?? ['id']) : filter.cursorOrdering()
   const query: ListQuery = { orderBy, limit: pageSize }
   if (filter?.search !== undefined) query.search = filter.search
   if (args.length > 0) query.args = args
