@@ -166,6 +166,7 @@ function itemsView (repository: ItemRepository, changes: ChangeFeed<ItemChange>,
     @Events('/events', {
       events: { created: Item, updated: Item, deleted: ItemId },
       summary: 'Item changes, live',
+      operationId: 'streamItemChanges',
       description: 'Server-sent events: `created` and `updated` carry the item, `deleted` its id. Reconnect with Last-Event-ID to receive what was missed.'
     })
     events (_request: unknown, stream: EventStreamContext) {

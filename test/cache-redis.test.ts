@@ -570,7 +570,7 @@ t0.test('the example over Redis: hits, every write invalidates, keys with the pr
   const documented = Object.entries(doc.paths).flatMap(([path, operations]) =>
     Object.entries(operations).map(([method, operation]) => `${method} ${path}${'503' in operation.responses ? ' 503' : ''}`))
   t.same(documented.sort(), [
-    'delete /items/bulk 503', 'delete /items/{id} 503', 'get /health', 'get /items', 'get /items/{id}',
+    'delete /items/bulk 503', 'delete /items/{id} 503', 'get /health', 'get /items', 'get /items/events', 'get /items/{id}',
     'patch /items/bulk 503', 'patch /items/{id} 503', 'post /items 503', 'post /items/bulk 503', 'put /items/bulk 503', 'put /items/{id} 503'
   ], 'OpenAPI documents a 503 on every write of items, and on no read')
 })

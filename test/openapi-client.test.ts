@@ -84,7 +84,8 @@ export const health400: Statuses<'/health', 'get'> = 400
 export const list404: Statuses<'/items', 'get'> = 404
 
 type Same<A, B> = [A] extends [B] ? [B] extends [A] ? true : false : false
-type Client = ReturnType<typeof createClient<paths>>
+// The JSON forms: GET /items also answers NDJSON and a streamed array (listStream), which a client reading JSON leaves out.
+type Client = ReturnType<typeof createClient<paths, 'application/json' | 'application/problem+json'>>
 type Item = components['schemas']['Item']
 // Reads take ?fields=: what they send is the item with only its key certain.
 type ItemFieldset = components['schemas']['ItemFieldset']

@@ -364,6 +364,13 @@ test('the example API: every route documents exactly the statuses its configurat
   let seen = 0
   for (const [route, operations] of Object.entries(doc.paths)) {
     for (const [method, operation] of Object.entries(operations)) {
+      seen++
+      // The event stream: no validators (every read is new), the 400 of a Last-Event-ID it cannot read, and an
+      // answer that never ends, which inject would wait for; test/events.test.ts sends it its errors over a socket.
+      if (operation.responses['200']?.content?.['text/event-stream'] !== undefined) {
+        t.same(documentedErrors(operation), [400], `${method.toUpperCase()} ${route}: the 400 of its Last-Event-ID`)
+        continue
+      }
       const items = route.startsWith('/items')
       const facts: Facts = {
         method: method.toUpperCase(),
@@ -378,7 +385,6 @@ test('the example API: every route documents exactly the statuses its configurat
         declared: []
       }
       t.same(documentedErrors(operation), possibleStatuses(facts, route), `${method.toUpperCase()} ${route}`)
-      seen++
       const detail = route.endsWith('{id}')
       const target: Target = {
         route,
@@ -392,7 +398,7 @@ test('the example API: every route documents exactly the statuses its configurat
       for (const probe of probesFor(target, 4 * 1024 * 1024)) probes.push({ ...probe, route })
     }
   }
-  t.equal(seen, 11, 'every operation')
+  t.equal(seen, 12, 'every operation')
 
   probes.push(
     { route: '/items', why: 'the current tag', status: 304, method: 'GET', url: '/items', headers: { 'if-none-match': await tagOf(app, '/items') } },
@@ -402,7 +408,8 @@ test('the example API: every route documents exactly the statuses its configurat
     { route: '/items/bulk', why: 'an id no row has', status: 404, method: 'PUT', url: '/items/bulk', headers: JSON_TYPE, payload: '[{"id":999999,"name":"ghost","price":1}]' },
     { route: '/items/bulk', why: 'no filter', status: 400, method: 'DELETE', url: '/items/bulk' },
     { route: '/items/bulk', why: 'no filter', status: 400, method: 'PATCH', url: '/items/bulk', headers: JSON_TYPE, payload: '{"price":2}' },
-    { route: '/items/bulk', why: 'an item that fails validation', status: 400, method: 'POST', url: '/items/bulk', headers: JSON_TYPE, payload: '[{"name":"","price":1}]' }
+    { route: '/items/bulk', why: 'an item that fails validation', status: 400, method: 'POST', url: '/items/bulk', headers: JSON_TYPE, payload: '[{"name":"","price":1}]' },
+    { route: '/items/events', why: 'a Last-Event-ID it cannot read', status: 400, method: 'GET', url: '/items/events', headers: { 'last-event-id': 'x' } }
   )
   const answered = await send(t, app, doc, probes, { ...PROBLEMS, bodies: documentedBodies(doc) })
   for (const [route, operations] of Object.entries(doc.paths)) {

@@ -187,7 +187,7 @@ test('list, count and get: MySQL text, values bound in text order', async (t) =>
   t.same(server.statements(), [
     [`${SELECT} WHERE \`name\` LIKE BINARY ? AND \`price\` LIKE ? AND \`price\` > ? AND (LOCATE(?, lower(\`name\`)) > 0) ` +
       'ORDER BY `price` IS NULL DESC, `price` DESC, `id` IS NULL, `id` ASC LIMIT 20 OFFSET 40', ['La%', '3%', 10, 'la']],
-    [`${SELECT} WHERE (((\`name\` > ? OR \`name\` IS NULL)) OR (\`name\` = ? AND (\`id\` > ? OR \`id\` IS NULL))) ` +
+    [`${SELECT} WHERE (((\`name\` > ? OR \`name\` IS NULL)) OR (\`name\` = ? AND \`id\` > ?)) ` +
       'ORDER BY `name` IS NULL, `name` ASC, `id` IS NULL, `id` ASC LIMIT 18446744073709551615 OFFSET 5', ['Desk', 'Desk', 3]],
     ['SELECT COUNT(*) AS n FROM `items` WHERE `name` IN (?, ?)', ['Lamp', 'Desk']],
     [`${SELECT} WHERE \`id\` = ?`, [7]],

@@ -1,7 +1,6 @@
 // What one operation can answer (openapi layer): its success response and every error it documents,
 // each where the route can really give it, merged with the route's own `responses`.
 import { Type, type TSchema } from '@sinclair/typebox'
-import { isObjectNode } from '../core/schema-node.js'
 import { findRaises, getCatchSpecs, raisesPairs, type Raises } from '../views/decorators.js'
 import { BadRequest, ContentTooLarge, statusTitle, UnprocessableContent, UnsupportedMediaType, URITooLong, type APIErrorClass } from '../http/errors.js'
 import type { ErrorFormat } from '../http/error-format.js'
@@ -259,9 +258,8 @@ const LAST_EVENT_ID = Type.Optional(Type.String({
 export function eventStreamOptions (options: ResolvedRouteOptions, events: EventRoute): ResolvedRouteOptions {
   const own = options.schema?.headers
   // The route's own header schema keeps its members (its own `last-event-id` included), with the header beside them.
-  const withHeader = own === undefined
-    ? Type.Object({ 'last-event-id': LAST_EVENT_ID })
-    : isObjectNode(own) ? Type.Object({ 'last-event-id': LAST_EVENT_ID, ...own.properties }) : own
+  // A header schema is an object's (routes' request parts are): its members are schemas.
+  const withHeader = Type.Object({ 'last-event-id': LAST_EVENT_ID, ...own?.properties as Record<string, TSchema> | undefined })
   const responses = { 200: eventStreamResponse(events), 400: { errors: [BadRequest] } }
   const merged = mergeRouteOptions({ responses }, options)
   return { ...merged, schema: { ...merged.schema, headers: withHeader } }

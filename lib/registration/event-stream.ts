@@ -12,6 +12,9 @@ import { isPublished } from '../views/events/event-hub.js'
 /** One event as a method yields it: the route's types were checked by the decorator's signature, its values here. */
 interface YieldedEvent { event?: unknown, data?: unknown, id?: string | number, retry?: number }
 
+/** A heartbeat, as the bytes every stream sends. */
+const HEARTBEAT_BYTES = Buffer.from(HEARTBEAT)
+
 /** The headers of every stream: every read is new, and a proxy that buffers would hold the events back (nginx reads X-Accel-Buffering). */
 const STREAM_HEADERS = { 'content-type': `${EVENT_STREAM}; charset=utf-8`, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' }
 
@@ -50,7 +53,7 @@ function streamsOf (app: FastifyInstance): Set<EventOutput> {
  */
 class EventOutput extends Readable {
   readonly #iterator: AsyncIterator<YieldedEvent>
-  readonly #encode: (event: YieldedEvent) => string
+  readonly #encode: (event: YieldedEvent) => Buffer
   readonly #controller: AbortController
   readonly #limits: EventStreamLimits
   readonly #reply: FastifyReply
@@ -59,13 +62,13 @@ class EventOutput extends Readable {
   #pulling = false
   #ended = false
   #lastWrite = Date.now()
-  /** Since when output has waited for the client without a drain; `undefined` while it reads. */
-  #stalledSince: number | undefined
-  readonly #drained = (): void => { this.#stalledSince = undefined }
+  /** The last time the client was known to read: a drain of the response, or a check that found nothing waiting. */
+  #readAt = Date.now()
+  readonly #drained = (): void => { this.#readAt = Date.now() }
 
   constructor (
     iterator: AsyncIterator<YieldedEvent>,
-    encode: (event: YieldedEvent) => string,
+    encode: (event: YieldedEvent) => Buffer,
     controller: AbortController,
     reply: FastifyReply,
     limits: EventStreamLimits,
@@ -82,15 +85,19 @@ class EventOutput extends Readable {
     // A client that reads, however slowly, drains the response now and then: only one that reads nothing is stalled.
     reply.raw.on('drain', this.#drained)
     const { heartbeat, stallTimeout } = limits
-    // One timer does both: a heartbeat is due after `heartbeat` of quiet, a stall is judged in halves of `stallTimeout`.
-    const period = Math.min(heartbeat > 0 ? heartbeat : Infinity, stallTimeout / 2)
+    // One timer does both: a heartbeat is due after `heartbeat` of quiet; a stall is judged every quarter of
+    // `stallTimeout`, so a client is cut between `stallTimeout` and 1.25 times it after it last read, never before.
+    const period = Math.min(heartbeat > 0 ? heartbeat : Infinity, stallTimeout / 4)
     this.#timer = setInterval(() => { this.#tick() }, period).unref()
   }
 
-  /** Writes the text of an event, or of a comment. */
-  send (text: string): void {
+  /**
+   * Writes an event, or a comment, as bytes: a string the socket has not taken would be held in a buffer
+   * sized for its longest UTF-8 form, three times its length.
+   */
+  send (bytes: Buffer): void {
     this.#lastWrite = Date.now()
-    this.push(text)
+    this.push(bytes)
   }
 
   override _read (): void {
@@ -116,14 +123,14 @@ class EventOutput extends Readable {
     const now = Date.now()
     const response = this.#reply.raw
     if (response.writableNeedDrain) {
-      // Judged from the first tick that finds output waiting, unless a drain came since.
-      this.#stalledSince ??= now
-      if (now - this.#stalledSince >= this.#limits.stallTimeout) {
-        this.destroy(new EventStreamCut(`The client read nothing for ${this.#limits.stallTimeout} ms while ${response.writableLength + this.readableLength} bytes waited for it: the stream was cut`))
+      if (now - this.#readAt >= this.#limits.stallTimeout) {
+        const waiting = response.writableLength + this.readableLength
+        this.destroy(new EventStreamCut(`The client read nothing for ${this.#limits.stallTimeout} ms while ${waiting} bytes waited for it: the stream was cut`))
       }
       return
     }
-    if (this.#limits.heartbeat > 0 && now - this.#lastWrite >= this.#limits.heartbeat) this.send(HEARTBEAT)
+    this.#readAt = now
+    if (this.#limits.heartbeat > 0 && now - this.#lastWrite >= this.#limits.heartbeat) this.send(HEARTBEAT_BYTES)
   }
 
   /** Ends the stream cleanly: what was written is sent, the method's iterator is closed. Called once: every caller sees the stream open. */
@@ -159,10 +166,10 @@ export interface EventStreamer {
 }
 
 /** The text of an event, its data serialized by the compiled serializer of its name; a name the route does not declare is a mistake of the method. */
-function encoderOf (serializers: ReadonlyMap<unknown, (value: unknown) => string>): (event: YieldedEvent) => string {
+function encoderOf (serializers: ReadonlyMap<unknown, (value: unknown) => string>): (event: YieldedEvent) => Buffer {
   // An event a hub published is sent on many streams: serialized once, for all of them. Any other may be
   // an object the method changes and yields again, and is serialized each time.
-  const texts = new WeakMap<YieldedEvent, string>()
+  const texts = new WeakMap<YieldedEvent, Buffer>()
   return (event) => {
     const shared = isPublished(event)
     const known = shared ? texts.get(event) : undefined
@@ -171,9 +178,11 @@ function encoderOf (serializers: ReadonlyMap<unknown, (value: unknown) => string
     if (serialize === undefined) {
       throw new EventStreamCut(`The method yielded an event named ${JSON.stringify(event.event)}, which its route does not declare`)
     }
-    const text = eventText({ event: event.event as string, id: event.id, retry: event.retry }, serialize(event.data))
-    if (shared) texts.set(event, text)
-    return text
+    // A name a serializer was found under: one of the route's, a string.
+    const fields = { event: event.event as string, id: event.id, retry: event.retry }
+    const bytes = Buffer.from(eventText(fields, serialize(event.data)))
+    if (shared) texts.set(event, bytes)
+    return bytes
   }
 }
 
@@ -210,13 +219,15 @@ export function eventStreamer (events: EventRoute, compile: (schema: TSchema) =>
           reply.raw.off('close', gone)
           // The first event's text before anything is made: a mistake in it is an error answer, and nothing is left open.
           const ended = step !== undefined && (step.done === true || controller.signal.aborted)
-          const text = step === undefined ? HEARTBEAT : ended ? undefined : encode(step.value)
+          const text = step === undefined ? HEARTBEAT_BYTES : ended ? undefined : encode(step.value)
           const output = new EventOutput(iterator, encode, controller, reply, events.limits, streams)
           if (text === undefined) output.finish()
           else output.send(text)
           // Opened by a comment: the first step is still running, and the output takes it.
           if (step === undefined) output.pull(first)
-          return reply.headers(STREAM_HEADERS).send(output)
+          // Resolved with the stream, which Fastify sends: a reply returned instead would be awaited as a thenable for the stream's life.
+          reply.headers(STREAM_HEADERS)
+          return output
         }).catch((error: unknown) => {
           clearTimeout(timer)
           reply.raw.off('close', gone)

@@ -212,7 +212,8 @@ export class SqlBuilder {
     const field: FieldWriter = (name) => this.#field(name, params, options)
     if (query.after !== undefined) {
       const bind: Bind = (v) => { params.push(v); return '?' }
-      where += (where === '' ? ' WHERE ' : ' AND ') + after(query.orderBy, query.after, field, bind)
+      const keyColumn = (name: string): boolean => this.key.columns.includes(name)
+      where += (where === '' ? ' WHERE ' : ' AND ') + after(query.orderBy, query.after, field, bind, keyColumn)
     }
     let sql = group === undefined ? `${head}${where}${orderBy(this.dialect, keys, field)}` : groupedSelect(this, head + where, group, keys, query.fields)
     // Window sizes are written as literals: SQLite plans a bound LIMIT much worse (about

@@ -44,15 +44,22 @@ export function orderBy (dialect: Dialect, keys: OrderKey[], field: FieldWriter)
   return sql
 }
 
-/** The keyset condition "after these values" in the sort order, nulls placed as `orderBy` places them. */
-export function after (keys: OrderKey[], values: unknown[], field: FieldWriter, bind: Bind): string {
+/**
+ * The keyset condition "after these values" in the sort order, nulls placed as `orderBy` places them.
+ * A column that holds no null (`notNull`: the table's key) is compared alone: `"id" > ?` is a seek along
+ * its index, where `("id" > ? OR "id" IS NULL)` makes both databases scan from the first row.
+ */
+export function after (
+  keys: OrderKey[], values: unknown[], field: FieldWriter, bind: Bind, notNull: (field: string) => boolean
+): string {
   const col = (j: number): string => field(keys[j].field)
   const alternatives = keys.map((key, i) => {
     const parts: string[] = []
     for (let j = 0; j < i; j++) parts.push(values[j] === null ? `${col(j)} IS NULL` : `${col(j)} = ${bind(values[j])}`)
     const v = values[i]
     if (v === null) parts.push(key.descending ? `${col(i)} IS NOT NULL` : 'FALSE')
-    else parts.push(key.descending ? `${col(i)} < ${bind(v)}` : `(${col(i)} > ${bind(v)} OR ${col(i)} IS NULL)`)
+    else if (key.descending) parts.push(`${col(i)} < ${bind(v)}`)
+    else parts.push(notNull(key.field) ? `${col(i)} > ${bind(v)}` : `(${col(i)} > ${bind(v)} OR ${col(i)} IS NULL)`)
     return `(${parts.join(' AND ')})`
   })
   return `(${alternatives.join(' OR ')})`

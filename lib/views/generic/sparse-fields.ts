@@ -5,7 +5,6 @@ import { ConfigurationError } from '../../core/configuration-error.js'
 import { defineMixin } from '../mixins.js'
 import { schemaStatic } from '../../core/typebox-lines.js'
 import { isRecord } from '../../core/record.js'
-import { isObjectNode } from '../../core/schema-node.js'
 import { fieldSetOf, Fieldsets, fieldsetParameters, rememberFieldSet, sparseSchema, type FieldSet, type RelatedFields } from '../../query/field-set.js'
 import { fieldNamesOf } from '../../stores/repository.js'
 import { listItemOf } from '../actions/list-create.js'
@@ -90,7 +89,7 @@ export const SparseFieldsMixin = defineMixin<ActionViewClass<'sparseFields', Spa
     static override contribute (route: RouteDefinition, method: string): RouteContribution {
       const inherited = super.contribute(route, method)
       if (!route.standard || !READS.has(route.name)) return inherited
-      const { fieldsets, relations } = readsOf(this, route.name)
+      const { item, fieldsets, relations } = readsOf(this, route.name)
       if (route.app !== undefined && relations.size > 0) checkWhenReady(route.app, this, relations)
       const list = route.name === 'list'
       return extendContribution(inherited, {
@@ -101,8 +100,9 @@ export const SparseFieldsMixin = defineMixin<ActionViewClass<'sparseFields', Spa
           ;(view as unknown as SparseFieldsMembers).fieldSet = set // a view of this mixin's class
           rememberFieldSet(request, set)
         }],
-        preSerialization: [shaping(list ? itemsIn(this, route.responseSchema) : route.envelope, list, relations,
-          aliasesOf(list ? listItemOf(this) : schemaStatic(this, 'responseSchema')))]
+        preSerialization: [
+          shaping(list ? itemsIn(this, route.responseSchema) : route.envelope, list, relations, aliasesOf(item))
+        ]
       })
     }
   }, GENERIC)
@@ -177,9 +177,8 @@ function checkWhenReady (app: FastifyInstance, klass: SparseClass, relations: Re
 }
 
 /** The aliases of an item's members (a member's wire name when it declares `alias`), by field name. */
-function aliasesOf (item: TSchema | undefined): ReadonlyMap<string, string> {
-  const properties = item !== undefined && isObjectNode(item) ? item.properties ?? {} : {}
-  return new Map(Object.entries(properties).flatMap(([name, member]) =>
+function aliasesOf (item: TObject): ReadonlyMap<string, string> {
+  return new Map(Object.entries(item.properties).flatMap(([name, member]) =>
     typeof member.alias === 'string' ? [[name, member.alias] as const] : []))
 }
 

@@ -39,6 +39,9 @@ export async function * listRows (view: StreamingView, pageSize: number): AsyncG
   const reads = view.fieldSet?.reads
   if (reads !== undefined && !mapsItself(view.constructor, 'list')) query.fields = selectable(reads, repository)
   for (;;) {
+    // A store that reads synchronously (SQLite) would hold the event loop for the whole stream while the
+    // socket takes every page at once: each page waits for the loop's turn, so other requests are served between.
+    await new Promise<void>((resolve) => { setImmediate(resolve) })
     const rows = await repository.list(kwargs, query, options)
     if (rows.length > 0) yield rows
     if (rows.length < pageSize) return
