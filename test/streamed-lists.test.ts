@@ -1045,3 +1045,40 @@ t0.test('the document of a view with field sets: a line may lack what ?fields= l
   t.same(item.required, ['id'], 'the page\'s items: only the key is always sent')
   t.same(line.required, item.required, 'a line is documented as the page\'s items are')
 })
+
+t0.test('a stream from synchronous SQLite lets other requests through between its pages', async (t) => {
+  // 20,000 rows over a real socket read as fast as it can: the reads are synchronous, and the socket
+  // takes pages as fast as they come, so without a turn of the event loop between pages nothing else
+  // would run meanwhile. A chain of setImmediate callbacks counts the turns; each read notes the count.
+  const db = new Database(':memory:')
+  db.exec(DDL('REAL'))
+  const insert = db.prepare(INSERT)
+  db.transaction(() => { for (let i = 1; i <= 20_000; i++) insert.run(...values(row(i))) })()
+  const repository = new SqliteRepository<StoredT>(db, TABLE)
+  let turns = 0
+  const seen: number[] = []
+  const list = repository.list.bind(repository)
+  repository.list = (...args) => { seen.push(turns); return list(...args) }
+  class Big extends GenericListAPIView.with({ responseSchema: Product, repository }) {
+    static override listStream = { pageSize: 100 }
+  }
+  const app = await build({ views: [{ view: Big, prefix: '/big' }] })
+  t.teardown(async () => { await app.close(); db.close() })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as AddressInfo
+  let counting = true
+  const count = (): void => { turns++; if (counting) setImmediate(count) }
+  setImmediate(count)
+  const lines = await new Promise<number>((resolve, reject) => {
+    http.get({ port, path: '/big', headers: { accept: NDJSON } }, (res) => {
+      let n = 0
+      res.on('data', (chunk: Buffer) => { for (const byte of chunk) if (byte === 10) n++ })
+      res.on('end', () => { resolve(n) })
+    }).on('error', reject)
+  })
+  counting = false
+  t.equal(lines, 20_000, 'every row')
+  t.equal(seen.length, 201, 'read in 200 pages and the short one after')
+  const back = seen.findIndex((value, i) => i > 0 && value === seen[i - 1])
+  t.equal(back, -1, 'the event loop turned before every page was read')
+})
