@@ -12,7 +12,8 @@ import { listItemOf } from '../views/actions/list-create.js'
 import { isGenericList } from '../views/generic/generic-list.js'
 import { mapsItself } from '../views/generic/generic-view.js'
 import { pickFields } from '../views/generic/expand.js'
-import { listRows, type StreamingView } from '../views/generic/streamed-list.js'
+import { listRows } from '../views/generic/streamed-list.js'
+import type { ListingView } from '../views/generic/generic-list.js'
 import { listStreamSettings, type ListStreamFormat, type ListStreamOptions } from '../views/generic/list-stream.js'
 import { ANSWERED, type BeforeAction, type RouteContribution, type RouteDefinition, type ViewClass } from '../views/view.js'
 import type { FieldSet } from '../query/field-set.js'
@@ -123,8 +124,8 @@ export function streamedLists (
     }
     reply.type(type)
     // No byte is written before the first page is read: a failed first read is an error answer, a later one cuts the stream.
-    // A generic view (registration checked its class has getFilter), which is what StreamingView reads.
-    const rows = listRows(view as unknown as StreamingView, pageSize)
+    // A generic view (registration checked its class has getFilter), which is what ListingView reads.
+    const rows = listRows(view as unknown as ListingView, pageSize)
     reply.send(Readable.from(chunks(rows, encode, set, format === 'array'),
       { objectMode: false, highWaterMark: 65_536 }))
     return ANSWERED

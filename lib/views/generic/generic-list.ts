@@ -11,8 +11,8 @@ import { loadParent } from './parent.js'
 import { then } from '../../core/maybe-promise.js'
 import { mapsItself } from './generic-view.js'
 
-/** What the generic list needs of its view: the hooks and the repository of a generic view (generic-view.ts). */
-interface ListingView {
+/** What the generic list (and its stream, streamed-list.ts) needs of its view: the hooks and the repository of a generic view (generic-view.ts). */
+export interface ListingView {
   readonly request: FastifyRequest
   readonly repository: Repository<unknown> | AsyncRepository<unknown>
   getFilter (request: FastifyRequest): BaseFilter | undefined

@@ -1,21 +1,10 @@
 // Streamed lists (views layer): the rows of a generic list read page by page along its total order, so
-// that a list of any length is sent in constant memory.
-import type { FastifyRequest } from 'fastify'
-import type { BaseFilter } from '../../query/filters.js'
+// that a list of any length is sent in bounded memory.
 import { totalOrdering } from '../../query/cursor.js'
-import { keyFieldsOf, selectable, type AsyncRepository, type Criteria, type ListQuery, type Repository, type RepositoryOptions } from '../../stores/repository.js'
+import { keyFieldsOf, selectable, type ListQuery } from '../../stores/repository.js'
 import { loadParent } from './parent.js'
 import { mapsItself } from './generic-view.js'
-
-/** What the streamed list needs of its view: the hooks of a generic view (generic-view.ts). */
-export interface StreamingView {
-  readonly request: FastifyRequest
-  readonly repository: Repository<unknown> | AsyncRepository<unknown>
-  getFilter (request: FastifyRequest): BaseFilter | undefined
-  getFilterArgs (filter: BaseFilter | undefined, action?: string): { args: unknown[], kwargs: Criteria }
-  getRepositoryOptions (action: string): RepositoryOptions
-  readonly fieldSet?: { readonly reads: readonly string[] | undefined } | undefined
-}
+import type { ListingView } from './generic-list.js'
 
 /**
  * The rows of the list this request asks for: the filter's criteria, search and order, the view's
@@ -23,7 +12,7 @@ export interface StreamingView {
  * after the last row sent (a keyset seek along the order and its tie-breaker), so no page is skipped
  * however deep. The query's page parameters do not apply: the stream is the whole list.
  */
-export async function * listRows (view: StreamingView, pageSize: number): AsyncGenerator<unknown[]> {
+export async function * listRows (view: ListingView, pageSize: number): AsyncGenerator<unknown[]> {
   await loadParent(view)
   const filter = view.getFilter(view.request)
   const { args, kwargs } = view.getFilterArgs(filter, 'list')
