@@ -282,7 +282,8 @@ t.test('read-your-writes while Redis is killed and started again: no stale read;
   t.equal(figures.statuses.get(503) ?? 0, figures.refused, 'and every 503 a write\'s refusal: 503, retry-after 1, "nothing was written"')
   t.ok(figures.refused > 0, `writes were refused while Redis was gone (${figures.refused})`)
   t.ok(figures.writesAfter > 0, `writes were served again once Redis was back (${figures.writesAfter})`)
-  t.ok(figures.refusedAt.every((at) => at >= marks.killed && at < figures.servedAfter),
+  // A write sent just before the kill, still running when Redis went, is refused too: a second is longer than any write takes.
+  t.ok(figures.refusedAt.every((at) => at >= marks.killed - 1_000 && at < figures.servedAfter),
     `only while it was gone: sent after the kill, and before a write was served again (${refusals})`)
   t.equal(figures.hitsWhileDown, 0, 'nothing was answered from the cache while Redis was gone')
   t.ok(figures.hitsAfter > 0, `and answers came from it again once it was back (${figures.hitsAfter} hits)`)
