@@ -16,6 +16,7 @@ import { AsyncSqliteRepository, PostgresRepository, type SqlTableOptions } from 
 import { swaggerOptions } from 'fastify-views/swagger'
 import { memoryCache, redisCache, type CacheStore } from 'fastify-views/cache'
 import { ChangeFeed } from 'fastify-views/streams'
+import type { ExampleTelemetry } from './telemetry.js'
 
 export const Item = Type.Object({
   id: Type.Integer({ description: 'Assigned by the server.' }),
@@ -82,6 +83,8 @@ export interface StoreOptions {
   cacheUrl?: string
   /** On SQLite, how long a call waits in all for another process's lock before it answers 503 (ms; the repository's default, 5000). */
   sqliteLockTimeout?: number
+  /** What observes the API (examples/telemetry.ts): telemetries, the metrics `GET /metrics` answers, `@fastify/otel`'s request spans. */
+  telemetry?: Partial<ExampleTelemetry>
 }
 
 /** The example's items through the asynchronous protocol, whichever store holds them. */
@@ -215,7 +218,7 @@ export const TIMEOUTS = {
  * both of `headersTimeout` and `connectionsCheckingInterval`).
  */
 export async function buildApp (options: FastifyHttpOptions<Server> & StoreOptions = {}): Promise<FastifyInstance> {
-  const { databaseUrl, sqliteLockTimeout, cacheUrl, ...fastifyOptions } = options
+  const { databaseUrl, sqliteLockTimeout, cacheUrl, telemetry, ...fastifyOptions } = options
   if (cacheUrl !== undefined && cacheUrl !== 'memory' && !/^rediss?:\/\//.test(cacheUrl)) throw new Error('CACHE_URL must be memory or redis://...')
   const store = await openStore({ databaseUrl, sqliteLockTimeout })
   const app = Fastify({
@@ -231,7 +234,9 @@ export async function buildApp (options: FastifyHttpOptions<Server> & StoreOptio
     ...fastifyOptions
   })
   // First, so that every route answers problem+json whatever is registered after.
-  configureApp(app, { cache: await cacheStore(app, cacheUrl) })
+  configureApp(app, { cache: await cacheStore(app, cacheUrl), telemetry: telemetry?.telemetry })
+  // The request's span (`@fastify/otel`), the parent of the views' own, starts before any other hook.
+  if (telemetry?.http !== undefined) await app.register(telemetry.http.plugin())
   app.addHook('onClose', async () => { await store.close() })
   await app.register(swagger, swaggerOptions({
     info: { title: 'Shop', version: '1.0.0', description: 'The fastify-views example API.', license: { name: 'MIT', identifier: 'MIT' } },
@@ -247,6 +252,9 @@ export async function buildApp (options: FastifyHttpOptions<Server> & StoreOptio
     if (request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 400) changes.notify()
     done()
   })
+  const { metrics } = telemetry ?? {}
+  // Not an operation of the API: left out of its document.
+  if (metrics !== undefined) app.get('/metrics', { schema: { hide: true } }, metrics.handler)
   await app.register(views, { views: [{ view: itemsView(store.repository, changes, cacheUrl !== undefined), prefix: '/items' }, { view: Health, prefix: '/health' }] })
   return app
 }

@@ -13,6 +13,8 @@ import type { ValidationPolicy } from './schema/validation-policy.js'
 import { configureAuth, type AuthOptions } from './access/authenticator.js'
 import { configureCache } from './registration/cache-settings.js'
 import type { CacheStore } from './stores/cache/cache-store.js'
+import type { Telemetry } from './routes/telemetry.js'
+import { configureTelemetry } from './registration/observed-routes.js'
 
 /** A view with its registration options: `{ view: Items, prefix: '/items', tags: ['items'] }`. */
 export interface ViewEntry extends RegisterViewOptions {
@@ -46,6 +48,8 @@ export interface FastifyViewsOptions {
   auth?: AuthOptions<any>
   /** The application's cache store (docs/cache.md): what views with `static cache` keep their answers in, and every write invalidates. */
   cache?: CacheStore
+  /** What observes the application's view routes (docs/observability.md): traces, metrics; a list for several. */
+  telemetry?: Telemetry | readonly Telemetry[]
 }
 
 /** Options of `configureApp`. */
@@ -62,6 +66,11 @@ export interface ConfigureAppOptions {
    * for several; every view route registered after caches and invalidates through it.
    */
   cache?: CacheStore
+  /**
+   * What observes every view route registered after (docs/observability.md): `otelTracing()`,
+   * `otelMetrics(meter)`, `prometheusMetrics()`, or a list of them. Without one a route pays nothing.
+   */
+  telemetry?: Telemetry | readonly Telemetry[]
 }
 
 // The error handler belongs to a context (Fastify encapsulates it), so each context
@@ -85,6 +94,7 @@ const listeningServers = new WeakSet<object>()
 export function configureApp (app: FastifyInstance, options: ConfigureAppOptions = {}): FastifyInstance {
   if (options.auth !== undefined) configureAuth(app, options.auth)
   if (options.cache !== undefined) configureCache(app, options.cache)
+  if (options.telemetry !== undefined) configureTelemetry(app, options.telemetry)
   // Without a format of its own, a context answers in the format of the context around it.
   const format = options.errorFormat ?? appErrorFormat(app) ?? PROBLEM_FORMAT
   const configured = configuredContexts.get(app)
@@ -147,10 +157,12 @@ const fastifyViews: FastifyPluginAsync<FastifyViewsOptions> = async (app, option
         `(${before.slice(0, 5).join(', ')}${before.length > 5 ? ', ...' : ''}), so ${before.length === 1 ? 'it keeps' : 'they keep'} Fastify's JSON errors, not ${formatName(options.errorFormat)}. ` +
         `Call ${configureCall(options.errorFormat)} right after creating the app, before any route or plugin`)
     }
-    configureApp(app, { errorFormat: options.errorFormat, auth: options.auth, cache: options.cache })
+    const { errorFormat, auth, cache, telemetry } = options
+    configureApp(app, { errorFormat, auth, cache, telemetry })
   } else {
     if (options.auth !== undefined) configureAuth(app, options.auth)
     if (options.cache !== undefined) configureCache(app, options.cache)
+    if (options.telemetry !== undefined) configureTelemetry(app, options.telemetry)
     // Opted out: something else must answer the application's errors and 404s by the time it starts.
     app.addHook('onReady', async function checkConfigured () {
       if (hasDefaultErrorHandler(app)) {

@@ -15,6 +15,8 @@ const ENTRIES = {
   './access': 'lib/access.ts',
   './cache': 'lib/cache.ts',
   './streams': 'lib/streams.ts',
+  './opentelemetry': 'lib/opentelemetry.ts',
+  './prometheus': 'lib/prometheus.ts',
   './swagger': 'lib/openapi/swagger.ts',
   './sql': 'lib/stores/sql/index.ts'
 } as const

@@ -103,7 +103,9 @@ export const CONFIGURATION_ERRORS = {
   /** A cache option that cannot work: no store, a misspelt action, a resource two names, an answer shared that is a principal's. */
   FV_ERR_CACHE: 'FV_ERR_CACHE',
   /** An event-stream route (`Events`) or a streamed list that cannot work: no events, a name with a line break, a limit that is not a whole number in range. */
-  FV_ERR_STREAM: 'FV_ERR_STREAM'
+  FV_ERR_STREAM: 'FV_ERR_STREAM',
+  /** A telemetry that is not one (no `observe`), a second telemetry for an application, or a telemetry option it does not take. */
+  FV_ERR_TELEMETRY: 'FV_ERR_TELEMETRY'
 } as const
 
 /** One configuration error code. */

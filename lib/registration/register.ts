@@ -22,6 +22,8 @@ import { makesViewEarly, operationsOf } from './contributions.js'
 import { buildHandler } from './handler.js'
 import { eventStreamer } from './event-stream.js'
 import { assembleRoute } from './assemble.js'
+import { observeRoute, observersOf } from './observed-routes.js'
+import { appCache, cacheOf } from './cache-settings.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -85,7 +87,15 @@ export function buildViewRoutes (
       const context = { ...documented, errorFormat: format, url: joinPath(appPrefix, url) }
       const schema = buildRouteSchema(klass, documentedDefinition(definition, method, policy), context)
       const steps = contribution.beforeAction ?? []
-      built.push(assembleRoute(operation, {
+      const observers = observersOf(app, {
+        view: klass.name,
+        action: route.name,
+        method,
+        route: context.url,
+        stream: route.events === undefined ? undefined : 'events',
+        cached: caches(app, klass, route.name, method)
+      })
+      built.push(observeRoute(assembleRoute(operation, {
         merged,
         content,
         route: {
@@ -99,10 +109,17 @@ export function buildViewRoutes (
           errorHandler: format.errorHandler,
           config: { ...merged.config, view: klass.name, action: route.name, prefix: joinPath(appPrefix, fullPrefix) }
         }
-      }))
+      }), observers))
     }
   }
   return built.sort((a, b) => compareSpecificity(a.url, b.url))
+}
+
+/** Whether the application's cache serves this operation's reads (what its answers' `x-cache` says). */
+function caches (app: FastifyInstance | undefined, klass: ViewClass, action: string, method: string): boolean {
+  if (appCache(app) === undefined || (method !== 'GET' && method !== 'HEAD')) return false
+  const cache = cacheOf(klass)
+  return cache?.ttl !== undefined && cache.actions.has(action)
 }
 
 /**

@@ -3,6 +3,7 @@
 // inside a `transaction()` every call runs on its connection (AsyncLocalStorage carries it). An
 // operation the database aborted for a concurrent transaction (`transient`) was rolled back whole
 // and runs again, three attempts in all.
+import { sqlStatements } from '../../core/channels.js'
 import type { RepositoryOptions } from '../repository.js'
 import type { SqlBuilder } from './builder.js'
 import type { RowDecoder } from './decode.js'
@@ -11,7 +12,7 @@ import { translateError } from './errors.js'
 import { Nesting } from './nesting.js'
 import { atomically, operations } from './operations.js'
 import { runAsync } from './run.js'
-import type { AsyncExecutor, AsyncRunner } from './runners.js'
+import type { AsyncExecutor, AsyncRunner, QueryResult } from './runners.js'
 import { openScope, runInScope, scopeOf } from './scope.js'
 import type { Operation, Statement, StatementResult, TransactionStep } from './statement.js'
 
@@ -44,17 +45,25 @@ export class PoolExecutor<C> implements AsyncExecutor {
     return this.#dialect.errorKind((error as { cause?: unknown } | undefined)?.cause) === 'transient'
   }
 
+  /** Sends SQL on the connection, published on the statements' channel when something listens (core/channels.ts). */
+  #query (connection: C, sql: string, params: unknown[] | undefined): Promise<QueryResult> {
+    return sqlStatements.hasSubscribers
+      ? sqlStatements.traceSync(this.#runner.query, { sql, database: this.#dialect.name }, this.#runner,
+        connection, sql, params)
+      : this.#runner.query(connection, sql, params)
+  }
+
   async #execute (connection: C, step: Statement | TransactionStep, nesting: Nesting): Promise<StatementResult> {
     if (typeof step === 'string') {
       try {
-        for (const sql of nesting.sql(step)) await this.#runner.query(connection, sql)
+        for (const sql of nesting.sql(step)) await this.#query(connection, sql, undefined)
       } catch (error) {
         nesting.failed(step)
         throw error
       }
       return { rows: [], changes: 0 }
     }
-    const result = await this.#runner.query(connection, step.sql, step.params)
+    const result = await this.#query(connection, step.sql, step.params)
     if (this.#decode !== undefined) result.rows.forEach(this.#decode)
     // Every statement the builder writes reports a row count.
     const { rows, insertId } = result
@@ -116,7 +125,7 @@ export class PoolExecutor<C> implements AsyncExecutor {
   async #statement (statement: Statement, attempt: number): Promise<Row | null> {
     try {
       const { sql, params } = statement
-      return await this.#withConnection((connection) => this.#runner.query(connection, sql, params).then(
+      return await this.#withConnection((connection) => this.#query(connection, sql, params).then(
         ({ rows }) => rows.length === 0 ? null : this.#decode === undefined ? rows[0] : this.#decode(rows[0]),
         // Translated here, so that #withConnection's rule for the connection sees what it was.
         (error: unknown) => { throw translateError(error, this.#dialect) }

@@ -4,6 +4,7 @@
 // transactions, since the connection is one object.
 import { ConfigurationError } from '../../core/configuration-error.js'
 import { isThenable } from '../../core/maybe-promise.js'
+import { sqlStatements } from '../../core/channels.js'
 import type { RepositoryOptions } from '../repository.js'
 import type { SqlBuilder } from './builder.js'
 import type { RowDecoder } from './decode.js'
@@ -47,12 +48,19 @@ export class SyncConnection {
     return this.runner.inTransaction() ?? depth(this.runner.connection) > 0
   }
 
+  /** Runs a method of the runner, published on the statements' channel (core/channels.ts): something listens. */
+  #published<A extends unknown[], R> (method: (...args: A) => R, sql: string, ...args: A): R {
+    return sqlStatements.traceSync(method, { sql, database: this.dialect.name }, this.runner, ...args)
+  }
+
   #execute (step: Statement | TransactionStep, nesting: Nesting): StatementResult {
     if (typeof step === 'string') {
       this.#step(nesting, step)
       return { rows: [], changes: 0 }
     }
-    const result = this.runner.run(step)
+    const result = sqlStatements.hasSubscribers
+      ? this.#published(this.runner.run, step.sql, step)
+      : this.runner.run(step)
     if (this.#decode !== undefined) result.rows.forEach(this.#decode)
     return result
   }
@@ -75,7 +83,9 @@ export class SyncConnection {
   one (statement: Statement): Row | null {
     let row: Row | undefined
     try {
-      row = this.runner.row(statement)
+      row = sqlStatements.hasSubscribers
+        ? this.#published(this.runner.row, statement.sql, statement)
+        : this.runner.row(statement)
     } catch (error) {
       throw translateError(error, this.dialect)
     }
@@ -97,7 +107,10 @@ export class SyncConnection {
   /** Runs one transaction step; a driver's error translated (a busy file: 503). */
   #step (nesting: Nesting, step: TransactionStep): void {
     try {
-      for (const sql of nesting.sql(step)) this.runner.exec(sql)
+      for (const sql of nesting.sql(step)) {
+        if (sqlStatements.hasSubscribers) this.#published(this.runner.exec, sql, sql)
+        else this.runner.exec(sql)
+      }
     } catch (error) {
       nesting.failed(step)
       throw translateError(error, this.dialect)

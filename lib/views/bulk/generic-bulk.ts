@@ -2,6 +2,7 @@
 // request, the hooks around it, and the action views that hold them, each family by name.
 import type { FastifyRequest } from 'fastify'
 import { schemaStatic } from '../../core/typebox-lines.js'
+import { bulkBatches } from '../../core/channels.js'
 import { actionMixin, type ActionViewClass } from '../actions/standard.js'
 import type { APIView } from '../api-view.js'
 import { NotFound, RequestValidationError, type ProblemErrorEntry } from '../../http/errors.js'
@@ -112,6 +113,10 @@ function bulkUpdateOptions (view: BulkView, items: Array<Record<string, unknown>
 const underParent = <R>(view: BulkView, fn: () => R): MaybePromise<R> =>
   onSettled(view, loadParent(view), fn)
 
+/** A batch's write, published on the bulk batches' channel when something listens (core/channels.ts). */
+const batch = <R>(view: BulkView, action: string, items: number, write: () => R): R =>
+  bulkBatches.hasSubscribers ? bulkBatches.traceSync(write, { view: classOf(view).name, action, items }) : write()
+
 /** Generic bulk actions: one repository call per request, none for an empty batch, hooks around it. */
 // Each generic bulk action is a real method of a named class (what a stack trace or a
 // debugger stepping into `super.bulkCreate(request)` shows).
@@ -122,8 +127,9 @@ const bulkImpls: Record<string, (base: ViewBase) => ViewBase> = {
         const data = withScope(this, request.body, 'bulkCreate')
         for (const item of data) judgeObject(this, item, 'bulkCreate')
         if (data.length === 0) return []
-        return onSettled(this, this.beforeBulkCreate(data), () => onSettled(this, this.repository.createMany(data, this.getRepositoryOptions('bulkCreate')),
-          (objs) => onSettled(this, this.afterBulkCreate(objs), () => objs)))
+        return onSettled(this, this.beforeBulkCreate(data), () => onSettled(this, batch(this, 'bulkCreate', data.length,
+          () => this.repository.createMany(data, this.getRepositoryOptions('bulkCreate'))),
+        (objs) => onSettled(this, this.afterBulkCreate(objs), () => objs)))
       })
     }
   },
@@ -134,10 +140,8 @@ const bulkImpls: Record<string, (base: ViewBase) => ViewBase> = {
         const duplicates = duplicateKeys(data, classOf(this).primaryKey)
         if (duplicates.length > 0) throw new RequestValidationError('The request body is invalid.', { errors: duplicates })
         if (data.length === 0) return true
-        return onSettled(this, this.beforeBulkUpdate(data), () => onSettled(this, this.repository.bulkUpdate(
-          data,
-          bulkUpdateOptions(this, data)
-        ),
+        return onSettled(this, this.beforeBulkUpdate(data), () => onSettled(this, batch(this, 'bulkUpdate', data.length,
+          () => this.repository.bulkUpdate(data, bulkUpdateOptions(this, data))),
         () => onSettled(this, this.afterBulkUpdate(), () => true)))
       })
     }
