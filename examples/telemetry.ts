@@ -5,7 +5,8 @@ import { BatchSpanProcessor, ConsoleSpanExporter, type SpanExporter } from '@ope
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node'
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { FastifyOtelInstrumentation } from '@fastify/otel'
-import { otelTracing, type Telemetry } from 'fastify-views/opentelemetry'
+import { otelTracing } from 'fastify-views/opentelemetry'
+import type { Telemetry } from 'fastify-views/types'
 import { prometheusMetrics, type PrometheusMetrics } from 'fastify-views/prometheus'
 
 /** What the environment turned on: the telemetries, the metrics /metrics answers, and what ends them. */

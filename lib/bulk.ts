@@ -15,3 +15,4 @@ export {
   type BulkCreateActions, type BulkUpdateActions, type UpdateManyActions, type BulkDestroyActions
 } from './views/bulk/bulk-views.js'
 export { AsyncBulkAPIViewSet, BulkAPIViewSet } from './views/viewsets.js'
+export { BULK_BATCHES } from './core/channels.js'

@@ -3,5 +3,3 @@
 import './types.js'
 export { otelTracing, type OtelTracingOptions } from './telemetry/otel-tracing.js'
 export { otelMetrics, type OtelMetricsOptions } from './telemetry/otel-metrics.js'
-export type { ObservedRoute, RouteObserver, Telemetry } from './routes/telemetry.js'
-export { SQL_STATEMENTS, BULK_BATCHES, type SqlStatementMessage, type BulkBatchMessage } from './core/channels.js'

@@ -23,6 +23,8 @@ import { ConditionalMixin } from '../lib/conditional.js'
 import { swaggerOptions } from '../lib/openapi/swagger.js'
 import { AsyncSqliteRepository, SqliteRepository } from '../lib/stores/sql/index.js'
 import { memoryCache, redisCache, type CacheOptions } from '../lib/cache.js'
+import { otelMetrics, otelTracing } from '../lib/opentelemetry.js'
+import { prometheusMetrics } from '../lib/prometheus.js'
 import { build, caught, problem } from './helpers.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() }, { $id: 'ConfigItem' })
@@ -980,8 +982,31 @@ const thrown: ThrownCase[] = [
     message: /configured with one error format and is now given another \(problem\+json, then application\/json, validation 422\)/
   },
   ...cacheCases(),
-  ...streamCases()
+  ...streamCases(),
+  ...telemetryCases()
 ]
+
+/** Refusals of telemetries (FV_ERR_TELEMETRY): each names the option or the value, and the fix. */
+function telemetryCases (): ThrownCase[] {
+  const refused = (mistake: string, act: ThrownCase['act'], message: RegExp): ThrownCase =>
+    ({ code: 'FV_ERR_TELEMETRY', mistake: `telemetry: ${mistake}`, act, message })
+  return [
+    refused('a misspelt option of otelTracing', () => otelTracing({ principalID: String } as never),
+      /^fastify-views: otelTracing has no option "principalID"; it takes tracer, principalId, statements$/),
+    refused('a misspelt option of prometheusMetrics', () => prometheusMetrics({ prefx: 'shop_' } as never),
+      /^fastify-views: prometheusMetrics has no option "prefx"; it takes registry, prefix, buckets$/),
+    refused('options that are not an object', () => otelMetrics('meter' as never),
+      /^fastify-views: otelMetrics\(options\) takes an object of options, not meter$/),
+    refused('a telemetry that is not one', () => configureApp(Fastify(), { telemetry: [otelMetrics(), {} as never] }),
+      /^fastify-views: telemetry\[1\] is not a telemetry \(an object with observe\(route\)\): give otelTracing\(\), /),
+    refused('a second telemetry for the application', async () => {
+      const app = Fastify()
+      configureApp(app, { telemetry: otelTracing() })
+      await app.register(views, { telemetry: otelMetrics() })
+      await app.ready()
+    }, /^fastify-views: the application was configured with one telemetry and is now given another; give it once/)
+  ]
+}
 
 /** A generic view over the two rows with `static cache`, on an app with a cache store (unless `store` is false). */
 function cached (cache: CacheOptions, options: { store?: boolean } = {}): ThrownCase['act'] {

@@ -233,12 +233,13 @@ test('the packed library in consumer projects', { timeout: 600_000 }, async (t) 
   const common = [tarball, dev('fastify'), dev('@sinclair/typebox'), dev('@types/node')]
   const [app, sqliteOnly, postgresOnly, typebox1, commonjs] = await Promise.all([
     // @types/better-sqlite3 for the helpdesk of the table of mistakes.
-    project(path.join(work, 'app'), [...common, dev('@fastify/swagger'), dev('@types/better-sqlite3'), dev('ioredis'), ...(NEWEST_TS ? ['typescript-latest@npm:typescript@latest'] : [])], {
+    project(path.join(work, 'app'), [...common, dev('@fastify/swagger'), dev('@types/better-sqlite3'), dev('ioredis'), dev('@opentelemetry/api'), dev('prom-client'), ...(NEWEST_TS ? ['typescript-latest@npm:typescript@latest'] : [])], {
       'readme.ts': block?.[1] ?? '',
       'views.ts': fixture('views.ts'),
       'access.ts': fixture('access.ts'),
       'cache.ts': fixture('cache.ts'),
-      'streams.ts': fixture('streams.ts')
+      'streams.ts': fixture('streams.ts'),
+      'telemetry.ts': fixture('telemetry.ts')
     }),
     project(path.join(work, 'sqlite-only'), [...common, dev('@types/better-sqlite3')], { 'app.ts': fixture('sqlite-only.ts') }),
     project(path.join(work, 'postgres-only'), [...common, dev('pg'), dev('@types/pg')], { 'app.ts': fixture('postgres-only.ts') }),
