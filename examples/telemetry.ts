@@ -3,6 +3,8 @@
 // OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT), each request's span from @fastify/otel, the views' beneath it.
 import { BatchSpanProcessor, ConsoleSpanExporter, type SpanExporter } from '@opentelemetry/sdk-trace-base'
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node'
+import { resourceFromAttributes } from '@opentelemetry/resources'
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions'
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { FastifyOtelInstrumentation } from '@fastify/otel'
 import { otelTracing } from 'fastify-views/opentelemetry'
@@ -29,7 +31,11 @@ export function telemetryFromEnvironment (env: NodeJS.ProcessEnv): ExampleTeleme
   if (tracing === undefined) return { telemetry, metrics, shutdown: async () => {} }
   // OTLPTraceExporter reads OTEL_EXPORTER_OTLP_ENDPOINT itself (default http://localhost:4318).
   const exporter: SpanExporter = tracing === 'console' ? new ConsoleSpanExporter() : new OTLPTraceExporter()
-  const provider = new NodeTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter)] })
+  const provider = new NodeTracerProvider({
+    // What a trace backend lists the spans under: OTEL_SERVICE_NAME, as every OpenTelemetry SDK reads it.
+    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME ?? 'fastify-views-example' }),
+    spanProcessors: [new BatchSpanProcessor(exporter)]
+  })
   // The global provider, a context that follows each request through its awaits, W3C trace headers.
   provider.register()
   telemetry.push(otelTracing())

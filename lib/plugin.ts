@@ -68,7 +68,7 @@ export interface ConfigureAppOptions {
   cache?: CacheStore
   /**
    * What observes every view route registered after (docs/observability.md): `otelTracing()`,
-   * `otelMetrics(meter)`, `prometheusMetrics()`, or a list of them. Without one a route pays nothing.
+   * `otelMetrics({ meter })`, `prometheusMetrics()`, or a list of them. Without one a route pays nothing.
    */
   telemetry?: Telemetry | readonly Telemetry[]
 }

@@ -12,7 +12,12 @@ test('a statement is summarised by its first keyword and the table of its first 
     ['UPDATE "items" SET "name" = ? WHERE "id" = ?', 'UPDATE', 'items'],
     ['DELETE FROM "items" WHERE "id" IN (?, ?, ?)', 'DELETE', 'items'],
     ['SELECT * FROM `items`', 'SELECT', 'items'],
+    ['SELECT * FROM `my items`', 'SELECT', 'my items'],
+    ['SELECT * FROM \'items\'', 'SELECT', 'items'],
+    ['SELECT * FROM ', 'SELECT', undefined],
     ['SELECT * FROM public.items', 'SELECT', 'public.items'],
+    ['UPDATE "shop"."items" SET "a" = ?', 'UPDATE', 'shop.items'],
+    ['SELECT * FROM "shop".items', 'SELECT', 'shop.items'],
     // A string literal is not a keyword, and a table read from a subquery is none of the statement's own.
     ['SELECT \'FROM nowhere\' AS x FROM "y"', 'SELECT', 'y'],
     ['SELECT * FROM (SELECT 1) AS t', 'SELECT', undefined],

@@ -8,6 +8,7 @@ import { Type } from '@sinclair/typebox'
 import views, { APIView, Get, Post, configureApp } from '../lib/index.js'
 import type { ObservedRoute, RouteObserver, Telemetry } from '../lib/types.js'
 import { apiKeyAuth, IsAuthenticated } from '../lib/access.js'
+import { buildViewRoutes } from '../lib/registration/register.js'
 
 const Ok = Type.Object({ ok: Type.Boolean() })
 
@@ -113,6 +114,8 @@ test('a route nothing observes, and an app without telemetry, get exactly the ho
   t.same(hooksOf(observed.routes, 'GET', '/things/ignored'), hooksOf(plain.routes, 'GET', '/things/ignored'), 'observe returned nothing')
   t.same(hooksOf(plain.routes, 'GET', '/things'), {}, 'a plain route without telemetry has no hook')
   t.same(hooksOf(observed.routes, 'GET', '/things'), { onRequest: 1, onError: 1 }, 'an observed one: a first onRequest and an onError')
+  t.equal(observed.routes.find((r) => r.url === '/things' && r.method === 'GET')?.handler.name, 'viewRouteHandler',
+    'the handler, run inside the observers, keeps its name')
   await observed.app.inject({ url: '/things/ignored' })
   t.same(seen.calls, [], 'its requests are not seen')
 })
@@ -182,12 +185,26 @@ test('a telemetry is attached once per application and detached when it closes; 
 test('a telemetry without attach needs none; a single entry that is no telemetry is refused by name', async (t) => {
   let started = 0
   const counting: Telemetry = { observe: () => ({ start: () => { started++ }, end: () => {} }) }
-  const { app: server } = await app(counting)
+  const { app: server, routes } = await app(counting)
   await server.inject({ url: '/things' })
   await server.close()
   t.equal(started, 1)
+  t.same(hooksOf(routes, 'GET', '/things'), { onRequest: 1 }, 'no onError hook where no observer hears errors')
   t.throws(() => configureApp(Fastify(), { telemetry: { start () {} } as never }), {
     code: 'FV_ERR_TELEMETRY',
     message: /^fastify-views: telemetry is not a telemetry \(an object with observe\(route\)\)/
   })
+  t.throws(() => configureApp(Fastify(), { telemetry: [counting, null as never] }), {
+    code: 'FV_ERR_TELEMETRY',
+    message: /^fastify-views: telemetry\[1\] is not a telemetry/
+  })
+  // The same telemetries again are the same; fewer, or others, are another.
+  const other: Telemetry = { observe: () => undefined }
+  const twice = Fastify()
+  configureApp(twice, { telemetry: [counting, other] })
+  t.doesNotThrow(() => configureApp(twice, { telemetry: [counting, other] }))
+  t.throws(() => configureApp(twice, { telemetry: [counting] }), { code: 'FV_ERR_TELEMETRY' })
+  t.throws(() => configureApp(twice, { telemetry: [counting, counting] }), { code: 'FV_ERR_TELEMETRY' })
+  // Routes built without an application have no telemetry to ask.
+  t.ok(buildViewRoutes(Things).every((route) => route.onRequest === undefined), 'routes built without an app: no observer')
 })

@@ -23,10 +23,20 @@ const OPTIONS = ['meter'] as const
 export function otelMetrics (options: OtelMetricsOptions = {}): Telemetry {
   checkedOptions('otelMetrics', options, OPTIONS)
   const meter = options.meter ?? metrics.getMeter('fastify-views')
-  const requests = meter.createHistogram('fastify_views.request.duration', { unit: 's', description: 'Duration of requests to view routes' })
-  const lookups = meter.createCounter('fastify_views.cache.lookups', { description: 'Lookups of cached answers of view routes' })
-  const streams = meter.createUpDownCounter('fastify_views.event_streams.open', { description: 'Event streams open' })
-  const statements = meter.createHistogram('db.client.operation.duration', { unit: 's', description: 'Duration of SQL statements run by repositories' })
+  // In seconds, so the SDK's default boundaries (made for milliseconds) would put every value in the first bucket:
+  // the boundaries the semantic conventions advise for http.server.request.duration and db.client.operation.duration.
+  const requests = meter.createHistogram('fastify_views.request.duration', {
+    unit: 's',
+    description: 'Duration of requests to view routes',
+    advice: { explicitBucketBoundaries: [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10] }
+  })
+  const lookups = meter.createCounter('fastify_views.cache.lookups', { unit: '{lookup}', description: 'Lookups of cached answers of view routes' })
+  const streams = meter.createUpDownCounter('fastify_views.event_streams.open', { unit: '{stream}', description: 'Event streams open' })
+  const statements = meter.createHistogram('db.client.operation.duration', {
+    unit: 's',
+    description: 'Duration of SQL statements run by repositories',
+    advice: { explicitBucketBoundaries: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10] }
+  })
   const routeAttributes = (route: ObservedRoute): Attributes => ({
     'fastify_views.view': route.view,
     'fastify_views.action': route.action,
@@ -55,5 +65,5 @@ export function otelMetrics (options: OtelMetricsOptions = {}): Telemetry {
       return (seconds) => { statements.record(seconds, attributes) }
     }
   }
-  return routeMetrics('otelMetrics', instruments)
+  return routeMetrics('otelMetrics', instruments, meter)
 }

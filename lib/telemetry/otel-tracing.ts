@@ -24,6 +24,9 @@ export interface OtelTracingOptions {
 
 const OPTIONS = ['tracer', 'principalId', 'statements'] as const
 
+/** The context key an action's context names the telemetry that traces it under. */
+const ACTION = createContextKey('fastify-views action')
+
 /** What a traced request carries: its span and the context its hooks and handler run in. */
 interface Traced { span: Span, context: Context, error: Error | undefined }
 const TRACED = Symbol('fastify-views.traced')
@@ -43,10 +46,12 @@ export function otelTracing (options: OtelTracingOptions = {}): Telemetry {
   checkedOptions('otelTracing', options, OPTIONS)
   const tracer = options.tracer ?? trace.getTracer('fastify-views')
   const { principalId } = options
-  // The contexts of this telemetry's own actions: a statement is traced inside one of them only.
-  const own = createContextKey('fastify-views action')
+  // The contexts of this telemetry's own actions: a statement is traced inside one of them only. The key is
+  // the API's (one for every telemetry: createContextKey makes a Symbol.for); the value is this telemetry's.
+  const own = {}
   const summaries = new SqlSummaries()
   const guard = guarded('the tracer')
+  const guardPrincipal = guarded('otelTracing\'s principalId')
 
   const observe = (route: ObservedRoute): RouteObserver => {
     const name = `${route.view}.${route.action}`
@@ -61,7 +66,7 @@ export function otelTracing (options: OtelTracingOptions = {}): Telemetry {
         guard(request, () => {
           const parent = (request as OtelRequest).opentelemetry?.().context ?? context.active()
           const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes: { ...attributes, 'http.request.method': request.method } }, parent)
-          request[TRACED] = { span, context: trace.setSpan(parent, span).setValue(own, true), error: undefined }
+          request[TRACED] = { span, context: trace.setSpan(parent, span).setValue(ACTION, own), error: undefined }
         })
       },
       within (request, fn, thisArg, ...args) {
@@ -75,20 +80,28 @@ export function otelTracing (options: OtelTracingOptions = {}): Telemetry {
       end (request: TracedRequest, reply: FastifyReply, finished) {
         const traced = request[TRACED]
         if (traced === undefined) return
+        const { span, error } = traced
+        if (principalId !== undefined && request.principal != null) {
+          const asker = request.principal
+          guardPrincipal(request, () => {
+            const id = principalId(asker)
+            if (id !== undefined) span.setAttribute('enduser.id', String(id))
+          })
+        }
         guard(request, () => {
-          const { span, error } = traced
-          const status = reply.statusCode
-          span.setAttribute('http.response.status_code', status)
-          if (!finished) span.setAttribute('fastify_views.response.completed', false)
-          const id = principalId === undefined || request.principal == null ? undefined : principalId(request.principal)
-          if (id !== undefined) span.setAttribute('enduser.id', String(id))
-          // A server's 4xx is the client's mistake, not the span's error (semantic conventions of HTTP spans).
-          if (status >= 500) {
-            span.setAttribute('error.type', error?.name ?? String(status))
-            if (error !== undefined) span.recordException(error)
-            span.setStatus({ code: SpanStatusCode.ERROR, message: error?.message })
+          try {
+            const status = reply.statusCode
+            span.setAttribute('http.response.status_code', status)
+            if (!finished) span.setAttribute('fastify_views.response.completed', false)
+            // A server's 4xx is the client's mistake, not the span's error (semantic conventions of HTTP spans).
+            if (status >= 500) {
+              span.setAttribute('error.type', error?.name ?? String(status))
+              if (error !== undefined) span.recordException(error)
+              span.setStatus({ code: SpanStatusCode.ERROR, message: error?.message })
+            }
+          } finally {
+            span.end()
           }
-          span.end()
         })
       }
     }
@@ -108,8 +121,8 @@ export function otelTracing (options: OtelTracingOptions = {}): Telemetry {
     else close(message.error)
   }
   const statements = startAndEnd((message: SqlStatementMessage) => {
-    const parent = context.active()
-    if (parent.getValue(own) !== true) return
+    const parent = activeAction(own)
+    if (parent === undefined) return
     guard(undefined, () => {
       const summary = summaries.of(message.sql)
       spans.set(message, tracer.startSpan(summary.name, {
@@ -125,8 +138,8 @@ export function otelTracing (options: OtelTracingOptions = {}): Telemetry {
     })
   }, ended)
   const batches = startAndEnd((message: BulkBatchMessage) => {
-    const parent = context.active()
-    if (parent.getValue(own) !== true) return
+    const parent = activeAction(own)
+    if (parent === undefined) return
     guard(undefined, () => {
       spans.set(message, tracer.startSpan(`${message.view}.${message.action} batch`, {
         attributes: { 'fastify_views.view': message.view, 'fastify_views.action': message.action, 'fastify_views.batch.items': message.items }
@@ -145,7 +158,17 @@ export function otelTracing (options: OtelTracingOptions = {}): Telemetry {
 }
 
 /** Records an error on a span: an exception event, and the span's status an error. */
+/**
+ * The active context when it is one of this telemetry's actions and its span is still open: a timer a
+ * request set off carries the request's context on after its span ended, and is no part of it.
+ */
+function activeAction (own: object): Context | undefined {
+  const active = context.active()
+  return active.getValue(ACTION) === own && trace.getSpan(active)?.isRecording() === true ? active : undefined
+}
+
 function failed (span: Pick<Span, 'recordException' | 'setStatus'>, error: unknown): void {
+  // A driver's error is an Error; anything else thrown is recorded as its text.
   const exception = error instanceof Error ? error : new Error(String(error))
   span.recordException(exception)
   span.setStatus({ code: SpanStatusCode.ERROR, message: exception.message })

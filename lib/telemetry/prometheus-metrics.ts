@@ -1,6 +1,7 @@
 // Metrics of view routes for Prometheus (telemetry layer): prom-client's histograms, counters and gauges in
 // a registry, and a handler that answers them in the exposition format, for a route the application chooses.
-import client from 'prom-client'
+import client, { type Metric } from 'prom-client'
+import { ConfigurationError } from '../core/configuration-error.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ObservedRoute, Telemetry } from '../routes/telemetry.js'
 import { routeMetrics, type MetricInstruments } from './route-metrics.js'
@@ -39,22 +40,32 @@ export function prometheusMetrics (options: PrometheusMetricsOptions = {}): Prom
   const registry = options.registry ?? new client.Registry()
   const prefix = options.prefix ?? 'fastify_views_'
   const registers = [registry]
-  const made = <M>(name: string, make: (name: string) => M): M =>
-    (registry.getSingleMetric(prefix + name) as M | undefined) ?? make(prefix + name) // the metric this function made under that name before
-  const requests = made('request_duration_seconds', (name) => new client.Histogram({
+  type Kind<M> = abstract new (...args: never[]) => M
+  const made = <M extends Metric>(name: string, kind: Kind<M>, labels: readonly string[], make: (n: string) => M) => {
+    const existing = registry.getSingleMetric(prefix + name)
+    if (existing === undefined) return make(prefix + name)
+    // Another prometheusMetrics over the registry made it; a metric of the application's own under the name would not fit.
+    const labelNames = (existing as unknown as { labelNames: readonly string[] }).labelNames // every prom-client metric has them, [] for none
+    if (!(existing instanceof kind) || labelNames.join() !== labels.join()) {
+      throw new ConfigurationError('FV_ERR_TELEMETRY', `fastify-views: prometheusMetrics: the registry already has a metric ${prefix + name} ` +
+        `that is not the library's (${existing.constructor.name} of labels ${labelNames.join(', ') || 'none'}); give another prefix, or another registry`)
+    }
+    return existing
+  }
+  const requests = made('request_duration_seconds', client.Histogram, [...ROUTE_LABELS, 'status_class'], (name) => new client.Histogram({
     name,
     help: 'Duration of requests to view routes, in seconds, by view, action, method and status class',
     labelNames: [...ROUTE_LABELS, 'status_class'],
     registers,
     ...options.buckets === undefined ? {} : { buckets: options.buckets }
   }))
-  const lookups = made('cache_lookups_total', (name) => new client.Counter({
+  const lookups = made('cache_lookups_total', client.Counter, ['view', 'action', 'result'], (name) => new client.Counter({
     name, help: 'Lookups of cached answers of view routes, by view, action and result (hit or miss)', labelNames: ['view', 'action', 'result'], registers
   }))
-  const streams = made('event_streams_open', (name) => new client.Gauge({
+  const streams = made('event_streams_open', client.Gauge, ['view', 'action'], (name) => new client.Gauge({
     name, help: 'Event streams open, by view and action', labelNames: ['view', 'action'], registers
   }))
-  const statements = made('sql_statement_duration_seconds', (name) => new client.Histogram({
+  const statements = made('sql_statement_duration_seconds', client.Histogram, ['database', 'operation', 'table'], (name) => new client.Histogram({
     name,
     help: 'Duration of SQL statements run by repositories, in seconds, by database, operation and table',
     labelNames: ['database', 'operation', 'table'],
@@ -80,7 +91,7 @@ export function prometheusMetrics (options: PrometheusMetricsOptions = {}): Prom
       return (seconds) => { child.observe(seconds) }
     }
   }
-  const telemetry = routeMetrics('prometheusMetrics', instruments)
+  const telemetry = routeMetrics('prometheusMetrics', instruments, registry)
   const handler = async (_request: FastifyRequest, reply: FastifyReply): Promise<string> => {
     const text = await registry.metrics()
     reply.type(registry.contentType)

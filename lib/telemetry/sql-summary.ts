@@ -61,7 +61,8 @@ export function summarise (sql: string): SqlSummary {
     if (c === '"' || c === '`' || c === '\'') {
       const close = sql.indexOf(c, i + 1)
       if (close < 0) break
-      if (wanted && depth === 0 && c !== '\'') return made(operation, sql.slice(i + 1, close))
+      // `wanted` is only ever set outside parentheses; a quoted name may be a table (SQLite takes 'name' too).
+      if (wanted) return made(operation, qualified(sql, i))
       i = close
     } else if (c === '(') {
       // A table read from a subquery (`FROM (SELECT ...)`) is no table of the statement's own.
@@ -74,3 +75,11 @@ export function summarise (sql: string): SqlSummary {
 }
 
 const made = (operation: string, table: string): SqlSummary => ({ operation, table, name: `${operation} ${table}` })
+
+/** A schema-qualified name from `at` (`"shop"."items"`, `"shop".items`): its parts without their quotes. */
+function qualified (sql: string, at: number): string {
+  const name = /(?:"[^"]*"|`[^`]*`|'[^']*'|[A-Za-z0-9_$]+)(?:\.(?:"[^"]*"|`[^`]*`|[A-Za-z0-9_$]+))*/y
+  name.lastIndex = at
+  const match = name.exec(sql) as RegExpExecArray // the quote at `at` closes, so the pattern matches there
+  return match[0].replace(/["`']/g, '')
+}

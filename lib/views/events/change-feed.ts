@@ -1,5 +1,6 @@
 // ChangeFeed (views layer): the rows of an append-only store as a stream that resumes from an id, with
 // one reader per process publishing what is new to every follower.
+import { AsyncResource } from 'node:async_hooks'
 import { RequestValidationError } from '../../http/errors.js'
 import type { AsyncRepository, Criteria, ListQuery, OrderKey, Repository } from '../../stores/repository.js'
 import { compareValues } from '../../stores/value-order.js'
@@ -64,6 +65,12 @@ export class ChangeFeed<T> {
   /** Followers waiting for the poller to read where the store is. */
   readonly #headWaiters = new Set<() => void>()
   #polling: Promise<void> | undefined
+  /**
+   * The async context the feed was made in, which the poller runs in: not the context of the request
+   * that first followed or notified, which its timers would otherwise carry on in (a trace would show
+   * every later poll inside that request's span).
+   */
+  readonly #scope: AsyncResource
   #timer: NodeJS.Timeout | undefined
   #again = false
 
@@ -80,6 +87,7 @@ export class ChangeFeed<T> {
     this.#poll = poll
     this.#maxQueued = maxQueued
     this.#parse = parse
+    this.#scope = new AsyncResource('fastify-views.ChangeFeed')
   }
 
   /** The id of a row's event: its key as text, what the client sends back. */
@@ -98,7 +106,7 @@ export class ChangeFeed<T> {
       return
     }
     clearTimeout(this.#timer)
-    this.#polling = this.#pollOnce()
+    this.#polling = this.#poller()
   }
 
   /**
@@ -172,7 +180,12 @@ export class ChangeFeed<T> {
 
   #startPolling (): void {
     if (this.#polling !== undefined || this.#timer !== undefined) return
-    this.#polling = this.#pollOnce()
+    this.#polling = this.#poller()
+  }
+
+  /** Starts a poll in the feed's own async context. */
+  #poller (): Promise<void> {
+    return this.#scope.runInAsyncScope(() => this.#pollOnce())
   }
 
   /** Publishes every row after the head, then waits for the next poll while anyone follows. */
