@@ -505,6 +505,20 @@ const thrown: ThrownCase[] = [
   },
   {
     code: 'FV_ERR_PAGE_SIZE',
+    mistake: 'a maxOffset that is no whole number of rows: every page would be refused, or none bounded',
+    act: () => {
+      class Pages extends OffsetLimitFilter.with({ maxOffset: -1 }) {}
+      class Notes extends GenericListAPIView {
+        static override repository = rows()
+        static override responseSchema = Type.Object({ id: Type.Integer() })
+        static override filter = Pages
+      }
+      return build({ views: [{ view: Notes, prefix: '/notes' }] })
+    },
+    message: /^Pages: maxOffset is -1; give a whole number of rows from 0 \(Number\.MAX_SAFE_INTEGER for no bound\)$/
+  },
+  {
+    code: 'FV_ERR_PAGE_SIZE',
     mistake: 'a default page longer than the longest allowed: pages would silently be shorter',
     act: () => {
       class Pages extends PaginationFilter.with({ defaultPageSize: 50, maxPageSize: 20 }) {}

@@ -50,7 +50,13 @@ test('q on a filter without search fields is ignored; pages and offsets beyond w
   t.teardown(() => example.close())
   const page = problem(t, await example.inject('/items?page=9007199254740991'), 400)
   t.equal(page.errors[0].parameter, 'page', 'a page whose offset no store can address is a 400 naming page')
-  t.equal((await example.inject('/items?page=1000000')).statusCode, 200, 'a far but addressable page is an empty page')
+  const deep = problem(t, await example.inject('/items?page=1000000'), 400)
+  t.equal(deep.errors[0].parameter, 'page', 'a page skipping more than maxOffset rows is a 400 naming page')
+  t.equal((await example.inject('/items?page=101&page_size=100')).statusCode, 200, 'the deepest page maxOffset allows is an empty page')
+  const past = problem(t, await example.inject('/items?page=102&page_size=100'), 400).errors[0]
+  t.equal(past.parameter, 'page', 'one more is not')
+  t.equal(past.detail, 'Must be at most 101 with page_size 100: a deeper page skips more than 10000 rows. ' +
+    'Narrow the list with filters, or page it with a cursor')
 })
 
 test('a URL the router cannot decode is a problem (frameworkErrors)', async (t) => {

@@ -110,7 +110,9 @@ for (const store of STORES) {
     t.same([ids(last.articles), last.articlesCount], [range(26, 30), 30], 'a window past the end holds what is left')
     t.same(ids((await app.inject('/articles?limit=1000')).json().articles), range(1, 30), 'limit up to maxPageSize, 1000')
     t.same(ids((await app.inject('/articles?sort=-id&limit=3')).json().articles), [30, 29, 28], 'ordering applies before the window')
-    t.same((await app.inject('/articles?offset=9007199254740991')).json(), { articles: [], articlesCount: 30 }, 'the largest offset is an empty page, not an error')
+    t.same((await app.inject('/articles?offset=10000')).json(), { articles: [], articlesCount: 30 }, 'the largest offset, maxOffset, is an empty page, not an error')
+    const deep = problem(t, await app.inject('/articles?offset=10001'), 400)
+    t.same(deep.errors.map((e: { parameter: string }) => e.parameter), ['offset'], 'one more row skipped is a 400 naming offset')
     const capped = problem(t, await app.inject('/articles?limit=1001'), 400)
     t.same(capped.errors.map((e: { parameter: string, in: string }) => [e.parameter, e.in]), [['limit', 'query']], 'a limit above the cap is a 400 naming limit')
     t.match(capped.errors[0].detail, /less or equal to 1000/)
@@ -215,7 +217,7 @@ test('the OpenAPI document shows your page and your parameters', async (t) => {
   const parameters = Object.fromEntries(
     list.parameters.map((p: { name: string, in: string, schema: unknown }) => [p.name, [p.in, p.schema]])
   )
-  t.same(parameters.offset, ['query', { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }])
+  t.same(parameters.offset, ['query', { type: 'integer', minimum: 0, maximum: 10_000, default: 0 }], 'offset up to maxOffset')
   t.same(parameters.limit, ['query', { type: 'integer', minimum: 1, maximum: 1000, default: 20 }], 'the cap and the default the filter sets')
 })
 
@@ -253,7 +255,10 @@ test('the page builders are the schemas the built-in paginations answer; a list 
   const schema = PaginationFilter.with({ maxPageSize: 50 }).querySchema()
   const properties = schema.properties as Record<string, { maximum?: number }>
   const page = properties.page
-  t.equal(page.maximum, Math.floor(Number.MAX_SAFE_INTEGER / 50), 'page is bounded by the largest page size')
+  t.equal(page.maximum, 10_001, 'page is bounded by maxOffset at a page of one row')
+  const unboundedFilter = PaginationFilter.with({ maxPageSize: 50, maxOffset: Number.MAX_SAFE_INTEGER })
+  const unbounded = unboundedFilter.querySchema().properties as Record<string, { maximum?: number }>
+  t.equal(unbounded.page.maximum, Math.floor(Number.MAX_SAFE_INTEGER / 50), 'without the bound, by the largest page size, so that its offset stays an exact integer')
   const { app, doc } = await documented({ views: [{ view: articles(null as never, new MemoryRepository<ArticleT>({ rows: ROWS })), prefix: '/all' }] })
   t.teardown(() => app.close())
   t.same(ids((await app.inject('/all?limit=1')).json()), range(1, 30), 'every row, limit being no parameter')

@@ -46,6 +46,7 @@ export function composeFilters (...filters: FilterClass[]): FilterClass {
     static override searchFields = [...new Set(filters.flatMap((f) => f.searchFields))]
     static override paginator = paging[0] ?? null
     static override maxPageSize = pager?.maxPageSize ?? BaseFilter.maxPageSize
+    static override maxOffset = pager?.maxOffset ?? BaseFilter.maxOffset
     // The pager's own choice, checked against its maxPageSize; an inherited default, already capped.
     static override defaultPageSize = pager === undefined
       ? BaseFilter.defaultPageSize

@@ -105,6 +105,13 @@ export class BaseFilter {
   static maxPageSize = 100
   /** `page_size` / `limit` when the client sends none. */
   static defaultPageSize = 100
+  /**
+   * The most rows a page may skip (`offset`; `(page - 1) × page_size`): the store reads every row it
+   * skips, so a deep offset costs a request as much as reading them all. Past it a request is a 400
+   * naming the parameter. Deep pages are a cursor's (`CursorPaginationFilter`), which seeks to them;
+   * `Number.MAX_SAFE_INTEGER` lifts the bound.
+   */
+  static maxOffset = 10_000
   /** The field that makes the order total for cursors (the primary key), or its fields (a key of several). */
   static tieBreaker: string | readonly string[] = 'id'
   // Bounds on what one request may ask the store to do (docs/filters.md): a search or a LIKE
@@ -254,6 +261,10 @@ function parametersOf (filter: FilterClass): FilterParameters {
   if (pagination !== undefined && filter.defaultPageSize > filter.maxPageSize && setsDefaultPageSize(filter)) {
     throw new ConfigurationError('FV_ERR_PAGE_SIZE', `${filter.name}: defaultPageSize ${filter.defaultPageSize} is more than maxPageSize ${filter.maxPageSize}, so pages would ` +
       `hold ${filter.maxPageSize} items, not ${filter.defaultPageSize}. Lower defaultPageSize to ${filter.maxPageSize} or less, or raise maxPageSize`)
+  }
+  if (pagination !== undefined && !(Number.isSafeInteger(filter.maxOffset) && filter.maxOffset >= 0)) {
+    throw new ConfigurationError('FV_ERR_PAGE_SIZE', `${filter.name}: maxOffset is ${String(filter.maxOffset)}; give a whole number of rows ` +
+      'from 0 (Number.MAX_SAFE_INTEGER for no bound)')
   }
   const props: Record<string, TSchema> = {}
   const criteria = new Map<string, string>()

@@ -33,7 +33,7 @@ export interface OffsetFacts {
 export interface OffsetNames { offset: string, limit: string }
 
 /**
- * Pages by offset: the rows to skip (0..2^53 - 1) and how many to read (1..`maxPageSize`), over
+ * Pages by offset: the rows to skip (0..`maxOffset`) and how many to read (1..`maxPageSize`), over
  * the rows and their total. A subclass says what a page looks like: its type (`page`, of
  * `this['item']`), its members (`envelope`) and their schema (`envelopeSchema`). `OffsetPages` is
  * the one `OffsetLimitFilter` answers with; the parameter names are the constructor's.
@@ -69,8 +69,8 @@ export abstract class OffsetPagination implements Pagination<OffsetWindow>, Enve
 
   parameters (bounds: PageBounds): Record<string, TSchema> {
     return {
-      // Bounded so that the offset stays an exact integer: one beyond it is a 400 naming the parameter.
-      [this.names.offset]: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }),
+      // Bounded by the filter's maxOffset (the rows a store would read to skip them): one beyond is a 400 naming the parameter.
+      [this.names.offset]: Type.Integer({ minimum: 0, maximum: bounds.maxOffset, default: 0 }),
       [this.names.limit]: pageSizeSchema(bounds)
     }
   }

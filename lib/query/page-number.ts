@@ -1,6 +1,7 @@
 // Page-number pagination (query layer): `page` and `page_size`, a counted window, the `NumberedPage` envelope.
 import { Type, type TArray, type TBoolean, type TInteger, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
 import type { Awaitable } from '../core/maybe-promise.js'
+import { RequestValidationError } from '../http/errors.js'
 import { readCounted } from './counted-page.js'
 import { classSuffix, envelopePage, pageSizeSchema, type Envelope, type PageBounds, type PageField, type PageQuery, type PageSource, type PageWindow, type Pagination } from './pagination-protocol.js'
 
@@ -70,11 +71,12 @@ export abstract class PageNumberPagination implements Pagination<NumberedWindow>
 
   parameters (bounds: PageBounds): Record<string, TSchema> {
     return {
-      // Bounded so that the row offset a page stands for stays an exact integer: a page beyond
-      // what the store can address is a 400 naming the parameter.
+      // Bounded so that the rows a page skips stay within the filter's maxOffset at the smallest page
+      // size (and an exact integer): beyond, a 400 naming the parameter. A larger page_size reaches
+      // maxOffset sooner, which `window` checks.
       [this.names.page]: Type.Integer({
         minimum: 1,
-        maximum: Math.floor(Number.MAX_SAFE_INTEGER / bounds.maxPageSize),
+        maximum: Math.min(Math.floor(Number.MAX_SAFE_INTEGER / bounds.maxPageSize), bounds.maxOffset + 1),
         default: 1
       }),
       [this.names.pageSize]: pageSizeSchema(bounds)
@@ -87,9 +89,22 @@ export abstract class PageNumberPagination implements Pagination<NumberedWindow>
 
   window ({ values, bounds }: PageQuery): NumberedWindow {
     // The values were validated by the schemas of `parameters`: integers in their bounds, or absent.
-    const page = values[this.names.page] as number | undefined
-    const pageSize = values[this.names.pageSize] as number | undefined
-    return { kind: 'page', page: page ?? 1, pageSize: pageSize ?? bounds.pageSize() }
+    const page = values[this.names.page] as number | undefined ?? 1
+    const pageSize = values[this.names.pageSize] as number | undefined ?? bounds.pageSize()
+    if ((page - 1) * pageSize > bounds.maxOffset) {
+      const parameter = this.names.page
+      const last = Math.floor(bounds.maxOffset / pageSize) + 1
+      throw new RequestValidationError('The query string is invalid.', {
+        errors: [{
+          detail: `Must be at most ${last} with ${this.names.pageSize} ${pageSize}: a deeper page skips more than ${bounds.maxOffset} rows. ` +
+            'Narrow the list with filters, or page it with a cursor',
+          pointer: `#/${parameter}`,
+          in: 'query',
+          parameter
+        }]
+      })
+    }
+    return { kind: 'page', page, pageSize }
   }
 
   pageSchema (item: TSchema): TSchema {

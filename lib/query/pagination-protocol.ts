@@ -9,6 +9,8 @@ export interface PageBounds {
   readonly name: string
   /** The largest page a client may ask for. */
   readonly maxPageSize: number
+  /** The most rows a page may skip (`offset`, `(page - 1) × page_size`). */
+  readonly maxOffset: number
   /** The unique field that makes an ordering total (a cursor's last key), or the fields that do together (a key of several). */
   readonly tieBreaker: string | readonly string[]
   /** The page size when the client sends none: `defaultPageSize`, capped at `maxPageSize`. */
