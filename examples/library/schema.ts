@@ -51,7 +51,12 @@ export const tables = (d: SchemaDialect): string[] => [
     id ${d.key},
     member_id INTEGER NOT NULL REFERENCES members (id),
     book_id INTEGER NOT NULL REFERENCES books (id),
-    borrowed_at TEXT NOT NULL, due_at TEXT NOT NULL, returned_at TEXT, updated_at TEXT NOT NULL)`
+    borrowed_at TEXT NOT NULL, due_at TEXT NOT NULL, returned_at TEXT, updated_at TEXT NOT NULL)`,
+  // What the reads look loans up by: a book's (its loans_count, computed for every book listed, and
+  // sorted by) and a member's (their loans). Without them each book listed reads every loan:
+  // test/library-indexes.test.ts checks every read of the lists against the plan SQLite makes.
+  'CREATE INDEX IF NOT EXISTS loans_book ON loans (book_id)',
+  'CREATE INDEX IF NOT EXISTS loans_member ON loans (member_id)'
 ]
 
 const T0 = '2026-01-05T09:00:00.000Z'

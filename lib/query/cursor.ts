@@ -15,7 +15,11 @@ export type CursorPageSchema<T extends TSchema> = TObject<{
 /** A cursor page of items, as a value. */
 export interface CursorPageOf<T> { items: T[], next_page: string | null, previous_page: string | null }
 
-/** A decoded cursor: which way to read, from which key values. */
+/**
+ * A decoded cursor: which way to read, from which key values. No values: from the edge of the
+ * list that way starts at (the first page reading `next`, the last reading `previous`), the cursor
+ * an empty page leads back by, as it has no row to point past.
+ */
 export interface Cursor { direction: 'next' | 'previous', values: unknown[] }
 
 /** The window of a cursor: `{ kind: 'cursor', pageSize, cursor? }`; no cursor: the first page. */
@@ -53,7 +57,8 @@ export function decodeCursor (raw: string, ordering: string[]): Cursor | undefin
   }
   if (typeof wire !== 'object' || wire === null || (wire.d !== 'n' && wire.d !== 'p')) return undefined
   if (!Array.isArray(wire.o) || wire.o.join(',') !== ordering.join(',')) return undefined
-  if (!Array.isArray(wire.v) || wire.v.length !== ordering.length) return undefined
+  // One value per key of the ordering, or none: an edge of the list (`Cursor`).
+  if (!Array.isArray(wire.v) || (wire.v.length !== ordering.length && wire.v.length !== 0)) return undefined
   if (!wire.v.every((v) => v === null || ['string', 'number', 'boolean'].includes(typeof v))) return undefined
   return { direction: wire.d === 'n' ? 'next' : 'previous', values: wire.v }
 }
@@ -99,7 +104,7 @@ export function partialKeyTieBreaker (filter: TieBreaking, key: readonly string[
 /** The values of a row's ordering keys, as a cursor holds them (a date as its ISO text). */
 const keysOf = (item: unknown, ordering: OrderKey[]): unknown[] =>
   ordering.map(({ field }) => {
-    const value = (item as Record<string, unknown>)[field]
+    const value = (item as Record<string, unknown>)[field] // a row the repository listed: an object, read by its sort keys' names
     return value instanceof Date ? value.toISOString() : value
   })
 
@@ -167,25 +172,49 @@ export abstract class CursorPagination implements Pagination<CursorWindow>, Enve
   read (source: PageSource, { cursor, pageSize }: CursorWindow): Awaitable<unknown> {
     const { repository: repo, criteria, options } = source
     const ordering = totalOrdering(source.query.orderBy, source.bounds.tieBreaker)
-    const tokens = ordering.map(orderToken)
     const backwards = cursor?.direction === 'previous'
     const query: ListQuery = {
       ...source.query,
       orderBy: backwards ? reversed(ordering) : ordering,
       limit: pageSize + 1
     }
-    if (cursor !== undefined) query.after = cursor.values
+    // A cursor without values reads from an edge, as the first page does: no seek.
+    const bounded = cursor !== undefined && cursor.values.length > 0
+    if (bounded) query.after = cursor.values
     return then(repo.list(criteria, query, options), (rows) => {
-      const more = rows.length > pageSize
-      const items = backwards ? rows.slice(0, pageSize).reverse() : rows.slice(0, pageSize)
-      const hasNext = backwards ? items.length > 0 : more
-      const hasPrevious = backwards ? more : cursor !== undefined && items.length > 0
-      return this.envelope(items, {
-        next: hasNext ? encodeCursor({ direction: 'next', values: keysOf(items[items.length - 1], ordering) }, tokens) : null,
-        previous: hasPrevious ? encodeCursor({ direction: 'previous', values: keysOf(items[0], ordering) }, tokens) : null
-      })
+      const read = rows.slice(0, pageSize)
+      const items = backwards ? [...read].reverse() : read
+      return this.envelope(items, neighbours(read, { backwards, bounded, more: rows.length > pageSize, ordering }))
     })
   }
+}
+
+/** How a page was read, for the cursors of its neighbours. */
+interface PageRead {
+  /** Whether the rows were read towards the start (a `previous` cursor). */
+  readonly backwards: boolean
+  /** Whether the read began after a boundary row (a cursor with values), rather than at an edge of the list. */
+  readonly bounded: boolean
+  /** Whether a row beyond the page came back: another page lies ahead. */
+  readonly more: boolean
+  readonly ordering: OrderKey[]
+}
+
+/**
+ * The cursors of a page, from its rows in the order they were read. Ahead (the way it was read)
+ * lies a page when a row beyond it came back, reached past the page's farthest row. Behind lies
+ * one when the read began after a boundary row, reached past the nearest row; an empty page has
+ * none, so its way back is the edge it faces: behind an empty previous page the first page, behind
+ * an empty next page the last one, whichever rows are there by then.
+ */
+function neighbours (read: readonly unknown[], { backwards, bounded, more, ordering }: PageRead): CursorFacts {
+  const tokens = ordering.map(orderToken)
+  const [ahead, behind]: [Cursor['direction'], Cursor['direction']] = backwards ? ['previous', 'next'] : ['next', 'previous']
+  const past = (direction: Cursor['direction'], row: unknown): string =>
+    encodeCursor({ direction, values: row === undefined ? [] : keysOf(row, ordering) }, tokens)
+  const forth = more ? past(ahead, read[read.length - 1]) : null
+  const back = bounded ? past(behind, read[0]) : null
+  return backwards ? { next: back, previous: forth } : { next: forth, previous: back }
 }
 
 /** Keyset pagination answering a `CursorPage`: `{ items, next_page, previous_page }`. */

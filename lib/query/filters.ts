@@ -5,6 +5,7 @@ import type { PageWindow, Pagination } from './pagination-protocol.js'
 import { numberedPages } from './page-number.js'
 import { offsetPages } from './offset.js'
 import { cursorPages, totalOrdering } from './cursor.js'
+import { operatorSchema } from './operator-schema.js'
 import { ConfigurationError } from '../core/configuration-error.js'
 import { misspeltMember, misspeltSentence, type DidYouMean } from '../core/names.js'
 import { assignStatics, withName } from '../core/statics.js'
@@ -46,20 +47,6 @@ export type TypedFilter<F extends FilterClass, C> = F & { readonly [FILTER_STATI
 interface FilterParameters { schema: TObject, criteria: Map<string, string> }
 
 const querySchemas = new WeakMap<FilterClass, FilterParameters>()
-
-/** The bounds a filter puts on the size of its parameters (`maxListLength`, `maxPatternLength`). */
-interface SizeBounds { maxListLength: number, maxPatternLength: number }
-
-function operatorSchema (op: Operator, field: TSchema, bounds: SizeBounds): TSchema {
-  switch (op) {
-    case 'in':
-    case 'not_in': return Type.Array(field, { minItems: 1, maxItems: bounds.maxListLength })
-    case 'is_null': return Type.Boolean()
-    case 'like':
-    case 'ilike': return Type.String({ maxLength: bounds.maxPatternLength })
-    default: return field
-  }
-}
 
 /**
  * Base of every filter (docs/filters.md): its declared fields become optional query
