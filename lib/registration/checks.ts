@@ -154,7 +154,7 @@ export function assertCreatesFitResponse (klass: CheckedView, routes: CollectedR
       `may leave out, and its repository stores only what the body gives (and ${filled.join(', ')}): the row would be stored without ${them}, ` +
       `and every answer sending it would fail. Require ${names} in the body schema, make ${them} optional in responseSchema, ` +
       `have the store fill ${them} (MemoryRepository's touchField for a time), give ${them} in getKwargs, or, if ${route.name} gives ${them} (a create of ` +
-      `its own, a performCreate that maps the values), say so: static override mappingActions = ['${route.name}']`)
+      `its own, a performCreate or performBulkCreate that maps the values), say so: static override mappingActions = ['${route.name}']`)
   }
 }
 

@@ -3,13 +3,15 @@
 import type { FastifyRequest } from 'fastify'
 import { schemaStatic } from '../../core/typebox-lines.js'
 import { bulkBatches } from '../../core/channels.js'
-import { actionMixin, type ActionViewClass } from '../actions/standard.js'
+import { actionMixin, type ActionViewClass, type ItemOf, type Ret } from '../actions/standard.js'
 import type { APIView } from '../api-view.js'
 import { NotFound, RequestValidationError, type ProblemErrorEntry } from '../../http/errors.js'
-import { GENERIC, type GenericBase, type GenericStatics } from '../generic/generic-view.js'
+import { createsAsGiven, GENERIC, type CreateValues, type GenericBase, type GenericStatics } from '../generic/generic-view.js'
 import { ownScope } from '../generic/view-scope.js'
 import type { ActionRegistry, ViewBase } from '../mixins.js'
-import { keyFieldsOf, type AsyncBulkRepository, type BulkRepository, type Criteria, type Precondition } from '../../stores/repository.js'
+import {
+  keyFieldsOf, type AsyncBulkRepository, type BulkRepository, type Criteria, type Precondition, type RepositoryOptions
+} from '../../stores/repository.js'
 import { describeKey } from '../../stores/sql/table-key.js'
 import { ruleOf } from '../../access/access-rule.js'
 import type { StandardAction } from '../view.js'
@@ -21,6 +23,25 @@ import { requiredOf, type SchemaNode } from '../../core/schema-node.js'
 import { BULK_ACTIONS, bulkMembers, type BulkClass, type BulkStatics, type GenericBulkMembers } from './bulk-views.js'
 
 type BulkView = APIView & GenericBulkMembers<unknown, false> & { request: FastifyRequest }
+
+declare module './bulk-views.js' {
+  interface GenericBulkMembers<M, Async> {
+    /**
+     * The write of a bulk create (docs/bulk.md, "Write seams"), as `performCreate` is a create's:
+     * receives the items (validated, scoped, judged, after `beforeBulkCreate`) and the options, and
+     * writes them in one call. Default: `repository.createMany(items, options)`.
+     */
+    performBulkCreate (items: Array<CreateValues<M>>, options: RepositoryOptions): Ret<Async, Array<ItemOf<M>>>
+  }
+}
+
+/**
+ * The library's `performBulkCreate`: the batch as it is, one `createMany`. Installed where no
+ * mixin below the generic bulk ones gave one, as the hooks are (bulk-views.ts).
+ */
+function performBulkCreate (this: BulkView, items: Array<Record<string, unknown>>, options: RepositoryOptions) {
+  return this.repository.createMany(items, options)
+}
 
 /** `fn` on a hook's or the repository's result, awaited when it is a thenable other than the view's reply. */
 const onSettled = <T, R>(view: BulkView, value: Awaitable<T>, fn: (value: T) => R): MaybePromise<R> => then(
@@ -128,7 +149,7 @@ const bulkImpls: Record<string, (base: ViewBase) => ViewBase> = {
         for (const item of data) judgeObject(this, item, 'bulkCreate')
         if (data.length === 0) return []
         return onSettled(this, this.beforeBulkCreate(data), () => onSettled(this, batch(this, 'bulkCreate', data.length,
-          () => this.repository.createMany(data, this.getRepositoryOptions('bulkCreate'))),
+          () => this.performBulkCreate(data, this.getRepositoryOptions('bulkCreate'))),
         (objs) => onSettled(this, this.afterBulkCreate(objs), () => objs)))
       })
     }
@@ -215,6 +236,13 @@ function genericBulkMembers (name: string) {
         if (name === 'bulkUpdate' && !requiresKey(schemaStatic(this, 'bulkUpdateSchema'), this.primaryKey)) {
           throw new ConfigurationError('FV_ERR_BULK_CONFIG', `Cannot register ${this.name}: bulkUpdateSchema must require the primary key "${this.primaryKey}" (set primaryKey to the field that identifies a PUT item)`)
         }
+        // A bulk create writes its batch in one call, never through performCreate: what an override
+        // of it sets (an owner, a slug) would be missing from every bulk-created row, silently.
+        if (name === 'bulkCreate' && !createsAsGiven(this) && Reflect.get(this.prototype, 'performBulkCreate') === performBulkCreate) {
+          throw new ConfigurationError('FV_ERR_BULK_CONFIG', `Cannot register ${this.name}: it overrides performCreate, which its bulk create does not call (the batch is one ` +
+            'createMany), so what performCreate sets would be missing from bulk-created rows. Override performBulkCreate(items, options) too: ' +
+            'set the same on each item, then write them in one call (this.repository.createMany(items, options))')
+        }
       }
 
       mergeRepositoryOptions (this: BulkView, kwargs: Criteria, action: string): Record<string, unknown> {
@@ -224,6 +252,9 @@ function genericBulkMembers (name: string) {
         }
         return { ...kwargs, ...options }
       }
+    }
+    if (!('performBulkCreate' in cls.prototype)) {
+      Object.defineProperty(cls.prototype, 'performBulkCreate', { value: performBulkCreate, writable: true, configurable: true })
     }
     return bulkImpls[name](cls)
   }

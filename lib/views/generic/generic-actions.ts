@@ -1,7 +1,8 @@
 // The generic actions (views layer): the CRUD actions over a generic view's repository, each a real
 // method of a named class, and the action views that hold them, each family (async, sync) by name.
-import type { AsyncRepository, Criteria, Repository, RepositoryOptions } from '../../stores/repository.js'
-import { then } from '../../core/maybe-promise.js'
+import { keyFieldsOf, type AsyncRepository, type Criteria, type Repository, type RepositoryOptions } from '../../stores/repository.js'
+import { then, type Awaitable } from '../../core/maybe-promise.js'
+import { Conflict } from '../../http/errors.js'
 import type { ActionRegistry, ViewBase } from '../mixins.js'
 import type { StandardAction } from '../view.js'
 import { onePrecondition, type WriteDescription } from '../write.js'
@@ -40,9 +41,25 @@ export const comparesVersion = (klass: { prototype: object }, action: string): b
   VERSION_COMPARERS.has(Reflect.get(klass.prototype, action) as object) // a method of the prototype, or nothing
 
 /**
- * A detail write as its description says: the criteria, the preconditions as one
- * `options.precondition` evaluated in the write's atomic step, the row the request read before it
- * (if any), and the answer to a write that changed nothing.
+ * A detail route changes at most the one object it names. Criteria that do not name the
+ * repository's key (a `slug` column without a unique constraint, a `getKwargs` of yours) may select
+ * several rows, of which a write of "the" object would change an arbitrary one (the library's
+ * stores write the first by key) or every one (a store whose `update` is a plain `UPDATE ... WHERE`):
+ * those criteria are read first, two rows at most, and two are a 409 with nothing written. Criteria
+ * with a value for every field of the key (`/:id`, the usual case) select one row at most: no read.
+ */
+function oneObject (view: GenericView, criteria: Criteria, options: RepositoryOptions): Awaitable<void> {
+  const key = keyFieldsOf(view.repository) ?? ['id'] // a store that declares no key is taken to have `id`, as a bulk PUT's primaryKey
+  if (key.every((field) => criteria[field] !== undefined)) return undefined
+  return then(view.repository.list(criteria, { orderBy: [], limit: 2 }, options), (rows) => {
+    if (rows.length > 1) throw new Conflict('More than one object matches this path; nothing was changed.')
+  })
+}
+
+/**
+ * A detail write as its description says: the criteria, selecting one object at most, the
+ * preconditions as one `options.precondition` evaluated in the write's atomic step, the row the
+ * request read before it (if any), and the answer to a write that changed nothing.
  */
 function detailWrite (view: GenericView, action: string,
   write: (criteria: Criteria, options: RepositoryOptions, current: unknown) => unknown): unknown {
@@ -50,10 +67,10 @@ function detailWrite (view: GenericView, action: string,
     const described: WriteDescription = view.describeWrite(action)
     const options = view.getRepositoryOptions(action)
     const precondition = onePrecondition(described)
-    return then(
+    return then(oneObject(view, described.criteria, options), () => then(
       write(described.criteria, precondition === undefined ? options : { ...options, precondition }, described.current),
       (written) => written ?? described.miss()
-    )
+    ))
   })
 }
 

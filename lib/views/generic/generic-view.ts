@@ -202,18 +202,20 @@ export type GenericRequest = FastifyRequest<{
   Querystring: Record<string, unknown>
 }>
 
-/**
- * The `getKwargs` of the library, one per application of the mixin (each `mix` applies it anew),
- * which adds no field to what a create stores.
- */
-const LIBRARY_KWARGS = new WeakSet<object>()
+/** The library's own `getKwargs` and `performCreate`, one each per application of the mixin (each `mix` applies it anew). */
+const LIBRARY_METHODS = new WeakSet<object>()
+const libraryOwn = (klass: { prototype: object }, name: string): boolean =>
+  LIBRARY_METHODS.has(Reflect.get(klass.prototype, name) as object) // a method, or nothing
 
 /**
  * Whether a view's creates store their body as it is: its `getKwargs` is the library's, which adds
  * no field. One of yours may add any (a tenant): the check that a create stores every member the
  * response requires cannot know which, so it does not judge such a view.
  */
-export const addsNoKwargs = (klass: { prototype: object }): boolean => LIBRARY_KWARGS.has(Reflect.get(klass.prototype, 'getKwargs') as object) // a method, or nothing
+export const addsNoKwargs = (klass: { prototype: object }): boolean => libraryOwn(klass, 'getKwargs')
+
+/** Whether a view's `performCreate` is the library's: one of yours may set what a bulk create would skip (an owner). */
+export const createsAsGiven = (klass: { prototype: object }): boolean => libraryOwn(klass, 'performCreate')
 
 /** The class of generic views: a repository, an optional filter, the `get*` hooks (docs/generics.md). */
 export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericStatics>>('GenericViewMixin', (Base) => {
@@ -364,7 +366,7 @@ export const GenericViewMixin = defineMixin<ActionViewClass<'generic', GenericSt
     }
   }
   LIBRARY_OBJECT_PERMISSIONS.add(cls.prototype.checkObjectPermissions)
-  LIBRARY_KWARGS.add(cls.prototype.getKwargs)
+  LIBRARY_METHODS.add(cls.prototype.getKwargs).add(cls.prototype.performCreate)
   return cls
 })
 
