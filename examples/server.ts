@@ -7,7 +7,7 @@ const port = Number(process.env.PORT ?? 3000)
 const databaseUrl = process.env.DATABASE_URL
 const cacheUrl = process.env.CACHE_URL
 // METRICS=prometheus, TRACING=console|otlp (docs/deployment.md#telemetry).
-const telemetry = telemetryFromEnvironment(process.env)
+const telemetry = await telemetryFromEnvironment(process.env)
 const app = await buildApp({
   logger: { level: process.env.LOG_LEVEL ?? 'info' },
   telemetry,

@@ -34,6 +34,8 @@ interface Creates {
   count: number
   /** Milliseconds each waits before it writes. */
   delay: () => number
+  /** Held until it settles, when set as a create starts: a create that runs as long as the test needs. */
+  gate?: Promise<void>
   /** The next ones refuse with a 400 (a check of the store's own), or fail with a 500. */
   refuse: number
   fail: number
@@ -93,6 +95,7 @@ async function itemsApp (t: Test, options: AppOptions = {}): Promise<Opened> {
       creates.started(args[0])
       const wait = creates.delay()
       if (wait > 0) await sleep(wait)
+      if (creates.gate !== undefined) await creates.gate
       if (creates.refuse > 0) {
         creates.refuse--
         throw new BadRequest('The store refused it.')
@@ -293,13 +296,16 @@ test('a key names one request: the same key and body to another parent is not a 
 
 test('a key still running is not forgotten when other keys fill the store', async (t) => {
   const { post, memory, creates } = await itemsApp(t, { store: memoryCache({ maxEntries: 2 }), unique: false })
-  creates.delay = () => 80
+  // The first create runs until the test lets it end, however slowly a loaded machine serves the others.
+  let release = (): void => {}
+  creates.gate = new Promise((resolve) => { release = resolve })
   const running = post('first', FIG)
   await until(() => creates.count === 1)
-  creates.delay = () => 0
+  creates.gate = undefined
   for (const key of ['second', 'third']) t.equal((await post(key, { name: key, price: 1 })).statusCode, 201)
   const retry = await post('first', FIG)
   t.equal(retry.statusCode, 409, 'the first is still running')
+  release()
   t.equal((await running).statusCode, 201)
   t.equal(rows(memory).filter((row) => row.name === 'fig').length, 1, 'one row for the key')
   // Kept answers may be forgotten when the store is full: the bound is the store's memory.

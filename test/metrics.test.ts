@@ -885,19 +885,19 @@ test('the plugin\'s telemetry option observes its views, with or without configu
 // The example's environment.
 
 test('telemetryFromEnvironment: METRICS=prometheus gives /metrics; a value it does not know is refused, naming it', async (t) => {
-  const none = telemetryFromEnvironment({})
+  const none = await telemetryFromEnvironment({})
   t.same([none.telemetry, none.metrics, none.http], [[], undefined, undefined], 'neither set: no telemetry')
   await none.shutdown()
-  const prometheus = telemetryFromEnvironment({ METRICS: 'prometheus' })
+  const prometheus = await telemetryFromEnvironment({ METRICS: 'prometheus' })
   const { metrics, telemetry } = prometheus
   t.ok(metrics !== undefined && telemetry.length === 1 && telemetry[0] === metrics,
     'METRICS=prometheus: the Prometheus metrics, its only telemetry')
   t.equal(prometheus.http, undefined, 'and no tracing')
   t.type(prometheus.metrics?.handler, 'function')
-  t.throws(() => telemetryFromEnvironment({ METRICS: 'prom' }), { message: 'METRICS must be prometheus, not prom' })
-  t.throws(() => telemetryFromEnvironment({ METRICS: '' }), { message: 'METRICS must be prometheus, not ' }, 'an empty METRICS is a mistake too')
-  t.throws(() => telemetryFromEnvironment({ TRACING: 'foo' }), { message: 'TRACING must be console or otlp, not foo' })
-  t.throws(() => telemetryFromEnvironment({ METRICS: 'prometheus', TRACING: 'OTLP' }), { message: 'TRACING must be console or otlp, not OTLP' },
+  await t.rejects(telemetryFromEnvironment({ METRICS: 'prom' }), { message: 'METRICS must be prometheus, not prom' })
+  await t.rejects(telemetryFromEnvironment({ METRICS: '' }), { message: 'METRICS must be prometheus, not ' }, 'an empty METRICS is a mistake too')
+  await t.rejects(telemetryFromEnvironment({ TRACING: 'foo' }), { message: 'TRACING must be console or otlp, not foo' })
+  await t.rejects(telemetryFromEnvironment({ METRICS: 'prometheus', TRACING: 'OTLP' }), { message: 'TRACING must be console or otlp, not OTLP' },
     'refused even beside a right METRICS')
 
   // What the environment gave serves /metrics on the example.
