@@ -1,7 +1,7 @@
 // The statement builder, above the dialect and below the operations: the SQL of one table, or of a query over it, for any dialect.
 import { splitCriterion, type Criteria, type DistinctQuery, type ListQuery, type OrderKey, type RepositoryOptions } from '../repository.js'
 import { ConfigurationError } from '../../core/configuration-error.js'
-import { after, condition, orderBy, windowSize, type FieldWriter } from './conditions.js'
+import { condition, windowSize } from './conditions.js'
 import type { Bind, Dialect } from './dialect.js'
 import { expressionOf, SqlExpression } from './expression.js'
 import { postgresDialect } from './postgres-dialect.js'
@@ -10,7 +10,7 @@ import type { SqlFragment, Statement, TableDefinition } from './statement.js'
 import { isRelationPath, SqlRelations } from './relations.js'
 import { tableKey, type KeyCondition, type TableKey } from './table-key.js'
 import { projectionList } from './projection.js'
-import { groupedSelect, rankColumn } from './grouped.js'
+import { listStatement, type ListWriters } from './page-query.js'
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
 
@@ -77,6 +77,12 @@ export class SqlBuilder {
   readonly #pointWrites = new Map<string, string>()
   /** The key's columns quoted, joined by commas: what a query's write returns, and what `Dialect.firstRow` picks a row by. */
   readonly #quotedKey: string
+  /** What `listStatement` asks of the builder to write a list: its head, its fields and its joins' values. */
+  readonly #lists: ListWriters = {
+    head: (params, options, fields, keys, rank) => this.#head(params, options, fields, keys, rank),
+    field: (name, params, options) => this.#field(name, params, options),
+    joins: (params, options) => { this.#joins?.render(params, options) }
+  }
 
   /** `dialect`: the database's dialect object, or the name of one the library ships. */
   constructor (dialect: Dialect | keyof typeof BUILT_IN, options: TableDefinition) {
@@ -201,28 +207,10 @@ export class SqlBuilder {
     return parts.length === 0 ? '' : ` WHERE ${parts.join(' AND ')}`
   }
 
-  /** The rows the criteria and the query select; `options` bind what the query's expressions read. */
+  /** The rows the criteria and the query select, keys first for some windows (page-query.ts); `options` bind what the query's expressions read. */
   select (criteria: Criteria, query: ListQuery, options?: RepositoryOptions): Statement {
     const params: unknown[] = []
-    const keys = this.key.ordering(query.orderBy)
-    const group = query.perGroup
-    const rank = group === undefined ? '' : rankColumn(this, group, keys, (name) => this.#field(name, [], options))
-    const head = this.#head(params, options, query.fields, keys, rank)
-    let where = this.where(criteria, params, query.search, query.args, options)
-    const field: FieldWriter = (name) => this.#field(name, params, options)
-    if (query.after !== undefined) {
-      const bind: Bind = (v) => { params.push(v); return '?' }
-      const keyColumn = (name: string): boolean => this.key.columns.includes(name)
-      where += (where === '' ? ' WHERE ' : ' AND ') + after(query.orderBy, query.after, field, bind, keyColumn)
-    }
-    let sql = group === undefined ? `${head}${where}${orderBy(this.dialect, keys, field)}` : groupedSelect(this, head + where, group, keys, query.fields)
-    // Window sizes are written as literals: SQLite plans a bound LIMIT much worse (about
-    // 3 µs more per single-row read). Both are checked integers, never client text.
-    if (query.limit !== undefined) sql += ` LIMIT ${windowSize(query.limit)}`
-    if (query.offset !== undefined && query.offset > 0) {
-      sql += `${query.limit === undefined ? this.dialect.offsetWithoutLimit : ''} OFFSET ${windowSize(query.offset)}`
-    }
-    return this.finish(sql, params, 'rows')
+    return this.finish(listStatement(this, this.#lists, criteria, query, params, options), params, 'rows')
   }
 
   /**

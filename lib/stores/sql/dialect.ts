@@ -29,6 +29,12 @@ export type ErrorKind = 'unique' | 'constraint' | 'value' | 'busy' | 'transient'
 export interface Dialect {
   /** The database's name, as messages say it. */
   readonly name: string
+  /**
+   * Whether the database takes a page's keys first (docs/repositories.md, "Page queries"): a subquery
+   * with `ORDER BY`, `LIMIT` and `OFFSET` inside `IN`, a key of several columns as a row value `IN` it.
+   * MySQL refuses `LIMIT` there (error 1235): a dialect that does not say so keeps one statement per page.
+   */
+  readonly keysFirstPages?: boolean
   /** An identifier quoted, so that it is never read as a keyword (`"order"`). */
   quote (name: string): string
   /** A statement's `?` placeholders in the form the driver takes (PostgreSQL's `$1`, `$2`, ...). */

@@ -45,6 +45,7 @@ const PG_KINDS: Record<string, FieldKind> = {
 /** The SQL of PostgreSQL (through `pg`). */
 export const postgresDialect: Dialect = {
   name: 'postgres',
+  keysFirstPages: true,
   quote: (name) => `"${name}"`,
   placeholders: (sql) => {
     let n = 0

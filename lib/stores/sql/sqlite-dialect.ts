@@ -49,6 +49,7 @@ const quote = (name: string): string => `"${name}"`
 /** The SQL of SQLite (through `better-sqlite3` or `node:sqlite`). */
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
+  keysFirstPages: true,
   quote,
   placeholders: (sql) => sql,
   value: toSqlite,
