@@ -82,14 +82,15 @@ test('a write meeting another connection\'s lock waits off the event loop and su
   t.throws(() => new AsyncSqliteRepository(spare, { table: 'items; --', columns: ['id'] }), { code: 'FV_ERR_SQL_NAME' })
   t.equal(pragma(spare, 'busy_timeout'), 5000, 'and a refused repository leaves the connection as it was')
   const started = performance.now()
-  const released = holdLock(other, 300)
+  // Held long enough that a loop blocked for it stands out from the pauses a loaded machine makes anyway (265 ms seen in CI).
+  const released = holdLock(other, 800)
   const { value, ticks, longestGap } = await ticking(items.create({ name: 'desk', price: 20 }))
   const answered = performance.now()
   t.match(value, { name: 'desk', price: 20 }, 'the write succeeded')
   t.ok(answered >= await released, `answered after the lock was released (${Math.round(answered - started)} ms)`)
-  t.ok(answered - started < 1500, 'and soon after')
+  t.ok(answered - started < 3000, 'and soon after')
   t.ok(ticks >= 10, `the event loop kept turning while the write waited (${ticks} ticks of 5 ms)`)
-  t.ok(longestGap < 150, `the longest the loop stood still was ${Math.round(longestGap)} ms, not the 300 ms the lock was held`)
+  t.ok(longestGap < 500, `the longest the loop stood still was ${Math.round(longestGap)} ms, not the 800 ms the lock was held`)
   t.same(other.prepare('SELECT name FROM items ORDER BY id').all(), [{ name: 'lamp' }, { name: 'desk' }], 'written once')
 })
 
