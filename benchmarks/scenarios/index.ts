@@ -12,6 +12,7 @@ import { peersCreate, peersList, peersRetrieve } from './peers.js'
 import { permissionsRetrieve } from './permissions.js'
 import { sparseList } from './sparse.js'
 import { sqliteBulkCreate, sqliteBulkCreate10k, sqliteRetrieve } from './sqlite.js'
+import { telemetryScenarios } from './telemetry.js'
 import type { AnyScenario } from './types.js'
 import { versionedRetrieve, versionedWrite, versionedWritePg } from './versioned.js'
 
@@ -41,5 +42,6 @@ export const scenarios: AnyScenario[] = [
   permissionsRetrieve,
   sparseList,
   expandList,
-  cacheScenario
+  cacheScenario,
+  ...telemetryScenarios // only in a process that serves one of them alone (telemetry.ts)
 ]
