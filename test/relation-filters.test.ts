@@ -207,6 +207,8 @@ t0.test('SQLite', async (t) => {
 t0.test('PostgreSQL', { skip: driver === 'node:sqlite' ? 'run once, with the better-sqlite3 run' : false }, async (t) => {
   const server = await startPostgres()
   const pool = new pg.Pool({ connectionString: server.url, max: 4 })
+  // An idle client the server drops at its stop (57P01) is an error of the pool's, not of the test.
+  pool.on('error', () => {})
   t.teardown(async () => { await pool.end(); server.stop() })
   for (const statement of SCHEMA) await pool.query(statement)
   for (const [insert, rows] of INSERTS) {
