@@ -10,6 +10,7 @@ import { GenericBulkCreateAPIView } from '../../lib/bulk.js'
 import { ConditionalMixin } from '../../lib/conditional.js'
 import { Item as ExampleItem } from '../../examples/app.js'
 import { SqliteRepository, type SqlTableOptions } from '../../lib/stores/sql/index.js'
+import type { ViewClass } from '../../lib/types.js'
 import type { BatchScenario, Scenario } from './types.js'
 
 const Item = Type.Object({ id: Type.Integer(), name: Type.String(), price: Type.Number() })
@@ -154,6 +155,35 @@ const RETRIEVE = '/sqlite-retrieve'
 const EXAMPLE_TABLE = { table: 'items', columns: ['id', 'name', 'price', 'updated_at'], touchColumn: 'updated_at' } satisfies SqlTableOptions<ExampleItem>
 
 /**
+ * sqlite-retrieve's table (1,000 example items in a WAL file named after `name`) and its hand-written
+ * route, `${root}/fastify/:id`, with the view that reads the same row: what each retrieve over SQLite
+ * is measured against (sqlite-retrieve, the telemetry scenarios).
+ */
+export function sqliteRetrieveRoutes (
+  app: FastifyInstance,
+  name: string,
+  root: string
+): { db: Database.Database, Items: ViewClass } {
+  const db = openDatabase(name)
+  db.exec('ALTER TABLE items ADD COLUMN updated_at TEXT NOT NULL DEFAULT \'\'')
+  const insert = db.prepare('INSERT INTO items (name, price, updated_at) VALUES (?, ?, ?)')
+  db.transaction(() => { for (let i = 1; i <= 1000; i++) insert.run(`Item ${i}`, i, new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString()) })()
+  const select = db.prepare('SELECT id, name, price, updated_at FROM items WHERE id = ?')
+  app.get<{ Params: { id: number } }>(`${root}/fastify/:id`, { schema: { params: ExampleParams, response: { 200: ExampleItem } } },
+    async function getItem (request, reply) {
+      const item = select.get(request.params.id)
+      if (item === undefined) return reply.callNotFound()
+      return item
+    })
+  class Items extends GenericRetrieveAPIView<{ item: ExampleItem, params: { id: number } }> {
+    static override responseSchema = ExampleItem
+    static override detailParams = ExampleParams
+    static override repository = new SqliteRepository<ExampleItem>(db, EXAMPLE_TABLE)
+  }
+  return { db, Items }
+}
+
+/**
  * GET one row by id from SQLite, with the example API's own `Item` (an `updated_at`
  * date-time included): the sync generic retrieve with defaults, and the example's own
  * configuration (ETag and Last-Modified, the async family over `asyncRepository`),
@@ -166,22 +196,7 @@ export const sqliteRetrieve: Scenario = {
   duration: 1.5,
   warmup: 1,
   async register (app: FastifyInstance) {
-    const db = openDatabase('retrieve')
-    db.exec('ALTER TABLE items ADD COLUMN updated_at TEXT NOT NULL DEFAULT \'\'')
-    const insert = db.prepare('INSERT INTO items (name, price, updated_at) VALUES (?, ?, ?)')
-    db.transaction(() => { for (let i = 1; i <= 1000; i++) insert.run(`Item ${i}`, i, new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString()) })()
-    const select = db.prepare('SELECT id, name, price, updated_at FROM items WHERE id = ?')
-    app.get<{ Params: { id: number } }>(`${RETRIEVE}/fastify/:id`, { schema: { params: ExampleParams, response: { 200: ExampleItem } } },
-      async function getItem (request, reply) {
-        const item = select.get(request.params.id)
-        if (item === undefined) return reply.callNotFound()
-        return item
-      })
-    class Items extends GenericRetrieveAPIView<{ item: ExampleItem, params: { id: number } }> {
-      static override responseSchema = ExampleItem
-      static override detailParams = ExampleParams
-      static override repository = new SqliteRepository<ExampleItem>(db, EXAMPLE_TABLE)
-    }
+    const { db, Items } = sqliteRetrieveRoutes(app, 'retrieve', RETRIEVE)
     // The example's configuration of its items view, retrieve only.
     class ExampleItems extends mix(ConditionalMixin, AsyncGenericRetrieveAPIView)<{
       item: ExampleItem,

@@ -21,10 +21,6 @@
  * subscriber (only the action's own are traced or, for Prometheus, all of them are timed); `sqlite-retrieve`'s
  * `view` is the same route with no subscriber.
  */
-import { rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import Database from 'better-sqlite3'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import type { SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base'
@@ -32,11 +28,10 @@ import { mix, views } from '../../lib/index.js'
 import type { ViewClass } from '../../lib/types.js'
 import type { Telemetry } from '../../lib/routes/telemetry.js'
 import {
-  AsyncGenericCreateAPIView, AsyncGenericListAPIView, AsyncGenericRetrieveAPIView, GenericRetrieveAPIView,
+  AsyncGenericCreateAPIView, AsyncGenericListAPIView, AsyncGenericRetrieveAPIView,
   type AsyncRepository, type Criteria
 } from '../../lib/generics.js'
-import { SqliteRepository, type SqlTableOptions } from '../../lib/stores/sql/index.js'
-import { Item as ExampleItem } from '../../examples/app.js'
+import { sqliteRetrieveRoutes } from './sqlite.js'
 import type { Scenario } from './types.js'
 
 type Store = 'retrieve' | 'sqlite'
@@ -125,41 +120,10 @@ async function registerMemory (app: FastifyInstance, root: string, kind: Kind): 
 }
 
 // ---------------------------------------------------------------------------
-// The SQLite retrieve: the sqlite-retrieve scenario's table and view.
-
-/** ExampleParams of sqlite-retrieve. */
-const ExampleParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) })
-type ExampleItem = Static<typeof ExampleItem>
-const EXAMPLE_TABLE = { table: 'items', columns: ['id', 'name', 'price', 'updated_at'], touchColumn: 'updated_at' } satisfies SqlTableOptions<ExampleItem>
-
-/** A SQLite file as sqlite-retrieve's (WAL, synchronous = NORMAL), 1,000 rows, removed when the process exits. */
-function openDatabase (): Database.Database {
-  const file = path.join(tmpdir(), `fastify-views-bench-telemetry-${process.pid}.db`)
-  for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true })
-  const db = new Database(file)
-  db.pragma('journal_mode = WAL')
-  db.pragma('synchronous = NORMAL')
-  db.exec('CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, price REAL NOT NULL CHECK (price >= 0), updated_at TEXT NOT NULL DEFAULT \'\')')
-  process.once('exit', () => { db.close(); for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true }) })
-  const insert = db.prepare('INSERT INTO items (name, price, updated_at) VALUES (?, ?, ?)')
-  db.transaction(() => { for (let i = 1; i <= 1000; i++) insert.run(`Item ${i}`, i, new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString()) })()
-  return db
-}
+// The SQLite retrieve: the sqlite-retrieve scenario's table, hand-written route and view.
 
 async function registerSqlite (app: FastifyInstance, root: string, kind: Kind): Promise<void> {
-  const db = openDatabase()
-  const select = db.prepare('SELECT id, name, price, updated_at FROM items WHERE id = ?')
-  app.get<{ Params: { id: number } }>(`${root}/fastify/:id`, { schema: { params: ExampleParams, response: { 200: ExampleItem } } },
-    async function getItem (request, reply) {
-      const item = select.get(request.params.id)
-      if (item === undefined) return reply.callNotFound()
-      return item
-    })
-  class Items extends GenericRetrieveAPIView<{ item: ExampleItem, params: { id: number } }> {
-    static override responseSchema = ExampleItem
-    static override detailParams = ExampleParams
-    static override repository = new SqliteRepository<ExampleItem>(db, EXAMPLE_TABLE)
-  }
+  const { Items } = sqliteRetrieveRoutes(app, 'telemetry', root)
   await registerViews(app, kind, Items, `${root}/view`, `${root}/observed`)
 }
 
